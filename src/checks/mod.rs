@@ -1,0 +1,1 @@
+//! Static checks on a tool list: one rule, one stable id.
