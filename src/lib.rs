@@ -2,9 +2,20 @@
 //! tool-selection evals, and the reports CI systems read.
 
 pub mod checks;
+pub mod cli;
 pub mod config;
+pub mod inspect;
 pub mod mcp;
 pub mod report;
+pub mod run;
+
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+
+use cli::{Cli, Command, InspectArgs, RunArgs, ServerArgs};
+use config::{ConfigError, LoadedConfig};
+use run::{EXIT_USAGE, Outputs, Plan};
 
 /// Runs the command line and returns the process exit code.
 pub fn main_entry<I, T>(args: I) -> i32
@@ -12,6 +23,121 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let _ = args.into_iter().count();
-    0
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { EXIT_USAGE } else { 0 };
+        }
+    };
+    let color = run::use_color(cli.color);
+    match cli.command {
+        Command::Inspect(args) => inspect_cmd(args),
+        Command::Run(args) => run_cmd(args, color),
+    }
+}
+
+/// Resolves `--url`, `-c` or `-- COMMAND` (or ./toolproof.yaml) into a config.
+pub fn resolve_server(args: &ServerArgs) -> Result<LoadedConfig, ConfigError> {
+    let given = usize::from(args.url.is_some())
+        + usize::from(args.config.is_some())
+        + usize::from(!args.command.is_empty());
+    if given > 1 {
+        return Err(ConfigError::new("give only one of: a command after `--`, --url, --config")
+            .hint("e.g. toolproof inspect -- node server.js"));
+    }
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let mut loaded = if let Some(path) = &args.config {
+        config::load(path)?
+    } else if args.url.is_some() || !args.command.is_empty() {
+        config::from_target(args.url.clone(), args.command.clone(), &cwd)
+    } else if let Some(path) = config::find_default(&cwd) {
+        config::load(&path)?
+    } else {
+        return Err(ConfigError::new(
+            "no server given and no toolproof.yaml in this folder",
+        )
+        .hint("give a command after `--`, --url, or --config, e.g. toolproof inspect -- python server.py"));
+    };
+    if let Some(pin) = args.protocol {
+        loaded.config.server.protocol = pin;
+    }
+    Ok(loaded)
+}
+
+fn inspect_cmd(args: InspectArgs) -> i32 {
+    let loaded = match resolve_server(&args.server) {
+        Ok(l) => l,
+        Err(e) => return run::usage_error(&e),
+    };
+    let plan = Plan {
+        command: "inspect".into(),
+        checks: true,
+        strict: false,
+        inventory: true,
+        skip_evals: true,
+        skip_bench: true,
+        skip_fuzz: true,
+    };
+    let mut report = run::execute(&loaded, &plan);
+    // inspect runs no tests or evals: say so rather than echo the config's phases.
+    for reason in [
+        &mut report.phases.tests.reason,
+        &mut report.phases.evals.reason,
+        &mut report.phases.bench.reason,
+        &mut report.phases.fuzz.reason,
+    ] {
+        *reason = Some("inspect runs only the static checks".into());
+    }
+    report.phases.tests.status = report::model::PhaseStatus::Skipped;
+    let text = if args.json {
+        report::json::render(&report)
+    } else {
+        inspect::render(&report)
+    };
+    print!("{}", report::write::redact(&text, &report.secrets));
+    report.exit_code
+}
+
+fn run_cmd(args: RunArgs, color: bool) -> i32 {
+    let mut loaded = match config::load(&args.config) {
+        Ok(l) => l,
+        Err(e) => return run::usage_error(&e),
+    };
+    if let Some(ms) = args.timeout_ms {
+        if !(ms > 0.0) {
+            return run::usage_error(&ConfigError::new(format!(
+                "--timeout-ms must be above 0, got {ms}"
+            )));
+        }
+        loaded.config.timeout_ms = ms;
+    }
+    if let Some(r) = args.retries {
+        loaded.config.retries = r;
+    }
+    let plan = Plan {
+        command: "run".into(),
+        checks: !args.no_checks,
+        strict: args.strict,
+        inventory: false,
+        skip_evals: args.skip_evals,
+        skip_bench: args.skip_bench,
+        skip_fuzz: args.skip_fuzz,
+    };
+    let outputs = Outputs {
+        color,
+        junit: args.reports.junit,
+        json: args.reports.json,
+        summary: run::summary_path(args.reports.summary, args.reports.no_summary),
+        annotations: run::in_github_actions(),
+    };
+    let report = run::execute(&loaded, &plan);
+    run::deliver(&report, &outputs)
+}
+
+/// The folder a path's relative parts resolve from.
+pub fn parent_dir(path: &Path) -> PathBuf {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
 }

@@ -82,3 +82,48 @@ pub fn load(path: &Path) -> Result<LoadedConfig, ConfigError> {
     let _ = path;
     Err(ConfigError::new("config loading is not built yet"))
 }
+
+/// A config with every default for `--url URL` or `-- COMMAND`, resolved from `cwd`.
+pub fn from_target(url: Option<String>, command: Vec<String>, cwd: &Path) -> LoadedConfig {
+    let mut c = unimplemented_config();
+    c.base_dir = cwd.to_path_buf();
+    c.target = url.clone().unwrap_or_else(|| command.join(" "));
+    c.config.server.url = url;
+    if !command.is_empty() {
+        c.config.server.command = Some(command);
+    }
+    c
+}
+
+/// `./toolproof.yaml` when it exists.
+pub fn find_default(cwd: &Path) -> Option<PathBuf> {
+    let p = cwd.join("toolproof.yaml");
+    p.is_file().then_some(p)
+}
+
+fn unimplemented_config() -> LoadedConfig {
+    LoadedConfig {
+        path: PathBuf::new(),
+        base_dir: PathBuf::new(),
+        config: Config {
+            server: ServerConfig {
+                command: None,
+                url: None,
+                env: Default::default(),
+                headers: Default::default(),
+                cwd: None,
+                startup_timeout_s: 30.0,
+                protocol: ProtocolPin::Auto,
+            },
+            timeout_ms: 10_000.0,
+            retries: 0,
+            checks: ChecksConfig::default(),
+            tests: Vec::new(),
+            fuzz: None,
+            bench: None,
+            evals: None,
+        },
+        target: String::new(),
+        secrets: Vec::new(),
+    }
+}

@@ -1,3 +1,11 @@
 //! A small blocking MCP client: JSON-RPC over stdio or streamable HTTP, both protocol eras.
 
+pub mod client;
+pub mod error;
+pub mod http;
+pub mod sse;
+pub mod stdio;
 pub mod types;
+
+pub use client::{CallFailure, Client, ClientOptions, ConnectError, ServerSpec};
+pub use error::McpError;

@@ -1,0 +1,127 @@
+//! Command-line types (clap only). Every flag that matters in CI also reads a `TOOLPROOF_*`
+//! environment variable; flags beat the environment, which beats the YAML.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::config::ProtocolPin;
+use crate::report::console::ColorFlag;
+
+/// Tests MCP servers in CI: static checks, tool-call tests, tool-selection evals.
+#[derive(Debug, Parser)]
+#[command(
+    name = "toolproof",
+    version,
+    about,
+    after_help = "Exit codes: 0 everything passed; 1 a check, test or gate failed, or the server could not be used; 2 bad config or usage."
+)]
+pub struct Cli {
+    /// When to colour output.
+    #[arg(long, value_enum, default_value_t = ColorFlag::Auto, global = true, env = "TOOLPROOF_COLOR")]
+    pub color: ColorFlag,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Connect to a server and show what it offers, with the static-check findings.
+    Inspect(InspectArgs),
+    /// Run every phase configured in toolproof.yaml and write the reports.
+    Run(RunArgs),
+}
+
+/// Which server to talk to, for commands that take one without a config file.
+#[derive(Debug, Args)]
+pub struct ServerArgs {
+    /// Streamable HTTP endpoint of the server.
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// toolproof.yaml to read the server from (default: ./toolproof.yaml when nothing else is given).
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Pin the protocol revision instead of detecting it.
+    #[arg(long, value_name = "REVISION", value_parser = parse_pin)]
+    pub protocol: Option<ProtocolPin>,
+    /// The stdio server's command line, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+/// `toolproof inspect`.
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    /// The server.
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Print the report as JSON (the same shape as `run --json`) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Report destinations shared by the commands that run phases.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Write a JUnit XML report here.
+    #[arg(long, value_name = "PATH", env = "TOOLPROOF_JUNIT")]
+    pub junit: Option<PathBuf>,
+    /// Write the JSON report here.
+    #[arg(long, value_name = "PATH", env = "TOOLPROOF_JSON")]
+    pub json: Option<PathBuf>,
+    /// Append a Markdown summary here (default: $GITHUB_STEP_SUMMARY when set).
+    #[arg(long, value_name = "PATH", env = "TOOLPROOF_SUMMARY")]
+    pub summary: Option<PathBuf>,
+    /// Do not write the Markdown summary to $GITHUB_STEP_SUMMARY.
+    #[arg(long)]
+    pub no_summary: bool,
+}
+
+/// `toolproof run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The config file.
+    #[arg(default_value = "toolproof.yaml", env = "TOOLPROOF_CONFIG")]
+    pub config: PathBuf,
+    /// Skip the static checks.
+    #[arg(long)]
+    pub no_checks: bool,
+    /// Warnings fail the run too.
+    #[arg(long, env = "TOOLPROOF_STRICT")]
+    pub strict: bool,
+    /// Default per-test timeout in milliseconds (a test's own `timeout_ms` still wins).
+    #[arg(long, value_name = "MS")]
+    pub timeout_ms: Option<f64>,
+    /// Default per-test retries (a test's own `retries` still wins).
+    #[arg(long, value_name = "N")]
+    pub retries: Option<u32>,
+    /// Skip the evals phase.
+    #[arg(long, env = "TOOLPROOF_SKIP_EVALS")]
+    pub skip_evals: bool,
+    /// Skip the bench phase.
+    #[arg(long)]
+    pub skip_bench: bool,
+    /// Skip the fuzz phase.
+    #[arg(long)]
+    pub skip_fuzz: bool,
+    /// Reports.
+    #[command(flatten)]
+    pub reports: ReportArgs,
+}
+
+fn parse_pin(s: &str) -> Result<ProtocolPin, String> {
+    Ok(match s {
+        "auto" => ProtocolPin::Auto,
+        "2025-03-26" => ProtocolPin::V20250326,
+        "2025-06-18" => ProtocolPin::V20250618,
+        "2025-11-25" => ProtocolPin::V20251125,
+        "2026-07-28" => ProtocolPin::V20260728,
+        other => {
+            return Err(format!(
+                "unknown revision `{other}`: use auto, 2025-03-26, 2025-06-18, 2025-11-25 or 2026-07-28"
+            ));
+        }
+    })
+}

@@ -1,0 +1,378 @@
+//! Streamable HTTP transport over blocking ureq: one POST per message, JSON or SSE answers,
+//! `Mcp-Session-Id` for legacy sessions, the per-request headers of 2026-07-28, and a DELETE of
+//! the session at the end.
+
+use std::io::BufReader;
+use std::time::Duration;
+
+use serde_json::Value;
+use ureq::Agent;
+
+use super::error::{McpError, shorten};
+use super::sse::SseEvents;
+use super::types::Era;
+
+/// Most bytes read from one response body.
+const BODY_LIMIT: u64 = 256 << 20;
+
+/// How to reach an HTTP server.
+#[derive(Debug, Clone)]
+pub struct HttpSpec {
+    /// Endpoint URL.
+    pub url: String,
+    /// Extra headers sent with every request.
+    pub headers: Vec<(String, String)>,
+}
+
+/// A streamable HTTP connection.
+pub struct HttpTransport {
+    agent: Agent,
+    spec: HttpSpec,
+    session: Option<String>,
+    protocol: Option<String>,
+    era: Era,
+}
+
+/// What a POST gave back.
+pub enum Answer {
+    /// The JSON-RPC response to our request.
+    Response(Value),
+    /// Accepted without a body (notifications, responses).
+    Accepted,
+}
+
+impl HttpTransport {
+    /// Prepares a connection (nothing is sent yet).
+    pub fn new(spec: HttpSpec) -> Self {
+        let loopback = is_loopback(&spec.url);
+        let mut config = Agent::config_builder()
+            .http_status_as_error(false)
+            .user_agent(concat!("toolproof/", env!("CARGO_PKG_VERSION")))
+            .timeout_connect(Some(Duration::from_secs(10)));
+        if loopback {
+            // A CI proxy must not swallow requests to a server on this machine.
+            config = config.proxy(None);
+        }
+        HttpTransport {
+            agent: config.build().into(),
+            spec,
+            session: None,
+            protocol: None,
+            era: Era::Legacy,
+        }
+    }
+
+    /// The endpoint.
+    pub fn url(&self) -> &str {
+        &self.spec.url
+    }
+
+    /// Sets the negotiated revision (sent as `MCP-Protocol-Version`) and era.
+    pub fn set_protocol(&mut self, version: &str, era: Era) {
+        self.protocol = Some(version.to_owned());
+        self.era = era;
+    }
+
+    /// Stops sending `MCP-Protocol-Version` (before a legacy `initialize`).
+    pub fn set_protocol_none(&mut self) {
+        self.protocol = None;
+        self.era = Era::Legacy;
+    }
+
+    /// Forgets the legacy session (after a failed probe, or to start over).
+    pub fn reset_session(&mut self) {
+        self.session = None;
+    }
+
+    /// POSTs one message and returns the response with id `want`, if any is awaited.
+    pub fn post(
+        &mut self,
+        msg: &Value,
+        want: Option<&Value>,
+        timeout: Duration,
+    ) -> Result<Answer, McpError> {
+        let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+        let mut req = self
+            .agent
+            .post(&self.spec.url)
+            .config()
+            .timeout_global(Some(timeout))
+            .build()
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json");
+        for (k, v) in &self.spec.headers {
+            req = req.header(k.as_str(), v.as_str());
+        }
+        if let Some(v) = &self.protocol {
+            req = req.header("mcp-protocol-version", v.as_str());
+        }
+        if let Some(s) = &self.session {
+            req = req.header("mcp-session-id", s.as_str());
+        }
+        if self.era == Era::Modern && !method.is_empty() {
+            req = req.header("mcp-method", method);
+            let params = msg.get("params");
+            let name = params
+                .and_then(|p| p.get("name").or_else(|| p.get("uri")))
+                .and_then(Value::as_str);
+            if let (Some(name), true) = (
+                name,
+                matches!(method, "tools/call" | "resources/read" | "prompts/get"),
+            ) {
+                req = req.header("mcp-name", name);
+            }
+        }
+        let body = serde_json::to_vec(msg).map_err(|e| McpError::Io(e.to_string()))?;
+        let resp = req
+            .send(&body[..])
+            .map_err(|e| self.transport_error(e, method, timeout))?;
+        let status = resp.status().as_u16();
+        if let Some(sid) = resp
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+        {
+            self.session = Some(sid.to_owned());
+        }
+        let content_type = resp
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if !(200..300).contains(&status) {
+            let mut resp = resp;
+            let text = resp
+                .body_mut()
+                .with_config()
+                .limit(1 << 20)
+                .read_to_string()
+                .unwrap_or_default();
+            // A JSON-RPC error in the body is the answer for a modern server.
+            if let Some(want) = want
+                && let Ok(v) = serde_json::from_str::<Value>(&text)
+                && v.get("id") == Some(want)
+                && v.get("error").is_some()
+            {
+                return Ok(Answer::Response(v));
+            }
+            return Err(McpError::Http {
+                status,
+                url: self.spec.url.clone(),
+                detail: http_detail(status, &content_type, &text, self.session.is_some()),
+            });
+        }
+        let Some(want) = want else {
+            return Ok(Answer::Accepted);
+        };
+        if status == 202 {
+            return Err(McpError::Protocol(format!(
+                "server answered `{method}` with 202 Accepted and no response"
+            )));
+        }
+        if content_type.starts_with("text/event-stream") {
+            let reader = BufReader::new(resp.into_body().into_reader());
+            for event in SseEvents::new(reader) {
+                let data = event.map_err(|e| self.read_error(e, method, timeout))?;
+                let Ok(v) = serde_json::from_str::<Value>(&data) else {
+                    return Err(McpError::Protocol(format!(
+                        "server sent an SSE event that is not JSON: {}",
+                        shorten(&data, 200)
+                    )));
+                };
+                if v.get("id") == Some(want) && v.get("method").is_none() {
+                    return Ok(Answer::Response(v));
+                }
+                if let (Some(id), Some(m)) = (v.get("id"), v.get("method").and_then(Value::as_str))
+                {
+                    // A request from the server on the response stream: answer it.
+                    let reply = super::client::answer_server_request(id.clone(), m);
+                    self.post(&reply, None, timeout)?;
+                }
+            }
+            return Err(McpError::Protocol(format!(
+                "the event stream for `{method}` ended without a response"
+            )));
+        }
+        let mut resp = resp;
+        let text = resp
+            .body_mut()
+            .with_config()
+            .limit(BODY_LIMIT)
+            .read_to_string()
+            .map_err(|e| self.transport_error(e, method, timeout))?;
+        if !content_type.starts_with("application/json") {
+            return Err(McpError::Http {
+                status,
+                url: self.spec.url.clone(),
+                detail: format!(
+                    "expected application/json or text/event-stream, got `{}`: {}",
+                    if content_type.is_empty() {
+                        "no content type"
+                    } else {
+                        &content_type
+                    },
+                    shorten(&text, 200)
+                ),
+            });
+        }
+        let v: Value = serde_json::from_str(&text).map_err(|e| {
+            McpError::Protocol(format!(
+                "server answered `{method}` with invalid JSON ({e}): {}",
+                shorten(&text, 200)
+            ))
+        })?;
+        // 2025-03-26 allowed batches: pick ours out of an array.
+        let found = match v {
+            Value::Array(items) => items.into_iter().find(|m| m.get("id") == Some(want)),
+            v => Some(v),
+        };
+        found.map(Answer::Response).ok_or_else(|| {
+            McpError::Protocol(format!("server answered `{method}` without our request id"))
+        })
+    }
+
+    /// Ends a legacy session with DELETE, when there is one.
+    pub fn close(&mut self) {
+        let Some(sid) = self.session.take() else {
+            return;
+        };
+        let mut req = self
+            .agent
+            .delete(&self.spec.url)
+            .config()
+            .timeout_global(Some(Duration::from_secs(5)))
+            .build()
+            .header("mcp-session-id", sid.as_str());
+        for (k, v) in &self.spec.headers {
+            req = req.header(k.as_str(), v.as_str());
+        }
+        if let Some(v) = &self.protocol {
+            req = req.header("mcp-protocol-version", v.as_str());
+        }
+        // 405 (not allowed) and errors are fine: the session ends with us either way.
+        let _ = req.call();
+    }
+
+    fn transport_error(&self, e: ureq::Error, method: &str, timeout: Duration) -> McpError {
+        match e {
+            ureq::Error::Timeout(_) => McpError::Timeout {
+                method: method.to_owned(),
+                after: timeout,
+            },
+            ureq::Error::BodyExceedsLimit(n) => McpError::Protocol(format!(
+                "the answer to `{method}` is larger than {} MiB",
+                n >> 20
+            )),
+            ureq::Error::Io(io) => self.read_error(io, method, timeout),
+            ureq::Error::HostNotFound => McpError::Connect {
+                url: self.spec.url.clone(),
+                reason: "host not found".into(),
+            },
+            other => McpError::Connect {
+                url: self.spec.url.clone(),
+                reason: other.to_string(),
+            },
+        }
+    }
+
+    fn read_error(&self, e: std::io::Error, method: &str, timeout: Duration) -> McpError {
+        use std::io::ErrorKind::*;
+        match e.kind() {
+            TimedOut | WouldBlock => McpError::Timeout {
+                method: method.to_owned(),
+                after: timeout,
+            },
+            ConnectionRefused => McpError::Connect {
+                url: self.spec.url.clone(),
+                reason: "connection refused (is the server running?)".into(),
+            },
+            _ => {
+                let text = e.to_string();
+                if text.contains("timeout") {
+                    McpError::Timeout {
+                        method: method.to_owned(),
+                        after: timeout,
+                    }
+                } else {
+                    McpError::Connect {
+                        url: self.spec.url.clone(),
+                        reason: text,
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn http_detail(status: u16, content_type: &str, body: &str, had_session: bool) -> String {
+    let mut detail = if content_type.starts_with("text/html") {
+        format!("an HTML page ({})", shorten(&strip_tags(body), 160))
+    } else if body.trim().is_empty() {
+        "empty body".to_owned()
+    } else {
+        shorten(body, 300)
+    };
+    match status {
+        401 | 403 => detail.push_str(" (check `headers:` in the config, e.g. Authorization)"),
+        404 if had_session => detail.push_str(" (the session expired)"),
+        404 => detail.push_str(" (check the URL path, often /mcp)"),
+        406 => detail.push_str(" (the server rejected our Accept header)"),
+        _ => {}
+    }
+    detail
+}
+
+fn strip_tags(html: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => {
+                in_tag = false;
+                out.push(' ');
+            }
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn is_loopback(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let host = rest.split(['/', '?']).next().unwrap_or("");
+    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+    let host = if host.starts_with('[') {
+        host.split(']').next().unwrap_or("").trim_start_matches('[')
+    } else {
+        host.split(':').next().unwrap_or("")
+    };
+    host == "localhost" || host == "::1" || host.starts_with("127.")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_hosts() {
+        assert!(is_loopback("http://127.0.0.1:3001/mcp"));
+        assert!(is_loopback("http://localhost/mcp"));
+        assert!(is_loopback("http://[::1]:80/"));
+        assert!(!is_loopback("https://example.com/mcp"));
+        assert!(!is_loopback("http://10.0.0.1/mcp"));
+    }
+
+    #[test]
+    fn html_bodies_are_summarised() {
+        let d = http_detail(
+            500,
+            "text/html",
+            "<html><body><h1>Oops</h1></body></html>",
+            false,
+        );
+        assert_eq!(d, "an HTML page (Oops)");
+    }
+}
