@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs the whole test suite: unit and integration tests, plus the interop tests against the
+# official MCP reference servers (npm) and Python SDK servers (PyPI), which this script installs
+# under target/interop/ on first use.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$PWD/target/interop"
+mkdir -p "$root"
+
+npm_pkgs=(
+  @modelcontextprotocol/server-everything@2026.8.31
+  @modelcontextprotocol/server-filesystem@2026.8.31
+  @modelcontextprotocol/server-memory@2026.8.31
+)
+stamp="$root/node/.installed-$(echo "${npm_pkgs[*]}" | sha256sum | cut -c1-12)"
+if [ ! -f "$stamp" ]; then
+  echo "installing the MCP reference servers from npm into $root/node" >&2
+  rm -rf "$root/node" && mkdir -p "$root/node"
+  (cd "$root/node" && npm init -y >/dev/null && npm install --no-audit --no-fund --loglevel=error "${npm_pkgs[@]}")
+  touch "$stamp"
+fi
+
+venv() { # name, pip requirement
+  local dir="$root/$1"
+  if [ ! -f "$dir/.installed-$2" ]; then
+    echo "installing $2 into $dir" >&2
+    rm -rf "$dir"
+    python3 -m venv "$dir"
+    "$dir/bin/pip" install --quiet --disable-pip-version-check "$2"
+    touch "$dir/.installed-$2"
+  fi
+}
+venv py-mcp1 "mcp==1.30.0"
+venv py-mcp2 "mcp==2.3.0"
+
+export TOOLPROOF_INTEROP_DIR="$root"
+cargo test --all-targets --features interop "$@"

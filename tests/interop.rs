@@ -1,0 +1,301 @@
+//! Interop: `toolproof inspect` and `run` against MCP servers that others wrote — the official
+//! reference servers from npm and servers on the official Python SDK (1.x and 2.x), over stdio
+//! and streamable HTTP. `scripts/test.sh` installs them and sets `TOOLPROOF_INTEROP_DIR`.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+fn interop_dir() -> PathBuf {
+    PathBuf::from(
+        std::env::var_os("TOOLPROOF_INTEROP_DIR")
+            .expect("TOOLPROOF_INTEROP_DIR is not set: run the interop tests through scripts/test.sh"),
+    )
+}
+
+fn node_server(name: &str) -> String {
+    interop_dir()
+        .join("node/node_modules/@modelcontextprotocol")
+        .join(name)
+        .join("dist/index.js")
+        .display()
+        .to_string()
+}
+
+fn python(sdk: &str) -> String {
+    interop_dir()
+        .join(sdk)
+        .join("bin/python")
+        .display()
+        .to_string()
+}
+
+fn sdk_server_script() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/interop/sdk_server.py")
+        .display()
+        .to_string()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("toolproof-interop-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+struct Output {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn toolproof(args: &[&str], cwd: &Path) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_toolproof"))
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .expect("run toolproof");
+    Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn inspect_json(args: &[&str]) -> (i32, Value) {
+    let mut all = vec!["inspect", "--json"];
+    all.extend_from_slice(args);
+    let out = toolproof(&all, &std::env::temp_dir());
+    let v: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "inspect --json printed no JSON ({e}); stdout:\n{}\nstderr:\n{}",
+            out.stdout, out.stderr
+        )
+    });
+    (out.code, v)
+}
+
+fn tool_names(report: &Value) -> Vec<String> {
+    report["inventory"]["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t["name"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The exit code must agree with the static-check findings.
+fn assert_exit_matches_checks(code: i32, report: &Value) {
+    let failing = report["phases"]["checks"]["results"]["findings"]
+        .as_array()
+        .map_or(0, |f| f.iter().filter(|x| x["fails"] == true).count());
+    assert_eq!(report["phases"]["checks"]["status"] != "skipped", true);
+    assert_eq!(code, i32::from(failing > 0), "report: {report:#}");
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("free port")
+}
+
+/// A server process killed when dropped.
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts an HTTP server and returns once it printed `ready` on stdout or stderr.
+fn start_http(program: &str, args: &[&str], env: &[(&str, String)], ready: &str) -> Server {
+    let mut child = Command::new(program)
+        .args(args)
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the server");
+    let (tx, rx) = mpsc::channel();
+    for pipe in [
+        child.stdout.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>),
+        child.stderr.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        let tx = tx.clone();
+        let ready = ready.to_owned();
+        std::thread::spawn(move || {
+            for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+                if line.contains(&ready) {
+                    let _ = tx.send(());
+                }
+            }
+        });
+    }
+    let server = Server(child);
+    rx.recv_timeout(Duration::from_secs(60))
+        .unwrap_or_else(|_| panic!("{program} did not print `{ready}` within 60s"));
+    server
+}
+
+#[test]
+fn everything_over_stdio() {
+    let (code, report) = inspect_json(&["--", "node", &node_server("server-everything"), "stdio"]);
+    assert_eq!(report["server"]["name"], "mcp-servers/everything");
+    assert_eq!(report["server"]["era"], "legacy");
+    assert_eq!(report["server"]["transport"], "stdio");
+    let tools = tool_names(&report);
+    for want in ["echo", "get-sum", "get-structured-content"] {
+        assert!(tools.iter().any(|t| t == want), "{want} missing from {tools:?}");
+    }
+    assert!(report["inventory"]["resources"].as_array().is_some_and(|r| !r.is_empty()));
+    assert!(report["inventory"]["prompts"].as_array().is_some_and(|p| !p.is_empty()));
+    assert_exit_matches_checks(code, &report);
+}
+
+#[test]
+fn everything_over_streamable_http_with_reports() {
+    let port = free_port();
+    let _server = start_http(
+        "node",
+        &[&node_server("server-everything"), "streamableHttp"],
+        &[("PORT", port.to_string())],
+        "listening on port",
+    );
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let (code, report) = inspect_json(&["--url", &url]);
+    assert_eq!(report["server"]["transport"], "http");
+    assert!(tool_names(&report).iter().any(|t| t == "echo"));
+    assert_exit_matches_checks(code, &report);
+
+    let dir = temp_dir("everything-http");
+    std::fs::write(
+        dir.join("toolproof.yaml"),
+        format!("server:\n  url: {url}\nchecks:\n  strict: false\n"),
+    )
+    .expect("write config");
+    let out = toolproof(
+        &["run", "--junit", "junit.xml", "--json", "report.json", "--summary", "summary.md"],
+        &dir,
+    );
+    let json: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("report.json")).expect("JSON report written"),
+    )
+    .expect("JSON report parses");
+    assert_eq!(json["command"], "run");
+    assert_eq!(json["server"]["name"], "mcp-servers/everything");
+    assert_eq!(json["exit_code"], out.code, "stdout:\n{}", out.stdout);
+    let junit = std::fs::read_to_string(dir.join("junit.xml")).expect("JUnit written");
+    assert!(junit.contains("<testsuites"), "{junit}");
+    assert!(std::fs::metadata(dir.join("summary.md")).is_ok_and(|m| m.len() > 0));
+}
+
+#[test]
+fn filesystem_server_in_a_temp_folder() {
+    let root = temp_dir("fs-root");
+    let (code, report) = inspect_json(&[
+        "--",
+        "node",
+        &node_server("server-filesystem"),
+        &root.display().to_string(),
+    ]);
+    let tools = tool_names(&report);
+    assert!(tools.iter().any(|t| t == "read_text_file" || t == "read_file"), "{tools:?}");
+    assert!(tools.iter().any(|t| t == "list_directory"), "{tools:?}");
+    assert_exit_matches_checks(code, &report);
+}
+
+#[test]
+fn memory_server_with_its_data_file_in_a_temp_folder() {
+    let dir = temp_dir("memory");
+    std::fs::write(
+        dir.join("toolproof.yaml"),
+        format!(
+            "server:\n  command: [node, {}]\n  env:\n    MEMORY_FILE_PATH: {}\n",
+            node_server("server-memory"),
+            dir.join("memory.jsonl").display()
+        ),
+    )
+    .expect("write config");
+    let out = toolproof(&["inspect", "--json", "-c", "toolproof.yaml"], &dir);
+    let report: Value = serde_json::from_str(&out.stdout).expect("inspect JSON");
+    assert_eq!(report["server"]["name"], "memory-server");
+    assert!(tool_names(&report).iter().any(|t| t == "create_entities"));
+    assert_exit_matches_checks(out.code, &report);
+}
+
+fn python_stdio(sdk: &str, era: &str) {
+    let (code, report) = inspect_json(&["--", &python(sdk), &sdk_server_script(), "stdio"]);
+    assert_eq!(report["server"]["name"], "sdk-demo", "{report:#}");
+    assert_eq!(report["server"]["era"], era);
+    assert_eq!(tool_names(&report), ["add", "shout", "refuse"]);
+    assert_eq!(report["inventory"]["resources"][0]["uri"], "note://hello");
+    assert_eq!(report["inventory"]["prompts"][0]["name"], "greet");
+    assert_exit_matches_checks(code, &report);
+}
+
+fn python_http(sdk: &str, era: &str) {
+    let port = free_port();
+    let _server = start_http(
+        &python(sdk),
+        &[&sdk_server_script(), "http", &port.to_string()],
+        &[],
+        "Uvicorn running",
+    );
+    let (code, report) = inspect_json(&["--url", &format!("http://127.0.0.1:{port}/mcp")]);
+    assert_eq!(report["server"]["era"], era, "{report:#}");
+    assert_eq!(report["server"]["transport"], "http");
+    assert_eq!(tool_names(&report), ["add", "shout", "refuse"]);
+    assert_exit_matches_checks(code, &report);
+}
+
+#[test]
+fn python_sdk_1_over_stdio_speaks_the_handshake() {
+    python_stdio("py-mcp1", "legacy");
+}
+
+#[test]
+fn python_sdk_1_over_http_speaks_the_handshake() {
+    python_http("py-mcp1", "legacy");
+}
+
+#[test]
+fn python_sdk_2_over_stdio_is_stateless() {
+    python_stdio("py-mcp2", "modern");
+}
+
+#[test]
+fn python_sdk_2_over_http_is_stateless() {
+    python_http("py-mcp2", "modern");
+}
+
+#[test]
+fn python_sdk_2_pinned_to_the_handshake() {
+    let (_, report) = inspect_json(&[
+        "--protocol",
+        "2025-11-25",
+        "--",
+        &python("py-mcp2"),
+        &sdk_server_script(),
+        "stdio",
+    ]);
+    assert_eq!(report["server"]["era"], "legacy", "{report:#}");
+    assert_eq!(report["server"]["protocol_version"], "2025-11-25");
+}
