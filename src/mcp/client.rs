@@ -118,9 +118,12 @@ impl Client {
         match client.handshake(started + client.opts.startup_timeout) {
             Ok(()) => Ok(client),
             Err(error) => {
+                if let Conn::Stdio(t) = &mut client.conn {
+                    t.kill();
+                }
                 let stderr = client.stderr_since(0);
                 let error = client.explain_startup(error, started.elapsed());
-                client.close();
+                client.close_conn();
                 Err(ConnectError { error, stderr })
             }
         }
@@ -133,11 +136,16 @@ impl Client {
         self.closed = false;
         self.next_id = 0;
         let started = Instant::now();
-        self.handshake(started + self.opts.startup_timeout)
-            .map_err(|error| ConnectError {
+        let result = self.handshake(started + self.opts.startup_timeout);
+        result.map_err(|error| {
+            if let Conn::Stdio(t) = &mut self.conn {
+                t.kill();
+            }
+            ConnectError {
                 stderr: self.stderr_since(0),
                 error: self.explain_startup(error, started.elapsed()),
-            })
+            }
+        })
     }
 
     /// What the server said about itself.

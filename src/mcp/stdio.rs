@@ -280,6 +280,15 @@ impl StdioTransport {
         (&self.noise, self.noise_total)
     }
 
+    /// Kills the process group at once (a server that failed to start gets no grace).
+    pub fn kill(&mut self) {
+        self.stdin = None;
+        if self.exit.is_none() {
+            signal_group(self.pid, Signal::Kill);
+            let _ = self.await_exit(GRACE);
+        }
+    }
+
     /// Closes stdin, then escalates to SIGTERM and SIGKILL on the process group.
     pub fn close(&mut self) {
         self.stdin = None;

@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Side-by-side timings of toolproof and mcp-toolproof 0.3.1 (the Python package it replaces).
+
+Prints a table of median wall time and peak RSS per command, and the speed-up. Installs the
+reference into target/bench/ref-venv on first use. Usage:
+
+    cargo build --release --examples
+    python3 bench/compare.py [--runs N]
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OURS = ROOT / "target/release/toolproof"
+FAKE = ROOT / "target/release/examples/fake_mcp"
+VENV = ROOT / "target/bench/ref-venv"
+REF = VENV / "bin/toolproof"
+
+
+def ensure_reference() -> None:
+    if REF.exists():
+        return
+    print(f"installing mcp-toolproof 0.3.1 into {VENV}", file=sys.stderr)
+    subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+    subprocess.run(
+        [str(VENV / "bin/pip"), "install", "--quiet", "mcp-toolproof[anthropic,openai]==0.3.1"],
+        check=True,
+    )
+
+
+def measure(cmd: list[str], runs: int, cwd: Path) -> tuple[float, float, int]:
+    """Median wall seconds, peak RSS in MB over the runs, and the last exit code."""
+    walls, rss, code = [], [], 0
+    for _ in range(runs):
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)
+        walls.append(time.perf_counter() - start)
+        rss.append(usage.ru_maxrss / 1024)
+        code = os.waitstatus_to_exitcode(status)
+    return statistics.median(walls), max(rss), code
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    for path in (OURS, FAKE):
+        if not path.exists():
+            sys.exit(f"{path} is missing: run `cargo build --release --examples` first")
+    ensure_reference()
+    work = ROOT / "target/bench"
+    work.mkdir(parents=True, exist_ok=True)
+    server = [str(FAKE), "--tools", "2000", "--page-size", "100"]
+    cases = [
+        ("--version", [str(OURS), "--version"], [str(REF), "--version"]),
+        (
+            "inspect, 2000 tools in 20 pages",
+            [str(OURS), "inspect", "--json", "--", *server],
+            [str(REF), "inspect", "--json", "--", *server],
+        ),
+    ]
+    print(f"{'case':36} {'toolproof':>12} {'mcp-toolproof':>14} {'speed-up':>9}  {'RSS ours/ref (MB)':>18}")
+    for name, ours, ref in cases:
+        o_wall, o_rss, o_code = measure(ours, args.runs, work)
+        r_wall, r_rss, r_code = measure(ref, args.runs, work)
+        print(
+            f"{name:36} {o_wall * 1000:10.1f}ms {r_wall * 1000:12.1f}ms {r_wall / o_wall:8.0f}x"
+            f"  {o_rss:8.1f} / {r_rss:6.1f}   (exit {o_code}/{r_code})"
+        )
+
+
+if __name__ == "__main__":
+    main()
