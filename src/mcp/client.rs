@@ -310,16 +310,16 @@ impl Client {
         match error {
             McpError::Timeout { method, .. } => {
                 let (lines, _) = self.stdout_noise();
-                let mut method = method;
-                if let Some(first) = lines.first() {
-                    method.push_str(&format!(
-                        "` (it printed non-JSON on stdout instead: {})`",
+                match lines.first() {
+                    Some(first) => McpError::Protocol(format!(
+                        "no answer to `{method}` within {}: the server printed non-JSON on stdout instead: {}",
+                        super::error::human(waited),
                         shorten(first, 120)
-                    ));
-                }
-                McpError::Timeout {
-                    method,
-                    after: waited,
+                    )),
+                    None => McpError::Timeout {
+                        method,
+                        after: waited,
+                    },
                 }
             }
             other => other,

@@ -1,0 +1,629 @@
+//! End-to-end tests of the `toolproof` binary against the scripted fake MCP server
+//! (`examples/fake_mcp.rs`) over real pipes and loopback sockets.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+fn bin_dir() -> PathBuf {
+    Path::new(env!("CARGO_BIN_EXE_toolproof"))
+        .parent()
+        .expect("target folder")
+        .to_path_buf()
+}
+
+fn fake() -> String {
+    let path = bin_dir().join("examples/fake_mcp");
+    assert!(path.exists(), "{} missing: cargo test builds examples", path.display());
+    path.display().to_string()
+}
+
+/// A fresh folder per test.
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(name: &str) -> Dir {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "toolproof-cli-{name}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        Dir(dir)
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+
+    fn write(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.path(name);
+        std::fs::write(&p, text).expect("write file");
+        p
+    }
+
+    fn read(&self, name: &str) -> String {
+        std::fs::read_to_string(self.path(name))
+            .unwrap_or_else(|e| panic!("{name} was not written: {e}"))
+    }
+
+    fn json(&self, name: &str) -> Value {
+        serde_json::from_str(&self.read(name)).expect("valid JSON")
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[derive(Debug)]
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    elapsed: Duration,
+}
+
+fn toolproof_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_toolproof"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .env_remove("NO_COLOR")
+        .env("CI", "true")
+        .envs(env.iter().copied())
+        .output()
+        .expect("run toolproof");
+    Out {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        elapsed: started.elapsed(),
+    }
+}
+
+fn yaml_list(items: &[&str]) -> String {
+    let quoted: Vec<String> = items
+        .iter()
+        .map(|s| serde_json::to_string(s).expect("string"))
+        .collect();
+    format!("[{}]", quoted.join(", "))
+}
+
+/// `inspect --json` against the fake server over stdio with extra flags.
+fn inspect_fake(args: &[&str]) -> (Out, Value) {
+    let dir = Dir::new("inspect");
+    let mut all = vec!["inspect", "--json", "--"];
+    let fake = fake();
+    all.push(&fake);
+    all.extend_from_slice(args);
+    let out = toolproof_in(&dir.0, &all, &[]);
+    let v = serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("no JSON ({e}): {out:?}"));
+    (out, v)
+}
+
+fn findings(report: &Value) -> Vec<(String, String, bool)> {
+    report["phases"]["checks"]["results"]["findings"]
+        .as_array()
+        .map(|f| {
+            f.iter()
+                .map(|x| {
+                    (
+                        x["tool"].as_str().unwrap_or("").to_owned(),
+                        x["check"].as_str().unwrap_or("").to_owned(),
+                        x["fails"] == true,
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn has_finding(report: &Value, check: &str) -> bool {
+    findings(report).iter().any(|(_, c, _)| c == check)
+}
+
+/// A fake server over HTTP, killed on drop.
+struct HttpFake {
+    child: Child,
+    url: String,
+}
+
+impl Drop for HttpFake {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn http_fake(args: &[&str]) -> HttpFake {
+    let mut child = Command::new(fake())
+        .arg("--http")
+        .arg("127.0.0.1:0")
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start fake_mcp --http");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("startup line");
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected startup line {line:?}"))
+        .to_owned();
+    HttpFake { child, url }
+}
+
+// ---------------------------------------------------------------- connecting, both eras
+
+#[test]
+fn legacy_stdio_server_is_inspected() {
+    let (out, report) = inspect_fake(&["--resources", "--prompts"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(report["server"]["name"], "fake-mcp");
+    assert_eq!(report["server"]["era"], "legacy");
+    assert_eq!(report["server"]["protocol_version"], "2025-11-25");
+    let tools: Vec<&str> = report["inventory"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    for t in ["echo", "add", "fail", "slow", "crash"] {
+        assert!(tools.contains(&t), "{t} missing in {tools:?}");
+    }
+    assert_eq!(report["inventory"]["resources"][0]["uri"], "fake://readme");
+    assert_eq!(report["inventory"]["prompts"][0]["name"], "greet");
+}
+
+#[test]
+fn modern_stdio_server_is_detected_and_gets_meta_on_every_request() {
+    let dir = Dir::new("modern");
+    let log = dir.path("wire.jsonl");
+    let (out, report) = inspect_fake(&["--era", "modern", "--log", &log.display().to_string()]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(report["server"]["era"], "modern");
+    assert_eq!(report["server"]["protocol_version"], "2026-07-28");
+    let wire = dir.read("wire.jsonl");
+    let lists: Vec<Value> = wire
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["message"]["method"] == "tools/list")
+        .collect();
+    assert!(!lists.is_empty(), "{wire}");
+    for l in lists {
+        let meta = &l["message"]["params"]["_meta"];
+        assert_eq!(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+        assert_eq!(meta["io.modelcontextprotocol/clientInfo"]["name"], "toolproof");
+    }
+}
+
+#[test]
+fn client_info_names_toolproof_in_the_handshake() {
+    let dir = Dir::new("clientinfo");
+    let log = dir.path("wire.jsonl");
+    let (out, _) = inspect_fake(&["--log", &log.display().to_string()]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let wire = dir.read("wire.jsonl");
+    let init = wire
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["message"]["method"] == "initialize")
+        .expect("initialize sent");
+    assert_eq!(init["message"]["params"]["clientInfo"]["name"], "toolproof");
+    assert_eq!(
+        init["message"]["params"]["clientInfo"]["version"],
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(wire.contains("notifications/initialized"));
+}
+
+#[test]
+fn dual_era_server_is_spoken_to_statelessly() {
+    let (out, report) = inspect_fake(&["--era", "both"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(report["server"]["era"], "modern");
+}
+
+#[test]
+fn a_server_that_ignores_discover_costs_no_timeout() {
+    let dir = Dir::new("ignore-discover");
+    let cfg = format!(
+        "server:\n  command: {}\n  startup_timeout_s: 20\n",
+        yaml_list(&[&fake(), "--fault", "hang-discover-only"])
+    );
+    dir.write("toolproof.yaml", &cfg);
+    let out = toolproof_in(&dir.0, &["inspect", "--json"], &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let report: Value = serde_json::from_str(&out.stdout).expect("json");
+    assert_eq!(report["server"]["era"], "legacy");
+    // Far below the 20 s startup budget: nothing waited for the unanswered discover.
+    assert!(out.elapsed < Duration::from_secs(10), "took {:?}", out.elapsed);
+}
+
+#[test]
+fn protocol_can_be_pinned_in_the_yaml() {
+    let dir = Dir::new("pin");
+    let cfg = format!(
+        "server:\n  command: {}\n  protocol: \"2025-06-18\"\n",
+        yaml_list(&[&fake(), "--era", "both"])
+    );
+    dir.write("toolproof.yaml", &cfg);
+    let out = toolproof_in(&dir.0, &["inspect", "--json"], &[]);
+    let report: Value = serde_json::from_str(&out.stdout).expect("json");
+    assert_eq!(report["server"]["era"], "legacy", "{out:?}");
+    assert_eq!(report["server"]["protocol_version"], "2025-06-18");
+}
+
+#[test]
+fn server_requests_are_answered_so_the_server_never_waits() {
+    let dir = Dir::new("server-requests");
+    let cfg = format!(
+        "server:\n  command: {}\n  startup_timeout_s: 5\n",
+        yaml_list(&[&fake(), "--fault", "server-requests", "--fault", "notifications"])
+    );
+    dir.write("toolproof.yaml", &cfg);
+    let out = toolproof_in(&dir.0, &["run", "--json", "r.json"], &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let report = dir.json("r.json");
+    assert!(
+        report["inventory"]["tools"].as_array().is_some_and(|t| !t.is_empty()),
+        "{report:#}"
+    );
+}
+
+#[test]
+fn pagination_is_followed_to_the_end() {
+    let (out, report) = inspect_fake(&["--tools", "250", "--page-size", "40"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let tools = report["inventory"]["tools"].as_array().expect("tools");
+    assert_eq!(tools.len(), 255);
+    assert_eq!(tools.last().and_then(|t| t["name"].as_str()), Some("tool_0250"));
+}
+
+// ---------------------------------------------------------------- HTTP
+
+#[test]
+fn legacy_http_server_gets_session_headers_and_a_delete() {
+    let dir = Dir::new("http-legacy");
+    let log = dir.path("wire.jsonl").display().to_string();
+    let server = http_fake(&["--log", &log, "--require-header", "Authorization: Bearer s3cret-token"]);
+    let cfg = format!(
+        "server:\n  url: {}\n  headers:\n    Authorization: \"Bearer ${{FAKE_TOKEN}}\"\n",
+        server.url
+    );
+    dir.write("toolproof.yaml", &cfg);
+    let out = toolproof_in(
+        &dir.0,
+        &["run", "--json", "r.json"],
+        &[("FAKE_TOKEN", "s3cret-token")],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let wire = dir.read("wire.jsonl");
+    let entries: Vec<Value> = wire
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let list = entries
+        .iter()
+        .find(|e| e["message"]["method"] == "tools/list")
+        .expect("tools/list sent");
+    assert!(list["headers"]["mcp-session-id"].is_string(), "{list:#}");
+    assert_eq!(list["headers"]["mcp-protocol-version"], "2025-11-25");
+    assert!(entries.iter().any(|e| e["method"] == "DELETE"), "{wire}");
+    // The expanded header value never reaches the output.
+    let report = dir.read("r.json");
+    assert!(!report.contains("s3cret-token") && !out.stdout.contains("s3cret-token"));
+}
+
+#[test]
+fn modern_http_server_gets_method_headers_and_sse_is_read() {
+    let dir = Dir::new("http-modern");
+    let log = dir.path("wire.jsonl").display().to_string();
+    let server = http_fake(&["--era", "modern", "--sse", "--log", &log]);
+    let (out, report) = {
+        let out = toolproof_in(&dir.0, &["inspect", "--json", "--url", &server.url], &[]);
+        let v: Value = serde_json::from_str(&out.stdout).expect("json");
+        (out, v)
+    };
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(report["server"]["era"], "modern");
+    let wire = dir.read("wire.jsonl");
+    let list = wire
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|e| e["message"]["method"] == "tools/list")
+        .expect("tools/list sent");
+    assert_eq!(list["headers"]["mcp-method"], "tools/list");
+    assert_eq!(list["headers"]["mcp-protocol-version"], "2026-07-28");
+}
+
+// ---------------------------------------------------------------- faults
+
+fn run_with_server(name: &str, server_yaml: &str, env: &[(&str, &str)]) -> (Dir, Out) {
+    let dir = Dir::new(name);
+    dir.write("toolproof.yaml", &format!("server:\n{server_yaml}"));
+    let out = toolproof_in(
+        &dir.0,
+        &["run", "--json", "r.json", "--junit", "j.xml", "--summary", "s.md"],
+        env,
+    );
+    (dir, out)
+}
+
+/// A failed connection: exit 1, the message on the console and in every report.
+fn assert_unusable(dir: &Dir, out: &Out, needle: &str) {
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(out.stdout.contains(needle), "console lacks {needle:?}: {out:?}");
+    let report = dir.json("r.json");
+    let message = report["error"]["message"].as_str().unwrap_or("");
+    assert!(message.contains(needle), "JSON error {message:?} lacks {needle:?}");
+    assert_eq!(report["passed"], false);
+    assert_eq!(report["phases"]["checks"]["status"], "error");
+    assert!(dir.read("j.xml").contains(needle));
+    assert!(dir.read("s.md").contains(needle));
+    assert!(!out.stderr.contains("panicked"), "{out:?}");
+}
+
+#[test]
+fn command_not_found() {
+    let (dir, out) = run_with_server("notfound", "  command: [./no-such-server]\n", &[]);
+    assert_unusable(&dir, &out, "could not start `./no-such-server`");
+}
+
+#[test]
+fn server_exits_before_answering() {
+    let cmd = yaml_list(&[&fake(), "--fault", "exit-before-initialize"]);
+    let (dir, out) = run_with_server("exits", &format!("  command: {cmd}\n"), &[]);
+    assert_unusable(&dir, &out, "exited with code 1");
+    let report = dir.json("r.json");
+    assert!(
+        report["error"]["stderr"]
+            .as_str()
+            .is_some_and(|s| s.contains("refusing to start")),
+        "{report:#}"
+    );
+}
+
+#[test]
+fn server_never_answers_initialize_and_the_startup_timeout_holds() {
+    let cmd = yaml_list(&[&fake(), "--fault", "hang-initialize"]);
+    let (dir, out) = run_with_server(
+        "hang",
+        &format!("  command: {cmd}\n  startup_timeout_s: 1.5\n"),
+        &[],
+    );
+    assert_unusable(&dir, &out, "no answer to `initialize` within 1.5s");
+    assert!(out.elapsed >= Duration::from_millis(1500), "{:?}", out.elapsed);
+    assert!(out.elapsed < Duration::from_millis(1500 + 3000), "{:?}", out.elapsed);
+}
+
+#[test]
+fn garbage_instead_of_json() {
+    let cmd = yaml_list(&[&fake(), "--fault", "garbage"]);
+    let (dir, out) = run_with_server(
+        "garbage",
+        &format!("  command: {cmd}\n  startup_timeout_s: 1\n"),
+        &[],
+    );
+    assert_unusable(&dir, &out, "non-JSON on stdout");
+}
+
+#[test]
+fn endless_pagination_is_an_error_not_a_hang() {
+    let cmd = yaml_list(&[&fake(), "--fault", "endless-pagination", "--page-size", "2"]);
+    let (dir, out) = run_with_server("endless", &format!("  command: {cmd}\n"), &[]);
+    assert_unusable(&dir, &out, "paginates endlessly");
+}
+
+#[test]
+fn http_connection_refused() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("port");
+    let (dir, out) = run_with_server(
+        "refused",
+        &format!("  url: http://127.0.0.1:{port}/mcp\n"),
+        &[],
+    );
+    assert_unusable(&dir, &out, "connection refused");
+}
+
+#[test]
+fn http_404_500_and_html_bodies_are_shown() {
+    for (fault, needle) in [
+        ("http-404", "HTTP 404"),
+        ("http-500", "HTTP 500"),
+        ("http-html", "an HTML page"),
+    ] {
+        let server = http_fake(&["--fault", fault]);
+        let (dir, out) = run_with_server(fault, &format!("  url: {}\n", server.url), &[]);
+        assert_unusable(&dir, &out, needle);
+    }
+}
+
+#[test]
+fn a_huge_tool_list_is_read_and_flagged() {
+    let (out, report) = inspect_fake(&["--fault", "huge-tool-list"]);
+    assert_eq!(report["inventory"]["tools"].as_array().map(Vec::len), Some(45));
+    assert!(has_finding(&report, "tool-list-size"), "{out:?}");
+}
+
+// ---------------------------------------------------------------- static checks end to end
+
+#[test]
+fn every_planted_defect_trips_its_check() {
+    for (fault, check) in [
+        ("no-description", "description"),
+        ("long-description", "description-length"),
+        ("bad-input-schema", "input-schema"),
+        ("no-input-schema", "input-schema"),
+        ("non-object-schema", "input-schema"),
+        ("required-missing", "required-fields"),
+        ("no-required", "required-fields"),
+        ("bad-output-schema", "output-schema"),
+        ("duplicate-name", "duplicate-name"),
+        ("bad-name", "name-format"),
+        ("long-name", "name-clients"),
+        ("contradictory-annotations", "annotations"),
+        ("similar-tools", "similar-tools"),
+        ("stdout-noise", "stdout-noise"),
+    ] {
+        let (out, report) = inspect_fake(&["--fault", fault]);
+        assert!(has_finding(&report, check), "{fault} did not trip {check}: {out:?}");
+        let fails = findings(&report).iter().any(|(_, _, f)| *f);
+        assert_eq!(out.code, i32::from(fails), "{fault}: {out:?}");
+    }
+}
+
+#[test]
+fn a_clean_server_has_no_findings_and_draft07_is_honoured() {
+    let (out, report) = inspect_fake(&["--fault", "draft07-schema"]);
+    assert_eq!(findings(&report), Vec::new(), "{out:?}");
+    assert_eq!(out.code, 0);
+}
+
+#[test]
+fn warnings_fail_only_under_strict_and_checks_can_be_turned_off() {
+    let dir = Dir::new("strict");
+    let cmd = yaml_list(&[&fake(), "--fault", "long-description"]);
+    dir.write("toolproof.yaml", &format!("server:\n  command: {cmd}\n"));
+    let plain = toolproof_in(&dir.0, &["run"], &[]);
+    assert_eq!(plain.code, 0, "{plain:?}");
+    let strict = toolproof_in(&dir.0, &["run", "--strict"], &[]);
+    assert_eq!(strict.code, 1, "{strict:?}");
+    dir.write(
+        "off.yaml",
+        &format!("server:\n  command: {cmd}\nchecks:\n  strict: true\n  disable: [description-length]\n"),
+    );
+    let off = toolproof_in(&dir.0, &["run", "off.yaml"], &[]);
+    assert_eq!(off.code, 0, "{off:?}");
+}
+
+#[test]
+fn no_checks_is_reported_as_skipped_never_passed() {
+    let dir = Dir::new("nochecks");
+    let cmd = yaml_list(&[&fake(), "--fault", "no-description"]);
+    dir.write("toolproof.yaml", &format!("server:\n  command: {cmd}\n"));
+    let out = toolproof_in(
+        &dir.0,
+        &["run", "--no-checks", "--json", "r.json", "--junit", "j.xml", "--summary", "s.md"],
+        &[],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let report = dir.json("r.json");
+    assert_eq!(report["phases"]["checks"]["status"], "skipped");
+    let junit = dir.read("j.xml");
+    assert!(!junit.contains("undocumented"), "a skipped phase lists no passing tools: {junit}");
+    assert!(junit.contains("skipped"), "{junit}");
+}
+
+// ---------------------------------------------------------------- reports and CI
+
+#[test]
+fn github_actions_gets_annotations_and_a_summary() {
+    let dir = Dir::new("gha");
+    let cmd = yaml_list(&[&fake(), "--fault", "no-description"]);
+    dir.write("toolproof.yaml", &format!("server:\n  command: {cmd}\n"));
+    let summary = dir.path("step-summary.md").display().to_string();
+    let out = toolproof_in(
+        &dir.0,
+        &["run"],
+        &[("GITHUB_ACTIONS", "true"), ("GITHUB_STEP_SUMMARY", &summary)],
+    );
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(out.stdout.contains("::error"), "{out:?}");
+    assert!(dir.read("step-summary.md").contains("undocumented"));
+    let before = dir.read("step-summary.md");
+    let again = toolproof_in(
+        &dir.0,
+        &["run", "--no-summary"],
+        &[("GITHUB_STEP_SUMMARY", &summary)],
+    );
+    assert_eq!(again.code, 1);
+    assert_eq!(dir.read("step-summary.md"), before, "--no-summary appended anyway");
+}
+
+#[test]
+fn no_color_when_not_a_tty_and_color_when_forced() {
+    let dir = Dir::new("color");
+    let cmd = yaml_list(&[&fake(), "--fault", "no-description"]);
+    dir.write("toolproof.yaml", &format!("server:\n  command: {cmd}\n"));
+    let plain = toolproof_in(&dir.0, &["run"], &[]);
+    assert!(!plain.stdout.contains('\u{1b}'), "{plain:?}");
+    let forced = toolproof_in(&dir.0, &["--color", "always", "run"], &[]);
+    assert!(forced.stdout.contains('\u{1b}'), "{forced:?}");
+    let never = toolproof_in(&dir.0, &["--color", "never", "run"], &[("CLICOLOR_FORCE", "1")]);
+    assert!(!never.stdout.contains('\u{1b}'), "{never:?}");
+}
+
+// ---------------------------------------------------------------- config and usage errors
+
+fn config_error(name: &str, yaml: Option<&str>, env: &[(&str, &str)]) -> Out {
+    let dir = Dir::new(name);
+    if let Some(y) = yaml {
+        dir.write("toolproof.yaml", y);
+    }
+    let out = toolproof_in(&dir.0, &["run", "--json", "r.json"], env);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(!out.stderr.contains("panicked"), "{out:?}");
+    out
+}
+
+#[test]
+fn config_errors_name_file_line_and_fix() {
+    let missing = config_error("missing", None, &[]);
+    assert!(missing.stderr.contains("toolproof.yaml"), "{missing:?}");
+
+    let syntax = config_error("syntax", Some("server:\n  command: [a, b\n"), &[]);
+    assert!(syntax.stderr.contains("toolproof.yaml:"), "{syntax:?}");
+
+    let unknown = config_error("unknown", Some("server:\n  comand: [x]\n"), &[]);
+    assert!(unknown.stderr.contains("toolproof.yaml:2:3"), "{unknown:?}");
+    assert!(unknown.stderr.contains("command"), "{unknown:?}");
+
+    let wrong = config_error("wrong", Some("server:\n  command: [x]\nretries: many\n"), &[]);
+    assert!(wrong.stderr.contains("toolproof.yaml:3"), "{wrong:?}");
+
+    let unset = config_error(
+        "unset",
+        Some("server:\n  url: http://127.0.0.1:1/mcp\n  headers:\n    Authorization: Bearer ${TOOLPROOF_TEST_UNSET_VAR}\n"),
+        &[],
+    );
+    assert!(unset.stderr.contains("TOOLPROOF_TEST_UNSET_VAR"), "{unset:?}");
+
+    let both = config_error("both", Some("server:\n  command: [x]\n  url: http://a/mcp\n"), &[]);
+    assert!(both.stderr.contains("command") && both.stderr.contains("url"), "{both:?}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let dir = Dir::new("usage");
+    let out = toolproof_in(&dir.0, &["inspect", "--url", "http://x/mcp", "--", "server"], &[]);
+    assert_eq!(out.code, 2, "{out:?}");
+    let out = toolproof_in(&dir.0, &["inspect"], &[]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("hint:"), "{out:?}");
+    let out = toolproof_in(&dir.0, &["run", "--bogus"], &[]);
+    assert_eq!(out.code, 2, "{out:?}");
+    let out = toolproof_in(&dir.0, &["--version"], &[]);
+    assert_eq!(out.code, 0);
+    assert!(out.stdout.starts_with("toolproof "), "{out:?}");
+}
