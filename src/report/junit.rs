@@ -435,6 +435,31 @@ mod tests {
     }
 
     #[test]
+    fn output_parses_back_with_hostile_names_intact() {
+        for (name, report) in fixtures::all() {
+            let xml = render(&report);
+            let parsed = match Report::deserialize_from_str(&xml) {
+                Ok(p) => p,
+                Err(e) => panic!("{name}: {e}\n{xml}"),
+            };
+            assert_eq!(
+                parsed.failures + parsed.errors == 0,
+                report.passed,
+                "{name}"
+            );
+        }
+        let parsed = Report::deserialize_from_str(&render(&fixtures::hostile())).ok();
+        let names: Vec<String> = parsed
+            .iter()
+            .flat_map(|r| &r.test_suites)
+            .flat_map(|s| &s.test_cases)
+            .map(|c| c.name.to_string())
+            .collect();
+        assert!(names.contains(&"evil</testcase>]]><script>alert(1)</script>".to_string()));
+        assert!(names.contains(&"ansi red test, with: comma".to_string()));
+    }
+
+    #[test]
     fn flaky_is_success_with_a_property() {
         let xml = render(&fixtures::all_passed());
         assert!(xml.contains("<property name=\"flaky\" value=\"true\"/>"));

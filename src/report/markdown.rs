@@ -168,7 +168,10 @@ fn server_line(r: &RunReport) -> String {
             Some(v) => format!("{name} {v}"),
             None => name.to_string(),
         };
-        parts.push(format!("**{}**", md(&who, CELL_CHARS)));
+        let who = md(&who, CELL_CHARS);
+        if !who.is_empty() {
+            parts.push(format!("**{who}**"));
+        }
     }
     parts.push(md(&r.target, CELL_CHARS));
     if let Some(s) = &r.server {
