@@ -1,3 +1,102 @@
-//! json (stub)
-#![allow(missing_docs)]
-pub fn render(report: &super::model::RunReport) -> String { serde_json::to_string_pretty(report).unwrap_or_default() + "\n" }
+//! The JSON report: the serde form of [`RunReport`] (schema documented in
+//! `docs/json-report.md`), pretty-printed, UTF-8, with a trailing newline.
+
+use super::model::RunReport;
+
+/// The JSON report of `report`, secrets redacted.
+pub fn render(report: &RunReport) -> String {
+    let report = report.redacted();
+    // Serializing plain data into a String cannot fail (no maps with non-string keys, no
+    // failing Serialize impls); fall back to an explicit error object rather than panic.
+    let mut text = serde_json::to_string_pretty(&*report).unwrap_or_else(|e| {
+        serde_json::json!({ "schema_version": report.schema_version, "error": e.to_string() })
+            .to_string()
+    });
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixtures;
+    use serde_json::Value;
+
+    #[test]
+    fn snapshots() {
+        fixtures::snapshot_settings().bind(|| {
+            for (name, report) in fixtures::all() {
+                insta::assert_snapshot!(format!("json_{name}"), render(&report));
+            }
+        });
+    }
+
+    #[test]
+    fn valid_utf8_json_with_a_trailing_newline() {
+        let mut report = fixtures::all_passed();
+        report.target = "сервер ✓".into();
+        let text = render(&report);
+        assert!(text.ends_with("}\n"));
+        assert!(text.contains("сервер ✓"), "non-ASCII must not be escaped");
+        let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        assert_eq!(value["schema_version"], 1);
+        assert_eq!(value["phases"]["evals"]["status"], "skipped");
+        assert!(value.get("secrets").is_none());
+    }
+
+    #[test]
+    fn documented_example_is_current() {
+        let doc = include_str!("../../docs/json-report.md");
+        let example = doc
+            .split("```json\n")
+            .nth(1)
+            .and_then(|rest| rest.split("```").next())
+            .unwrap_or_default();
+        assert_eq!(example, render(&fixtures::unreachable()));
+    }
+
+    #[test]
+    fn every_field_is_documented() {
+        let doc = include_str!("../../docs/json-report.md");
+        let mut report = fixtures::failing();
+        report.inventory = fixtures::all_passed().inventory;
+        let value: Value = serde_json::from_str(&render(&report)).unwrap_or(Value::Null);
+        let mut keys = Vec::new();
+        collect_keys(&value, &mut keys);
+        assert!(keys.len() > 40, "{keys:?}");
+        for key in keys {
+            assert!(
+                doc.contains(&format!("`{key}`")),
+                "`{key}` is not documented"
+            );
+        }
+    }
+
+    /// Every object key of the report, except inside server-provided values.
+    fn collect_keys(value: &Value, out: &mut Vec<String>) {
+        match value {
+            Value::Object(map) => {
+                for (k, v) in map {
+                    out.push(k.clone());
+                    if k != "capabilities" && k != "annotations" {
+                        collect_keys(v, out);
+                    }
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|v| collect_keys(v, out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn hostile_text_round_trips_and_secrets_are_gone() {
+        let text = render(&fixtures::hostile());
+        assert!(!text.contains("sk-live-123456"));
+        let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        assert_eq!(
+            value["phases"]["tests"]["results"][0]["failures"][0],
+            "::error file=x::owned"
+        );
+        assert_eq!(value["target"], "https://mcp.example/?token=***");
+    }
+}

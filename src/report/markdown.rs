@@ -1,3 +1,474 @@
-//! markdown (stub)
-#![allow(missing_docs)]
-pub fn render(_report: &super::model::RunReport) -> String { String::new() }
+//! The Markdown job summary (GitHub-flavoured, appended to `$GITHUB_STEP_SUMMARY` or
+//! `--summary`): verdict, server, one row per phase, then the static-check findings and the
+//! failed tests in `<details>`. Every untrusted string is escaped for Markdown and HTML, and the
+//! whole text stays under [`SUMMARY_BUDGET`] bytes by cutting lists with a note.
+
+use super::escape::{clean, format_secs, plural, tail_lines, truncate_chars};
+use super::model::{ChecksResults, PhaseOverview, PhaseStatus, RunReport, TestCounts, TestStatus};
+
+/// Largest summary in bytes. GitHub drops a step summary over 1 MiB entirely, and rejects some
+/// slightly below that, so this leaves room.
+pub const SUMMARY_BUDGET: usize = 900 * 1024;
+
+/// Longest untrusted table cell, in characters.
+const CELL_CHARS: usize = 300;
+/// Longest connection error message, in characters.
+const ERROR_CHARS: usize = 2000;
+/// Most server stderr lines shown, and their longest total, in characters.
+const STDERR_LINES: usize = 60;
+const STDERR_CHARS: usize = 8000;
+/// Bytes kept free for section headers, closing tags and "… more" notes.
+const SECTION_OVERHEAD: usize = 1024;
+
+/// The job summary of `report`, secrets redacted, at most [`SUMMARY_BUDGET`] bytes.
+pub fn render(report: &RunReport) -> String {
+    render_within(report, SUMMARY_BUDGET)
+}
+
+fn render_within(report: &RunReport, budget: usize) -> String {
+    let report = report.redacted();
+    let r = &*report;
+    let mut out = String::new();
+
+    let (icon, verdict) = if r.passed {
+        ("✅", "passed")
+    } else {
+        ("❌", "failed")
+    };
+    out.push_str(&format!("## {icon} toolproof {verdict}\n\n"));
+    out.push_str(&server_line(r));
+    out.push_str("\n\n");
+
+    if let Some(err) = &r.error {
+        out.push_str("> [!CAUTION]\n> **The server could not be used:** ");
+        out.push_str(&md(&err.message, ERROR_CHARS));
+        out.push_str("\n\n");
+        if let Some(stderr) = err.stderr.as_deref().filter(|s| !s.trim().is_empty()) {
+            out.push_str(&pre_details("Server stderr", stderr, false));
+        }
+    }
+    if !r.stdout_noise.is_empty() {
+        let n = r.stdout_noise.len();
+        out.push_str(&format!(
+            "> [!WARNING]\n> The server printed {n} non-protocol line{} on stdout; strict MCP clients fail on them. First: {}\n\n",
+            plural(n),
+            md(&r.stdout_noise[0], CELL_CHARS)
+        ));
+    }
+
+    out.push_str("| Phase | Result |\n|---|---|\n");
+    let [checks, tests, evals, bench, fuzz] = r.phases.overview();
+    out.push_str(&phase_row(
+        &checks,
+        checks_result(&checks, &r.phases.checks.results),
+    ));
+    out.push_str(&phase_row(
+        &tests,
+        tests_result(&tests, &r.phases.tests.results),
+    ));
+    for phase in [evals, bench, fuzz] {
+        out.push_str(&phase_row(&phase, None));
+    }
+    out.push('\n');
+
+    let findings = finding_rows(&r.phases.checks.results);
+    let failed = failed_test_rows(r);
+    let lists = [findings, failed];
+    let available = budget.saturating_sub(out.len() + 2 * SECTION_OVERHEAD);
+    let allotments = share(
+        &lists.iter().map(List::bytes).collect::<Vec<_>>(),
+        available,
+    );
+    for (list, allotment) in lists.iter().zip(allotments) {
+        list.render_into(&mut out, allotment);
+    }
+
+    if out.len() > budget {
+        // Only reachable with a budget smaller than the fixed parts; cut on a char boundary.
+        let note = "\n\n… cut to fit the job summary (see the JSON/JUnit report)\n";
+        let mut end = budget.saturating_sub(note.len());
+        while end > 0 && !out.is_char_boundary(end) {
+            end -= 1;
+        }
+        out.truncate(end);
+        out.push_str(note);
+    }
+    out
+}
+
+/// Splits `available` bytes between lists needing `needs` bytes: each gets what it needs when
+/// that is below an equal share, the rest split what is left.
+fn share(needs: &[usize], available: usize) -> Vec<usize> {
+    let mut out = vec![0; needs.len()];
+    let mut open: Vec<usize> = (0..needs.len()).collect();
+    let mut left = available;
+    while !open.is_empty() {
+        let fair = left / open.len();
+        let (small, big): (Vec<usize>, Vec<usize>) = open.iter().partition(|&&i| needs[i] <= fair);
+        if small.is_empty() {
+            for &i in &open {
+                out[i] = fair;
+            }
+            break;
+        }
+        for &i in &small {
+            out[i] = needs[i];
+            left -= needs[i];
+        }
+        open = big;
+    }
+    out
+}
+
+/// A `<details>` section with a table whose rows may be cut.
+struct List {
+    summary: String,
+    open: bool,
+    header: &'static str,
+    rows: Vec<String>,
+}
+
+impl List {
+    fn bytes(&self) -> usize {
+        self.rows.iter().map(String::len).sum()
+    }
+
+    fn render_into(&self, out: &mut String, allotment: usize) {
+        if self.rows.is_empty() {
+            return;
+        }
+        let open = if self.open { " open" } else { "" };
+        out.push_str(&format!(
+            "<details{open}><summary>{}</summary>\n\n{}",
+            self.summary, self.header
+        ));
+        let mut used = 0;
+        let mut shown = 0;
+        for row in &self.rows {
+            if used + row.len() > allotment {
+                break;
+            }
+            out.push_str(row);
+            used += row.len();
+            shown += 1;
+        }
+        let more = self.rows.len() - shown;
+        if more > 0 {
+            out.push_str(&format!("\n… {more} more (see the JSON/JUnit report)\n"));
+        }
+        out.push_str("\n</details>\n\n");
+    }
+}
+
+fn server_line(r: &RunReport) -> String {
+    let mut parts = Vec::new();
+    if let Some(s) = &r.server {
+        let name = s.name.as_deref().unwrap_or("unnamed server");
+        let who = match s.version.as_deref() {
+            Some(v) => format!("{name} {v}"),
+            None => name.to_string(),
+        };
+        let who = md(&who, CELL_CHARS);
+        if !who.is_empty() {
+            parts.push(format!("**{who}**"));
+        }
+    }
+    parts.push(md(&r.target, CELL_CHARS));
+    if let Some(s) = &r.server {
+        parts.push(format!(
+            "{} · protocol {}",
+            md(&s.transport, 40),
+            md(&s.protocol_version, 40)
+        ));
+    }
+    parts.push(format_secs(r.duration_ms));
+    parts.join(" · ")
+}
+
+fn phase_row(phase: &PhaseOverview<'_>, ran: Option<String>) -> String {
+    let reason = phase.reason.map(|s| md(s, CELL_CHARS));
+    let result = match phase.status {
+        PhaseStatus::Skipped => {
+            format!("⏭️ skipped: {}", reason.unwrap_or_else(|| "not run".into()))
+        }
+        PhaseStatus::Error => format!("❌ {}", reason.unwrap_or_else(|| "could not run".into())),
+        PhaseStatus::Passed | PhaseStatus::Failed => {
+            let icon = if phase.status == PhaseStatus::Passed {
+                "✅"
+            } else {
+                "❌"
+            };
+            let what = ran.unwrap_or_else(|| phase.status.as_str().to_string());
+            match reason {
+                Some(reason) => format!("{icon} {what}: {reason}"),
+                None => format!("{icon} {what}"),
+            }
+        }
+    };
+    format!("| {} | {result} |\n", phase.title)
+}
+
+fn checks_result(phase: &PhaseOverview<'_>, c: &ChecksResults) -> Option<String> {
+    if !matches!(phase.status, PhaseStatus::Passed | PhaseStatus::Failed) {
+        return None;
+    }
+    use super::model::Severity;
+    let (e, w, t) = (
+        c.count(Severity::Error),
+        c.count(Severity::Warning),
+        c.tools.len(),
+    );
+    Some(format!(
+        "{e} error{}, {w} warning{} in {t} tool{}",
+        plural(e),
+        plural(w),
+        plural(t)
+    ))
+}
+
+fn tests_result(phase: &PhaseOverview<'_>, tests: &[super::model::TestResult]) -> Option<String> {
+    if !matches!(phase.status, PhaseStatus::Passed | PhaseStatus::Failed) {
+        return None;
+    }
+    let c = TestCounts::of(tests);
+    let mut s = format!("{}/{} passed", c.ok(), c.total());
+    if c.flaky > 0 {
+        s.push_str(&format!(" ({} flaky)", c.flaky));
+    }
+    let mut bad = Vec::new();
+    if c.failed > 0 {
+        bad.push(format!("{} failed", c.failed));
+    }
+    if c.errors > 0 {
+        bad.push(format!("{} error{}", c.errors, plural(c.errors)));
+    }
+    if c.not_run > 0 {
+        bad.push(format!("{} not run", c.not_run));
+    }
+    if !bad.is_empty() {
+        s.push_str(", ");
+        s.push_str(&bad.join(", "));
+    }
+    Some(s)
+}
+
+fn finding_rows(c: &ChecksResults) -> List {
+    use super::model::Severity;
+    let rows = c
+        .findings
+        .iter()
+        .map(|f| {
+            let icon = if f.fails { "❌" } else { "⚠️" };
+            format!(
+                "| {icon} | {} | {} | {} |\n",
+                md(&f.tool, CELL_CHARS),
+                md(&f.check, 80),
+                md(&f.message, CELL_CHARS)
+            )
+        })
+        .collect();
+    let (e, w) = (c.count(Severity::Error), c.count(Severity::Warning));
+    List {
+        summary: format!(
+            "Static-check findings: {e} error{}, {w} warning{}",
+            plural(e),
+            plural(w)
+        ),
+        open: c.findings.iter().any(|f| f.fails),
+        header: "| | Tool | Check | Problem |\n|---|---|---|---|\n",
+        rows,
+    }
+}
+
+fn failed_test_rows(r: &RunReport) -> List {
+    let tests = &r.phases.tests.results;
+    let rows: Vec<String> = tests
+        .iter()
+        .filter(|t| {
+            matches!(
+                t.status,
+                TestStatus::Failed | TestStatus::Error | TestStatus::NotRun
+            )
+        })
+        .map(|t| {
+            let icon = match t.status {
+                TestStatus::NotRun => "⏭️",
+                _ => "❌",
+            };
+            let place = match (r.config_file.as_deref(), t.line) {
+                (Some(file), Some(line)) => md(&format!("{file}:{line}"), CELL_CHARS),
+                (Some(file), None) => md(file, CELL_CHARS),
+                _ => String::new(),
+            };
+            let mut failure = t.failures.join("\n");
+            if t.attempts > 1 && t.status != TestStatus::NotRun {
+                failure.push_str(&format!("\n(after {} attempts)", t.attempts));
+            }
+            format!(
+                "| {icon} | {} | {} | {place} | {} |\n",
+                md(&t.name, CELL_CHARS),
+                md(&t.tool, CELL_CHARS),
+                md(&failure, CELL_CHARS * 2)
+            )
+        })
+        .collect();
+    List {
+        summary: format!("Failed tests ({})", rows.len()),
+        open: true,
+        header: "| | Test | Tool | Where | Failure |\n|---|---|---|---|---|\n",
+        rows,
+    }
+}
+
+/// A collapsed `<details>` block showing `text` in `<pre>`.
+fn pre_details(title: &str, text: &str, open: bool) -> String {
+    let tail = tail_lines(text, STDERR_LINES);
+    let rough = truncate_chars(&tail, STDERR_CHARS.saturating_mul(4));
+    let cleaned = clean(&rough);
+    let shown = truncate_chars(&cleaned, STDERR_CHARS);
+    let open = if open { " open" } else { "" };
+    format!(
+        "<details{open}><summary>{title}</summary>\n\n<pre>\n{}\n</pre>\n\n</details>\n\n",
+        html(&shown)
+    )
+}
+
+/// Escapes for HTML text: `&`, `<`, `>`; `@` gets a zero-width space so it cannot mention.
+fn html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '@' => out.push_str("@\u{200b}"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Untrusted text made safe for one Markdown table cell or inline run: control characters and
+/// escapes removed, cut to `max_chars`, newlines as `<br>`, HTML special characters as entities,
+/// Markdown punctuation (`|`, `` ` ``, `*`, `_`, `~`, `[`, `]`, `\`, `#`) backslash-escaped, and
+/// `@` followed by a zero-width space so `@someone` never notifies anyone.
+fn md(text: &str, max_chars: usize) -> String {
+    // Cutting before cleaning keeps megabyte-long strings cheap; escapes only shrink text.
+    let rough = truncate_chars(text, max_chars.saturating_mul(4));
+    let cleaned = clean(&rough);
+    let cut = truncate_chars(cleaned.trim(), max_chars);
+    let mut out = String::with_capacity(cut.len() + 8);
+    for c in cut.chars() {
+        match c {
+            '\n' => out.push_str("<br>"),
+            '\t' => out.push(' '),
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '@' => out.push_str("@\u{200b}"),
+            '|' | '`' | '*' | '_' | '~' | '[' | ']' | '\\' | '#' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixtures;
+    use crate::report::model::{Finding, Severity};
+
+    #[test]
+    fn snapshots() {
+        fixtures::snapshot_settings().bind(|| {
+            for (name, report) in fixtures::all() {
+                insta::assert_snapshot!(format!("markdown_{name}"), render(&report));
+            }
+        });
+    }
+
+    #[test]
+    fn cells_are_escaped() {
+        assert_eq!(
+            md("a|b\nc <x> & `y` [l](u) *s* @all \\", 100),
+            "a\\|b<br>c &lt;x&gt; &amp; \\`y\\` \\[l\\](u) \\*s\\* @\u{200b}all \\\\"
+        );
+        assert_eq!(md("\x1b[31mred\x1b[0m", 100), "red");
+        assert_eq!(md("abcdef", 4), "abc…");
+    }
+
+    #[test]
+    fn hostile_report_has_no_live_markup() {
+        let out = render(&fixtures::hostile());
+        assert!(!out.contains("<script>"));
+        assert!(!out.contains("<img"));
+        assert!(!out.contains("@everyone"));
+        assert!(out.contains("\\[click\\](https://evil.example)"));
+        assert!(!out.contains("sk-live-123456"));
+        assert!(!out.contains('\x1b'));
+        // Every table row has exactly the columns of its header.
+        for line in out.lines().filter(|l| l.starts_with("| ")) {
+            let cells = line.replace("\\|", "").matches('|').count();
+            assert!(cells == 3 || cells == 5 || cells == 6, "{line}");
+        }
+    }
+
+    #[test]
+    fn skipped_and_errored_phases_say_so() {
+        let out = render(&fixtures::unreachable());
+        assert!(out.contains("| Static checks | ❌ the server could not be reached |"));
+        assert!(out.contains("| Bench | ⏭️ skipped: no bench section in toolproof.yaml |"));
+        assert!(!out.contains('✅'));
+    }
+
+    #[test]
+    fn fifty_thousand_findings_fit_the_budget() {
+        let mut report = fixtures::failing();
+        let finding = |i: usize| Finding {
+            tool: format!("tool_{i}"),
+            check: "description".into(),
+            severity: Severity::Error,
+            message: format!("tool number {i} has a description that says nothing useful at all"),
+            fails: true,
+        };
+        report.phases.checks.results.findings = (0..50_000).map(finding).collect();
+        let out = render(&report);
+        assert!(out.len() <= SUMMARY_BUDGET, "{} bytes", out.len());
+        assert!(out.len() > SUMMARY_BUDGET / 2, "the budget should be used");
+        assert!(out.contains(" more (see the JSON/JUnit report)"));
+        // The failed tests still have their room.
+        assert!(out.contains("wrong expectation retried"));
+        assert!(out.ends_with("</details>\n\n"));
+    }
+
+    #[test]
+    fn huge_strings_are_cut() {
+        let mut report = fixtures::failing();
+        let huge = "x".repeat(5_000_000);
+        report.target = huge.clone();
+        if let Some(e) = report.error.as_mut() {
+            e.message = huge.clone();
+            e.stderr = Some(format!("{huge}\n").repeat(3));
+        }
+        report.phases.evals.reason = Some(huge);
+        let out = render(&report);
+        assert!(out.len() < 64 * 1024, "{} bytes", out.len());
+    }
+
+    #[test]
+    fn tiny_budget_still_bounded() {
+        let out = render_within(&fixtures::failing(), 500);
+        assert!(out.len() <= 500, "{}", out.len());
+    }
+
+    #[test]
+    fn sharing_gives_small_lists_what_they_need() {
+        assert_eq!(share(&[10, 1000], 100), [10, 90]);
+        assert_eq!(share(&[1000, 1000], 100), [50, 50]);
+        assert_eq!(share(&[10, 20], 100), [10, 20]);
+    }
+}

@@ -1,10 +1,18 @@
 //! Reports: one data model ([`model::RunReport`]) and one renderer per format. Renderers are
-//! pure functions from the model to text; [`write`] owns the files.
+//! pure functions from the model to text; each redacts the model's secrets first
+//! ([`model::RunReport::redacted`]) and escapes untrusted text for its format. [`write`] owns
+//! the files.
 
 pub mod annotations;
 pub mod console;
+pub mod escape;
 pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod model;
+pub mod redact;
+mod table;
 pub mod write;
+
+#[cfg(test)]
+mod fixtures;

@@ -283,3 +283,98 @@ pub struct TestResult {
     /// YAML line of the test.
     pub line: Option<u32>,
 }
+
+impl PhaseStatus {
+    /// The lowercase word used in the JSON report: `passed`, `failed`, `skipped`, `error`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PhaseStatus::Passed => "passed",
+            PhaseStatus::Failed => "failed",
+            PhaseStatus::Skipped => "skipped",
+            PhaseStatus::Error => "error",
+        }
+    }
+}
+
+/// One phase without its results: what the per-phase lines of every report are made from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PhaseOverview<'a> {
+    /// The phase's key in the JSON report: `checks`, `tests`, `evals`, `bench`, `fuzz`.
+    pub key: &'static str,
+    /// Its human name: `Static checks`, `Tests`, `Evals`, `Bench`, `Fuzz`.
+    pub title: &'static str,
+    /// How it ended.
+    pub status: PhaseStatus,
+    /// Why it was skipped or errored, or a one-line verdict.
+    pub reason: Option<&'a str>,
+    /// Wall time.
+    pub duration_ms: f64,
+}
+
+impl Phases {
+    /// All five phases in run order, without their results.
+    pub fn overview(&self) -> [PhaseOverview<'_>; 5] {
+        fn view<'a, T>(
+            key: &'static str,
+            title: &'static str,
+            p: &'a Phase<T>,
+        ) -> PhaseOverview<'a> {
+            PhaseOverview {
+                key,
+                title,
+                status: p.status,
+                reason: p.reason.as_deref(),
+                duration_ms: p.duration_ms,
+            }
+        }
+        [
+            view("checks", "Static checks", &self.checks),
+            view("tests", "Tests", &self.tests),
+            view("evals", "Evals", &self.evals),
+            view("bench", "Bench", &self.bench),
+            view("fuzz", "Fuzz", &self.fuzz),
+        ]
+    }
+}
+
+/// How many YAML tests ended which way.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TestCounts {
+    /// Passed at the first attempt.
+    pub passed: usize,
+    /// Passed on a retry.
+    pub flaky: usize,
+    /// An expectation failed.
+    pub failed: usize,
+    /// No usable answer.
+    pub errors: usize,
+    /// Never called.
+    pub not_run: usize,
+}
+
+impl TestCounts {
+    /// Counts the outcomes of `tests`.
+    pub fn of(tests: &[TestResult]) -> Self {
+        let mut counts = TestCounts::default();
+        for t in tests {
+            match t.status {
+                TestStatus::Passed => counts.passed += 1,
+                TestStatus::Flaky => counts.flaky += 1,
+                TestStatus::Failed => counts.failed += 1,
+                TestStatus::Error => counts.errors += 1,
+                TestStatus::NotRun => counts.not_run += 1,
+            }
+        }
+        counts
+    }
+
+    /// All tests.
+    pub fn total(&self) -> usize {
+        self.passed + self.flaky + self.failed + self.errors + self.not_run
+    }
+
+    /// Tests that passed in the end (flaky ones included).
+    pub fn ok(&self) -> usize {
+        self.passed + self.flaky
+    }
+}

@@ -1,0 +1,356 @@
+//! Secret redaction: every value that came from `${VAR}` expansion is replaced by `***` in every
+//! string of the [`RunReport`] before a renderer sees it.
+//!
+//! Redacting the model, not the rendered text, is deliberate: it happens before any escaping (an
+//! XML- or JSON-escaped secret would no longer match the raw value) and it can never break the
+//! syntax of a format (a secret such as `true` or `name` replaced inside JSON or XML markup would).
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::model::{
+    ChecksResults, Finding, Generator, Inventory, Phase, Phases, RunReport, ServerError,
+    ServerSummary, TestResult, ToolSummary,
+};
+
+/// Shortest secret that is redacted; shorter values would garble ordinary words and numbers.
+pub const MIN_SECRET_CHARS: usize = 4;
+
+/// What a secret is replaced with.
+pub const MASK: &str = "***";
+
+/// A set of secrets ready to apply: too short ones dropped, longest first so a secret that
+/// contains another is masked whole.
+#[derive(Debug, Clone)]
+pub struct Redactor {
+    secrets: Vec<String>,
+}
+
+impl Redactor {
+    /// Prepares `secrets` for use.
+    pub fn new(secrets: &[String]) -> Self {
+        let mut secrets: Vec<String> = secrets
+            .iter()
+            .filter(|s| s.chars().count() >= MIN_SECRET_CHARS)
+            .cloned()
+            .collect();
+        secrets.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        secrets.dedup();
+        Redactor { secrets }
+    }
+
+    /// Whether there is nothing to redact.
+    pub fn is_empty(&self) -> bool {
+        self.secrets.is_empty()
+    }
+
+    /// `text` with every secret replaced by [`MASK`].
+    pub fn apply<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let mut out = Cow::Borrowed(text);
+        for secret in &self.secrets {
+            if out.contains(secret.as_str()) {
+                out = Cow::Owned(out.replace(secret.as_str(), MASK));
+            }
+        }
+        out
+    }
+
+    fn apply_in_place(&self, text: &mut String) {
+        if let Cow::Owned(new) = self.apply(text) {
+            *text = new;
+        }
+    }
+}
+
+/// Something that holds strings to redact.
+trait Redact {
+    fn redact(&mut self, r: &Redactor);
+}
+
+impl Redact for String {
+    fn redact(&mut self, r: &Redactor) {
+        r.apply_in_place(self);
+    }
+}
+
+impl<T: Redact> Redact for Option<T> {
+    fn redact(&mut self, r: &Redactor) {
+        if let Some(v) = self {
+            v.redact(r);
+        }
+    }
+}
+
+impl<T: Redact> Redact for Vec<T> {
+    fn redact(&mut self, r: &Redactor) {
+        for v in self {
+            v.redact(r);
+        }
+    }
+}
+
+impl Redact for Value {
+    fn redact(&mut self, r: &Redactor) {
+        match self {
+            Value::String(s) => s.redact(r),
+            Value::Array(items) => items.redact(r),
+            Value::Object(map) => {
+                let old = std::mem::take(map);
+                for (mut key, mut value) in old {
+                    key.redact(r);
+                    value.redact(r);
+                    map.insert(key, value);
+                }
+            }
+            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        }
+    }
+}
+
+// The impls below destructure exhaustively: a new field is a compile error here until someone
+// decides whether it needs redacting.
+
+impl Redact for RunReport {
+    fn redact(&mut self, r: &Redactor) {
+        let RunReport {
+            schema_version: _,
+            generator,
+            command,
+            target,
+            config_file,
+            server,
+            started_at: _,
+            duration_ms: _,
+            passed: _,
+            exit_code: _,
+            error,
+            inventory,
+            stdout_noise,
+            phases,
+            secrets: _,
+        } = self;
+        generator.redact(r);
+        command.redact(r);
+        target.redact(r);
+        config_file.redact(r);
+        server.redact(r);
+        error.redact(r);
+        inventory.redact(r);
+        stdout_noise.redact(r);
+        phases.redact(r);
+    }
+}
+
+impl Redact for Generator {
+    fn redact(&mut self, _: &Redactor) {
+        let Generator {
+            name: _,
+            version: _,
+        } = self;
+    }
+}
+
+impl Redact for ServerSummary {
+    fn redact(&mut self, r: &Redactor) {
+        let ServerSummary {
+            name,
+            version,
+            title,
+            protocol_version,
+            era,
+            transport,
+            capabilities,
+        } = self;
+        name.redact(r);
+        version.redact(r);
+        title.redact(r);
+        protocol_version.redact(r);
+        era.redact(r);
+        transport.redact(r);
+        capabilities.redact(r);
+    }
+}
+
+impl Redact for ServerError {
+    fn redact(&mut self, r: &Redactor) {
+        let ServerError { message, stderr } = self;
+        message.redact(r);
+        stderr.redact(r);
+    }
+}
+
+impl Redact for Inventory {
+    fn redact(&mut self, r: &Redactor) {
+        let Inventory {
+            tools,
+            resources,
+            prompts,
+        } = self;
+        tools.redact(r);
+        resources.redact(r);
+        prompts.redact(r);
+    }
+}
+
+impl Redact for ToolSummary {
+    fn redact(&mut self, r: &Redactor) {
+        let ToolSummary {
+            name,
+            title,
+            summary,
+            annotations,
+            has_output_schema: _,
+        } = self;
+        name.redact(r);
+        title.redact(r);
+        summary.redact(r);
+        annotations.redact(r);
+    }
+}
+
+impl<T: Redact> Redact for Phase<T> {
+    fn redact(&mut self, r: &Redactor) {
+        let Phase {
+            status: _,
+            reason,
+            duration_ms: _,
+            results,
+        } = self;
+        reason.redact(r);
+        results.redact(r);
+    }
+}
+
+impl Redact for Phases {
+    fn redact(&mut self, r: &Redactor) {
+        let Phases {
+            checks,
+            tests,
+            evals,
+            bench,
+            fuzz,
+        } = self;
+        checks.redact(r);
+        tests.redact(r);
+        evals.redact(r);
+        bench.redact(r);
+        fuzz.redact(r);
+    }
+}
+
+impl Redact for ChecksResults {
+    fn redact(&mut self, r: &Redactor) {
+        let ChecksResults {
+            strict: _,
+            tools,
+            disabled,
+            findings,
+        } = self;
+        tools.redact(r);
+        disabled.redact(r);
+        findings.redact(r);
+    }
+}
+
+impl Redact for Finding {
+    fn redact(&mut self, r: &Redactor) {
+        let Finding {
+            tool,
+            check,
+            severity: _,
+            message,
+            fails: _,
+        } = self;
+        tool.redact(r);
+        check.redact(r);
+        message.redact(r);
+    }
+}
+
+impl Redact for TestResult {
+    fn redact(&mut self, r: &Redactor) {
+        let TestResult {
+            name,
+            tool,
+            status: _,
+            failures,
+            latency_ms: _,
+            attempts: _,
+            is_error: _,
+            text,
+            stderr,
+            tags,
+            line: _,
+        } = self;
+        name.redact(r);
+        tool.redact(r);
+        failures.redact(r);
+        text.redact(r);
+        stderr.redact(r);
+        tags.redact(r);
+    }
+}
+
+impl RunReport {
+    /// This report with every string redacted of [`RunReport::secrets`] (borrowed unchanged
+    /// when there is nothing to redact). Every renderer calls this first.
+    pub fn redacted(&self) -> Cow<'_, RunReport> {
+        let redactor = Redactor::new(&self.secrets);
+        if redactor.is_empty() {
+            return Cow::Borrowed(self);
+        }
+        let mut copy = self.clone();
+        copy.redact(&redactor);
+        Cow::Owned(copy)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixtures;
+
+    #[test]
+    fn short_secrets_are_left_alone() {
+        let r = Redactor::new(&["abc".into(), "".into()]);
+        assert!(r.is_empty());
+        assert_eq!(r.apply("abc"), "abc");
+    }
+
+    #[test]
+    fn longest_secret_wins() {
+        let r = Redactor::new(&["token".into(), "token-123456".into()]);
+        assert_eq!(r.apply("a token-123456 b token"), "a *** b ***");
+    }
+
+    #[test]
+    fn secrets_are_counted_in_characters() {
+        let r = Redactor::new(&["ключ".into()]);
+        assert_eq!(r.apply("der ключ"), "der ***");
+    }
+
+    #[test]
+    fn every_string_of_the_report_is_redacted() {
+        let mut report = fixtures::failing();
+        let secret = "hunter2-secret".to_string();
+        report.secrets = vec![secret.clone()];
+        report.target = format!("https://x.example/?key={secret}");
+        report.phases.tests.results[0].failures = vec![format!("got {secret}")];
+        report.phases.checks.results.findings[0].message = format!("has {secret}");
+        if let Some(server) = report.server.as_mut() {
+            server.capabilities = serde_json::json!({ secret.clone(): [secret.clone()] });
+        }
+        let redacted = report.redacted();
+        let json = serde_json::to_string(&*redacted).unwrap_or_default();
+        assert!(!json.is_empty());
+        assert!(!json.contains(&secret), "{json}");
+        assert!(json.contains("key=***"));
+    }
+
+    #[test]
+    fn no_secrets_borrows() {
+        let report = fixtures::all_passed();
+        assert!(matches!(report.redacted(), Cow::Borrowed(_)));
+    }
+}
