@@ -93,9 +93,9 @@ fn inspect_cmd(args: InspectArgs) -> i32 {
     let text = if args.json {
         report::json::render(&report)
     } else {
-        inspect::render(&report)
+        inspect::render(&report.redacted())
     };
-    print!("{}", report::write::redact(&text, &report.secrets));
+    print!("{text}");
     report.exit_code
 }
 

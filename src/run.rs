@@ -303,7 +303,7 @@ fn config_file_name(path: &Path) -> Option<String> {
 /// Renders and writes every report asked for, prints the console report, and returns the exit
 /// code (the report's, or 1 when a report could not be written).
 pub fn deliver(report: &RunReport, outputs: &Outputs) -> i32 {
-    let redact = |text: String| write::redact(&text, &report.secrets);
+    // Every renderer masks `report.secrets` itself (see `report::redact`).
     let mut code = report.exit_code;
     let width = terminal_width();
     let text = console::render(
@@ -313,14 +313,14 @@ pub fn deliver(report: &RunReport, outputs: &Outputs) -> i32 {
             width,
         },
     );
-    print!("{}", redact(text));
+    print!("{text}");
     let files: [(&Option<PathBuf>, &str, fn(&RunReport) -> String); 2] = [
         (&outputs.junit, "JUnit report", junit::render),
         (&outputs.json, "JSON report", json::render),
     ];
     for (path, what, render) in files {
         let Some(path) = path else { continue };
-        match write::write_atomic(path, redact(render(report)).as_bytes()) {
+        match write::write_atomic(path, render(report).as_bytes()) {
             Ok(()) => println!("{what} written to {}", path.display()),
             Err(e) => {
                 eprintln!("error: could not write the {what} to {}: {e}", path.display());
@@ -329,7 +329,7 @@ pub fn deliver(report: &RunReport, outputs: &Outputs) -> i32 {
         }
     }
     if let Some(path) = &outputs.summary
-        && let Err(e) = write::append_summary(path, &redact(markdown::render(report)))
+        && let Err(e) = write::append_summary(path, &markdown::render(report))
     {
         eprintln!(
             "error: could not append the Markdown summary to {}: {e}",
@@ -338,7 +338,7 @@ pub fn deliver(report: &RunReport, outputs: &Outputs) -> i32 {
         code = code.max(EXIT_FAILED);
     }
     if outputs.annotations {
-        print!("{}", redact(annotations::render(report)));
+        print!("{}", annotations::render(report));
     }
     code
 }
