@@ -1,0 +1,145 @@
+//! `fake_mcp`: a scripted fake MCP server that toolproof's integration tests start over stdio or
+//! streamable HTTP, in either protocol era, with planted defects and faults.
+//!
+//! Build with `cargo build --examples`; the binary lands in `target/debug/examples/fake_mcp`.
+//!
+//! # Options
+//!
+//! | flag | meaning |
+//! |---|---|
+//! | `--http ADDR` | serve streamable HTTP on ADDR (loopback only, e.g. `127.0.0.1:0`) instead of stdio |
+//! | `--era legacy\|modern\|both` | protocol generation, default `legacy` |
+//! | `--sse` | HTTP: answer every POST request as `text/event-stream` |
+//! | `--require-header 'Name: value'` | HTTP: 401 unless the header has that value (repeatable) |
+//! | `--tools N` | add N generated tools `tool_0001`… with short distinct descriptions |
+//! | `--page-size K` | K tools per `tools/list` page, with `nextCursor` (default: one page) |
+//! | `--resources` / `--prompts` | offer one resource (`fake://readme`) / one prompt (`greet`) |
+//! | `--fault NAME` | plant a fault, repeatable or comma-separated (list below) |
+//! | `--log FILE` | append every received message to FILE as one JSON line |
+//! | `--name NAME` | `serverInfo.name` (default `fake-mcp`) |
+//! | `--legacy-version V` | answer `initialize` with version V whatever the client asked |
+//!
+//! # Startup line (HTTP)
+//!
+//! With `--http`, the first and only stdout line is `listening on http://127.0.0.1:PORT/mcp`
+//! (flushed at once), so a test can read the port. Diagnostics go to stderr.
+//!
+//! # Eras
+//!
+//! - legacy: `initialize` echoes the client's `protocolVersion` when it is 2025-03-26,
+//!   2025-06-18 or 2025-11-25, else answers 2025-11-25. Requests other than `ping` before
+//!   `notifications/initialized` get -32600. `server/discover` gets -32601.
+//! - modern (2026-07-28): `server/discover` answers; every request needs `_meta` with
+//!   `io.modelcontextprotocol/protocolVersion` = 2026-07-28 (else -32022 with data
+//!   `{supported, requested}`) and `io.modelcontextprotocol/clientCapabilities` (else -32602);
+//!   results carry `resultType`, lists also `ttlMs`/`cacheScope`; `initialize` and `ping` get
+//!   -32601.
+//! - both: `initialize` starts a legacy session; `server/discover` answers as modern; later
+//!   requests are modern when they carry `_meta` (stdio) or no `Mcp-Session-Id` (HTTP).
+//!
+//! # HTTP rules
+//!
+//! Endpoint `/mcp`. POST needs `Accept` with both `application/json` and `text/event-stream`
+//! (406) and `Content-Type: application/json` (415). Legacy: `initialize` issues
+//! `Mcp-Session-Id`; later requests without it get 400, with an unknown one 404; the
+//! `MCP-Protocol-Version` header must equal the negotiated version (400; may be absent only for
+//! 2025-03-26); DELETE ends the session (204). Modern: no sessions; `Mcp-Method` must equal the
+//! body's method, `MCP-Protocol-Version` must be present and equal `_meta`'s, `Mcp-Name` must
+//! equal `params.name`/`params.uri` for `tools/call`, `prompts/get`, `resources/read` (400 +
+//! -32020); unknown methods 404 + -32601. Notifications and responses get 202 without a body.
+//! GET gets 405. Answers are `application/json`, or SSE with `--sse` (a priming event with empty
+//! data, a `notifications/message` event, then the response) and whenever the server has to send
+//! something before the response (faults `notifications`, `server-requests`).
+//!
+//! # Tools
+//!
+//! `echo(text)` → the text; `add(a, b)` → the sum as text and `structuredContent {result}`
+//! (declares an outputSchema); `fail` → an `isError` result; `slow(ms)` → sleeps, then answers
+//! (on stdio in a thread, so other requests go on; a cancelled call gets no answer); `crash` →
+//! writes `about to crash` to stderr and exits with status 3. Unknown tools get -32602.
+//!
+//! # Faults
+//!
+//! `--fault NAME`; `--help` lists them with a one-line summary each.
+//!
+//! Tool-list defects, each adding the tool named in brackets: `no-description` [undocumented],
+//! `long-description` [verbose, about 1600 characters], `bad-input-schema` [bad_schema,
+//! `"type":"strng"`], `no-input-schema` [no_schema], `non-object-schema` [array_schema],
+//! `required-missing` [required_missing], `no-required` [nothing_required], `bad-output-schema`
+//! [bad_output], `duplicate-name` [a second echo], `bad-name` [`bad name/with slash`],
+//! `long-name` [70 characters], `contradictory-annotations` [wipe_cache], `similar-tools`
+//! [get_weather, fetch_weather], `huge-tool-list` [bulk_01..bulk_40, about 145 kB of JSON],
+//! `draft07-schema` [draft07_point: valid draft-07 that 2020-12 rejects; must NOT be flagged],
+//! `wrong-structured` [wrong_structured: structuredContent breaks its outputSchema].
+//!
+//! Behaviour faults:
+//! - `stdout-noise`: a banner line on stdout at start (stdio only).
+//! - `exit-before-initialize`: a stderr line, then exit 1 at start.
+//! - `hang-initialize`: never answers `initialize` nor `server/discover`.
+//! - `hang-discover-only`: never answers `server/discover`; `initialize` works.
+//! - `garbage`: answers `initialize` (and `server/discover` when the era serves it) with a
+//!   non-JSON line.
+//! - `endless-pagination`: `tools/list` always returns the same `nextCursor`.
+//! - `huge-result`: `echo` returns 10 MiB of text.
+//! - `http-404` / `http-500` / `http-html`: every POST gets that answer.
+//! - `server-requests` (legacy only): before the first `tools/list` answer, sends `ping` and
+//!   `roots/list` to the client and waits for both answers (HTTP: over SSE, up to 30 s), then
+//!   writes to stderr `fake_mcp: server-requests: ping answered with result {}` (or
+//!   `answered with error {…}`, `got no answer`).
+//! - `notifications`: a `notifications/message` and a `notifications/progress` (the request's
+//!   `progressToken`, else `fake-progress`) before every answer; adds the `logging` capability.
+//!
+//! # Log
+//!
+//! `--log FILE` appends one JSON object per received message: stdio
+//! `{"transport":"stdio","message":…}` (or `"raw"` for a line that is not JSON); HTTP
+//! `{"transport":"http","method":"POST","path":"/mcp","headers":{lowercase name: value},"message":…}`.
+//!
+//! Malformed input gets -32700 (not JSON) or -32600 (not a request); unknown methods -32601.
+//! The server exits 0 when stdin ends (stdio), 2 on a bad command line.
+
+#[path = "fake_mcp/catalog.rs"]
+mod catalog;
+#[path = "fake_mcp/http.rs"]
+mod http;
+#[path = "fake_mcp/opts.rs"]
+mod opts;
+#[path = "fake_mcp/server.rs"]
+mod server;
+#[path = "fake_mcp/stdio.rs"]
+mod stdio;
+
+use std::sync::Arc;
+
+use opts::{Fault, Parsed};
+
+fn main() {
+    let options = match opts::parse(std::env::args().skip(1)) {
+        Ok(Parsed::Run(o)) => *o,
+        Ok(Parsed::Help) => {
+            print!("{}", opts::help());
+            return;
+        }
+        Err(e) => {
+            eprintln!("fake_mcp: error: {e}\nhint: run `fake_mcp --help` for the options");
+            std::process::exit(2);
+        }
+    };
+    if options.has(Fault::ExitBeforeInitialize) {
+        eprintln!("fake_mcp: fatal: refusing to start (fault exit-before-initialize)");
+        std::process::exit(1);
+    }
+    let http = options.http;
+    let server = match server::Server::new(options) {
+        Ok(s) => Arc::new(s),
+        Err(e) => {
+            eprintln!("fake_mcp: error: {e}");
+            std::process::exit(2);
+        }
+    };
+    let status = match http {
+        Some(addr) => http::serve(server, addr),
+        None => stdio::serve(server),
+    };
+    std::process::exit(status);
+}

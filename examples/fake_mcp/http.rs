@@ -1,0 +1,836 @@
+//! The streamable HTTP transport: a minimal HTTP/1.1 server on `std::net`, one thread per
+//! connection, keep-alive, `Content-Length` (or chunked) request bodies, JSON or SSE answers,
+//! legacy sessions and the 2026-07-28 header rules.
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use crate::opts::{Era, Fault};
+use crate::server::{
+    Ctx, Incoming, Outcome, Peer, RpcError, Server, classify, error_response, lock, meta_version,
+    notification,
+};
+
+/// Longest request line or header line.
+const MAX_LINE: u64 = 16 * 1024;
+/// Most header lines in one request.
+const MAX_HEADERS: usize = 100;
+/// Largest request body.
+const MAX_BODY: usize = 64 * 1024 * 1024;
+/// How long a server request sent over SSE waits for the client's answer.
+const ASK_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// One parsed HTTP request.
+#[derive(Debug)]
+pub struct Request {
+    /// `POST`, `DELETE`…
+    pub method: String,
+    /// Path without the query.
+    pub path: String,
+    /// Headers as (lowercase name, value), in order.
+    pub headers: Vec<(String, String)>,
+    /// The body.
+    pub body: Vec<u8>,
+    /// Whether the connection stays open afterwards.
+    pub keep_alive: bool,
+}
+
+impl Request {
+    /// The first header called `name` (lowercase).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Why a request could not be read.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The socket failed; just close.
+    Io,
+    /// The request is malformed: answer with this status and reason, then close.
+    Bad(u16, String),
+}
+
+fn read_line(r: &mut impl BufRead) -> Result<Option<String>, ReadError> {
+    let mut buf = Vec::new();
+    let n = r
+        .by_ref()
+        .take(MAX_LINE)
+        .read_until(b'\n', &mut buf)
+        .map_err(|_| ReadError::Io)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if buf.last() != Some(&b'\n') {
+        return Err(ReadError::Bad(
+            431,
+            "header line too long or cut short".into(),
+        ));
+    }
+    let line = String::from_utf8(buf)
+        .map_err(|_| ReadError::Bad(400, "header line is not UTF-8".into()))?;
+    Ok(Some(line.trim_end_matches(['\r', '\n']).to_owned()))
+}
+
+/// Reads one request; `Ok(None)` when the client closed the connection between requests.
+pub fn read_request(r: &mut impl BufRead) -> Result<Option<Request>, ReadError> {
+    let mut start = String::new();
+    while start.is_empty() {
+        match read_line(r)? {
+            Some(line) => start = line,
+            None => return Ok(None),
+        }
+    }
+    let mut parts = start.split(' ');
+    let (Some(method), Some(target), Some(version), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err(ReadError::Bad(
+            400,
+            format!("malformed request line `{start}`"),
+        ));
+    };
+    if !version.starts_with("HTTP/1.") {
+        return Err(ReadError::Bad(
+            505,
+            format!("unsupported version `{version}`"),
+        ));
+    }
+    let mut headers = Vec::new();
+    loop {
+        let line = read_line(r)?.ok_or(ReadError::Io)?;
+        if line.is_empty() {
+            break;
+        }
+        if headers.len() == MAX_HEADERS {
+            return Err(ReadError::Bad(431, "too many headers".into()));
+        }
+        let (name, value) = line
+            .split_once(':')
+            .ok_or_else(|| ReadError::Bad(400, format!("malformed header line `{line}`")))?;
+        headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
+    }
+    let mut req = Request {
+        method: method.to_owned(),
+        path: target.split('?').next().unwrap_or("").to_owned(),
+        headers,
+        body: Vec::new(),
+        keep_alive: false,
+    };
+    let connection = req.header("connection").unwrap_or("").to_ascii_lowercase();
+    req.keep_alive = if version == "HTTP/1.0" {
+        connection.contains("keep-alive")
+    } else {
+        !connection.contains("close")
+    };
+    let chunked = req
+        .header("transfer-encoding")
+        .is_some_and(|te| te.to_ascii_lowercase().contains("chunked"));
+    if chunked {
+        req.body = read_chunked(r)?;
+    } else if let Some(len) = req.header("content-length") {
+        let len: usize = len
+            .parse()
+            .map_err(|_| ReadError::Bad(400, format!("bad Content-Length `{len}`")))?;
+        if len > MAX_BODY {
+            return Err(ReadError::Bad(
+                413,
+                format!("body of {len} bytes is too large"),
+            ));
+        }
+        req.body = vec![0; len];
+        r.read_exact(&mut req.body).map_err(|_| ReadError::Io)?;
+    }
+    Ok(Some(req))
+}
+
+fn read_chunked(r: &mut impl BufRead) -> Result<Vec<u8>, ReadError> {
+    let mut body = Vec::new();
+    loop {
+        let line = read_line(r)?.ok_or(ReadError::Io)?;
+        let size = line.split(';').next().unwrap_or("").trim();
+        let size = usize::from_str_radix(size, 16)
+            .map_err(|_| ReadError::Bad(400, format!("bad chunk size `{line}`")))?;
+        if size == 0 {
+            // Trailers, up to the empty line.
+            while !read_line(r)?.ok_or(ReadError::Io)?.is_empty() {}
+            return Ok(body);
+        }
+        if body.len() + size > MAX_BODY {
+            return Err(ReadError::Bad(413, "chunked body is too large".into()));
+        }
+        let start = body.len();
+        body.resize(start + size, 0);
+        r.read_exact(&mut body[start..])
+            .map_err(|_| ReadError::Io)?;
+        let mut crlf = [0u8; 2];
+        r.read_exact(&mut crlf).map_err(|_| ReadError::Io)?;
+    }
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        202 => "Accepted",
+        204 => "No Content",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        406 => "Not Acceptable",
+        413 => "Payload Too Large",
+        415 => "Unsupported Media Type",
+        431 => "Request Header Fields Too Large",
+        500 => "Internal Server Error",
+        505 => "HTTP Version Not Supported",
+        _ => "Unknown",
+    }
+}
+
+/// Writes a complete response with a `Content-Length` body.
+fn write_full(
+    w: &mut impl Write,
+    status: u16,
+    content_type: Option<&str>,
+    extra: &[(String, String)],
+    body: &[u8],
+    keep_alive: bool,
+) -> io::Result<()> {
+    let mut head = format!("HTTP/1.1 {status} {}\r\n", reason(status));
+    if let Some(ct) = content_type {
+        head.push_str(&format!("Content-Type: {ct}\r\n"));
+    }
+    for (name, value) in extra {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    let connection = if keep_alive { "keep-alive" } else { "close" };
+    head.push_str(&format!(
+        "Content-Length: {}\r\nConnection: {connection}\r\n\r\n",
+        body.len()
+    ));
+    let mut out = head.into_bytes();
+    out.extend_from_slice(body);
+    w.write_all(&out)?;
+    w.flush()
+}
+
+fn write_json(
+    w: &mut impl Write,
+    status: u16,
+    extra: &[(String, String)],
+    msg: &Value,
+    keep_alive: bool,
+) -> io::Result<()> {
+    write_full(
+        w,
+        status,
+        Some("application/json"),
+        extra,
+        msg.to_string().as_bytes(),
+        keep_alive,
+    )
+}
+
+/// A JSON-RPC error body for an HTTP-level refusal before the body was read.
+fn refusal(code: i64, message: impl Into<String>) -> Value {
+    error_response(&Value::Null, &RpcError::new(code, message))
+}
+
+/// A JSON-RPC error body for an HTTP-level refusal of a message, answering its id.
+fn refusal_of(msg: &Value, code: i64, message: impl Into<String>) -> Value {
+    let id = msg.get("id").filter(|id| id.is_string() || id.is_number());
+    error_response(id.unwrap_or(&Value::Null), &RpcError::new(code, message))
+}
+
+/// The side channel of one POST: turns the response into an SSE stream on first use.
+struct HttpPeer<'a> {
+    stream: &'a mut TcpStream,
+    headers: Vec<(String, String)>,
+    keep_alive: bool,
+    started: bool,
+    note_first: bool,
+    stream_no: u64,
+    events: u64,
+    broken: bool,
+}
+
+impl HttpPeer<'_> {
+    fn chunk(&mut self, data: &[u8]) {
+        if self.broken || data.is_empty() {
+            return;
+        }
+        let mut out = format!("{:x}\r\n", data.len()).into_bytes();
+        out.extend_from_slice(data);
+        out.extend_from_slice(b"\r\n");
+        if self
+            .stream
+            .write_all(&out)
+            .and_then(|_| self.stream.flush())
+            .is_err()
+        {
+            self.broken = true;
+        }
+    }
+
+    fn event(&mut self, data: &str) {
+        self.events += 1;
+        let mut text = format!("id: {}-{}\n", self.stream_no, self.events);
+        for line in data.split('\n') {
+            text.push_str(&format!("data: {line}\n"));
+        }
+        text.push('\n');
+        self.chunk(text.as_bytes());
+    }
+
+    /// Sends the SSE head, the priming event and (with `--sse`) a first notification.
+    fn start(&mut self) {
+        if self.started {
+            return;
+        }
+        self.started = true;
+        let mut head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\
+                        Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n"
+            .to_owned();
+        for (name, value) in &self.headers {
+            head.push_str(&format!("{name}: {value}\r\n"));
+        }
+        let connection = if self.keep_alive {
+            "keep-alive"
+        } else {
+            "close"
+        };
+        head.push_str(&format!("Connection: {connection}\r\n\r\n"));
+        if self.stream.write_all(head.as_bytes()).is_err() {
+            self.broken = true;
+        }
+        self.events += 1;
+        let priming = format!("id: {}-{}\ndata:\n\n", self.stream_no, self.events);
+        self.chunk(priming.as_bytes());
+        if self.note_first {
+            let note = notification(
+                "notifications/message",
+                json!({"level": "debug", "logger": "fake_mcp", "data": "answering over SSE"}),
+            );
+            self.event(&note.to_string());
+        }
+    }
+
+    fn finish(&mut self) {
+        if !self.broken
+            && self
+                .stream
+                .write_all(b"0\r\n\r\n")
+                .and_then(|_| self.stream.flush())
+                .is_err()
+        {
+            self.broken = true;
+        }
+    }
+}
+
+impl Peer for HttpPeer<'_> {
+    fn notify(&mut self, msg: &Value) {
+        self.start();
+        self.event(&msg.to_string());
+    }
+
+    fn ask(&mut self, server: &Server, requests: &[Value]) -> Vec<Option<Value>> {
+        let ids: Vec<String> = requests.iter().map(|r| r["id"].to_string()).collect();
+        server.expect_answers(&ids);
+        self.start();
+        for r in requests {
+            self.event(&r.to_string());
+        }
+        server.take_answers(&ids, Some(ASK_TIMEOUT))
+    }
+}
+
+/// Serves HTTP forever; returns the exit status if listening fails.
+pub fn serve(server: Arc<Server>, addr: SocketAddr) -> i32 {
+    let listener = match TcpListener::bind(addr) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("fake_mcp: error: cannot listen on {addr}: {e}");
+            return 1;
+        }
+    };
+    let local = match listener.local_addr() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("fake_mcp: error: cannot read the bound address: {e}");
+            return 1;
+        }
+    };
+    let mut out = io::stdout().lock();
+    if writeln!(out, "listening on http://{local}/mcp")
+        .and_then(|_| out.flush())
+        .is_err()
+    {
+        return 1;
+    }
+    drop(out);
+    for conn in listener.incoming() {
+        match conn {
+            Ok(stream) => {
+                let server = Arc::clone(&server);
+                std::thread::spawn(move || connection(&server, stream));
+            }
+            Err(e) => eprintln!("fake_mcp: accept failed: {e}"),
+        }
+    }
+    0
+}
+
+fn connection(server: &Arc<Server>, mut stream: TcpStream) {
+    let Ok(read_half) = stream.try_clone() else {
+        return;
+    };
+    let mut reader = BufReader::new(read_half);
+    loop {
+        let req = match read_request(&mut reader) {
+            Ok(Some(req)) => req,
+            Ok(None) | Err(ReadError::Io) => return,
+            Err(ReadError::Bad(status, why)) => {
+                server.log(&json!({"transport": "http", "bad_request": why}));
+                let _ = write_full(
+                    &mut stream,
+                    status,
+                    Some("text/plain"),
+                    &[],
+                    why.as_bytes(),
+                    false,
+                );
+                return;
+            }
+        };
+        log_request(server, &req);
+        match answer(server, &req, &mut stream) {
+            Ok(true) if req.keep_alive => {}
+            _ => return,
+        }
+    }
+}
+
+fn log_request(server: &Server, req: &Request) {
+    let mut headers = Map::new();
+    for (name, value) in &req.headers {
+        let joined = match headers.get(name).and_then(Value::as_str) {
+            Some(before) => format!("{before}, {value}"),
+            None => value.clone(),
+        };
+        headers.insert(name.clone(), Value::String(joined));
+    }
+    let mut entry = json!({
+        "transport": "http",
+        "method": req.method,
+        "path": req.path,
+        "headers": headers,
+    });
+    if !req.body.is_empty() {
+        match serde_json::from_slice::<Value>(&req.body) {
+            Ok(v) => entry["message"] = v,
+            Err(_) => entry["raw"] = json!(String::from_utf8_lossy(&req.body)),
+        }
+    }
+    server.log(&entry);
+}
+
+/// Answers one request; `Ok(false)` means close the connection.
+fn answer(server: &Arc<Server>, req: &Request, stream: &mut TcpStream) -> io::Result<bool> {
+    let ka = req.keep_alive;
+    if req.path != "/mcp" {
+        write_full(
+            stream,
+            404,
+            Some("text/plain"),
+            &[],
+            b"not found; the endpoint is /mcp",
+            ka,
+        )?;
+        return Ok(ka);
+    }
+    for (name, value) in &server.opts.require_headers {
+        if req.header(name) != Some(value.as_str()) {
+            let extra = [("WWW-Authenticate".to_owned(), "Bearer".to_owned())];
+            let body = refusal(
+                -32000,
+                format!("Unauthorized: header `{name}` missing or wrong"),
+            );
+            write_json(stream, 401, &extra, &body, ka)?;
+            return Ok(ka);
+        }
+    }
+    match req.method.as_str() {
+        "POST" => post(server, req, stream),
+        "DELETE" => delete(server, req, stream),
+        _ => {
+            let extra = [("Allow".to_owned(), "POST, DELETE".to_owned())];
+            write_full(
+                stream,
+                405,
+                Some("text/plain"),
+                &extra,
+                b"method not allowed",
+                ka,
+            )?;
+            Ok(ka)
+        }
+    }
+}
+
+fn delete(server: &Server, req: &Request, stream: &mut TcpStream) -> io::Result<bool> {
+    let ka = req.keep_alive;
+    let sid = req.header("mcp-session-id");
+    if !server.opts.era.legacy() || (server.opts.era == Era::Both && sid.is_none()) {
+        let extra = [("Allow".to_owned(), "POST".to_owned())];
+        write_full(
+            stream,
+            405,
+            Some("text/plain"),
+            &extra,
+            b"no sessions here",
+            ka,
+        )?;
+        return Ok(ka);
+    }
+    let Some(sid) = sid else {
+        write_json(
+            stream,
+            400,
+            &[],
+            &refusal(-32600, "Bad Request: missing Mcp-Session-Id"),
+            ka,
+        )?;
+        return Ok(ka);
+    };
+    if lock(&server.sessions).remove(sid).is_some() {
+        write_full(stream, 204, None, &[], b"", ka)?;
+    } else {
+        write_json(stream, 404, &[], &refusal(-32001, "Session not found"), ka)?;
+    }
+    Ok(ka)
+}
+
+/// A header value for a message: quoted, or `missing`.
+fn shown(value: Option<&str>) -> String {
+    value.map_or_else(|| "missing".to_owned(), |v| format!("{v:?}"))
+}
+
+/// The header a 2026-07-28 request must mirror in `Mcp-Name`, if any.
+fn name_param<'a>(method: &str, params: &'a Value) -> Option<Option<&'a str>> {
+    let key = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        _ => return None,
+    };
+    Some(params.get(key).and_then(Value::as_str))
+}
+
+/// The 2026-07-28 header rules; `Err` holds the -32020 message.
+fn check_modern_headers(req: &Request, msg: &Value) -> Result<(), String> {
+    let (method, params) = match classify(msg) {
+        Incoming::Request { method, params, .. } | Incoming::Notification { method, params } => {
+            (method, params)
+        }
+        _ => return Ok(()),
+    };
+    if req.header("mcp-method") != Some(method) {
+        return Err(format!(
+            "Header mismatch: Mcp-Method is {} but the body's method is {method:?}",
+            shown(req.header("mcp-method"))
+        ));
+    }
+    let header_version = req.header("mcp-protocol-version");
+    match (header_version, meta_version(params)) {
+        (None, _) => return Err("Header mismatch: MCP-Protocol-Version is missing".into()),
+        (Some(h), Some(m)) if h != m => {
+            return Err(format!(
+                "Header mismatch: MCP-Protocol-Version is {h:?} but _meta says {m:?}"
+            ));
+        }
+        _ => {}
+    }
+    if let Some(expected) = name_param(method, params)
+        && req.header("mcp-name") != expected
+    {
+        return Err(format!(
+            "Header mismatch: Mcp-Name is {} but the body names {}",
+            shown(req.header("mcp-name")),
+            shown(expected)
+        ));
+    }
+    Ok(())
+}
+
+fn post(server: &Arc<Server>, req: &Request, stream: &mut TcpStream) -> io::Result<bool> {
+    let ka = req.keep_alive;
+    let opts = &server.opts;
+    if opts.has(Fault::Http404) {
+        write_full(stream, 404, Some("text/plain"), &[], b"Not Found", ka)?;
+        return Ok(ka);
+    }
+    if opts.has(Fault::Http500) {
+        write_full(
+            stream,
+            500,
+            Some("text/plain"),
+            &[],
+            b"Internal Server Error: the fake broke",
+            ka,
+        )?;
+        return Ok(ka);
+    }
+    if opts.has(Fault::HttpHtml) {
+        let page = b"<!doctype html><html><head><title>Welcome</title></head>\
+                     <body><h1>It works!</h1></body></html>";
+        write_full(stream, 200, Some("text/html; charset=utf-8"), &[], page, ka)?;
+        return Ok(ka);
+    }
+    let accept = req.header("accept").unwrap_or("").to_ascii_lowercase();
+    if !(accept.contains("application/json") && accept.contains("text/event-stream")) {
+        let body = refusal(
+            -32000,
+            "Not Acceptable: Accept must list application/json and text/event-stream",
+        );
+        write_json(stream, 406, &[], &body, ka)?;
+        return Ok(ka);
+    }
+    let content_type = req
+        .header("content-type")
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if !content_type.starts_with("application/json") {
+        let body = refusal(
+            -32000,
+            "Unsupported Media Type: Content-Type must be application/json",
+        );
+        write_json(stream, 415, &[], &body, ka)?;
+        return Ok(ka);
+    }
+    let msg: Value = match serde_json::from_slice(&req.body) {
+        Ok(v) => v,
+        Err(e) => {
+            write_json(
+                stream,
+                400,
+                &[],
+                &refusal(-32700, format!("Parse error: {e}")),
+                ka,
+            )?;
+            return Ok(ka);
+        }
+    };
+    if msg.is_array() {
+        write_json(
+            stream,
+            400,
+            &[],
+            &refusal_of(&msg, -32600, "Invalid Request: batches are not supported"),
+            ka,
+        )?;
+        return Ok(ka);
+    }
+    let method = match classify(&msg) {
+        Incoming::Request { method, .. } | Incoming::Notification { method, .. } => Some(method),
+        _ => None,
+    };
+    let sid = req.header("mcp-session-id");
+    let legacy = match opts.era {
+        Era::Legacy => true,
+        Era::Modern => false,
+        Era::Both => method == Some("initialize") || sid.is_some(),
+    };
+    let mut ctx = Ctx {
+        session: None,
+        http: true,
+        session_header: sid.is_some(),
+    };
+    let mut headers = Vec::new();
+    let mut new_session = None;
+    if legacy {
+        if method == Some("initialize") {
+            let id = server.new_session_id();
+            headers.push(("Mcp-Session-Id".to_owned(), id.clone()));
+            new_session = Some(id);
+        } else if let Some(sid) = sid {
+            let Some(session) = lock(&server.sessions).get(sid).cloned() else {
+                write_json(
+                    stream,
+                    404,
+                    &[],
+                    &refusal_of(&msg, -32001, "Session not found"),
+                    ka,
+                )?;
+                return Ok(ka);
+            };
+            let sent = req.header("mcp-protocol-version");
+            let fine = sent == Some(session.version.as_str())
+                || (sent.is_none() && session.version == "2025-03-26");
+            if !fine {
+                let body = refusal_of(
+                    &msg,
+                    -32600,
+                    format!(
+                        "Bad Request: MCP-Protocol-Version is {}, the session negotiated {:?}",
+                        shown(sent),
+                        session.version
+                    ),
+                );
+                write_json(stream, 400, &[], &body, ka)?;
+                return Ok(ka);
+            }
+            ctx.session = Some(session);
+        } else if method != Some("server/discover") {
+            write_json(
+                stream,
+                400,
+                &[],
+                &refusal_of(&msg, -32600, "Bad Request: missing Mcp-Session-Id"),
+                ka,
+            )?;
+            return Ok(ka);
+        }
+    } else if method != Some("initialize")
+        && let Err(why) = check_modern_headers(req, &msg)
+    {
+        write_json(stream, 400, &[], &refusal_of(&msg, -32020, why), ka)?;
+        return Ok(ka);
+    }
+
+    let mut peer = HttpPeer {
+        stream,
+        headers,
+        keep_alive: ka,
+        started: false,
+        note_first: opts.sse,
+        stream_no: server.next_number(),
+        events: 0,
+        broken: false,
+    };
+    let outcome = server.handle(&msg, &mut ctx, &mut peer);
+    if let Some(session) = ctx.session {
+        let mut sessions = lock(&server.sessions);
+        match (&new_session, sid) {
+            (Some(id), _) => {
+                sessions.insert(id.clone(), session);
+            }
+            (None, Some(sid)) => {
+                if let Some(slot) = sessions.get_mut(sid) {
+                    *slot = session;
+                }
+            }
+            (None, None) => {}
+        }
+    } else if new_session.is_some() && !peer.started {
+        // initialize failed: no session to announce.
+        peer.headers.clear();
+    }
+    let reply = match outcome {
+        Outcome::Reply { msg, status } => Some((msg.to_string(), status)),
+        Outcome::Later(work) => work().map(|m| (m.to_string(), 200)),
+        Outcome::Garbage(text) => Some((text, 200)),
+        Outcome::Nothing => None,
+        Outcome::Hang => {
+            hang_until_closed(peer.stream);
+            return Ok(false);
+        }
+    };
+    match reply {
+        Some((body, status)) if peer.started || (opts.sse && status == 200) => {
+            peer.start();
+            peer.event(&body);
+            peer.finish();
+        }
+        Some((body, status)) => {
+            write_full(
+                peer.stream,
+                status,
+                Some("application/json"),
+                &peer.headers,
+                body.as_bytes(),
+                ka,
+            )?;
+        }
+        None if peer.started => peer.finish(),
+        None => write_full(peer.stream, 202, None, &[], b"", ka)?,
+    }
+    Ok(ka && !peer.broken)
+}
+
+/// Keeps a connection open without answering until the client gives up.
+fn hang_until_closed(stream: &mut TcpStream) {
+    if stream
+        .set_read_timeout(Some(Duration::from_millis(200)))
+        .is_err()
+    {
+        return;
+    }
+    let mut buf = [0u8; 1024];
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) => return,
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => return,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(raw: &str) -> Result<Option<Request>, ReadError> {
+        read_request(&mut BufReader::new(raw.as_bytes()))
+    }
+
+    #[test]
+    fn reads_content_length_and_chunked_bodies() {
+        let raw =
+            "POST /mcp?x=1 HTTP/1.1\r\nContent-Length: 4\r\nMcp-Method: ping\r\n\r\nabcdEXTRA";
+        let Ok(Some(req)) = parse(raw) else {
+            panic!("not parsed")
+        };
+        assert_eq!(
+            (req.path.as_str(), req.body.as_slice()),
+            ("/mcp", &b"abcd"[..])
+        );
+        assert_eq!(req.header("mcp-method"), Some("ping"));
+        assert!(req.keep_alive);
+        let raw = "POST /mcp HTTP/1.1\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n\
+                   3\r\nabc\r\n2;ext=1\r\nde\r\n0\r\n\r\n";
+        let Ok(Some(req)) = parse(raw) else {
+            panic!("not parsed")
+        };
+        assert_eq!(req.body, b"abcde");
+        assert!(!req.keep_alive);
+    }
+
+    #[test]
+    fn refuses_malformed_requests() {
+        assert!(matches!(parse(""), Ok(None)));
+        assert!(matches!(
+            parse("NONSENSE\r\n\r\n"),
+            Err(ReadError::Bad(400, _))
+        ));
+        assert!(matches!(
+            parse("POST / HTTP/1.1\r\nContent-Length: 99999999999\r\n\r\n"),
+            Err(ReadError::Bad(413, _))
+        ));
+        assert!(matches!(
+            parse("POST / HTTP/1.1\r\nno colon\r\n\r\n"),
+            Err(ReadError::Bad(400, _))
+        ));
+    }
+}

@@ -1,0 +1,450 @@
+//! Command-line options of the fake server, parsed by hand (the example uses no clap).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+/// Which protocol generation the server speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Era {
+    /// `initialize` handshake; `server/discover` is an unknown method.
+    #[default]
+    Legacy,
+    /// Stateless 2026-07-28; `initialize` is an unknown method.
+    Modern,
+    /// Both: `initialize` starts a legacy session, `server/discover` answers as modern.
+    Both,
+}
+
+impl Era {
+    /// Whether the legacy handshake is served.
+    pub fn legacy(self) -> bool {
+        matches!(self, Era::Legacy | Era::Both)
+    }
+
+    /// Whether 2026-07-28 is served.
+    pub fn modern(self) -> bool {
+        matches!(self, Era::Modern | Era::Both)
+    }
+}
+
+/// A planted defect or fault (`--fault NAME`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// A tool without a description.
+    NoDescription,
+    /// A tool whose description is about 1,600 characters long.
+    LongDescription,
+    /// A tool whose input schema uses `"type": "strng"`.
+    BadInputSchema,
+    /// A tool without `inputSchema`.
+    NoInputSchema,
+    /// A tool whose input schema is an array schema.
+    NonObjectSchema,
+    /// A required name that is not in `properties`.
+    RequiredMissing,
+    /// Properties but no `required`.
+    NoRequired,
+    /// An output schema with `"type": "integr"`.
+    BadOutputSchema,
+    /// A second tool named `echo`.
+    DuplicateName,
+    /// A name with a space and a slash.
+    BadName,
+    /// A 70-character name.
+    LongName,
+    /// `readOnlyHint` and `destructiveHint` both true.
+    ContradictoryAnnotations,
+    /// `get_weather` and `fetch_weather`, near-duplicates.
+    SimilarTools,
+    /// 40 bulky tools, about 145 kB of JSON (well over 10,000 estimated tokens).
+    HugeToolList,
+    /// A valid draft-07 schema (with `$schema`) that 2020-12 rejects: must pass.
+    Draft07Schema,
+    /// A tool whose structured content breaks its output schema.
+    WrongStructured,
+    /// A banner line on stdout before any answer (stdio).
+    StdoutNoise,
+    /// Writes to stderr and exits 1 at start.
+    ExitBeforeInitialize,
+    /// Never answers `initialize` nor `server/discover`.
+    HangInitialize,
+    /// Never answers `server/discover`; `initialize` works.
+    HangDiscoverOnly,
+    /// Answers the handshake (`initialize`, or a served `server/discover`) with non-JSON.
+    Garbage,
+    /// `tools/list` always returns the same `nextCursor`.
+    EndlessPagination,
+    /// `echo` returns 10 MiB of text.
+    HugeResult,
+    /// HTTP: every POST gets 404.
+    Http404,
+    /// HTTP: every POST gets 500.
+    Http500,
+    /// HTTP: every POST gets 200 with an HTML page.
+    HttpHtml,
+    /// Sends `ping` and `roots/list` to the client before the first `tools/list` answer.
+    ServerRequests,
+    /// Sends `notifications/message` and `notifications/progress` before every answer.
+    Notifications,
+}
+
+/// Every fault with its command-line name and a one-line summary.
+pub const FAULTS: [(&str, Fault, &str); 28] = [
+    (
+        "no-description",
+        Fault::NoDescription,
+        "a tool without a description",
+    ),
+    (
+        "long-description",
+        Fault::LongDescription,
+        "a tool with a ~1600-character description",
+    ),
+    (
+        "bad-input-schema",
+        Fault::BadInputSchema,
+        "an input schema with \"type\": \"strng\"",
+    ),
+    (
+        "no-input-schema",
+        Fault::NoInputSchema,
+        "a tool without inputSchema",
+    ),
+    (
+        "non-object-schema",
+        Fault::NonObjectSchema,
+        "an input schema of type array",
+    ),
+    (
+        "required-missing",
+        Fault::RequiredMissing,
+        "a required name missing from properties",
+    ),
+    (
+        "no-required",
+        Fault::NoRequired,
+        "properties but nothing required",
+    ),
+    (
+        "bad-output-schema",
+        Fault::BadOutputSchema,
+        "an output schema with \"type\": \"integr\"",
+    ),
+    (
+        "duplicate-name",
+        Fault::DuplicateName,
+        "a second tool named echo",
+    ),
+    (
+        "bad-name",
+        Fault::BadName,
+        "a name with a space and a slash",
+    ),
+    ("long-name", Fault::LongName, "a 70-character name"),
+    (
+        "contradictory-annotations",
+        Fault::ContradictoryAnnotations,
+        "readOnlyHint and destructiveHint both true",
+    ),
+    (
+        "similar-tools",
+        Fault::SimilarTools,
+        "near-duplicates get_weather and fetch_weather",
+    ),
+    (
+        "huge-tool-list",
+        Fault::HugeToolList,
+        "40 bulky tools, about 145 kB of JSON",
+    ),
+    (
+        "draft07-schema",
+        Fault::Draft07Schema,
+        "a valid draft-07 schema 2020-12 rejects (must pass)",
+    ),
+    (
+        "wrong-structured",
+        Fault::WrongStructured,
+        "structuredContent that breaks its outputSchema",
+    ),
+    (
+        "stdout-noise",
+        Fault::StdoutNoise,
+        "a banner line on stdout at start (stdio)",
+    ),
+    (
+        "exit-before-initialize",
+        Fault::ExitBeforeInitialize,
+        "write to stderr and exit 1 at start",
+    ),
+    (
+        "hang-initialize",
+        Fault::HangInitialize,
+        "never answer initialize nor server/discover",
+    ),
+    (
+        "hang-discover-only",
+        Fault::HangDiscoverOnly,
+        "never answer server/discover",
+    ),
+    (
+        "garbage",
+        Fault::Garbage,
+        "answer the handshake with a line that is not JSON",
+    ),
+    (
+        "endless-pagination",
+        Fault::EndlessPagination,
+        "tools/list always returns the same nextCursor",
+    ),
+    (
+        "huge-result",
+        Fault::HugeResult,
+        "echo returns 10 MiB of text",
+    ),
+    ("http-404", Fault::Http404, "HTTP: every POST gets 404"),
+    ("http-500", Fault::Http500, "HTTP: every POST gets 500"),
+    (
+        "http-html",
+        Fault::HttpHtml,
+        "HTTP: every POST gets 200 with an HTML page",
+    ),
+    (
+        "server-requests",
+        Fault::ServerRequests,
+        "send ping and roots/list before the first tools/list answer",
+    ),
+    (
+        "notifications",
+        Fault::Notifications,
+        "notifications/message and /progress before every answer",
+    ),
+];
+
+/// Everything the command line chose.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Serve streamable HTTP on this loopback address instead of stdio.
+    pub http: Option<SocketAddr>,
+    /// Protocol generation.
+    pub era: Era,
+    /// Answer POSTs with `text/event-stream`.
+    pub sse: bool,
+    /// Headers every HTTP request must carry, as (lowercase name, value).
+    pub require_headers: Vec<(String, String)>,
+    /// Number of generated `tool_NNNN` tools.
+    pub extra_tools: usize,
+    /// Tools per `tools/list` page; 0 = one page.
+    pub page_size: usize,
+    /// Offer one resource.
+    pub resources: bool,
+    /// Offer one prompt.
+    pub prompts: bool,
+    /// Planted faults.
+    pub faults: Vec<Fault>,
+    /// Append every received message here.
+    pub log: Option<PathBuf>,
+    /// `serverInfo.name`.
+    pub name: String,
+    /// Answer `initialize` with this version whatever the client asked.
+    pub legacy_version: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            http: None,
+            era: Era::Legacy,
+            sse: false,
+            require_headers: Vec::new(),
+            extra_tools: 0,
+            page_size: 0,
+            resources: false,
+            prompts: false,
+            faults: Vec::new(),
+            log: None,
+            name: "fake-mcp".to_owned(),
+            legacy_version: None,
+        }
+    }
+}
+
+impl Options {
+    /// Whether `fault` was asked for.
+    pub fn has(&self, fault: Fault) -> bool {
+        self.faults.contains(&fault)
+    }
+}
+
+/// What the command line asked for.
+#[derive(Debug)]
+pub enum Parsed {
+    /// Run the server.
+    Run(Box<Options>),
+    /// Print the help text and exit 0.
+    Help,
+}
+
+/// The `--help` text.
+pub fn help() -> String {
+    let faults: Vec<String> = FAULTS
+        .iter()
+        .map(|(name, _, summary)| format!("  {name:<26} {summary}"))
+        .collect();
+    format!(
+        "fake_mcp: a scripted fake MCP server for toolproof's tests
+
+usage: fake_mcp [OPTIONS]
+
+options:
+  --http ADDR              serve streamable HTTP on ADDR (loopback only, e.g. 127.0.0.1:0)
+                           instead of stdio; the first stdout line is
+                           `listening on http://127.0.0.1:PORT/mcp`
+  --era legacy|modern|both protocol generation (default legacy)
+  --sse                    HTTP: answer POSTs as text/event-stream
+  --require-header 'N: V'  HTTP: answer 401 unless header N has value V (repeatable)
+  --tools N                add N generated tools tool_0001..tool_N
+  --page-size K            K tools per tools/list page (default: all in one page)
+  --resources              offer one resource (fake://readme)
+  --prompts                offer one prompt (greet)
+  --fault NAME             plant a fault (repeatable, or comma-separated)
+  --log FILE               append every received message to FILE as one JSON line
+  --name NAME              serverInfo name (default fake-mcp)
+  --legacy-version V       answer initialize with protocol version V, whatever was asked
+  -h, --help               print this help
+
+faults (--fault NAME):
+{}
+",
+        faults.join("\n")
+    )
+}
+
+/// Parses the arguments after the program name.
+pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
+    let mut opts = Options::default();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
+            _ => (arg.clone(), None),
+        };
+        let mut value = |name: &str| -> Result<String, String> {
+            inline
+                .clone()
+                .or_else(|| args.next())
+                .ok_or_else(|| format!("{name} needs a value"))
+        };
+        match flag.as_str() {
+            "-h" | "--help" => return Ok(Parsed::Help),
+            "--http" => {
+                let v = value("--http")?;
+                let addr: SocketAddr = v
+                    .parse()
+                    .map_err(|_| format!("--http: `{v}` is not an IP:PORT address"))?;
+                if !addr.ip().is_loopback() {
+                    return Err(format!("--http: `{v}` is not a loopback address"));
+                }
+                opts.http = Some(addr);
+            }
+            "--era" => {
+                opts.era = match value("--era")?.as_str() {
+                    "legacy" => Era::Legacy,
+                    "modern" => Era::Modern,
+                    "both" => Era::Both,
+                    other => return Err(format!("--era: unknown era `{other}`")),
+                }
+            }
+            "--sse" => opts.sse = true,
+            "--require-header" => {
+                let v = value("--require-header")?;
+                let (name, val) = v
+                    .split_once(':')
+                    .ok_or_else(|| format!("--require-header: `{v}` is not `Name: value`"))?;
+                opts.require_headers
+                    .push((name.trim().to_ascii_lowercase(), val.trim().to_owned()));
+            }
+            "--tools" => opts.extra_tools = number("--tools", &value("--tools")?)?,
+            "--page-size" => opts.page_size = number("--page-size", &value("--page-size")?)?,
+            "--resources" => opts.resources = true,
+            "--prompts" => opts.prompts = true,
+            "--fault" => {
+                for name in value("--fault")?.split(',').filter(|s| !s.is_empty()) {
+                    let fault = FAULTS
+                        .iter()
+                        .find(|(n, _, _)| *n == name)
+                        .map(|(_, f, _)| *f)
+                        .ok_or_else(|| format!("--fault: unknown fault `{name}`"))?;
+                    if !opts.faults.contains(&fault) {
+                        opts.faults.push(fault);
+                    }
+                }
+            }
+            "--log" => opts.log = Some(PathBuf::from(value("--log")?)),
+            "--name" => opts.name = value("--name")?,
+            "--legacy-version" => opts.legacy_version = Some(value("--legacy-version")?),
+            other => return Err(format!("unknown option `{other}`")),
+        }
+    }
+    Ok(Parsed::Run(Box::new(opts)))
+}
+
+fn number(flag: &str, v: &str) -> Result<usize, String> {
+    v.parse()
+        .map_err(|_| format!("{flag}: `{v}` is not a whole number"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(args: &[&str]) -> Result<Options, String> {
+        match parse(args.iter().map(|s| s.to_string()))? {
+            Parsed::Run(o) => Ok(*o),
+            Parsed::Help => Err("help".into()),
+        }
+    }
+
+    #[test]
+    fn parses_every_kind_of_flag() {
+        let o = run(&[
+            "--http=127.0.0.1:0",
+            "--era",
+            "both",
+            "--sse",
+            "--require-header",
+            "Authorization: Bearer abc",
+            "--tools",
+            "3",
+            "--fault",
+            "garbage,bad-name",
+            "--fault",
+            "garbage",
+        ])
+        .unwrap_or_default();
+        assert_eq!(o.http.map(|a| a.port()), Some(0));
+        assert_eq!(o.era, Era::Both);
+        assert!(o.sse);
+        assert_eq!(
+            o.require_headers,
+            [("authorization".to_owned(), "Bearer abc".to_owned())]
+        );
+        assert_eq!(o.extra_tools, 3);
+        assert_eq!(o.faults, [Fault::Garbage, Fault::BadName]);
+    }
+
+    #[test]
+    fn rejects_bad_input() {
+        assert!(run(&["--http", "0.0.0.0:0"]).is_err_and(|e| e.contains("loopback")));
+        assert!(run(&["--fault", "nope"]).is_err_and(|e| e.contains("unknown fault")));
+        assert!(run(&["--tools"]).is_err_and(|e| e.contains("needs a value")));
+        assert!(run(&["--help"]).is_err_and(|e| e == "help"));
+    }
+
+    #[test]
+    fn help_lists_every_fault() {
+        let h = help();
+        for (name, _, _) in FAULTS {
+            assert!(h.contains(name), "{name} missing from --help");
+        }
+    }
+}
