@@ -16,9 +16,26 @@ fn bin_dir() -> PathBuf {
         .to_path_buf()
 }
 
+/// The fake server's binary. `cargo test` builds examples; a filtered run (`--test cli`) may
+/// not have, so build them once here.
 fn fake() -> String {
+    static BUILD: std::sync::Once = std::sync::Once::new();
     let path = bin_dir().join("examples/fake_mcp");
-    assert!(path.exists(), "{} missing: cargo test builds examples", path.display());
+    BUILD.call_once(|| {
+        if path.exists() {
+            return;
+        }
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut cmd = Command::new(cargo);
+        cmd.args(["build", "--examples"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"));
+        if bin_dir().ends_with("release") {
+            cmd.arg("--release");
+        }
+        let status = cmd.status().expect("run cargo build --examples");
+        assert!(status.success(), "cargo build --examples failed");
+    });
+    assert!(path.exists(), "{} missing after building examples", path.display());
     path.display().to_string()
 }
 
