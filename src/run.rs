@@ -256,6 +256,7 @@ fn run_checks(
     let (noise, _) = client.stdout_noise();
     let ctx = CheckContext {
         server_name: client.info().name.as_deref(),
+        protocol_version: Some(client.info().protocol_version.as_str()),
         stdout_noise: &noise,
     };
     let results = checks::run(tools, &cfg, &ctx);
