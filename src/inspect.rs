@@ -10,7 +10,7 @@ use crate::report::model::{PhaseStatus, RunReport};
 /// Renders the inspect view of a report. Untrusted text is flattened to one line each.
 pub fn render(report: &RunReport) -> String {
     let mut out = String::new();
-    let clean = |s: &str| crate::mcp::error::shorten(s, 200);
+    let clean = |s: &str| crate::mcp::error::shorten(s, 300);
     if let Some(err) = &report.error {
         let _ = writeln!(out, "error: {}", clean(&err.message));
         if let Some(stderr) = &err.stderr {
@@ -109,13 +109,18 @@ pub fn render(report: &RunReport) -> String {
             let _ = writeln!(out, "static checks:");
             for f in &checks.results.findings {
                 let mark = if f.fails { "FAIL" } else { "WARN" };
+                let mut lines = f.message.lines();
+                let first = lines.next().unwrap_or("");
                 let _ = writeln!(
                     out,
                     "  {mark} {} [{}] {}",
                     clean(&f.tool),
                     f.check,
-                    clean(&f.message)
+                    clean(first)
                 );
+                for more in lines {
+                    let _ = writeln!(out, "       {}", clean(more));
+                }
             }
         }
     }
