@@ -10,8 +10,24 @@ use serde_json::json;
 use super::load::load_with_env;
 use super::*;
 
-/// A fresh folder under the system temp dir for one test.
-fn temp_folder(name: &str) -> PathBuf {
+/// A folder under the system temp dir, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+/// A fresh folder for one test.
+fn temp_folder(name: &str) -> Scratch {
     static COUNTER: AtomicUsize = AtomicUsize::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!(
@@ -20,14 +36,28 @@ fn temp_folder(name: &str) -> PathBuf {
     ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("create {}: {e}", dir.display()));
-    dir
+    Scratch(dir)
 }
 
-/// Writes `toolproof.yaml` with `text` into a fresh folder and returns its path.
-fn write(name: &str, text: impl AsRef<[u8]>) -> PathBuf {
-    let path = temp_folder(name).join("toolproof.yaml");
+/// A `toolproof.yaml` in its own folder; both go away when dropped.
+struct YamlFile {
+    path: PathBuf,
+    _dir: Scratch,
+}
+
+impl std::ops::Deref for YamlFile {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Writes `toolproof.yaml` with `text` into a fresh folder.
+fn write(name: &str, text: impl AsRef<[u8]>) -> YamlFile {
+    let dir = temp_folder(name);
+    let path = dir.join("toolproof.yaml");
     std::fs::write(&path, text).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
-    path
+    YamlFile { path, _dir: dir }
 }
 
 fn fake_env(name: &str) -> Result<String, VarError> {
@@ -1107,7 +1137,7 @@ fn base_dir_is_the_absolute_folder_of_the_file() {
     let l = load_with_env(&path, &fake_env).unwrap_or_else(|e| panic!("{e}"));
     let folder = path.parent().map(super::load::absolute);
     assert_eq!(Some(l.base_dir.clone()), folder);
-    assert_eq!(l.path, path);
+    assert_eq!(l.path.as_path(), &*path);
     assert!(l.base_dir.is_absolute());
 }
 
