@@ -1,5 +1,18 @@
-//! `toolproof.yaml`: its types ([`types`]) and the one function that loads them ([`load`]).
+//! `toolproof.yaml`: its types ([`types`]) and the one function that loads them ([`load`]),
+//! plus the default config the command line builds for `--url` / `-- COMMAND`.
+//!
+//! Loading reads YAML 1.2 through serde-saphyr into a tree that remembers every line and
+//! column, deserializes the typed [`Config`] from that tree (so every error names the key path,
+//! the position and what was expected), then checks what types cannot say, expands `${VAR}`
+//! in `server` and resolves relative paths from the file's folder. It stops at the first
+//! error, in document order for syntax, key and type errors, then section by section.
 
+mod de;
+mod load;
+mod node;
+mod suggest;
+#[cfg(test)]
+mod tests;
 pub mod types;
 
 pub use types::*;
@@ -78,9 +91,77 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 /// Loads, validates and resolves a `toolproof.yaml`.
+///
+/// After loading: `${VAR}` references in `server` are replaced (their values are in
+/// [`LoadedConfig::secrets`]); `base_dir` is the file's folder, absolute; a relative
+/// `server.command[0]` containing `/` (`./server`), `server.cwd`, `evals.cache_dir` and a
+/// relative `evals.command[0]` containing `/` are absolute, resolved from `base_dir`; a stdio
+/// server without `cwd` gets `base_dir`; `tests[].line` and `evals.cases[].line` are set.
 pub fn load(path: &Path) -> Result<LoadedConfig, ConfigError> {
-    let _ = path;
-    Err(ConfigError::new("config loading is not built yet"))
+    load::load_with_env(path, &|name: &str| std::env::var(name))
+}
+
+/// The config for a server given on the command line (`--url URL` or `-- COMMAND…`):
+/// every key at its default, `base_dir` = `cwd`, no file (`path` is empty).
+/// Exactly one of `url` and a non-empty `command` must be given.
+pub fn from_target(
+    url: Option<String>,
+    command: Vec<String>,
+    cwd: &Path,
+) -> Result<LoadedConfig, ConfigError> {
+    let hint = "give the server as `--url http://host:port/mcp` or as a command after `--`, e.g. `-- python server.py`";
+    let mut server = ServerConfig::default();
+    match (url, command.is_empty()) {
+        (Some(_), false) => {
+            return Err(ConfigError::new("give either --url or a command, not both").hint(hint));
+        }
+        (None, true) => return Err(ConfigError::new("no server given").hint(hint)),
+        (Some(url), true) => {
+            let lower = url.trim_start().to_ascii_lowercase();
+            if !(lower.starts_with("http://") || lower.starts_with("https://")) {
+                return Err(ConfigError::new(format!(
+                    "--url must start with http:// or https://, got {url:?}"
+                ))
+                .hint(hint));
+            }
+            server.url = Some(url);
+        }
+        (None, false) => {
+            if command
+                .first()
+                .is_none_or(|program| program.trim().is_empty())
+            {
+                return Err(ConfigError::new("the server command's program is empty").hint(hint));
+            }
+            server.command = Some(command);
+        }
+    }
+    let target = load::target_of(&server);
+    let mut config = Config {
+        server,
+        timeout_ms: 10_000.0,
+        retries: 0,
+        checks: ChecksConfig::default(),
+        tests: Vec::new(),
+        fuzz: None,
+        bench: None,
+        evals: None,
+    };
+    let base_dir = load::absolute(cwd);
+    load::resolve_paths(&mut config, &base_dir);
+    Ok(LoadedConfig {
+        path: PathBuf::new(),
+        base_dir,
+        config,
+        secrets: Vec::new(),
+        target,
+    })
+}
+
+/// `cwd/toolproof.yaml` when that file exists: the config used when none is named.
+pub fn find_default(cwd: &Path) -> Option<PathBuf> {
+    let path = cwd.join("toolproof.yaml");
+    path.is_file().then_some(path)
 }
 
 /// A config with every default for `--url URL` or `-- COMMAND`, resolved from `cwd`.

@@ -19,7 +19,11 @@ pub struct LoadedConfig {
     /// The server as the user wrote it (URL or command line, `${VAR}` not expanded).
     pub target: String,
     /// Values that came from `${VAR}` expansion; every renderer redacts them.
+    /// Non-empty, without repeats, longest first (so a redactor can replace them in order).
     pub secrets: Vec<String>,
+    /// How to show the server: the URL or the command (items joined by spaces) as written,
+    /// before `${VAR}` expansion, so it never holds a secret.
+    pub target: String,
 }
 
 /// Top level of `toolproof.yaml`.
@@ -107,6 +111,21 @@ fn default_startup_timeout_s() -> f64 {
     30.0
 }
 
+impl Default for ServerConfig {
+    /// No server yet (neither `command` nor `url`), every other key at its default.
+    fn default() -> Self {
+        Self {
+            command: None,
+            url: None,
+            env: BTreeMap::new(),
+            headers: BTreeMap::new(),
+            cwd: None,
+            startup_timeout_s: default_startup_timeout_s(),
+            protocol: ProtocolPin::default(),
+        }
+    }
+}
+
 /// `checks:`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -183,7 +202,7 @@ pub struct TestCase {
 }
 
 /// `expect:` of a test.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Expect {
     /// The result's `isError` must be this.
@@ -209,19 +228,79 @@ pub struct Expect {
     pub output_schema: bool,
 }
 
+impl Default for Expect {
+    /// No expectations, except the outputSchema check, which is on unless turned off.
+    fn default() -> Self {
+        Self {
+            is_error: None,
+            equals: None,
+            contains: None,
+            regex: None,
+            jsonpath: BTreeMap::new(),
+            max_latency_ms: None,
+            output_schema: true,
+        }
+    }
+}
+
 /// Deserializes a key that is present (even as `null`) into `Some`.
 fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
     Value::deserialize(d).map(Some)
 }
 
 /// A string or a list of strings.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StringOrList {
     /// One needle.
     One(String),
     /// Several needles.
     Many(Vec<String>),
+}
+
+impl StringOrList {
+    /// The needles, one or many.
+    pub fn items(&self) -> &[String] {
+        match self {
+            StringOrList::One(s) => std::slice::from_ref(s),
+            StringOrList::Many(v) => v,
+        }
+    }
+}
+
+/// Hand-written instead of `untagged`, so a wrong value gets a message that names both forms.
+impl<'de> Deserialize<'de> for StringOrList {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Needles;
+
+        impl<'de> serde::de::Visitor<'de> for Needles {
+            type Value = StringOrList;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string or a list of strings")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<StringOrList, E> {
+                Ok(StringOrList::One(v.to_owned()))
+            }
+
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<StringOrList, E> {
+                Ok(StringOrList::One(v))
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<StringOrList, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element::<String>()? {
+                    items.push(item);
+                }
+                Ok(StringOrList::Many(items))
+            }
+        }
+
+        d.deserialize_any(Needles)
+    }
 }
 
 /// One `jsonpath:` entry.
@@ -304,6 +383,24 @@ pub struct FuzzConfig {
 fn default_max_examples() -> u32 {
     50
 }
+
+impl Default for FuzzConfig {
+    /// The values used when the YAML has no `fuzz:` section.
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            max_examples: default_max_examples(),
+            timeout_ms: default_fuzz_timeout_ms(),
+            max_time_s: default_max_time_s(),
+            seed: None,
+            tools: Vec::new(),
+            skip: Vec::new(),
+            include_destructive: false,
+            valid_must_succeed: false,
+            invalid_must_fail: true,
+        }
+    }
+}
 fn default_fuzz_timeout_ms() -> f64 {
     2000.0
 }
@@ -340,6 +437,21 @@ pub struct BenchConfig {
 
 fn default_calls() -> u32 {
     100
+}
+
+impl Default for BenchConfig {
+    /// The values used when the YAML has no `bench:` section.
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            calls: default_calls(),
+            concurrency: default_concurrency(),
+            warmup: default_warmup(),
+            timeout_ms: default_timeout_ms(),
+            thresholds: BenchThresholds::default(),
+            targets: Vec::new(),
+        }
+    }
 }
 fn default_concurrency() -> u32 {
     10
@@ -439,6 +551,25 @@ pub struct EvalConfig {
 
 fn default_min_accuracy() -> f64 {
     1.0
+}
+
+impl Default for EvalConfig {
+    /// The values used when the YAML has no `evals:` section.
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            provider: None,
+            model: None,
+            command: None,
+            system: None,
+            params: serde_json::Map::new(),
+            min_accuracy: default_min_accuracy(),
+            cache: true,
+            cache_dir: default_cache_dir(),
+            timeout_s: default_eval_timeout_s(),
+            cases: Vec::new(),
+        }
+    }
 }
 fn default_cache_dir() -> PathBuf {
     PathBuf::from(".toolproof-cache")

@@ -1,0 +1,865 @@
+//! A serde `Deserializer` over the located YAML tree: it knows the key path and the line of
+//! every value, so each error names both and says what was expected in plain words.
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
+
+use super::node::{Node, Pos, Value, fmt_float};
+use super::suggest;
+
+/// Where a value sits in the document: `tests[2].expect.is_error`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct KeyPath(Vec<Seg>);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+impl KeyPath {
+    /// The top level.
+    pub(crate) fn root() -> Self {
+        KeyPath(Vec::new())
+    }
+
+    /// This path plus a mapping key.
+    pub(crate) fn key(&self, key: &str) -> Self {
+        let mut segs = self.0.clone();
+        segs.push(Seg::Key(key.to_owned()));
+        KeyPath(segs)
+    }
+
+    /// This path plus a list index.
+    pub(crate) fn index(&self, index: usize) -> Self {
+        let mut segs = self.0.clone();
+        segs.push(Seg::Index(index));
+        KeyPath(segs)
+    }
+
+    fn is_root(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Display for KeyPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, seg) in self.0.iter().enumerate() {
+            match seg {
+                Seg::Key(k) if is_plain_key(k) => {
+                    if i > 0 {
+                        f.write_str(".")?;
+                    }
+                    f.write_str(k)?;
+                }
+                Seg::Key(k) => write!(f, "[{k:?}]")?,
+                Seg::Index(n) => write!(f, "[{n}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+fn is_plain_key(k: &str) -> bool {
+    !k.is_empty()
+        && k.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// A deserialization error with its place and wording.
+#[derive(Debug)]
+pub(crate) struct DeError {
+    /// Set once the error knows its node; `None` while it travels up from serde.
+    pub located: Option<Located>,
+    pending: Pending,
+}
+
+/// A finished error: message, hint, position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Located {
+    pub message: String,
+    pub hint: Option<String>,
+    pub pos: Pos,
+}
+
+/// What serde reported, before the path and node are known.
+#[derive(Debug)]
+enum Pending {
+    Custom(String),
+    InvalidType(String),
+    InvalidLength(usize, String),
+    UnknownVariant(String, &'static [&'static str]),
+    MissingField(&'static str),
+    DuplicateField(&'static str),
+    Done,
+}
+
+impl DeError {
+    fn located(message: String, hint: Option<String>, pos: Pos) -> Self {
+        DeError {
+            located: Some(Located { message, hint, pos }),
+            pending: Pending::Done,
+        }
+    }
+
+    /// Gives a serde-made error its node and path (a no-op for errors already placed).
+    fn place(mut self, node: &Node, path: &KeyPath) -> Self {
+        if self.located.is_some() {
+            return self;
+        }
+        let at = if path.is_root() {
+            "the top level".to_owned()
+        } else {
+            format!("`{path}`")
+        };
+        let (message, hint) = match &self.pending {
+            Pending::Custom(msg) => (
+                if path.is_root() {
+                    msg.clone()
+                } else {
+                    format!("{at}: {msg}")
+                },
+                None,
+            ),
+            Pending::InvalidType(expected) => (
+                format!("{at} must be {expected}, got {}", node.value.describe()),
+                None,
+            ),
+            Pending::InvalidLength(len, expected) => {
+                (format!("{at} must be {expected}, got {len} items"), None)
+            }
+            Pending::UnknownVariant(got, expected) => {
+                let hint = suggest::nearest(got, expected).map(|n| format!("did you mean `{n}`?"));
+                (
+                    format!(
+                        "{at} must be one of {}, got {}",
+                        suggest::list(expected),
+                        node.value.describe()
+                    ),
+                    hint,
+                )
+            }
+            Pending::MissingField(field) => {
+                let message = if path.is_root() {
+                    format!("missing required key `{field}`")
+                } else {
+                    format!("{at} is missing the required key `{field}`")
+                };
+                let hint = match *field {
+                    "server" => Some(
+                        "add a `server:` section with `command: [program, args…]` or `url: http://…`"
+                            .to_owned(),
+                    ),
+                    _ => None,
+                };
+                (message, hint)
+            }
+            Pending::DuplicateField(field) => (
+                format!("{at} sets `{field}` twice"),
+                Some("remove one of them".to_owned()),
+            ),
+            Pending::Done => (format!("{at} is invalid"), None),
+        };
+        self.located = Some(Located {
+            message,
+            hint,
+            pos: node.pos,
+        });
+        self
+    }
+}
+
+impl fmt::Display for DeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.located, &self.pending) {
+            (Some(l), _) => f.write_str(&l.message),
+            (None, Pending::Custom(m)) => f.write_str(m),
+            (None, other) => write!(f, "{other:?}"),
+        }
+    }
+}
+
+impl std::error::Error for DeError {}
+
+impl de::Error for DeError {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        DeError {
+            located: None,
+            pending: Pending::Custom(msg.to_string()),
+        }
+    }
+
+    fn invalid_type(_unexp: de::Unexpected<'_>, exp: &dyn de::Expected) -> Self {
+        DeError {
+            located: None,
+            pending: Pending::InvalidType(exp.to_string()),
+        }
+    }
+
+    fn invalid_value(_unexp: de::Unexpected<'_>, exp: &dyn de::Expected) -> Self {
+        DeError {
+            located: None,
+            pending: Pending::InvalidType(exp.to_string()),
+        }
+    }
+
+    fn invalid_length(len: usize, exp: &dyn de::Expected) -> Self {
+        DeError {
+            located: None,
+            pending: Pending::InvalidLength(len, exp.to_string()),
+        }
+    }
+
+    fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> Self {
+        DeError {
+            located: None,
+            pending: Pending::UnknownVariant(variant.to_owned(), expected),
+        }
+    }
+
+    fn unknown_field(field: &str, expected: &'static [&'static str]) -> Self {
+        // Never reached in practice: struct keys are checked before serde sees them.
+        DeError {
+            located: None,
+            pending: Pending::Custom(format!(
+                "unknown key `{field}` (valid keys: {})",
+                suggest::list(expected)
+            )),
+        }
+    }
+
+    fn missing_field(field: &'static str) -> Self {
+        DeError {
+            located: None,
+            pending: Pending::MissingField(field),
+        }
+    }
+
+    fn duplicate_field(field: &'static str) -> Self {
+        DeError {
+            located: None,
+            pending: Pending::DuplicateField(field),
+        }
+    }
+}
+
+/// Extra advice for a top-level key that is not a setting.
+fn unknown_key_hint(path: &KeyPath, key: &str) -> Option<&'static str> {
+    (path.is_root() && key == "base_dir").then_some(
+        "`base_dir` is not a setting: relative paths always resolve from the config file's folder",
+    )
+}
+
+/// Deserializes `T` from `node`, which sits at `path`.
+pub(crate) fn from_node<'de, T: de::Deserialize<'de>>(
+    node: &Node,
+    path: KeyPath,
+) -> Result<T, Located> {
+    let de = NodeDe { node, path };
+    T::deserialize(de).map_err(|e| match e.located {
+        Some(l) => l,
+        None => Located {
+            message: e.to_string(),
+            hint: None,
+            pos: node.pos,
+        },
+    })
+}
+
+/// The deserializer for one node.
+struct NodeDe<'a> {
+    node: &'a Node,
+    path: KeyPath,
+}
+
+impl<'a> NodeDe<'a> {
+    fn fail(&self, expected: &str, hint: Option<String>) -> DeError {
+        let at = if self.path.is_root() {
+            "the top level".to_owned()
+        } else {
+            format!("`{}`", self.path)
+        };
+        DeError::located(
+            format!(
+                "{at} must be {expected}, got {}",
+                self.node.value.describe()
+            ),
+            hint,
+            self.node.pos,
+        )
+    }
+
+    /// Hint for a scalar or mapping where a list was wanted.
+    fn list_hint(&self) -> Option<String> {
+        match &self.node.value {
+            Value::Str(s) if !s.trim().is_empty() => Some(format!(
+                "write it as a list: [{}]",
+                s.split_whitespace().collect::<Vec<_>>().join(", ")
+            )),
+            Value::Map(_) => Some("start each entry of the list with `- `".to_owned()),
+            _ => None,
+        }
+    }
+
+    fn quote_hint(&self) -> Option<String> {
+        match &self.node.value {
+            Value::Int(_) | Value::UInt(_) | Value::Float(_) | Value::Bool(_) => {
+                Some("put the value in quotes to make it text".to_owned())
+            }
+            _ => None,
+        }
+    }
+
+    /// A whole number from an integer, an integral float, or text holding one.
+    fn whole(&self) -> Option<i128> {
+        match &self.node.value {
+            Value::Int(n) => Some(i128::from(*n)),
+            Value::UInt(n) => Some(i128::from(*n)),
+            Value::Float(x) => float_to_whole(*x),
+            Value::Str(s) => {
+                let s = s.trim();
+                s.parse::<i128>()
+                    .ok()
+                    .or_else(|| s.parse::<f64>().ok().and_then(float_to_whole))
+            }
+            _ => None,
+        }
+    }
+
+    fn unsigned(&self, max: u64) -> Result<u64, DeError> {
+        let n = self
+            .whole()
+            .ok_or_else(|| self.fail("a whole number ≥ 0", None))?;
+        if n < 0 {
+            return Err(self.fail("a whole number ≥ 0", None));
+        }
+        match u64::try_from(n) {
+            Ok(v) if v <= max => Ok(v),
+            _ => Err(self.fail(&format!("a whole number from 0 to {max}"), None)),
+        }
+    }
+
+    fn signed(&self, min: i64, max: i64) -> Result<i64, DeError> {
+        let n = self
+            .whole()
+            .ok_or_else(|| self.fail("a whole number", None))?;
+        match i64::try_from(n) {
+            Ok(v) if (min..=max).contains(&v) => Ok(v),
+            _ => Err(self.fail(&format!("a whole number from {min} to {max}"), None)),
+        }
+    }
+
+    fn number(&self) -> Result<f64, DeError> {
+        let x = match &self.node.value {
+            Value::Int(n) => Some(*n as f64),
+            Value::UInt(n) => Some(*n as f64),
+            Value::Float(x) => Some(*x),
+            Value::Str(s) => s.trim().parse::<f64>().ok(),
+            _ => None,
+        };
+        match x {
+            Some(x) if x.is_finite() => Ok(x),
+            Some(_) => Err(self.fail("a finite number", None)),
+            None => Err(self.fail("a number", None)),
+        }
+    }
+
+    /// Places errors the visitor raised on this node.
+    fn placed<T>(&self, result: Result<T, DeError>) -> Result<T, DeError> {
+        result.map_err(|e| e.place(self.node, &self.path))
+    }
+
+    fn child(&self, node: &'a Node, path: KeyPath) -> NodeDe<'a> {
+        NodeDe { node, path }
+    }
+}
+
+fn float_to_whole(x: f64) -> Option<i128> {
+    (x.is_finite() && x.fract() == 0.0 && x.abs() < 1e30).then_some(x as i128)
+}
+
+/// Text form of a scalar mapping key (`1:` becomes "1"); `None` for lists, mappings, null.
+fn key_text(key: &Node) -> Option<String> {
+    match &key.value {
+        Value::Str(s) => Some(s.clone()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Int(n) => Some(n.to_string()),
+        Value::UInt(n) => Some(n.to_string()),
+        Value::Float(x) => Some(fmt_float(*x)),
+        Value::Null | Value::Seq(_) | Value::Map(_) => None,
+    }
+}
+
+fn bad_key(key: &Node, path: &KeyPath) -> DeError {
+    let at = if path.is_root() {
+        "the top level".to_owned()
+    } else {
+        format!("`{path}`")
+    };
+    DeError::located(
+        format!(
+            "{at} has a key that is {}; keys must be plain text",
+            key.value.describe()
+        ),
+        None,
+        key.pos,
+    )
+}
+
+macro_rules! unsigned_method {
+    ($method:ident, $visit:ident, $ty:ty) => {
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+            let v = self.unsigned(u64::from(<$ty>::MAX))?;
+            let v = <$ty>::try_from(v).map_err(|_| self.fail("a smaller whole number", None))?;
+            self.placed(visitor.$visit(v))
+        }
+    };
+}
+
+macro_rules! signed_method {
+    ($method:ident, $visit:ident, $ty:ty) => {
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+            let v = self.signed(i64::from(<$ty>::MIN), i64::from(<$ty>::MAX))?;
+            let v = <$ty>::try_from(v).map_err(|_| self.fail("a smaller whole number", None))?;
+            self.placed(visitor.$visit(v))
+        }
+    };
+}
+
+impl<'de, 'a> de::Deserializer<'de> for NodeDe<'a> {
+    type Error = DeError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        let result = match &self.node.value {
+            Value::Null => visitor.visit_unit(),
+            Value::Bool(b) => visitor.visit_bool(*b),
+            Value::Int(n) => visitor.visit_i64(*n),
+            Value::UInt(n) => visitor.visit_u64(*n),
+            Value::Float(x) if x.is_finite() => visitor.visit_f64(*x),
+            Value::Float(_) => {
+                return Err(self.fail(
+                    "a finite number",
+                    Some(
+                        "JSON has no NaN or infinity; put the value in quotes to send text"
+                            .to_owned(),
+                    ),
+                ));
+            }
+            Value::Str(s) => visitor.visit_str(s),
+            Value::Seq(items) => visitor.visit_seq(SeqDe {
+                items: items.iter().enumerate(),
+                parent: &self,
+            }),
+            Value::Map(entries) => visitor.visit_map(MapDe {
+                entries: entries.iter(),
+                pending: None,
+                parent: &self,
+            }),
+        };
+        result.map_err(|e| e.place(self.node, &self.path))
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        let b = match &self.node.value {
+            Value::Bool(b) => *b,
+            // YAML 1.1 spellings, which the reference (PyYAML) reads as booleans.
+            Value::Str(s) => match s.as_str() {
+                "yes" | "Yes" | "YES" | "on" | "On" | "ON" => true,
+                "no" | "No" | "NO" | "off" | "Off" | "OFF" => false,
+                _ => return Err(self.fail("true or false", None)),
+            },
+            _ => return Err(self.fail("true or false", None)),
+        };
+        self.placed(visitor.visit_bool(b))
+    }
+
+    unsigned_method!(deserialize_u8, visit_u8, u8);
+    unsigned_method!(deserialize_u16, visit_u16, u16);
+    unsigned_method!(deserialize_u32, visit_u32, u32);
+    unsigned_method!(deserialize_u64, visit_u64, u64);
+    signed_method!(deserialize_i8, visit_i8, i8);
+    signed_method!(deserialize_i16, visit_i16, i16);
+    signed_method!(deserialize_i32, visit_i32, i32);
+    signed_method!(deserialize_i64, visit_i64, i64);
+
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        self.deserialize_f64(visitor)
+    }
+
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        let x = self.number()?;
+        self.placed(visitor.visit_f64(x))
+    }
+
+    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        match &self.node.value {
+            Value::Str(s) => self.placed(visitor.visit_str(s)),
+            _ => Err(self.fail("a string", self.quote_hint())),
+        }
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        let (node, path) = (self.node, self.path.clone());
+        match &self.node.value {
+            Value::Null => visitor.visit_none(),
+            _ => visitor.visit_some(self),
+        }
+        .map_err(|e| e.place(node, &path))
+    }
+
+    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        match &self.node.value {
+            Value::Null => self.placed(visitor.visit_unit()),
+            _ => Err(self.fail("null", None)),
+        }
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
+        self.deserialize_unit(visitor)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
+        let (node, path) = (self.node, self.path.clone());
+        visitor
+            .visit_newtype_struct(self)
+            .map_err(|e| e.place(node, &path))
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        static EMPTY: Vec<Node> = Vec::new();
+        let items = match &self.node.value {
+            Value::Seq(items) => items,
+            // `tests:` with every entry commented out means no tests.
+            Value::Null => &EMPTY,
+            _ => return Err(self.fail("a list", self.list_hint())),
+        };
+        visitor
+            .visit_seq(SeqDe {
+                items: items.iter().enumerate(),
+                parent: &self,
+            })
+            .map_err(|e| e.place(self.node, &self.path))
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        static EMPTY: Vec<(Node, Node)> = Vec::new();
+        let entries = match &self.node.value {
+            Value::Map(entries) => entries,
+            Value::Null => &EMPTY,
+            _ => return Err(self.fail("a mapping", None)),
+        };
+        visitor
+            .visit_map(MapDe {
+                entries: entries.iter(),
+                pending: None,
+                parent: &self,
+            })
+            .map_err(|e| e.place(self.node, &self.path))
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
+        if let Value::Map(entries) = &self.node.value {
+            for (key, _) in entries {
+                let Some(name) = key_text(key) else {
+                    return Err(bad_key(key, &self.path));
+                };
+                if fields.contains(&name.as_str()) {
+                    continue;
+                }
+                let shown = name.escape_debug().to_string();
+                let place = if self.path.is_root() {
+                    String::new()
+                } else {
+                    format!(" in `{}`", self.path)
+                };
+                let (message, hint) = match suggest::nearest(&name, fields) {
+                    Some(near) => (
+                        format!("unknown key `{shown}`{place}, did you mean `{near}`?"),
+                        unknown_key_hint(&self.path, &name).map(str::to_owned),
+                    ),
+                    None => (
+                        format!("unknown key `{shown}`{place}"),
+                        Some(
+                            unknown_key_hint(&self.path, &name)
+                                .map(str::to_owned)
+                                .unwrap_or_else(|| {
+                                    format!("valid keys here: {}", suggest::list(fields))
+                                }),
+                        ),
+                    ),
+                };
+                return Err(DeError::located(message, hint, key.pos));
+            }
+        }
+        match &self.node.value {
+            Value::Map(_) | Value::Null => self.deserialize_map(visitor),
+            _ => Err(self.fail("a mapping", None)),
+        }
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
+        match &self.node.value {
+            Value::Str(s) => visitor
+                .visit_enum(s.as_str().into_deserializer())
+                .map_err(|e: DeError| e.place(self.node, &self.path)),
+            _ => Err(self.fail(&format!("one of {}", suggest::list(variants)), None)),
+        }
+    }
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        visitor.visit_unit()
+    }
+}
+
+/// Walks a sequence, giving each item its index in the path.
+struct SeqDe<'p, 'a, I> {
+    items: I,
+    parent: &'p NodeDe<'a>,
+}
+
+impl<'de, 'p, 'a, I> de::SeqAccess<'de> for SeqDe<'p, 'a, I>
+where
+    I: Iterator<Item = (usize, &'a Node)>,
+{
+    type Error = DeError;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, DeError> {
+        match self.items.next() {
+            Some((i, node)) => {
+                let child = self.parent.child(node, self.parent.path.index(i));
+                let (node, path) = (child.node, child.path.clone());
+                seed.deserialize(child)
+                    .map(Some)
+                    .map_err(|e| e.place(node, &path))
+            }
+            None => Ok(None),
+        }
+    }
+}
+
+/// Walks a mapping: keys as text, values with the key added to the path.
+struct MapDe<'p, 'a, I> {
+    entries: I,
+    pending: Option<(String, &'a Node)>,
+    parent: &'p NodeDe<'a>,
+}
+
+impl<'de, 'p, 'a, I> de::MapAccess<'de> for MapDe<'p, 'a, I>
+where
+    I: Iterator<Item = &'a (Node, Node)>,
+{
+    type Error = DeError;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, DeError> {
+        let Some((key, value)) = self.entries.next() else {
+            return Ok(None);
+        };
+        let Some(text) = key_text(key) else {
+            return Err(bad_key(key, &self.parent.path));
+        };
+        let path = self.parent.path.key(&text);
+        let result = seed
+            .deserialize(de::value::StrDeserializer::<DeError>::new(&text))
+            .map_err(|e| e.place(key, &path));
+        self.pending = Some((text, value));
+        result.map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
+        let Some((key, node)) = self.pending.take() else {
+            return Err(DeError::located(
+                "internal error: value asked for before its key".to_owned(),
+                None,
+                self.parent.node.pos,
+            ));
+        };
+        let path = self.parent.path.key(&key);
+        let child = self.parent.child(node, path.clone());
+        seed.deserialize(child).map_err(|e| e.place(node, &path))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::node::parse;
+    use serde::Deserialize;
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    struct Inner {
+        retries: u32,
+        #[serde(default)]
+        timeout: Option<f64>,
+        #[serde(default)]
+        on: bool,
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    struct Outer {
+        items: Vec<Inner>,
+        #[serde(default)]
+        kind: Option<Kind>,
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(rename_all = "lowercase")]
+    enum Kind {
+        Alpha,
+        Beta,
+    }
+
+    fn load(text: &str) -> Result<Outer, Located> {
+        let node = parse(text)
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| panic!("test YAML must parse: {text}"));
+        from_node(&node, KeyPath::root())
+    }
+
+    fn message(text: &str) -> String {
+        match load(text) {
+            Ok(v) => panic!("expected an error, got {v:?}"),
+            Err(l) => format!("{}:{}: {}", l.pos.line, l.pos.column, l.message),
+        }
+    }
+
+    #[test]
+    fn paths_render_like_the_yaml() {
+        let p = KeyPath::root()
+            .key("tests")
+            .index(2)
+            .key("expect")
+            .key("jsonpath")
+            .key("$.a");
+        assert_eq!(p.to_string(), "tests[2].expect.jsonpath[\"$.a\"]");
+    }
+
+    #[test]
+    fn reads_values_with_coercions() {
+        let v = load("items:\n  - {retries: 2.0, timeout: '30', on: yes}\nkind: beta\n");
+        let expected = Outer {
+            items: vec![Inner {
+                retries: 2,
+                timeout: Some(30.0),
+                on: true,
+            }],
+            kind: Some(Kind::Beta),
+        };
+        assert_eq!(v.ok(), Some(expected));
+    }
+
+    #[test]
+    fn errors_name_path_and_position() {
+        assert_eq!(
+            message("items:\n  - retries: many\n"),
+            "2:14: `items[0].retries` must be a whole number ≥ 0, got string \"many\""
+        );
+        assert_eq!(
+            message("items:\n  - retries: -1\n"),
+            "2:14: `items[0].retries` must be a whole number ≥ 0, got number -1"
+        );
+        assert_eq!(
+            message("items:\n  - retries: 1\n    retires: 2\n"),
+            "3:5: unknown key `retires` in `items[0]`, did you mean `retries`?"
+        );
+        assert_eq!(
+            message("items:\n  - {}\n"),
+            "2:5: `items[0]` is missing the required key `retries`"
+        );
+        assert_eq!(
+            message("items: []\nkind: gamma\n"),
+            "2:7: `kind` must be one of `alpha`, `beta`, got string \"gamma\""
+        );
+        assert_eq!(
+            message("items: []\nkind: [alpha]\n"),
+            "2:7: `kind` must be one of `alpha`, `beta`, got a list"
+        );
+        assert_eq!(
+            message("items: 3\n"),
+            "1:8: `items` must be a list, got number 3"
+        );
+        assert_eq!(
+            message("items:\n  - retries: 1\n    timeout: .inf\n"),
+            "3:14: `items[0].timeout` must be a finite number, got number .inf"
+        );
+        assert_eq!(
+            message("items:\n  - retries: 99999999999\n"),
+            "2:14: `items[0].retries` must be a whole number from 0 to 4294967295, got number 99999999999"
+        );
+    }
+
+    #[test]
+    fn null_reads_as_an_empty_list() {
+        assert_eq!(
+            load("items:\n").ok(),
+            Some(Outer {
+                items: vec![],
+                kind: None
+            })
+        );
+    }
+}

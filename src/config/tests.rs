@@ -1,0 +1,1228 @@
+//! Tests of `config::load` and friends on YAML files written to a temp folder.
+
+use std::collections::HashMap;
+use std::env::VarError;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::json;
+
+use super::load::load_with_env;
+use super::*;
+
+/// A folder under the system temp dir, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+/// A fresh folder for one test.
+fn temp_folder(name: &str) -> Scratch {
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!(
+        "toolproof-config-{}-{n}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("create {}: {e}", dir.display()));
+    Scratch(dir)
+}
+
+/// A `toolproof.yaml` in its own folder; both go away when dropped.
+struct YamlFile {
+    path: PathBuf,
+    _dir: Scratch,
+}
+
+impl std::ops::Deref for YamlFile {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Writes `toolproof.yaml` with `text` into a fresh folder.
+fn write(name: &str, text: impl AsRef<[u8]>) -> YamlFile {
+    let dir = temp_folder(name);
+    let path = dir.join("toolproof.yaml");
+    std::fs::write(&path, text).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+    YamlFile { path, _dir: dir }
+}
+
+fn fake_env(name: &str) -> Result<String, VarError> {
+    let vars: HashMap<&str, &str> = HashMap::from([
+        ("TP_TEST_TOKEN", "s3cret-token"),
+        ("TP_TEST_HOST", "mcp.example.test"),
+        ("TP_TEST_EMPTY", ""),
+        ("TP_TEST_DIR", "work"),
+        ("TP_TEST_BIN", "srv"),
+    ]);
+    vars.get(name)
+        .map(|v| (*v).to_owned())
+        .ok_or(VarError::NotPresent)
+}
+
+fn load_text(name: &str, text: impl AsRef<[u8]>) -> Result<LoadedConfig, ConfigError> {
+    load_with_env(&write(name, text), &fake_env)
+}
+
+fn loaded(name: &str, text: &str) -> LoadedConfig {
+    load_text(name, text).unwrap_or_else(|e| panic!("expected {name} to load, got:\n{e}"))
+}
+
+/// The rendered error with the temp path replaced by `toolproof.yaml`.
+fn rendered(name: &str, text: impl AsRef<[u8]>) -> String {
+    match load_text(name, text) {
+        Ok(_) => panic!("expected {name} to fail"),
+        Err(mut e) => {
+            assert!(
+                !e.message.contains("internal error"),
+                "{name}: the loader panicked: {e}"
+            );
+            e.file = e.file.map(|_| PathBuf::from("toolproof.yaml"));
+            e.to_string()
+        }
+    }
+}
+
+const SERVER: &str = "server:\n  command: [python, server.py]\n";
+
+// ---------------------------------------------------------------- errors, one per kind
+
+#[test]
+fn error_file_not_found() {
+    let dir = temp_folder("missing");
+    let err = load(&dir.join("nope.yaml"))
+        .err()
+        .map(|e| e.to_string().replace(&dir.display().to_string(), "[TMP]"));
+    insta::assert_snapshot!("file_not_found", err.unwrap_or_default());
+}
+
+#[test]
+fn error_path_is_a_folder() {
+    let dir = temp_folder("folder");
+    let err = load(&dir)
+        .err()
+        .map(|e| e.to_string().replace(&dir.display().to_string(), "[TMP]"));
+    insta::assert_snapshot!("path_is_a_folder", err.unwrap_or_default());
+}
+
+#[test]
+fn error_yaml_syntax() {
+    insta::assert_snapshot!(
+        "yaml_syntax",
+        rendered("syntax", "server:\n  command: [python, server.py\n")
+    );
+}
+
+#[test]
+fn error_yaml_tabs() {
+    insta::assert_snapshot!(
+        "yaml_tabs",
+        rendered("tabs", "server:\n\tcommand: [python]\n")
+    );
+}
+
+#[test]
+fn error_duplicate_key() {
+    insta::assert_snapshot!(
+        "duplicate_key",
+        rendered("dup", format!("{SERVER}retries: 1\nretries: 2\n"))
+    );
+}
+
+#[test]
+fn error_duplicate_key_in_free_form_args() {
+    insta::assert_snapshot!(
+        "duplicate_key_in_args",
+        rendered(
+            "dup-args",
+            format!("{SERVER}tests:\n  - name: t\n    tool: x\n    args: {{a: 1, a: 2}}\n")
+        )
+    );
+}
+
+#[test]
+fn error_multiple_documents() {
+    insta::assert_snapshot!(
+        "multiple_documents",
+        rendered("docs", format!("{SERVER}---\n{SERVER}"))
+    );
+}
+
+#[test]
+fn error_top_level_not_a_mapping() {
+    insta::assert_snapshot!(
+        "top_level_not_a_mapping",
+        rendered("list", "- server: {url: http://x}\n")
+    );
+}
+
+#[test]
+fn error_empty_file() {
+    insta::assert_snapshot!("empty_file", rendered("empty", "# just a comment\n"));
+    // Whitespace only is empty too.
+    assert!(rendered("blank", "\n  \n").contains("the config file is empty"));
+}
+
+#[test]
+fn error_unknown_top_level_key_suggests() {
+    insta::assert_snapshot!(
+        "unknown_key_top_level",
+        rendered("typo-top", format!("{SERVER}timout_ms: 5\n"))
+    );
+}
+
+#[test]
+fn error_unknown_nested_key_suggests() {
+    insta::assert_snapshot!(
+        "unknown_key_server",
+        rendered("typo-server", "server:\n  comand: [python, server.py]\n")
+    );
+}
+
+#[test]
+fn error_unknown_key_deep_suggests() {
+    insta::assert_snapshot!(
+        "unknown_key_expect",
+        rendered(
+            "typo-expect",
+            format!("{SERVER}tests:\n  - name: t\n    tool: x\n    expect:\n      is_eror: true\n")
+        )
+    );
+}
+
+#[test]
+fn error_unknown_key_without_near_lists_keys() {
+    insta::assert_snapshot!(
+        "unknown_key_list",
+        rendered("far", format!("{SERVER}checks:\n  banana: 1\n"))
+    );
+}
+
+#[test]
+fn error_unknown_key_in_jsonpath_check() {
+    insta::assert_snapshot!(
+        "unknown_key_jsonpath",
+        rendered(
+            "typo-jsonpath",
+            format!(
+                "{SERVER}tests:\n  - name: t\n    tool: x\n    expect:\n      jsonpath:\n        \"$.a\": {{typ: string}}\n"
+            )
+        )
+    );
+}
+
+#[test]
+fn error_messages_stay_on_one_line() {
+    let msg = rendered("newline-key", format!("{SERVER}\"a\\nb\": 1\n"));
+    assert_eq!(msg.lines().count(), 2, "{msg}");
+    assert!(msg.contains("unknown key `a\\nb`"), "{msg}");
+}
+
+#[test]
+fn error_mapping_where_a_list_belongs() {
+    insta::assert_snapshot!(
+        "tests_not_a_list",
+        rendered(
+            "tests-map",
+            format!("{SERVER}tests:\n  name: t\n  tool: x\n")
+        )
+    );
+}
+
+#[test]
+fn error_base_dir_is_an_unknown_key() {
+    insta::assert_snapshot!(
+        "base_dir_key",
+        rendered("base-dir", format!("{SERVER}base_dir: /srv\n"))
+    );
+}
+
+#[test]
+fn error_wrong_type_whole_number() {
+    insta::assert_snapshot!(
+        "wrong_type_retries",
+        rendered("retries", format!("{SERVER}retries: many\n"))
+    );
+}
+
+#[test]
+fn error_wrong_type_negative() {
+    insta::assert_snapshot!(
+        "wrong_type_negative",
+        rendered(
+            "neg",
+            format!("{SERVER}tests:\n  - name: t\n    tool: x\n    retries: -2\n")
+        )
+    );
+}
+
+#[test]
+fn error_wrong_type_command_string() {
+    insta::assert_snapshot!(
+        "wrong_type_command_string",
+        rendered("cmd-string", "server:\n  command: python server.py\n")
+    );
+}
+
+#[test]
+fn error_wrong_type_boolean() {
+    insta::assert_snapshot!(
+        "wrong_type_boolean",
+        rendered("bool", format!("{SERVER}checks:\n  strict: maybe\n"))
+    );
+}
+
+#[test]
+fn error_wrong_type_string_from_number() {
+    insta::assert_snapshot!(
+        "wrong_type_name_number",
+        rendered(
+            "name-num",
+            format!("{SERVER}tests:\n  - name: 2024\n    tool: x\n")
+        )
+    );
+}
+
+#[test]
+fn error_contains_not_string_or_list() {
+    insta::assert_snapshot!(
+        "contains_wrong_type",
+        rendered(
+            "contains",
+            format!(
+                "{SERVER}tests:\n  - name: t\n    tool: x\n    expect: {{contains: {{a: 1}}}}\n"
+            )
+        )
+    );
+    insta::assert_snapshot!(
+        "contains_item_wrong_type",
+        rendered(
+            "contains-item",
+            format!(
+                "{SERVER}tests:\n  - name: t\n    tool: x\n    expect: {{contains: [ok, [nested]]}}\n"
+            )
+        )
+    );
+}
+
+#[test]
+fn error_enum_value_suggests() {
+    insta::assert_snapshot!(
+        "enum_provider",
+        rendered(
+            "provider",
+            format!("{SERVER}evals:\n  provider: antropic\n  cases: []\n")
+        )
+    );
+    insta::assert_snapshot!(
+        "enum_protocol",
+        rendered(
+            "protocol",
+            "server:\n  url: http://127.0.0.1:1/mcp\n  protocol: latest\n"
+        )
+    );
+}
+
+#[test]
+fn error_missing_server() {
+    insta::assert_snapshot!("missing_server", rendered("no-server", "retries: 1\n"));
+}
+
+#[test]
+fn error_missing_required_test_key() {
+    insta::assert_snapshot!(
+        "missing_test_tool",
+        rendered("no-tool", format!("{SERVER}tests:\n  - name: t\n"))
+    );
+}
+
+#[test]
+fn error_non_text_key() {
+    insta::assert_snapshot!(
+        "non_text_key",
+        rendered("list-key", format!("{SERVER}? [a, b]\n: 1\n"))
+    );
+}
+
+#[test]
+fn error_non_finite_number_in_args() {
+    insta::assert_snapshot!(
+        "nan_in_args",
+        rendered(
+            "nan",
+            format!("{SERVER}tests:\n  - name: t\n    tool: x\n    args: {{x: .nan}}\n")
+        )
+    );
+}
+
+#[test]
+fn error_server_both_command_and_url() {
+    insta::assert_snapshot!(
+        "server_both",
+        rendered(
+            "both",
+            "server:\n  command: [python]\n  url: http://x/mcp\n"
+        )
+    );
+}
+
+#[test]
+fn error_server_neither_command_nor_url() {
+    insta::assert_snapshot!(
+        "server_neither",
+        rendered("neither", "server:\n  env: {A: b}\n")
+    );
+    // `server:` with nothing under it is the same mistake.
+    assert!(rendered("server-null", "server:\n").contains("neither `command` nor `url`"));
+}
+
+#[test]
+fn error_headers_with_command_server() {
+    insta::assert_snapshot!(
+        "headers_with_command",
+        rendered(
+            "headers",
+            "server:\n  command: [python]\n  headers:\n    Authorization: Bearer x\n"
+        )
+    );
+}
+
+#[test]
+fn error_empty_command() {
+    insta::assert_snapshot!(
+        "empty_command",
+        rendered("empty-cmd", "server:\n  command: []\n")
+    );
+    insta::assert_snapshot!(
+        "empty_program",
+        rendered("empty-prog", "server:\n  command: ['', x]\n")
+    );
+}
+
+#[test]
+fn error_url_scheme() {
+    insta::assert_snapshot!(
+        "url_scheme",
+        rendered("scheme", "server:\n  url: 127.0.0.1:3000/mcp\n")
+    );
+}
+
+#[test]
+fn error_url_scheme_does_not_print_expanded_values() {
+    let msg = rendered(
+        "scheme-secret",
+        "server:\n  url: \"${TP_TEST_TOKEN}/mcp\"\n",
+    );
+    assert!(msg.contains("${TP_TEST_TOKEN}/mcp"), "{msg}");
+    assert!(!msg.contains("s3cret"), "{msg}");
+}
+
+#[test]
+fn error_unset_env_var() {
+    insta::assert_snapshot!(
+        "env_unset",
+        rendered(
+            "unset",
+            "server:\n  url: https://x.test/mcp\n  headers:\n    Authorization: \"Bearer ${TP_TEST_MISSING}\"\n"
+        )
+    );
+}
+
+#[test]
+fn error_unset_env_var_through_the_real_environment() {
+    // A name no environment sets; `load` reads the process environment.
+    let path = write(
+        "real-env",
+        "server:\n  command: [python, \"${TOOLPROOF_CONFIG_TEST_UNSET_9F3A2}\"]\n",
+    );
+    let err = load(&path).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        err.contains(
+            "2:21: environment variable TOOLPROOF_CONFIG_TEST_UNSET_9F3A2 is not set (used in server.command[1])"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn error_ranges() {
+    insta::assert_snapshot!(
+        "range_timeout_ms",
+        rendered("timeout0", format!("{SERVER}timeout_ms: 0\n"))
+    );
+    insta::assert_snapshot!(
+        "range_startup_timeout",
+        rendered(
+            "startup",
+            "server:\n  command: [python]\n  startup_timeout_s: -1\n"
+        )
+    );
+    insta::assert_snapshot!(
+        "range_min_accuracy",
+        rendered(
+            "accuracy",
+            format!("{SERVER}evals:\n  min_accuracy: 1.5\n  cases: []\n")
+        )
+    );
+    insta::assert_snapshot!(
+        "range_similarity",
+        rendered(
+            "similarity",
+            format!("{SERVER}checks:\n  similarity_threshold: 2\n")
+        )
+    );
+    insta::assert_snapshot!(
+        "range_bench_calls",
+        rendered("calls", format!("{SERVER}bench:\n  calls: 0\n"))
+    );
+    insta::assert_snapshot!(
+        "range_bench_concurrency",
+        rendered("concurrency", format!("{SERVER}bench:\n  concurrency: 0\n"))
+    );
+    insta::assert_snapshot!(
+        "range_fuzz_examples",
+        rendered("examples", format!("{SERVER}fuzz:\n  max_examples: 0\n"))
+    );
+    insta::assert_snapshot!(
+        "range_test_timeout",
+        rendered(
+            "test-timeout",
+            format!("{SERVER}tests:\n  - name: t\n    tool: x\n    timeout_ms: -5\n")
+        )
+    );
+    insta::assert_snapshot!(
+        "range_error_rate",
+        rendered(
+            "error-rate",
+            format!(
+                "{SERVER}bench:\n  targets:\n    - tool: x\n      thresholds: {{max_error_rate: 5}}\n"
+            )
+        )
+    );
+}
+
+#[test]
+fn error_eval_case_without_expect_tool() {
+    insta::assert_snapshot!(
+        "eval_expect_tool_missing",
+        rendered(
+            "expect-tool",
+            format!(
+                "{SERVER}evals:\n  cases:\n    - prompt: add 2 and 3\n      expect_tool: add\n    - prompt: tell a joke\n"
+            )
+        )
+    );
+}
+
+#[test]
+fn error_command_provider_without_command() {
+    insta::assert_snapshot!(
+        "eval_command_missing",
+        rendered(
+            "provider-cmd",
+            format!("{SERVER}evals:\n  provider: command\n  cases: []\n")
+        )
+    );
+}
+
+#[test]
+fn error_invalid_regex() {
+    insta::assert_snapshot!(
+        "invalid_regex",
+        rendered(
+            "regex",
+            format!("{SERVER}tests:\n  - name: t\n    tool: x\n    expect: {{regex: \"a(b\"}}\n")
+        )
+    );
+}
+
+#[test]
+fn error_jsonpath_min_above_max() {
+    insta::assert_snapshot!(
+        "jsonpath_min_max",
+        rendered(
+            "minmax",
+            format!(
+                "{SERVER}tests:\n  - name: t\n    tool: x\n    expect:\n      jsonpath:\n        $.n: {{min: 5, max: 1}}\n"
+            )
+        )
+    );
+}
+
+#[test]
+fn error_not_utf8() {
+    let mut bytes = b"server:\n  command: [py".to_vec();
+    bytes.extend_from_slice(&[0xff, 0xfe]);
+    bytes.extend_from_slice(b"]\n");
+    insta::assert_snapshot!("not_utf8", rendered("utf8", bytes));
+}
+
+// ---------------------------------------------------------------- hostile input
+
+#[test]
+fn hostile_inputs_give_errors_not_panics() {
+    let bomb = "a: &a [x,x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]\n";
+    let deep_block: String = (0..200)
+        .map(|i| format!("{}k:\n", "  ".repeat(i)))
+        .collect();
+    let deep_flow = format!("server: {}{}", "[".repeat(500), "]".repeat(500));
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("bomb", bomb.as_bytes().to_vec()),
+        ("deep-block", deep_block.into_bytes()),
+        ("deep-flow", deep_flow.into_bytes()),
+        ("tabs", b"server:\n\t\tcommand:\t[x]\n".to_vec()),
+        ("nul", b"server:\n  command: [\0]\n".to_vec()),
+        ("binary", (0u8..=255).cycle().take(4096).collect()),
+        ("utf16", b"\xff\xfes\0e\0r\0".to_vec()),
+        ("lone-colon", b":".to_vec()),
+        ("anchor-loop", b"a: &a\n  b: *a\n".to_vec()),
+        ("bad-tag", b"server: !!int {url: x}\n".to_vec()),
+        (
+            "merge",
+            b"base: &b {url: http://x}\nserver:\n  <<: *b\n".to_vec(),
+        ),
+        (
+            "huge-int",
+            b"retries: 99999999999999999999999999999999999999\n".to_vec(),
+        ),
+        ("bom", b"\xef\xbb\xbfserver: {url: 'ftp://x'}\n".to_vec()),
+    ];
+    for (name, bytes) in cases {
+        // `rendered` fails the test if the loader panicked (caught on its thread).
+        let _ = load_text(name, &bytes).map(|_| ()).map_err(|e| {
+            assert!(!e.message.contains("internal error"), "{name}: {e}");
+            assert!(!e.message.is_empty(), "{name}");
+        });
+    }
+    // Just under the nesting limit: loads, whatever the calling thread's stack.
+    let deep = load_text(
+        "deep-args",
+        format!(
+            "{SERVER}tests:\n  - name: t\n    tool: x\n    args: {}1{}\n",
+            "{a: ".repeat(58),
+            "}".repeat(58)
+        ),
+    );
+    assert!(
+        deep.is_ok(),
+        "58 levels of args must load: {:?}",
+        deep.err()
+    );
+    let too_deep = rendered(
+        "too-deep",
+        format!(
+            "{SERVER}tests:\n  - name: t\n    tool: x\n    args: {}1{}\n",
+            "{a: ".repeat(70),
+            "}".repeat(70)
+        ),
+    );
+    assert!(too_deep.contains("nested too deeply"), "{too_deep}");
+}
+
+#[test]
+fn mutated_configs_never_panic() {
+    // A small deterministic fuzz: cut, duplicate and swap bytes of a full config.
+    let base = FULL.as_bytes();
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let dir = temp_folder("mutations");
+    let path = dir.join("toolproof.yaml");
+    for _ in 0..150 {
+        let mut bytes = base.to_vec();
+        for _ in 0..(1 + next() % 4) {
+            let len = bytes.len().max(1) as u64;
+            let at = (next() % len) as usize;
+            match next() % 4 {
+                0 => {
+                    bytes.truncate(at);
+                }
+                1 => bytes.insert(
+                    at.min(bytes.len()),
+                    b"\t:-[{&*!|>'\"#%@`"[(next() % 16) as usize],
+                ),
+                2 => {
+                    if at < bytes.len() {
+                        bytes.remove(at);
+                    }
+                }
+                _ => {
+                    let other = (next() % len) as usize;
+                    if at < bytes.len() && other < bytes.len() {
+                        bytes.swap(at, other);
+                    }
+                }
+            }
+        }
+        std::fs::write(&path, &bytes).unwrap_or_else(|e| panic!("write: {e}"));
+        if let Err(e) = load_with_env(&path, &fake_env) {
+            assert!(
+                !e.message.contains("internal error"),
+                "panicked on:\n{}\n{e}",
+                String::from_utf8_lossy(&bytes)
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------- happy paths
+
+const FULL: &str = r#"# every key of mcp-toolproof 0.3.1, plus toolproof's own
+server:
+  command: [./bin/server, --stdio]
+  env:
+    API_TOKEN: "${TP_TEST_TOKEN}"
+    PLAIN: plain
+  cwd: work
+  startup_timeout_s: 12
+  protocol: "2025-06-18"
+timeout_ms: 2500
+retries: 2
+checks:
+  enabled: true
+  max_description_length: 300
+  strict: true
+  disable: [similar-tools]
+  similarity_threshold: 0.9
+  max_tool_list_tokens: 5000
+tests:
+  - name: adds
+    tool: add
+    args: {a: 2, b: 3, flag: NO, mode: 0755, on: yes, t: true}
+    expect:
+      is_error: false
+      equals: {result: 5}
+      contains: "5"
+      regex: "^\\d+$"
+      jsonpath:
+        $.result: {type: integer, equals: 5, min: 0, max: 10, exists: true}
+      max_latency_ms: 250
+      output_schema: false
+    timeout_ms: 1000
+    retries: 1
+  - name: equals null
+    tool: nothing
+    expect:
+      equals: null
+      contains: [a, b]
+fuzz:
+  enabled: false
+  max_examples: 20
+  timeout_ms: 500
+  max_time_s: 30
+  seed: 7
+  tools: [add]
+  skip: [delete]
+  include_destructive: true
+  valid_must_succeed: true
+  invalid_must_fail: false
+bench:
+  enabled: true
+  calls: 40
+  concurrency: 4
+  warmup: 1
+  timeout_ms: 3000
+  thresholds: {p50_ms: 10, p95_ms: 20, p99_ms: 30, max_error_rate: 0.01, min_throughput: 100}
+  targets:
+    - tool: add
+      args: {a: 1, b: 2}
+      name: add small
+      thresholds: {p50_ms: 5}
+evals:
+  enabled: true
+  provider: command
+  model: fake-model
+  command: [python, picker.py]
+  system: You pick tools.
+  params: {temperature: 0, stop: ["STOP"]}
+  min_accuracy: 0.75
+  cache: false
+  cache_dir: cache
+  timeout_s: 60
+  cases:
+    - prompt: add 2 and 3
+      name: adding
+      expect_tool: add
+      expect_args: {a: 2, b: 3}
+    - prompt: tell me a joke
+      expect_tool: null
+"#;
+
+#[test]
+fn every_key_is_read() {
+    let l = loaded("full", FULL);
+    let base = l.base_dir.clone();
+    let c = &l.config;
+
+    assert_eq!(
+        c.server.command,
+        Some(vec![
+            base.join("bin/server").display().to_string(),
+            "--stdio".to_owned()
+        ])
+    );
+    assert_eq!(c.server.url, None);
+    assert_eq!(
+        c.server.env.get("API_TOKEN").map(String::as_str),
+        Some("s3cret-token")
+    );
+    assert_eq!(c.server.env.get("PLAIN").map(String::as_str), Some("plain"));
+    assert_eq!(c.server.cwd, Some(base.join("work")));
+    assert_eq!(c.server.startup_timeout_s, 12.0);
+    assert_eq!(c.server.protocol, ProtocolPin::V20250618);
+    assert_eq!(c.timeout_ms, 2500.0);
+    assert_eq!(c.retries, 2);
+
+    assert!(c.checks.enabled && c.checks.strict);
+    assert_eq!(c.checks.max_description_length, 300);
+    assert_eq!(c.checks.disable, vec!["similar-tools"]);
+    assert_eq!(c.checks.similarity_threshold, 0.9);
+    assert_eq!(c.checks.max_tool_list_tokens, 5000);
+
+    assert_eq!(c.tests.len(), 2);
+    let t = &c.tests[0];
+    assert_eq!((t.name.as_str(), t.tool.as_str()), ("adds", "add"));
+    assert_eq!(
+        serde_json::Value::Object(t.args.clone()),
+        json!({"a": 2, "b": 3, "flag": "NO", "mode": "0755", "on": "yes", "t": true}),
+        "free-form values keep YAML 1.2 meaning"
+    );
+    assert_eq!(t.expect.is_error, Some(false));
+    assert_eq!(t.expect.equals, Some(json!({"result": 5})));
+    assert_eq!(t.expect.contains, Some(StringOrList::One("5".into())));
+    assert_eq!(t.expect.regex.as_deref(), Some("^\\d+$"));
+    let jp = &t.expect.jsonpath["$.result"];
+    assert_eq!(jp.kind, Some(JsonType::Integer));
+    assert_eq!(jp.equals, Some(json!(5)));
+    assert_eq!((jp.min, jp.max, jp.exists), (Some(0.0), Some(10.0), true));
+    assert_eq!(t.expect.max_latency_ms, Some(250.0));
+    assert!(!t.expect.output_schema);
+    assert_eq!((t.timeout_ms, t.retries), (Some(1000.0), Some(1)));
+    assert_eq!(t.line, Some(20));
+
+    let t = &c.tests[1];
+    assert_eq!(
+        t.expect.equals,
+        Some(serde_json::Value::Null),
+        "equals: null is an assertion"
+    );
+    assert_eq!(
+        t.expect.contains,
+        Some(StringOrList::Many(vec!["a".into(), "b".into()]))
+    );
+    assert!(t.expect.output_schema, "output_schema defaults to true");
+    assert_eq!((t.timeout_ms, t.retries), (None, None));
+    assert_eq!(t.line, Some(34));
+
+    let f = c.fuzz.as_ref().map(|f| {
+        (
+            f.enabled,
+            f.max_examples,
+            f.timeout_ms,
+            f.max_time_s,
+            f.seed,
+            f.tools.clone(),
+            f.skip.clone(),
+            f.include_destructive,
+            f.valid_must_succeed,
+            f.invalid_must_fail,
+        )
+    });
+    assert_eq!(
+        f,
+        Some((
+            false,
+            20,
+            500.0,
+            30.0,
+            Some(7),
+            vec!["add".to_owned()],
+            vec!["delete".to_owned()],
+            true,
+            true,
+            false
+        ))
+    );
+
+    let b = c.bench.as_ref().unwrap_or_else(|| panic!("bench section"));
+    assert_eq!(
+        (b.enabled, b.calls, b.concurrency, b.warmup, b.timeout_ms),
+        (true, 40, 4, 1, 3000.0)
+    );
+    assert_eq!(
+        (
+            b.thresholds.p50_ms,
+            b.thresholds.p95_ms,
+            b.thresholds.p99_ms,
+            b.thresholds.max_error_rate,
+            b.thresholds.min_throughput
+        ),
+        (Some(10.0), Some(20.0), Some(30.0), Some(0.01), Some(100.0))
+    );
+    assert_eq!(b.targets.len(), 1);
+    assert_eq!(b.targets[0].name.as_deref(), Some("add small"));
+    assert_eq!(
+        serde_json::Value::Object(b.targets[0].args.clone()),
+        json!({"a": 1, "b": 2})
+    );
+    assert_eq!(
+        b.targets[0].thresholds.as_ref().and_then(|t| t.p50_ms),
+        Some(5.0)
+    );
+
+    let e = c.evals.as_ref().unwrap_or_else(|| panic!("evals section"));
+    assert!(e.enabled && !e.cache);
+    assert_eq!(e.provider, Some(Provider::Command));
+    assert_eq!(e.model.as_deref(), Some("fake-model"));
+    assert_eq!(
+        e.command,
+        Some(vec!["python".to_owned(), "picker.py".to_owned()])
+    );
+    assert_eq!(e.system.as_deref(), Some("You pick tools."));
+    assert_eq!(
+        serde_json::Value::Object(e.params.clone()),
+        json!({"temperature": 0, "stop": ["STOP"]})
+    );
+    assert_eq!(e.min_accuracy, 0.75);
+    assert_eq!(e.cache_dir, base.join("cache"));
+    assert_eq!(e.timeout_s, 60.0);
+    assert_eq!(e.cases.len(), 2);
+    assert_eq!(e.cases[0].expect_tool, Some(Some("add".to_owned())));
+    assert_eq!(e.cases[0].name.as_deref(), Some("adding"));
+    assert_eq!(
+        serde_json::Value::Object(e.cases[0].expect_args.clone()),
+        json!({"a": 2, "b": 3})
+    );
+    assert_eq!(e.cases[1].expect_tool, Some(None), "null means no tool");
+    assert_eq!((e.cases[0].line, e.cases[1].line), (Some(74), Some(78)));
+
+    assert_eq!(l.secrets, vec!["s3cret-token".to_owned()]);
+    assert_eq!(l.target, "./bin/server --stdio");
+}
+
+#[test]
+fn defaults_match_the_reference() {
+    let l = loaded("minimal", "server:\n  url: http://127.0.0.1:3000/mcp\n");
+    let c = &l.config;
+    assert_eq!(c.timeout_ms, 10_000.0);
+    assert_eq!(c.retries, 0);
+    assert!(c.checks.enabled && !c.checks.strict);
+    assert_eq!(c.checks.max_description_length, 1024);
+    assert!(c.checks.disable.is_empty());
+    assert_eq!(c.checks.similarity_threshold, 0.8);
+    assert_eq!(c.checks.max_tool_list_tokens, 10_000);
+    assert!(c.tests.is_empty());
+    assert!(c.fuzz.is_none() && c.bench.is_none() && c.evals.is_none());
+    assert_eq!(c.server.startup_timeout_s, 30.0);
+    assert_eq!(c.server.protocol, ProtocolPin::Auto);
+    assert!(c.server.env.is_empty() && c.server.headers.is_empty());
+    assert_eq!(c.server.cwd, None, "an HTTP server has no working folder");
+    assert_eq!(l.target, "http://127.0.0.1:3000/mcp");
+    assert!(l.secrets.is_empty());
+
+    let l = loaded(
+        "sections",
+        &format!(
+            "{SERVER}fuzz: {{}}\nbench: {{}}\nevals: {{cases: []}}\ntests:\n  - name: t\n    tool: x\n"
+        ),
+    );
+    let c = &l.config;
+    let f = c.fuzz.as_ref().unwrap_or_else(|| panic!("fuzz"));
+    assert!(f.enabled && f.invalid_must_fail && !f.valid_must_succeed && !f.include_destructive);
+    assert_eq!(
+        (f.max_examples, f.timeout_ms, f.max_time_s, f.seed),
+        (50, 2000.0, 60.0, None)
+    );
+    let b = c.bench.as_ref().unwrap_or_else(|| panic!("bench"));
+    assert!(b.enabled);
+    assert_eq!(
+        (b.calls, b.concurrency, b.warmup, b.timeout_ms),
+        (100, 10, 3, 10_000.0)
+    );
+    assert!(b.thresholds.p50_ms.is_none() && b.targets.is_empty());
+    let e = c.evals.as_ref().unwrap_or_else(|| panic!("evals"));
+    assert!(e.enabled && e.cache && e.provider.is_none() && e.model.is_none());
+    assert_eq!(e.min_accuracy, 1.0);
+    assert_eq!(e.cache_dir, l.base_dir.join(".toolproof-cache"));
+    assert_eq!(e.timeout_s, 120.0);
+    let t = &c.tests[0];
+    assert!(t.args.is_empty() && t.expect.output_schema);
+    assert!(t.expect.equals.is_none() && t.expect.is_error.is_none());
+    assert_eq!(t.line, Some(7));
+
+    // The Default impls other modules use agree with an empty YAML section.
+    assert_eq!(format!("{f:?}"), format!("{:?}", FuzzConfig::default()));
+    assert_eq!(format!("{b:?}"), format!("{:?}", BenchConfig::default()));
+    let e_default = EvalConfig {
+        cache_dir: l.base_dir.join(".toolproof-cache"),
+        ..EvalConfig::default()
+    };
+    assert_eq!(format!("{e:?}"), format!("{e_default:?}"));
+    assert_eq!(
+        format!("{:?}", t.expect),
+        format!("{:?}", Expect::default())
+    );
+}
+
+#[test]
+fn null_sections_read_as_empty_or_absent() {
+    let l = loaded("nulls", &format!("{SERVER}tests:\nchecks:\nfuzz:\n"));
+    assert!(l.config.tests.is_empty());
+    assert!(l.config.checks.enabled);
+    assert!(
+        l.config.fuzz.is_none(),
+        "`fuzz:` with nothing under it is no fuzz section"
+    );
+}
+
+#[test]
+fn typed_booleans_accept_yaml_1_1_words() {
+    let l = loaded(
+        "yes-no",
+        &format!("{SERVER}checks:\n  strict: yes\n  enabled: On\n"),
+    );
+    assert!(l.config.checks.strict && l.config.checks.enabled);
+}
+
+#[test]
+fn env_expansion_in_server_only() {
+    let l = loaded(
+        "expand",
+        r#"server:
+  url: "https://${TP_TEST_HOST}/mcp"
+  headers:
+    Authorization: "Bearer ${TP_TEST_TOKEN}"
+    ${TP_TEST_TOKEN}: key-not-expanded
+    X-Literal: "$TP_TEST_TOKEN ${TP_TEST_TOKEN:-d} ${1X} $${TP_TEST_EMPTY}"
+tests:
+  - name: "${TP_TEST_TOKEN}"
+    tool: x
+    args: {v: "${TP_TEST_TOKEN}"}
+"#,
+    );
+    let s = &l.config.server;
+    assert_eq!(s.url.as_deref(), Some("https://mcp.example.test/mcp"));
+    assert_eq!(
+        s.headers.get("Authorization").map(String::as_str),
+        Some("Bearer s3cret-token")
+    );
+    assert_eq!(
+        s.headers.get("${TP_TEST_TOKEN}").map(String::as_str),
+        Some("key-not-expanded"),
+        "keys are not expanded"
+    );
+    assert_eq!(
+        s.headers.get("X-Literal").map(String::as_str),
+        Some("$TP_TEST_TOKEN ${TP_TEST_TOKEN:-d} ${1X} $"),
+        "only ${{NAME}} is a reference"
+    );
+    assert_eq!(
+        l.config.tests[0].name, "${TP_TEST_TOKEN}",
+        "tests are used as written"
+    );
+    assert_eq!(
+        l.config.tests[0].args.get("v"),
+        Some(&json!("${TP_TEST_TOKEN}"))
+    );
+    assert_eq!(
+        l.secrets,
+        vec!["mcp.example.test".to_owned(), "s3cret-token".to_owned()],
+        "longest first, no empty values"
+    );
+    assert_eq!(l.target, "https://${TP_TEST_HOST}/mcp");
+    assert!(!l.target.contains("mcp.example.test"));
+}
+
+#[test]
+fn env_expansion_in_command_env_and_cwd() {
+    let l = loaded(
+        "expand-cmd",
+        "server:\n  command: [\"./${TP_TEST_BIN}\", \"--token=${TP_TEST_TOKEN}\"]\n  env: {T: \"${TP_TEST_TOKEN}\"}\n  cwd: \"${TP_TEST_DIR}\"\n",
+    );
+    let s = &l.config.server;
+    assert_eq!(
+        s.command,
+        Some(vec![
+            l.base_dir.join("srv").display().to_string(),
+            "--token=s3cret-token".to_owned()
+        ])
+    );
+    assert_eq!(s.env.get("T").map(String::as_str), Some("s3cret-token"));
+    assert_eq!(s.cwd, Some(l.base_dir.join("work")));
+    assert_eq!(l.target, "./${TP_TEST_BIN} --token=${TP_TEST_TOKEN}");
+    assert!(!l.target.contains("s3cret"));
+    assert_eq!(l.secrets, vec!["s3cret-token", "work", "srv"]);
+}
+
+#[test]
+fn env_expansion_reads_the_process_environment() {
+    let Ok(path_value) = std::env::var("PATH") else {
+        return; // nothing to compare against without PATH
+    };
+    let path = write(
+        "real-path",
+        "server:\n  command: [x]\n  env: {P: \"${PATH}\"}\n",
+    );
+    let l = load(&path).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(l.config.server.env.get("P"), Some(&path_value));
+    assert_eq!(l.secrets.contains(&path_value), !path_value.is_empty());
+}
+
+#[test]
+fn relative_paths_resolve_from_the_yaml_folder() {
+    let l = loaded(
+        "paths",
+        "server:\n  command: [../bin/x, ./arg-stays]\n  cwd: ./sub/dir\nevals:\n  command: [./picker.py]\n  cache_dir: ../cache\n  cases: []\n",
+    );
+    let base = &l.base_dir;
+    assert!(base.is_absolute());
+    assert_eq!(
+        l.config.server.command,
+        Some(vec![
+            base.join("../bin/x").display().to_string(),
+            "./arg-stays".to_owned()
+        ])
+    );
+    assert_eq!(l.config.server.cwd, Some(base.join("sub/dir")));
+    let e = l.config.evals.as_ref().unwrap_or_else(|| panic!("evals"));
+    assert_eq!(e.cache_dir, base.join("../cache"));
+    assert_eq!(
+        e.command,
+        Some(vec![base.join("picker.py").display().to_string()])
+    );
+
+    let l = loaded("bare", "server:\n  command: [python3, s.py]\n");
+    assert_eq!(
+        l.config.server.command,
+        Some(vec!["python3".to_owned(), "s.py".to_owned()]),
+        "bare names are looked up on PATH"
+    );
+    assert_eq!(
+        l.config.server.cwd,
+        Some(l.base_dir.clone()),
+        "the server runs in base_dir"
+    );
+
+    let l = loaded(
+        "absolute",
+        "server:\n  command: [/usr/bin/env, x]\n  cwd: /tmp\n",
+    );
+    assert_eq!(
+        l.config.server.command.as_ref().map(|c| c[0].as_str()),
+        Some("/usr/bin/env")
+    );
+    assert_eq!(l.config.server.cwd, Some(PathBuf::from("/tmp")));
+}
+
+#[test]
+fn base_dir_is_the_absolute_folder_of_the_file() {
+    let path = write("base", SERVER);
+    let l = load_with_env(&path, &fake_env).unwrap_or_else(|e| panic!("{e}"));
+    let folder = path.parent().map(super::load::absolute);
+    assert_eq!(Some(l.base_dir.clone()), folder);
+    assert_eq!(l.path.as_path(), &*path);
+    assert!(l.base_dir.is_absolute());
+}
+
+#[test]
+fn find_default_looks_for_toolproof_yaml() {
+    let dir = temp_folder("find");
+    assert_eq!(find_default(&dir), None);
+    std::fs::create_dir_all(dir.join("toolproof.yaml").join("x")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        find_default(&dir),
+        None,
+        "a folder named toolproof.yaml is not a config"
+    );
+    let dir = temp_folder("find2");
+    std::fs::write(dir.join("toolproof.yaml"), SERVER).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(find_default(&dir), Some(dir.join("toolproof.yaml")));
+}
+
+#[test]
+fn from_target_builds_a_default_config() {
+    let cwd = temp_folder("target");
+    let l = from_target(Some("http://127.0.0.1:9/mcp".into()), vec![], &cwd)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        l.config.server.url.as_deref(),
+        Some("http://127.0.0.1:9/mcp")
+    );
+    assert_eq!(l.target, "http://127.0.0.1:9/mcp");
+    assert_eq!(l.base_dir, super::load::absolute(&cwd));
+    assert_eq!(l.path, PathBuf::new());
+
+    let l = from_target(None, vec!["./srv".into(), "--x".into()], &cwd)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        l.config.server.command,
+        Some(vec![
+            l.base_dir.join("srv").display().to_string(),
+            "--x".into()
+        ])
+    );
+    assert_eq!(l.config.server.cwd, Some(l.base_dir.clone()));
+    assert_eq!(l.target, "./srv --x");
+
+    // Same defaults as a file with only a server in it.
+    let from_file = loaded("target-file", "server:\n  command: [./srv, --x]\n");
+    assert_eq!(
+        format!(
+            "{:?}",
+            (
+                l.config.timeout_ms,
+                l.config.retries,
+                &l.config.checks,
+                &l.config.tests
+            )
+        ),
+        format!(
+            "{:?}",
+            (
+                from_file.config.timeout_ms,
+                from_file.config.retries,
+                &from_file.config.checks,
+                &from_file.config.tests
+            )
+        )
+    );
+
+    let errors: Vec<String> = [
+        from_target(Some("localhost:3000".into()), vec![], &cwd),
+        from_target(None, vec![], &cwd),
+        from_target(Some("http://x".into()), vec!["y".into()], &cwd),
+        from_target(None, vec![String::new()], &cwd),
+    ]
+    .into_iter()
+    .map(|r| r.err().map(|e| e.to_string()).unwrap_or_default())
+    .collect();
+    insta::assert_snapshot!("from_target_errors", errors.join("\n---\n"));
+}
+
+#[test]
+fn display_without_hint_or_position() {
+    let e = ConfigError::new("plain");
+    assert_eq!(e.to_string(), "plain");
+    let e = ConfigError::new("m")
+        .in_file(Path::new("a.yaml"))
+        .at(3, 4)
+        .hint("h");
+    assert_eq!(e.to_string(), "a.yaml:3:4: m\nhint: h");
+}
