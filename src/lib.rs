@@ -50,7 +50,7 @@ pub fn resolve_server(args: &ServerArgs) -> Result<LoadedConfig, ConfigError> {
     let mut loaded = if let Some(path) = &args.config {
         config::load(path)?
     } else if args.url.is_some() || !args.command.is_empty() {
-        config::from_target(args.url.clone(), args.command.clone(), &cwd)
+        config::from_target(args.url.clone(), args.command.clone(), &cwd)?
     } else if let Some(path) = config::find_default(&cwd) {
         config::load(&path)?
     } else {

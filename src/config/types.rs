@@ -16,8 +16,6 @@ pub struct LoadedConfig {
     pub base_dir: PathBuf,
     /// The configuration itself.
     pub config: Config,
-    /// The server as the user wrote it (URL or command line, `${VAR}` not expanded).
-    pub target: String,
     /// Values that came from `${VAR}` expansion; every renderer redacts them.
     /// Non-empty, without repeats, longest first (so a redactor can replace them in order).
     pub secrets: Vec<String>,
