@@ -15,7 +15,14 @@ pub fn render(report: &RunReport) -> String {
         let _ = writeln!(out, "error: {}", clean(&err.message));
         if let Some(stderr) = &err.stderr {
             let _ = writeln!(out, "server stderr:");
-            for line in stderr.lines().rev().take(20).collect::<Vec<_>>().into_iter().rev() {
+            for line in stderr
+                .lines()
+                .rev()
+                .take(20)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+            {
                 let _ = writeln!(out, "  {}", clean(line));
             }
         }
@@ -132,10 +139,6 @@ pub fn render(report: &RunReport) -> String {
             clean(&report.stdout_noise[0])
         );
     }
-    let _ = writeln!(
-        out,
-        "\n{}",
-        if report.passed { "PASSED" } else { "FAILED" }
-    );
+    let _ = writeln!(out, "\n{}", if report.passed { "PASSED" } else { "FAILED" });
     out
 }

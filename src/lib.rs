@@ -43,8 +43,10 @@ pub fn resolve_server(args: &ServerArgs) -> Result<LoadedConfig, ConfigError> {
         + usize::from(args.config.is_some())
         + usize::from(!args.command.is_empty());
     if given > 1 {
-        return Err(ConfigError::new("give only one of: a command after `--`, --url, --config")
-            .hint("e.g. toolproof inspect -- node server.js"));
+        return Err(
+            ConfigError::new("give only one of: a command after `--`, --url, --config")
+                .hint("e.g. toolproof inspect -- node server.js"),
+        );
     }
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let mut loaded = if let Some(path) = &args.config {
@@ -105,7 +107,7 @@ fn run_cmd(args: RunArgs, color: bool) -> i32 {
         Err(e) => return run::usage_error(&e),
     };
     if let Some(ms) = args.timeout_ms {
-        if !(ms > 0.0) {
+        if ms.is_nan() || ms <= 0.0 {
             return run::usage_error(&ConfigError::new(format!(
                 "--timeout-ms must be above 0, got {ms}"
             )));

@@ -218,11 +218,15 @@ fn run_connected(client: &mut Client, loaded: &LoadedConfig, plan: &Plan, report
         // A broken optional listing is reported, not fatal: tools are what toolproof tests.
         match client.list_resources() {
             Ok(r) => inventory.resources = r,
-            Err(e) => report.stdout_noise.push(format!("resources/list failed: {e}")),
+            Err(e) => report
+                .stdout_noise
+                .push(format!("resources/list failed: {e}")),
         }
         match client.list_prompts() {
             Ok(p) => inventory.prompts = p,
-            Err(e) => report.stdout_noise.push(format!("prompts/list failed: {e}")),
+            Err(e) => report
+                .stdout_noise
+                .push(format!("prompts/list failed: {e}")),
         }
     }
     report.inventory = Some(inventory);
@@ -232,7 +236,11 @@ fn run_connected(client: &mut Client, loaded: &LoadedConfig, plan: &Plan, report
     }
     // Phases of later issues: configured ones are reported as skipped, never as passed.
     let later = "not run: this toolproof build does not run this phase yet";
-    for phase in [&mut report.phases.evals, &mut report.phases.bench, &mut report.phases.fuzz] {
+    for phase in [
+        &mut report.phases.evals,
+        &mut report.phases.bench,
+        &mut report.phases.fuzz,
+    ] {
         if phase.status == PhaseStatus::Error {
             phase.status = PhaseStatus::Skipped;
             phase.reason = Some(later.into());
@@ -315,7 +323,8 @@ pub fn deliver(report: &RunReport, outputs: &Outputs) -> i32 {
         },
     );
     print!("{text}");
-    let files: [(&Option<PathBuf>, &str, fn(&RunReport) -> String); 2] = [
+    type Renderer = fn(&RunReport) -> String;
+    let files: [(&Option<PathBuf>, &str, Renderer); 2] = [
         (&outputs.junit, "JUnit report", junit::render),
         (&outputs.json, "JSON report", json::render),
     ];
@@ -324,7 +333,10 @@ pub fn deliver(report: &RunReport, outputs: &Outputs) -> i32 {
         match write::write_atomic(path, render(report).as_bytes()) {
             Ok(()) => println!("{what} written to {}", path.display()),
             Err(e) => {
-                eprintln!("error: could not write the {what} to {}: {e}", path.display());
+                eprintln!(
+                    "error: could not write the {what} to {}: {e}",
+                    path.display()
+                );
                 code = code.max(EXIT_FAILED);
             }
         }
@@ -372,7 +384,11 @@ fn terminal_width() -> usize {
         .ok()
         .and_then(|c| c.parse::<usize>().ok())
         .filter(|w| *w >= 40)
-        .unwrap_or(if std::io::stdout().is_terminal() { 100 } else { 140 })
+        .unwrap_or(if std::io::stdout().is_terminal() {
+            100
+        } else {
+            140
+        })
 }
 
 /// Prints a config or usage error and returns [`EXIT_USAGE`].

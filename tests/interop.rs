@@ -13,8 +13,9 @@ use serde_json::Value;
 
 fn interop_dir() -> PathBuf {
     PathBuf::from(
-        std::env::var_os("TOOLPROOF_INTEROP_DIR")
-            .expect("TOOLPROOF_INTEROP_DIR is not set: run the interop tests through scripts/test.sh"),
+        std::env::var_os("TOOLPROOF_INTEROP_DIR").expect(
+            "TOOLPROOF_INTEROP_DIR is not set: run the interop tests through scripts/test.sh",
+        ),
     )
 }
 
@@ -100,7 +101,7 @@ fn assert_exit_matches_checks(code: i32, report: &Value) {
     let failing = report["phases"]["checks"]["results"]["findings"]
         .as_array()
         .map_or(0, |f| f.iter().filter(|x| x["fails"] == true).count());
-    assert_eq!(report["phases"]["checks"]["status"] != "skipped", true);
+    assert!(report["phases"]["checks"]["status"] != "skipped", "{report:#}");
     assert_eq!(code, i32::from(failing > 0), "report: {report:#}");
 }
 
@@ -133,8 +134,14 @@ fn start_http(program: &str, args: &[&str], env: &[(&str, String)], ready: &str)
         .expect("start the server");
     let (tx, rx) = mpsc::channel();
     for pipe in [
-        child.stdout.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>),
-        child.stderr.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>),
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn std::io::Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn std::io::Read + Send>),
     ]
     .into_iter()
     .flatten()
@@ -163,10 +170,21 @@ fn everything_over_stdio() {
     assert_eq!(report["server"]["transport"], "stdio");
     let tools = tool_names(&report);
     for want in ["echo", "get-sum", "get-structured-content"] {
-        assert!(tools.iter().any(|t| t == want), "{want} missing from {tools:?}");
+        assert!(
+            tools.iter().any(|t| t == want),
+            "{want} missing from {tools:?}"
+        );
     }
-    assert!(report["inventory"]["resources"].as_array().is_some_and(|r| !r.is_empty()));
-    assert!(report["inventory"]["prompts"].as_array().is_some_and(|p| !p.is_empty()));
+    assert!(
+        report["inventory"]["resources"]
+            .as_array()
+            .is_some_and(|r| !r.is_empty())
+    );
+    assert!(
+        report["inventory"]["prompts"]
+            .as_array()
+            .is_some_and(|p| !p.is_empty())
+    );
     assert_exit_matches_checks(code, &report);
 }
 
@@ -192,7 +210,15 @@ fn everything_over_streamable_http_with_reports() {
     )
     .expect("write config");
     let out = toolproof(
-        &["run", "--junit", "junit.xml", "--json", "report.json", "--summary", "summary.md"],
+        &[
+            "run",
+            "--junit",
+            "junit.xml",
+            "--json",
+            "report.json",
+            "--summary",
+            "summary.md",
+        ],
         &dir,
     );
     let json: Value = serde_json::from_str(
@@ -217,7 +243,12 @@ fn filesystem_server_in_a_temp_folder() {
         &root.display().to_string(),
     ]);
     let tools = tool_names(&report);
-    assert!(tools.iter().any(|t| t == "read_text_file" || t == "read_file"), "{tools:?}");
+    assert!(
+        tools
+            .iter()
+            .any(|t| t == "read_text_file" || t == "read_file"),
+        "{tools:?}"
+    );
     assert!(tools.iter().any(|t| t == "list_directory"), "{tools:?}");
     assert_exit_matches_checks(code, &report);
 }

@@ -163,4 +163,3 @@ pub fn find_default(cwd: &Path) -> Option<PathBuf> {
     let path = cwd.join("toolproof.yaml");
     path.is_file().then_some(path)
 }
-

@@ -357,9 +357,7 @@ impl Client {
             Conn::Stdio(t) => stdio_roundtrip(t, &msg, timeout),
             Conn::Http(t) => match t.post(&msg, Some(&json!(id)), timeout)? {
                 Answer::Response(v) => Ok(v),
-                Answer::Accepted => Err(McpError::Protocol(format!(
-                    "no response to `{method}`"
-                ))),
+                Answer::Accepted => Err(McpError::Protocol(format!("no response to `{method}`"))),
             },
         }
     }
@@ -552,7 +550,11 @@ fn probe_stdio(t: &mut StdioTransport, deadline: Instant) -> Result<Decision, Mc
     let mut meta = Map::new();
     meta.insert("_meta".into(), modern_meta());
     t.send(&request(1, "server/discover", Some(Value::Object(meta))))?;
-    t.send(&request(2, "initialize", Some(initialize_params(LATEST_LEGACY))))?;
+    t.send(&request(
+        2,
+        "initialize",
+        Some(initialize_params(LATEST_LEGACY)),
+    ))?;
     let mut discover: Option<Result<Value, String>> = None;
     let mut init: Option<Result<Value, String>> = None;
     let mut fence_sent = false;
@@ -614,12 +616,14 @@ fn probe_stdio(t: &mut StdioTransport, deadline: Instant) -> Result<Decision, Mc
 
 fn open(spec: &ServerSpec) -> Result<Conn, ConnectError> {
     match spec {
-        ServerSpec::Stdio(s) => StdioTransport::spawn(s)
-            .map(Conn::Stdio)
-            .map_err(|error| ConnectError {
-                error,
-                stderr: String::new(),
-            }),
+        ServerSpec::Stdio(s) => {
+            StdioTransport::spawn(s)
+                .map(Conn::Stdio)
+                .map_err(|error| ConnectError {
+                    error,
+                    stderr: String::new(),
+                })
+        }
         ServerSpec::Http(h) => Ok(Conn::Http(HttpTransport::new(h.clone()))),
     }
 }

@@ -206,13 +206,14 @@ impl HttpTransport {
                 status,
                 url: self.spec.url.clone(),
                 detail: format!(
-                    "expected application/json or text/event-stream, got `{}`: {}",
-                    if content_type.is_empty() {
-                        "no content type"
+                    "expected application/json or text/event-stream, got {}",
+                    if content_type.starts_with("text/html") {
+                        format!("an HTML page ({})", shorten(&strip_tags(&text), 160))
+                    } else if content_type.is_empty() {
+                        format!("no content type: {}", shorten(&text, 200))
                     } else {
-                        &content_type
-                    },
-                    shorten(&text, 200)
+                        format!("`{content_type}`: {}", shorten(&text, 200))
+                    }
                 ),
             });
         }

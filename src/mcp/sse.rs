@@ -71,7 +71,8 @@ mod tests {
 
     #[test]
     fn joins_data_lines_and_skips_comments_and_priming() {
-        let body = "id: 0\ndata:\n\n: keep-alive\n\nevent: message\ndata: {\"a\":\ndata: 1}\n\ndata: last";
+        let body =
+            "id: 0\ndata:\n\n: keep-alive\n\nevent: message\ndata: {\"a\":\ndata: 1}\n\ndata: last";
         assert_eq!(events(body), vec!["{\"a\":\n1}".to_owned(), "last".into()]);
     }
 
