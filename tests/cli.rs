@@ -750,3 +750,77 @@ fn usage_errors_exit_2() {
     assert_eq!(out.code, 0);
     assert!(out.stdout.starts_with("toolproof "), "{out:?}");
 }
+
+// ---------------------------------------------------------------- snapshots of a real run
+
+/// Replaces what changes between runs (paths, times, durations) with fixed markers.
+fn normalize(text: &str, dir: &Dir) -> String {
+    let text = text
+        .replace(&fake(), "[FAKE]")
+        .replace(&fake().replace('_', "\\_"), "[FAKE]")
+        .replace(&dir.0.display().to_string(), "[DIR]");
+    let rules = [
+        (
+            r#""(duration_ms|latency_ms)": [0-9.e+-]+"#,
+            r#""$1": "[ms]""#,
+        ),
+        (r#""started_at": "[^"]+""#, r#""started_at": "[time]""#),
+        (r#"timestamp="[^"]+""#, r#"timestamp="[time]""#),
+        (r#"time="[0-9.]+""#, r#"time="[s]""#),
+        (r"\b\d+\.\d+s\b", "[s]"),
+        (r"\b\d+ms\b", "[ms]"),
+        (r#""version": "[0-9.]+""#, r#""version": "[version]""#),
+    ];
+    rules.iter().fold(text, |acc, (pattern, with)| {
+        regex::Regex::new(pattern)
+            .expect("valid pattern")
+            .replace_all(&acc, *with)
+            .into_owned()
+    })
+}
+
+#[test]
+fn every_report_format_of_a_run_with_planted_defects() {
+    let dir = Dir::new("snap");
+    let cmd = yaml_list(&[
+        &fake(),
+        "--fault",
+        "no-description,long-description,similar-tools,contradictory-annotations",
+    ]);
+    dir.write(
+        "toolproof.yaml",
+        &format!("server:\n  command: {cmd}\nchecks:\n  max_description_length: 200\n"),
+    );
+    let out = toolproof_in(
+        &dir.0,
+        &[
+            "run",
+            "--json",
+            "r.json",
+            "--junit",
+            "j.xml",
+            "--summary",
+            "s.md",
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 1, "{out:?}");
+    insta::assert_snapshot!("run_console", normalize(&out.stdout, &dir));
+    insta::assert_snapshot!("run_json", normalize(&dir.read("r.json"), &dir));
+    insta::assert_snapshot!("run_junit", normalize(&dir.read("j.xml"), &dir));
+    insta::assert_snapshot!("run_markdown", normalize(&dir.read("s.md"), &dir));
+}
+
+#[test]
+fn help_output() {
+    let dir = Dir::new("help");
+    for (name, args) in [
+        ("help_top", &["--help"][..]),
+        ("help_run", &["run", "--help"][..]),
+        ("help_inspect", &["inspect", "--help"][..]),
+    ] {
+        let out = toolproof_in(&dir.0, args, &[("COLUMNS", "100")]);
+        assert_eq!(out.code, 0, "{out:?}");
+        insta::assert_snapshot!(name, out.stdout);
+    }
+}

@@ -101,7 +101,10 @@ fn assert_exit_matches_checks(code: i32, report: &Value) {
     let failing = report["phases"]["checks"]["results"]["findings"]
         .as_array()
         .map_or(0, |f| f.iter().filter(|x| x["fails"] == true).count());
-    assert!(report["phases"]["checks"]["status"] != "skipped", "{report:#}");
+    assert!(
+        report["phases"]["checks"]["status"] != "skipped",
+        "{report:#}"
+    );
     assert_eq!(code, i32::from(failing > 0), "report: {report:#}");
 }
 

@@ -483,6 +483,25 @@ fn check_ranges(ctx: &Ctx<'_>, config: &Config) -> Result<(), ConfigError> {
         config.checks.similarity_threshold,
         &[checks, Step::Key("similarity_threshold")],
     )?;
+    for (i, id) in config.checks.disable.iter().enumerate() {
+        if crate::checks::CHECK_IDS.contains(&id.as_str()) {
+            continue;
+        }
+        let steps = [checks, Step::Key("disable"), Step::Index(i)];
+        let near = super::suggest::nearest(id, crate::checks::CHECK_IDS);
+        let message = match near {
+            Some(n) => format!("unknown check id `{id}` in checks.disable, did you mean `{n}`?"),
+            None => format!("unknown check id `{id}` in checks.disable"),
+        };
+        return Err(ctx.error(
+            ctx.pos(&steps),
+            message,
+            Some(format!(
+                "check ids are {}",
+                super::suggest::list(crate::checks::CHECK_IDS)
+            )),
+        ));
+    }
 
     for (i, test) in config.tests.iter().enumerate() {
         let here = [Step::Key("tests"), Step::Index(i)];

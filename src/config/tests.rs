@@ -485,6 +485,13 @@ fn error_ranges() {
         )
     );
     insta::assert_snapshot!(
+        "unknown_check_id",
+        rendered(
+            "checkid",
+            format!("{SERVER}checks:\n  disable: [similar-tool]\n")
+        )
+    );
+    insta::assert_snapshot!(
         "range_bench_calls",
         rendered("calls", format!("{SERVER}bench:\n  calls: 0\n"))
     );
