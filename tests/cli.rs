@@ -824,3 +824,26 @@ fn help_output() {
         insta::assert_snapshot!(name, out.stdout);
     }
 }
+
+// ---------------------------------------------------------------- docs derived from code
+
+/// The README's static-check table, as the code defines the checks.
+fn check_table() -> String {
+    let mut rows = String::new();
+    for check in toolproof::checks::CHECKS {
+        let (severity, what) = check.summary.split_once(": ").unwrap_or(("", check.summary));
+        rows.push_str(&format!("| `{}` | {severity} | {what} |\n", check.id));
+    }
+    rows
+}
+
+#[test]
+fn readme_lists_every_check_as_the_code_defines_it() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    let table = check_table();
+    assert!(
+        readme.contains(&table),
+        "README.md's check table is out of date; it should read:\n{table}"
+    );
+}

@@ -69,7 +69,7 @@ pub const CHECKS: &[CheckInfo] = &[
     CheckInfo {
         id: NAME_CLIENTS,
         summary: "warning: model APIs reject the name (A-Z a-z 0-9 _ -, at most 64), \
-                  also once a client prefixes it as mcp__<server>__<tool>",
+                  also once a client prefixes it as `mcp__<server>__<tool>`",
     },
     CheckInfo {
         id: DESCRIPTION,
