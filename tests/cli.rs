@@ -831,7 +831,10 @@ fn help_output() {
 fn check_table() -> String {
     let mut rows = String::new();
     for check in toolproof::checks::CHECKS {
-        let (severity, what) = check.summary.split_once(": ").unwrap_or(("", check.summary));
+        let (severity, what) = check
+            .summary
+            .split_once(": ")
+            .unwrap_or(("", check.summary));
         rows.push_str(&format!("| `{}` | {severity} | {what} |\n", check.id));
     }
     rows
@@ -846,4 +849,163 @@ fn readme_lists_every_check_as_the_code_defines_it() {
         readme.contains(&table),
         "README.md's check table is out of date; it should read:\n{table}"
     );
+}
+
+// ---------------------------------------------------------------- the client library on real processes
+
+mod client {
+    use super::*;
+    use serde_json::json;
+    use toolproof::config::ProtocolPin;
+    use toolproof::mcp::stdio::StdioSpec;
+    use toolproof::mcp::types::CallResult;
+    use toolproof::mcp::{Client, ClientOptions, McpError, ServerSpec};
+
+    fn connect(args: &[&str]) -> Client {
+        let mut command = vec![fake()];
+        command.extend(args.iter().map(|s| s.to_string()));
+        Client::connect(
+            ServerSpec::Stdio(StdioSpec {
+                command,
+                env: Default::default(),
+                cwd: None,
+            }),
+            ClientOptions {
+                pin: ProtocolPin::Auto,
+                startup_timeout: Duration::from_secs(10),
+                request_timeout: Duration::from_secs(10),
+            },
+        )
+        .unwrap_or_else(|e| panic!("connect: {} {}", e.error, e.stderr))
+    }
+
+    fn args(v: Value) -> serde_json::Map<String, Value> {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn calls_return_content_structured_content_is_error_and_latency() {
+        for era in ["legacy", "modern"] {
+            let mut c = connect(&["--era", era]);
+            let out = c
+                .call_tool(
+                    "add",
+                    &args(json!({"a": 2, "b": 3})),
+                    Duration::from_secs(5),
+                )
+                .expect("add answers");
+            match &out.result {
+                CallResult::Result {
+                    structured,
+                    is_error,
+                    ..
+                } => {
+                    assert_eq!(structured.as_ref(), Some(&json!({"result": 5})), "{era}");
+                    assert!(!is_error);
+                }
+                other => panic!("{era}: {other:?}"),
+            }
+            assert_eq!(out.result.text(), "5");
+            assert!(out.latency > Duration::ZERO);
+            let failed = c
+                .call_tool("fail", &args(json!({})), Duration::from_secs(5))
+                .expect("fail answers");
+            assert!(matches!(
+                failed.result,
+                CallResult::Result { is_error: true, .. }
+            ));
+            let unknown = c
+                .call_tool("nope", &args(json!({})), Duration::from_secs(5))
+                .expect("unknown tool answers");
+            assert!(matches!(
+                unknown.result,
+                CallResult::ProtocolError { code: -32602, .. }
+            ));
+            c.close();
+        }
+    }
+
+    #[test]
+    fn a_crash_is_seen_at_once_with_the_stderr_of_that_call_and_a_restart_works() {
+        let mut c = connect(&[]);
+        let started = Instant::now();
+        let failure = c
+            .call_tool("crash", &args(json!({})), Duration::from_secs(60))
+            .expect_err("crash gives no result");
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "exit not seen at once"
+        );
+        match &failure.error {
+            McpError::Exited { how } => assert_eq!(how, "exited with code 3"),
+            other => panic!("{other:?}"),
+        }
+        assert!(failure.stderr.contains("about to crash"), "{failure:?}");
+        assert!(c.has_exited());
+        c.restart().expect("restart");
+        let out = c
+            .call_tool(
+                "echo",
+                &args(json!({"text": "back"})),
+                Duration::from_secs(5),
+            )
+            .expect("echo after restart");
+        assert_eq!(out.result.text(), "back");
+        c.close();
+    }
+
+    #[test]
+    fn a_slow_call_times_out_and_the_server_stays_usable() {
+        let mut c = connect(&[]);
+        let failure = c
+            .call_tool(
+                "slow",
+                &args(json!({"ms": 5000})),
+                Duration::from_millis(300),
+            )
+            .expect_err("times out");
+        assert!(
+            matches!(failure.error, McpError::Timeout { .. }),
+            "{failure:?}"
+        );
+        assert!(failure.latency >= Duration::from_millis(300));
+        let out = c
+            .call_tool(
+                "echo",
+                &args(json!({"text": "still here"})),
+                Duration::from_secs(5),
+            )
+            .expect("answers after a timeout");
+        assert_eq!(out.result.text(), "still here");
+        c.close();
+    }
+
+    #[test]
+    fn a_ten_megabyte_result_is_read_whole() {
+        for http in [false, true] {
+            let (mut c, _server) = if http {
+                let server = http_fake(&["--fault", "huge-result"]);
+                let c = Client::connect(
+                    ServerSpec::Http(toolproof::mcp::http::HttpSpec {
+                        url: server.url.clone(),
+                        headers: Vec::new(),
+                    }),
+                    ClientOptions {
+                        pin: ProtocolPin::Auto,
+                        startup_timeout: Duration::from_secs(10),
+                        request_timeout: Duration::from_secs(10),
+                    },
+                )
+                .unwrap_or_else(|e| panic!("{}", e.error));
+                (c, Some(server))
+            } else {
+                (connect(&["--fault", "huge-result"]), None)
+            };
+            let out = c
+                .call_tool("echo", &args(json!({"text": "x"})), Duration::from_secs(30))
+                .expect("huge echo");
+            assert!(out.result.text().len() >= 10 << 20, "http={http}");
+            c.close();
+        }
+    }
 }
