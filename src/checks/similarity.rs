@@ -144,13 +144,30 @@ pub(super) fn check(tools: &[Tool], shown: &[String], threshold: f64, out: &mut 
     }
 }
 
-/// The pair's similarity in 0..1.
+/// Content words each description needs before it can decide a pair on its own.
+const TELLING_DESCRIPTION: usize = 4;
+/// Weight of a description match alone: identical descriptions score 0.9 whatever the names.
+const DESCRIPTION_ALONE: f64 = 0.9;
+
+/// The pair's similarity in 0..1: the mean of name and description overlap, or, when both
+/// descriptions say enough, the description overlap alone (weighted), whichever is higher. Two
+/// tools that describe themselves the same way confuse a model whatever they are called.
 fn score(a: &Profile, b: &Profile) -> f64 {
     let name = jaccard(&a.name, &b.name);
     if a.description.is_empty() && b.description.is_empty() {
         return name;
     }
-    (name + jaccard(&a.description, &b.description)) / 2.0
+    let description = jaccard(&a.description, &b.description);
+    let mean = (name + description) / 2.0;
+    if telling(a, b) {
+        mean.max(DESCRIPTION_ALONE * description)
+    } else {
+        mean
+    }
+}
+
+fn telling(a: &Profile, b: &Profile) -> bool {
+    a.description.len() >= TELLING_DESCRIPTION && b.description.len() >= TELLING_DESCRIPTION
 }
 
 /// An upper bound of [`score`] from set sizes alone (Jaccard ≤ smaller / larger).
@@ -167,7 +184,13 @@ fn bound(a: &Profile, b: &Profile) -> f64 {
     if a.description.is_empty() && b.description.is_empty() {
         return name;
     }
-    (name + most(&a.description, &b.description)) / 2.0
+    let description = most(&a.description, &b.description);
+    let mean = (name + description) / 2.0;
+    if telling(a, b) {
+        mean.max(DESCRIPTION_ALONE * description)
+    } else {
+        mean
+    }
 }
 
 /// |A ∩ B| / |A ∪ B| of two sorted, distinct id lists; 0 when both are empty.
@@ -385,6 +408,21 @@ mod tests {
             "{}",
             f.message
         );
+    }
+
+    #[test]
+    fn the_same_description_under_different_names_is_flagged() {
+        let got = similar(
+            vec![
+                tool("list_notes", "List every saved note with its id and title."),
+                tool("show_notes", "List every saved note with its id and title."),
+            ],
+            0.8,
+        );
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].tool, "list_notes + show_notes");
+        // Short descriptions alone do not decide: `echo` vs `shout` share little but a word.
+        assert!(pair_score(("echo", "Echo text"), ("shout", "Shout text")) < 0.8);
     }
 
     #[test]
