@@ -35,14 +35,24 @@ def ensure_reference() -> None:
 
 
 def measure(cmd: list[str], runs: int, cwd: Path) -> tuple[float, float, int]:
-    """Median wall seconds, peak RSS in MB over the runs, and the last exit code."""
+    """Median wall seconds, peak RSS in MB over the runs, and the last exit code.
+
+    RSS comes from GNU time when it is installed: a child forked from this Python process
+    would otherwise report Python's own pages as its peak.
+    """
+    gnu_time = Path("/usr/bin/time")
     walls, rss, code = [], [], 0
     for _ in range(runs):
+        rss_file = cwd / "rss.txt"
+        wrapped = [str(gnu_time), "-f", "%M", "-o", str(rss_file), *cmd] if gnu_time.exists() else cmd
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(wrapped, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         _, status, usage = os.wait4(proc.pid, 0)
         walls.append(time.perf_counter() - start)
-        rss.append(usage.ru_maxrss / 1024)
+        if gnu_time.exists():
+            rss.append(int(rss_file.read_text().split()[-1]) / 1024)
+        else:
+            rss.append(usage.ru_maxrss / 1024)
         code = os.waitstatus_to_exitcode(status)
     return statistics.median(walls), max(rss), code
 
