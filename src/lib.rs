@@ -4,6 +4,7 @@
 pub mod checks;
 pub mod cli;
 pub mod config;
+pub mod evals;
 pub mod inspect;
 pub mod mcp;
 pub mod report;

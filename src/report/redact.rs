@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::model::{
-    ChecksResults, Finding, Generator, Inventory, Phase, Phases, RunReport, ServerError,
+    ChecksResults, EvalsResults, Finding, Generator, Inventory, Phase, Phases, RunReport, ServerError,
     ServerSummary, TestResult, ToolSummary,
 };
 
@@ -236,6 +236,19 @@ impl Redact for Phases {
         evals.redact(r);
         bench.redact(r);
         fuzz.redact(r);
+    }
+}
+
+impl Redact for EvalsResults {
+    /// Through the JSON form: every string and key in it, whatever the nesting.
+    fn redact(&mut self, r: &Redactor) {
+        let Ok(mut value) = serde_json::to_value(&*self) else {
+            return;
+        };
+        value.redact(r);
+        if let Ok(clean) = serde_json::from_value(value) {
+            *self = clean;
+        }
     }
 }
 
