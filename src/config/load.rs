@@ -196,6 +196,9 @@ fn build(
     check_url_scheme(&ctx, &config.server)?;
     check_ranges(&ctx, &config)?;
     resolve_paths(&mut config, &base_dir);
+    if let Some(evals) = &mut config.evals {
+        read_eval_files(file, &root, evals)?;
+    }
     Ok(LoadedConfig {
         path: file.to_path_buf(),
         base_dir,
@@ -659,15 +662,172 @@ fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), ConfigError> {
         }
         _ => {}
     }
-    for (i, case) in evals.cases.iter().enumerate() {
-        if case.expect_tool.is_none() {
+    check_cases(ctx, &evals.cases, &[e, Step::Key("cases")])?;
+    at_least_one(ctx, evals.concurrency, &[e, Step::Key("concurrency")])?;
+    at_least_one(ctx, evals.trials, &[e, Step::Key("trials")])?;
+    positive(
+        ctx,
+        evals.request_timeout_s,
+        &[e, Step::Key("request_timeout_s")],
+        "seconds",
+    )?;
+    if let Some(v) = evals.min_wilson_lower {
+        fraction(ctx, v, &[e, Step::Key("min_wilson_lower")])?;
+    }
+    if let Some(n) = evals.max_tokens {
+        at_least_one(ctx, n, &[e, Step::Key("max_tokens")])?;
+    }
+    if evals.model.is_some() && !evals.models.is_empty() {
+        return Err(ctx.error(
+            ctx.pos(&[e, Step::Key("models")]),
+            "`evals.model` and `evals.models` are both set",
+            Some(
+                "use `models: [a, b]` alone to ask several models, or `model:` for one".to_owned(),
+            ),
+        ));
+    }
+    for (i, m) in evals.models.iter().enumerate() {
+        if m.trim().is_empty() {
             return Err(ctx.error(
-                ctx.pos(&[e, Step::Key("cases"), Step::Index(i)]),
-                format!("`evals.cases[{i}]` has no `expect_tool`"),
-                Some("set expect_tool (use null when no tool should be called)".to_owned()),
+                ctx.pos(&[e, Step::Key("models"), Step::Index(i)]),
+                format!("`evals.models[{i}]` is empty"),
+                Some("give the model id the provider knows".to_owned()),
             ));
         }
     }
+    if evals.system.is_some() && evals.system_file.is_some() {
+        return Err(ctx.error(
+            ctx.pos(&[e, Step::Key("system_file")]),
+            "`evals.system` and `evals.system_file` are both set",
+            Some("keep one: `system_file` reads the prompt your client ships".to_owned()),
+        ));
+    }
+    Ok(())
+}
+
+/// Every case has `expect_tool`, and sane `trials`.
+fn check_cases(
+    ctx: &Ctx<'_>,
+    cases: &[super::EvalCase],
+    at: &[Step<'_>],
+) -> Result<(), ConfigError> {
+    for (i, case) in cases.iter().enumerate() {
+        let here: Vec<Step<'_>> = at.iter().copied().chain([Step::Index(i)]).collect();
+        if case.expect_tool.is_none() {
+            return Err(ctx.error(
+                ctx.pos(&here),
+                format!("`{}` has no `expect_tool`", path_of(&here)),
+                Some("set expect_tool (use null when no tool should be called)".to_owned()),
+            ));
+        }
+        if let Some(t) = case.trials {
+            let mut steps = here.clone();
+            steps.push(Step::Key("trials"));
+            at_least_one(ctx, t, &steps)?;
+        }
+    }
+    Ok(())
+}
+
+/// Reads `evals.system_file` and `evals.cases_file` (paths already resolved).
+fn read_eval_files(file: &Path, root: &Node, evals: &mut EvalConfig) -> Result<(), ConfigError> {
+    let ctx = Ctx { file, root };
+    let e = Step::Key("evals");
+    if let Some(path) = &evals.system_file {
+        let text = std::fs::read_to_string(path).map_err(|err| {
+            ctx.error(
+                ctx.pos(&[e, Step::Key("system_file")]),
+                format!(
+                    "cannot read `evals.system_file` {}: {}",
+                    path.display(),
+                    lowercase_first(&err.to_string())
+                ),
+                Some("the path is relative to this config file".to_owned()),
+            )
+        })?;
+        evals.system = Some(text);
+    }
+    let Some(path) = evals.cases_file.clone() else {
+        return Ok(());
+    };
+    let bytes = std::fs::read(&path).map_err(|err| {
+        ctx.error(
+            ctx.pos(&[e, Step::Key("cases_file")]),
+            format!(
+                "cannot read `evals.cases_file` {}: {}",
+                path.display(),
+                lowercase_first(&err.to_string())
+            ),
+            Some("the path is relative to this config file".to_owned()),
+        )
+    })?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        ConfigError::new("the file is not valid UTF-8")
+            .in_file(&path)
+            .hint("save the file as UTF-8")
+    })?;
+    let cases_root = match node::parse(&text) {
+        Ok(Some(r)) => r,
+        Ok(None) => return Ok(()),
+        Err(err) => {
+            let mut e = ConfigError::new(format!("invalid YAML: {}", err.message)).in_file(&path);
+            if let Some(pos) = err.pos {
+                e = e.at(pos.line, pos.column);
+            }
+            e.hint = err.hint;
+            return Err(e);
+        }
+    };
+    let cctx = Ctx {
+        file: &path,
+        root: &cases_root,
+    };
+    // A bare list of cases, or a mapping with `cases:`.
+    let (list, prefix): (&Node, Vec<Step<'_>>) = match &cases_root.value {
+        Value::Seq(_) => (&cases_root, Vec::new()),
+        Value::Map(_) => match cases_root.get("cases") {
+            Some(n) => (n, vec![Step::Key("cases")]),
+            None => {
+                return Err(cctx.error(
+                    cases_root.pos,
+                    "a cases file holds a list of cases, or a mapping with `cases:`".to_owned(),
+                    Some("e.g. `- {prompt: …, expect_tool: …}` on each line".to_owned()),
+                ));
+            }
+        },
+        other => {
+            return Err(cctx.error(
+                cases_root.pos,
+                format!(
+                    "a cases file holds a list of cases, got {}",
+                    other.describe()
+                ),
+                Some("e.g. `- {prompt: …, expect_tool: …}` on each line".to_owned()),
+            ));
+        }
+    };
+    if let Value::Map(entries) = &cases_root.value
+        && entries.len() > 1
+    {
+        return Err(cctx.error(
+            cases_root.pos,
+            "a cases file mapping may hold only `cases:`".to_owned(),
+            None,
+        ));
+    }
+    let path_prefix = path_of(&prefix);
+    let mut cases: Vec<super::EvalCase> = de::from_node(list, path_prefix)
+        .map_err(|Located { message, hint, pos }| cctx.error(pos, message, hint))?;
+    check_cases(&cctx, &cases, &prefix)?;
+    for (i, case) in cases.iter_mut().enumerate() {
+        let mut steps = prefix.clone();
+        steps.push(Step::Index(i));
+        case.line = cases_root
+            .at(&steps)
+            .and_then(|n| u32::try_from(n.pos.line).ok());
+        case.file = Some(path.clone());
+    }
+    evals.cases.extend(cases);
     Ok(())
 }
 
@@ -704,6 +864,12 @@ pub(crate) fn resolve_paths(config: &mut Config, base_dir: &Path) {
     }
     if let Some(evals) = &mut config.evals {
         evals.cache_dir = join_clean(base_dir, &evals.cache_dir);
+        for path in [&mut evals.system_file, &mut evals.cases_file]
+            .into_iter()
+            .flatten()
+        {
+            *path = join_clean(base_dir, path);
+        }
         if let Some(command) = &mut evals.command {
             resolve_program(command, base_dir);
         }

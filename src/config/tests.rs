@@ -1233,3 +1233,98 @@ fn display_without_hint_or_position() {
         .hint("h");
     assert_eq!(e.to_string(), "a.yaml:3:4: m\nhint: h");
 }
+
+// ---------------------------------------------------------------- evals additions
+
+#[test]
+fn eval_cases_and_system_prompt_from_their_own_files() {
+    let dir = temp_folder("cases-file");
+    std::fs::create_dir_all(dir.join("evals")).unwrap_or_default();
+    std::fs::write(
+        dir.join("evals/cases.yaml"),
+        "# labelled set\n- prompt: weather in Lisbon?\n  expect_tool: get_weather\n  why: canonical\n\n- prompt: thanks\n  expect_tool: null\n  critical: true\n  trials: 3\n",
+    )
+    .unwrap_or_default();
+    std::fs::write(dir.join("evals/system.txt"), "You are a helpful agent.\n").unwrap_or_default();
+    let path = dir.join("toolproof.yaml");
+    std::fs::write(
+        &path,
+        format!(
+            "{SERVER}evals:\n  provider: anthropic\n  models: [m1, m2]\n  system_file: evals/system.txt\n  cases_file: evals/cases.yaml\n  trials: 2\n  min_wilson_lower: 0.8\n  multiple_calls: miss\n  cases:\n    - prompt: inline\n      expect_tool: echo\n"
+        ),
+    )
+    .unwrap_or_default();
+    let c = load_with_env(&path, &fake_env).unwrap_or_else(|e| panic!("{e}"));
+    let evals = c.config.evals.expect("evals");
+    assert_eq!(evals.system.as_deref(), Some("You are a helpful agent.\n"));
+    assert_eq!(evals.models, vec!["m1", "m2"]);
+    assert_eq!(evals.cases.len(), 3);
+    assert_eq!(evals.cases[0].prompt, "inline");
+    assert_eq!(evals.cases[0].file, None);
+    assert_eq!(evals.cases[1].why.as_deref(), Some("canonical"));
+    assert_eq!(evals.cases[1].line, Some(2));
+    assert_eq!(evals.cases[2].line, Some(6));
+    assert!(evals.cases[2].critical);
+    assert_eq!(evals.cases[2].trials, Some(3));
+    assert_eq!(evals.cases[2].expect_tool, Some(None));
+    assert!(
+        evals.cases[1]
+            .file
+            .as_ref()
+            .is_some_and(|f| f.ends_with("evals/cases.yaml"))
+    );
+    assert_eq!(evals.multiple_calls, MultipleCalls::Miss);
+    assert_eq!(evals.min_wilson_lower, Some(0.8));
+}
+
+#[test]
+fn eval_file_errors_point_into_the_cases_file() {
+    let dir = temp_folder("cases-file-bad");
+    std::fs::write(
+        dir.join("cases.yaml"),
+        "- prompt: ok\n  expect_tool: a\n- prompt: no label\n  expect_tol: b\n",
+    )
+    .unwrap_or_default();
+    let path = dir.join("toolproof.yaml");
+    std::fs::write(&path, format!("{SERVER}evals:\n  cases_file: cases.yaml\n"))
+        .unwrap_or_default();
+    let err = load_with_env(&path, &fake_env)
+        .err()
+        .map(|e| e.to_string().replace(&dir.display().to_string(), "[TMP]"));
+    insta::assert_snapshot!("cases_file_unknown_key", err.unwrap_or_default());
+    std::fs::write(
+        &path,
+        format!("{SERVER}evals:\n  cases_file: missing.yaml\n"),
+    )
+    .unwrap_or_default();
+    let err = load_with_env(&path, &fake_env)
+        .err()
+        .map(|e| e.to_string().replace(&dir.display().to_string(), "[TMP]"));
+    insta::assert_snapshot!("cases_file_missing", err.unwrap_or_default());
+}
+
+#[test]
+fn eval_settings_are_range_checked() {
+    insta::assert_snapshot!(
+        "evals_trials_zero",
+        rendered("trials", format!("{SERVER}evals:\n  trials: 0\n"))
+    );
+    insta::assert_snapshot!(
+        "evals_model_and_models",
+        rendered(
+            "models",
+            format!("{SERVER}evals:\n  model: a\n  models: [b]\n")
+        )
+    );
+    insta::assert_snapshot!(
+        "evals_wilson_range",
+        rendered(
+            "wilson",
+            format!("{SERVER}evals:\n  min_wilson_lower: 1.5\n")
+        )
+    );
+    insta::assert_snapshot!(
+        "evals_multiple_calls_value",
+        rendered("multi", format!("{SERVER}evals:\n  multiple_calls: all\n"))
+    );
+}
