@@ -6,6 +6,8 @@
 
 pub mod cache;
 pub mod provider;
+pub mod score;
+pub mod stats;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

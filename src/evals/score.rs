@@ -1,0 +1,264 @@
+//! Scoring one answer against its label: the expected tool (or none), every listed argument
+//! (strings ignore case and surrounding spaces, numbers compare by value, objects key by key,
+//! lists element by element), and the arguments valid against the tool's input schema.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use super::{Choice, Stop};
+use crate::config::MultipleCalls;
+use crate::mcp::types::Tool;
+
+/// What a case expects.
+#[derive(Debug, Clone, Copy)]
+pub struct Label<'a> {
+    /// The tool, or `None` for "no tool".
+    pub tool: Option<&'a str>,
+    /// Arguments that must match (others are not checked).
+    pub args: &'a Map<String, Value>,
+}
+
+/// Why `choice` is wrong for `label`; empty when it is right.
+pub fn judge(
+    label: Label<'_>,
+    choice: &Choice,
+    tools: &HashMap<&str, &Tool>,
+    multiple: MultipleCalls,
+) -> Vec<String> {
+    let first = choice.calls.first();
+    let Some(expected) = label.tool else {
+        return match first {
+            None => Vec::new(),
+            Some(call) => vec![format!("expected no tool call, got {}", call.tool)],
+        };
+    };
+    let Some(call) = first else {
+        let why = match choice.stop {
+            Stop::Refusal => "the model refused to answer",
+            Stop::MaxTokens => "the answer was cut off at max_tokens before any call",
+            _ => "the model called no tool",
+        };
+        return vec![format!("expected {expected}, but {why}")];
+    };
+    if choice.calls.len() > 1 && multiple == MultipleCalls::Miss {
+        let names: Vec<&str> = choice.calls.iter().map(|c| c.tool.as_str()).collect();
+        return vec![format!(
+            "the model made {} calls ({}) and multiple_calls is `miss`",
+            names.len(),
+            names.join(", ")
+        )];
+    }
+    if call.tool != expected {
+        return vec![format!("expected {expected}, got {}", call.tool)];
+    }
+    if let Some(raw) = &call.malformed {
+        return vec![format!(
+            "the arguments are not a JSON object: {}",
+            crate::mcp::error::shorten(raw, 120)
+        )];
+    }
+    let mut failures = Vec::new();
+    let args = call.args.as_object();
+    for (key, want) in label.args {
+        match args.and_then(|a| a.get(key)) {
+            None => failures.push(format!("argument `{key}` missing (expected {})", show(want))),
+            Some(got) if !same(want, got) => failures.push(format!(
+                "argument `{key}` is {}, expected {}",
+                show(got),
+                show(want)
+            )),
+            Some(_) => {}
+        }
+    }
+    if let Some(schema) = tools.get(call.tool.as_str()).and_then(|t| t.input_schema.as_ref())
+        && let Some(problem) = schema_problem(schema, &call.args)
+    {
+        failures.push(format!("arguments don't match the input schema: {problem}"));
+    }
+    failures
+}
+
+/// Whether an expected argument value matches the one the model gave.
+pub fn same(expected: &Value, actual: &Value) -> bool {
+    match (expected, actual) {
+        (Value::String(e), Value::String(a)) => e.trim().to_lowercase() == a.trim().to_lowercase(),
+        (Value::Bool(e), Value::Bool(a)) => e == a,
+        (Value::Number(e), Value::Number(a)) => match (e.as_f64(), a.as_f64()) {
+            (Some(x), Some(y)) => x == y,
+            _ => e == a,
+        },
+        (Value::Object(e), Value::Object(a)) => e
+            .iter()
+            .all(|(k, v)| a.get(k).is_some_and(|got| same(v, got))),
+        (Value::Array(e), Value::Array(a)) => {
+            e.len() == a.len() && e.iter().zip(a).all(|(x, y)| same(x, y))
+        }
+        (Value::Null, Value::Null) => true,
+        _ => false,
+    }
+}
+
+/// The first way `args` breaks `schema`, with its location; `None` when valid or when the
+/// schema cannot be compiled (the static checks report that).
+fn schema_problem(schema: &Value, args: &Value) -> Option<String> {
+    let validator = jsonschema::validator_for(schema).ok()?;
+    let error = validator.iter_errors(args).next()?;
+    let path = error.instance_path().to_string();
+    Some(if path.is_empty() {
+        error.to_string()
+    } else {
+        format!("{path}: {error}")
+    })
+}
+
+/// JSON, shortened for a message.
+fn show(v: &Value) -> String {
+    crate::mcp::error::shorten(&v.to_string(), 80)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evals::Call;
+    use serde_json::json;
+
+    fn tool() -> Tool {
+        Tool::from_wire(json!({
+            "name": "get_forecast",
+            "description": "Forecast",
+            "inputSchema": {"type": "object",
+                "properties": {"city": {"type": "string"}, "days": {"type": "integer", "maximum": 7}},
+                "required": ["city"]}
+        }))
+    }
+
+    fn pick(tool: &str, args: Value) -> Choice {
+        Choice {
+            calls: vec![Call {
+                tool: tool.into(),
+                args,
+                malformed: None,
+            }],
+            text: String::new(),
+            stop: Stop::ToolUse,
+        }
+    }
+
+    fn none(stop: Stop) -> Choice {
+        Choice {
+            calls: Vec::new(),
+            text: "hi".into(),
+            stop,
+        }
+    }
+
+    fn check(expect: Option<&str>, args: Value, choice: &Choice) -> Vec<String> {
+        let t = tool();
+        let tools = HashMap::from([("get_forecast", &t)]);
+        let args = args.as_object().cloned().unwrap_or_default();
+        judge(
+            Label {
+                tool: expect,
+                args: &args,
+            },
+            choice,
+            &tools,
+            MultipleCalls::First,
+        )
+    }
+
+    #[test]
+    fn right_tool_and_matching_args_pass() {
+        let c = pick("get_forecast", json!({"city": "  calgary ", "days": 5.0}));
+        assert!(check(Some("get_forecast"), json!({"city": "Calgary", "days": 5}), &c).is_empty());
+    }
+
+    #[test]
+    fn wrong_tool_missing_and_wrong_args_fail() {
+        let c = pick("get_weather", json!({}));
+        assert_eq!(
+            check(Some("get_forecast"), json!({}), &c),
+            ["expected get_forecast, got get_weather"]
+        );
+        let c = pick("get_forecast", json!({"city": "Paris", "days": 3}));
+        assert_eq!(
+            check(Some("get_forecast"), json!({"city": "Calgary", "units": "c"}), &c),
+            [
+                "argument `city` is \"Paris\", expected \"Calgary\"",
+                "argument `units` missing (expected \"c\")"
+            ]
+        );
+    }
+
+    #[test]
+    fn schema_violations_are_reported_with_their_path() {
+        let c = pick("get_forecast", json!({"city": "Oslo", "days": 9}));
+        assert_eq!(
+            check(Some("get_forecast"), json!({}), &c),
+            ["arguments don't match the input schema: /days: 9 is greater than the maximum of 7"]
+        );
+    }
+
+    #[test]
+    fn no_tool_rows() {
+        assert!(check(None, json!({}), &none(Stop::EndTurn)).is_empty());
+        assert_eq!(
+            check(None, json!({}), &pick("get_forecast", json!({}))),
+            ["expected no tool call, got get_forecast"]
+        );
+        assert_eq!(
+            check(Some("get_forecast"), json!({}), &none(Stop::Refusal)),
+            ["expected get_forecast, but the model refused to answer"]
+        );
+    }
+
+    #[test]
+    fn several_calls_score_the_first_or_miss() {
+        let mut c = pick("get_forecast", json!({"city": "Oslo"}));
+        c.calls.push(Call {
+            tool: "get_weather".into(),
+            args: json!({}),
+            malformed: None,
+        });
+        assert!(check(Some("get_forecast"), json!({}), &c).is_empty());
+        let t = tool();
+        let tools = HashMap::from([("get_forecast", &t)]);
+        let empty = Map::new();
+        let label = Label {
+            tool: Some("get_forecast"),
+            args: &empty,
+        };
+        assert_eq!(
+            judge(label, &c, &tools, MultipleCalls::Miss),
+            ["the model made 2 calls (get_forecast, get_weather) and multiple_calls is `miss`"]
+        );
+    }
+
+    #[test]
+    fn malformed_arguments_are_a_miss() {
+        let c = Choice {
+            calls: vec![Call {
+                tool: "get_forecast".into(),
+                args: json!({}),
+                malformed: Some("{city: Oslo".into()),
+            }],
+            text: String::new(),
+            stop: Stop::ToolUse,
+        };
+        assert_eq!(
+            check(Some("get_forecast"), json!({}), &c),
+            ["the arguments are not a JSON object: {city: Oslo"]
+        );
+    }
+
+    #[test]
+    fn values_compare_by_json_value() {
+        assert!(same(&json!(1), &json!(1.0)));
+        assert!(!same(&json!(1), &json!(true)));
+        assert!(!same(&json!("5"), &json!(5)));
+        assert!(same(&json!({"a": [1, "X "]}), &json!({"a": [1.0, "x"], "b": 2})));
+        assert!(!same(&json!([1, 2]), &json!([1])));
+        assert!(same(&json!("ÉCOLE"), &json!("école")));
+    }
+}
