@@ -32,6 +32,88 @@ pub enum Command {
     Inspect(InspectArgs),
     /// Run every phase configured in toolproof.yaml and write the reports.
     Run(RunArgs),
+    /// Run only the tool-selection evals.
+    Eval(EvalArgs),
+    /// Inspect or clean the committed eval answer cache.
+    #[command(subcommand)]
+    Cache(CacheCommand),
+}
+
+/// Eval flags shared by `run` and `eval`.
+#[derive(Debug, Args)]
+pub struct EvalFlags {
+    /// Ask the provider again and rewrite the cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Never call a provider: uncached cases are reported and fail the run.
+    #[arg(long, env = "TOOLPROOF_OFFLINE", value_parser = clap::builder::FalseyValueParser::new())]
+    pub offline: bool,
+    /// Append the eval miss rate to this JSON-lines file and show the trend.
+    #[arg(long, value_name = "PATH", env = "TOOLPROOF_HISTORY")]
+    pub history: Option<PathBuf>,
+}
+
+/// `toolproof eval`.
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// The server.
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Provider (beats TOOLPROOF_EVAL_PROVIDER and the YAML).
+    #[arg(long, value_parser = ["anthropic", "openai", "command"])]
+    pub provider: Option<String>,
+    /// Model (beats TOOLPROOF_EVAL_MODEL and the YAML).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Fail below this share of correct cases (0 to 1).
+    #[arg(long, value_name = "FRACTION", value_parser = parse_fraction)]
+    pub min_accuracy: Option<f64>,
+    /// Cache and history.
+    #[command(flatten)]
+    pub flags: EvalFlags,
+    /// Reports.
+    #[command(flatten)]
+    pub reports: ReportArgs,
+}
+
+/// `toolproof cache …`.
+#[derive(Debug, Subcommand)]
+pub enum CacheCommand {
+    /// Show which eval cases have a cached answer.
+    Status(CacheArgs),
+    /// Remove cache files no current case can hit (shows them; --apply removes them).
+    Prune(PruneArgs),
+}
+
+/// `toolproof cache status`.
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    /// The server.
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Model (beats TOOLPROOF_EVAL_MODEL and the YAML).
+    #[arg(long)]
+    pub model: Option<String>,
+}
+
+/// `toolproof cache prune`.
+#[derive(Debug, Args)]
+pub struct PruneArgs {
+    /// What to compare against.
+    #[command(flatten)]
+    pub cache: CacheArgs,
+    /// Remove the files (without it, only list them).
+    #[arg(long)]
+    pub apply: bool,
+}
+
+fn parse_fraction(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
+    if (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("must be between 0 and 1 (e.g. 0.9), got {v}"))
+    }
 }
 
 /// Which server to talk to, for commands that take one without a config file.
@@ -106,6 +188,9 @@ pub struct RunArgs {
     /// Skip the fuzz phase.
     #[arg(long)]
     pub skip_fuzz: bool,
+    /// Cache and history of the evals.
+    #[command(flatten)]
+    pub evals: EvalFlags,
     /// Reports.
     #[command(flatten)]
     pub reports: ReportArgs,

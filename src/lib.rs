@@ -1,6 +1,7 @@
 //! toolproof tests MCP servers in CI: static checks on tool definitions, YAML tool-call tests,
 //! tool-selection evals, and the reports CI systems read.
 
+pub mod cachecmd;
 pub mod checks;
 pub mod cli;
 pub mod config;
@@ -14,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Parser;
 
-use cli::{Cli, Command, InspectArgs, RunArgs, ServerArgs};
+use cli::{Cli, Command, EvalArgs, InspectArgs, RunArgs, ServerArgs};
 use config::{ConfigError, LoadedConfig};
 use run::{EXIT_USAGE, Outputs, Plan};
 
@@ -35,6 +36,8 @@ where
     match cli.command {
         Command::Inspect(args) => inspect_cmd(args),
         Command::Run(args) => run_cmd(args, color),
+        Command::Eval(args) => eval_cmd(args, color),
+        Command::Cache(cmd) => cachecmd::run(cmd),
     }
 }
 
@@ -81,6 +84,8 @@ fn inspect_cmd(args: InspectArgs) -> i32 {
         skip_evals: true,
         skip_bench: true,
         skip_fuzz: true,
+        evals: Default::default(),
+        history: None,
     };
     let mut report = run::execute(&loaded, &plan);
     // inspect runs no tests or evals: say so rather than echo the config's phases.
@@ -126,6 +131,12 @@ fn run_cmd(args: RunArgs, color: bool) -> i32 {
         skip_evals: args.skip_evals,
         skip_bench: args.skip_bench,
         skip_fuzz: args.skip_fuzz,
+        evals: evals::engine::Overrides {
+            no_cache: args.evals.no_cache,
+            offline: args.evals.offline,
+            ..Default::default()
+        },
+        history: args.evals.history,
     };
     let outputs = Outputs {
         color,
@@ -135,6 +146,55 @@ fn run_cmd(args: RunArgs, color: bool) -> i32 {
         annotations: run::in_github_actions(),
     };
     let report = run::execute(&loaded, &plan);
+    run::deliver(&report, &outputs)
+}
+
+fn eval_cmd(args: EvalArgs, color: bool) -> i32 {
+    let mut loaded = match resolve_server(&args.server) {
+        Ok(l) => l,
+        Err(e) => return run::usage_error(&e),
+    };
+    let cases = loaded.config.evals.as_ref().map_or(0, |e| e.cases.len());
+    if cases == 0 {
+        return run::usage_error(
+            &ConfigError::new("no eval cases").hint(
+                "add an `evals:` section with `cases:` (or `cases_file:`) to the config, and pass it with -c",
+            ),
+        );
+    }
+    if let Some(evals) = &mut loaded.config.evals {
+        // `eval` runs the section even when `enabled: false` keeps it out of `run`.
+        evals.enabled = true;
+    }
+    loaded.config.tests.clear();
+    loaded.config.bench = None;
+    loaded.config.fuzz = None;
+    let plan = Plan {
+        command: "eval".into(),
+        checks: false,
+        strict: false,
+        inventory: false,
+        skip_evals: false,
+        skip_bench: true,
+        skip_fuzz: true,
+        evals: evals::engine::Overrides {
+            provider: args.provider,
+            model: args.model,
+            min_accuracy: args.min_accuracy,
+            no_cache: args.flags.no_cache,
+            offline: args.flags.offline,
+        },
+        history: args.flags.history,
+    };
+    let outputs = Outputs {
+        color,
+        junit: args.reports.junit,
+        json: args.reports.json,
+        summary: run::summary_path(args.reports.summary, args.reports.no_summary),
+        annotations: run::in_github_actions(),
+    };
+    let mut report = run::execute(&loaded, &plan);
+    report.phases.checks.reason = Some("eval runs only the evals phase".into());
     run::deliver(&report, &outputs)
 }
 

@@ -42,6 +42,10 @@ pub struct Plan {
     pub skip_bench: bool,
     /// `--skip-fuzz`.
     pub skip_fuzz: bool,
+    /// What the command line adds to `evals:`.
+    pub evals: crate::evals::engine::Overrides,
+    /// `--history PATH`: append the eval miss rate and read the trend.
+    pub history: Option<PathBuf>,
 }
 
 /// Where the rendered reports go.
@@ -242,9 +246,24 @@ fn run_connected(client: &mut Client, loaded: &LoadedConfig, plan: &Plan, report
             phase.reason = Some(later.into());
         }
     }
-    if report.phases.evals.status == PhaseStatus::Error {
-        report.phases.evals.status = PhaseStatus::Skipped;
-        report.phases.evals.reason = Some(later.into());
+    if report.phases.evals.status == PhaseStatus::Error
+        && let Some(cfg) = &loaded.config.evals
+    {
+        let mut phase = crate::evals::engine::run(&tools, cfg, &loaded.base_dir, &plan.evals);
+        if let (Some(path), Some(results)) = (&plan.history, phase.results.as_mut()) {
+            match crate::evals::history::record(path, results, &report.started_at, &loaded.base_dir)
+            {
+                Ok(trend) => results.history = Some(trend),
+                Err(e) => {
+                    let note = format!("the history file {} was not written: {e}", path.display());
+                    phase.reason = Some(match phase.reason.take() {
+                        Some(r) => format!("{r}; {note}"),
+                        None => note,
+                    });
+                }
+            }
+        }
+        report.phases.evals = phase;
     }
     if report.phases.tests.status == PhaseStatus::Error {
         report.phases.tests.status = PhaseStatus::Skipped;

@@ -5,9 +5,12 @@
 //! the tool list as model APIs see it ([`ApiTool`]).
 
 pub mod cache;
+pub mod engine;
+pub mod history;
 pub mod provider;
 pub mod score;
 pub mod stats;
+pub mod tools;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -62,7 +62,10 @@ pub fn judge(
     let args = call.args.as_object();
     for (key, want) in label.args {
         match args.and_then(|a| a.get(key)) {
-            None => failures.push(format!("argument `{key}` missing (expected {})", show(want))),
+            None => failures.push(format!(
+                "argument `{key}` missing (expected {})",
+                show(want)
+            )),
             Some(got) if !same(want, got) => failures.push(format!(
                 "argument `{key}` is {}, expected {}",
                 show(got),
@@ -71,7 +74,9 @@ pub fn judge(
             Some(_) => {}
         }
     }
-    if let Some(schema) = tools.get(call.tool.as_str()).and_then(|t| t.input_schema.as_ref())
+    if let Some(schema) = tools
+        .get(call.tool.as_str())
+        .and_then(|t| t.input_schema.as_ref())
         && let Some(problem) = schema_problem(schema, &call.args)
     {
         failures.push(format!("arguments don't match the input schema: {problem}"));
@@ -171,7 +176,14 @@ mod tests {
     #[test]
     fn right_tool_and_matching_args_pass() {
         let c = pick("get_forecast", json!({"city": "  calgary ", "days": 5.0}));
-        assert!(check(Some("get_forecast"), json!({"city": "Calgary", "days": 5}), &c).is_empty());
+        assert!(
+            check(
+                Some("get_forecast"),
+                json!({"city": "Calgary", "days": 5}),
+                &c
+            )
+            .is_empty()
+        );
     }
 
     #[test]
@@ -183,7 +195,11 @@ mod tests {
         );
         let c = pick("get_forecast", json!({"city": "Paris", "days": 3}));
         assert_eq!(
-            check(Some("get_forecast"), json!({"city": "Calgary", "units": "c"}), &c),
+            check(
+                Some("get_forecast"),
+                json!({"city": "Calgary", "units": "c"}),
+                &c
+            ),
             [
                 "argument `city` is \"Paris\", expected \"Calgary\"",
                 "argument `units` missing (expected \"c\")"
@@ -257,7 +273,10 @@ mod tests {
         assert!(same(&json!(1), &json!(1.0)));
         assert!(!same(&json!(1), &json!(true)));
         assert!(!same(&json!("5"), &json!(5)));
-        assert!(same(&json!({"a": [1, "X "]}), &json!({"a": [1.0, "x"], "b": 2})));
+        assert!(same(
+            &json!({"a": [1, "X "]}),
+            &json!({"a": [1.0, "x"], "b": 2})
+        ));
         assert!(!same(&json!([1, 2]), &json!([1])));
         assert!(same(&json!("ÉCOLE"), &json!("école")));
     }
