@@ -190,6 +190,9 @@ fn http_fake(args: &[&str]) -> HttpFake {
     HttpFake { child, url }
 }
 
+#[path = "cli/evals.rs"]
+mod evals;
+
 // ---------------------------------------------------------------- connecting, both eras
 
 #[test]

@@ -1,0 +1,48 @@
+"""A scripted picker for the command provider in toolproof's tests.
+
+Reads one request on stdin and answers from directives in the prompt:
+  [[call NAME {json args}]]   one call (repeat for several)
+  [[call:MODEL NAME {json}]]  a call only when the request's model is MODEL
+  [[flip NAME]]               NAME on odd-numbered asks of this prompt, no tool on even ones
+                              (counted in $PICKER_STATE, a folder)
+  [[none]]                    no tool
+  [[exit 3]]                  exit with that status after writing to stderr
+  [[garbage]]                 print something that is not JSON
+Without a directive it picks no tool. Every request is appended to $PICKER_LOG when set.
+"""
+
+import hashlib
+import json
+import os
+import re
+import sys
+
+request = json.load(sys.stdin)
+if os.environ.get("PICKER_LOG"):
+    with open(os.environ["PICKER_LOG"], "a", encoding="utf-8") as log:
+        log.write(json.dumps(request) + "\n")
+prompt = request["prompt"]
+if m := re.search(r"\[\[exit (\d+)\]\]", prompt):
+    sys.stderr.write("picker: failing on purpose\n")
+    sys.exit(int(m.group(1)))
+if "[[garbage]]" in prompt:
+    print("this is not json")
+    sys.exit(0)
+calls = [
+    {"tool": m.group(2), "args": json.loads(m.group(3) or "{}")}
+    for m in re.finditer(r"\[\[call(?::(\S+))? (\S+)\s*(\{.*?\})?\]\]", prompt)
+    if m.group(1) in (None, request["model"])
+]
+if m := re.search(r"\[\[flip (\S+)\]\]", prompt):
+    state = os.path.join(os.environ["PICKER_STATE"], hashlib.sha256(prompt.encode()).hexdigest())
+    count = int(open(state).read()) if os.path.exists(state) else 0
+    with open(state, "w") as f:
+        f.write(str(count + 1))
+    if count % 2 == 0:
+        calls = [{"tool": m.group(1), "args": {}}]
+if len(calls) == 1:
+    print(json.dumps(calls[0]))
+elif calls:
+    print(json.dumps(calls))
+else:
+    print(json.dumps({"tool": None, "args": None, "text": "no tool needed"}))
