@@ -7,7 +7,7 @@
 //! untrusted text can never end a property or start a command of its own.
 
 use super::escape::{clean, truncate_chars};
-use super::model::{PhaseStatus, RunReport, TestStatus};
+use super::model::{EvalsResults, ModelEval, PhaseStatus, RunReport, TestStatus};
 
 /// Most annotations per severity; GitHub drops the rest silently.
 pub const MAX_PER_SEVERITY: usize = 10;
@@ -97,14 +97,22 @@ pub fn render(report: &RunReport) -> String {
             message: format!("{} (tool {})", message, t.tool),
         });
     }
+    let evals_itemised = match r.phases.evals.results.as_ref() {
+        Some(ev) => eval_annotations(ev, r.config_file.as_deref(), &mut errors, &mut warnings),
+        None => false,
+    };
     for (i, phase) in r.phases.overview().iter().enumerate() {
-        // Checks and tests failures are annotated item by item above; phases that errored
-        // because the server could not be used add nothing to the connection error.
-        let itemised = i < 2 && phase.status == PhaseStatus::Failed;
+        // Checks, tests and evals failures are annotated item by item above; phases that
+        // errored because the server could not be used add nothing to the connection error.
+        let itemised = match i {
+            0 | 1 => phase.status == PhaseStatus::Failed,
+            2 => evals_itemised,
+            _ => false,
+        };
         let consequence = phase.status == PhaseStatus::Error && r.error.is_some();
         if !consequence
-            && (phase.status == PhaseStatus::Error
-                || (phase.status == PhaseStatus::Failed && !itemised))
+            && !itemised
+            && matches!(phase.status, PhaseStatus::Error | PhaseStatus::Failed)
         {
             let fallback = if phase.status == PhaseStatus::Error {
                 "could not run"
@@ -136,6 +144,96 @@ pub fn render(report: &RunReport) -> String {
         out.push_str(&Annotation::new("toolproof", message).command("notice"));
     }
     out
+}
+
+/// The evals' annotations, per model: the provider error or the failed gates, then one per miss
+/// (critical first) at the case's YAML line, then the provider errors in one. Misses of a model
+/// that passed its gates are warnings. A rising miss rate is a warning. Returns whether a model
+/// failed (so the phase needs no annotation of its own).
+fn eval_annotations(
+    ev: &EvalsResults,
+    config_file: Option<&str>,
+    errors: &mut Vec<Annotation>,
+    warnings: &mut Vec<Annotation>,
+) -> bool {
+    let several = ev.models.len() > 1;
+    for m in &ev.models {
+        let suffix = if several {
+            format!(" ({})", m.model)
+        } else {
+            String::new()
+        };
+        let list = if m.fails() {
+            &mut *errors
+        } else {
+            &mut *warnings
+        };
+        if let Some(error) = &m.error {
+            list.push(Annotation::new(
+                format!("toolproof evals{suffix}: the provider could not be used"),
+                format!(
+                    "{error}\nno case was scored: {} case{} not run",
+                    m.cases.len(),
+                    super::escape::plural(m.cases.len())
+                ),
+            ));
+            continue;
+        }
+        let gates: Vec<&str> = m.gates_to_list().map(|g| g.detail.as_str()).collect();
+        if !gates.is_empty() {
+            let mut message = gates.join("\n");
+            if !m.uncached.is_empty() {
+                message.push('\n');
+                message.push_str(&ev.offline_hint());
+            }
+            list.push(Annotation::new(format!("toolproof evals{suffix}"), message));
+        }
+        for case in m.misses() {
+            let mut message = m.miss_message(case);
+            if let Some(why) = &case.why {
+                message.push_str(&format!(" (why: {why})"));
+            }
+            if case.critical {
+                message.push_str(" [critical: must be right on every trial]");
+            }
+            if let Some(trials) = case.trials_note() {
+                message.push_str(&format!(" [{trials}]"));
+            }
+            list.push(Annotation {
+                file: case
+                    .file
+                    .clone()
+                    .or_else(|| config_file.map(str::to_string)),
+                line: case.line,
+                title: format!("toolproof eval {}{suffix}", case.name),
+                message,
+            });
+        }
+        let broken = m.provider_error_cases();
+        if let Some(first) = broken.first() {
+            let names: Vec<&str> = broken.iter().map(|c| c.name.as_str()).collect();
+            list.push(Annotation::new(
+                format!("toolproof evals{suffix}: provider errors"),
+                format!(
+                    "{} case{} got no usable answer from the provider after retries (not counted as model misses): {}\nfirst: {}",
+                    broken.len(),
+                    super::escape::plural(broken.len()),
+                    names.join(", "),
+                    m.miss_message(first)
+                ),
+            ));
+        }
+    }
+    if let Some(history) = &ev.history {
+        let passing = ev.models.iter().all(|m| !m.fails());
+        for w in [history.rising_warning(passing), history.skipped_warning()]
+            .into_iter()
+            .flatten()
+        {
+            warnings.push(Annotation::new("toolproof eval miss rate", w));
+        }
+    }
+    ev.models.iter().any(ModelEval::fails)
 }
 
 /// Escapes message data. `##[` also gets a zero-width space: the runner's legacy parser looks
@@ -228,7 +326,7 @@ mod tests {
             assert!(!line.contains('\x1b'));
         }
         // Each line of output is one annotation we made: the injected ones stayed data.
-        assert_eq!(out.lines().count(), 4, "{out}");
+        assert_eq!(out.lines().count(), 9, "{out}");
         assert!(!out.contains("##[error]"));
         assert!(out.contains("%0A::set-output name=x::y"));
         assert!(out.contains("title=toolproof test ansi red test%2C with%3A comma::"));
@@ -313,6 +411,88 @@ mod tests {
         assert!(out.contains(
             "::error file=toolproof.yaml,line=30,title=toolproof test wrong expectation retried::$.result: expected 3, got 2%0A(after 2 attempts) (tool add)\n"
         ), "{out}");
+    }
+
+    #[test]
+    fn eval_misses_point_at_their_case_critical_first() {
+        let out = render(&fixtures::evals_failing());
+        let evals: Vec<&str> = out
+            .lines()
+            .filter(|l| l.contains("title=toolproof eval"))
+            .collect();
+        assert!(evals[0].starts_with("::error title=toolproof evals::accuracy 30%25 (3/10) is below the minimum 90%25%0A1 critical case missed"), "{out}");
+        assert_eq!(
+            evals[1],
+            "::error file=toolproof.yaml,line=60,title=toolproof eval ord-refund::expected start_refund, got get_order (why: complaint, not a lookup) [critical: must be right on every trial] [0/3 trials]"
+        );
+        assert!(evals[2].starts_with("::error file=toolproof.yaml,line=52,title=toolproof eval wx-past::expected get_weather_history, got get_weather (why: past tense must not hit the live tool)"));
+        assert_eq!(
+            out.lines()
+                .filter(|l| l.starts_with("::error file=toolproof.yaml,line="))
+                .count(),
+            6
+        );
+        assert!(out.contains(
+            "::error title=toolproof evals%3A provider errors::1 case got no usable answer"
+        ));
+        assert!(out.contains(
+            "::warning title=toolproof eval miss rate::the miss rate is rising: 2%25 → 70%25"
+        ));
+        // The gates say why the phase failed: no extra phase-level annotation.
+        assert!(!out.contains("title=toolproof evals::failed"));
+    }
+
+    #[test]
+    fn provider_abort_is_one_error_and_no_case() {
+        let out = render(&fixtures::evals_abort());
+        let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("::error")).collect();
+        assert_eq!(errors.len(), 1, "{out}");
+        assert!(errors[0].starts_with("::error title=toolproof evals%3A the provider could not be used::the provider rejected the request: 401"));
+    }
+
+    #[test]
+    fn misses_within_the_gates_are_warnings_and_cases_files_are_used() {
+        let mut report = fixtures::evals_models();
+        report.passed = true;
+        report.exit_code = 0;
+        report.phases.evals.status = PhaseStatus::Passed;
+        if let Some(ev) = report.phases.evals.results.as_mut() {
+            ev.models.remove(0);
+            ev.history = None;
+            let m = &mut ev.models[0];
+            m.passed = true;
+            m.uncached.clear();
+            m.gates.clear();
+            m.cases.truncate(2);
+            m.cases[1].file = Some("evals/cases.yaml".into());
+        }
+        let out = render(&report);
+        assert_eq!(
+            out,
+            "::warning file=evals/cases.yaml,line=44,title=toolproof eval ord-status::expected get_order, got get_order: argument 'order_id' is \"55291\", expected \"55219\" (why: order number in the text)\n"
+        );
+    }
+
+    #[test]
+    fn eval_misses_count_toward_the_cap() {
+        let mut report = fixtures::evals_failing();
+        if let Some(ev) = report.phases.evals.results.as_mut() {
+            let m = &mut ev.models[0];
+            let miss = m.cases[2].clone();
+            m.cases = vec![miss; 30];
+        }
+        let out = render(&report);
+        assert_eq!(
+            out.lines().filter(|l| l.starts_with("::error ")).count(),
+            10
+        );
+        assert!(
+            out.lines()
+                .last()
+                .unwrap_or_default()
+                .starts_with("::notice title=toolproof::21 more errors"),
+            "{out}"
+        );
     }
 
     #[test]

@@ -5,8 +5,10 @@
 use std::ffi::OsString;
 
 use super::escape::{clean, defuse_workflow_commands, format_ms, format_secs, plural, tail_lines};
+use super::eval_view::{ARGS_CHARS, CONFUSION_SHOWN, pct};
 use super::model::{
-    ChecksResults, PhaseOverview, PhaseStatus, RunReport, TestCounts, TestResult, TestStatus,
+    CaseStatus, ChecksResults, EvalsResults, ModelEval, PhaseOverview, PhaseStatus, RunReport,
+    TestCounts, TestResult, TestStatus,
 };
 use super::table::{Cell, Column, Paint, Table};
 
@@ -125,7 +127,14 @@ pub fn render(report: &RunReport, opts: &ConsoleOptions) -> String {
     let [checks, tests, evals, bench, fuzz] = r.phases.overview();
     checks_section(&mut out, &checks, &r.phases.checks.results, width, color);
     tests_section(&mut out, &tests, &r.phases.tests.results, width, color);
-    for phase in [evals, bench, fuzz] {
+    evals_section(
+        &mut out,
+        &evals,
+        r.phases.evals.results.as_ref(),
+        width,
+        color,
+    );
+    for phase in [bench, fuzz] {
         let detail = phase.reason.map(|s| clean(s).into_owned());
         phase_line(&mut out, &phase, detail.as_deref(), color);
         out.push('\n');
@@ -307,6 +316,214 @@ fn tests_section(
     out.push('\n');
 }
 
+/// The evals phase: its line, then (when it produced results) a side-by-side table of the
+/// models when there are several, and per model its cases and verdict lines.
+fn evals_section(
+    out: &mut String,
+    phase: &PhaseOverview<'_>,
+    results: Option<&EvalsResults>,
+    width: usize,
+    color: bool,
+) {
+    let Some(ev) = results.filter(|ev| !ev.models.is_empty()) else {
+        let detail = phase.reason.map(|s| clean(s).into_owned());
+        phase_line(out, phase, detail.as_deref(), color);
+        out.push('\n');
+        return;
+    };
+    let several = ev.models.len() > 1;
+    let mut detail = match ev.models.as_slice() {
+        [m] => m.verdict_text(),
+        models => {
+            let failed = models.iter().filter(|m| m.fails()).count();
+            format!(
+                "{} models, {} passed, {failed} failed",
+                models.len(),
+                models.len() - failed
+            )
+        }
+    };
+    if let Some(reason) = phase.reason.filter(|r| !detail.starts_with(r)) {
+        detail = format!("{reason}; {detail}");
+    }
+    phase_line(out, phase, Some(&clean(&detail)), color);
+
+    if several {
+        let mut table = Table::new(vec![
+            Column::text("Model"),
+            Column::fixed_right("Accuracy"),
+            Column::text("Correct"),
+            Column::text("Critical misses"),
+            Column::text("Provider errors"),
+            Column::fixed("Verdict"),
+        ]);
+        for m in &ev.models {
+            let (accuracy, correct) = if m.error.is_some() {
+                ("-".to_string(), "-".to_string())
+            } else {
+                (pct(m.accuracy), format!("{}/{}", m.correct, m.total))
+            };
+            let verdict = if m.error.is_some() {
+                Cell::painted("ERROR", Paint::RedBold)
+            } else if m.fails() {
+                Cell::painted("FAIL", Paint::Red)
+            } else {
+                Cell::painted("PASS", Paint::Green)
+            };
+            table.row(vec![
+                Cell::new(clean(&m.model)),
+                Cell::new(accuracy),
+                Cell::new(correct),
+                Cell::new(clean(&m.critical_misses.join(", "))),
+                Cell::new(m.count(CaseStatus::ProviderError).to_string()),
+                verdict,
+            ]);
+        }
+        out.push_str(&table.render(width, color));
+        if let Some(line) = ev.left_out_line() {
+            push_indented(out, &clean(&line), "  ");
+        }
+    }
+
+    for m in &ev.models {
+        out.push('\n');
+        model_block(out, ev, m, !several, width, color);
+    }
+
+    out.push_str(&clean(&ev.cache_line()));
+    out.push('\n');
+    if let Some(history) = &ev.history {
+        for line in history.lines(" ") {
+            push_indented(out, &clean(&line), "  ");
+        }
+        let passing = ev.models.iter().all(|m| !m.fails());
+        for warning in [history.rising_warning(passing), history.skipped_warning()]
+            .into_iter()
+            .flatten()
+        {
+            out.push_str(&Paint::Yellow.paint("WARN", color));
+            out.push(' ');
+            push_indented(out, &clean(&warning), "     ");
+        }
+    }
+    out.push('\n');
+}
+
+/// One model: title, the provider error when it could not be used, the cases table, accuracy,
+/// trials, failed gates, critical misses, provider errors, uncached cases, confusion pairs.
+fn model_block(
+    out: &mut String,
+    ev: &EvalsResults,
+    m: &ModelEval,
+    with_left_out: bool,
+    width: usize,
+    color: bool,
+) {
+    out.push_str(&Paint::Bold.paint(&clean(&m.title(&ev.provider)).replace('\n', " "), color));
+    out.push('\n');
+    if let Some(error) = &m.error {
+        out.push_str(&Paint::RedBold.paint("ERROR", color));
+        out.push(' ');
+        push_indented(
+            out,
+            &clean(&format!("the provider could not be used: {error}")),
+            "      ",
+        );
+        out.push_str(&format!(
+            "      no case was scored: {} case{} not run\n",
+            m.cases.len(),
+            plural(m.cases.len())
+        ));
+    }
+    if m.cases.is_empty() {
+        out.push_str("no cases\n");
+    } else {
+        let mut table = Table::new(vec![
+            Column::fixed(""),
+            Column::text("Case"),
+            Column::text("Expected"),
+            Column::text("Picked"),
+            Column::text("Details"),
+        ]);
+        for case in &m.cases {
+            let (mark, paint) = match m.row_status(case) {
+                CaseStatus::Correct => ("PASS", Paint::Green),
+                CaseStatus::Miss => ("MISS", Paint::Red),
+                CaseStatus::ProviderError => ("ERROR", Paint::RedBold),
+                CaseStatus::NotRun => ("SKIP", Paint::Dim),
+            };
+            let mut name = clean(&case.name).into_owned();
+            if case.critical {
+                name.push_str("\n(critical)");
+            }
+            table.row(vec![
+                Cell::painted(mark, paint),
+                Cell::new(name),
+                Cell::new(clean(&case.expected_text(ARGS_CHARS))),
+                Cell::new(clean(&case.picked_lines(ARGS_CHARS).join("\n"))),
+                Cell::new(clean(&m.case_details(case, true).join("\n"))),
+            ]);
+        }
+        out.push_str(&table.render(width, color));
+    }
+    if with_left_out && let Some(line) = ev.left_out_line() {
+        push_indented(out, &clean(&line), "  ");
+    }
+    out.push_str(&m.accuracy_line());
+    out.push('\n');
+    if let Some(line) = m.trials_line() {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    if let Some(line) = m.counts_line().filter(|_| m.error.is_none()) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    for gate in m.gates_to_list() {
+        out.push_str(&Paint::Red.paint("FAIL", color));
+        push_indented(
+            out,
+            &clean(&format!(" {}: {}", gate.name, gate.detail)),
+            "     ",
+        );
+    }
+    if !m.critical_misses.is_empty() {
+        out.push_str(&Paint::Red.paint("Critical misses", color));
+        push_indented(
+            out,
+            &clean(&format!(
+                " (must be right on every trial): {}",
+                m.critical_misses.join(", ")
+            )),
+            "  ",
+        );
+    }
+    if !m.uncached.is_empty() {
+        push_indented(
+            out,
+            &clean(&format!(
+                "Not in the cache (--offline): {}\n{}",
+                m.uncached.join(", "),
+                ev.offline_hint()
+            )),
+            "",
+        );
+    }
+    if !m.confusion.is_empty() {
+        out.push_str("Confusion (expected → picked):\n");
+        for pair in m.confusion.iter().take(CONFUSION_SHOWN) {
+            push_indented(out, &format!("  {}", clean(&pair.describe())), "    ");
+        }
+        if m.confusion.len() > CONFUSION_SHOWN {
+            out.push_str(&format!(
+                "  … {} more pair{}\n",
+                m.confusion.len() - CONFUSION_SHOWN,
+                plural(m.confusion.len() - CONFUSION_SHOWN)
+            ));
+        }
+    }
+}
+
 fn test_mark(status: TestStatus) -> (&'static str, Paint) {
     match status {
         TestStatus::Passed => ("PASS", Paint::Green),
@@ -359,7 +576,15 @@ fn summary_line(out: &mut String, r: &RunReport, color: bool) {
     } else {
         format!("tests: {}", tests.status.as_str())
     });
-    for phase in &r.phases.overview()[2..] {
+    let evals = &r.phases.evals;
+    match evals.results.as_ref().filter(|ev| !ev.models.is_empty()) {
+        Some(ev) => parts.push(format!("evals: {}", evals_summary(ev))),
+        None if evals.status != PhaseStatus::Skipped => {
+            parts.push(format!("evals: {}", evals.status.as_str()));
+        }
+        None => {}
+    }
+    for phase in &r.phases.overview()[3..] {
         if phase.status != PhaseStatus::Skipped {
             parts.push(format!("{}: {}", phase.key, phase.status.as_str()));
         }
@@ -367,6 +592,22 @@ fn summary_line(out: &mut String, r: &RunReport, color: bool) {
     parts.push(format_secs(r.duration_ms));
     out.push_str(&parts.join("  |  "));
     out.push('\n');
+}
+
+/// `90% accuracy (9/10)`; with several models `m1 90% (9/10), m2 error`.
+fn evals_summary(ev: &EvalsResults) -> String {
+    let one = |m: &ModelEval, word: &str| match m.error {
+        Some(_) => "error".to_string(),
+        None => format!("{}{word} ({}/{})", pct(m.accuracy), m.correct, m.total),
+    };
+    match ev.models.as_slice() {
+        [m] => one(m, " accuracy"),
+        models => models
+            .iter()
+            .map(|m| format!("{} {}", clean(&m.model).replace('\n', " "), one(m, "")))
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
 }
 
 /// Appends `text` (already cleaned), continuing lines after the first with `indent`.
@@ -504,11 +745,137 @@ mod tests {
                 color: false,
                 width,
             };
-            let out = render(&fixtures::failing(), &opts);
-            for line in out.lines().filter(|l| l.starts_with(['┌', '│', '├', '└'])) {
-                assert!(line.width() <= width, "{width}: {line:?}");
+            for report in [
+                fixtures::failing(),
+                fixtures::evals_failing(),
+                fixtures::evals_models(),
+                fixtures::hostile(),
+            ] {
+                let out = render(&report, &opts);
+                for line in out.lines().filter(|l| l.starts_with(['┌', '│', '├', '└'])) {
+                    assert!(line.width() <= width, "{width}: {line:?}");
+                }
             }
         }
+    }
+
+    /// The evals section of a console report rendered wide enough that no cell wraps.
+    fn evals_part(report: &RunReport) -> String {
+        let out = render(
+            report,
+            &ConsoleOptions {
+                color: false,
+                width: 400,
+            },
+        );
+        let start = out.find("Evals:").unwrap_or(0);
+        let end = out.find("Bench:").unwrap_or(out.len());
+        out[start..end].to_string()
+    }
+
+    #[test]
+    fn every_miss_shows_its_why_and_failed_gates_are_listed() {
+        let report = fixtures::evals_failing();
+        let out = evals_part(&report);
+        let Some(ev) = report.phases.evals.results.as_ref() else {
+            panic!("fixture without evals");
+        };
+        let m = &ev.models[0];
+        assert_eq!(m.misses().len(), 6);
+        for case in m.misses() {
+            let why = case.why.as_deref().unwrap_or_default();
+            assert!(out.contains(&format!("why: {why}")), "{}: {out}", case.name);
+        }
+        for line in [
+            "Evals: FAIL - 30% accuracy (3/10), minimum 90%",
+            "Tool-selection evals (anthropic / claude-haiku-4-5)",
+            "Accuracy 30% (3/10), minimum 90%",
+            "Trials: up to 3 per case, 12/28 correct (42.8%), Wilson 95% lower bound 26.5%, minimum 60%",
+            "6 misses (1 critical), 1 provider error (no usable answer after retries; not a model miss)",
+            "FAIL min_accuracy: accuracy 30% (3/10) is below the minimum 90%",
+            "FAIL critical: 1 critical case missed: ord-refund",
+            "Critical misses (must be right on every trial): ord-refund",
+            "  start_refund → get_order ×3",
+            "Cache: 3 cached, 25 asked, 1 unreadable cache file asked again",
+            "Miss rate over the last 5 runs: 2% 2% 3% 4% 70% (rising)",
+            "Left out (invalid input schema): search",
+        ] {
+            assert!(out.lines().any(|l| l == line), "missing {line:?} in\n{out}");
+        }
+        assert!(out.contains("WARN the miss rate is rising: 2% → 70% over the last 5 runs"));
+        // Marks: a provider error is not a miss, and the critical row is tagged.
+        assert!(out.contains("│ ERROR │ wx-tomorrow"), "{out}");
+        assert!(out.contains("│ MISS  │ ord-refund         │"), "{out}");
+        assert!(out.contains("│       │ (critical)         │"), "{out}");
+        assert!(
+            out.contains("│ start_refund {\"order_id\": \"55219\"}"),
+            "{out}"
+        );
+        assert!(out.contains("(refused)") && out.contains("(cut off)"));
+        assert!(out.contains("2/3 trials, ambiguous"));
+    }
+
+    #[test]
+    fn provider_abort_is_shown_and_no_case_passes() {
+        let out = evals_part(&fixtures::evals_abort());
+        assert!(out.starts_with("Evals: ERROR - the provider could not be used: the provider rejected the request: 401"), "{out}");
+        assert!(out.contains("ERROR the provider could not be used: the provider rejected the request: 401 Unauthorized"));
+        assert!(out.contains("      hint: set OPENAI_API_KEY to a valid key"));
+        assert!(!out.contains("PASS"), "{out}");
+        assert_eq!(out.matches("│ SKIP │").count(), 3, "{out}");
+        assert!(out.contains("not counted: the provider could not be used"));
+        assert!(out.contains("Accuracy not measured"));
+        let all = plain(&fixtures::evals_abort());
+        assert!(
+            all.lines()
+                .last()
+                .unwrap_or_default()
+                .contains("|  evals: error  |")
+        );
+    }
+
+    #[test]
+    fn evals_without_results_keep_one_line() {
+        let mut report = fixtures::all_passed();
+        report.phases.evals =
+            crate::report::model::Phase::skipped("no evals section in toolproof.yaml");
+        let out = plain(&report);
+        assert!(out.contains("\nEvals: SKIP - no evals section in toolproof.yaml\n\nBench:"));
+        assert!(
+            !out.contains("evals:"),
+            "a skipped phase is left out of the summary"
+        );
+        assert!(plain(&fixtures::failing()).contains(
+            "\nEvals: ERROR - the server could not be restarted after it exited\n\nBench:"
+        ));
+    }
+
+    #[test]
+    fn several_models_get_a_side_by_side_table_and_the_offline_hint() {
+        let report = fixtures::evals_models();
+        let out = evals_part(&report);
+        assert!(
+            out.starts_with("Evals: FAIL - 2 models, 1 passed, 1 failed\n┌"),
+            "{out}"
+        );
+        assert!(out.contains("│ claude-sonnet-4-5 │     100% │ 3/3     │                 │ 0               │ PASS    │"), "{out}");
+        assert!(
+            out.contains("│ claude-haiku-4-5  │    33.3% │ 1/3     │"),
+            "{out}"
+        );
+        assert!(
+            out.contains("Not in the cache (--offline): chit\nhint: run once without --offline")
+        );
+        assert!(out.contains("Miss rate over the last 3 runs (claude-haiku-4-5): 0% 33.3% 66.6%"));
+        let last = plain(&report)
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .to_string();
+        assert!(
+            last.contains("evals: claude-sonnet-4-5 100% (3/3), claude-haiku-4-5 33.3% (1/3)"),
+            "{last}"
+        );
     }
 
     #[test]
@@ -547,6 +914,6 @@ mod tests {
             "FAILED  |  checks: 4 errors, 3 warnings  |  tests: 1 passed, 2 failed, 1 error, 1 not run  |  evals: error  |  2.76s"
         );
         let ok = plain(&fixtures::all_passed());
-        assert!(ok.ends_with("PASSED  |  checks: 0 errors, 0 warnings  |  tests: 3 passed (1 flaky), 0 failed  |  2.76s\n"));
+        assert!(ok.ends_with("PASSED  |  checks: 0 errors, 0 warnings  |  tests: 3 passed (1 flaky), 0 failed  |  evals: 100% accuracy (3/3)  |  2.76s\n"));
     }
 }

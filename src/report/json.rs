@@ -40,7 +40,9 @@ mod tests {
         assert!(text.contains("сервер ✓"), "non-ASCII must not be escaped");
         let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
         assert_eq!(value["schema_version"], 1);
-        assert_eq!(value["phases"]["evals"]["status"], "skipped");
+        assert_eq!(value["phases"]["evals"]["status"], "passed");
+        assert_eq!(value["phases"]["evals"]["results"]["provider"], "anthropic");
+        assert_eq!(value["phases"]["bench"]["status"], "skipped");
         assert!(value.get("secrets").is_none());
     }
 
@@ -60,6 +62,7 @@ mod tests {
         let doc = include_str!("../../docs/json-report.md");
         let mut report = fixtures::failing();
         report.inventory = fixtures::all_passed().inventory;
+        report.phases.evals = fixtures::evals_failing().phases.evals;
         let value: Value = serde_json::from_str(&render(&report)).unwrap_or(Value::Null);
         let mut keys = Vec::new();
         collect_keys(&value, &mut keys);
@@ -78,7 +81,9 @@ mod tests {
             Value::Object(map) => {
                 for (k, v) in map {
                     out.push(k.clone());
-                    if k != "capabilities" && k != "annotations" {
+                    // Server-, model- and YAML-provided objects: their keys are data.
+                    let data = ["capabilities", "annotations", "args", "expect_args"];
+                    if !data.contains(&k.as_str()) {
                         collect_keys(v, out);
                     }
                 }

@@ -1,10 +1,15 @@
 //! The Markdown job summary (GitHub-flavoured, appended to `$GITHUB_STEP_SUMMARY` or
 //! `--summary`): verdict, server, one row per phase, then the static-check findings and the
-//! failed tests in `<details>`. Every untrusted string is escaped for Markdown and HTML, and the
+//! failed tests in `<details>`, then the tool-selection evals per model (verdict, failed gates,
+//! every miss with its `why`, confusion pairs, the miss-rate trend). Every untrusted string is escaped for Markdown and HTML, and the
 //! whole text stays under [`SUMMARY_BUDGET`] bytes by cutting lists with a note.
 
 use super::escape::{clean, format_secs, plural, tail_lines, truncate_chars};
-use super::model::{ChecksResults, PhaseOverview, PhaseStatus, RunReport, TestCounts, TestStatus};
+use super::eval_view::{ARGS_CHARS, CONFUSION_SHOWN, pct};
+use super::model::{
+    CaseStatus, ChecksResults, EvalsResults, ModelEval, PhaseOverview, PhaseStatus, RunReport,
+    TestCounts, TestStatus,
+};
 
 /// Largest summary in bytes. GitHub drops a step summary over 1 MiB entirely, and rejects some
 /// slightly below that, so this leaves room.
@@ -19,6 +24,8 @@ const STDERR_LINES: usize = 60;
 const STDERR_CHARS: usize = 8000;
 /// Bytes kept free for section headers, closing tags and "… more" notes.
 const SECTION_OVERHEAD: usize = 1024;
+/// Longest line of eval verdicts (gates, confusion pairs, trend), in characters.
+const LINE_CHARS: usize = 2000;
 
 /// The job summary of `report`, secrets redacted, at most [`SUMMARY_BUDGET`] bytes.
 pub fn render(report: &RunReport) -> String {
@@ -66,21 +73,38 @@ fn render_within(report: &RunReport, budget: usize) -> String {
         &tests,
         tests_result(&tests, &r.phases.tests.results),
     ));
-    for phase in [evals, bench, fuzz] {
+    let eval_results = r
+        .phases
+        .evals
+        .results
+        .as_ref()
+        .filter(|ev| !ev.models.is_empty());
+    out.push_str(&match eval_results {
+        Some(ev) => evals_row(&evals, ev),
+        None => phase_row(&evals, None),
+    });
+    for phase in [bench, fuzz] {
         out.push_str(&phase_row(&phase, None));
     }
     out.push('\n');
 
     let findings = finding_rows(&r.phases.checks.results);
     let failed = failed_test_rows(r);
-    let lists = [findings, failed];
-    let available = budget.saturating_sub(out.len() + 2 * SECTION_OVERHEAD);
+    let blocks = eval_results.map_or_else(Vec::new, eval_blocks);
+    let fixed: usize = blocks.iter().map(|b| b.head.len() + b.tail.len()).sum();
+    let mut lists = vec![&findings, &failed];
+    lists.extend(blocks.iter().map(|b| &b.misses));
+    let available = budget.saturating_sub(out.len() + fixed + lists.len() * SECTION_OVERHEAD);
     let allotments = share(
-        &lists.iter().map(List::bytes).collect::<Vec<_>>(),
+        &lists.iter().map(|l| l.bytes()).collect::<Vec<_>>(),
         available,
     );
-    for (list, allotment) in lists.iter().zip(allotments) {
-        list.render_into(&mut out, allotment);
+    findings.render_into(&mut out, allotments[0]);
+    failed.render_into(&mut out, allotments[1]);
+    for (block, allotment) in blocks.iter().zip(&allotments[2..]) {
+        out.push_str(&block.head);
+        block.misses.render_into(&mut out, *allotment);
+        out.push_str(&block.tail);
     }
 
     if out.len() > budget {
@@ -206,6 +230,229 @@ fn phase_row(phase: &PhaseOverview<'_>, ran: Option<String>) -> String {
         }
     };
     format!("| {} | {result} |\n", phase.title)
+}
+
+/// The Evals row of the phase table when the phase produced results.
+fn evals_row(phase: &PhaseOverview<'_>, ev: &EvalsResults) -> String {
+    let icon = |fails: bool| if fails { "❌" } else { "✅" };
+    let what = match ev.models.as_slice() {
+        [m] => md(&m.verdict_text(), CELL_CHARS),
+        models => {
+            let each: Vec<String> = models
+                .iter()
+                .map(|m| {
+                    let result = match &m.error {
+                        Some(_) => "provider error".to_string(),
+                        None => format!("{} ({}/{})", pct(m.accuracy), m.correct, m.total),
+                    };
+                    format!("{} {} {result}", icon(m.fails()), md(&m.model, 100))
+                })
+                .collect();
+            let failed = models.iter().filter(|m| m.fails()).count();
+            format!(
+                "{failed} of {} models failed: {}",
+                models.len(),
+                each.join(" · ")
+            )
+        }
+    };
+    let phase_icon = match phase.status {
+        PhaseStatus::Passed => "✅",
+        PhaseStatus::Skipped => "⏭️",
+        PhaseStatus::Failed | PhaseStatus::Error => "❌",
+    };
+    match phase.reason.map(|s| md(s, CELL_CHARS)) {
+        Some(reason) if !what.starts_with(&reason) => {
+            format!("| {} | {phase_icon} {what}: {reason} |\n", phase.title)
+        }
+        _ => format!("| {} | {phase_icon} {what} |\n", phase.title),
+    }
+}
+
+/// One model's part of the summary: fixed text before and after its misses table.
+struct EvalBlock {
+    head: String,
+    misses: List,
+    tail: String,
+}
+
+/// The evals sections: a side-by-side table when there are several models, then per model its
+/// verdict, gates and misses; left-out tools, cache use and the trend after the last model.
+fn eval_blocks(ev: &EvalsResults) -> Vec<EvalBlock> {
+    let several = ev.models.len() > 1;
+    let mut blocks: Vec<EvalBlock> = ev
+        .models
+        .iter()
+        .map(|m| {
+            let mut head = String::new();
+            let title = if several {
+                format!("#### {}\n\n", md(&m.model.replace('\n', " "), CELL_CHARS))
+            } else {
+                let title = m.title(&ev.provider).replace('\n', " ");
+                format!("### {}\n\n", md(&title, CELL_CHARS))
+            };
+            head.push_str(&title);
+            if let Some(error) = &m.error {
+                head.push_str("> [!CAUTION]\n> **The provider could not be used:** ");
+                head.push_str(&md(error, ERROR_CHARS));
+                head.push_str(&format!(
+                    "<br>No case was scored: {} case{} not run.\n\n",
+                    m.cases.len(),
+                    plural(m.cases.len())
+                ));
+            }
+            let icon = if m.fails() { "❌" } else { "✅" };
+            let mut lines = vec![format!("{icon} **{}**", md(&m.accuracy_line(), LINE_CHARS))];
+            lines.extend(m.trials_line().map(|l| md(&l, LINE_CHARS)));
+            lines.extend(
+                m.counts_line()
+                    .filter(|_| m.error.is_none())
+                    .map(|l| md(&l, LINE_CHARS)),
+            );
+            head.push_str(&lines.join("<br>\n"));
+            head.push_str("\n\n");
+            let gates: Vec<String> = m
+                .gates_to_list()
+                .map(|g| format!("- ❌ {}: {}\n", md(&g.name, 80), md(&g.detail, LINE_CHARS)))
+                .collect();
+            if !gates.is_empty() {
+                head.push_str(&gates.concat());
+                head.push('\n');
+            }
+            let mut tail = String::new();
+            if !m.uncached.is_empty() {
+                tail.push_str(&format!(
+                    "> [!IMPORTANT]\n> **Not in the cache (--offline):** {}<br>{}\n\n",
+                    md(&m.uncached.join(", "), LINE_CHARS),
+                    md(&ev.offline_hint(), LINE_CHARS)
+                ));
+            }
+            if !m.confusion.is_empty() {
+                let pairs: Vec<String> = m
+                    .confusion
+                    .iter()
+                    .take(CONFUSION_SHOWN)
+                    .map(|p| md(&p.describe(), CELL_CHARS))
+                    .collect();
+                tail.push_str(&format!(
+                    "**Confusion pairs** (expected → picked): {}",
+                    pairs.join(" · ")
+                ));
+                if m.confusion.len() > CONFUSION_SHOWN {
+                    tail.push_str(&format!(
+                        " · … {} more",
+                        m.confusion.len() - CONFUSION_SHOWN
+                    ));
+                }
+                tail.push_str("\n\n");
+            }
+            EvalBlock {
+                head,
+                misses: miss_rows(m),
+                tail,
+            }
+        })
+        .collect();
+
+    if several && let Some(first) = blocks.first_mut() {
+        let mut table = format!(
+            "### {}\n\n| Model | Accuracy | Correct | Critical misses | Provider errors | Verdict |\n|---|---|---|---|---|---|\n",
+            md(
+                &format!("Tool-selection evals ({})", ev.provider),
+                CELL_CHARS
+            )
+        );
+        for m in &ev.models {
+            let (accuracy, correct) = match m.error {
+                Some(_) => ("–".to_string(), "–".to_string()),
+                None => (pct(m.accuracy), format!("{}/{}", m.correct, m.total)),
+            };
+            let verdict = match (&m.error, m.fails()) {
+                (Some(_), _) => "❌ provider error",
+                (None, true) => "❌ failed",
+                (None, false) => "✅ passed",
+            };
+            table.push_str(&format!(
+                "| {} | {accuracy} | {correct} | {} | {} | {verdict} |\n",
+                md(&m.model, CELL_CHARS),
+                md(&m.critical_misses.join(", "), CELL_CHARS),
+                m.count(CaseStatus::ProviderError)
+            ));
+        }
+        table.push('\n');
+        first.head.insert_str(0, &table);
+    }
+
+    let mut shared = Vec::new();
+    shared.extend(ev.left_out_line());
+    shared.push(ev.cache_line());
+    let mut warnings = Vec::new();
+    if let Some(h) = &ev.history {
+        let one_model = h.by_model().len() == 1;
+        for line in h.lines(" → ") {
+            let mark = if h.rising && one_model { " ⚠️" } else { "" };
+            shared.push(format!("{line}{mark}"));
+        }
+        let passing = ev.models.iter().all(|m| !m.fails());
+        warnings.extend(h.rising_warning(passing));
+        warnings.extend(h.skipped_warning());
+    }
+    if let Some(last) = blocks.last_mut() {
+        for line in shared {
+            last.tail
+                .push_str(&format!("- {}\n", md(&line, LINE_CHARS)));
+        }
+        last.tail.push('\n');
+        for w in warnings {
+            last.tail
+                .push_str(&format!("> [!WARNING]\n> {}\n\n", md(&w, LINE_CHARS)));
+        }
+    }
+    blocks
+}
+
+/// The misses table of a model: every miss with its why (critical ones first), then the cases
+/// that got no usable answer from the provider.
+fn miss_rows(m: &ModelEval) -> List {
+    let mut cases = m.misses();
+    let critical = cases.iter().filter(|c| c.critical).count();
+    let misses = cases.len();
+    cases.extend(m.provider_error_cases());
+    let rows: Vec<String> = cases
+        .iter()
+        .map(|c| {
+            let (icon, name) = match (m.row_status(c), c.critical) {
+                (CaseStatus::ProviderError, _) => ("⚠️", md(&c.name, CELL_CHARS)),
+                (_, true) => ("🚨", format!("{} **(critical)**", md(&c.name, CELL_CHARS))),
+                _ => ("❌", md(&c.name, CELL_CHARS)),
+            };
+            format!(
+                "| {icon} | {name} | {} | {} | {} | {} |\n",
+                md(&c.expected_text(ARGS_CHARS), CELL_CHARS),
+                md(&c.picked_lines(ARGS_CHARS).join("\n"), CELL_CHARS * 2),
+                md(c.why.as_deref().unwrap_or(""), CELL_CHARS),
+                md(&m.case_details(c, false).join("\n"), CELL_CHARS * 2)
+            )
+        })
+        .collect();
+    let mut summary = format!("Misses ({misses}");
+    if critical > 0 {
+        summary.push_str(&format!(", {critical} critical"));
+    }
+    summary.push(')');
+    if cases.len() > misses {
+        let n = cases.len() - misses;
+        summary.push_str(&format!(" and provider errors ({n})"));
+    }
+    if !m.fails() {
+        summary.push_str(" within the gates");
+    }
+    List {
+        summary,
+        open: m.fails(),
+        header: "| | Case | Expected | Picked | Why | Details |\n|---|---|---|---|---|---|\n",
+        rows,
+    }
 }
 
 fn checks_result(phase: &PhaseOverview<'_>, c: &ChecksResults) -> Option<String> {
@@ -413,7 +660,10 @@ mod tests {
         // Every table row has exactly the columns of its header.
         for line in out.lines().filter(|l| l.starts_with("| ")) {
             let cells = line.replace("\\|", "").matches('|').count();
-            assert!(cells == 3 || cells == 5 || cells == 6, "{line}");
+            assert!(
+                cells == 3 || cells == 5 || cells == 6 || cells == 7,
+                "{line}"
+            );
         }
     }
 
@@ -463,6 +713,96 @@ mod tests {
     fn tiny_budget_still_bounded() {
         let out = render_within(&fixtures::failing(), 500);
         assert!(out.len() <= 500, "{}", out.len());
+    }
+
+    #[test]
+    fn every_miss_is_listed_with_its_why() {
+        let report = fixtures::evals_failing();
+        let out = render(&report);
+        let Some(ev) = report.phases.evals.results.as_ref() else {
+            panic!("fixture without evals");
+        };
+        let m = &ev.models[0];
+        for case in m.misses() {
+            let why = md(case.why.as_deref().unwrap_or_default(), CELL_CHARS);
+            let row = out
+                .lines()
+                .find(|l| {
+                    l.contains(&format!(" {} ", md(&case.name, CELL_CHARS))) && l.starts_with("| ")
+                })
+                .unwrap_or_default();
+            assert!(row.contains(&format!("| {why} |")), "{}: {row}", case.name);
+        }
+        assert!(out.contains("| Evals | ❌ 30% accuracy (3/10), minimum 90% |"));
+        assert!(out.contains(
+            "<details open><summary>Misses (6, 1 critical) and provider errors (1)</summary>"
+        ));
+        assert!(out.contains("| 🚨 | ord-refund **(critical)** | start\\_refund {\"order\\_id\": \"55219\"} | get\\_order"), "{out}");
+        assert!(out.contains("- ❌ critical: 1 critical case missed: ord-refund\n"));
+        assert!(out.contains(
+            "**Confusion pairs** (expected → picked): start\\_refund → get\\_order ×3 · "
+        ));
+        assert!(
+            out.contains("- Miss rate over the last 5 runs: 2% → 2% → 3% → 4% → 70% (rising) ⚠️\n")
+        );
+        assert!(
+            out.contains("> [!WARNING]\n> the miss rate is rising: 2% → 70% over the last 5 runs")
+        );
+        assert!(out.contains("- Left out (invalid input schema): search\n"));
+        assert!(out.contains("- Cache: 3 cached, 25 asked, 1 unreadable cache file asked again\n"));
+    }
+
+    #[test]
+    fn provider_abort_is_a_caution_and_no_case_passes() {
+        let out = render(&fixtures::evals_abort());
+        assert!(out.contains("| Evals | ❌ the provider could not be used: the provider rejected the request: 401 Unauthorized: Incorrect API key provided |"), "{out}");
+        assert!(out.contains("> [!CAUTION]\n> **The provider could not be used:** the provider rejected the request: 401 Unauthorized"));
+        let evals = out
+            .split("### Tool-selection evals")
+            .nth(1)
+            .unwrap_or_default();
+        assert!(!evals.contains('✅'), "{evals}");
+        assert!(evals.contains("❌ **Accuracy not measured"));
+    }
+
+    #[test]
+    fn several_models_side_by_side() {
+        let out = render(&fixtures::evals_models());
+        assert!(out.contains("| Evals | ❌ 1 of 2 models failed: ✅ claude-sonnet-4-5 100% (3/3) · ❌ claude-haiku-4-5 33.3% (1/3) |"), "{out}");
+        assert!(out.contains("| claude-haiku-4-5 | 33.3% | 1/3 |  | 0 | ❌ failed |"));
+        assert!(out.contains("#### claude-haiku-4-5\n"));
+        assert!(out.contains("> [!IMPORTANT]\n> **Not in the cache (--offline):** chit<br>hint: run once without --offline"));
+        // Several models share one history: no line claims the rise for itself.
+        assert!(!out.contains("⚠️\n- Miss rate"), "{out}");
+        assert!(
+            out.contains(
+                "the miss rate is rising: claude-haiku-4-5 0% → 66.6% over the last 3 runs"
+            )
+        );
+    }
+
+    #[test]
+    fn twenty_thousand_misses_fit_the_budget() {
+        let mut report = fixtures::evals_failing();
+        if let Some(ev) = report.phases.evals.results.as_mut() {
+            let m = &mut ev.models[0];
+            let miss = m.cases[2].clone();
+            m.cases = (0..20_000)
+                .map(|i| {
+                    let mut c = miss.clone();
+                    c.name = format!("case number {i} with a name long enough to matter");
+                    c
+                })
+                .collect();
+        }
+        let out = render(&report);
+        assert!(out.len() <= SUMMARY_BUDGET, "{} bytes", out.len());
+        assert!(out.len() > SUMMARY_BUDGET / 2, "the budget should be used");
+        assert!(out.contains(" more (see the JSON/JUnit report)"));
+        assert!(
+            out.contains("- Miss rate over the last 5 runs"),
+            "the tail survives"
+        );
     }
 
     #[test]
