@@ -173,7 +173,8 @@ impl Cache {
 
     /// Stores an answer under `key`, atomically: the text goes to a temp file in the same
     /// folder, which is then renamed over the entry, so a reader sees the old file or the new
-    /// one, never a part. `choice` holds MCP tool names. Creates the folder if needed.
+    /// one, never a part. `choice` holds MCP tool names. Creates the folder if needed. `key`
+    /// must be a key of [`key`] (64 lowercase hex digits).
     pub fn write(
         &self,
         key: &str,
@@ -182,6 +183,12 @@ impl Cache {
         model: &str,
         prompt: &str,
     ) -> io::Result<()> {
+        if entry_key(&format!("{key}.json")).is_none() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("cache key {key:?} is not a sha256 hex digest"),
+            ));
+        }
         fs::create_dir_all(&self.dir).map_err(|e| with_path(e, "create", &self.dir))?;
         let text = entry_text(choice, provider, model, prompt);
         let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);

@@ -483,6 +483,11 @@ fn a_failed_write_leaves_no_temp_file_and_says_where() {
     let err = cache.write(KEY_A, &choice, "p", "m", "q").unwrap_err();
     assert!(err.to_string().contains(&format!("{KEY_A}.json")), "{err}");
     assert!(temp_files(cache.dir()).is_empty());
+    // Only real keys name files: nothing can be written outside the folder.
+    let err = cache
+        .write("../escape", &choice, "p", "m", "q")
+        .unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
 }
 
 #[test]
