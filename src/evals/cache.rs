@@ -1,54 +1,424 @@
-//! Answer cache (stub until the cache lands).
-#![allow(missing_docs, dead_code)]
+//! The eval answer cache: `<cache_dir>/evals/<sha256>.json`, one file per answer, keyed and
+//! laid out exactly as mcp-toolproof 0.3.1 does it, so a cache that package wrote (and
+//! committed) replays here with no request and no API key, and the reverse.
+//!
+//! - [`key`] / [`Keyer`]: the sha256 of Python's `json.dumps` of the key material, byte for byte.
+//! - [`Cache`]: read, atomic write, list and prune the files.
+//!
+//! A file holds `{"provider", "model", "prompt", "tool", "args", "text"}` (the reference's
+//! fields: `tool` is the MCP name of the first call or null, `args` its arguments) and, when
+//! toolproof wrote it, `"calls"` (every call) and `"stop"`. Written with two-space indent, UTF-8
+//! as is, and a trailing newline, as the reference writes it.
+
+pub mod pyjson;
+
 use std::collections::HashSet;
+use std::fs;
+use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
 
-use super::{ApiTool, Choice};
+use super::{ApiTool, Call, Choice, Stop};
+use pyjson::Style;
 
+/// Version field of the key material (`CACHE_VERSION` of the reference).
+pub const KEY_VERSION: u64 = 1;
+
+/// The text the reference stores for a refusal (with no tool); read back as [`Stop::Refusal`].
+pub const REFUSAL_TEXT: &str = "(the model declined to answer)";
+
+/// The cache key of one answer: sha256 hex of Python's
+/// `json.dumps({"v": 1, "provider", "model", "system", "prompt", "tools", "params"},
+/// sort_keys=True, ensure_ascii=False)` in UTF-8, as mcp-toolproof 0.3.1 computes it.
+///
+/// `system` is the configured system prompt as given (`None` is JSON null; `Some("")` is a
+/// different key). `tools` is the list exactly as offered to the API (sanitised names, tools
+/// with a bad schema left out). Trial 1 (and 0) is the reference key; a later trial adds
+/// `"trial": n` to the material so every trial has its own entry.
 pub fn key(
-    _provider: &str,
-    _model: &str,
-    _system: Option<&str>,
-    _prompt: &str,
-    _tools: &[ApiTool],
-    _params: &Map<String, Value>,
-    _trial: u32,
+    provider: &str,
+    model: &str,
+    system: Option<&str>,
+    prompt: &str,
+    tools: &[ApiTool],
+    params: &Map<String, Value>,
+    trial: u32,
 ) -> String {
-    String::new()
+    Keyer::new(provider, model, system, tools, params).key(prompt, trial)
 }
+
+/// Computes keys for many prompts sharing one provider, model, system prompt, tool list and
+/// params: everything but the prompt is serialized once, so a key costs one hash of the text.
+#[derive(Debug, Clone)]
+pub struct Keyer {
+    /// `{"model": …, "params": …, "prompt": ` (keys in sorted order up to the prompt).
+    head: String,
+    /// `, "provider": …, "system": …, "tools": …` (up to where `trial` would go).
+    middle: String,
+}
+
+impl Keyer {
+    /// Serializes the parts shared by every prompt.
+    pub fn new(
+        provider: &str,
+        model: &str,
+        system: Option<&str>,
+        tools: &[ApiTool],
+        params: &Map<String, Value>,
+    ) -> Keyer {
+        // Sorted key order of the material: model, params, prompt, provider, system, tools,
+        // (trial), v.
+        let mut head = String::from("{\"model\": ");
+        pyjson::write_str(&mut head, model);
+        head.push_str(", \"params\": ");
+        pyjson::dump_into(&mut head, &Value::Object(params.clone()), Style::KEY);
+        head.push_str(", \"prompt\": ");
+
+        let mut middle = String::from(", \"provider\": ");
+        pyjson::write_str(&mut middle, provider);
+        middle.push_str(", \"system\": ");
+        match system {
+            Some(s) => pyjson::write_str(&mut middle, s),
+            None => middle.push_str("null"),
+        }
+        middle.push_str(", \"tools\": ");
+        let tools = Value::Array(tools.iter().map(api_tool_value).collect());
+        pyjson::dump_into(&mut middle, &tools, Style::KEY);
+        Keyer { head, middle }
+    }
+
+    /// The key of one prompt on one trial (see [`key`]).
+    pub fn key(&self, prompt: &str, trial: u32) -> String {
+        let mut prompt_json = String::with_capacity(prompt.len() + 2);
+        pyjson::write_str(&mut prompt_json, prompt);
+        let mut hasher = Sha256::new();
+        hasher.update(self.head.as_bytes());
+        hasher.update(prompt_json.as_bytes());
+        hasher.update(self.middle.as_bytes());
+        if trial >= 2 {
+            hasher.update(format!(", \"trial\": {trial}").as_bytes());
+        }
+        hasher.update(format!(", \"v\": {KEY_VERSION}}}").as_bytes());
+        format!("{:x}", hasher.finalize())
+    }
+}
+
+/// An API tool as the reference hashes it: exactly `{name, description, input_schema}`.
+fn api_tool_value(tool: &ApiTool) -> Value {
+    json!({
+        "name": tool.name,
+        "description": tool.description,
+        "input_schema": tool.input_schema,
+    })
+}
+
+/// What a cache lookup found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lookup {
+    /// A stored answer.
+    Hit(Choice),
+    /// No file for this key.
+    Miss,
+    /// A file exists but can't be used; the reason names the file. Treat it as a miss and warn.
+    Corrupt(String),
+}
+
+/// The answer cache folder, `<cache_dir>/evals`.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cache {
     dir: PathBuf,
 }
-pub enum Lookup {
-    Hit(Choice),
-    Miss,
-    Corrupt(String),
-}
+
+/// Distinguishes temp files of concurrent writers within one process.
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
 impl Cache {
+    /// The cache under `cache_dir` (the configured `cache_dir`, already resolved against the
+    /// YAML's folder); files live in its `evals` subfolder. Nothing is touched on disk.
     pub fn new(cache_dir: &Path) -> Cache {
         Cache {
             dir: cache_dir.join("evals"),
         }
     }
-    pub fn read(&self, _key: &str) -> Lookup {
-        Lookup::Miss
+
+    /// The folder holding the files (`<cache_dir>/evals`).
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
+
+    /// The file of one key.
+    pub fn path(&self, key: &str) -> PathBuf {
+        self.dir.join(format!("{key}.json"))
+    }
+
+    /// Looks a key up. A missing file is a [`Lookup::Miss`]; a file that can't be read or isn't
+    /// a cache entry is [`Lookup::Corrupt`].
+    pub fn read(&self, key: &str) -> Lookup {
+        let path = self.path(key);
+        let text = match fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Lookup::Miss,
+            Err(e) => {
+                return Lookup::Corrupt(format!("cannot read cache file {}: {e}", path.display()));
+            }
+        };
+        match parse_entry(&text) {
+            Ok(choice) => Lookup::Hit(choice),
+            Err(why) => Lookup::Corrupt(format!("cache file {}: {why}", path.display())),
+        }
+    }
+
+    /// Stores an answer under `key`, atomically: the text goes to a temp file in the same
+    /// folder, which is then renamed over the entry, so a reader sees the old file or the new
+    /// one, never a part. `choice` holds MCP tool names. Creates the folder if needed. `key`
+    /// must be a key of [`key`] (64 lowercase hex digits).
     pub fn write(
         &self,
-        _key: &str,
-        _choice: &Choice,
-        _provider: &str,
-        _model: &str,
-        _prompt: &str,
-    ) -> std::io::Result<()> {
-        Ok(())
+        key: &str,
+        choice: &Choice,
+        provider: &str,
+        model: &str,
+        prompt: &str,
+    ) -> io::Result<()> {
+        if entry_key(&format!("{key}.json")).is_none() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("cache key {key:?} is not a sha256 hex digest"),
+            ));
+        }
+        fs::create_dir_all(&self.dir).map_err(|e| with_path(e, "create", &self.dir))?;
+        let text = entry_text(choice, provider, model, prompt);
+        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let temp = self
+            .dir
+            .join(format!(".{key}.{}.{n}{TEMP_SUFFIX}", std::process::id()));
+        let written = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .map_err(|e| with_path(e, "write", &temp))
+            .and_then(|()| {
+                let target = self.path(key);
+                fs::rename(&temp, &target).map_err(|e| with_path(e, "replace", &target))
+            });
+        if written.is_err() {
+            let _ = fs::remove_file(&temp);
+        }
+        written
     }
-    pub fn keys(&self) -> std::io::Result<Vec<String>> {
-        Ok(Vec::new())
+
+    /// Every key that has a file (`<64 hex digits>.json`), sorted. A missing folder has none.
+    pub fn keys(&self) -> io::Result<Vec<String>> {
+        let mut keys: Vec<String> = self
+            .entries()?
+            .into_iter()
+            .filter_map(|name| entry_key(&name).map(str::to_owned))
+            .collect();
+        keys.sort();
+        Ok(keys)
     }
-    pub fn prune(&self, _keep: &HashSet<String>, _apply: bool) -> std::io::Result<Vec<PathBuf>> {
-        Ok(Vec::new())
+
+    /// The files no current case can hit: entries whose key is not in `keep`, and temp files a
+    /// killed writer left behind. Other files are never touched. With `apply` they are removed;
+    /// without, only listed. Sorted paths.
+    pub fn prune(&self, keep: &HashSet<String>, apply: bool) -> io::Result<Vec<PathBuf>> {
+        let mut stale: Vec<PathBuf> = self
+            .entries()?
+            .into_iter()
+            .filter(|name| match entry_key(name) {
+                Some(key) => !keep.contains(key),
+                None => is_temp(name),
+            })
+            .map(|name| self.dir.join(name))
+            .collect();
+        stale.sort();
+        if apply {
+            for path in &stale {
+                match fs::remove_file(path) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(with_path(e, "remove", path)),
+                }
+            }
+        }
+        Ok(stale)
+    }
+
+    /// File names in the folder (UTF-8 ones; cache files always are).
+    fn entries(&self) -> io::Result<Vec<String>> {
+        let read = match fs::read_dir(&self.dir) {
+            Ok(r) => r,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(with_path(e, "list", &self.dir)),
+        };
+        let mut names = Vec::new();
+        for entry in read {
+            let entry = entry.map_err(|e| with_path(e, "list", &self.dir))?;
+            if let Ok(name) = entry.file_name().into_string() {
+                names.push(name);
+            }
+        }
+        Ok(names)
     }
 }
+
+const TEMP_SUFFIX: &str = ".tmp";
+
+/// The key of an entry file name, if it is one.
+fn entry_key(name: &str) -> Option<&str> {
+    let key = name.strip_suffix(".json")?;
+    (key.len() == 64 && key.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))).then_some(key)
+}
+
+/// A temp file of [`Cache::write`]: `.<key>.<pid>.<n>.tmp`.
+fn is_temp(name: &str) -> bool {
+    name.strip_prefix('.')
+        .and_then(|rest| rest.strip_suffix(TEMP_SUFFIX))
+        .and_then(|rest| rest.split('.').next())
+        .is_some_and(|key| entry_key(&format!("{key}.json")).is_some())
+}
+
+fn with_path(e: io::Error, what: &str, path: &Path) -> io::Error {
+    io::Error::new(
+        e.kind(),
+        format!("cannot {what} cache file {}: {e}", path.display()),
+    )
+}
+
+/// The text of a cache file: the reference's fields first, then toolproof's.
+fn entry_text(choice: &Choice, provider: &str, model: &str, prompt: &str) -> String {
+    let first = choice.calls.first();
+    let mut map = Map::new();
+    map.insert("provider".into(), provider.into());
+    map.insert("model".into(), model.into());
+    map.insert("prompt".into(), prompt.into());
+    map.insert(
+        "tool".into(),
+        first.map_or(Value::Null, |c| c.tool.clone().into()),
+    );
+    map.insert(
+        "args".into(),
+        first.map_or_else(|| Value::Object(Map::new()), |c| c.args.clone()),
+    );
+    map.insert("text".into(), choice.text.clone().into());
+    let calls = choice
+        .calls
+        .iter()
+        .map(|c| {
+            let mut call = Map::new();
+            call.insert("tool".into(), c.tool.clone().into());
+            call.insert("args".into(), c.args.clone());
+            if let Some(raw) = &c.malformed {
+                call.insert("malformed".into(), raw.clone().into());
+            }
+            Value::Object(call)
+        })
+        .collect();
+    map.insert("calls".into(), Value::Array(calls));
+    map.insert("stop".into(), stop_value(&choice.stop));
+    let mut text = pyjson::dumps(&Value::Object(map), Style::FILE);
+    text.push('\n');
+    text
+}
+
+fn stop_value(stop: &Stop) -> Value {
+    match stop {
+        Stop::ToolUse => "tool_use".into(),
+        Stop::EndTurn => "end_turn".into(),
+        Stop::MaxTokens => "max_tokens".into(),
+        Stop::Refusal => "refusal".into(),
+        Stop::Other(s) => json!({ "other": s }),
+    }
+}
+
+/// Reads a cache file's text into a [`Choice`]. A file with `calls` was written by toolproof;
+/// one without came from the reference, which kept only the first call.
+fn parse_entry(text: &str) -> Result<Choice, String> {
+    let value: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+    let Value::Object(map) = value else {
+        return Err("not a JSON object".into());
+    };
+    let tool = match map.get("tool") {
+        None => return Err("no \"tool\" field".into()),
+        Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(other) => return Err(format!("\"tool\" is {}, not a string or null", kind(other))),
+    };
+    let text = match map.get("text") {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => return Err(format!("\"text\" is {}, not a string", kind(other))),
+    };
+    if let Some(calls) = map.get("calls") {
+        let calls: Vec<Call> = serde_json::from_value(calls.clone())
+            .map_err(|e| format!("\"calls\" is not a list of calls: {e}"))?;
+        let stop = match map.get("stop") {
+            Some(s) => serde_json::from_value(s.clone())
+                .map_err(|e| format!("\"stop\" is not a stop reason: {e}"))?,
+            None => implied_stop(!calls.is_empty(), &text),
+        };
+        return Ok(Choice { calls, text, stop });
+    }
+    let stop = implied_stop(tool.is_some(), &text);
+    let calls = match tool {
+        None => Vec::new(),
+        Some(tool) => vec![reference_call(tool, map.get("args"))?],
+    };
+    Ok(Choice { calls, text, stop })
+}
+
+/// The stop reason of a reference file, which doesn't record one.
+fn implied_stop(called: bool, text: &str) -> Stop {
+    if called {
+        Stop::ToolUse
+    } else if text == REFUSAL_TEXT {
+        Stop::Refusal
+    } else {
+        Stop::EndTurn
+    }
+}
+
+/// The one call of a reference file. A missing or null `args` is `{}`. The reference stored
+/// OpenAI arguments that weren't JSON as `{"_unparsed": raw}`; that reads as malformed.
+fn reference_call(tool: String, args: Option<&Value>) -> Result<Call, String> {
+    match args {
+        None | Some(Value::Null) => Ok(Call {
+            tool,
+            args: Value::Object(Map::new()),
+            malformed: None,
+        }),
+        Some(Value::Object(map)) => {
+            if let (1, Some(Value::String(raw))) = (map.len(), map.get("_unparsed")) {
+                return Ok(Call {
+                    tool,
+                    args: Value::Object(Map::new()),
+                    malformed: Some(raw.clone()),
+                });
+            }
+            Ok(Call {
+                tool,
+                args: Value::Object(map.clone()),
+                malformed: None,
+            })
+        }
+        Some(other) => Err(format!("\"args\" is {}, not an object", kind(other))),
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests;

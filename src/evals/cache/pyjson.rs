@@ -1,0 +1,322 @@
+//! JSON text written exactly as Python's `json.dumps(..., ensure_ascii=False)` writes it, byte for
+//! byte, so cache keys and cache files match the ones mcp-toolproof 0.3.1 produces.
+//!
+//! What Python does, and so what this does:
+//! - compact form separators are `", "` and `": "`; with an indent they are `","` and `": "`, each
+//!   item on its own line, and empty containers stay `[]` / `{}`;
+//! - `sort_keys=True` orders object keys by code point at every level (UTF-8 byte order is the
+//!   same order);
+//! - strings escape `"`, `\`, `\n`, `\r`, `\t`, `\b`, `\f` and every other character below U+0020
+//!   as `\u00xx` (lowercase hex); DEL, non-ASCII and U+2028/U+2029 are written as they are;
+//! - integers print as integers (the whole `u64`/`i64` range); floats print as Python's
+//!   `repr(float)`: the shortest digits that round-trip, in exponent form (`1e-05`, `1e+16`)
+//!   when the decimal exponent is below -4 or at least 16, else positional with at least one
+//!   fractional digit (`100.0`).
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+/// How to lay the text out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Style {
+    /// Order object keys by code point at every level (`sort_keys=True`).
+    pub sort_keys: bool,
+    /// `indent=n`: one item per line, nested `n` spaces deeper per level; `None` is the compact form.
+    pub indent: Option<usize>,
+}
+
+impl Style {
+    /// `json.dumps(v, sort_keys=True, ensure_ascii=False)`: the form cache keys hash.
+    pub const KEY: Style = Style {
+        sort_keys: true,
+        indent: None,
+    };
+    /// `json.dumps(v, indent=2, ensure_ascii=False)`: the form of cache files.
+    pub const FILE: Style = Style {
+        sort_keys: false,
+        indent: Some(2),
+    };
+}
+
+/// The text Python's `json.dumps` gives for `value` in `style`.
+pub fn dumps(value: &Value, style: Style) -> String {
+    let mut out = String::new();
+    write_value(&mut out, value, style, 0);
+    out
+}
+
+/// Appends the text of `value` to `out`, as [`dumps`] would write it.
+pub fn dump_into(out: &mut String, value: &Value, style: Style) {
+    write_value(out, value, style, 0);
+}
+
+fn write_value(out: &mut String, value: &Value, style: Style, depth: usize) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                let _ = write!(out, "{i}");
+            } else if let Some(u) = n.as_u64() {
+                let _ = write!(out, "{u}");
+            } else if let Some(f) = n.as_f64() {
+                out.push_str(&float_repr(f));
+            } else {
+                // Only reachable with serde_json's arbitrary_precision: the digits as given.
+                out.push_str(&n.to_string());
+            }
+        }
+        Value::String(s) => write_str(out, s),
+        Value::Array(items) => {
+            if items.is_empty() {
+                out.push_str("[]");
+                return;
+            }
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                separator(out, style, depth + 1, i == 0);
+                write_value(out, item, style, depth + 1);
+            }
+            close(out, style, depth);
+            out.push(']');
+        }
+        Value::Object(map) => {
+            if map.is_empty() {
+                out.push_str("{}");
+                return;
+            }
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            if style.sort_keys {
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+            }
+            out.push('{');
+            for (i, (k, v)) in entries.into_iter().enumerate() {
+                separator(out, style, depth + 1, i == 0);
+                write_str(out, k);
+                out.push_str(": ");
+                write_value(out, v, style, depth + 1);
+            }
+            close(out, style, depth);
+            out.push('}');
+        }
+    }
+}
+
+/// What goes before an item: nothing or `", "` in the compact form, a newline and the indent
+/// (after a `,` unless first) in the indented form.
+fn separator(out: &mut String, style: Style, depth: usize, first: bool) {
+    match style.indent {
+        None => {
+            if !first {
+                out.push_str(", ");
+            }
+        }
+        Some(width) => {
+            if !first {
+                out.push(',');
+            }
+            out.push('\n');
+            out.extend(std::iter::repeat_n(' ', width * depth));
+        }
+    }
+}
+
+fn close(out: &mut String, style: Style, depth: usize) {
+    if let Some(width) = style.indent {
+        out.push('\n');
+        out.extend(std::iter::repeat_n(' ', width * depth));
+    }
+}
+
+/// A JSON string literal as Python writes it with `ensure_ascii=False`.
+pub fn write_str(out: &mut String, s: &str) {
+    out.push('"');
+    let mut plain_from = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let escape = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0x00..=0x1f => "",
+            _ => continue,
+        };
+        // Every byte matched above is ASCII, so `i` is a character boundary.
+        out.push_str(&s[plain_from..i]);
+        if escape.is_empty() {
+            let _ = write!(out, "\\u{b:04x}");
+        } else {
+            out.push_str(escape);
+        }
+        plain_from = i + 1;
+    }
+    out.push_str(&s[plain_from..]);
+    out.push('"');
+}
+
+/// Python's `json.dumps` of a float: `repr(f)`, with `Infinity`, `-Infinity` and `NaN` for
+/// the values JSON has no word for.
+pub fn float_repr(f: f64) -> String {
+    if f.is_nan() {
+        return "NaN".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    let (digits, exp) = shortest_digits(f.abs());
+    let mut out = String::from(if f.is_sign_negative() { "-" } else { "" });
+    if (-4..16).contains(&exp) {
+        if exp >= 0 {
+            let int_len = usize::try_from(exp).unwrap_or(0) + 1;
+            if digits.len() <= int_len {
+                out.push_str(&digits);
+                out.extend(std::iter::repeat_n('0', int_len - digits.len()));
+                out.push_str(".0");
+            } else {
+                out.push_str(&digits[..int_len]);
+                out.push('.');
+                out.push_str(&digits[int_len..]);
+            }
+        } else {
+            out.push_str("0.");
+            let zeros = usize::try_from(-exp - 1).unwrap_or(0);
+            out.extend(std::iter::repeat_n('0', zeros));
+            out.push_str(&digits);
+        }
+    } else {
+        out.push_str(&digits[..1]);
+        if digits.len() > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        let _ = write!(
+            out,
+            "e{}{:02}",
+            if exp < 0 { '-' } else { '+' },
+            exp.unsigned_abs()
+        );
+    }
+    out
+}
+
+/// The shortest digits that read back as `f` (finite, not negative) and the decimal exponent
+/// of the first one, chosen as Python chooses: nearest to the exact value, and on an exact tie
+/// between two candidates the one with the even last digit. Rust's shortest formatting
+/// breaks such ties upwards (`138885500658438.125` → `…13`, where Python writes `…12`).
+fn shortest_digits(f: f64) -> (String, i32) {
+    let (digits, exp) = split_sci(&format!("{f:e}"));
+    let Some(last) = digits.bytes().last().map(|b| b - b'0') else {
+        return (digits, exp);
+    };
+    if last % 2 == 0 {
+        return (digits, exp);
+    }
+    // The candidate one unit lower in the last place (an odd digit never borrows).
+    let mut lower = digits.clone();
+    lower.pop();
+    lower.push(char::from(b'0' + last - 1));
+    let point = |d: &str| match d.len() {
+        1 => format!("{d}e{exp}"),
+        _ => format!("{}.{}e{exp}", &d[..1], &d[1..]),
+    };
+    if point(&lower).parse::<f64>() != Ok(f) {
+        return (digits, exp);
+    }
+    // Both read back as `f`: it is a tie only when `f` is exactly halfway, i.e. its exact
+    // decimal expansion (at most 767 significant digits) is `lower` followed by a 5.
+    let exact = format!("{f:.800e}");
+    let (exact_digits, exact_exp) = split_sci(&exact);
+    let mut half = lower.clone();
+    half.push('5');
+    let is_tie = exact_exp == exp
+        && exact_digits.starts_with(&half)
+        && exact_digits[half.len()..].bytes().all(|b| b == b'0');
+    if is_tie { (lower, exp) } else { (digits, exp) }
+}
+
+/// `d.ddde±x` (no sign) → (`dddd`, x).
+fn split_sci(sci: &str) -> (String, i32) {
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci, "0"));
+    let digits = mantissa.chars().filter(char::is_ascii_digit).collect();
+    (digits, exp.parse().unwrap_or(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    // The ties below are written exactly: their exact value is the point of the test.
+    #[allow(clippy::excessive_precision)]
+    fn floats_print_like_python_repr() {
+        let cases: &[(f64, &str)] = &[
+            (0.0, "0.0"),
+            (-0.0, "-0.0"),
+            (1.0, "1.0"),
+            (100.0, "100.0"),
+            (0.1, "0.1"),
+            (-1.5, "-1.5"),
+            (1e-4, "0.0001"),
+            (1e-5, "1e-05"),
+            (1.5e-5, "1.5e-05"),
+            (1e15, "1000000000000000.0"),
+            (1e16, "1e+16"),
+            (123_456_789_012_345_680.0, "1.2345678901234568e+17"),
+            (1.5e300, "1.5e+300"),
+            (5e-324, "5e-324"),
+            (f64::MAX, "1.7976931348623157e+308"),
+            (0.1 + 0.2, "0.30000000000000004"),
+            (9_999_999_999_999_998.0, "9999999999999998.0"),
+            // Exact ties between two shortest candidates: Python keeps the even digit.
+            (138_885_500_658_438.125, "138885500658438.12"),
+            (1_130_057_563_187_245.25, "1130057563187245.2"),
+            (9_367_367_842_231.062_5, "9367367842231.062"),
+            (3_769_048_438_796.281_25, "3769048438796.2812"),
+            (f64::INFINITY, "Infinity"),
+            (f64::NEG_INFINITY, "-Infinity"),
+            (f64::NAN, "NaN"),
+        ];
+        for (f, want) in cases {
+            assert_eq!(float_repr(*f), *want, "repr of {f:?}");
+        }
+    }
+
+    #[test]
+    fn strings_escape_only_what_python_escapes() {
+        let s = "\u{0}\u{1}\u{8}\u{b}\u{c}\u{1f}\u{7f}\u{80}é\u{2028}日😀\"\\/\n\r\t";
+        let mut out = String::new();
+        write_str(&mut out, s);
+        assert_eq!(
+            out,
+            "\"\\u0000\\u0001\\b\\u000b\\f\\u001f\u{7f}\u{80}é\u{2028}日😀\\\"\\\\/\\n\\r\\t\""
+        );
+    }
+
+    #[test]
+    fn compact_sorted_and_indented_layouts() {
+        let v = json!({"b": {}, "a": [], "c": [1, {"z": 1, "y": [true, null]}], "é": 2, "Z": 3});
+        assert_eq!(
+            dumps(&v, Style::KEY),
+            r#"{"Z": 3, "a": [], "b": {}, "c": [1, {"y": [true, null], "z": 1}], "é": 2}"#
+        );
+        assert_eq!(
+            dumps(&v, Style::FILE),
+            "{\n  \"b\": {},\n  \"a\": [],\n  \"c\": [\n    1,\n    {\n      \"z\": 1,\n      \"y\": [\n        true,\n        null\n      ]\n    }\n  ],\n  \"é\": 2,\n  \"Z\": 3\n}"
+        );
+    }
+
+    #[test]
+    fn integers_cover_the_whole_u64_and_i64_range() {
+        let v = json!([u64::MAX, i64::MIN, 0, -1]);
+        assert_eq!(
+            dumps(&v, Style::KEY),
+            "[18446744073709551615, -9223372036854775808, 0, -1]"
+        );
+    }
+}

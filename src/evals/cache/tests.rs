@@ -1,0 +1,582 @@
+//! Tests of the cache: keys and files against what mcp-toolproof 0.3.1 itself wrote
+//! (`tests/fixtures/reference-cache`), the Python-compatible dumper, and the file store.
+
+use std::collections::{BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+use super::*;
+
+fn fixture_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/reference-cache")
+}
+
+fn read_fixture<T: serde::de::DeserializeOwned>(name: &str) -> T {
+    let path = fixture_dir().join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// A scratch folder, empty, removed again when the guard drops.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
+    let dir = std::env::temp_dir().join(format!(
+        "toolproof-cache-test-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    Scratch(dir)
+}
+
+#[derive(Deserialize)]
+struct DumpCase {
+    input: String,
+    key: String,
+    file: String,
+}
+
+#[test]
+fn dumper_matches_python_on_the_recorded_corpus() {
+    let corpus: Vec<DumpCase> = read_fixture("dumps.json");
+    assert!(corpus.len() > 400, "corpus has {} values", corpus.len());
+    let mut wrong = Vec::new();
+    for case in &corpus {
+        let value: Value = serde_json::from_str(&case.input).unwrap();
+        let key = pyjson::dumps(&value, Style::KEY);
+        let file = pyjson::dumps(&value, Style::FILE);
+        if key != case.key || file != case.file {
+            wrong.push(format!(
+                "input {}\n  python {}\n  ours   {}",
+                case.input, case.key, key
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[derive(Deserialize)]
+struct KeyCase {
+    config: String,
+    provider: String,
+    model: String,
+    system: Option<String>,
+    prompt: String,
+    tools: Vec<ApiTool>,
+    params: Map<String, Value>,
+    key: String,
+    file: String,
+    choice: Choice,
+}
+
+impl KeyCase {
+    fn cache(&self) -> Cache {
+        let folder = Path::new(&self.config).parent().unwrap();
+        Cache::new(&fixture_dir().join(folder).join(".toolproof-cache"))
+    }
+
+    fn key(&self, trial: u32) -> String {
+        key(
+            &self.provider,
+            &self.model,
+            self.system.as_deref(),
+            &self.prompt,
+            &self.tools,
+            &self.params,
+            trial,
+        )
+    }
+}
+
+#[test]
+fn keys_equal_the_file_names_the_reference_wrote() {
+    let cases: Vec<KeyCase> = read_fixture("keys.json");
+    assert!(cases.len() >= 20);
+    for case in &cases {
+        assert_eq!(
+            case.key(1),
+            case.key,
+            "key of {:?} in {}",
+            case.prompt,
+            case.config
+        );
+        let path = case.cache().path(&case.key);
+        assert!(path.is_file(), "{} is missing", path.display());
+        assert_eq!(path, fixture_dir().join(&case.file));
+    }
+}
+
+#[test]
+fn every_reference_file_reads_into_the_expected_choice() {
+    let cases: Vec<KeyCase> = read_fixture("keys.json");
+    for case in &cases {
+        assert_eq!(
+            case.cache().read(&case.key),
+            Lookup::Hit(case.choice.clone()),
+            "{}",
+            case.file
+        );
+    }
+}
+
+#[test]
+fn every_reference_file_belongs_to_a_case() {
+    let cases: Vec<KeyCase> = read_fixture("keys.json");
+    let configs: BTreeSet<&str> = cases.iter().map(|c| c.config.as_str()).collect();
+    assert_eq!(configs.len(), 3);
+    for config in configs {
+        let mine: Vec<&KeyCase> = cases.iter().filter(|c| c.config == config).collect();
+        let wanted: BTreeSet<String> = mine.iter().map(|c| c.key.clone()).collect();
+        let present: BTreeSet<String> = mine[0].cache().keys().unwrap().into_iter().collect();
+        assert_eq!(present, wanted, "{config}");
+    }
+}
+
+#[test]
+fn later_trials_get_their_own_keys_and_trial_one_is_the_reference_key() {
+    let cases: Vec<KeyCase> = read_fixture("keys.json");
+    let case = &cases[0];
+    assert_eq!(case.key(0), case.key);
+    assert_eq!(case.key(1), case.key);
+    let two = case.key(2);
+    let three = case.key(3);
+    assert_ne!(two, case.key);
+    assert_ne!(two, three);
+    // The trial sits in the material like any other key, sorted between "tools" and "v".
+    let mut material = reference_material(case);
+    material.insert("trial".into(), json!(2));
+    assert_eq!(
+        two,
+        sha_hex(&pyjson::dumps(&Value::Object(material), Style::KEY))
+    );
+}
+
+fn reference_material(case: &KeyCase) -> Map<String, Value> {
+    let Value::Object(map) = json!({
+        "v": 1,
+        "provider": case.provider,
+        "model": case.model,
+        "system": case.system,
+        "prompt": case.prompt,
+        "tools": case.tools,
+        "params": case.params,
+    }) else {
+        unreachable!()
+    };
+    map
+}
+
+fn sha_hex(text: &str) -> String {
+    format!("{:x}", Sha256::digest(text.as_bytes()))
+}
+
+#[test]
+fn keyer_hashes_the_same_text_as_dumping_the_whole_material() {
+    let cases: Vec<KeyCase> = read_fixture("keys.json");
+    for case in &cases {
+        let whole = sha_hex(&pyjson::dumps(
+            &Value::Object(reference_material(case)),
+            Style::KEY,
+        ));
+        assert_eq!(case.key(1), whole, "{}", case.prompt);
+    }
+}
+
+#[test]
+fn any_change_to_the_material_changes_the_key() {
+    let tools = vec![ApiTool {
+        name: "echo".into(),
+        description: "Echo.".into(),
+        input_schema: json!({"type": "object"}),
+    }];
+    let params = Map::new();
+    let base = key("anthropic", "m", None, "p", &tools, &params, 1);
+    let mut other_tools = tools.clone();
+    other_tools[0].description = "Echo!".into();
+    let mut other_params = Map::new();
+    other_params.insert("seed".into(), json!(1));
+    for changed in [
+        key("openai", "m", None, "p", &tools, &params, 1),
+        key("anthropic", "m2", None, "p", &tools, &params, 1),
+        key("anthropic", "m", Some(""), "p", &tools, &params, 1),
+        key("anthropic", "m", None, "p ", &tools, &params, 1),
+        key("anthropic", "m", None, "p", &other_tools, &params, 1),
+        key("anthropic", "m", None, "p", &[], &params, 1),
+        key("anthropic", "m", None, "p", &tools, &other_params, 1),
+    ] {
+        assert_ne!(changed, base);
+    }
+    assert_eq!(key("anthropic", "m", None, "p", &tools, &params, 1), base);
+    assert_eq!(base.len(), 64);
+}
+
+fn call(tool: &str, args: Value) -> Call {
+    Call {
+        tool: tool.into(),
+        args,
+        malformed: None,
+    }
+}
+
+const KEY_A: &str = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+const KEY_B: &str = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+const KEY_C: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+#[test]
+fn written_answers_read_back_unchanged() {
+    let dir = scratch("round-trip");
+    let cache = Cache::new(&dir);
+    let choices = [
+        Choice {
+            calls: vec![
+                call("get_weather", json!({"city": "Zürich", "days": 1e-5})),
+                call("bad name/with slash", json!({"z": [1, 2.5], "a": {}})),
+            ],
+            text: "Two calls ☀️\n\"quoted\"".into(),
+            stop: Stop::ToolUse,
+        },
+        Choice {
+            calls: vec![Call {
+                tool: "echo".into(),
+                args: json!({}),
+                malformed: Some("{\"text\": \"oops\"".into()),
+            }],
+            text: String::new(),
+            stop: Stop::ToolUse,
+        },
+        Choice {
+            calls: vec![],
+            text: REFUSAL_TEXT.into(),
+            stop: Stop::Refusal,
+        },
+        Choice {
+            calls: vec![],
+            text: "just text".into(),
+            stop: Stop::EndTurn,
+        },
+        Choice {
+            calls: vec![call("echo", json!({"text": "cut"}))],
+            text: String::new(),
+            stop: Stop::MaxTokens,
+        },
+        Choice {
+            calls: vec![],
+            text: String::new(),
+            stop: Stop::Other("pause_turn".into()),
+        },
+    ];
+    for choice in &choices {
+        cache
+            .write(KEY_A, choice, "anthropic", "fake-model-1", "prompt é")
+            .unwrap();
+        assert_eq!(cache.read(KEY_A), Lookup::Hit(choice.clone()));
+    }
+}
+
+#[test]
+fn our_files_start_with_the_reference_layout_byte_for_byte() {
+    // The reference's own file for this answer, then ours for the same answer: the
+    // reference's fields must be identical, ours only appended.
+    let cases: Vec<KeyCase> = read_fixture("keys.json");
+    let dir = scratch("layout");
+    let cache = Cache::new(&dir);
+    let mut checked = 0;
+    for case in &cases {
+        let reference = std::fs::read_to_string(fixture_dir().join(&case.file)).unwrap();
+        if reference.contains("_unparsed") {
+            continue; // a malformed answer is stored as {} plus "malformed" now
+        }
+        cache
+            .write(
+                KEY_B,
+                &case.choice,
+                &case.provider,
+                &case.model,
+                &case.prompt,
+            )
+            .unwrap();
+        let ours = std::fs::read_to_string(cache.path(KEY_B)).unwrap();
+        let head = reference.strip_suffix("\n}\n").unwrap();
+        assert!(
+            ours.starts_with(head) && ours[head.len()..].starts_with(",\n  \"calls\": "),
+            "reference:\n{reference}\nours:\n{ours}"
+        );
+        assert!(ours.ends_with("\n}\n"));
+        checked += 1;
+    }
+    assert!(checked >= 20);
+}
+
+#[test]
+fn a_file_in_the_reference_format_reads_like_the_reference_reads_it() {
+    let dir = scratch("reference-format");
+    let cache = Cache::new(&dir);
+    std::fs::create_dir_all(cache.dir()).unwrap();
+    let cases = [
+        (
+            r#"{"tool": "echo", "args": null, "text": "hi"}"#,
+            Choice {
+                calls: vec![call("echo", json!({}))],
+                text: "hi".into(),
+                stop: Stop::ToolUse,
+            },
+        ),
+        (
+            r#"{"tool": "echo"}"#,
+            Choice {
+                calls: vec![call("echo", json!({}))],
+                text: String::new(),
+                stop: Stop::ToolUse,
+            },
+        ),
+        (
+            r#"{"tool": null, "args": {}, "text": "no"}"#,
+            Choice {
+                calls: vec![],
+                text: "no".into(),
+                stop: Stop::EndTurn,
+            },
+        ),
+        (
+            r#"{"tool": "echo", "args": {"_unparsed": "{bad", "x": 1}}"#,
+            Choice {
+                calls: vec![call("echo", json!({"_unparsed": "{bad", "x": 1}))],
+                text: String::new(),
+                stop: Stop::ToolUse,
+            },
+        ),
+    ];
+    for (text, want) in cases {
+        std::fs::write(cache.path(KEY_C), text).unwrap();
+        assert_eq!(cache.read(KEY_C), Lookup::Hit(want), "{text}");
+    }
+}
+
+#[test]
+fn unusable_files_are_corrupt_and_name_the_file() {
+    let dir = scratch("corrupt");
+    let cache = Cache::new(&dir);
+    std::fs::create_dir_all(cache.dir()).unwrap();
+    let cases = [
+        ("", "not valid JSON"),
+        ("{\"tool\": \"echo\", \"args\": {", "not valid JSON"),
+        ("[1, 2]", "not a JSON object"),
+        ("{\"args\": {}, \"text\": \"\"}", "no \"tool\" field"),
+        ("{\"tool\": 3}", "\"tool\" is a number"),
+        ("{\"tool\": \"echo\", \"args\": [1]}", "\"args\" is a list"),
+        ("{\"tool\": null, \"text\": 5}", "\"text\" is a number"),
+        ("{\"tool\": null, \"calls\": [{\"args\": {}}]}", "\"calls\""),
+        ("{\"tool\": null, \"calls\": [], \"stop\": 7}", "\"stop\""),
+    ];
+    for (text, why) in cases {
+        std::fs::write(cache.path(KEY_A), text).unwrap();
+        match cache.read(KEY_A) {
+            Lookup::Corrupt(reason) => {
+                assert!(reason.contains(why), "{text:?}: {reason}");
+                assert!(reason.contains(&format!("{KEY_A}.json")), "{reason}");
+            }
+            other => panic!("{text:?}: {other:?}"),
+        }
+    }
+    // A path that can't be read as a file is corrupt too, not a miss.
+    std::fs::create_dir_all(cache.path(KEY_B)).unwrap();
+    assert!(matches!(cache.read(KEY_B), Lookup::Corrupt(_)));
+    assert_eq!(cache.read(KEY_C), Lookup::Miss);
+}
+
+#[test]
+fn a_missing_folder_is_a_miss_and_has_no_keys() {
+    let dir = scratch("missing");
+    let cache = Cache::new(&dir.join("nope"));
+    assert_eq!(cache.read(KEY_A), Lookup::Miss);
+    assert_eq!(cache.keys().unwrap(), Vec::<String>::new());
+    assert_eq!(
+        cache.prune(&HashSet::new(), true).unwrap(),
+        Vec::<PathBuf>::new()
+    );
+}
+
+fn temp_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(TEMP_SUFFIX))
+        .collect()
+}
+
+#[test]
+fn concurrent_writers_never_expose_a_partial_file() {
+    let dir = scratch("concurrent");
+    let cache = Cache::new(&dir);
+    let answers: Vec<Choice> = (0..4)
+        .map(|i| Choice {
+            calls: vec![call("echo", json!({"text": "x".repeat(20_000 * (i + 1))}))],
+            text: format!("writer {i}"),
+            stop: Stop::ToolUse,
+        })
+        .collect();
+    cache.write(KEY_A, &answers[0], "p", "m", "q").unwrap();
+    let done = AtomicBool::new(false);
+    let reads = std::thread::scope(|s| {
+        let reader = s.spawn(|| {
+            let mut reads = 0u32;
+            while !done.load(Ordering::Acquire) || reads < 10 {
+                match cache.read(KEY_A) {
+                    Lookup::Hit(choice) => assert!(answers.contains(&choice)),
+                    other => panic!("read during writes: {other:?}"),
+                }
+                reads += 1;
+            }
+            reads
+        });
+        let writers: Vec<_> = answers
+            .iter()
+            .map(|answer| {
+                let cache = &cache;
+                s.spawn(move || {
+                    for _ in 0..25 {
+                        cache.write(KEY_A, answer, "p", "m", "q").unwrap();
+                    }
+                })
+            })
+            .collect();
+        for w in writers {
+            w.join().unwrap();
+        }
+        done.store(true, Ordering::Release);
+        reader.join().unwrap()
+    });
+    assert!(reads >= 10);
+    assert!(temp_files(cache.dir()).is_empty());
+    assert_eq!(cache.keys().unwrap(), vec![KEY_A.to_string()]);
+}
+
+#[test]
+fn a_failed_write_leaves_no_temp_file_and_says_where() {
+    let dir = scratch("failed-write");
+    let cache = Cache::new(&dir);
+    // A non-empty folder where the entry should go: the rename can't replace it.
+    std::fs::create_dir_all(cache.path(KEY_A).join("inside")).unwrap();
+    let choice = Choice {
+        calls: vec![],
+        text: String::new(),
+        stop: Stop::EndTurn,
+    };
+    let err = cache.write(KEY_A, &choice, "p", "m", "q").unwrap_err();
+    assert!(err.to_string().contains(&format!("{KEY_A}.json")), "{err}");
+    assert!(temp_files(cache.dir()).is_empty());
+    // Only real keys name files: nothing can be written outside the folder.
+    let err = cache
+        .write("../escape", &choice, "p", "m", "q")
+        .unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+}
+
+#[test]
+fn keys_list_entries_only_and_prune_lists_before_it_removes() {
+    let dir = scratch("prune");
+    let cache = Cache::new(&dir);
+    let choice = Choice {
+        calls: vec![call("echo", json!({"text": "a"}))],
+        text: String::new(),
+        stop: Stop::ToolUse,
+    };
+    for key in [KEY_A, KEY_B, KEY_C] {
+        cache.write(key, &choice, "p", "m", "q").unwrap();
+    }
+    let leftover = format!(".{KEY_B}.999.0{TEMP_SUFFIX}");
+    for other in ["README.md", "notes.json", "ABCDEF.json", leftover.as_str()] {
+        std::fs::write(cache.dir().join(other), "x").unwrap();
+    }
+    let mut sorted = vec![KEY_C.to_string(), KEY_A.to_string(), KEY_B.to_string()];
+    sorted.sort();
+    assert_eq!(cache.keys().unwrap(), sorted);
+
+    let keep: HashSet<String> = [KEY_A.to_string()].into();
+    let mut stale = vec![
+        cache.path(KEY_B),
+        cache.path(KEY_C),
+        cache.dir().join(&leftover),
+    ];
+    stale.sort();
+    assert_eq!(cache.prune(&keep, false).unwrap(), stale);
+    assert_eq!(cache.keys().unwrap().len(), 3, "a dry run removes nothing");
+    assert!(cache.dir().join(&leftover).exists());
+
+    assert_eq!(cache.prune(&keep, true).unwrap(), stale);
+    assert_eq!(cache.keys().unwrap(), vec![KEY_A.to_string()]);
+    assert!(!cache.dir().join(&leftover).exists());
+    for other in ["README.md", "notes.json", "ABCDEF.json"] {
+        assert!(cache.dir().join(other).exists(), "{other} was removed");
+    }
+    assert_eq!(cache.prune(&keep, true).unwrap(), Vec::<PathBuf>::new());
+}
+
+#[test]
+fn stop_reasons_are_stored_as_serde_writes_them() {
+    for stop in [
+        Stop::ToolUse,
+        Stop::EndTurn,
+        Stop::MaxTokens,
+        Stop::Refusal,
+        Stop::Other("x".into()),
+    ] {
+        assert_eq!(stop_value(&stop), serde_json::to_value(&stop).unwrap());
+    }
+}
+
+#[test]
+fn the_fixture_yaml_loads_into_the_material_the_reference_hashed() {
+    // The YAML side of compatibility: toolproof's config loader must give the system prompt,
+    // params and prompts the values Python's yaml.safe_load gave, or every key differs.
+    let cases: Vec<KeyCase> = read_fixture("keys.json");
+    let dir = scratch("yaml");
+    for folder in ["anthropic", "openai", "tricky"] {
+        let yaml = std::fs::read_to_string(fixture_dir().join(folder).join("toolproof.yaml"))
+            .unwrap()
+            .replace("${FAKE_MCP}", "fake_mcp")
+            .replace("${PYTHON}", "python3");
+        let path = dir.join(format!("{folder}.yaml"));
+        std::fs::write(&path, yaml).unwrap();
+        let loaded = crate::config::load(&path).unwrap();
+        let evals = loaded.config.evals.unwrap();
+        let mine: Vec<&KeyCase> = cases
+            .iter()
+            .filter(|c| c.config == format!("{folder}/toolproof.yaml"))
+            .collect();
+        assert_eq!(evals.cases.len(), mine.len(), "{folder}");
+        for (case, want) in evals.cases.iter().zip(mine) {
+            assert_eq!(evals.system, want.system, "{folder}");
+            assert_eq!(evals.params, want.params, "{folder}");
+            assert_eq!(case.prompt, want.prompt, "{folder}");
+            let got = key(
+                &want.provider,
+                evals.model.as_deref().unwrap_or_default(),
+                evals.system.as_deref(),
+                &case.prompt,
+                &want.tools,
+                &evals.params,
+                1,
+            );
+            assert_eq!(got, want.key, "{folder}: {:?}", case.prompt);
+        }
+    }
+}
