@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
-use super::cache::{self, Cache, Lookup};
+use super::cache::{Cache, Keyer, Lookup};
 use super::provider::{Answer, Pacer, Provider, ProviderError, Request, RetryPolicy};
 use super::score::{self, Label};
 use super::tools::{ApiTools, api_tools};
@@ -158,22 +158,16 @@ pub fn all_keys(
     let params = request_params(cfg, resolved.provider);
     let mut keys = Vec::new();
     for model in &resolved.models {
+        let keyer = Keyer::new(
+            provider_name(resolved.provider),
+            model,
+            cfg.system.as_deref(),
+            &api.tools,
+            &params,
+        );
         for (i, case) in cfg.cases.iter().enumerate() {
             for trial in 1..=case.trials.unwrap_or(cfg.trials).max(1) {
-                keys.push((
-                    model.clone(),
-                    i,
-                    trial,
-                    cache::key(
-                        provider_name(resolved.provider),
-                        model,
-                        cfg.system.as_deref(),
-                        &case.prompt,
-                        &api.tools,
-                        &params,
-                        trial,
-                    ),
-                ));
+                keys.push((model.clone(), i, trial, keyer.key(&case.prompt, trial)));
             }
         }
     }
@@ -227,20 +221,19 @@ pub fn run(
     };
 
     for model in &resolved.models {
+        let keyer = use_cache.then(|| {
+            Keyer::new(
+                provider_name(provider),
+                model,
+                cfg.system.as_deref(),
+                &api.tools,
+                &params,
+            )
+        });
         let mut items = Vec::new();
         for (i, case) in cfg.cases.iter().enumerate() {
             for trial in 1..=case.trials.unwrap_or(cfg.trials).max(1) {
-                let key = use_cache.then(|| {
-                    cache::key(
-                        provider_name(provider),
-                        model,
-                        cfg.system.as_deref(),
-                        &case.prompt,
-                        &api.tools,
-                        &params,
-                        trial,
-                    )
-                });
+                let key = keyer.as_ref().map(|k| k.key(&case.prompt, trial));
                 items.push(Item {
                     case: i,
                     trial,
