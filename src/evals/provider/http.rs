@@ -362,12 +362,16 @@ fn quote(text: &str) -> String {
     }
 }
 
-/// `message (after 4 retries)`.
+/// `message (after 4 retries)`, the count on the first line when a `hint:` line follows.
 fn after(message: String, retries: u32) -> String {
-    match retries {
-        0 => message,
-        1 => format!("{message} (after 1 retry)"),
-        n => format!("{message} (after {n} retries)"),
+    let count = match retries {
+        0 => return message,
+        1 => " (after 1 retry)".to_owned(),
+        n => format!(" (after {n} retries)"),
+    };
+    match message.split_once('\n') {
+        Some((first, rest)) => format!("{first}{count}\n{rest}"),
+        None => format!("{message}{count}"),
     }
 }
 

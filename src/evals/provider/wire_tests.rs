@@ -499,8 +499,8 @@ fn a_200_that_is_not_the_api_is_retried_once_then_transient() {
     assert!(!err.is_fatal());
     assert_eq!(
         err.message(),
-        "anthropic answered 200 with a body that is not JSON: <html><body>Welcome to nginx</body></html>\n\
-         hint: check ANTHROPIC_BASE_URL (it must point at the API) (after 1 retry)"
+        "anthropic answered 200 with a body that is not JSON: <html><body>Welcome to nginx</body></html> (after 1 retry)\n\
+         hint: check ANTHROPIC_BASE_URL (it must point at the API)"
     );
     assert_eq!(server.requests().len(), 2);
 
