@@ -290,6 +290,10 @@ impl HttpApi {
             400 | 422 => "check evals.params and the model name: params are sent as given".into(),
             402 => "the account is out of credit or over its spend limit".into(),
             413 => "the request is too large: the tool list is sent with every case".into(),
+            300..=399 => format!(
+                "the server redirects instead of answering; check {} (http or https, the /v1 part)",
+                self.base_var
+            ),
             _ => return message,
         };
         format!("{message}\nhint: {hint}")

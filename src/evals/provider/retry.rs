@@ -39,6 +39,18 @@ impl Default for RetryPolicy {
     }
 }
 
+impl RetryPolicy {
+    /// Tiny waits (5 ms doubling up to 20 ms, 10 s per request) for tests against a fake API.
+    pub fn quick(max_retries: u32) -> Self {
+        RetryPolicy {
+            max_retries,
+            base_delay: Duration::from_millis(5),
+            max_delay: Duration::from_millis(20),
+            request_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
 /// The retry policy plus the shared "nobody sends before" instant. One per eval run, shared by
 /// reference between the worker threads.
 #[derive(Debug)]

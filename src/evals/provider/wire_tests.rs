@@ -30,12 +30,7 @@ fn tools() -> Vec<ApiTool> {
 
 /// Tiny waits so retry tests run fast.
 fn fast(max_retries: u32) -> Pacer {
-    Pacer::new(RetryPolicy {
-        max_retries,
-        base_delay: Duration::from_millis(5),
-        max_delay: Duration::from_millis(20),
-        request_timeout: Duration::from_secs(10),
-    })
+    Pacer::new(RetryPolicy::quick(max_retries))
 }
 
 fn ask(provider: &Provider, pacer: &Pacer) -> Result<Answer, ProviderError> {
@@ -395,6 +390,21 @@ fn rejected_requests_are_fatal_at_once_with_the_providers_message() {
     let server =
         Server::start(|_, _| openai_error(422, "invalid_request_error", Value::Null, "bad params"));
     assert!(ask(&openai(&server), &fast(4)).unwrap_err().is_fatal());
+}
+
+#[test]
+fn a_redirect_is_fatal_and_points_at_the_base_url() {
+    let server = Server::start(|_, _| {
+        Reply::raw(301, "").header("location", "https://api.example.com/v1/messages")
+    });
+    let err = ask(&anthropic(&server), &fast(4)).unwrap_err();
+    assert!(err.is_fatal(), "{err}");
+    assert_eq!(
+        err.message(),
+        "anthropic returned 301: (empty body)\n\
+         hint: the server redirects instead of answering; check ANTHROPIC_BASE_URL (http or https, the /v1 part)"
+    );
+    assert_eq!(server.requests().len(), 1);
 }
 
 #[test]
