@@ -1,16 +1,62 @@
-//! API tool list (stub until the providers land).
-#![allow(missing_docs, dead_code)]
+//! The tool list a model API is given: which MCP tools are offered, under which API-safe names,
+//! and the way back from an API name to the MCP name.
+//!
+//! This reproduces mcp-toolproof 0.3.1 to the byte, because the answer cache hashes these
+//! definitions and caches that the Python package committed must keep hitting:
+//!
+//! - a tool is left out when its input schema fails the Draft 2020-12 meta-schema, checked the
+//!   way Python's `jsonschema` does it: `pattern` and `patternProperties` names must compile as
+//!   Python regular expressions ([`py_re`]), and URI formats are not checked (the reference's
+//!   environment has no URI checker). A tool with no input schema, or one that is not a JSON
+//!   object, is left out too: the APIs require an object, and the Python SDK cannot list such a
+//!   tool, so no committed cache can contain it;
+//! - every character outside `[A-Za-z0-9_-]` becomes `_`, the result is cut to 64 characters,
+//!   and an empty name becomes `tool`;
+//! - a name already taken becomes `name[..60] + "_" + <names taken so far>`, cut to 64, repeated
+//!   until it is free (`math.add` → `math_add`, then `math/add` → `math_add_1`).
+
+mod py_re;
+
 use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use jsonschema::{Draft, Validator};
+use serde_json::{Value, json};
 
 use super::ApiTool;
 use crate::mcp::types::Tool;
 
+/// The longest tool name the Anthropic and OpenAI APIs accept.
+const MAX_NAME: usize = 64;
+
+/// The Draft 2020-12 meta-schema, with the formats Python's `jsonschema` checks by default when
+/// no URI package is installed: `regex` (as Python compiles it) and nothing else.
+static META: LazyLock<Option<Validator>> = LazyLock::new(|| {
+    let meta = json!({"$ref": "https://json-schema.org/draft/2020-12/schema"});
+    jsonschema::options()
+        .with_draft(Draft::Draft202012)
+        .should_validate_formats(true)
+        .with_format("regex", py_re::compiles)
+        .with_format("uri", |_: &str| true)
+        .with_format("uri-reference", |_: &str| true)
+        .build(&meta)
+        .ok()
+});
+
+/// The tools offered to a model and the map back to MCP names.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ApiTools {
+    /// Definitions in the server's order, with API-safe names.
     pub tools: Vec<ApiTool>,
+    /// API-safe name → MCP name.
     pub back: HashMap<String, String>,
+    /// MCP names of the tools left out because their input schema is not valid JSON Schema.
     pub left_out: Vec<String>,
 }
+
 impl ApiTools {
+    /// The MCP name of a tool the model picked; a name that was never offered is kept as the
+    /// model returned it.
     pub fn map_back(&self, api_name: &str) -> String {
         self.back
             .get(api_name)
@@ -18,10 +64,226 @@ impl ApiTools {
             .unwrap_or_else(|| api_name.to_owned())
     }
 }
-pub fn api_tools(_tools: &[Tool]) -> ApiTools {
-    ApiTools {
-        tools: Vec::new(),
-        back: HashMap::new(),
-        left_out: Vec::new(),
+
+/// Builds the tool list for a model API from the server's tools.
+pub fn api_tools(tools: &[Tool]) -> ApiTools {
+    let mut out = ApiTools::default();
+    for tool in tools {
+        let Some(schema) = tool.input_schema.as_ref().filter(|s| schema_ok(s)) else {
+            out.left_out.push(tool.name.clone());
+            continue;
+        };
+        let name = free_name(&tool.name, &out.back);
+        out.back.insert(name.clone(), tool.name.clone());
+        out.tools.push(ApiTool {
+            name,
+            description: tool.description.clone().unwrap_or_default(),
+            input_schema: schema.clone(),
+        });
+    }
+    out
+}
+
+/// Whether an input schema is an object that passes the 2020-12 meta-schema as Python checks it.
+pub fn schema_ok(schema: &Value) -> bool {
+    schema.is_object() && META.as_ref().is_some_and(|v| v.is_valid(schema))
+}
+
+/// The MCP name made API-safe, without regard to names already taken.
+fn sanitise(name: &str) -> String {
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(MAX_NAME)
+        .collect();
+    if safe.is_empty() {
+        "tool".to_owned()
+    } else {
+        safe
+    }
+}
+
+/// The API-safe name for `name` that no earlier tool has taken.
+fn free_name(name: &str, taken: &HashMap<String, String>) -> String {
+    let mut safe = sanitise(name);
+    while taken.contains_key(&safe) {
+        // All ASCII after sanitising, so byte slicing is code-point slicing.
+        let mut next = format!("{}_{}", &safe[..safe.len().min(60)], taken.len());
+        next.truncate(MAX_NAME);
+        safe = next;
+    }
+    safe
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(name: &str, schema: Option<Value>) -> Tool {
+        let mut raw = json!({"name": name, "description": format!("does {name}")});
+        if let Some(s) = schema {
+            raw["inputSchema"] = s;
+        }
+        Tool::from_wire(raw)
+    }
+
+    fn obj() -> Option<Value> {
+        Some(json!({"type": "object"}))
+    }
+
+    fn names(tools: &ApiTools) -> Vec<&str> {
+        tools.tools.iter().map(|t| t.name.as_str()).collect()
+    }
+
+    #[test]
+    fn dots_and_slashes_become_underscores_and_clashes_get_a_counter() {
+        let t = api_tools(&[
+            tool("math.add", obj()),
+            tool("math/add", obj()),
+            tool("echo", obj()),
+        ]);
+        assert_eq!(names(&t), ["math_add", "math_add_1", "echo"]);
+        assert_eq!(t.map_back("math_add"), "math.add");
+        assert_eq!(t.map_back("math_add_1"), "math/add");
+        assert_eq!(t.map_back("nope"), "nope");
+    }
+
+    #[test]
+    fn counter_is_the_number_of_names_taken_and_repeats_until_free() {
+        // Expected names computed with mcp-toolproof 0.3.1's `_api_tools`.
+        let t = api_tools(&[
+            tool("a.b", obj()),
+            tool("a/b", obj()),
+            tool("a:b", obj()),
+            tool("x", obj()),
+            tool("a_b_3", obj()),
+            tool("a b", obj()),
+        ]);
+        // "a b" → "a_b" taken → "a_b_5" (5 names taken).
+        assert_eq!(names(&t), ["a_b", "a_b_1", "a_b_2", "x", "a_b_3", "a_b_5"]);
+        // A clash whose first replacement is also taken keeps cutting and appending.
+        let t = api_tools(&[tool("k", obj()), tool("k_1", obj()), tool("k", obj())]);
+        // "k" taken → "k_2" (2 taken) is free.
+        assert_eq!(names(&t), ["k", "k_1", "k_2"]);
+        let t = api_tools(&[tool("k", obj()), tool("k_1", obj()), tool("k.", obj())]);
+        assert_eq!(names(&t), ["k", "k_1", "k_"]);
+        let t = api_tools(&[
+            tool("k", obj()),
+            tool("k_2", obj()),
+            tool("k_2_2", obj()),
+            tool("k", obj()),
+        ]);
+        // "k" → "k_3" free.
+        assert_eq!(names(&t), ["k", "k_2", "k_2_2", "k_3"]);
+        let t = api_tools(&[
+            tool("k", obj()),
+            tool("k_1", obj()),
+            tool("k_1_1", obj()),
+            tool("k_1", obj()),
+        ]);
+        // "k_1" taken → "k_1_3".
+        assert_eq!(names(&t), ["k", "k_1", "k_1_1", "k_1_3"]);
+    }
+
+    #[test]
+    fn a_loop_of_clashes_appends_the_same_counter_again() {
+        // back has 2 names: "z" and "z_2"; the third "z" → "z_2" (taken) → "z_2_2".
+        let t = api_tools(&[tool("z", obj()), tool("z_2", obj()), tool("z", obj())]);
+        assert_eq!(names(&t), ["z", "z_2", "z_2_2"]);
+    }
+
+    #[test]
+    fn long_names_are_cut_to_64_and_clashes_to_60_plus_counter() {
+        let long = "x".repeat(70);
+        let other = format!("{}.y", "x".repeat(70));
+        let t = api_tools(&[tool(&long, obj()), tool(&other, obj())]);
+        assert_eq!(t.tools[0].name, "x".repeat(64));
+        assert_eq!(t.tools[1].name, format!("{}_1", "x".repeat(60)));
+        assert_eq!(t.map_back(&"x".repeat(64)), long);
+        // A counter with many digits still fits in 64.
+        let mut many: Vec<Tool> = (0..12).map(|i| tool(&format!("t{i}"), obj())).collect();
+        many.push(tool(&"q".repeat(64), obj()));
+        many.push(tool(&format!("{}!", "q".repeat(64)), obj()));
+        let t = api_tools(&many);
+        assert_eq!(t.tools[13].name, format!("{}_13", "q".repeat(60)));
+        assert!(t.tools.iter().all(|d| d.name.len() <= 64));
+    }
+
+    #[test]
+    fn non_ascii_names_are_replaced_per_character_and_empty_names_become_tool() {
+        let t = api_tools(&[tool("météo", obj()), tool("", obj()), tool("", obj())]);
+        assert_eq!(names(&t), ["m_t_o", "tool", "tool_2"]);
+        // 70 non-ASCII characters: one `_` each, cut at 64 characters (not bytes).
+        let t = api_tools(&[tool(&"é".repeat(70), obj())]);
+        assert_eq!(t.tools[0].name, "_".repeat(64));
+    }
+
+    #[test]
+    fn invalid_missing_and_non_object_schemas_are_left_out_and_named() {
+        let t = api_tools(&[
+            tool("good", obj()),
+            tool("bad_type", Some(json!({"type": "obj"}))),
+            tool(
+                "bad_regex",
+                Some(
+                    json!({"type": "object", "properties": {"a": {"type": "string", "pattern": "("}}}),
+                ),
+            ),
+            tool("none", None),
+            tool("bool", Some(json!(true))),
+            tool("math.add", obj()),
+        ]);
+        assert_eq!(names(&t), ["good", "math_add"]);
+        assert_eq!(t.left_out, ["bad_type", "bad_regex", "none", "bool"]);
+    }
+
+    #[test]
+    fn definitions_carry_the_description_and_the_schema_as_sent() {
+        let schema = json!({"type": "object", "properties": {"b": {}, "a": {}}, "required": ["b"]});
+        let mut raw = json!({"name": "n", "inputSchema": schema});
+        let t = api_tools(&[Tool::from_wire(raw.clone())]);
+        assert_eq!(t.tools[0].description, "");
+        assert_eq!(
+            serde_json::to_string(&t.tools[0]).unwrap_or_default(),
+            r#"{"name":"n","description":"","input_schema":{"type":"object","properties":{"b":{},"a":{}},"required":["b"]}}"#
+        );
+        raw["description"] = json!("Adds.");
+        let t = api_tools(&[Tool::from_wire(raw)]);
+        assert_eq!(t.tools[0].description, "Adds.");
+    }
+
+    #[test]
+    fn meta_schema_check_matches_python_jsonschema() {
+        // Verdicts of Draft202012Validator.check_schema in the reference's environment.
+        let cases = [
+            (json!({"type": "object"}), true),
+            (json!({"minLength": 1.0}), true),
+            (json!({"minLength": 1.5}), false),
+            (json!({"pattern": "\\p{L}"}), false),
+            (json!({"pattern": "(?<n>a)"}), false),
+            (json!({"pattern": "(?P<n>a)\\Z"}), true),
+            (
+                json!({"$schema": "http://json-schema.org/draft-07/schema#", "dependencies": {"a": ["b"]}}),
+                true,
+            ),
+            (json!({"$ref": "not a uri %%"}), true),
+            (json!({"$id": "##"}), false),
+            (json!({"required": "a"}), false),
+            (json!({"definitions": {"x": {"type": 5}}}), false),
+            (json!({"$schema": 5}), false),
+            (json!({"patternProperties": {"(": {}}}), false),
+            (json!({"patternProperties": {"^x-": {}}}), true),
+            (json!({"exclusiveMinimum": true}), false),
+            (json!({"format": "made-up"}), true),
+        ];
+        for (schema, ok) in cases {
+            assert_eq!(schema_ok(&schema), ok, "{schema}");
+        }
     }
 }

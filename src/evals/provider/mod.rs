@@ -1,62 +1,261 @@
-//! Model providers (stub until the providers land).
-#![allow(missing_docs, dead_code)]
+//! Model providers: ask a model (the Anthropic Messages API, OpenAI Chat Completions, or a
+//! local command) which tool it would call for a prompt, and read back every call it made.
+//!
+//! Everything here speaks API-safe tool names ([`crate::evals::tools`] maps them back). Errors
+//! come in two kinds: [`ProviderError::Fatal`] when no case can be asked (a missing key, a
+//! rejected request, an unknown model), [`ProviderError::Transient`] when this one case could
+//! not be answered after the retries of [`Pacer`].
+
+mod anthropic;
+mod command;
+mod http;
+mod openai;
+pub mod retry;
+#[cfg(test)]
+mod testserver;
+#[cfg(test)]
+mod wire_tests;
+
 use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
 
 use super::{ApiTool, Stop};
+use command::CommandSpec;
+use http::{Auth, HttpApi};
+pub use retry::{Pacer, RetryPolicy};
 
+/// The Anthropic API when `ANTHROPIC_BASE_URL` is not set (the SDK convention: without `/v1`).
+pub const ANTHROPIC_DEFAULT_BASE: &str = "https://api.anthropic.com";
+/// The OpenAI API when `OPENAI_BASE_URL` is not set (the SDK convention: with `/v1`).
+pub const OPENAI_DEFAULT_BASE: &str = "https://api.openai.com/v1";
+
+/// What to ask: one prompt, with the tool list and the request options of the eval section.
+#[derive(Debug, Clone, Copy)]
 pub struct Request<'a> {
+    /// Model name (empty for a command that does not need one).
     pub model: &'a str,
+    /// System prompt; `None` or empty sends none.
     pub system: Option<&'a str>,
+    /// The user's prompt.
     pub prompt: &'a str,
+    /// The tools offered, with API-safe names.
     pub tools: &'a [ApiTool],
+    /// Extra body fields, merged into the request as given (they override toolproof's own).
     pub params: &'a Map<String, Value>,
+    /// `max_tokens` for Anthropic (the reference sends 16000). OpenAI gets none unless `params`
+    /// has one: reasoning models reject `max_tokens`.
     pub max_tokens: u32,
 }
+
+/// What the model answered, with API-safe tool names.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Answer {
+    /// Every tool call, in the order the model made them.
     pub calls: Vec<RawCall>,
+    /// The text of the answer (Anthropic text blocks joined with a space).
     pub text: String,
+    /// Why the model stopped.
     pub stop: Stop,
 }
+
+/// One tool call as the API returned it.
+#[derive(Debug, Clone, PartialEq)]
 pub struct RawCall {
+    /// The API-safe tool name.
     pub name: String,
+    /// The arguments object, or `Err(raw)` when they were not a JSON object.
     pub args: Result<Value, String>,
 }
-#[derive(Debug, Clone)]
+
+/// Why a provider gave no answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ProviderError {
+    /// No case can be asked: a missing key, a request the API rejects, an unknown model, a
+    /// command that does not exist. The eval phase stops.
+    #[error("{0}")]
     Fatal(String),
+    /// This case could not be answered (after the retries); the run carries on.
+    #[error("{0}")]
     Transient(String),
 }
+
+impl ProviderError {
+    /// The message (lowercase, possibly with a `hint:` line).
+    pub fn message(&self) -> &str {
+        match self {
+            ProviderError::Fatal(m) | ProviderError::Transient(m) => m,
+        }
+    }
+
+    /// Whether the eval phase must stop.
+    pub fn is_fatal(&self) -> bool {
+        matches!(self, ProviderError::Fatal(_))
+    }
+}
+
+/// A configured provider. Cheap to share between threads (`Sync`): HTTP connections are pooled.
+#[derive(Debug)]
 pub enum Provider {
-    Anthropic,
-    OpenAi,
-    Command(Vec<String>, PathBuf, Duration),
+    /// The Anthropic Messages API.
+    Anthropic(HttpApi),
+    /// OpenAI Chat Completions, or a compatible server.
+    OpenAi(HttpApi),
+    /// A local program: the request on stdin, its choice on stdout.
+    Command(CommandSpec),
 }
-pub struct RetryPolicy {
-    pub max_retries: u32,
-    pub base_delay: Duration,
-    pub max_delay: Duration,
-    pub request_timeout: Duration,
-}
-pub struct Pacer;
-impl Pacer {
-    pub fn new(_p: RetryPolicy) -> Pacer {
-        Pacer
-    }
-}
+
 impl Provider {
+    /// Anthropic, configured like the official SDK: `ANTHROPIC_API_KEY` (sent as `x-api-key`),
+    /// else `ANTHROPIC_AUTH_TOKEN` (sent as a bearer token); `ANTHROPIC_BASE_URL` without `/v1`.
     pub fn anthropic_from_env() -> Result<Provider, ProviderError> {
-        Err(ProviderError::Fatal("stub".into()))
+        Self::anthropic_from(|k| std::env::var(k).ok())
     }
+
+    /// OpenAI, configured like the official SDK: `OPENAI_API_KEY`, `OPENAI_BASE_URL` with `/v1`,
+    /// and `OPENAI_ORG_ID` / `OPENAI_PROJECT_ID` when set.
     pub fn openai_from_env() -> Result<Provider, ProviderError> {
-        Err(ProviderError::Fatal("stub".into()))
+        Self::openai_from(|k| std::env::var(k).ok())
     }
+
+    /// Anthropic at `base_url` (without `/v1`) with an API key.
+    pub fn anthropic(base_url: &str, api_key: &str) -> Provider {
+        Provider::Anthropic(anthropic::api(base_url, Auth::ApiKey(api_key.to_owned())))
+    }
+
+    /// OpenAI (or a compatible server) at `base_url` (with `/v1`) with an API key.
+    pub fn openai(base_url: &str, api_key: &str) -> Provider {
+        Provider::OpenAi(openai::api(base_url, api_key, Vec::new()))
+    }
+
+    /// A command run without a shell, from `cwd`, with the full environment, killed after
+    /// `timeout`.
     pub fn command(argv: Vec<String>, cwd: PathBuf, timeout: Duration) -> Provider {
-        Provider::Command(argv, cwd, timeout)
+        Provider::Command(CommandSpec::new(argv, cwd, timeout))
     }
-    pub fn ask(&self, _req: &Request, _pacer: &Pacer) -> Result<Answer, ProviderError> {
-        Err(ProviderError::Fatal("stub".into()))
+
+    /// `anthropic`, `openai` or `command`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Provider::Anthropic(_) => "anthropic",
+            Provider::OpenAi(_) => "openai",
+            Provider::Command(_) => "command",
+        }
+    }
+
+    /// Asks which tool the model would call. HTTP providers retry as `pacer` says; the command
+    /// provider runs once.
+    pub fn ask(&self, req: &Request, pacer: &Pacer) -> Result<Answer, ProviderError> {
+        match self {
+            Provider::Anthropic(api) => api.post(&anthropic::body(req), pacer, anthropic::read),
+            Provider::OpenAi(api) => api.post(&openai::body(req), pacer, openai::read),
+            Provider::Command(spec) => spec.ask(req),
+        }
+    }
+
+    fn anthropic_from(env: impl Fn(&str) -> Option<String>) -> Result<Provider, ProviderError> {
+        let set = |k: &str| env(k).filter(|v| !v.is_empty());
+        let auth = match (set("ANTHROPIC_API_KEY"), set("ANTHROPIC_AUTH_TOKEN")) {
+            (Some(key), _) => Auth::ApiKey(key),
+            (None, Some(token)) => Auth::Bearer(token),
+            (None, None) => return Err(missing_key("anthropic", "ANTHROPIC_API_KEY")),
+        };
+        let base = set("ANTHROPIC_BASE_URL").unwrap_or_else(|| ANTHROPIC_DEFAULT_BASE.to_owned());
+        Ok(Provider::Anthropic(anthropic::api(&base, auth)))
+    }
+
+    fn openai_from(env: impl Fn(&str) -> Option<String>) -> Result<Provider, ProviderError> {
+        let set = |k: &str| env(k).filter(|v| !v.is_empty());
+        let Some(key) = set("OPENAI_API_KEY") else {
+            return Err(missing_key("openai", "OPENAI_API_KEY"));
+        };
+        let base = set("OPENAI_BASE_URL").unwrap_or_else(|| OPENAI_DEFAULT_BASE.to_owned());
+        let mut headers = Vec::new();
+        if let Some(org) = set("OPENAI_ORG_ID") {
+            headers.push(("openai-organization".to_owned(), org));
+        }
+        if let Some(project) = set("OPENAI_PROJECT_ID") {
+            headers.push(("openai-project".to_owned(), project));
+        }
+        Ok(Provider::OpenAi(openai::api(&base, &key, headers)))
+    }
+}
+
+fn missing_key(provider: &str, var: &str) -> ProviderError {
+    ProviderError::Fatal(format!(
+        "the {provider} provider needs an API key: {var} is not set\n\
+         hint: export {var}=…, or run with a committed answer cache that covers every case"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let pairs: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        move |k| pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
+    }
+
+    #[test]
+    fn a_missing_key_is_fatal_and_names_the_variable() {
+        let err = Provider::anthropic_from(env(&[("ANTHROPIC_API_KEY", "")])).unwrap_err();
+        assert!(err.is_fatal());
+        assert!(
+            err.message().contains("ANTHROPIC_API_KEY is not set"),
+            "{err}"
+        );
+        assert!(err.message().contains("\nhint: "), "{err}");
+        let err = Provider::openai_from(env(&[])).unwrap_err();
+        assert!(err.message().contains("OPENAI_API_KEY is not set"), "{err}");
+    }
+
+    #[test]
+    fn base_urls_follow_the_sdk_conventions() {
+        let p = Provider::anthropic_from(env(&[("ANTHROPIC_API_KEY", "k")])).unwrap();
+        assert_eq!(endpoint(&p), "https://api.anthropic.com/v1/messages");
+        let p = Provider::anthropic_from(env(&[
+            ("ANTHROPIC_AUTH_TOKEN", "t"),
+            ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9/"),
+        ]))
+        .unwrap();
+        assert_eq!(endpoint(&p), "http://127.0.0.1:9/v1/messages");
+        let p = Provider::openai_from(env(&[("OPENAI_API_KEY", "k")])).unwrap();
+        assert_eq!(endpoint(&p), "https://api.openai.com/v1/chat/completions");
+        let p = Provider::openai_from(env(&[
+            ("OPENAI_API_KEY", "k"),
+            ("OPENAI_BASE_URL", "http://localhost:11434/v1"),
+        ]))
+        .unwrap();
+        assert_eq!(endpoint(&p), "http://localhost:11434/v1/chat/completions");
+        assert_eq!(p.name(), "openai");
+    }
+
+    fn endpoint(p: &Provider) -> &str {
+        match p {
+            Provider::Anthropic(api) | Provider::OpenAi(api) => api.url(),
+            Provider::Command(_) => "",
+        }
+    }
+
+    #[test]
+    fn debug_output_never_shows_the_key() {
+        let p = Provider::anthropic("http://127.0.0.1:9", "sk-ant-very-secret");
+        let shown = format!("{p:?}");
+        assert!(!shown.contains("very-secret"), "{shown}");
+        assert!(shown.contains("127.0.0.1:9"), "{shown}");
+        let p = Provider::openai_from(env(&[("OPENAI_API_KEY", "sk-very-secret")])).unwrap();
+        assert!(!format!("{p:?}").contains("very-secret"));
+    }
+
+    #[test]
+    fn providers_are_shared_between_threads() {
+        fn sync<T: Sync + Send>() {}
+        sync::<Provider>();
+        sync::<Pacer>();
     }
 }

@@ -1,0 +1,317 @@
+//! `fake_llm`: a fake model API on 127.0.0.1 that speaks both the Anthropic Messages API and
+//! OpenAI Chat Completions, scripted by directives in the prompt, so that one server can serve a
+//! whole eval run (toolproof's, or mcp-toolproof's through the official Python SDKs).
+//!
+//! Build with `cargo build --examples`; the binary lands in `target/debug/examples/fake_llm`.
+//!
+//! # Options
+//!
+//! | flag | meaning |
+//! |---|---|
+//! | `--port N` | listen on 127.0.0.1:N (default 0: any free port) |
+//! | `--delay-ms N` | wait N ms before every answer (benchmarks use 100) |
+//! | `--log FILE` | append one JSON line per request: `{"method", "path", "headers": {lowercase: value}, "body"}` |
+//! | `--require-key KEY` | 401 (in the API's error shape) unless `x-api-key: KEY` or `Authorization: Bearer KEY` |
+//!
+//! The first stdout line is `listening on http://127.0.0.1:PORT` (flushed at once). Point
+//! `ANTHROPIC_BASE_URL` at that URL, and `OPENAI_BASE_URL` at that URL plus `/v1`.
+//!
+//! # Endpoints
+//!
+//! `POST /v1/messages` (Anthropic), `POST /v1/chat/completions` and `POST /chat/completions`
+//! (OpenAI), `GET /v1/models` and `GET /models` (one model, OpenAI shape). Anything else is a 404.
+//! Answers have the real shapes: ids, `usage`, `stop_reason`/`finish_reason`, `request-id`.
+//!
+//! # Directives (in the last user message)
+//!
+//! | directive | effect |
+//! |---|---|
+//! | `[[call NAME {"a": 1}]]` | a tool call with these arguments (`{}` when left out); repeat for several calls |
+//! | `[[malformed NAME RAW]]` | a tool call whose arguments are the raw text (OpenAI: the `arguments` string; Anthropic: `input` is a JSON string) |
+//! | `[[text WORDS]]` | answer text (several are joined with a space) |
+//! | `[[refuse]]` | Anthropic `stop_reason: refusal`; OpenAI `message.refusal` |
+//! | `[[max_tokens]]` | Anthropic `stop_reason: max_tokens`; OpenAI `finish_reason: length` |
+//! | `[[status CODE opts]]` | answer with that error in the API's shape; opts: `times=N` (only the first N attempts at this prompt, then answer normally), `retry-after=S`, `retry-after-ms=MS`, `should-retry=true\|false` (`x-should-retry`), `quota` (429: quota / spend limit exhausted), `msg=TEXT` (the rest of the directive) |
+//! | `[[drop]]`, `[[drop times=N]]` | close the connection without answering |
+//! | `[[sleep MS]]` | wait MS more before answering (for timeouts) |
+//! | `[[nonsense]]` | 200 with an HTML page instead of JSON |
+//!
+//! Attempts are counted per API, model and prompt text, across connections and threads. Without a call, text
+//! or refusal, the keyword rule answers: the longest offered tool name found in the prompt
+//! (case-insensitive; `_` and `-` also match a space) is called with `{}`; if none is found the
+//! answer is text. An unknown or malformed directive gets a 400 that says what is wrong.
+
+#[path = "fake_llm/http.rs"]
+mod http;
+#[path = "fake_llm/script.rs"]
+mod script;
+#[path = "fake_llm/wire.rs"]
+mod wire;
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use http::{Action, Request};
+use script::{Attempts, Call};
+use wire::{Api, Out};
+
+const HELP: &str = "\
+fake_llm: a fake Anthropic + OpenAI model API on 127.0.0.1, scripted by [[directives]] in prompts
+
+usage: fake_llm [--port N] [--delay-ms N] [--log FILE] [--require-key KEY]
+
+  --port N            listen on 127.0.0.1:N (default 0: any free port)
+  --delay-ms N        wait N ms before every answer
+  --log FILE          append one JSON line per request (method, path, headers, body)
+  --require-key KEY   401 unless x-api-key or Authorization: Bearer carries KEY
+
+directives: [[call NAME {json}]] [[malformed NAME RAW]] [[text WORDS]] [[refuse]]
+  [[max_tokens]] [[status CODE times=N retry-after=S retry-after-ms=MS should-retry=B quota msg=TEXT]]
+  [[drop times=N]] [[sleep MS]] [[nonsense]]
+";
+
+struct Options {
+    port: u16,
+    delay: Duration,
+    log: Option<PathBuf>,
+    require_key: Option<String>,
+}
+
+fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, String> {
+    let mut o = Options {
+        port: 0,
+        delay: Duration::ZERO,
+        log: None,
+        require_key: None,
+    };
+    while let Some(flag) = args.next() {
+        let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--port" => o.port = value()?.parse().map_err(|_| "--port takes a number")?,
+            "--delay-ms" => {
+                let ms: u64 = value()?.parse().map_err(|_| "--delay-ms takes a number")?;
+                o.delay = Duration::from_millis(ms);
+            }
+            "--log" => o.log = Some(PathBuf::from(value()?)),
+            "--require-key" => o.require_key = Some(value()?),
+            "-h" | "--help" => return Ok(None),
+            other => return Err(format!("unknown option `{other}`")),
+        }
+    }
+    Ok(Some(o))
+}
+
+struct Server {
+    delay: Duration,
+    log: Option<Mutex<File>>,
+    require_key: Option<String>,
+    attempts: Attempts,
+}
+
+impl Server {
+    fn handle(&self, req: &Request) -> Action {
+        self.record(req);
+        let (out, extra_wait, drop) = self.route(req);
+        std::thread::sleep(self.delay + extra_wait);
+        if drop {
+            return Action::Drop;
+        }
+        let mut headers = out.headers;
+        headers.push(("request-id".into(), format!("req_fake{:08x}", rand_id())));
+        headers.push(("x-request-id".into(), format!("req_fake{:08x}", rand_id())));
+        Action::Answer {
+            status: out.status,
+            headers,
+            content_type: out.content_type.to_owned(),
+            body: out.body,
+        }
+    }
+
+    /// The answer, an extra wait, and whether to drop the connection instead.
+    fn route(&self, req: &Request) -> (Out, Duration, bool) {
+        let none = Duration::ZERO;
+        let api = match (req.method.as_str(), req.path.as_str()) {
+            ("POST", "/v1/messages") => Api::Anthropic,
+            ("POST", "/v1/chat/completions" | "/chat/completions") => Api::OpenAi,
+            ("GET", "/v1/models" | "/models") => return (wire::models(), none, false),
+            (_, "/v1/messages") => {
+                return (
+                    wire::bad_request(Api::Anthropic, 405, "use POST"),
+                    none,
+                    false,
+                );
+            }
+            (_, "/v1/chat/completions" | "/chat/completions") => {
+                return (wire::bad_request(Api::OpenAi, 405, "use POST"), none, false);
+            }
+            (_, path) => {
+                let api = if path.contains("messages") {
+                    Api::Anthropic
+                } else {
+                    Api::OpenAi
+                };
+                let msg = format!("fake_llm has no endpoint {path}");
+                return (wire::bad_request(api, 404, &msg), none, false);
+            }
+        };
+        if let Some(key) = &self.require_key {
+            let given = match api {
+                Api::Anthropic => req
+                    .header("x-api-key")
+                    .map(str::to_owned)
+                    .or_else(|| bearer(req)),
+                Api::OpenAi => bearer(req),
+            };
+            if given.as_deref() != Some(key.as_str()) {
+                let status = script::Status {
+                    code: 401,
+                    ..script::Status::default()
+                };
+                return (wire::error(api, "", &status), none, false);
+            }
+        }
+        let Ok(body) = serde_json::from_slice::<Value>(&req.body) else {
+            return (
+                wire::bad_request(api, 400, "the request body is not JSON"),
+                none,
+                false,
+            );
+        };
+        let Some(model) = body.get("model").and_then(Value::as_str) else {
+            return (
+                wire::bad_request(api, 400, "model: Field required"),
+                none,
+                false,
+            );
+        };
+        let Some(prompt) = wire::prompt(&body) else {
+            return (
+                wire::bad_request(api, 400, "messages: a user message is required"),
+                none,
+                false,
+            );
+        };
+        let mut script = match script::parse(&prompt) {
+            Ok(s) => s,
+            Err(e) => {
+                let msg = format!("fake_llm: {e}");
+                return (wire::bad_request(api, 400, &msg), none, false);
+            }
+        };
+        let attempt = self.attempts.next(&format!("{api:?}\n{model}\n{prompt}"));
+        let wait = Duration::from_millis(script.sleep_ms);
+        if script.drops(attempt) {
+            return (wire::nonsense(), wait, true);
+        }
+        if let Some(status) = script.status(attempt) {
+            return (wire::error(api, model, status), wait, false);
+        }
+        if script.nonsense {
+            return (wire::nonsense(), wait, false);
+        }
+        if script.calls.is_empty() && script.text.is_empty() && !script.refuse {
+            let names = wire::tool_names(api, &body);
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            match script::keyword_pick(&prompt, &names) {
+                Some(name) => script.calls.push(Call::Args {
+                    name: name.to_owned(),
+                    args: Value::Object(Map::new()),
+                }),
+                None => script
+                    .text
+                    .push("I can answer that without a tool.".to_owned()),
+            }
+        }
+        (wire::answer(api, model, &script, prompt.len()), wait, false)
+    }
+
+    fn record(&self, req: &Request) {
+        let Some(log) = &self.log else {
+            return;
+        };
+        let headers: Map<String, Value> = req
+            .headers
+            .iter()
+            .map(|(n, v)| (n.clone(), Value::String(v.clone())))
+            .collect();
+        let body = serde_json::from_slice::<Value>(&req.body)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&req.body).into_owned()));
+        let line =
+            json!({"method": req.method, "path": req.path, "headers": headers, "body": body});
+        if let Ok(mut f) = log.lock() {
+            let _ = writeln!(f, "{line}").and_then(|_| f.flush());
+        }
+    }
+}
+
+fn bearer(req: &Request) -> Option<String> {
+    req.header("authorization")
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::to_owned)
+}
+
+fn rand_id() -> u32 {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+fn main() {
+    let options = match parse_options(std::env::args().skip(1)) {
+        Ok(Some(o)) => o,
+        Ok(None) => {
+            print!("{HELP}");
+            return;
+        }
+        Err(e) => {
+            eprintln!("fake_llm: error: {e}\nhint: run `fake_llm --help` for the options");
+            std::process::exit(2);
+        }
+    };
+    let log = match &options.log {
+        Some(path) => match OpenOptions::new().create(true).append(true).open(path) {
+            Ok(f) => Some(Mutex::new(f)),
+            Err(e) => {
+                eprintln!("fake_llm: error: can't open log {}: {e}", path.display());
+                std::process::exit(2);
+            }
+        },
+        None => None,
+    };
+    let listener = match TcpListener::bind(("127.0.0.1", options.port)) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!(
+                "fake_llm: error: can't listen on 127.0.0.1:{}: {e}",
+                options.port
+            );
+            std::process::exit(2);
+        }
+    };
+    let port = listener
+        .local_addr()
+        .map(|a| a.port())
+        .unwrap_or(options.port);
+    println!("listening on http://127.0.0.1:{port}");
+    let _ = std::io::stdout().flush();
+    let server = Arc::new(Server {
+        delay: options.delay,
+        log,
+        require_key: options.require_key,
+        attempts: Attempts::default(),
+    });
+    for stream in listener.incoming() {
+        let Ok(stream) = stream else {
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let server = Arc::clone(&server);
+        std::thread::spawn(move || http::serve(stream, &|req| server.handle(req)));
+    }
+}

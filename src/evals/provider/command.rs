@@ -1,0 +1,402 @@
+//! The command provider: run the user's program (no shell) from the YAML's folder with the full
+//! environment, write the request as one line of JSON on its stdin, and read its choice from
+//! stdout: `{"tool", "args", "text"?}`, a list of those, or `{"calls": [...], "text"?}`.
+
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::http::secs;
+use super::{Answer, ProviderError, RawCall, Request};
+use crate::evals::Stop;
+use crate::mcp::stdio::describe_exit;
+
+/// Most bytes read from the program's stdout.
+const STDOUT_LIMIT: u64 = 16 << 20;
+/// Characters of stderr quoted when the program fails.
+const STDERR_TAIL: usize = 500;
+/// Characters of stdout quoted when it is not JSON.
+const STDOUT_HEAD: usize = 200;
+
+/// The program and how to run it.
+#[derive(Debug, Clone)]
+pub struct CommandSpec {
+    argv: Vec<String>,
+    cwd: PathBuf,
+    timeout: Duration,
+}
+
+impl CommandSpec {
+    /// A command run from `cwd` and killed after `timeout`.
+    pub fn new(argv: Vec<String>, cwd: PathBuf, timeout: Duration) -> Self {
+        CommandSpec { argv, cwd, timeout }
+    }
+
+    /// Runs the program once for `req`.
+    pub fn ask(&self, req: &Request) -> Result<Answer, ProviderError> {
+        let Some((program, args)) = self.argv.split_first() else {
+            return Err(ProviderError::Fatal(
+                "the eval command is empty\nhint: set evals.command, e.g. [python3, pick_tool.py]"
+                    .into(),
+            ));
+        };
+        let request = json!({
+            "model": req.model,
+            "system": req.system,
+            "prompt": req.prompt,
+            "tools": req.tools,
+        });
+        let mut line = request.to_string();
+        line.push('\n');
+        let mut child = Command::new(program)
+            .args(args)
+            .current_dir(&self.cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| self.spawn_error(program, &e))?;
+        let out = run(&mut child, line, self.timeout);
+        let (status, stdout, stderr) = match out {
+            Some(done) => done,
+            None => {
+                kill_group(&mut child);
+                return Err(ProviderError::Transient(format!(
+                    "eval command timed out after {}",
+                    secs(self.timeout)
+                )));
+            }
+        };
+        if !status.success() {
+            let tail = tail(stderr.trim(), STDERR_TAIL);
+            let sep = if tail.is_empty() { "" } else { ": " };
+            return Err(ProviderError::Transient(format!(
+                "eval command {}{sep}{tail}",
+                describe_exit(status)
+            )));
+        }
+        parse(&stdout).map_err(ProviderError::Transient)
+    }
+
+    fn spawn_error(&self, program: &str, e: &std::io::Error) -> ProviderError {
+        ProviderError::Fatal(match e.kind() {
+            std::io::ErrorKind::NotFound if !self.cwd.is_dir() => format!(
+                "eval command {program:?} can't run: its folder {} does not exist",
+                self.cwd.display()
+            ),
+            std::io::ErrorKind::NotFound => format!(
+                "eval command not found: {program}\n\
+                 hint: evals.command runs without a shell from {}; give a program on PATH or a path",
+                self.cwd.display()
+            ),
+            std::io::ErrorKind::PermissionDenied => {
+                format!("eval command {program:?} can't run: permission denied (is it executable?)")
+            }
+            _ => format!("eval command {program:?} can't run: {e}"),
+        })
+    }
+}
+
+/// Feeds stdin, collects stdout and stderr, and waits up to `timeout` for the exit. `None` when
+/// the time ran out (the caller kills the process).
+fn run(
+    child: &mut Child,
+    input: String,
+    timeout: Duration,
+) -> Option<(std::process::ExitStatus, String, String)> {
+    let deadline = Instant::now() + timeout;
+    if let Some(mut stdin) = child.stdin.take() {
+        // A picker may exit without reading everything; a broken pipe is fine.
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(input.as_bytes());
+        });
+    }
+    let (out_tx, out_rx) = mpsc::channel();
+    if let Some(stdout) = child.stdout.take() {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = stdout.take(STDOUT_LIMIT).read_to_end(&mut buf);
+            let _ = out_tx.send(buf);
+        });
+    }
+    let (err_tx, err_rx) = mpsc::channel();
+    if let Some(stderr) = child.stderr.take() {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = stderr.take(STDOUT_LIMIT).read_to_end(&mut buf);
+            let _ = err_tx.send(buf);
+        });
+    }
+    let stdout = out_rx
+        .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        .ok()?;
+    // stdout closed; the exit follows at once unless the program closed it early.
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            _ => return None,
+        }
+    };
+    let stderr = err_rx
+        .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        .unwrap_or_default();
+    Some((
+        status,
+        String::from_utf8_lossy(&stdout).into_owned(),
+        String::from_utf8_lossy(&stderr).into_owned(),
+    ))
+}
+
+/// The program's answer: one call object, a list of them, or `{"calls": [...]}`.
+pub fn parse(stdout: &str) -> Result<Answer, String> {
+    let v: Value = serde_json::from_str(stdout.trim()).map_err(|_| {
+        format!(
+            "eval command printed invalid JSON: {:?}",
+            head(stdout.trim(), STDOUT_HEAD)
+        )
+    })?;
+    let (items, text): (Vec<&Value>, String) = match &v {
+        Value::Object(o) if o.contains_key("calls") => {
+            let calls = o
+                .get("calls")
+                .and_then(Value::as_array)
+                .ok_or("eval command: 'calls' must be a list")?;
+            (calls.iter().collect(), text_of(o.get("text")))
+        }
+        Value::Object(o) => (vec![&v], text_of(o.get("text"))),
+        Value::Array(list) => {
+            let texts: Vec<String> = list
+                .iter()
+                .map(|c| text_of(c.get("text")))
+                .filter(|t| !t.is_empty())
+                .collect();
+            (list.iter().collect(), texts.join(" "))
+        }
+        _ => {
+            return Err(
+                "eval command must print a JSON object like {\"tool\": \"name\", \"args\": {}}"
+                    .into(),
+            );
+        }
+    };
+    let mut calls = Vec::new();
+    for item in items {
+        let Some(obj) = item.as_object() else {
+            return Err("eval command: each call must be an object with 'tool' and 'args'".into());
+        };
+        let name = match obj.get("tool") {
+            None | Some(Value::Null) => continue,
+            Some(Value::String(s)) => s.clone(),
+            Some(_) => return Err("eval command: 'tool' must be a string or null".into()),
+        };
+        let args = match obj.get("args") {
+            None | Some(Value::Null) => json!({}),
+            Some(a @ Value::Object(_)) => a.clone(),
+            Some(_) => return Err("eval command: 'args' must be an object".into()),
+        };
+        calls.push(RawCall {
+            name,
+            args: Ok(args),
+        });
+    }
+    let stop = if calls.is_empty() {
+        Stop::EndTurn
+    } else {
+        Stop::ToolUse
+    };
+    Ok(Answer { calls, text, stop })
+}
+
+fn text_of(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    }
+}
+
+fn head(text: &str, n: usize) -> String {
+    text.chars().take(n).collect()
+}
+
+fn tail(text: &str, n: usize) -> String {
+    let count = text.chars().count();
+    text.chars().skip(count.saturating_sub(n)).collect()
+}
+
+/// Kills the program and everything it started (it leads its own process group), then reaps it.
+#[allow(unsafe_code)]
+fn kill_group(child: &mut Child) {
+    if let Ok(pid) = i32::try_from(child.id()) {
+        // SAFETY: kill(2) takes plain integers and has no memory effects; a stale group id only
+        // yields ESRCH, which is ignored.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evals::ApiTool;
+    use serde_json::Map;
+
+    fn sh(script: &str, timeout: Duration) -> CommandSpec {
+        CommandSpec::new(
+            vec!["sh".into(), "-c".into(), script.into()],
+            std::env::temp_dir(),
+            timeout,
+        )
+    }
+
+    fn ask(spec: &CommandSpec) -> Result<Answer, ProviderError> {
+        let tools = vec![ApiTool {
+            name: "get_weather".into(),
+            description: "Weather.".into(),
+            input_schema: json!({"type": "object"}),
+        }];
+        let params = Map::new();
+        spec.ask(&Request {
+            model: "",
+            system: None,
+            prompt: "Is it raining in Montreal?",
+            tools: &tools,
+            params: &params,
+            max_tokens: 0,
+        })
+    }
+
+    const SECOND: Duration = Duration::from_secs(10);
+
+    #[test]
+    fn the_request_is_one_line_of_json_on_stdin() {
+        let seen = std::env::temp_dir().join(format!("toolproof-cmd-{}.json", std::process::id()));
+        let spec = CommandSpec::new(
+            vec![
+                "sh".into(),
+                "-c".into(),
+                r#"cat > "$1"; echo '{"tool": null}'"#.into(),
+                "sh".into(),
+                seen.display().to_string(),
+            ],
+            std::env::temp_dir(),
+            SECOND,
+        );
+        let a = ask(&spec).unwrap_or_else(|e| panic!("{e}"));
+        let written = std::fs::read_to_string(&seen).unwrap_or_default();
+        let _ = std::fs::remove_file(&seen);
+        assert_eq!(
+            written,
+            "{\"model\":\"\",\"system\":null,\"prompt\":\"Is it raining in Montreal?\",\"tools\":[{\"name\":\"get_weather\",\"description\":\"Weather.\",\"input_schema\":{\"type\":\"object\"}}]}\n"
+        );
+        assert!(a.calls.is_empty());
+        assert_eq!(a.stop, Stop::EndTurn);
+    }
+
+    #[test]
+    fn one_call_a_list_of_calls_and_a_calls_object() {
+        let a = parse(r#"{"tool": "get_weather", "args": {"city": "Montreal"}, "text": "ok"}"#)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(a.calls.len(), 1);
+        assert_eq!(a.calls[0].args, Ok(json!({"city": "Montreal"})));
+        assert_eq!((a.text.as_str(), a.stop), ("ok", Stop::ToolUse));
+        let a = parse(r#"[{"tool": "a", "args": null}, {"tool": "b", "args": {"x": 1}}]"#)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let names: Vec<&str> = a.calls.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert_eq!(a.calls[0].args, Ok(json!({})));
+        let a = parse(r#"{"calls": [{"tool": "a"}], "text": 3}"#).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((a.calls.len(), a.text.as_str()), (1, "3"));
+        let a = parse(r#"{"tool": null}"#).unwrap_or_else(|e| panic!("{e}"));
+        assert!(a.calls.is_empty());
+    }
+
+    #[test]
+    fn bad_answers_are_transient_with_the_reason() {
+        assert_eq!(
+            parse("not json at all"),
+            Err("eval command printed invalid JSON: \"not json at all\"".into())
+        );
+        assert_eq!(
+            parse(r#"{"tool": 3}"#),
+            Err("eval command: 'tool' must be a string or null".into())
+        );
+        assert_eq!(
+            parse(r#"{"tool": "a", "args": [1]}"#),
+            Err("eval command: 'args' must be an object".into())
+        );
+        assert!(parse("42").is_err());
+        assert!(parse(r#"{"calls": 1}"#).is_err());
+    }
+
+    #[test]
+    fn a_failing_program_reports_its_exit_and_stderr_tail() {
+        let long = "e".repeat(800);
+        let spec = sh(&format!("echo start >&2; echo {long}x >&2; exit 3"), SECOND);
+        let err = ask(&spec).unwrap_err();
+        assert!(!err.is_fatal());
+        let m = err.message();
+        assert!(m.starts_with("eval command exited with code 3: eee"), "{m}");
+        assert!(m.ends_with("ex"), "{m}");
+        assert!(!m.contains("start"), "{m}");
+    }
+
+    #[test]
+    fn a_slow_program_is_killed_at_the_timeout() {
+        let started = Instant::now();
+        let spec = sh("sleep 30; echo '{}'", Duration::from_millis(300));
+        let err = ask(&spec).unwrap_err();
+        assert_eq!(
+            err,
+            ProviderError::Transient("eval command timed out after 0.3s".into())
+        );
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_missing_program_is_fatal() {
+        let spec = CommandSpec::new(
+            vec!["toolproof-no-such-picker".into()],
+            std::env::temp_dir(),
+            SECOND,
+        );
+        let err = ask(&spec).unwrap_err();
+        assert!(err.is_fatal());
+        assert!(
+            err.message()
+                .starts_with("eval command not found: toolproof-no-such-picker"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_program_runs_in_its_folder_with_the_environment() {
+        let dir = std::env::temp_dir().canonicalize().unwrap_or_default();
+        let spec = CommandSpec::new(
+            vec![
+                "sh".into(),
+                "-c".into(),
+                r#"printf '{"tool": "t", "args": {"cwd": "%s", "path_set": %s}}' "$(pwd -P)" "$([ -n "$PATH" ] && echo true || echo false)""#.into(),
+            ],
+            dir.clone(),
+            SECOND,
+        );
+        let a = ask(&spec).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            a.calls[0].args,
+            Ok(json!({"cwd": dir.display().to_string(), "path_set": true}))
+        );
+    }
+}

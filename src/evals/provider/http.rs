@@ -1,0 +1,467 @@
+//! One JSON POST to a model API, retried as the [`Pacer`] says: status classification, the
+//! provider's own error message, quota exhaustion, and keeping the key out of every message.
+
+use std::fmt;
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+use ureq::Agent;
+
+use super::retry::{self, Pacer};
+use super::{Answer, ProviderError};
+
+/// Most bytes read from one answer.
+const BODY_LIMIT: u64 = 64 << 20;
+/// Longest part of a server's message quoted in an error.
+const QUOTE: usize = 500;
+
+/// How the key travels.
+#[derive(Clone)]
+pub enum Auth {
+    /// `x-api-key: KEY` (Anthropic).
+    ApiKey(String),
+    /// `authorization: Bearer KEY` (OpenAI, `ANTHROPIC_AUTH_TOKEN`).
+    Bearer(String),
+}
+
+impl Auth {
+    fn secret(&self) -> &str {
+        match self {
+            Auth::ApiKey(k) | Auth::Bearer(k) => k,
+        }
+    }
+}
+
+/// Reads a 2xx answer body into an [`Answer`], or says what is wrong with its shape.
+pub type ReadAnswer = fn(&Value) -> Result<Answer, String>;
+
+/// A model API endpoint with its credentials. The key is never shown (not even by `Debug`).
+pub struct HttpApi {
+    who: &'static str,
+    agent: Agent,
+    url: String,
+    auth: Auth,
+    headers: Vec<(String, String)>,
+    key_var: &'static str,
+    base_var: &'static str,
+}
+
+impl fmt::Debug for HttpApi {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpApi")
+            .field("who", &self.who)
+            .field("url", &self.url)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What one attempt came to.
+enum Attempt {
+    Done(Answer),
+    Fatal(String),
+    /// Not retried: the server said `x-should-retry: false`.
+    Stop(String),
+    /// A 2xx whose body is not the API's answer.
+    BadBody(String),
+    Retry {
+        why: String,
+        wait: Option<Duration>,
+        everyone: bool,
+    },
+}
+
+impl HttpApi {
+    /// An endpoint. `who` names the provider in messages; `key_var` and `base_var` are the
+    /// environment variables hints point at; `headers` are sent with every request.
+    pub fn new(
+        who: &'static str,
+        url: String,
+        auth: Auth,
+        headers: Vec<(String, String)>,
+        key_var: &'static str,
+        base_var: &'static str,
+    ) -> Self {
+        let mut config = Agent::config_builder()
+            .http_status_as_error(false)
+            .user_agent(concat!("toolproof/", env!("CARGO_PKG_VERSION")))
+            .max_redirects(0)
+            .timeout_connect(Some(Duration::from_secs(10)));
+        if is_loopback(&url) {
+            // A CI proxy must not swallow requests to a fake API on this machine.
+            config = config.proxy(None);
+        }
+        HttpApi {
+            who,
+            agent: config.build().into(),
+            url,
+            auth,
+            headers,
+            key_var,
+            base_var,
+        }
+    }
+
+    /// The endpoint URL.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Posts `body` until it gets an answer, a fatal error, or runs out of retries.
+    pub fn post(
+        &self,
+        body: &Value,
+        pacer: &Pacer,
+        read: ReadAnswer,
+    ) -> Result<Answer, ProviderError> {
+        let bytes = serde_json::to_vec(body).unwrap_or_default();
+        let mut retries = 0;
+        let mut bad_bodies = 0;
+        loop {
+            pacer.wait_turn();
+            let (why, wait, everyone) = match self.attempt(&bytes, pacer, read) {
+                Attempt::Done(answer) => return Ok(answer),
+                Attempt::Fatal(m) => return Err(ProviderError::Fatal(self.redact(m))),
+                Attempt::Stop(m) => return Err(ProviderError::Transient(self.redact(m))),
+                Attempt::BadBody(m) => {
+                    // Retried once: a proxy's error page can be a hiccup, but an endpoint
+                    // that is not the API answers the same every time.
+                    bad_bodies += 1;
+                    if bad_bodies > 1 {
+                        return Err(ProviderError::Transient(self.redact(after(m, retries))));
+                    }
+                    (m, None, false)
+                }
+                Attempt::Retry {
+                    why,
+                    wait,
+                    everyone,
+                } => (why, wait, everyone),
+            };
+            if retries >= pacer.policy().max_retries {
+                return Err(ProviderError::Transient(self.redact(after(why, retries))));
+            }
+            let wait = wait.unwrap_or_else(|| pacer.backoff(retries));
+            if everyone {
+                pacer.hold_everyone(wait);
+            } else {
+                std::thread::sleep(wait);
+            }
+            retries += 1;
+        }
+    }
+
+    fn attempt(&self, body: &[u8], pacer: &Pacer, read: ReadAnswer) -> Attempt {
+        let timeout = pacer.policy().request_timeout;
+        let mut req = self
+            .agent
+            .post(&self.url)
+            .config()
+            .timeout_global(Some(timeout))
+            .build()
+            .header("content-type", "application/json")
+            .header("accept", "application/json");
+        req = match &self.auth {
+            Auth::ApiKey(k) => req.header("x-api-key", k.as_str()),
+            Auth::Bearer(k) => req.header("authorization", format!("Bearer {k}")),
+        };
+        for (name, value) in &self.headers {
+            req = req.header(name.as_str(), value.as_str());
+        }
+        let mut resp = match req.send(body) {
+            Ok(r) => r,
+            Err(e) => return self.transport_error(e, timeout),
+        };
+        let status = resp.status().as_u16();
+        let header = |name: &str| {
+            resp.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let should = retry::should_retry(header("x-should-retry").as_deref());
+        let wait = retry::retry_after(
+            header("retry-after-ms").as_deref(),
+            header("retry-after").as_deref(),
+            SystemTime::now(),
+        );
+        let text = match resp
+            .body_mut()
+            .with_config()
+            .limit(BODY_LIMIT)
+            .read_to_string()
+        {
+            Ok(t) => t,
+            Err(e) => return self.transport_error(e, timeout),
+        };
+        if (200..300).contains(&status) {
+            return match serde_json::from_str::<Value>(&text) {
+                Err(_) => Attempt::BadBody(format!(
+                    "{} answered {status} with a body that is not JSON: {}\n\
+                     hint: check {} (it must point at the API)",
+                    self.who,
+                    quote(&text),
+                    self.base_var
+                )),
+                Ok(v) => match read(&v) {
+                    Ok(answer) => Attempt::Done(answer),
+                    Err(what) => Attempt::BadBody(format!(
+                        "{} answered {status} but not in its API's format: {what}",
+                        self.who
+                    )),
+                },
+            };
+        }
+        let parsed = serde_json::from_str::<Value>(&text).ok();
+        let described = format!(
+            "{} returned {}",
+            self.who,
+            describe(status, parsed.as_ref(), &text)
+        );
+        if status == 429 && parsed.as_ref().is_some_and(quota_exhausted) {
+            return Attempt::Fatal(format!(
+                "{described}\nhint: the account is out of credit or over its spend limit"
+            ));
+        }
+        let retryable = retry::retryable_status(status);
+        match should {
+            Some(true) => {}
+            Some(false) if retryable => return Attempt::Stop(described),
+            _ if retryable => {}
+            _ => return Attempt::Fatal(self.with_hint(described, status)),
+        }
+        Attempt::Retry {
+            why: described,
+            wait,
+            everyone: retry::slows_everyone(status),
+        }
+    }
+
+    fn transport_error(&self, e: ureq::Error, timeout: Duration) -> Attempt {
+        let who = self.who;
+        let (why, everyone) = match e {
+            ureq::Error::Timeout(_) => (
+                format!("{who} did not answer within {}", secs(timeout)),
+                false,
+            ),
+            ureq::Error::BadUri(_) | ureq::Error::Http(_) => {
+                return Attempt::Fatal(format!(
+                    "{who}: `{}` is not a usable URL\nhint: check {}",
+                    self.url, self.base_var
+                ));
+            }
+            ureq::Error::HostNotFound => (format!("{who}: host not found for {}", self.url), true),
+            ureq::Error::ConnectionFailed => {
+                (format!("{who}: could not connect to {}", self.url), true)
+            }
+            ureq::Error::Io(io) => {
+                use std::io::ErrorKind::*;
+                match io.kind() {
+                    ConnectionRefused => {
+                        (format!("{who}: connection refused by {}", self.url), true)
+                    }
+                    TimedOut | WouldBlock => (
+                        format!("{who} did not answer within {}", secs(timeout)),
+                        false,
+                    ),
+                    _ => (format!("{who}: connection failed: {io}"), false),
+                }
+            }
+            ureq::Error::BodyExceedsLimit(n) => (
+                format!("{who} sent an answer larger than {} MiB", n >> 20),
+                false,
+            ),
+            other => (format!("{who}: connection failed: {other}"), false),
+        };
+        Attempt::Retry {
+            why,
+            wait: None,
+            everyone,
+        }
+    }
+
+    fn with_hint(&self, message: String, status: u16) -> String {
+        let hint = match status {
+            401 => format!("check {}", self.key_var),
+            403 => "the key has no access to this model or endpoint".to_owned(),
+            404 => format!(
+                "check the model name (evals.model, --model) and {}",
+                self.base_var
+            ),
+            400 | 422 => "check evals.params and the model name: params are sent as given".into(),
+            402 => "the account is out of credit or over its spend limit".into(),
+            413 => "the request is too large: the tool list is sent with every case".into(),
+            300..=399 => format!(
+                "the server redirects instead of answering; check {} (http or https, the /v1 part)",
+                self.base_var
+            ),
+            _ => return message,
+        };
+        format!("{message}\nhint: {hint}")
+    }
+
+    /// Removes the key from a message, wherever a server may have echoed it.
+    fn redact(&self, message: String) -> String {
+        let secret = self.auth.secret();
+        if secret.len() >= 4 && message.contains(secret) {
+            message.replace(secret, "[redacted]")
+        } else {
+            message
+        }
+    }
+}
+
+/// `429 rate_limit_error: slow down` from an error body, in the shapes Anthropic, OpenAI and
+/// compatible servers use; the start of the body when it is not one of them.
+pub fn describe(status: u16, parsed: Option<&Value>, text: &str) -> String {
+    let err = parsed.and_then(|v| v.get("error"));
+    let kind = err.and_then(|e| {
+        e.get("code")
+            .and_then(Value::as_str)
+            .or_else(|| e.get("type").and_then(Value::as_str))
+    });
+    let message = err
+        .and_then(|e| e.get("message").and_then(Value::as_str).or(e.as_str()))
+        .or_else(|| {
+            parsed
+                .and_then(|v| v.get("message"))
+                .and_then(Value::as_str)
+        })
+        .or_else(|| parsed.and_then(|v| v.get("detail")).and_then(Value::as_str))
+        .map(quote)
+        .unwrap_or_else(|| {
+            if text.trim().is_empty() {
+                "(empty body)".to_owned()
+            } else {
+                quote(text)
+            }
+        });
+    match kind {
+        Some(k) => format!("{status} {k}: {message}"),
+        None => format!("{status}: {message}"),
+    }
+}
+
+/// Whether a 429 says the money ran out rather than the rate (retrying cannot help).
+fn quota_exhausted(body: &Value) -> bool {
+    let Some(err) = body.get("error") else {
+        return false;
+    };
+    let is = |v: Option<&Value>, what: &str| v.and_then(Value::as_str) == Some(what);
+    is(err.get("code"), "insufficient_quota")
+        || is(err.get("type"), "insufficient_quota")
+        || is(
+            err.pointer("/details/error_code"),
+            "enforced_spend_limit_reached",
+        )
+}
+
+/// The text on one line, cut to [`QUOTE`] characters.
+fn quote(text: &str) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= QUOTE {
+        one_line
+    } else {
+        let cut: String = one_line.chars().take(QUOTE).collect();
+        format!("{cut}…")
+    }
+}
+
+/// `message (after 4 retries)`, the count on the first line when a `hint:` line follows.
+fn after(message: String, retries: u32) -> String {
+    let count = match retries {
+        0 => return message,
+        1 => " (after 1 retry)".to_owned(),
+        n => format!(" (after {n} retries)"),
+    };
+    match message.split_once('\n') {
+        Some((first, rest)) => format!("{first}{count}\n{rest}"),
+        None => format!("{message}{count}"),
+    }
+}
+
+/// `120s`, `0.25s`.
+pub fn secs(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0}s")
+    } else {
+        format!("{s}s")
+    }
+}
+
+fn is_loopback(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let host = rest.split(['/', '?']).next().unwrap_or("");
+    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+    let host = if let Some(v6) = host.strip_prefix('[') {
+        v6.split(']').next().unwrap_or("")
+    } else {
+        host.split(':').next().unwrap_or("")
+    };
+    host == "localhost"
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn describe_reads_anthropic_openai_and_other_error_bodies() {
+        let anthropic = json!({"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}});
+        assert_eq!(
+            describe(401, Some(&anthropic), ""),
+            "401 authentication_error: invalid x-api-key"
+        );
+        let openai = json!({"error": {"message": "The model `x` does not exist", "type": "invalid_request_error", "param": null, "code": "model_not_found"}});
+        assert_eq!(
+            describe(404, Some(&openai), ""),
+            "404 model_not_found: The model `x` does not exist"
+        );
+        let ollama = json!({"error": "model \"x\" not found, try pulling it first"});
+        assert_eq!(
+            describe(404, Some(&ollama), ""),
+            "404: model \"x\" not found, try pulling it first"
+        );
+        let fastapi = json!({"detail": "Not Found"});
+        assert_eq!(describe(404, Some(&fastapi), ""), "404: Not Found");
+        assert_eq!(
+            describe(502, None, "<html>\n  <h1>Bad   gateway</h1></html>"),
+            "502: <html> <h1>Bad gateway</h1></html>"
+        );
+        assert_eq!(describe(500, None, "  "), "500: (empty body)");
+        let long = "x".repeat(2000);
+        assert_eq!(describe(500, None, &long).chars().count(), 5 + QUOTE + 1);
+    }
+
+    #[test]
+    fn quota_exhaustion_is_recognised() {
+        assert!(quota_exhausted(
+            &json!({"error": {"type": "insufficient_quota", "code": "insufficient_quota", "message": "You exceeded your current quota"}})
+        ));
+        assert!(quota_exhausted(
+            &json!({"type": "error", "error": {"type": "rate_limit_error", "message": "spend limit", "details": {"error_code": "enforced_spend_limit_reached"}}})
+        ));
+        assert!(!quota_exhausted(
+            &json!({"error": {"type": "requests", "code": "rate_limit_exceeded", "message": "slow down"}})
+        ));
+    }
+
+    #[test]
+    fn loopback_hosts() {
+        assert!(is_loopback("http://127.0.0.1:8080/v1"));
+        assert!(is_loopback("http://localhost/v1/messages"));
+        assert!(is_loopback("http://[::1]:9/x"));
+        assert!(!is_loopback("https://api.anthropic.com/v1/messages"));
+        assert!(!is_loopback("https://127.0.0.1.example.com/"));
+    }
+
+    #[test]
+    fn seconds_are_shown_short() {
+        assert_eq!(secs(Duration::from_secs(120)), "120s");
+        assert_eq!(secs(Duration::from_millis(250)), "0.25s");
+    }
+}

@@ -1,0 +1,309 @@
+//! When to ask a model API again, and how long to wait: the retry policy, the `retry-after`
+//! headers, exponential backoff with jitter, and the [`Pacer`] every worker thread shares so
+//! that a rate limit seen by one worker slows them all.
+//!
+//! The rules follow the official SDKs (Stainless): `x-should-retry` decides first; otherwise
+//! 408, 409, 429 and 5xx are retried; the wait is `retry-after-ms`, else `retry-after` (seconds
+//! or an HTTP date) when it is within 60 s, else `base × 2^n` capped at `max_delay`, minus up to
+//! 25 % jitter.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// The longest `retry-after` honoured; a longer one falls back to the backoff.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+
+/// How often and how patiently a request is retried.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetryPolicy {
+    /// Retries after the first attempt (so `max_retries + 1` requests at most).
+    pub max_retries: u32,
+    /// Wait before the first retry when the server gives no `retry-after`.
+    pub base_delay: Duration,
+    /// Longest computed wait between two attempts.
+    pub max_delay: Duration,
+    /// Budget of one HTTP request, from connecting to the last byte of the answer.
+    pub request_timeout: Duration,
+}
+
+impl Default for RetryPolicy {
+    /// 4 retries, 0.5 s doubling up to 8 s, 120 s per request.
+    fn default() -> Self {
+        RetryPolicy {
+            max_retries: 4,
+            base_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(8),
+            request_timeout: Duration::from_secs(120),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// Tiny waits (5 ms doubling up to 20 ms, 10 s per request) for tests against a fake API.
+    pub fn quick(max_retries: u32) -> Self {
+        RetryPolicy {
+            max_retries,
+            base_delay: Duration::from_millis(5),
+            max_delay: Duration::from_millis(20),
+            request_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// The retry policy plus the shared "nobody sends before" instant. One per eval run, shared by
+/// reference between the worker threads.
+#[derive(Debug)]
+pub struct Pacer {
+    policy: RetryPolicy,
+    not_before: Mutex<Instant>,
+    seed: AtomicU64,
+}
+
+impl Default for Pacer {
+    fn default() -> Self {
+        Pacer::new(RetryPolicy::default())
+    }
+}
+
+impl Pacer {
+    /// A pacer with this policy and nobody held back.
+    pub fn new(policy: RetryPolicy) -> Self {
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        Pacer {
+            policy,
+            not_before: Mutex::new(Instant::now()),
+            seed: AtomicU64::new(nanos | 1),
+        }
+    }
+
+    /// The policy in force.
+    pub fn policy(&self) -> &RetryPolicy {
+        &self.policy
+    }
+
+    /// Blocks until every hold placed by [`Pacer::hold_everyone`] has passed.
+    pub fn wait_turn(&self) {
+        loop {
+            let until = *self
+                .not_before
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let now = Instant::now();
+            if now >= until {
+                return;
+            }
+            std::thread::sleep(until - now);
+        }
+    }
+
+    /// Keeps every worker from sending for `wait` from now (an earlier hold that ends later
+    /// stays).
+    pub fn hold_everyone(&self, wait: Duration) {
+        let until = Instant::now() + wait;
+        let mut held = self
+            .not_before
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if until > *held {
+            *held = until;
+        }
+    }
+
+    /// Whether a hold is in force right now (a progress display can say "rate limited").
+    pub fn is_holding(&self) -> bool {
+        *self
+            .not_before
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            > Instant::now()
+    }
+
+    /// The computed wait before retry number `retry` (0 for the first): `base × 2^retry`,
+    /// capped at `max_delay`, scaled by a random factor in (0.75, 1].
+    pub fn backoff(&self, retry: u32) -> Duration {
+        let full = self
+            .policy
+            .base_delay
+            .saturating_mul(1u32.checked_shl(retry.min(31)).unwrap_or(u32::MAX))
+            .min(self.policy.max_delay);
+        full.mul_f64(1.0 - 0.25 * self.random())
+    }
+
+    /// A number in [0, 1) from a shared xorshift generator (jitter needs no quality).
+    fn random(&self) -> f64 {
+        let mut x = self.seed.load(Ordering::Relaxed);
+        loop {
+            let mut next = x;
+            next ^= next << 13;
+            next ^= next >> 7;
+            next ^= next << 17;
+            match self
+                .seed
+                .compare_exchange_weak(x, next, Ordering::Relaxed, Ordering::Relaxed)
+            {
+                Ok(_) => return (next >> 11) as f64 / (1u64 << 53) as f64,
+                Err(seen) => x = seen,
+            }
+        }
+    }
+}
+
+/// Whether a status is worth retrying when the server says nothing about it.
+pub fn retryable_status(status: u16) -> bool {
+    matches!(status, 408 | 409 | 429) || status >= 500
+}
+
+/// Whether a status means the server is overloaded or limiting us, so every worker should slow
+/// down and not only the one that saw it.
+pub fn slows_everyone(status: u16) -> bool {
+    matches!(status, 429 | 503 | 529)
+}
+
+/// The `x-should-retry` header: `Some(true)`/`Some(false)` when the server decided.
+pub fn should_retry(value: Option<&str>) -> Option<bool> {
+    match value?.trim() {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    }
+}
+
+/// The wait a server asked for: `retry-after-ms` (milliseconds), else `retry-after` (seconds, or
+/// an HTTP date), when it is above zero and at most 60 s. `now` is the current wall time.
+pub fn retry_after(ms: Option<&str>, after: Option<&str>, now: SystemTime) -> Option<Duration> {
+    let from_ms = ms
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .and_then(|v| Duration::try_from_secs_f64(v / 1000.0).ok());
+    let wait = from_ms.or_else(|| {
+        let v = after?.trim();
+        match v.parse::<f64>() {
+            Ok(secs) => Duration::try_from_secs_f64(secs).ok(),
+            Err(_) => {
+                let date = chrono::DateTime::parse_from_rfc2822(v).ok()?;
+                let at = UNIX_EPOCH
+                    .checked_add(Duration::from_secs(u64::try_from(date.timestamp()).ok()?))?;
+                Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+            }
+        }
+    })?;
+    (!wait.is_zero() && wait <= MAX_RETRY_AFTER).then_some(wait)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(secs: u64) -> SystemTime {
+        UNIX_EPOCH + Duration::from_secs(secs)
+    }
+
+    #[test]
+    fn retry_after_ms_wins_over_retry_after() {
+        let now = at(0);
+        assert_eq!(
+            retry_after(Some("250"), Some("7"), now),
+            Some(Duration::from_millis(250))
+        );
+        assert_eq!(
+            retry_after(Some("12.5"), None, now),
+            Some(Duration::from_micros(12_500))
+        );
+        assert_eq!(
+            retry_after(Some("junk"), Some("2"), now),
+            Some(Duration::from_secs(2))
+        );
+    }
+
+    #[test]
+    fn retry_after_takes_seconds_or_an_http_date_within_a_minute() {
+        // Sun, 06 Nov 1994 08:49:37 GMT = 784111777.
+        let now = at(784_111_777 - 30);
+        assert_eq!(
+            retry_after(None, Some("Sun, 06 Nov 1994 08:49:37 GMT"), now),
+            Some(Duration::from_secs(30))
+        );
+        assert_eq!(
+            retry_after(None, Some("1.5"), now),
+            Some(Duration::from_millis(1500))
+        );
+        // Past dates, zero, negative, over 60 s and garbage are ignored.
+        let later = at(784_111_777 + 5);
+        assert_eq!(
+            retry_after(None, Some("Sun, 06 Nov 1994 08:49:37 GMT"), later),
+            None
+        );
+        assert_eq!(retry_after(None, Some("0"), now), None);
+        assert_eq!(retry_after(None, Some("-3"), now), None);
+        assert_eq!(retry_after(None, Some("61"), now), None);
+        assert_eq!(retry_after(Some("60001"), None, now), None);
+        assert_eq!(retry_after(None, Some("soon"), now), None);
+        assert_eq!(retry_after(None, None, now), None);
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_the_cap_with_at_most_a_quarter_off() {
+        let pacer = Pacer::new(RetryPolicy {
+            max_retries: 4,
+            base_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(8),
+            request_timeout: Duration::from_secs(1),
+        });
+        for (retry, full) in [
+            (0, 500),
+            (1, 1000),
+            (2, 2000),
+            (3, 4000),
+            (4, 8000),
+            (9, 8000),
+        ] {
+            for _ in 0..50 {
+                let d = pacer.backoff(retry).as_millis();
+                assert!(d <= full && d * 4 >= full * 3, "retry {retry}: {d} ms");
+            }
+        }
+        // Huge retry numbers neither overflow nor exceed the cap.
+        let huge = pacer.backoff(200);
+        assert!(huge >= Duration::from_millis(6000) && huge <= Duration::from_secs(8));
+        // The jitter varies.
+        let mut seen: Vec<u128> = (0..20).map(|_| pacer.backoff(3).as_micros()).collect();
+        seen.dedup();
+        assert!(seen.len() > 1);
+    }
+
+    #[test]
+    fn statuses_and_should_retry() {
+        for s in [408, 409, 429, 500, 502, 503, 529] {
+            assert!(retryable_status(s), "{s}");
+        }
+        for s in [400, 401, 402, 403, 404, 413, 422] {
+            assert!(!retryable_status(s), "{s}");
+        }
+        assert!(slows_everyone(429) && slows_everyone(529) && !slows_everyone(500));
+        assert_eq!(should_retry(Some("false")), Some(false));
+        assert_eq!(should_retry(Some(" true")), Some(true));
+        assert_eq!(should_retry(Some("maybe")), None);
+        assert_eq!(should_retry(None), None);
+    }
+
+    #[test]
+    fn a_hold_keeps_every_thread_waiting() {
+        let pacer = Pacer::new(RetryPolicy::default());
+        let start = Instant::now();
+        pacer.hold_everyone(Duration::from_millis(150));
+        // A shorter hold placed later does not shorten it.
+        pacer.hold_everyone(Duration::from_millis(10));
+        std::thread::scope(|s| {
+            for _ in 0..3 {
+                s.spawn(|| pacer.wait_turn());
+            }
+        });
+        assert!(start.elapsed() >= Duration::from_millis(150));
+        // Once passed, nobody waits.
+        let again = Instant::now();
+        pacer.wait_turn();
+        assert!(again.elapsed() < Duration::from_millis(50));
+    }
+}
