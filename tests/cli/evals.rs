@@ -134,7 +134,7 @@ fn trials_flag_ambiguous_rows_and_the_wilson_gate_holds() {
       prompt: 'x [[call add {"a": 1, "b": 1}]]'
       expect_tool: add
     - name: wobbly
-      prompt: y [[flip echo]]
+      prompt: 'y [[flip echo {"text": "hi"}]]'
       expect_tool: echo
 "#;
     command_config(
@@ -270,10 +270,12 @@ fn history_is_appended_and_a_rising_miss_rate_is_flagged() {
     let dir = Dir::new("eval-history");
     let history = dir.path("history.jsonl").display().to_string();
     let case = |ok: bool, i: usize| {
-        let picked = if ok { "add" } else { "echo" };
-        format!(
-            "    - prompt: 'q{i} [[call {picked} {{\"a\": 1, \"b\": 1, \"text\": \"x\"}}]]'\n      expect_tool: add\n"
-        )
+        let call = if ok {
+            r#"add {"a": 1, "b": 1}"#
+        } else {
+            r#"echo {"text": "x"}"#
+        };
+        format!("    - prompt: 'q{i} [[call {call}]]'\n      expect_tool: add\n")
     };
     let mut last = Value::Null;
     for misses in 0..4 {

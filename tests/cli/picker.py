@@ -3,7 +3,7 @@
 Reads one request on stdin and answers from directives in the prompt:
   [[call NAME {json args}]]   one call (repeat for several)
   [[call:MODEL NAME {json}]]  a call only when the request's model is MODEL
-  [[flip NAME]]               NAME on odd-numbered asks of this prompt, no tool on even ones
+  [[flip NAME {json}]]        NAME on odd-numbered asks of this prompt, no tool on even ones
                               (counted in $PICKER_STATE, a folder)
   [[none]]                    no tool
   [[exit 3]]                  exit with that status after writing to stderr
@@ -33,13 +33,13 @@ calls = [
     for m in re.finditer(r"\[\[call(?::(\S+))? (\S+)\s*(\{.*?\})?\]\]", prompt)
     if m.group(1) in (None, request["model"])
 ]
-if m := re.search(r"\[\[flip (\S+)\]\]", prompt):
+if m := re.search(r"\[\[flip (\S+)\s*(\{.*?\})?\]\]", prompt):
     state = os.path.join(os.environ["PICKER_STATE"], hashlib.sha256(prompt.encode()).hexdigest())
     count = int(open(state).read()) if os.path.exists(state) else 0
     with open(state, "w") as f:
         f.write(str(count + 1))
     if count % 2 == 0:
-        calls = [{"tool": m.group(1), "args": {}}]
+        calls = [{"tool": m.group(1), "args": json.loads(m.group(2) or "{}")}]
 if len(calls) == 1:
     print(json.dumps(calls[0]))
 elif calls:
