@@ -40,9 +40,7 @@ pub fn body(req: &Request) -> Value {
         body.insert("tools".into(), json!(req.tools));
         body.insert("tool_choice".into(), json!({"type": "auto"}));
     }
-    for (k, v) in req.params {
-        body.insert(k.clone(), v.clone());
-    }
+    super::merge_params(&mut body, req.params);
     if let Some(system) = req.system.filter(|s| !s.is_empty()) {
         body.insert("system".into(), json!(system));
     }

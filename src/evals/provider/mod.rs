@@ -182,6 +182,22 @@ impl Provider {
     }
 }
 
+/// Puts `params` into a request body, each key replacing the body's. `extra_body` (the SDKs'
+/// escape hatch, which mcp-toolproof users write for fields the SDK does not model) is merged
+/// into the body itself, as the SDKs do, instead of being sent as a field.
+pub(crate) fn merge_params(body: &mut Map<String, Value>, params: &Map<String, Value>) {
+    for (k, v) in params {
+        if k != "extra_body" || !v.is_object() {
+            body.insert(k.clone(), v.clone());
+        }
+    }
+    if let Some(Value::Object(extra)) = params.get("extra_body") {
+        for (k, v) in extra {
+            body.insert(k.clone(), v.clone());
+        }
+    }
+}
+
 fn missing_key(provider: &str, var: &str) -> ProviderError {
     ProviderError::Fatal(format!(
         "the {provider} provider needs an API key: {var} is not set\n\
@@ -257,5 +273,25 @@ mod tests {
         fn sync<T: Sync + Send>() {}
         sync::<Provider>();
         sync::<Pacer>();
+    }
+}
+
+#[cfg(test)]
+mod merge_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn extra_body_is_merged_into_the_body_not_sent_as_a_field() {
+        let mut body = json!({"model": "m", "max_tokens": 16000})
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        let params = json!({"max_tokens": 5, "extra_body": {"temperature": 0.0, "model": "x"}});
+        merge_params(&mut body, params.as_object().unwrap_or(&Map::new()));
+        assert_eq!(
+            Value::Object(body),
+            json!({"model": "x", "max_tokens": 5, "temperature": 0.0})
+        );
     }
 }

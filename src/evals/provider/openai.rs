@@ -45,9 +45,7 @@ pub fn body(req: &Request) -> Value {
         body.insert("tools".into(), Value::Array(functions));
         body.insert("tool_choice".into(), json!("auto"));
     }
-    for (k, v) in req.params {
-        body.insert(k.clone(), v.clone());
-    }
+    super::merge_params(&mut body, req.params);
     Value::Object(body)
 }
 
