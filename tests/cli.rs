@@ -22,7 +22,7 @@ fn fake() -> String {
     static BUILD: std::sync::Once = std::sync::Once::new();
     let path = bin_dir().join("examples/fake_mcp");
     BUILD.call_once(|| {
-        if path.exists() {
+        if path.exists() && bin_dir().join("examples/fake_llm").exists() {
             return;
         }
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());

@@ -449,7 +449,10 @@ fn to_choice(answer: Answer, api: &ApiTools) -> Choice {
                 Ok(v) => Call {
                     tool: api.map_back(&c.name),
                     args: Value::Object(Map::new()),
-                    malformed: Some(v.to_string()),
+                    malformed: Some(match v {
+                        Value::String(raw) => raw,
+                        other => other.to_string(),
+                    }),
                 },
                 Err(raw) => Call {
                     tool: api.map_back(&c.name),
@@ -607,6 +610,12 @@ fn score_model(
             ambiguous: asked > 1 && passed > 0 && passed < asked,
             trials,
         });
+    }
+    if fatal.is_some() {
+        // The provider could not be used: the phase stopped, and nothing it did counts.
+        for case in &mut cases {
+            case.status = CaseStatus::NotRun;
+        }
     }
     let total = cases.len();
     let correct = cases

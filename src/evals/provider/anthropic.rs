@@ -77,6 +77,7 @@ pub fn read(v: &Value) -> Result<Answer, String> {
                 let args = match block.get("input") {
                     None | Some(Value::Null) => Ok(json!({})),
                     Some(obj @ Value::Object(_)) => Ok(obj.clone()),
+                    Some(Value::String(raw)) => Err(raw.clone()),
                     Some(other) => Err(other.to_string()),
                 };
                 calls.push(RawCall {
@@ -226,7 +227,7 @@ mod tests {
         assert_eq!(stop(Value::Null), Stop::EndTurn);
         let a = read(&json!({"content": [{"type": "tool_use", "name": "x", "input": "[1"}]}))
             .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(a.calls[0].args, Err("\"[1\"".to_owned()));
+        assert_eq!(a.calls[0].args, Err("[1".to_owned()));
         assert_eq!(a.stop, Stop::ToolUse);
         let a = read(
             &json!({"content": [{"type": "tool_use", "name": "x"}], "stop_reason": "max_tokens"}),
