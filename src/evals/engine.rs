@@ -303,18 +303,25 @@ pub fn run(
         .iter()
         .map(|m| match &m.error {
             Some(e) => e.clone(),
-            None => format!(
-                "{}{:.0}% accuracy ({}/{}), minimum {:.0}%",
-                if resolved.models.len() > 1 {
-                    format!("{}: ", m.model)
-                } else {
-                    String::new()
-                },
-                m.accuracy * 100.0,
-                m.correct,
-                m.total,
-                m.min_accuracy * 100.0
-            ),
+            None => {
+                let mut line = format!(
+                    "{}{:.0}% accuracy ({}/{}), minimum {:.0}%",
+                    if resolved.models.len() > 1 {
+                        format!("{}: ", m.model)
+                    } else {
+                        String::new()
+                    },
+                    m.accuracy * 100.0,
+                    m.correct,
+                    m.total,
+                    m.min_accuracy * 100.0
+                );
+                for gate in m.gates.iter().filter(|g| !g.passed && g.name != "min_accuracy") {
+                    line.push_str("; ");
+                    line.push_str(&gate.detail);
+                }
+                line
+            }
         })
         .collect::<Vec<_>>()
         .join("; ");
