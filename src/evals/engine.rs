@@ -316,7 +316,11 @@ pub fn run(
                     m.total,
                     m.min_accuracy * 100.0
                 );
-                for gate in m.gates.iter().filter(|g| !g.passed && g.name != "min_accuracy") {
+                for gate in m
+                    .gates
+                    .iter()
+                    .filter(|g| !g.passed && g.name != "min_accuracy")
+                {
                     line.push_str("; ");
                     line.push_str(&gate.detail);
                 }

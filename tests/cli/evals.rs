@@ -828,3 +828,45 @@ fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+#[test]
+fn a_rate_limit_slows_every_worker_not_just_the_one_that_got_it() {
+    let dir = Dir::new("eval-pacer");
+    let server = llm(&[]);
+    let mut cases = String::from(
+        "    - prompt: 'limited [[status 429 times=1 retry-after=2]] [[call echo {\"text\": \"a\"}]]'\n      expect_tool: echo\n",
+    );
+    for i in 0..4 {
+        cases.push_str(&format!(
+            "    - prompt: 'slow {i} [[sleep 300]] [[call echo {{\"text\": \"a\"}}]]'\n      expect_tool: echo\n"
+        ));
+    }
+    api_config(&dir, "anthropic", &[], "  concurrency: 2\n", &cases);
+    let openai = format!("{}/v1", server.url);
+    let started = Instant::now();
+    let (out, _) = eval_in(&dir, &[], &api_env(&server, &openai));
+    let elapsed = started.elapsed();
+    assert_eq!(out.code, 0, "{out:?}");
+    // Alone, the second worker would finish its four 300 ms answers by 1.2 s, and the run by
+    // the 2 s retry-after. Held back with everyone, its later requests wait out the 2 s too.
+    assert!(
+        elapsed >= Duration::from_millis(2400),
+        "{elapsed:?}: the other worker was not held back"
+    );
+}
+
+#[test]
+fn cache_false_writes_nothing() {
+    let dir = Dir::new("eval-cache-off");
+    let server = llm(&[]);
+    let cases = "    - prompt: 'x [[call echo {\"text\": \"a\"}]]'\n      expect_tool: echo\n";
+    api_config(&dir, "anthropic", &[], "  cache: false\n", cases);
+    let openai = format!("{}/v1", server.url);
+    let (out, report) = eval_in(&dir, &[], &api_env(&server, &openai));
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(!dir.path(".toolproof-cache").exists());
+    assert_eq!(
+        report["phases"]["evals"]["results"]["cache"]["write"],
+        false
+    );
+}
