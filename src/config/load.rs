@@ -506,10 +506,14 @@ fn check_ranges(ctx: &Ctx<'_>, config: &Config) -> Result<(), ConfigError> {
         ));
     }
 
+    not_negative(ctx, config.retry_delay_ms, &[Step::Key("retry_delay_ms")])?;
     for (i, test) in config.tests.iter().enumerate() {
         let here = [Step::Key("tests"), Step::Index(i)];
         if let Some(t) = test.timeout_ms {
             positive(ctx, t, &under(&here, "timeout_ms"), "milliseconds")?;
+        }
+        if let Some(d) = test.retry_delay_ms {
+            not_negative(ctx, d, &under(&here, "retry_delay_ms"))?;
         }
         let expect = under(&here, "expect");
         if let Some(limit) = test.expect.max_latency_ms {

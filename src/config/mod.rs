@@ -141,6 +141,7 @@ pub fn from_target(
         server,
         timeout_ms: 10_000.0,
         retries: 0,
+        retry_delay_ms: 0.0,
         checks: ChecksConfig::default(),
         tests: Vec::new(),
         fuzz: None,

@@ -36,6 +36,9 @@ pub struct Config {
     /// Default per-test retries.
     #[serde(default)]
     pub retries: u32,
+    /// Default wait between a test's attempts, in milliseconds.
+    #[serde(default)]
+    pub retry_delay_ms: f64,
     /// Static checks on the tool list.
     #[serde(default)]
     pub checks: ChecksConfig,
@@ -194,6 +197,12 @@ pub struct TestCase {
     /// Retries; beats the top-level value and `--retries`.
     #[serde(default)]
     pub retries: Option<u32>,
+    /// Wait between attempts; beats the top-level value.
+    #[serde(default)]
+    pub retry_delay_ms: Option<f64>,
+    /// Labels for `--filter`/`-k`.
+    #[serde(default)]
+    pub tags: Vec<String>,
     /// YAML line of this entry (filled by the loader).
     #[serde(skip)]
     pub line: Option<u32>,
