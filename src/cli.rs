@@ -159,6 +159,9 @@ pub struct ReportArgs {
     /// Do not write the Markdown summary to $GITHUB_STEP_SUMMARY.
     #[arg(long)]
     pub no_summary: bool,
+    /// Write a single-file HTML report here.
+    #[arg(long, value_name = "PATH", env = "TOOLPROOF_HTML")]
+    pub html: Option<PathBuf>,
 }
 
 /// `toolproof run`.
@@ -179,6 +182,10 @@ pub struct RunArgs {
     /// Default per-test retries (a test's own `retries` still wins).
     #[arg(long, value_name = "N")]
     pub retries: Option<u32>,
+    /// Run only the tests whose name contains TEXT (case-insensitive), or `tag:NAME`;
+    /// several terms separated by commas select any of them.
+    #[arg(short = 'k', long = "filter", value_name = "TEXT", env = "TOOLPROOF_FILTER")]
+    pub filter: Option<String>,
     /// Skip the evals phase.
     #[arg(long, env = "TOOLPROOF_SKIP_EVALS")]
     pub skip_evals: bool,

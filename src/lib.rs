@@ -86,6 +86,7 @@ fn inspect_cmd(args: InspectArgs) -> i32 {
         skip_fuzz: true,
         evals: Default::default(),
         history: None,
+        filter: None,
     };
     let mut report = run::execute(&loaded, &plan);
     // inspect runs no tests or evals: say so rather than echo the config's phases.
@@ -137,6 +138,7 @@ fn run_cmd(args: RunArgs, color: bool) -> i32 {
             ..Default::default()
         },
         history: args.evals.history,
+        filter: args.filter,
     };
     let outputs = Outputs {
         color,
@@ -144,6 +146,7 @@ fn run_cmd(args: RunArgs, color: bool) -> i32 {
         json: args.reports.json,
         summary: run::summary_path(args.reports.summary, args.reports.no_summary),
         annotations: run::in_github_actions(),
+        html: args.reports.html,
     };
     let report = run::execute(&loaded, &plan);
     run::deliver(&report, &outputs)
@@ -185,6 +188,7 @@ fn eval_cmd(args: EvalArgs, color: bool) -> i32 {
             offline: args.flags.offline,
         },
         history: args.flags.history,
+        filter: None,
     };
     let outputs = Outputs {
         color,
@@ -192,6 +196,7 @@ fn eval_cmd(args: EvalArgs, color: bool) -> i32 {
         json: args.reports.json,
         summary: run::summary_path(args.reports.summary, args.reports.no_summary),
         annotations: run::in_github_actions(),
+        html: args.reports.html,
     };
     let mut report = run::execute(&loaded, &plan);
     report.phases.checks.reason = Some("eval runs only the evals phase".into());

@@ -46,6 +46,8 @@ pub struct Plan {
     pub evals: crate::evals::engine::Overrides,
     /// `--history PATH`: append the eval miss rate and read the trend.
     pub history: Option<PathBuf>,
+    /// `--filter`/`-k`: which tests run.
+    pub filter: Option<String>,
 }
 
 /// Where the rendered reports go.
@@ -61,6 +63,8 @@ pub struct Outputs {
     pub summary: Option<PathBuf>,
     /// Emit GitHub workflow annotations on stdout.
     pub annotations: bool,
+    /// HTML report path.
+    pub html: Option<PathBuf>,
 }
 
 /// The connection settings a config implies.
