@@ -333,3 +333,190 @@ fn python_sdk_2_pinned_to_the_handshake() {
     assert_eq!(report["server"]["era"], "legacy", "{report:#}");
     assert_eq!(report["server"]["protocol_version"], "2025-11-25");
 }
+
+// ---------------------------------------------------------------- YAML tool-call tests
+
+/// Runs `toolproof run` on a config in a fresh folder; returns the exit code and the JSON report.
+fn run_config(name: &str, yaml: &str) -> (i32, Value, String) {
+    let dir = temp_dir(name);
+    std::fs::write(dir.join("toolproof.yaml"), yaml).expect("write config");
+    let out = toolproof(&["run", "--json", "report.json"], &dir);
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("report.json")).unwrap_or_default(),
+    )
+    .unwrap_or(Value::Null);
+    (out.code, report, out.stdout)
+}
+
+fn test_statuses(report: &Value) -> Vec<(String, String)> {
+    report["phases"]["tests"]["results"]
+        .as_array()
+        .map(|tests| {
+            tests
+                .iter()
+                .map(|t| {
+                    (
+                        t["name"].as_str().unwrap_or("").to_owned(),
+                        t["status"].as_str().unwrap_or("").to_owned(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn all_passed(report: &Value, stdout: &str) {
+    let statuses = test_statuses(report);
+    assert!(!statuses.is_empty(), "no tests ran:\n{stdout}");
+    for (name, status) in &statuses {
+        assert_eq!(status, "passed", "{name}:\n{stdout}");
+    }
+}
+
+#[test]
+fn tests_pass_against_server_everything() {
+    let yaml = format!(
+        r#"server:
+  command: [node, {}, stdio]
+checks:
+  enabled: false
+tests:
+  - name: echo says it back
+    tool: echo
+    args: {{message: hello there}}
+    expect:
+      contains: "Echo: hello there"
+      regex: "^Echo: "
+  - name: get-sum adds
+    tool: get-sum
+    args: {{a: 2, b: 40}}
+    expect:
+      is_error: false
+      contains: "is 42"
+  - name: structured content matches its output schema
+    tool: get-structured-content
+    args: {{location: Chicago}}
+    expect:
+      jsonpath:
+        $.temperature: {{type: number, equals: 36}}
+        $.conditions: {{type: string}}
+        $.humidity: {{min: 0, max: 100}}
+"#,
+        node_server("server-everything")
+    );
+    let (code, report, stdout) = run_config("tests-everything", &yaml);
+    all_passed(&report, &stdout);
+    assert_eq!(code, 0, "{stdout}");
+}
+
+#[test]
+fn tests_pass_against_server_filesystem_in_a_temp_folder() {
+    let root = temp_dir("tests-fs-root");
+    std::fs::write(root.join("notes.txt"), "first line\nsecond line\n").expect("seed file");
+    let yaml = format!(
+        r#"server:
+  command: [node, {}, {root}]
+checks:
+  enabled: false
+tests:
+  - name: write a file
+    tool: write_file
+    args: {{path: "{root}/hello.txt", content: "hi from toolproof"}}
+    expect:
+      is_error: false
+  - name: read it back
+    tool: read_text_file
+    args: {{path: "{root}/hello.txt"}}
+    expect:
+      contains: hi from toolproof
+  - name: the folder lists both files
+    tool: list_directory
+    args: {{path: "{root}"}}
+    expect:
+      contains: [hello.txt, notes.txt]
+  - name: outside the allowed folder is refused
+    tool: read_text_file
+    args: {{path: /etc/hostname}}
+    expect:
+      is_error: true
+"#,
+        node_server("server-filesystem"),
+        root = root.display()
+    );
+    let (code, report, stdout) = run_config("tests-fs", &yaml);
+    all_passed(&report, &stdout);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(root.join("hello.txt").exists());
+}
+
+#[test]
+fn tests_pass_against_server_memory_with_its_data_file_in_a_temp_folder() {
+    let dir = temp_dir("tests-memory-data");
+    let data = dir.join("memory.jsonl");
+    let yaml = format!(
+        r#"server:
+  command: [node, {}]
+  env:
+    MEMORY_FILE_PATH: "{}"
+checks:
+  enabled: false
+tests:
+  - name: create an entity
+    tool: create_entities
+    args:
+      entities:
+        - {{name: toolproof, entityType: project, observations: [tests MCP servers]}}
+    expect:
+      contains: toolproof
+  - name: find it again
+    tool: search_nodes
+    args: {{query: toolproof}}
+    expect:
+      contains: tests MCP servers
+"#,
+        node_server("server-memory"),
+        data.display()
+    );
+    let (code, report, stdout) = run_config("tests-memory", &yaml);
+    all_passed(&report, &stdout);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(
+        std::fs::read_to_string(&data).is_ok_and(|d| d.contains("toolproof")),
+        "the memory server kept its data in the temp folder"
+    );
+}
+
+#[test]
+fn tests_pass_against_python_sdk_servers_including_a_tool_error() {
+    for sdk in ["py-mcp1", "py-mcp2"] {
+        let yaml = format!(
+            r#"server:
+  command: [{}, {}, stdio]
+checks:
+  enabled: false
+tests:
+  - name: add
+    tool: add
+    args: {{a: 2, b: 3}}
+    expect:
+      equals: 5
+  - name: shout
+    tool: shout
+    args: {{text: hey}}
+    expect:
+      contains: HEY
+  - name: a tool error is an error result
+    tool: refuse
+    args: {{reason: not today}}
+    expect:
+      is_error: true
+      contains: not today
+"#,
+            python(sdk),
+            sdk_server_script()
+        );
+        let (code, report, stdout) = run_config(&format!("tests-{sdk}"), &yaml);
+        all_passed(&report, &stdout);
+        assert_eq!(code, 0, "{sdk}: {stdout}");
+    }
+}
