@@ -499,7 +499,7 @@ tests:
     tool: add
     args: {{a: 2, b: 3}}
     expect:
-      equals: 5
+      equals: {{result: 5}}
   - name: shout
     tool: shout
     args: {{text: hey}}
