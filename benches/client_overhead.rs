@@ -20,7 +20,10 @@ const ROUNDS: usize = 5;
 fn fake() -> PathBuf {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/release/examples/fake_mcp");
     if !path.exists() {
-        eprintln!("{} is missing: run `cargo build --release --examples` first", path.display());
+        eprintln!(
+            "{} is missing: run `cargo build --release --examples` first",
+            path.display()
+        );
         std::process::exit(2);
     }
     path
@@ -40,10 +43,14 @@ fn bare() -> Duration {
     let mut send = |msg: &Value, read: bool, line: &mut String| {
         let mut bytes = serde_json::to_vec(msg).unwrap_or_default();
         bytes.push(b'\n');
-        stdin.write_all(&bytes).unwrap_or_else(|e| panic!("write: {e}"));
+        stdin
+            .write_all(&bytes)
+            .unwrap_or_else(|e| panic!("write: {e}"));
         if read {
             line.clear();
-            stdout.read_line(line).unwrap_or_else(|e| panic!("read: {e}"));
+            stdout
+                .read_line(line)
+                .unwrap_or_else(|e| panic!("read: {e}"));
         }
     };
     send(
@@ -53,7 +60,11 @@ fn bare() -> Duration {
         true,
         &mut line,
     );
-    send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}), false, &mut line);
+    send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        false,
+        &mut line,
+    );
     let started = Instant::now();
     for id in 1..=CALLS {
         send(
@@ -107,8 +118,14 @@ fn main() {
     client_runs.sort();
     let (b, c) = (bare_runs[ROUNDS / 2], client_runs[ROUNDS / 2]);
     println!("tools/call round trip over stdio, median of {ROUNDS} rounds of {CALLS} calls:");
-    println!("  bare loop (server + pipe):   {:>8.1} µs", b.as_secs_f64() * 1e6);
-    println!("  toolproof Client::call_tool: {:>8.1} µs", c.as_secs_f64() * 1e6);
+    println!(
+        "  bare loop (server + pipe):   {:>8.1} µs",
+        b.as_secs_f64() * 1e6
+    );
+    println!(
+        "  toolproof Client::call_tool: {:>8.1} µs",
+        c.as_secs_f64() * 1e6
+    );
     println!(
         "  client overhead per call:    {:>8.1} µs",
         (c.as_secs_f64() - b.as_secs_f64()) * 1e6

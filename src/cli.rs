@@ -184,7 +184,12 @@ pub struct RunArgs {
     pub retries: Option<u32>,
     /// Run only the tests whose name contains TEXT (case-insensitive), or `tag:NAME`;
     /// several terms separated by commas select any of them.
-    #[arg(short = 'k', long = "filter", value_name = "TEXT", env = "TOOLPROOF_FILTER")]
+    #[arg(
+        short = 'k',
+        long = "filter",
+        value_name = "TEXT",
+        env = "TOOLPROOF_FILTER"
+    )]
     pub filter: Option<String>,
     /// Skip the evals phase.
     #[arg(long, env = "TOOLPROOF_SKIP_EVALS")]

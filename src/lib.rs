@@ -199,7 +199,14 @@ fn eval_cmd(args: EvalArgs, color: bool) -> i32 {
         html: args.reports.html,
     };
     let mut report = run::execute(&loaded, &plan);
-    report.phases.checks.reason = Some("eval runs only the evals phase".into());
+    for reason in [
+        &mut report.phases.checks.reason,
+        &mut report.phases.tests.reason,
+        &mut report.phases.bench.reason,
+        &mut report.phases.fuzz.reason,
+    ] {
+        *reason = Some("eval runs only the evals phase".into());
+    }
     run::deliver(&report, &outputs)
 }
 

@@ -1012,3 +1012,47 @@ mod client {
         }
     }
 }
+
+// ---------------------------------------------------------------- the bundled demo
+
+/// The README's demo configs, pointed at this build's examples.
+fn demo(name: &str) -> (Dir, Out) {
+    let _ = fake();
+    let dir = Dir::new(&format!("demo-{name}"));
+    let yaml = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("examples/demo/{name}")),
+    )
+    .expect("demo config");
+    let examples = format!("{}/", bin_dir().join("examples").display());
+    dir.write(
+        name,
+        &yaml.replace("../../target/release/examples/", &examples),
+    );
+    let out = toolproof_in(&dir.0, &["run", name, "--json", "r.json"], &[]);
+    (dir, out)
+}
+
+#[test]
+fn the_bundled_demo_passes_and_its_broken_twin_fails_for_the_planted_reasons() {
+    let _ = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["build", "--examples"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status();
+    let (dir, out) = demo("toolproof.yaml");
+    assert_eq!(out.code, 0, "{out:?}");
+    let report = dir.json("r.json");
+    assert_eq!(report["phases"]["evals"]["status"], "passed");
+    assert_eq!(report["phases"]["checks"]["status"], "passed");
+
+    let (dir, out) = demo("broken.yaml");
+    assert_eq!(out.code, 1, "{out:?}");
+    let report = dir.json("r.json");
+    assert_eq!(report["phases"]["checks"]["status"], "failed");
+    let confusion = &report["phases"]["evals"]["results"]["models"][0]["confusion"];
+    assert!(
+        confusion.as_array().is_some_and(|c| c
+            .iter()
+            .any(|p| p["expected"] == "list_notes" && p["picked"] == "show_notes")),
+        "{confusion:#}"
+    );
+}

@@ -341,10 +341,9 @@ fn run_config(name: &str, yaml: &str) -> (i32, Value, String) {
     let dir = temp_dir(name);
     std::fs::write(dir.join("toolproof.yaml"), yaml).expect("write config");
     let out = toolproof(&["run", "--json", "report.json"], &dir);
-    let report: Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("report.json")).unwrap_or_default(),
-    )
-    .unwrap_or(Value::Null);
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap_or_default())
+            .unwrap_or(Value::Null);
     (out.code, report, out.stdout)
 }
 

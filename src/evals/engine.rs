@@ -259,7 +259,9 @@ pub fn run(
             .filter(|i| matches!(got[*i], Got::NotAsked))
             .collect();
         let mut fatal: Option<String> = None;
-        if !pending.is_empty() && !o.offline {
+        // `--offline` keeps model APIs from being called; a local command is no API.
+        let offline = o.offline && provider != ProviderKind::Command;
+        if !pending.is_empty() && !offline {
             let provider_client =
                 client.get_or_insert_with(|| build_client(cfg, provider, base_dir));
             match provider_client {
@@ -291,9 +293,14 @@ pub fn run(
                 }
             }
         }
-        results
-            .models
-            .push(score_model(&ctx, model, &items, got, fatal, o));
+        results.models.push(score_model(
+            &ctx,
+            model,
+            &items,
+            got,
+            fatal,
+            offline_for(o, provider),
+        ));
     }
 
     let passed = results.models.iter().all(|m| m.passed);
@@ -301,31 +308,20 @@ pub fn run(
     let reason = results
         .models
         .iter()
-        .map(|m| match &m.error {
-            Some(e) => e.clone(),
-            None => {
-                let mut line = format!(
-                    "{}{:.0}% accuracy ({}/{}), minimum {:.0}%",
-                    if resolved.models.len() > 1 {
-                        format!("{}: ", m.model)
-                    } else {
-                        String::new()
-                    },
-                    m.accuracy * 100.0,
-                    m.correct,
-                    m.total,
-                    m.min_accuracy * 100.0
-                );
-                for gate in m
-                    .gates
-                    .iter()
-                    .filter(|g| !g.passed && g.name != "min_accuracy")
-                {
-                    line.push_str("; ");
-                    line.push_str(&gate.detail);
-                }
-                line
+        .map(|m| {
+            let mut line = m.verdict_text();
+            if resolved.models.len() > 1 {
+                line = format!("{}: {line}", m.model);
             }
+            for gate in m
+                .gates
+                .iter()
+                .filter(|g| !g.passed && g.name != "min_accuracy")
+            {
+                line.push_str("; ");
+                line.push_str(&gate.detail);
+            }
+            line
         })
         .collect::<Vec<_>>()
         .join("; ");
@@ -550,13 +546,20 @@ fn trial_of(ctx: &Ctx<'_>, case: &EvalCase, got: Got) -> TrialResult {
     }
 }
 
+fn offline_for(o: &Overrides, provider: ProviderKind) -> Overrides {
+    Overrides {
+        offline: o.offline && provider != ProviderKind::Command,
+        ..o.clone()
+    }
+}
+
 fn score_model(
     ctx: &Ctx<'_>,
     model: &str,
     items: &[Item],
     got: Vec<Got>,
     fatal: Option<String>,
-    o: &Overrides,
+    o: Overrides,
 ) -> ModelEval {
     let cfg = ctx.cfg;
     let mut trials: Vec<Vec<TrialResult>> = cfg.cases.iter().map(|_| Vec::new()).collect();

@@ -343,8 +343,11 @@ fn evals_section(
             )
         }
     };
-    if let Some(reason) = phase.reason.filter(|r| !detail.starts_with(r)) {
-        detail = format!("{reason}; {detail}");
+    match phase.reason {
+        // The engine's verdict already says what the models say, and more.
+        Some(reason) if reason.starts_with(&detail) => detail = reason.to_owned(),
+        Some(reason) if !detail.starts_with(reason) => detail = format!("{reason}; {detail}"),
+        _ => {}
     }
     phase_line(out, phase, Some(&clean(&detail)), color);
 
