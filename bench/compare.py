@@ -9,6 +9,7 @@ reference into target/bench/ref-venv on first use. Usage:
 """
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -68,12 +69,23 @@ def main() -> None:
     work = ROOT / "target/bench"
     work.mkdir(parents=True, exist_ok=True)
     server = [str(FAKE), "--tools", "2000", "--page-size", "100"]
+    tests_cfg = work / "tests-1000.yaml"
+    lines = ["server:", f"  command: [{json.dumps(str(FAKE))}]", "tests:"]
+    for i in range(1000):
+        lines += [f"  - name: echo {i}", "    tool: echo", f"    args: {{text: t{i}}}",
+                  f"    expect: {{contains: t{i}}}"]
+    tests_cfg.write_text("\n".join(lines) + "\n")
     cases = [
         ("--version", [str(OURS), "--version"], [str(REF), "--version"]),
         (
             "inspect, 2000 tools in 20 pages",
             [str(OURS), "inspect", "--json", "--", *server],
             [str(REF), "inspect", "--json", "--", *server],
+        ),
+        (
+            "run, 1000 tests on a no-op server",
+            [str(OURS), "run", str(tests_cfg)],
+            [str(REF), "run", str(tests_cfg)],
         ),
     ]
     print(f"{'case':36} {'toolproof':>12} {'mcp-toolproof':>14} {'speed-up':>9}  {'RSS ours/ref (MB)':>18}")
