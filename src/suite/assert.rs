@@ -367,12 +367,12 @@ impl From<jsonschema::paths::LocationSegment<'_>> for Segment {
 }
 
 /// A value as compact JSON, cut to [`SHOWN`] characters.
-pub fn show(v: &Value) -> String {
+pub(crate) fn show(v: &Value) -> String {
     cut(&v.to_string(), SHOWN)
 }
 
 /// A text on one line (control characters as spaces), cut to [`SHOWN`] characters.
-pub fn excerpt(text: &str) -> String {
+pub(crate) fn excerpt(text: &str) -> String {
     let head: String = text
         .chars()
         .take(SHOWN + 1)
@@ -390,7 +390,7 @@ fn cut(s: &str, max: usize) -> String {
 }
 
 /// `250`, `0.5`, `1e300` as written in YAML (no `.0` on integral values).
-pub fn number_text(x: f64) -> String {
+pub(crate) fn number_text(x: f64) -> String {
     format!("{x}")
 }
 
