@@ -10,6 +10,7 @@ pub mod inspect;
 pub mod mcp;
 pub mod report;
 pub mod run;
+pub mod suite;
 
 use std::path::{Path, PathBuf};
 

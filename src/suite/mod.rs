@@ -1,0 +1,412 @@
+//! The YAML tool-call tests (`tests:`): which tests `--filter` selects, and running them in
+//! order with honest timeouts, retries, and a restart when the server dies. Never prints;
+//! the assertions themselves live in [`assert`].
+
+pub mod assert;
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+
+use crate::config::{Config, TestCase};
+use crate::mcp::client::{CallFailure, Client, ConnectError};
+use crate::mcp::error::McpError;
+use crate::mcp::types::{CallOutcome, CallResult, Tool};
+use crate::report::model::{Phase, PhaseStatus, TestResult, TestStatus};
+
+/// Most bytes of a result's text (and of a failing call's stderr) kept in a [`TestResult`].
+pub const KEEP_BYTES: usize = 64 * 1024;
+/// The longest wait honoured (30 days): far beyond any CI job, it only keeps deadline
+/// arithmetic from overflowing on absurd values.
+const LONGEST_WAIT_MS: f64 = 30.0 * 24.0 * 3600.0 * 1000.0;
+
+/// Runs the tests `filter` selects, in YAML order, one after another, on `client`.
+/// `tools` is the server's tool list; `cfg.timeout_ms` and `cfg.retries` already hold the
+/// command-line overrides. The phase is `Passed` when every test passed (flaky ones count),
+/// `Failed` otherwise, and `Skipped` when there is nothing to run. Its reason is set when the
+/// server could not be restarted or nothing was selected.
+pub fn run(
+    client: &mut Client,
+    tools: &[Tool],
+    cfg: &Config,
+    filter: Option<&str>,
+) -> Phase<Vec<TestResult>> {
+    run_on(client, tools, cfg, filter)
+}
+
+/// Indexes into `tests` of the tests `filter` selects, in YAML order. The filter is a list of
+/// terms separated by commas, any of which selects a test: `tag:NAME` selects the tests tagged
+/// exactly NAME, any other term the tests whose name contains it, ignoring case. No filter (or
+/// only blank terms) selects every test.
+pub fn select(tests: &[TestCase], filter: Option<&str>) -> Vec<usize> {
+    let terms: Vec<&str> = filter
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .collect();
+    let lowered: Vec<String> = terms.iter().map(|t| t.to_lowercase()).collect();
+    tests
+        .iter()
+        .enumerate()
+        .filter(|(_, test)| {
+            terms.is_empty()
+                || terms
+                    .iter()
+                    .zip(&lowered)
+                    .any(|(term, low)| match term.strip_prefix("tag:") {
+                        Some(tag) => test.tags.iter().any(|t| t == tag.trim()),
+                        None => test.name.to_lowercase().contains(low.as_str()),
+                    })
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// What the runner needs from a server connection; [`Client`] in production.
+trait Server {
+    fn call(
+        &mut self,
+        tool: &str,
+        args: &Map<String, Value>,
+        timeout: Duration,
+    ) -> Result<CallOutcome, CallFailure>;
+    fn has_exited(&self) -> bool;
+    fn restart(&mut self) -> Result<(), ConnectError>;
+    /// Waits between attempts.
+    fn pause(&mut self, d: Duration) {
+        std::thread::sleep(d);
+    }
+}
+
+impl Server for Client {
+    fn call(
+        &mut self,
+        tool: &str,
+        args: &Map<String, Value>,
+        timeout: Duration,
+    ) -> Result<CallOutcome, CallFailure> {
+        self.call_tool(tool, args, timeout)
+    }
+
+    fn has_exited(&self) -> bool {
+        Client::has_exited(self)
+    }
+
+    fn restart(&mut self) -> Result<(), ConnectError> {
+        Client::restart(self)
+    }
+}
+
+fn run_on<S: Server>(
+    server: &mut S,
+    tools: &[Tool],
+    cfg: &Config,
+    filter: Option<&str>,
+) -> Phase<Vec<TestResult>> {
+    if cfg.tests.is_empty() {
+        return Phase::skipped("no `tests:` in the config");
+    }
+    let selected = select(&cfg.tests, filter);
+    if selected.is_empty() {
+        return Phase::skipped(format!(
+            "--filter `{}` selects none of the {} tests",
+            filter.unwrap_or(""),
+            cfg.tests.len()
+        ));
+    }
+    let started = Instant::now();
+    let mut broken: Option<String> = None;
+    let results: Vec<TestResult> = selected
+        .into_iter()
+        .map(|i| run_one(server, tools, &cfg.tests[i], cfg, &mut broken))
+        .collect();
+    let all_ok = results
+        .iter()
+        .all(|r| matches!(r.status, TestStatus::Passed | TestStatus::Flaky));
+    Phase {
+        status: if all_ok {
+            PhaseStatus::Passed
+        } else {
+            PhaseStatus::Failed
+        },
+        reason: broken.map(|why| format!("the server could not be restarted: {why}")),
+        duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+        results,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    Pass,
+    Fail,
+    Error,
+}
+
+/// One call of a test and what came of it.
+struct Attempt {
+    verdict: Verdict,
+    failures: Vec<String>,
+    latency_ms: f64,
+    is_error: Option<bool>,
+    text: Option<String>,
+    stderr: String,
+    /// The server died (or its pipes broke) and needs a restart.
+    server_gone: bool,
+}
+
+fn run_one<S: Server>(
+    server: &mut S,
+    tools: &[Tool],
+    test: &TestCase,
+    cfg: &Config,
+    broken: &mut Option<String>,
+) -> TestResult {
+    let mut result = TestResult {
+        name: test.name.clone(),
+        tool: test.tool.clone(),
+        status: TestStatus::NotRun,
+        failures: Vec::new(),
+        latency_ms: 0.0,
+        attempts: 0,
+        is_error: None,
+        text: None,
+        stderr: None,
+        tags: test.tags.clone(),
+        line: test.line,
+    };
+    if let Some(why) = broken {
+        result.failures.push(not_run(why));
+        return result;
+    }
+    let Some(tool) = tools.iter().find(|t| t.name == test.tool) else {
+        result.status = TestStatus::Failed;
+        result.failures.push(no_such_tool(&test.tool, tools));
+        return result;
+    };
+
+    let timeout_ms = test.timeout_ms.unwrap_or(cfg.timeout_ms);
+    let timeout = millis(timeout_ms);
+    let allowed = test.retries.unwrap_or(cfg.retries).saturating_add(1);
+    let delay = millis(test.retry_delay_ms.unwrap_or(cfg.retry_delay_ms));
+    let mut history: Vec<Attempt> = Vec::new();
+    for n in 1..=allowed {
+        if n > 1 && !delay.is_zero() {
+            server.pause(delay);
+        }
+        if server.has_exited()
+            && let Err(e) = server.restart()
+        {
+            *broken = Some(restart_reason(&e));
+            break;
+        }
+        let attempt = call_once(server, tool, test, timeout, timeout_ms);
+        let gone = attempt.server_gone;
+        let passed = attempt.verdict == Verdict::Pass;
+        history.push(attempt);
+        if gone && let Err(e) = server.restart() {
+            *broken = Some(restart_reason(&e));
+            break;
+        }
+        if passed {
+            break;
+        }
+    }
+
+    let Some(last) = history.pop() else {
+        // Only a failed restart leaves a test without any attempt.
+        if let Some(why) = broken {
+            result.failures.push(not_run(why));
+        }
+        return result;
+    };
+    result.attempts = u32::try_from(history.len() + 1).unwrap_or(u32::MAX);
+    result.status = match last.verdict {
+        Verdict::Pass if history.is_empty() => TestStatus::Passed,
+        Verdict::Pass => TestStatus::Flaky,
+        Verdict::Fail => TestStatus::Failed,
+        Verdict::Error => TestStatus::Error,
+    };
+    result.failures = last.failures.clone();
+    for (i, earlier) in history.iter().enumerate() {
+        for line in &earlier.failures {
+            if !last.failures.contains(line) {
+                result.failures.push(format!("attempt {}: {line}", i + 1));
+            }
+        }
+    }
+    result.latency_ms = last.latency_ms;
+    result.is_error = last.is_error;
+    result.text = last.text;
+    if matches!(result.status, TestStatus::Failed | TestStatus::Error)
+        && !last.stderr.trim().is_empty()
+    {
+        result.stderr = Some(keep_tail(last.stderr));
+    }
+    result
+}
+
+fn call_once<S: Server>(
+    server: &mut S,
+    tool: &Tool,
+    test: &TestCase,
+    timeout: Duration,
+    timeout_ms: f64,
+) -> Attempt {
+    match server.call(&test.tool, &test.args, timeout) {
+        Ok(outcome) => {
+            let failures = assert::check(&test.expect, &outcome, tool.output_schema.as_ref());
+            let is_error = match &outcome.result {
+                CallResult::Result { is_error, .. } => *is_error,
+                CallResult::ProtocolError { .. } => true,
+            };
+            Attempt {
+                verdict: if failures.is_empty() {
+                    Verdict::Pass
+                } else {
+                    Verdict::Fail
+                },
+                failures,
+                latency_ms: outcome.latency.as_secs_f64() * 1000.0,
+                is_error: Some(is_error),
+                text: Some(keep_head(outcome.result.text())),
+                stderr: outcome.stderr,
+                server_gone: false,
+            }
+        }
+        Err(failure) => {
+            let message = match &failure.error {
+                McpError::Timeout { .. } => format!(
+                    "no answer within {}ms (timeout_ms)",
+                    assert::number_text(timeout_ms)
+                ),
+                McpError::Exited { how } => format!("the server {how} during the call"),
+                other => format!("no result from the server: {other}"),
+            };
+            Attempt {
+                verdict: Verdict::Error,
+                failures: vec![message],
+                latency_ms: failure.latency.as_secs_f64() * 1000.0,
+                is_error: None,
+                text: None,
+                stderr: failure.stderr,
+                server_gone: failure.error.is_fatal() || server.has_exited(),
+            }
+        }
+    }
+}
+
+fn not_run(why: &str) -> String {
+    format!("not run: the server could not be restarted: {why}")
+}
+
+/// The restart error, with the last line the server wrote to stderr when there is one.
+fn restart_reason(e: &ConnectError) -> String {
+    match e.stderr.lines().rev().find(|l| !l.trim().is_empty()) {
+        Some(line) => format!(
+            "{}; its stderr ends with: {}",
+            e.error,
+            assert::excerpt(line)
+        ),
+        None => e.error.to_string(),
+    }
+}
+
+/// `server has no tool named 'x'`, with the nearest listed name when one is close.
+fn no_such_tool(name: &str, tools: &[Tool]) -> String {
+    let mut message = format!("server has no tool named '{name}'");
+    if let Some(near) = nearest(name, tools.iter().map(|t| t.name.as_str())) {
+        message.push_str(&format!(", did you mean '{near}'?"));
+    }
+    message
+}
+
+/// The candidate closest to `word` by edit distance, when it is close enough to be a typo
+/// (or differs only in case, `-` versus `_`, or `.` versus `_`).
+fn nearest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let norm = |s: &str| s.to_lowercase().replace(['-', '.'], "_");
+    let word_norm = norm(word);
+    let limit = match word.chars().count() {
+        0..=4 => 1,
+        5..=8 => 2,
+        _ => 3,
+    };
+    candidates
+        .filter(|c| !c.is_empty())
+        .map(|c| {
+            let d = if norm(c) == word_norm {
+                0
+            } else {
+                distance(word, c)
+            };
+            (d, c)
+        })
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// Edit distance over characters where swapping two neighbours counts as one edit
+/// (optimal string alignment), so `ecoh` is one typo away from `echo`.
+fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+/// Milliseconds from the config as a duration; negative values give zero (the loader
+/// rejects them), huge ones [`LONGEST_WAIT_MS`].
+fn millis(ms: f64) -> Duration {
+    Duration::try_from_secs_f64(ms.min(LONGEST_WAIT_MS) / 1000.0).unwrap_or(Duration::ZERO)
+}
+
+/// The first [`KEEP_BYTES`] of a text, with a note saying how long it was.
+fn keep_head(text: String) -> String {
+    if text.len() <= KEEP_BYTES {
+        return text;
+    }
+    let note = format!("\n… (cut: {} bytes in all)", text.len());
+    let mut end = KEEP_BYTES - note.len();
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}{note}", &text[..end])
+}
+
+/// The last [`KEEP_BYTES`] of a text (the last words of a dying server matter most).
+fn keep_tail(text: String) -> String {
+    if text.len() <= KEEP_BYTES {
+        return text;
+    }
+    let note = format!("… (cut: the last part of {} bytes)\n", text.len());
+    let mut start = text.len() - (KEEP_BYTES - note.len());
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    format!("{note}{}", &text[start..])
+}
+
+#[cfg(test)]
+mod tests;
+
+#[cfg(test)]
+mod live;
