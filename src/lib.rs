@@ -125,6 +125,17 @@ fn run_cmd(args: RunArgs, color: bool) -> i32 {
     if let Some(r) = args.retries {
         loaded.config.retries = r;
     }
+    if let Some(filter) = &args.filter
+        && suite::select(&loaded.config.tests, Some(filter)).is_empty()
+    {
+        return run::usage_error(
+            &ConfigError::new(format!(
+                "--filter `{filter}` selects none of the {} tests",
+                loaded.config.tests.len()
+            ))
+            .hint("match part of a test name (case-insensitive) or `tag:NAME`; separate several with commas"),
+        );
+    }
     let plan = Plan {
         command: "run".into(),
         checks: !args.no_checks,

@@ -270,8 +270,8 @@ fn run_connected(client: &mut Client, loaded: &LoadedConfig, plan: &Plan, report
         report.phases.evals = phase;
     }
     if report.phases.tests.status == PhaseStatus::Error {
-        report.phases.tests.status = PhaseStatus::Skipped;
-        report.phases.tests.reason = Some(later.into());
+        report.phases.tests =
+            crate::suite::run(client, &tools, &loaded.config, plan.filter.as_deref());
     }
 }
 

@@ -515,6 +515,18 @@ fn check_ranges(ctx: &Ctx<'_>, config: &Config) -> Result<(), ConfigError> {
         if let Some(d) = test.retry_delay_ms {
             not_negative(ctx, d, &under(&here, "retry_delay_ms"))?;
         }
+        for path in test.expect.jsonpath.keys() {
+            if let Some(problem) = crate::suite::assert::jsonpath_error(path) {
+                let mut steps = under(&here, "expect");
+                steps.push(Step::Key("jsonpath"));
+                steps.push(Step::Key(path));
+                return Err(ctx.error(
+                    ctx.pos(&steps),
+                    format!("`{path}` is not a valid JSONPath: {problem}"),
+                    Some("paths follow RFC 9535 and start with `$`, e.g. `$.items[0].name`".to_owned()),
+                ));
+            }
+        }
         let expect = under(&here, "expect");
         if let Some(limit) = test.expect.max_latency_ms {
             positive(
