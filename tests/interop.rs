@@ -333,3 +333,6 @@ fn python_sdk_2_pinned_to_the_handshake() {
     assert_eq!(report["server"]["era"], "legacy", "{report:#}");
     assert_eq!(report["server"]["protocol_version"], "2025-11-25");
 }
+
+#[path = "interop/html.rs"]
+mod html;
