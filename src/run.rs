@@ -347,9 +347,10 @@ pub fn deliver(report: &RunReport, outputs: &Outputs) -> i32 {
     );
     print!("{text}");
     type Renderer = fn(&RunReport) -> String;
-    let files: [(&Option<PathBuf>, &str, Renderer); 2] = [
+    let files: [(&Option<PathBuf>, &str, Renderer); 3] = [
         (&outputs.junit, "JUnit report", junit::render),
         (&outputs.json, "JSON report", json::render),
+        (&outputs.html, "HTML report", crate::report::html::render),
     ];
     for (path, what, render) in files {
         let Some(path) = path else { continue };

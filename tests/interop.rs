@@ -519,3 +519,5 @@ tests:
         assert_eq!(code, 0, "{sdk}: {stdout}");
     }
 }
+#[path = "interop/html.rs"]
+mod html;
