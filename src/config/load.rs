@@ -523,7 +523,10 @@ fn check_ranges(ctx: &Ctx<'_>, config: &Config) -> Result<(), ConfigError> {
                 return Err(ctx.error(
                     ctx.pos(&steps),
                     format!("`{path}` is not a valid JSONPath: {problem}"),
-                    Some("paths follow RFC 9535 and start with `$`, e.g. `$.items[0].name`".to_owned()),
+                    Some(
+                        "paths follow RFC 9535 and start with `$`, e.g. `$.items[0].name`"
+                            .to_owned(),
+                    ),
                 ));
             }
         }
