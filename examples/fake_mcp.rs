@@ -70,7 +70,8 @@
 //! `long-name` [70 characters], `contradictory-annotations` [wipe_cache], `similar-tools`
 //! [get_weather, fetch_weather], `huge-tool-list` [bulk_01..bulk_40, about 145 kB of JSON],
 //! `draft07-schema` [draft07_point: valid draft-07 that 2020-12 rejects; must NOT be flagged],
-//! `wrong-structured` [wrong_structured: structuredContent breaks its outputSchema].
+//! `wrong-structured` [wrong_structured: structuredContent breaks its outputSchema],
+//! `flaky` [flaky: an isError result on the 1st, 3rd, … call, success on the others].
 //!
 //! Behaviour faults:
 //! - `stdout-noise`: a banner line on stdout at start (stdio only).

@@ -192,6 +192,8 @@ fn http_fake(args: &[&str]) -> HttpFake {
 
 #[path = "cli/evals.rs"]
 mod evals;
+#[path = "cli/suite.rs"]
+mod suite;
 
 // ---------------------------------------------------------------- connecting, both eras
 

@@ -22,7 +22,12 @@ pub enum Behaviour {
     WrongStructured,
     /// Answers `<name> ok` with the arguments echoed.
     Plain,
+    /// Fails on the 1st, 3rd, 5th… call and succeeds on the others.
+    Flaky,
 }
+
+/// Calls of the `flaky` tool so far in this process.
+static FLAKY_CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// One tool: its wire definition and its behaviour.
 #[derive(Debug, Clone)]
@@ -425,6 +430,14 @@ fn fault_tools(fault: Fault) -> Vec<ToolEntry> {
             }),
             Behaviour::WrongStructured,
         )],
+        Fault::Flaky => vec![entry(
+            json!({
+                "name": "flaky",
+                "description": "Fails every other call: the first, the third, and so on.",
+                "inputSchema": no_args()
+            }),
+            Behaviour::Flaky,
+        )],
         _ => Vec::new(),
     }
 }
@@ -493,6 +506,14 @@ pub fn call_now(tool: &ToolEntry, args: &Map<String, Value>, huge_result: bool) 
             }
         }
         Behaviour::Fail => text_result("this tool always fails".to_owned(), true),
+        Behaviour::Flaky => {
+            let n = FLAKY_CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+            if n % 2 == 1 {
+                text_result(format!("flaky: call {n} fails"), true)
+            } else {
+                text_result(format!("flaky: call {n} works"), false)
+            }
+        }
         Behaviour::WrongStructured => json!({
             "content": [{"type": "text", "text": "{\"count\": \"three\"}"}],
             "structuredContent": {"count": "three"},

@@ -62,6 +62,8 @@ pub enum Fault {
     Draft07Schema,
     /// A tool whose structured content breaks its output schema.
     WrongStructured,
+    /// A tool `flaky` that fails every other call.
+    Flaky,
     /// A banner line on stdout before any answer (stdio).
     StdoutNoise,
     /// Writes to stderr and exits 1 at start.
@@ -89,7 +91,7 @@ pub enum Fault {
 }
 
 /// Every fault with its command-line name and a one-line summary.
-pub const FAULTS: [(&str, Fault, &str); 28] = [
+pub const FAULTS: [(&str, Fault, &str); 29] = [
     (
         "no-description",
         Fault::NoDescription,
@@ -165,6 +167,11 @@ pub const FAULTS: [(&str, Fault, &str); 28] = [
         "wrong-structured",
         Fault::WrongStructured,
         "structuredContent that breaks its outputSchema",
+    ),
+    (
+        "flaky",
+        Fault::Flaky,
+        "a tool `flaky` that fails every other call",
     ),
     (
         "stdout-noise",
