@@ -34,4 +34,5 @@ venv py-mcp1 "mcp==1.30.0"
 venv py-mcp2 "mcp==2.3.0"
 
 export TOOLPROOF_INTEROP_DIR="$root"
-cargo test --all-targets --features interop "$@"
+# Benches are measured with `cargo bench`, not run as tests.
+cargo test --lib --bins --tests --examples --features interop "$@"
