@@ -91,14 +91,16 @@ fn inspect_cmd(args: InspectArgs) -> i32 {
     };
     let mut report = run::execute(&loaded, &plan);
     // inspect runs no tests or evals: say so rather than echo the config's phases.
-    for reason in [
-        &mut report.phases.tests.reason,
-        &mut report.phases.evals.reason,
-        &mut report.phases.bench.reason,
-        &mut report.phases.fuzz.reason,
-    ] {
-        *reason = Some("inspect runs only the static checks".into());
-    }
+    let p = &mut report.phases;
+    set_reasons(
+        [
+            &mut p.tests.reason,
+            &mut p.evals.reason,
+            &mut p.bench.reason,
+            &mut p.fuzz.reason,
+        ],
+        "inspect runs only the static checks",
+    );
     report.phases.tests.status = report::model::PhaseStatus::Skipped;
     let text = if args.json {
         report::json::render(&report)
@@ -152,14 +154,7 @@ fn run_cmd(args: RunArgs, color: bool) -> i32 {
         history: args.evals.history,
         filter: args.filter,
     };
-    let outputs = Outputs {
-        color,
-        junit: args.reports.junit,
-        json: args.reports.json,
-        summary: run::summary_path(args.reports.summary, args.reports.no_summary),
-        annotations: run::in_github_actions(),
-        html: args.reports.html,
-    };
+    let outputs = outputs(args.reports, color);
     let report = run::execute(&loaded, &plan);
     run::deliver(&report, &outputs)
 }
@@ -202,29 +197,36 @@ fn eval_cmd(args: EvalArgs, color: bool) -> i32 {
         history: args.flags.history,
         filter: None,
     };
-    let outputs = Outputs {
-        color,
-        junit: args.reports.junit,
-        json: args.reports.json,
-        summary: run::summary_path(args.reports.summary, args.reports.no_summary),
-        annotations: run::in_github_actions(),
-        html: args.reports.html,
-    };
+    let outputs = outputs(args.reports, color);
     let mut report = run::execute(&loaded, &plan);
-    for reason in [
-        &mut report.phases.checks.reason,
-        &mut report.phases.tests.reason,
-        &mut report.phases.bench.reason,
-        &mut report.phases.fuzz.reason,
-    ] {
-        *reason = Some("eval runs only the evals phase".into());
-    }
+    let p = &mut report.phases;
+    set_reasons(
+        [
+            &mut p.checks.reason,
+            &mut p.tests.reason,
+            &mut p.bench.reason,
+            &mut p.fuzz.reason,
+        ],
+        "eval runs only the evals phase",
+    );
     run::deliver(&report, &outputs)
 }
 
-/// The folder a path's relative parts resolve from.
-pub fn parent_dir(path: &Path) -> PathBuf {
-    path.parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+/// Where the reports of `run` and `eval` go.
+fn outputs(reports: cli::ReportArgs, color: bool) -> Outputs {
+    Outputs {
+        color,
+        junit: reports.junit,
+        json: reports.json,
+        summary: run::summary_path(reports.summary, reports.no_summary),
+        annotations: run::in_github_actions(),
+        html: reports.html,
+    }
+}
+
+/// Says why phases a command does not run were skipped.
+fn set_reasons(reasons: [&mut Option<String>; 4], why: &str) {
+    for reason in reasons {
+        *reason = Some(why.to_owned());
+    }
 }
