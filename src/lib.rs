@@ -12,7 +12,7 @@ pub mod report;
 pub mod run;
 pub mod suite;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Parser;
 
