@@ -3,13 +3,31 @@
 //! revision (`server/discover`, `_meta` on every request), and offers five tools: a unit
 //! converter, a calendar helper and a tiny in-memory notebook.
 //!
-//! `--broken` plants three defects so the README can show a failing run: `delete_note` loses its
-//! description, `convert_units` gets an input schema with a misspelt type, and a `show_notes`
-//! tool nearly duplicates `list_notes`.
+//! `--broken` plants defects so the README can show a failing run. Three are in the tool list,
+//! for the static checks and the evals: `delete_note` loses its description, `convert_units`
+//! gets an input schema with a misspelt type, and a `show_notes` tool nearly duplicates
+//! `list_notes`. The others are in what the tools do, one per kind of failing tool-call test
+//! (all of them live in `Demo::planted_bug`):
+//!
+//! | tool | planted bug | what `broken.yaml` sees |
+//! |---|---|---|
+//! | `day_of_week` | answers the day after | a wrong value (`equals`) |
+//! | `day_of_week` | forgets that 2000 was a leap year | an error where success was expected |
+//! | `convert_units` | leaves the unit out of its text | missing text (`contains`) |
+//! | `convert_units` | takes a mile for 1.609344 m, not km | a value out of range (`jsonpath`) |
+//! | `convert_units` | returns temperatures as strings | an `outputSchema` violation |
+//! | `add_note` | says "saved" without the note's number | a regex mismatch |
+//! | `add_note` | an empty title writes `panic: empty title` and exits 101 | a crash mid-call |
+//! | `delete_note` | "deletes" notes that do not exist | success where an error was expected |
+//! | `list_notes` | every second call fails: "the notebook is busy" | a flaky test, passing on retry |
+//! | `show_notes` | takes 2 s | latency over `max_latency_ms`, and a timeout |
+//!
+//! Without `--broken` none of this happens: every tool answers correctly and at once.
 //!
 //! Build with `cargo build --examples`; see `examples/demo/toolproof.yaml` and `broken.yaml`.
 
 use std::io::{self, BufRead, Write};
+use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
@@ -45,7 +63,23 @@ struct Demo {
     broken: bool,
     notes: Vec<Note>,
     next_id: u64,
+    /// Calls of `list_notes` so far (its broken twin fails every second one).
+    list_calls: u64,
 }
+
+/// Weekday names, Sunday first.
+const WEEKDAYS: [&str; 7] = [
+    "Sunday",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+];
+
+/// How long `show_notes` takes in broken mode.
+const SLOW: Duration = Duration::from_secs(2);
 
 fn unit_symbols() -> Vec<&'static str> {
     UNITS
@@ -56,6 +90,15 @@ fn unit_symbols() -> Vec<&'static str> {
 }
 
 impl Demo {
+    fn new(broken: bool) -> Self {
+        Demo {
+            broken,
+            notes: Vec::new(),
+            next_id: 1,
+            list_calls: 0,
+        }
+    }
+
     fn tools(&self) -> Vec<Value> {
         let units = unit_symbols();
         let value_type = if self.broken { "numbr" } else { "number" };
@@ -154,6 +197,11 @@ impl Demo {
     }
 
     fn call(&mut self, name: &str, args: &Map<String, Value>) -> Result<Value, String> {
+        if self.broken
+            && let Some(answer) = self.planted_bug(name, args)
+        {
+            return Ok(answer);
+        }
         let text = |key: &str| args.get(key).and_then(Value::as_str);
         match name {
             "convert_units" => {
@@ -184,13 +232,7 @@ impl Demo {
                 let (Some(title), Some(body)) = (text("title"), text("text")) else {
                     return Ok(error_result("add_note needs a `title` and a `text`"));
                 };
-                let id = self.next_id;
-                self.next_id += 1;
-                self.notes.push(Note {
-                    id,
-                    title: title.to_owned(),
-                    text: body.to_owned(),
-                });
+                let id = self.save(title, body);
                 Ok(text_result(&format!("saved as note {id}")))
             }
             "list_notes" | "show_notes" if name == "list_notes" || self.broken => {
@@ -224,6 +266,95 @@ impl Demo {
                 })
             }
             _ => Err(format!("Unknown tool: {name}")),
+        }
+    }
+
+    /// Saves a note and returns its number.
+    fn save(&mut self, title: &str, text: &str) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.notes.push(Note {
+            id,
+            title: title.to_owned(),
+            text: text.to_owned(),
+        });
+        id
+    }
+
+    /// The behavioural bugs of `--broken`: the wrong answer when a call hits one of them,
+    /// `None` when it should be answered as in the good mode.
+    fn planted_bug(&mut self, name: &str, args: &Map<String, Value>) -> Option<Value> {
+        let text = |key: &str| args.get(key).and_then(Value::as_str);
+        match name {
+            "day_of_week" => {
+                let date = text("date")?;
+                // The leap-year rule without its 400-year exception: 2000-02-29 "does not exist".
+                let year = date.get(..4).and_then(|y| y.parse::<u32>().ok())?;
+                if date.ends_with("-02-29") && year.is_multiple_of(100) {
+                    return Some(error_result(&format!(
+                        "{date} is not a day of the calendar"
+                    )));
+                }
+                // Off by one: the day after.
+                let day = day_of_week(date).ok()?;
+                let next = WEEKDAYS
+                    .iter()
+                    .position(|d| *d == day)
+                    .map(|i| (i + 1) % 7)?;
+                Some(text_result(WEEKDAYS[next]))
+            }
+            "convert_units" => {
+                let value = args.get("value").and_then(Value::as_f64)?;
+                let (from, to) = (text("from")?, text("to")?);
+                let mut out = convert(value, from, to).ok()?;
+                if to == "mi" {
+                    // A mile taken as 1.609344 metres instead of kilometres.
+                    out *= 1000.0;
+                }
+                let out = (out * 10_000.0).round() / 10_000.0;
+                // Temperatures come back as text, against the tool's own outputSchema.
+                let value = if TEMPERATURES.contains(&to) {
+                    json!(out.to_string())
+                } else {
+                    json!(out)
+                };
+                Some(json!({
+                    // The text forgets the unit.
+                    "content": [{"type": "text", "text": out.to_string()}],
+                    "structuredContent": {"value": value, "unit": to},
+                    "isError": false
+                }))
+            }
+            "add_note" => {
+                let (title, body) = (text("title")?, text("text")?);
+                if title.is_empty() {
+                    // A crash: the client sees the process die in the middle of the call.
+                    eprintln!("panic: empty title");
+                    std::process::exit(101);
+                }
+                self.save(title, body);
+                // The reply leaves out the note's number.
+                Some(text_result("saved"))
+            }
+            "delete_note" => {
+                let id = args.get("id").and_then(Value::as_u64)?;
+                // Success for a note that does not exist.
+                let missing = self.notes.iter().all(|n| n.id != id);
+                missing.then(|| text_result(&format!("deleted note {id}")))
+            }
+            "list_notes" => {
+                // Flaky: every second call fails.
+                self.list_calls += 1;
+                self.list_calls
+                    .is_multiple_of(2)
+                    .then(|| error_result("the notebook is busy, try again"))
+            }
+            "show_notes" => {
+                // Slow, then correct.
+                std::thread::sleep(SLOW);
+                None
+            }
+            _ => None,
         }
     }
 }
@@ -302,16 +433,7 @@ fn day_of_week(date: &str) -> Result<&'static str, String> {
     const OFFSETS: [i64; 12] = [0, 3, 2, 5, 0, 3, 5, 1, 4, 6, 2, 4];
     let y = if m < 3 { y - 1 } else { y };
     let w = (y + y / 4 - y / 100 + y / 400 + OFFSETS[m - 1] + d).rem_euclid(7);
-    const NAMES: [&str; 7] = [
-        "Sunday",
-        "Monday",
-        "Tuesday",
-        "Wednesday",
-        "Thursday",
-        "Friday",
-        "Saturday",
-    ];
-    Ok(NAMES[w as usize])
+    Ok(WEEKDAYS[w as usize])
 }
 
 fn send(msg: &Value) -> io::Result<()> {
@@ -403,11 +525,7 @@ fn answer(
 }
 
 fn main() {
-    let mut demo = Demo {
-        broken: false,
-        notes: Vec::new(),
-        next_id: 1,
-    };
+    let mut demo = Demo::new(false);
     for arg in std::env::args().skip(1) {
         match arg.as_str() {
             "--broken" => demo.broken = true,
@@ -496,18 +614,8 @@ mod tests {
 
     #[test]
     fn broken_mode_plants_three_defects() {
-        let good = Demo {
-            broken: false,
-            notes: Vec::new(),
-            next_id: 1,
-        }
-        .tools();
-        let bad = Demo {
-            broken: true,
-            notes: Vec::new(),
-            next_id: 1,
-        }
-        .tools();
+        let good = Demo::new(false).tools();
+        let bad = Demo::new(true).tools();
         assert_eq!(good.len(), 5);
         assert_eq!(bad.len(), 6);
         assert!(good.iter().all(|t| t.get("description").is_some()));
@@ -517,5 +625,72 @@ mod tests {
             "numbr"
         );
         assert_eq!(bad[3]["description"], bad[5]["description"]);
+    }
+
+    fn args(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    /// The text of a call's answer, and whether it is an error result.
+    fn ask(demo: &mut Demo, tool: &str, a: Value) -> (String, bool) {
+        let out = demo.call(tool, &args(a)).unwrap_or_else(|e| panic!("{e}"));
+        let text = out["content"][0]["text"].as_str().unwrap_or("").to_owned();
+        (text, out["isError"] == true)
+    }
+
+    #[test]
+    fn broken_mode_plants_behavioural_bugs_the_good_mode_does_not_have() {
+        let mut good = Demo::new(false);
+        let mut bad = Demo::new(true);
+        let leap = json!({"date": "2024-02-29"});
+        assert_eq!(ask(&mut good, "day_of_week", leap.clone()).0, "Thursday");
+        assert_eq!(ask(&mut bad, "day_of_week", leap).0, "Friday");
+        let y2k = json!({"date": "2000-02-29"});
+        assert_eq!(
+            ask(&mut good, "day_of_week", y2k.clone()),
+            ("Tuesday".into(), false)
+        );
+        assert!(ask(&mut bad, "day_of_week", y2k).1);
+
+        let km = args(json!({"value": 10, "from": "km", "to": "mi"}));
+        let right = good.call("convert_units", &km).unwrap_or_default();
+        let wrong = bad.call("convert_units", &km).unwrap_or_default();
+        assert_eq!(right["content"][0]["text"], "6.2137 mi");
+        assert_eq!(right["structuredContent"]["value"], 6.2137);
+        assert_eq!(wrong["content"][0]["text"], "6213.7119");
+        assert_eq!(wrong["structuredContent"]["value"], 6213.7119);
+        let boil = args(json!({"value": 100, "from": "C", "to": "F"}));
+        assert_eq!(
+            good.call("convert_units", &boil).unwrap_or_default()["structuredContent"]["value"],
+            212.0
+        );
+        assert_eq!(
+            bad.call("convert_units", &boil).unwrap_or_default()["structuredContent"]["value"],
+            "212"
+        );
+        let mixed = json!({"value": 1, "from": "kg", "to": "km"});
+        assert_eq!(
+            ask(&mut good, "convert_units", mixed.clone()),
+            ask(&mut bad, "convert_units", mixed)
+        );
+
+        let note = json!({"title": "groceries", "text": "eggs"});
+        assert_eq!(
+            ask(&mut good, "add_note", note.clone()).0,
+            "saved as note 1"
+        );
+        assert_eq!(ask(&mut bad, "add_note", note).0, "saved");
+        let missing = json!({"id": 999});
+        assert!(ask(&mut good, "delete_note", missing.clone()).1);
+        assert_eq!(
+            ask(&mut bad, "delete_note", missing),
+            ("deleted note 999".into(), false)
+        );
+
+        let busy: Vec<bool> = (0..4)
+            .map(|_| ask(&mut bad, "list_notes", json!({})).1)
+            .collect();
+        assert_eq!(busy, [false, true, false, true]);
+        assert!((0..4).all(|_| !ask(&mut good, "list_notes", json!({})).1));
     }
 }

@@ -1057,4 +1057,27 @@ fn the_bundled_demo_passes_and_its_broken_twin_fails_for_the_planted_reasons() {
             .any(|p| p["expected"] == "list_notes" && p["picked"] == "show_notes")),
         "{confusion:#}"
     );
+    // One test per kind of failure: every test status shows up, and the crash is followed
+    // by a passing test on the restarted server.
+    let tests = &report["phases"]["tests"]["results"];
+    let status_of = |name: &str| {
+        tests
+            .as_array()
+            .and_then(|t| t.iter().find(|t| t["name"] == name))
+            .map(|t| t["status"].clone())
+            .unwrap_or_default()
+    };
+    for (name, status) in [
+        ("the notebook starts empty", "passed"),
+        ("leap day 2024 was a Thursday", "failed"),
+        ("water boils at 212 °F", "failed"),
+        ("the note is listed", "flaky"),
+        ("the notes again", "failed"),
+        ("show_notes within half a second", "error"),
+        ("a note without a title", "error"),
+        ("the restarted server has an empty notebook", "passed"),
+    ] {
+        assert_eq!(status_of(name), status, "{name}: {tests:#}");
+    }
+    assert_eq!(report["phases"]["tests"]["status"], "failed");
 }
