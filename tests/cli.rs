@@ -154,29 +154,28 @@ fn has_finding(report: &Value, check: &str) -> bool {
     findings(report).iter().any(|(_, c, _)| c == check)
 }
 
-/// A fake server over HTTP, killed on drop.
-struct HttpFake {
+/// A fake (MCP server over HTTP, or model API) listening on loopback; killed on drop.
+struct Listening {
     child: Child,
     url: String,
 }
 
-impl Drop for HttpFake {
+impl Drop for Listening {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
 }
 
-fn http_fake(args: &[&str]) -> HttpFake {
-    let mut child = Command::new(fake())
-        .arg("--http")
-        .arg("127.0.0.1:0")
+/// Starts `program` and reads its first stdout line, `listening on URL`.
+fn listening(program: &str, args: &[&str]) -> Listening {
+    let mut child = Command::new(program)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .expect("start fake_mcp --http");
+        .unwrap_or_else(|e| panic!("start {program}: {e}"));
     let stdout = child.stdout.take().expect("stdout");
     let mut line = String::new();
     BufReader::new(stdout)
@@ -187,13 +186,14 @@ fn http_fake(args: &[&str]) -> HttpFake {
         .strip_prefix("listening on ")
         .unwrap_or_else(|| panic!("unexpected startup line {line:?}"))
         .to_owned();
-    HttpFake { child, url }
+    Listening { child, url }
 }
 
-#[path = "cli/evals.rs"]
-mod evals;
-#[path = "cli/suite.rs"]
-mod suite;
+fn http_fake(args: &[&str]) -> Listening {
+    let mut all = vec!["--http", "127.0.0.1:0"];
+    all.extend_from_slice(args);
+    listening(&fake(), &all)
+}
 
 // ---------------------------------------------------------------- connecting, both eras
 

@@ -334,37 +334,11 @@ fn fake_llm_bin() -> String {
     bin_dir().join("examples/fake_llm").display().to_string()
 }
 
-/// A fake Anthropic + OpenAI API, killed on drop.
-struct Llm {
-    child: std::process::Child,
-    url: String,
-}
-
-impl Drop for Llm {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+/// A fake Anthropic + OpenAI API.
+type Llm = Listening;
 
 fn llm(args: &[&str]) -> Llm {
-    let mut child = Command::new(fake_llm_bin())
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start fake_llm");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut line)
-        .expect("startup line");
-    let url = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected startup line {line:?}"))
-        .to_owned();
-    Llm { child, url }
+    listening(&fake_llm_bin(), args)
 }
 
 fn requests(dir: &Dir, log: &str) -> Vec<Value> {
