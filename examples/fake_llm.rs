@@ -43,6 +43,8 @@
 
 #[path = "fake_llm/http.rs"]
 mod http;
+#[path = "common/http1.rs"]
+mod http1;
 #[path = "fake_llm/script.rs"]
 mod script;
 #[path = "fake_llm/wire.rs"]

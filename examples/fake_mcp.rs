@@ -103,6 +103,8 @@
 mod catalog;
 #[path = "fake_mcp/http.rs"]
 mod http;
+#[path = "common/http1.rs"]
+mod http1;
 #[path = "fake_mcp/opts.rs"]
 mod opts;
 #[path = "fake_mcp/server.rs"]

@@ -195,6 +195,11 @@ fn http_fake(args: &[&str]) -> Listening {
     listening(&fake(), &all)
 }
 
+#[path = "cli/evals.rs"]
+mod evals;
+#[path = "cli/suite.rs"]
+mod suite;
+
 // ---------------------------------------------------------------- connecting, both eras
 
 #[test]
