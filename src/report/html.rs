@@ -566,8 +566,8 @@ fn phase_result(r: &RunReport, phase: &PhaseOverview<'_>) -> String {
         };
     }
     let what = match phase.key {
-        "checks" => Some(esc(&checks_counts(&r.phases.checks.results)).into_owned()),
-        "tests" => Some(esc(&tests_counts(&TestCounts::of(&r.phases.tests.results))).into_owned()),
+        "checks" => Some(esc(&r.phases.checks.results.counts_text()).into_owned()),
+        "tests" => Some(esc(&TestCounts::of(&r.phases.tests.results).out_of_text()).into_owned()),
         "evals" => evals.map(evals_verdict),
         _ => None,
     };
@@ -577,38 +577,6 @@ fn phase_result(r: &RunReport, phase: &PhaseOverview<'_>) -> String {
         (None, Some(reason)) => reason,
         (None, None) => phase.status.as_str().to_string(),
     }
-}
-
-fn checks_counts(c: &ChecksResults) -> String {
-    let (e, w, t) = (
-        c.count(Severity::Error),
-        c.count(Severity::Warning),
-        c.tools.len(),
-    );
-    format!(
-        "{e} error{}, {w} warning{} in {t} tool{}",
-        plural(e),
-        plural(w),
-        plural(t)
-    )
-}
-
-/// `4/5 passed (1 flaky), 1 failed, 1 error, 2 not run`.
-fn tests_counts(c: &TestCounts) -> String {
-    let mut s = format!("{}/{} passed", c.ok(), c.total());
-    if c.flaky > 0 {
-        s.push_str(&format!(" ({} flaky)", c.flaky));
-    }
-    if c.failed > 0 {
-        s.push_str(&format!(", {} failed", c.failed));
-    }
-    if c.errors > 0 {
-        s.push_str(&format!(", {} error{}", c.errors, plural(c.errors)));
-    }
-    if c.not_run > 0 {
-        s.push_str(&format!(", {} not run", c.not_run));
-    }
-    s
 }
 
 /// The evals verdict, escaped: the one model's, or how many models failed.
@@ -648,7 +616,7 @@ fn checks_section(
     if !ran(phase) {
         out.push_str(&not_run_line(phase));
     } else {
-        let mut line = checks_counts(c);
+        let mut line = c.counts_text();
         if c.strict {
             line.push_str("; strict: warnings fail the run");
         }
@@ -755,7 +723,7 @@ fn tests_section(
     if !ran(phase) {
         out.push_str(&not_run_line(phase));
     } else {
-        let mut line = esc(&tests_counts(&TestCounts::of(tests))).into_owned();
+        let mut line = esc(&TestCounts::of(tests).out_of_text()).into_owned();
         if let Some(reason) = phase.reason {
             line = format!("{}; {line}", text(reason, CELL_CHARS));
         }

@@ -456,47 +456,12 @@ fn miss_rows(m: &ModelEval) -> List {
 }
 
 fn checks_result(phase: &PhaseOverview<'_>, c: &ChecksResults) -> Option<String> {
-    if !matches!(phase.status, PhaseStatus::Passed | PhaseStatus::Failed) {
-        return None;
-    }
-    use super::model::Severity;
-    let (e, w, t) = (
-        c.count(Severity::Error),
-        c.count(Severity::Warning),
-        c.tools.len(),
-    );
-    Some(format!(
-        "{e} error{}, {w} warning{} in {t} tool{}",
-        plural(e),
-        plural(w),
-        plural(t)
-    ))
+    matches!(phase.status, PhaseStatus::Passed | PhaseStatus::Failed).then(|| c.counts_text())
 }
 
 fn tests_result(phase: &PhaseOverview<'_>, tests: &[super::model::TestResult]) -> Option<String> {
-    if !matches!(phase.status, PhaseStatus::Passed | PhaseStatus::Failed) {
-        return None;
-    }
-    let c = TestCounts::of(tests);
-    let mut s = format!("{}/{} passed", c.ok(), c.total());
-    if c.flaky > 0 {
-        s.push_str(&format!(" ({} flaky)", c.flaky));
-    }
-    let mut bad = Vec::new();
-    if c.failed > 0 {
-        bad.push(format!("{} failed", c.failed));
-    }
-    if c.errors > 0 {
-        bad.push(format!("{} error{}", c.errors, plural(c.errors)));
-    }
-    if c.not_run > 0 {
-        bad.push(format!("{} not run", c.not_run));
-    }
-    if !bad.is_empty() {
-        s.push_str(", ");
-        s.push_str(&bad.join(", "));
-    }
-    Some(s)
+    matches!(phase.status, PhaseStatus::Passed | PhaseStatus::Failed)
+        .then(|| TestCounts::of(tests).out_of_text())
 }
 
 fn finding_rows(c: &ChecksResults) -> List {

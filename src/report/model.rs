@@ -216,6 +216,22 @@ pub struct ChecksResults {
 }
 
 impl ChecksResults {
+    /// `2 errors, 1 warning in 6 tools`.
+    pub fn counts_text(&self) -> String {
+        use super::escape::plural;
+        let (e, w, t) = (
+            self.count(Severity::Error),
+            self.count(Severity::Warning),
+            self.tools.len(),
+        );
+        format!(
+            "{e} error{}, {w} warning{} in {t} tool{}",
+            plural(e),
+            plural(w),
+            plural(t)
+        )
+    }
+
     /// Number of findings of a severity.
     pub fn count(&self, severity: Severity) -> usize {
         self.findings
@@ -353,6 +369,26 @@ pub struct TestCounts {
 }
 
 impl TestCounts {
+    /// `4/5 passed (1 flaky), 1 failed, 1 error, 2 not run`: the parts after the first only
+    /// when there are any.
+    pub fn out_of_text(&self) -> String {
+        use super::escape::plural;
+        let mut s = format!("{}/{} passed", self.ok(), self.total());
+        if self.flaky > 0 {
+            s.push_str(&format!(" ({} flaky)", self.flaky));
+        }
+        if self.failed > 0 {
+            s.push_str(&format!(", {} failed", self.failed));
+        }
+        if self.errors > 0 {
+            s.push_str(&format!(", {} error{}", self.errors, plural(self.errors)));
+        }
+        if self.not_run > 0 {
+            s.push_str(&format!(", {} not run", self.not_run));
+        }
+        s
+    }
+
     /// Counts the outcomes of `tests`.
     pub fn of(tests: &[TestResult]) -> Self {
         let mut counts = TestCounts::default();
