@@ -124,8 +124,12 @@ pub fn request_params(cfg: &EvalConfig, provider: ProviderKind) -> Map<String, V
 /// Everything about one (model, case, trial) the pool needs.
 struct Item {
     case: usize,
-    trial: u32,
     key: Option<String>,
+}
+
+/// How many times `case` is asked: its own `trials`, else the section's, at least once.
+fn trials_of(cfg: &EvalConfig, case: &EvalCase) -> u32 {
+    case.trials.unwrap_or(cfg.trials).max(1)
 }
 
 /// What came back for one item.
@@ -166,7 +170,7 @@ pub fn all_keys(
             &params,
         );
         for (i, case) in cfg.cases.iter().enumerate() {
-            for trial in 1..=case.trials.unwrap_or(cfg.trials).max(1) {
+            for trial in 1..=trials_of(cfg, case) {
                 keys.push((model.clone(), i, trial, keyer.key(&case.prompt, trial)));
             }
         }
@@ -232,13 +236,9 @@ pub fn run(
         });
         let mut items = Vec::new();
         for (i, case) in cfg.cases.iter().enumerate() {
-            for trial in 1..=case.trials.unwrap_or(cfg.trials).max(1) {
+            for trial in 1..=trials_of(cfg, case) {
                 let key = keyer.as_ref().map(|k| k.key(&case.prompt, trial));
-                items.push(Item {
-                    case: i,
-                    trial,
-                    key,
-                });
+                items.push(Item { case: i, key });
             }
         }
         let mut got: Vec<Got> = items.iter().map(|_| Got::NotAsked).collect();
@@ -565,7 +565,6 @@ fn score_model(
     let mut trials: Vec<Vec<TrialResult>> = cfg.cases.iter().map(|_| Vec::new()).collect();
     for (item, g) in items.iter().zip(got) {
         let case = &cfg.cases[item.case];
-        let _ = item.trial;
         trials[item.case].push(trial_of(ctx, case, g));
     }
     let mut cases = Vec::with_capacity(cfg.cases.len());
@@ -740,7 +739,7 @@ fn score_model(
         trials: cfg
             .cases
             .iter()
-            .map(|c| c.trials.unwrap_or(cfg.trials))
+            .map(|c| trials_of(cfg, c))
             .max()
             .unwrap_or(cfg.trials),
         trial_accuracy: if trial_total == 0 {
