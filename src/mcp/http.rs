@@ -100,15 +100,7 @@ impl HttpTransport {
             .build()
             .header("accept", "application/json, text/event-stream")
             .header("content-type", "application/json");
-        for (k, v) in &self.spec.headers {
-            req = req.header(k.as_str(), v.as_str());
-        }
-        if let Some(v) = &self.protocol {
-            req = req.header("mcp-protocol-version", v.as_str());
-        }
-        if let Some(s) = &self.session {
-            req = req.header("mcp-session-id", s.as_str());
-        }
+        req = self.session_headers(req, self.session.as_deref());
         if self.era == Era::Modern && !method.is_empty() {
             req = req.header("mcp-method", method);
             let params = msg.get("params");
@@ -238,21 +230,33 @@ impl HttpTransport {
         let Some(sid) = self.session.take() else {
             return;
         };
-        let mut req = self
+        let req = self
             .agent
             .delete(&self.spec.url)
             .config()
             .timeout_global(Some(Duration::from_secs(5)))
-            .build()
-            .header("mcp-session-id", sid.as_str());
+            .build();
+        let req = self.session_headers(req, Some(&sid));
+        // 405 (not allowed) and errors are fine: the session ends with us either way.
+        let _ = req.call();
+    }
+
+    /// The YAML's headers, the negotiated revision and the session, on any request.
+    fn session_headers<B>(
+        &self,
+        mut req: ureq::RequestBuilder<B>,
+        session: Option<&str>,
+    ) -> ureq::RequestBuilder<B> {
         for (k, v) in &self.spec.headers {
             req = req.header(k.as_str(), v.as_str());
         }
         if let Some(v) = &self.protocol {
             req = req.header("mcp-protocol-version", v.as_str());
         }
-        // 405 (not allowed) and errors are fine: the session ends with us either way.
-        let _ = req.call();
+        if let Some(s) = session {
+            req = req.header("mcp-session-id", s);
+        }
+        req
     }
 
     fn transport_error(&self, e: ureq::Error, method: &str, timeout: Duration) -> McpError {
