@@ -365,11 +365,7 @@ impl Client {
     fn request_result(&mut self, method: &str, params: Option<Value>) -> Result<Value, McpError> {
         let timeout = self.opts.request_timeout;
         let response = self.roundtrip(method, params, timeout)?;
-        split_response(response).map_err(|(code, message, _)| McpError::Rpc {
-            method: method.to_owned(),
-            code,
-            message,
-        })
+        result_of(method, response)
     }
 
     fn notify(&mut self, method: &str) -> Result<(), McpError> {
@@ -445,11 +441,7 @@ impl Client {
             t.set_protocol(MODERN_VERSION, Era::Modern);
         }
         let response = self.roundtrip("server/discover", None, Self::remaining(deadline))?;
-        let result = split_response(response).map_err(|(code, message, _)| McpError::Rpc {
-            method: "server/discover".into(),
-            code,
-            message,
-        })?;
+        let result = result_of("server/discover", response)?;
         if !supports_modern(&result) {
             return Err(McpError::Protocol(format!(
                 "the server does not support {MODERN_VERSION} (supportedVersions: {})",
@@ -467,11 +459,7 @@ impl Client {
             Some(initialize_params(version)),
             Self::remaining(deadline),
         )?;
-        let result = split_response(response).map_err(|(code, message, _)| McpError::Rpc {
-            method: "initialize".into(),
-            code,
-            message,
-        })?;
+        let result = result_of("initialize", response)?;
         self.adopt_legacy(&result)
     }
 
@@ -676,6 +664,15 @@ fn server_info(server: Option<&Value>, result: &Value, version: &str) -> ServerI
             .and_then(Value::as_str)
             .map(str::to_owned),
     }
+}
+
+/// The result of a response to `method`, or its JSON-RPC error as an [`McpError::Rpc`].
+fn result_of(method: &str, response: Value) -> Result<Value, McpError> {
+    split_response(response).map_err(|(code, message, _)| McpError::Rpc {
+        method: method.to_owned(),
+        code,
+        message,
+    })
 }
 
 /// `Ok(result)` or `Err((code, message, data))`.
