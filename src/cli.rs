@@ -1,5 +1,6 @@
-//! Command-line types (clap only). Every flag that matters in CI also reads a `TOOLPROOF_*`
-//! environment variable; flags beat the environment, which beats the YAML.
+//! Command-line types (clap only). Every flag that matters in CI also has a `TOOLPROOF_*`
+//! environment variable; [`crate::settings::Settings::resolve`] applies flag > environment >
+//! YAML > default, so clap itself reads no environment.
 
 use std::path::PathBuf;
 
@@ -14,12 +15,12 @@ use crate::report::console::ColorFlag;
     name = "toolproof",
     version,
     about,
-    after_help = "Exit codes: 0 everything passed; 1 a check, test or gate failed, or the server could not be used; 2 bad config or usage."
+    after_help = "Exit codes: 0 everything passed; 1 a check, test or gate failed, or the server could not be used; 2 bad config or usage; 130 interrupted (SIGINT); 143 terminated (SIGTERM)."
 )]
 pub struct Cli {
-    /// When to colour output.
-    #[arg(long, value_enum, default_value_t = ColorFlag::Auto, global = true, env = "TOOLPROOF_COLOR")]
-    pub color: ColorFlag,
+    /// When to colour output [env: TOOLPROOF_COLOR] [default: auto].
+    #[arg(long, value_enum, global = true)]
+    pub color: Option<ColorFlag>,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -42,14 +43,14 @@ pub enum Command {
 /// Eval flags shared by `run` and `eval`.
 #[derive(Debug, Args)]
 pub struct EvalFlags {
-    /// Ask the provider again and rewrite the cache.
+    /// Ask the provider again and rewrite the cache [env: TOOLPROOF_NO_CACHE].
     #[arg(long)]
     pub no_cache: bool,
-    /// Never call a provider: uncached cases are reported and fail the run.
-    #[arg(long, env = "TOOLPROOF_OFFLINE", value_parser = clap::builder::FalseyValueParser::new())]
+    /// Never call a provider: uncached cases are reported and fail the run [env: TOOLPROOF_OFFLINE].
+    #[arg(long)]
     pub offline: bool,
-    /// Append the eval miss rate to this JSON-lines file and show the trend.
-    #[arg(long, value_name = "PATH", env = "TOOLPROOF_HISTORY")]
+    /// Append the eval miss rate to this JSON-lines file and show the trend [env: TOOLPROOF_HISTORY].
+    #[arg(long, value_name = "PATH")]
     pub history: Option<PathBuf>,
 }
 
@@ -59,13 +60,13 @@ pub struct EvalArgs {
     /// The server.
     #[command(flatten)]
     pub server: ServerArgs,
-    /// Provider (beats TOOLPROOF_EVAL_PROVIDER and the YAML).
+    /// Provider [env: TOOLPROOF_EVAL_PROVIDER].
     #[arg(long, value_parser = ["anthropic", "openai", "command"])]
     pub provider: Option<String>,
-    /// Model (beats TOOLPROOF_EVAL_MODEL and the YAML).
+    /// Model [env: TOOLPROOF_EVAL_MODEL].
     #[arg(long)]
     pub model: Option<String>,
-    /// Fail below this share of correct cases (0 to 1).
+    /// Fail below this share of correct cases, 0 to 1 [env: TOOLPROOF_MIN_ACCURACY].
     #[arg(long, value_name = "FRACTION", value_parser = parse_fraction)]
     pub min_accuracy: Option<f64>,
     /// Cache and history.
@@ -91,7 +92,7 @@ pub struct CacheArgs {
     /// The server.
     #[command(flatten)]
     pub server: ServerArgs,
-    /// Model (beats TOOLPROOF_EVAL_MODEL and the YAML).
+    /// Model [env: TOOLPROOF_EVAL_MODEL].
     #[arg(long)]
     pub model: Option<String>,
 }
@@ -107,7 +108,8 @@ pub struct PruneArgs {
     pub apply: bool,
 }
 
-fn parse_fraction(s: &str) -> Result<f64, String> {
+/// A share in 0..=1 (`--min-accuracy`, `TOOLPROOF_MIN_ACCURACY`).
+pub fn parse_fraction(s: &str) -> Result<f64, String> {
     let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
     if (0.0..=1.0).contains(&v) {
         Ok(v)
@@ -125,7 +127,7 @@ pub struct ServerArgs {
     /// toolproof.yaml to read the server from (default: ./toolproof.yaml when nothing else is given).
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Pin the protocol revision instead of detecting it.
+    /// Pin the protocol revision instead of detecting it [env: TOOLPROOF_PROTOCOL].
     #[arg(long, value_name = "REVISION", value_parser = parse_pin)]
     pub protocol: Option<ProtocolPin>,
     /// The stdio server's command line, after `--`.
@@ -147,57 +149,53 @@ pub struct InspectArgs {
 /// Report destinations shared by the commands that run phases.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// Write a JUnit XML report here.
-    #[arg(long, value_name = "PATH", env = "TOOLPROOF_JUNIT")]
+    /// Write a JUnit XML report here, `-` for stdout [env: TOOLPROOF_JUNIT].
+    #[arg(long, value_name = "PATH")]
     pub junit: Option<PathBuf>,
-    /// Write the JSON report here.
-    #[arg(long, value_name = "PATH", env = "TOOLPROOF_JSON")]
+    /// Write the JSON report here, `-` for stdout [env: TOOLPROOF_JSON].
+    #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
-    /// Append a Markdown summary here (default: $GITHUB_STEP_SUMMARY when set).
-    #[arg(long, value_name = "PATH", env = "TOOLPROOF_SUMMARY")]
+    /// Append a Markdown summary here, `-` for stdout (default: $GITHUB_STEP_SUMMARY when set)
+    /// [env: TOOLPROOF_SUMMARY].
+    #[arg(long, value_name = "PATH")]
     pub summary: Option<PathBuf>,
-    /// Do not write the Markdown summary to $GITHUB_STEP_SUMMARY.
+    /// Do not write the Markdown summary to $GITHUB_STEP_SUMMARY [env: TOOLPROOF_NO_SUMMARY].
     #[arg(long)]
     pub no_summary: bool,
-    /// Write a single-file HTML report here.
-    #[arg(long, value_name = "PATH", env = "TOOLPROOF_HTML")]
+    /// Write a single-file HTML report here, `-` for stdout [env: TOOLPROOF_HTML].
+    #[arg(long, value_name = "PATH")]
     pub html: Option<PathBuf>,
 }
 
 /// `toolproof run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The config file.
-    #[arg(default_value = "toolproof.yaml", env = "TOOLPROOF_CONFIG")]
-    pub config: PathBuf,
-    /// Skip the static checks.
+    /// The config file [env: TOOLPROOF_CONFIG] [default: toolproof.yaml].
+    pub config: Option<PathBuf>,
+    /// Skip the static checks [env: TOOLPROOF_NO_CHECKS].
     #[arg(long)]
     pub no_checks: bool,
-    /// Warnings fail the run too.
-    #[arg(long, env = "TOOLPROOF_STRICT")]
+    /// Warnings fail the run too [env: TOOLPROOF_STRICT].
+    #[arg(long)]
     pub strict: bool,
-    /// Default per-test timeout in milliseconds (a test's own `timeout_ms` still wins).
+    /// Default per-test timeout in milliseconds; a test's own `timeout_ms` still wins
+    /// [env: TOOLPROOF_TIMEOUT_MS].
     #[arg(long, value_name = "MS")]
     pub timeout_ms: Option<f64>,
-    /// Default per-test retries (a test's own `retries` still wins).
+    /// Default per-test retries; a test's own `retries` still wins [env: TOOLPROOF_RETRIES].
     #[arg(long, value_name = "N")]
     pub retries: Option<u32>,
     /// Run only the tests whose name contains TEXT (case-insensitive), or `tag:NAME`;
-    /// several terms separated by commas select any of them.
-    #[arg(
-        short = 'k',
-        long = "filter",
-        value_name = "TEXT",
-        env = "TOOLPROOF_FILTER"
-    )]
+    /// several terms separated by commas select any of them [env: TOOLPROOF_FILTER].
+    #[arg(short = 'k', long = "filter", value_name = "TEXT")]
     pub filter: Option<String>,
-    /// Skip the evals phase.
-    #[arg(long, env = "TOOLPROOF_SKIP_EVALS")]
+    /// Skip the evals phase [env: TOOLPROOF_SKIP_EVALS].
+    #[arg(long)]
     pub skip_evals: bool,
-    /// Skip the bench phase.
+    /// Skip the bench phase [env: TOOLPROOF_SKIP_BENCH].
     #[arg(long)]
     pub skip_bench: bool,
-    /// Skip the fuzz phase.
+    /// Skip the fuzz phase [env: TOOLPROOF_SKIP_FUZZ].
     #[arg(long)]
     pub skip_fuzz: bool,
     /// Cache and history of the evals.
@@ -208,7 +206,8 @@ pub struct RunArgs {
     pub reports: ReportArgs,
 }
 
-fn parse_pin(s: &str) -> Result<ProtocolPin, String> {
+/// A protocol revision or `auto` (`--protocol`, `TOOLPROOF_PROTOCOL`).
+pub fn parse_pin(s: &str) -> Result<ProtocolPin, String> {
     Ok(match s {
         "auto" => ProtocolPin::Auto,
         "2025-03-26" => ProtocolPin::V20250326,

@@ -101,6 +101,16 @@ pub fn load(path: &Path) -> Result<LoadedConfig, ConfigError> {
     load::load_with_env(path, &|name: &str| std::env::var(name))
 }
 
+/// [`load`], with `${VAR}` looked up through `env` instead of the process environment.
+pub fn load_with(
+    path: &Path,
+    env: &(dyn Fn(&str) -> Option<String> + Sync),
+) -> Result<LoadedConfig, ConfigError> {
+    load::load_with_env(path, &|name: &str| {
+        env(name).ok_or(std::env::VarError::NotPresent)
+    })
+}
+
 /// The config for a server given on the command line (`--url URL` or `-- COMMAND…`):
 /// every key at its default, `base_dir` = `cwd`, no file (`path` is empty).
 /// Exactly one of `url` and a non-empty `command` must be given.

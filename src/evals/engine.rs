@@ -4,14 +4,18 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
 use super::cache::{Cache, Keyer, Lookup};
 use super::provider::{Answer, Pacer, Provider, ProviderError, Request, RetryPolicy};
+use crate::events::{Event, Events};
+use crate::interrupt::Interrupt;
+use crate::settings::{Env, EvalSettings, EvalTarget};
 use super::score::{self, Label};
 use super::tools::{ApiTools, api_tools};
 use super::{Call, Choice, Stop, stats};
@@ -25,28 +29,21 @@ use crate::report::model::{
 /// `max_tokens` sent to Anthropic when the YAML sets none (the reference's value).
 const DEFAULT_MAX_TOKENS: u32 = 16_000;
 
-/// What the command line adds to the `evals:` section.
-#[derive(Debug, Clone, Default)]
-pub struct Overrides {
-    /// `--provider` (beats `TOOLPROOF_EVAL_PROVIDER`, which beats the YAML).
-    pub provider: Option<String>,
-    /// `--model` (beats `TOOLPROOF_EVAL_MODEL`, which beats the YAML).
-    pub model: Option<String>,
-    /// `--min-accuracy`.
-    pub min_accuracy: Option<f64>,
-    /// `--no-cache`: ask again (answers are still written).
-    pub no_cache: bool,
-    /// `--offline`: never call a provider.
-    pub offline: bool,
-}
-
-/// Provider and models after flag > environment > YAML.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Resolved {
-    /// The provider.
-    pub provider: ProviderKind,
-    /// Models to ask, in order (one empty id for a command provider without a model).
-    pub models: Vec<String>,
+/// What one evals phase needs besides the tool list: the `evals:` section, the resolved
+/// settings, where relative paths start, and the run's environment, events and interrupt.
+pub struct EvalRun<'a> {
+    /// The `evals:` section.
+    pub cfg: &'a EvalConfig,
+    /// Provider, models, gates and cache switches, resolved.
+    pub settings: &'a EvalSettings,
+    /// The config file's folder (the command provider runs there).
+    pub base_dir: &'a Path,
+    /// Where API keys and endpoints are read.
+    pub env: &'a Env,
+    /// Progress goes here.
+    pub events: &'a Events,
+    /// Stops the phase early.
+    pub interrupt: &'a Interrupt,
 }
 
 /// The provider's name as the cache key and reports spell it.
@@ -56,55 +53,6 @@ pub fn provider_name(p: ProviderKind) -> &'static str {
         ProviderKind::Openai => "openai",
         ProviderKind::Command => "command",
     }
-}
-
-fn env_value(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
-}
-
-/// Applies flag > `TOOLPROOF_EVAL_*` > YAML; the error says what to set.
-pub fn resolve(cfg: &EvalConfig, o: &Overrides) -> Result<Resolved, String> {
-    let provider = match o
-        .provider
-        .clone()
-        .or_else(|| env_value("TOOLPROOF_EVAL_PROVIDER"))
-    {
-        Some(name) => match name.trim() {
-            "anthropic" => ProviderKind::Anthropic,
-            "openai" => ProviderKind::Openai,
-            "command" => ProviderKind::Command,
-            other => {
-                return Err(format!(
-                    "unknown eval provider `{other}`: use anthropic, openai or command"
-                ));
-            }
-        },
-        None => cfg.provider.ok_or_else(|| {
-            "no eval provider: set evals.provider (anthropic, openai or command), TOOLPROOF_EVAL_PROVIDER or --provider".to_owned()
-        })?,
-    };
-    if provider == ProviderKind::Command && cfg.command.is_none() {
-        return Err("the command provider needs evals.command".into());
-    }
-    let models = if let Some(m) = o
-        .model
-        .clone()
-        .or_else(|| env_value("TOOLPROOF_EVAL_MODEL"))
-    {
-        vec![m]
-    } else if !cfg.models.is_empty() {
-        cfg.models.clone()
-    } else if let Some(m) = &cfg.model {
-        vec![m.clone()]
-    } else if provider == ProviderKind::Command {
-        vec![String::new()]
-    } else {
-        return Err(
-            "no eval model: set evals.model (or evals.models), TOOLPROOF_EVAL_MODEL or --model"
-                .into(),
-        );
-    };
-    Ok(Resolved { provider, models })
 }
 
 /// The request parameters for a provider: `params`, plus `max_tokens` under the name the API
@@ -121,7 +69,7 @@ pub fn request_params(cfg: &EvalConfig, provider: ProviderKind) -> Map<String, V
     params
 }
 
-/// Everything about one (model, case, trial) the pool needs.
+/// One (case, trial) of a model: which case, and its cache key when the cache is used.
 struct Item {
     case: usize,
     key: Option<String>,
@@ -130,6 +78,11 @@ struct Item {
 /// How many times `case` is asked: its own `trials`, else the section's, at least once.
 fn trials_of(cfg: &EvalConfig, case: &EvalCase) -> u32 {
     case.trials.unwrap_or(cfg.trials).max(1)
+}
+
+/// Cases the phase will report: every case, for every model.
+pub fn planned_cases(cfg: &EvalConfig, target: &EvalTarget) -> usize {
+    cfg.cases.len() * target.models.len()
 }
 
 /// What came back for one item.
@@ -156,7 +109,7 @@ pub fn case_name(case: &EvalCase) -> String {
 pub fn all_keys(
     tools: &[Tool],
     cfg: &EvalConfig,
-    resolved: &Resolved,
+    resolved: &EvalTarget,
 ) -> Vec<(String, usize, u32, String)> {
     let api = api_tools(tools);
     let params = request_params(cfg, resolved.provider);
@@ -178,139 +131,79 @@ pub fn all_keys(
     keys
 }
 
-/// Runs the evals phase.
-pub fn run(
-    tools: &[Tool],
-    cfg: &EvalConfig,
-    base_dir: &Path,
-    o: &Overrides,
-) -> Phase<Option<EvalsResults>> {
+/// Runs the evals phase: every model in turn, cached answers first, the rest asked on a pool
+/// of workers. Stops early (what was not asked is "not run") when the run is interrupted.
+pub fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
     let started = Instant::now();
-    let resolved = match resolve(cfg, o) {
-        Ok(r) => r,
-        Err(e) => return Phase::error(e),
+    let target = match r.settings.target() {
+        Ok(t) => t,
+        Err(e) => return Phase::error(e.to_string()),
     };
+    let cfg = r.cfg;
     let api = api_tools(tools);
-    let provider = resolved.provider;
+    let provider = target.provider;
     let use_cache = cfg.cache && provider != ProviderKind::Command;
     let mut results = EvalsResults {
         provider: provider_name(provider).into(),
         left_out_tools: api.left_out.clone(),
         tool_list_hash: tool_list_hash(&api),
         cache: CacheUse {
-            read: use_cache && !o.no_cache,
+            read: use_cache && !r.settings.no_cache(),
             write: use_cache,
             dir: use_cache.then(|| cfg.cache_dir.display().to_string()),
             ..CacheUse::default()
         },
         ..EvalsResults::default()
     };
-    let cache = Cache::new(&cfg.cache_dir);
     let params = request_params(cfg, provider);
     let by_name: HashMap<&str, &Tool> = tools.iter().map(|t| (t.name.as_str(), t)).collect();
-    // Built on first need: a fully cached run needs no key.
-    let mut client: Option<Result<Provider, String>> = None;
-    let pacer = Pacer::new(RetryPolicy {
-        max_retries: cfg.max_retries,
-        base_delay: Duration::from_millis(500),
-        max_delay: Duration::from_secs(8),
-        request_timeout: Duration::from_secs_f64(cfg.request_timeout_s),
-    });
+    let pacer = Arc::new(Pacer::observed(
+        RetryPolicy {
+            max_retries: cfg.max_retries,
+            base_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(8),
+            request_timeout: Duration::from_secs_f64(cfg.request_timeout_s),
+        },
+        r.events.clone(),
+        r.interrupt.clone(),
+    ));
     let ctx = Ctx {
         cfg,
         api: &api,
         params: &params,
         by_name: &by_name,
         provider,
+        cache: Cache::new(&cfg.cache_dir),
+        run: r,
+        pacer,
     };
-
-    for model in &resolved.models {
-        let keyer = use_cache.then(|| {
-            Keyer::new(
-                provider_name(provider),
-                model,
-                cfg.system.as_deref(),
-                &api.tools,
-                &params,
-            )
-        });
-        let mut items = Vec::new();
-        for (i, case) in cfg.cases.iter().enumerate() {
-            for trial in 1..=trials_of(cfg, case) {
-                let key = keyer.as_ref().map(|k| k.key(&case.prompt, trial));
-                items.push(Item { case: i, key });
-            }
+    // Built on first need: a fully cached run needs no key.
+    let mut client: Option<Result<Arc<Provider>, String>> = None;
+    for model in &target.models {
+        if r.interrupt.is_set() {
+            break;
         }
-        let mut got: Vec<Got> = items.iter().map(|_| Got::NotAsked).collect();
-        if results.cache.read {
-            for (slot, item) in got.iter_mut().zip(&items) {
-                let Some(key) = &item.key else { continue };
-                match cache.read(key) {
-                    Lookup::Hit(choice) => {
-                        results.cache.hits += 1;
-                        *slot = Got::Cached(choice);
-                    }
-                    Lookup::Corrupt(_) => results.cache.corrupt += 1,
-                    Lookup::Miss => {}
-                }
-            }
-        }
-        let pending: Vec<usize> = (0..items.len())
-            .filter(|i| matches!(got[*i], Got::NotAsked))
-            .collect();
-        let mut fatal: Option<String> = None;
-        // `--offline` keeps model APIs from being called; a local command is no API.
-        let offline = o.offline && provider != ProviderKind::Command;
-        if !pending.is_empty() && !offline {
-            let provider_client =
-                client.get_or_insert_with(|| build_client(cfg, provider, base_dir));
-            match provider_client {
-                Err(e) => fatal = Some(e.clone()),
-                Ok(p) => {
-                    let outcome = ask_all(&ctx, p, &pacer, model, &items, &pending);
-                    fatal = outcome.fatal;
-                    for (idx, answer) in outcome.answers {
-                        let item = &items[idx];
-                        got[idx] = match answer {
-                            Ok((answer, took)) => {
-                                let choice = to_choice(answer, &api);
-                                if let (true, Some(key)) = (results.cache.write, &item.key) {
-                                    // A failed write loses a cache entry, not the answer.
-                                    let _ = cache.write(
-                                        key,
-                                        &choice,
-                                        provider_name(provider),
-                                        model,
-                                        &cfg.cases[item.case].prompt,
-                                    );
-                                }
-                                results.cache.asked += 1;
-                                Got::Asked(choice, took)
-                            }
-                            Err((message, took)) => Got::Failed(message, took),
-                        };
-                    }
-                }
-            }
-        }
-        results.models.push(score_model(
-            &ctx,
-            model,
-            &items,
-            got,
-            fatal,
-            offline_for(o, provider),
-        ));
+        let eval = eval_model(&ctx, model, &mut results.cache, &mut client);
+        results.models.push(eval);
     }
+    finish_phase(results, target, started, r.interrupt)
+}
 
+/// The phase's status and one-line verdict from the models' results.
+fn finish_phase(
+    results: EvalsResults,
+    target: &EvalTarget,
+    started: Instant,
+    interrupt: &Interrupt,
+) -> Phase<Option<EvalsResults>> {
     let passed = results.models.iter().all(|m| m.passed);
     let all_unusable = results.models.iter().all(|m| m.error.is_some());
-    let reason = results
+    let mut reason = results
         .models
         .iter()
         .map(|m| {
             let mut line = m.verdict_text();
-            if resolved.models.len() > 1 {
+            if target.models.len() > 1 {
                 line = format!("{}: {line}", m.model);
             }
             for gate in m
@@ -325,14 +218,18 @@ pub fn run(
         })
         .collect::<Vec<_>>()
         .join("; ");
+    let status = if let Some(signal) = interrupt.signal() {
+        reason = format!("interrupted by {}: {reason}", signal.name());
+        PhaseStatus::Error
+    } else if all_unusable && !results.models.is_empty() {
+        PhaseStatus::Error
+    } else if passed {
+        PhaseStatus::Passed
+    } else {
+        PhaseStatus::Failed
+    };
     Phase {
-        status: if all_unusable && !results.models.is_empty() {
-            PhaseStatus::Error
-        } else if passed {
-            PhaseStatus::Passed
-        } else {
-            PhaseStatus::Failed
-        },
+        status,
         reason: Some(reason),
         duration_ms: started.elapsed().as_secs_f64() * 1000.0,
         results: Some(results),
@@ -345,19 +242,196 @@ struct Ctx<'a> {
     params: &'a Map<String, Value>,
     by_name: &'a HashMap<&'a str, &'a Tool>,
     provider: ProviderKind,
+    cache: Cache,
+    run: &'a EvalRun<'a>,
+    pacer: Arc<Pacer>,
+}
+
+/// One model: cached answers, then the provider for the rest, then the score.
+fn eval_model(
+    ctx: &Ctx<'_>,
+    model: &str,
+    cache_use: &mut CacheUse,
+    client: &mut Option<Result<Arc<Provider>, String>>,
+) -> ModelEval {
+    let cfg = ctx.cfg;
+    let keyer = cache_use.write.then(|| {
+        Keyer::new(
+            provider_name(ctx.provider),
+            model,
+            cfg.system.as_deref(),
+            &ctx.api.tools,
+            ctx.params,
+        )
+    });
+    let mut items = Vec::new();
+    for (i, case) in cfg.cases.iter().enumerate() {
+        for trial in 1..=trials_of(cfg, case) {
+            let key = keyer.as_ref().map(|k| k.key(&case.prompt, trial));
+            items.push(Item { case: i, key });
+        }
+    }
+    let mut progress = Progress::new(ctx, model, &items);
+    let mut got: Vec<Got> = items.iter().map(|_| Got::NotAsked).collect();
+    if cache_use.read {
+        for (idx, item) in items.iter().enumerate() {
+            let Some(key) = &item.key else { continue };
+            match ctx.cache.read(key) {
+                Lookup::Hit(choice) => {
+                    cache_use.hits += 1;
+                    got[idx] = Got::Cached(choice);
+                    progress.arrived(ctx, idx, &items, &got);
+                }
+                Lookup::Corrupt(_) => cache_use.corrupt += 1,
+                Lookup::Miss => {}
+            }
+        }
+    }
+    let pending: Vec<usize> = (0..items.len())
+        .filter(|i| matches!(got[*i], Got::NotAsked))
+        .collect();
+    let mut fatal: Option<String> = None;
+    // `--offline` keeps model APIs from being called; a local command is no API.
+    let offline = offline_for(ctx.run.settings, ctx.provider);
+    if !pending.is_empty() && !offline && !ctx.run.interrupt.is_set() {
+        let built = client.get_or_insert_with(|| {
+            build_client(cfg, ctx.provider, ctx.run.base_dir, ctx.run.env).map(Arc::new)
+        });
+        match built {
+            Err(e) => fatal = Some(e.clone()),
+            Ok(p) => {
+                let asked = Asking {
+                    ctx,
+                    provider: Arc::clone(p),
+                    model,
+                    items: &items,
+                    cache_use,
+                };
+                fatal = asked.ask_all(&pending, &mut got, &mut progress);
+            }
+        }
+    }
+    progress.flush_not_asked(ctx, &items, &got);
+    let min_accuracy = ctx.run.settings.min_accuracy();
+    score_model(ctx, model, &items, got, fatal, min_accuracy, offline)
+}
+
+/// Emits a `CaseFinished` event as each case's last trial comes in.
+struct Progress {
+    model: String,
+    remaining: Vec<usize>,
+    sent: Vec<bool>,
+}
+
+impl Progress {
+    fn new(ctx: &Ctx<'_>, model: &str, items: &[Item]) -> Self {
+        let mut remaining = vec![0; ctx.cfg.cases.len()];
+        for item in items {
+            remaining[item.case] += 1;
+        }
+        Progress {
+            model: model.to_owned(),
+            sent: vec![false; remaining.len()],
+            remaining,
+        }
+    }
+
+    /// Item `idx` has its answer in `got`.
+    fn arrived(&mut self, ctx: &Ctx<'_>, idx: usize, items: &[Item], got: &[Got]) {
+        let case = items[idx].case;
+        self.remaining[case] = self.remaining[case].saturating_sub(1);
+        if self.remaining[case] == 0 {
+            self.send(ctx, case, items, got);
+        }
+    }
+
+    /// Cases left without every answer (offline, interrupted, provider unusable).
+    fn flush_not_asked(&mut self, ctx: &Ctx<'_>, items: &[Item], got: &[Got]) {
+        for case in 0..self.sent.len() {
+            if !self.sent[case] {
+                self.send(ctx, case, items, got);
+            }
+        }
+    }
+
+    fn send(&mut self, ctx: &Ctx<'_>, case: usize, items: &[Item], got: &[Got]) {
+        self.sent[case] = true;
+        let spec = &ctx.cfg.cases[case];
+        let trials: Vec<TrialResult> = items
+            .iter()
+            .zip(got)
+            .filter(|(item, _)| item.case == case)
+            .map(|(_, g)| trial_of(ctx, spec, g.peek()))
+            .collect();
+        let shown = trials.iter().find(|t| !t.passed).or(trials.first());
+        ctx.run.events.emit(Event::CaseFinished {
+            model: self.model.clone(),
+            name: case_name(spec),
+            status: case_status(&trials),
+            trials: trials.len(),
+            expected: spec
+                .expect_tool
+                .clone()
+                .flatten()
+                .unwrap_or_else(|| "(no tool)".into()),
+            picked: shown.map_or_else(|| "(not asked)".into(), picked_names),
+        });
+    }
+}
+
+/// How a case ended over its trials.
+fn case_status(trials: &[TrialResult]) -> CaseStatus {
+    if trials.iter().any(|t| t.kind == AnswerKind::NotAsked) {
+        CaseStatus::NotRun
+    } else if trials.iter().any(|t| t.kind == AnswerKind::ProviderError) {
+        CaseStatus::ProviderError
+    } else if trials.iter().all(|t| t.passed) {
+        CaseStatus::Correct
+    } else {
+        CaseStatus::Miss
+    }
+}
+
+/// The tools a trial picked, by name: `a, b`, `(no tool)`, `(provider error)`…
+fn picked_names(t: &TrialResult) -> String {
+    match t.kind {
+        AnswerKind::ProviderError => "(provider error)".into(),
+        AnswerKind::NotAsked => "(not asked)".into(),
+        _ if t.calls.is_empty() => "(no tool)".into(),
+        _ => t
+            .calls
+            .iter()
+            .map(|c| c.tool.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
+impl Got {
+    /// A copy for a progress event (the original goes on to scoring).
+    fn peek(&self) -> Got {
+        match self {
+            Got::Cached(c) => Got::Cached(c.clone()),
+            Got::Asked(c, d) => Got::Asked(c.clone(), *d),
+            Got::Failed(m, d) => Got::Failed(m.clone(), *d),
+            Got::NotAsked => Got::NotAsked,
+        }
+    }
 }
 
 fn build_client(
     cfg: &EvalConfig,
     provider: ProviderKind,
     base_dir: &Path,
+    env: &Env,
 ) -> Result<Provider, String> {
     let fatal = |e: ProviderError| match e {
         ProviderError::Fatal(m) | ProviderError::Transient(m) => m,
     };
+    let var = |k: &str| env.raw(k).map(str::to_owned);
     match provider {
-        ProviderKind::Anthropic => Provider::anthropic_from_env().map_err(fatal),
-        ProviderKind::Openai => Provider::openai_from_env().map_err(fatal),
+        ProviderKind::Anthropic => Provider::anthropic_from(var).map_err(fatal),
+        ProviderKind::Openai => Provider::openai_from(var).map_err(fatal),
         ProviderKind::Command => Ok(Provider::command(
             cfg.command.clone().unwrap_or_default(),
             PathBuf::from(base_dir),
@@ -369,76 +443,149 @@ fn build_client(
 /// An answer and its time, or a transient error and the time until it.
 type Timed = Result<(Answer, Duration), (String, Duration)>;
 
-struct Asked {
-    /// (item index, what came back).
-    answers: Vec<(usize, Timed)>,
-    fatal: Option<String>,
+/// What a worker sends back: an item's answer, or a fatal error that stops the phase.
+enum Reply {
+    Answer(usize, Timed),
+    Fatal(String),
 }
 
-/// Asks the provider for every pending item on `concurrency` threads. A fatal error stops
-/// every worker from taking new items.
-fn ask_all(
-    ctx: &Ctx<'_>,
-    provider: &Provider,
-    pacer: &Pacer,
-    model: &str,
-    items: &[Item],
-    pending: &[usize],
-) -> Asked {
-    let next = AtomicUsize::new(0);
-    let fatal: Mutex<Option<String>> = Mutex::new(None);
-    let answers = Mutex::new(Vec::with_capacity(pending.len()));
-    let workers = (ctx.cfg.concurrency.max(1) as usize).min(pending.len());
-    let max_tokens = match ctx.provider {
-        ProviderKind::Anthropic => DEFAULT_MAX_TOKENS,
-        _ => ctx.cfg.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
-    };
-    std::thread::scope(|scope| {
+/// What the workers share. Owned, so that an interrupted phase can stop waiting for
+/// requests in flight and leave them behind.
+struct Shared {
+    provider: Arc<Provider>,
+    pacer: Arc<Pacer>,
+    model: String,
+    system: Option<String>,
+    tools: Vec<super::ApiTool>,
+    params: Map<String, Value>,
+    max_tokens: u32,
+    prompts: Vec<(usize, String)>,
+    next: AtomicUsize,
+    stop: AtomicBool,
+}
+
+/// One model's pending items, asked of the provider.
+struct Asking<'a, 'c> {
+    ctx: &'a Ctx<'c>,
+    provider: Arc<Provider>,
+    model: &'a str,
+    items: &'a [Item],
+    cache_use: &'a mut CacheUse,
+}
+
+impl Asking<'_, '_> {
+    /// Asks for every pending item on `concurrency` workers and records the answers as they
+    /// come. A fatal error stops every worker from taking new items; an interrupt stops the
+    /// wait at once. Returns the fatal error, if any.
+    fn ask_all(mut self, pending: &[usize], got: &mut [Got], progress: &mut Progress) -> Option<String> {
+        let cfg = self.ctx.cfg;
+        let shared = Arc::new(Shared {
+            provider: Arc::clone(&self.provider),
+            pacer: Arc::clone(&self.ctx.pacer),
+            model: self.model.to_owned(),
+            system: cfg.system.clone(),
+            tools: self.ctx.api.tools.clone(),
+            params: self.ctx.params.clone(),
+            max_tokens: match self.ctx.provider {
+                ProviderKind::Anthropic => DEFAULT_MAX_TOKENS,
+                _ => cfg.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+            },
+            prompts: pending
+                .iter()
+                .map(|&idx| (idx, cfg.cases[self.items[idx].case].prompt.clone()))
+                .collect(),
+            next: AtomicUsize::new(0),
+            stop: AtomicBool::new(false),
+        });
+        let (tx, rx) = mpsc::channel();
+        let workers = (cfg.concurrency.max(1) as usize).min(pending.len());
         for _ in 0..workers {
-            scope.spawn(|| {
-                loop {
-                    if lock(&fatal).is_some() {
-                        return;
-                    }
-                    let n = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(&idx) = pending.get(n) else { return };
-                    let case = &ctx.cfg.cases[items[idx].case];
-                    let request = Request {
-                        model,
-                        system: ctx.cfg.system.as_deref(),
-                        prompt: &case.prompt,
-                        tools: &ctx.api.tools,
-                        params: ctx.params,
-                        max_tokens,
-                    };
-                    let started = Instant::now();
-                    let answer = provider.ask(&request, pacer);
-                    let took = started.elapsed();
-                    match answer {
-                        Ok(a) => lock(&answers).push((idx, Ok((a, took)))),
-                        Err(ProviderError::Transient(m)) => {
-                            lock(&answers).push((idx, Err((m, took))));
-                        }
-                        Err(ProviderError::Fatal(m)) => {
-                            let mut f = lock(&fatal);
-                            if f.is_none() {
-                                *f = Some(m);
-                            }
-                            return;
-                        }
-                    }
-                }
-            });
+            let shared = Arc::clone(&shared);
+            let tx = tx.clone();
+            std::thread::spawn(move || worker(&shared, &tx));
         }
-    });
-    Asked {
-        answers: answers.into_inner().unwrap_or_else(|p| p.into_inner()),
-        fatal: fatal.into_inner().unwrap_or_else(|p| p.into_inner()),
+        drop(tx);
+        let mut fatal = None;
+        let mut left = pending.len();
+        while left > 0 {
+            let reply = match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(reply) => reply,
+                Err(RecvTimeoutError::Timeout) if !self.ctx.run.interrupt.is_set() => continue,
+                Err(_) => break,
+            };
+            match reply {
+                Reply::Answer(idx, timed) => {
+                    left -= 1;
+                    got[idx] = self.record(idx, timed);
+                    progress.arrived(self.ctx, idx, self.items, got);
+                }
+                Reply::Fatal(m) => {
+                    fatal.get_or_insert(m);
+                    shared.stop.store(true, Ordering::SeqCst);
+                }
+            }
+        }
+        shared.stop.store(true, Ordering::SeqCst);
+        fatal
+    }
+
+    /// Turns a reply into what scoring reads, writing fresh answers to the cache.
+    fn record(&mut self, idx: usize, timed: Timed) -> Got {
+        let item = &self.items[idx];
+        match timed {
+            Ok((answer, took)) => {
+                let choice = to_choice(answer, self.ctx.api);
+                if let (true, Some(key)) = (self.cache_use.write, &item.key) {
+                    // A failed write loses a cache entry, not the answer.
+                    let _ = self.ctx.cache.write(
+                        key,
+                        &choice,
+                        provider_name(self.ctx.provider),
+                        self.model,
+                        &self.ctx.cfg.cases[item.case].prompt,
+                    );
+                }
+                self.cache_use.asked += 1;
+                Got::Asked(choice, took)
+            }
+            Err((message, took)) => Got::Failed(message, took),
+        }
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
+/// A worker: takes the next pending item until there is none, a fatal error, or a stop.
+fn worker(shared: &Shared, tx: &mpsc::Sender<Reply>) {
+    loop {
+        if shared.stop.load(Ordering::SeqCst) || shared.pacer.stopped() {
+            return;
+        }
+        let n = shared.next.fetch_add(1, Ordering::SeqCst);
+        let Some((idx, prompt)) = shared.prompts.get(n) else {
+            return;
+        };
+        let request = Request {
+            model: &shared.model,
+            system: shared.system.as_deref(),
+            prompt,
+            tools: &shared.tools,
+            params: &shared.params,
+            max_tokens: shared.max_tokens,
+        };
+        let started = Instant::now();
+        let answer = shared.provider.ask(&request, &shared.pacer);
+        let took = started.elapsed();
+        let reply = match answer {
+            Ok(a) => Reply::Answer(*idx, Ok((a, took))),
+            Err(ProviderError::Transient(m)) => Reply::Answer(*idx, Err((m, took))),
+            Err(ProviderError::Fatal(m)) => {
+                let _ = tx.send(Reply::Fatal(m));
+                return;
+            }
+        };
+        if tx.send(reply).is_err() {
+            return;
+        }
+    }
 }
 
 /// An API answer in MCP terms: names mapped back, arguments parsed.
@@ -546,11 +693,9 @@ fn trial_of(ctx: &Ctx<'_>, case: &EvalCase, got: Got) -> TrialResult {
     }
 }
 
-fn offline_for(o: &Overrides, provider: ProviderKind) -> Overrides {
-    Overrides {
-        offline: o.offline && provider != ProviderKind::Command,
-        ..o.clone()
-    }
+/// `--offline` applies to model APIs only: a local command is no API.
+fn offline_for(settings: &EvalSettings, provider: ProviderKind) -> bool {
+    settings.offline() && provider != ProviderKind::Command
 }
 
 fn score_model(
@@ -559,7 +704,8 @@ fn score_model(
     items: &[Item],
     got: Vec<Got>,
     fatal: Option<String>,
-    o: Overrides,
+    min_accuracy: f64,
+    offline: bool,
 ) -> ModelEval {
     let cfg = ctx.cfg;
     let mut trials: Vec<Vec<TrialResult>> = cfg.cases.iter().map(|_| Vec::new()).collect();
@@ -640,13 +786,12 @@ fn score_model(
     } else {
         correct as f64 / total as f64
     };
-    let min_accuracy = o.min_accuracy.unwrap_or(cfg.min_accuracy);
     let critical_misses: Vec<String> = cases
         .iter()
         .filter(|c| c.critical && c.status != CaseStatus::Correct)
         .map(|c| c.name.clone())
         .collect();
-    let uncached: Vec<String> = if o.offline {
+    let uncached: Vec<String> = if offline {
         cases
             .iter()
             .filter(|c| c.status == CaseStatus::NotRun)

@@ -9,6 +9,7 @@ use std::process::Command;
 use serde::{Deserialize, Serialize};
 
 use super::stats;
+use crate::settings::Revision;
 use crate::report::model::{CaseStatus, EvalsResults, HistoryPoint, HistoryTrend};
 
 /// Runs shown in the trend (this one included).
@@ -46,9 +47,8 @@ pub struct Entry {
     pub tool_list_hash: String,
 }
 
-/// Commit and ref: from GitHub's variables, else from git in `dir`.
-pub fn revision(dir: &Path) -> (Option<String>, Option<String>) {
-    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+/// Commit and ref: as the CI environment says (`known`), else from git in `dir`.
+pub fn revision(dir: &Path, known: &Revision) -> (Option<String>, Option<String>) {
     let git = |args: &[&str]| {
         Command::new("git")
             .args(args)
@@ -59,16 +59,25 @@ pub fn revision(dir: &Path) -> (Option<String>, Option<String>) {
             .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
             .filter(|s| !s.is_empty())
     };
-    let commit = var("GITHUB_SHA").or_else(|| git(&["rev-parse", "HEAD"]));
-    let git_ref = var("GITHUB_HEAD_REF")
-        .or_else(|| var("GITHUB_REF_NAME"))
+    let commit = known
+        .commit
+        .clone()
+        .or_else(|| git(&["rev-parse", "HEAD"]));
+    let git_ref = known
+        .git_ref
+        .clone()
         .or_else(|| git(&["rev-parse", "--abbrev-ref", "HEAD"]));
     (commit, git_ref)
 }
 
 /// The entries this run adds, one per model that ran.
-pub fn entries(results: &EvalsResults, time: &str, dir: &Path) -> Vec<Entry> {
-    let (commit, git_ref) = revision(dir);
+pub fn entries(
+    results: &EvalsResults,
+    time: &str,
+    dir: &Path,
+    known: &Revision,
+) -> Vec<Entry> {
+    let (commit, git_ref) = revision(dir, known);
     results
         .models
         .iter()
@@ -140,8 +149,9 @@ pub fn record(
     results: &EvalsResults,
     time: &str,
     dir: &Path,
+    known: &Revision,
 ) -> std::io::Result<HistoryTrend> {
-    let new = entries(results, time, dir);
+    let new = entries(results, time, dir, known);
     append(path, &new)?;
     let (all, skipped_lines) = read(path)?;
     let model = new
@@ -207,7 +217,7 @@ mod tests {
         let mut last = HistoryTrend::default();
         for (i, correct) in [98, 98, 97, 96].iter().enumerate() {
             last =
-                record(&path, &results(*correct, 100), &format!("t{i}"), &dir).unwrap_or_default();
+                record(&path, &results(*correct, 100), &format!("t{i}"), &dir, &Revision::default()).unwrap_or_default();
         }
         assert_eq!(last.points.len(), 4);
         assert_eq!(last.skipped_lines, 1);
@@ -227,7 +237,7 @@ mod tests {
         let path = dir.join("h.jsonl");
         let mut last = HistoryTrend::default();
         for i in 0..12 {
-            last = record(&path, &results(95, 100), &format!("t{i}"), &dir).unwrap_or_default();
+            last = record(&path, &results(95, 100), &format!("t{i}"), &dir, &Revision::default()).unwrap_or_default();
         }
         assert_eq!(last.points.len(), WINDOW);
         assert!(!last.rising);

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::error::McpError;
+use crate::process::{GroupGuard, Kill};
 
 /// Most stderr kept per process (the tail wins).
 const STDERR_CAP: usize = 1 << 20;
@@ -64,6 +65,8 @@ pub struct StdioTransport {
     noise_total: usize,
     /// Messages read while looking for something else, handed out first.
     pending: VecDeque<Value>,
+    /// Keeps the server's process group known to the interrupt handler while it runs.
+    _group: Option<GroupGuard>,
 }
 
 impl StdioTransport {
@@ -90,6 +93,7 @@ impl StdioTransport {
             reason: spawn_reason(&e, spec.cwd.as_ref()),
         })?;
         let pid = child.id();
+        let group = crate::process::register(pid);
         let (tx, rx) = channel();
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
@@ -119,6 +123,7 @@ impl StdioTransport {
             noise: Vec::new(),
             noise_total: 0,
             pending: VecDeque::new(),
+            _group: group,
         })
     }
 
@@ -284,7 +289,7 @@ impl StdioTransport {
     pub fn kill(&mut self) {
         self.stdin = None;
         if self.exit.is_none() {
-            signal_group(self.pid, Signal::Kill);
+            crate::process::signal_group(self.pid, Kill::Kill);
             let _ = self.await_exit(GRACE);
         }
     }
@@ -298,11 +303,11 @@ impl StdioTransport {
         if self.await_exit(GRACE).is_some() {
             return;
         }
-        signal_group(self.pid, Signal::Term);
+        crate::process::signal_group(self.pid, Kill::Term);
         if self.await_exit(GRACE).is_some() {
             return;
         }
-        signal_group(self.pid, Signal::Kill);
+        crate::process::signal_group(self.pid, Kill::Kill);
         let _ = self.await_exit(GRACE);
     }
 }
@@ -311,7 +316,7 @@ impl Drop for StdioTransport {
     fn drop(&mut self) {
         if self.exit.is_none() {
             self.stdin = None;
-            signal_group(self.pid, Signal::Kill);
+            crate::process::signal_group(self.pid, Kill::Kill);
         }
     }
 }
@@ -396,24 +401,3 @@ pub fn describe_exit(status: ExitStatus) -> String {
     }
 }
 
-enum Signal {
-    Term,
-    Kill,
-}
-
-/// Signals the server's process group (it leads one: see `process_group(0)`).
-#[allow(unsafe_code)]
-fn signal_group(pid: u32, signal: Signal) {
-    let sig = match signal {
-        Signal::Term => libc::SIGTERM,
-        Signal::Kill => libc::SIGKILL,
-    };
-    let Ok(pid) = i32::try_from(pid) else {
-        return;
-    };
-    // SAFETY: kill(2) takes plain integers and has no memory effects; a stale group id only
-    // yields ESRCH, which we ignore.
-    unsafe {
-        libc::kill(-pid, sig);
-    }
-}

@@ -96,6 +96,8 @@ fn base(passed: bool) -> RunReport {
         error: None,
         inventory: None,
         stdout_noise: Vec::new(),
+        interrupted: None,
+        cache_audit: None,
         phases: Phases {
             checks: Phase::skipped("not run"),
             tests: Phase::skipped("no tests in toolproof.yaml"),

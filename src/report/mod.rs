@@ -4,10 +4,12 @@
 //! the files.
 
 pub mod annotations;
+pub mod cache;
 pub mod console;
 pub mod escape;
 mod eval_view;
 pub mod html;
+pub mod inspect;
 pub mod json;
 pub mod junit;
 pub mod markdown;
@@ -15,6 +17,7 @@ pub mod model;
 pub mod redact;
 mod table;
 pub mod write;
+pub mod writer;
 
 #[cfg(test)]
 mod fixtures;

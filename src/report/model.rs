@@ -37,11 +37,50 @@ pub struct RunReport {
     pub inventory: Option<Inventory>,
     /// Non-protocol lines the server printed on stdout.
     pub stdout_noise: Vec<String>,
+    /// The signal that stopped the run (`SIGINT`, `SIGTERM`), when one did; phases it cut
+    /// short say so in their reason.
+    pub interrupted: Option<String>,
     /// The phases, always all five, in run order.
     pub phases: Phases,
+    /// What `cache status` or `cache prune` found (only for those commands).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_audit: Option<CacheAudit>,
     /// Values to redact from every rendering (never serialized).
     #[serde(skip)]
     pub secrets: Vec<String>,
+}
+
+/// The committed eval cache compared with the current cases (`cache status`, `cache prune`).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CacheAudit {
+    /// The cache folder.
+    pub dir: String,
+    /// Every answer the current cases, models and trials need, in order.
+    pub answers: Vec<CachedAnswer>,
+    /// Files no current case can hit (`cache prune`).
+    pub stale: Vec<String>,
+    /// Whether the stale files were removed (`cache prune --apply`).
+    pub removed: bool,
+    /// Why the audit could not be finished (an unreadable cache folder…).
+    pub error: Option<String>,
+}
+
+/// One answer a current case needs.
+#[derive(Debug, Clone, Serialize)]
+pub struct CachedAnswer {
+    /// The case name, with the model when there are several and the trial after the first.
+    pub label: String,
+    /// The cache key (sha256 hex).
+    pub key: String,
+    /// `cached`, `missing` or `corrupt`.
+    pub state: String,
+}
+
+impl CacheAudit {
+    /// Answers not usable from the cache (missing or corrupt).
+    pub fn missing(&self) -> usize {
+        self.answers.iter().filter(|a| a.state != "cached").count()
+    }
 }
 
 /// Name and version of the tool that wrote the report.

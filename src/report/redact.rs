@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::model::{
+    CacheAudit,
     ChecksResults, EvalsResults, Finding, Generator, Inventory, Phase, Phases, RunReport,
     ServerError, ServerSummary, TestResult, ToolSummary,
 };
@@ -127,7 +128,9 @@ impl Redact for RunReport {
             error,
             inventory,
             stdout_noise,
+            interrupted: _,
             phases,
+            cache_audit,
             secrets: _,
         } = self;
         generator.redact(r);
@@ -139,6 +142,27 @@ impl Redact for RunReport {
         inventory.redact(r);
         stdout_noise.redact(r);
         phases.redact(r);
+        if let Some(audit) = cache_audit {
+            audit.redact(r);
+        }
+    }
+}
+
+impl Redact for CacheAudit {
+    fn redact(&mut self, r: &Redactor) {
+        let CacheAudit {
+            dir,
+            answers,
+            stale,
+            removed: _,
+            error,
+        } = self;
+        dir.redact(r);
+        for answer in answers {
+            answer.label.redact(r);
+        }
+        stale.redact(r);
+        error.redact(r);
     }
 }
 

@@ -75,7 +75,7 @@ fn run_yaml(name: &str, yaml: &str) -> Phase<Vec<TestResult>> {
     let dir = scratch(name);
     let loaded = load(&dir, yaml);
     let (mut client, tools) = connect(&loaded);
-    let phase = run(&mut client, &tools, &loaded.config, None);
+    let phase = run_cfg(&mut client, &tools, &loaded.config, None);
     client.close();
     let _ = std::fs::remove_dir_all(&dir);
     phase
@@ -109,7 +109,7 @@ tests:
         );
         std::thread::yield_now();
     }
-    let phase = run(&mut client, &tools, &loaded.config, None);
+    let phase = run_cfg(&mut client, &tools, &loaded.config, None);
     client.close();
 
     let boom = &phase.results[0];
@@ -163,7 +163,7 @@ tests:
     );
     let loaded = load(&dir, &yaml);
     let (mut client, tools) = connect(&loaded);
-    let phase = run(&mut client, &tools, &loaded.config, None);
+    let phase = run_cfg(&mut client, &tools, &loaded.config, None);
     client.close();
 
     let got: Vec<TestStatus> = phase.results.iter().map(|r| r.status).collect();

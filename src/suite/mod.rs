@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
-use crate::config::{Config, TestCase};
+use crate::config::TestCase;
+use crate::events::{Event, Events};
+use crate::interrupt::{Interrupt, Signal};
 use crate::mcp::client::{CallFailure, Client, ConnectError};
 use crate::mcp::error::McpError;
 use crate::mcp::types::{CallOutcome, CallResult, Tool};
@@ -20,18 +22,42 @@ pub const KEEP_BYTES: usize = 64 * 1024;
 /// arithmetic from overflowing on absurd values.
 const LONGEST_WAIT_MS: f64 = 30.0 * 24.0 * 3600.0 * 1000.0;
 
-/// Runs the tests `filter` selects, in YAML order, one after another, on `client`.
-/// `tools` is the server's tool list; `cfg.timeout_ms` and `cfg.retries` already hold the
-/// command-line overrides. The phase is `Passed` when every test passed (flaky ones count),
-/// `Failed` otherwise, and `Skipped` when there is nothing to run. Its reason is set when the
-/// server could not be restarted or nothing was selected.
+/// The values a test falls back to when it sets none itself (resolved from the flags, the
+/// environment and the YAML).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Defaults {
+    /// Per-call timeout in milliseconds.
+    pub timeout_ms: f64,
+    /// Retries after a failed attempt.
+    pub retries: u32,
+    /// Wait between attempts, in milliseconds.
+    pub retry_delay_ms: f64,
+}
+
+/// The tests of one run: all of them, which ones run, and their defaults.
+#[derive(Debug, Clone, Copy)]
+pub struct Selection<'a> {
+    /// Every test, in YAML order.
+    pub tests: &'a [TestCase],
+    /// Indexes of the tests to run, in order.
+    pub selected: &'a [usize],
+    /// What a test falls back to.
+    pub defaults: Defaults,
+}
+
+/// Runs the selected tests in order, one after another, on `client`; `tools` is the server's
+/// tool list. The phase is `Passed` when every test passed (flaky ones count) and `Failed`
+/// otherwise; its reason says when the server could not be restarted. When `interrupt`
+/// fires, the test in flight and every later one are not run, and the phase is an error that
+/// says so.
 pub fn run(
     client: &mut Client,
     tools: &[Tool],
-    cfg: &Config,
-    filter: Option<&str>,
+    selection: Selection<'_>,
+    events: &Events,
+    interrupt: &Interrupt,
 ) -> Phase<Vec<TestResult>> {
-    run_on(client, tools, cfg, filter)
+    run_on(client, tools, selection, events, interrupt)
 }
 
 /// Indexes into `tests` of the tests `filter` selects, in YAML order. The filter is a list of
@@ -73,9 +99,9 @@ trait Server {
     ) -> Result<CallOutcome, CallFailure>;
     fn has_exited(&self) -> bool;
     fn restart(&mut self) -> Result<(), ConnectError>;
-    /// Waits between attempts.
-    fn pause(&mut self, d: Duration) {
-        std::thread::sleep(d);
+    /// Waits between attempts (less when the run is interrupted).
+    fn pause(&mut self, d: Duration, interrupt: &Interrupt) {
+        interrupt.sleep(d);
     }
 }
 
@@ -101,38 +127,96 @@ impl Server for Client {
 fn run_on<S: Server>(
     server: &mut S,
     tools: &[Tool],
-    cfg: &Config,
-    filter: Option<&str>,
+    selection: Selection<'_>,
+    events: &Events,
+    interrupt: &Interrupt,
 ) -> Phase<Vec<TestResult>> {
-    if cfg.tests.is_empty() {
-        return Phase::skipped("no `tests:` in the config");
-    }
-    let selected = select(&cfg.tests, filter);
-    if selected.is_empty() {
-        return Phase::skipped(format!(
-            "--filter `{}` selects none of the {} tests",
-            filter.unwrap_or(""),
-            cfg.tests.len()
-        ));
-    }
     let started = Instant::now();
     let mut broken: Option<String> = None;
-    let results: Vec<TestResult> = selected
-        .into_iter()
-        .map(|i| run_one(server, tools, &cfg.tests[i], cfg, &mut broken))
-        .collect();
+    let mut results = Vec::with_capacity(selection.selected.len());
+    for &i in selection.selected {
+        let test = &selection.tests[i];
+        let result = match interrupt.signal() {
+            Some(signal) => interrupted(test, signal, false),
+            None => {
+                let run = Run {
+                    tools,
+                    defaults: &selection.defaults,
+                    events,
+                    interrupt,
+                };
+                run_one(server, &run, test, &mut broken)
+            }
+        };
+        events.emit(Event::TestFinished {
+            name: result.name.clone(),
+            status: result.status,
+            latency_ms: result.latency_ms,
+            failure: result.failures.first().cloned(),
+        });
+        results.push(result);
+    }
     let all_ok = results
         .iter()
         .all(|r| matches!(r.status, TestStatus::Passed | TestStatus::Flaky));
+    let (status, reason) = match interrupt.signal() {
+        Some(signal) => {
+            let ran = results
+                .iter()
+                .filter(|r| r.status != TestStatus::NotRun)
+                .count();
+            (
+                PhaseStatus::Error,
+                Some(format!(
+                    "interrupted by {}: {ran} of {} tests ran",
+                    signal.name(),
+                    results.len()
+                )),
+            )
+        }
+        None if all_ok => (PhaseStatus::Passed, None),
+        None => (PhaseStatus::Failed, None),
+    };
     Phase {
-        status: if all_ok {
-            PhaseStatus::Passed
-        } else {
-            PhaseStatus::Failed
-        },
-        reason: broken.map(|why| format!("the server could not be restarted: {why}")),
+        status,
+        reason: reason.or(broken.map(|why| format!("the server could not be restarted: {why}"))),
         duration_ms: started.elapsed().as_secs_f64() * 1000.0,
         results,
+    }
+}
+
+/// What every test of a run shares.
+struct Run<'a> {
+    tools: &'a [Tool],
+    defaults: &'a Defaults,
+    events: &'a Events,
+    interrupt: &'a Interrupt,
+}
+
+/// A test the interrupt kept from running (or whose call it cut short).
+fn interrupted(test: &TestCase, signal: Signal, in_flight: bool) -> TestResult {
+    let mut result = blank(test);
+    result.failures.push(if in_flight {
+        format!("not finished: the run was interrupted by {} during the call", signal.name())
+    } else {
+        format!("not run: the run was interrupted by {}", signal.name())
+    });
+    result
+}
+
+fn blank(test: &TestCase) -> TestResult {
+    TestResult {
+        name: test.name.clone(),
+        tool: test.tool.clone(),
+        status: TestStatus::NotRun,
+        failures: Vec::new(),
+        latency_ms: 0.0,
+        attempts: 0,
+        is_error: None,
+        text: None,
+        stderr: None,
+        tags: test.tags.clone(),
+        line: test.line,
     }
 }
 
@@ -157,42 +241,40 @@ struct Attempt {
 
 fn run_one<S: Server>(
     server: &mut S,
-    tools: &[Tool],
+    run: &Run<'_>,
     test: &TestCase,
-    cfg: &Config,
     broken: &mut Option<String>,
 ) -> TestResult {
-    let mut result = TestResult {
-        name: test.name.clone(),
-        tool: test.tool.clone(),
-        status: TestStatus::NotRun,
-        failures: Vec::new(),
-        latency_ms: 0.0,
-        attempts: 0,
-        is_error: None,
-        text: None,
-        stderr: None,
-        tags: test.tags.clone(),
-        line: test.line,
-    };
+    let mut result = blank(test);
     if let Some(why) = broken {
         result.failures.push(not_run(why));
         return result;
     }
-    let Some(tool) = tools.iter().find(|t| t.name == test.tool) else {
+    let Some(tool) = run.tools.iter().find(|t| t.name == test.tool) else {
         result.status = TestStatus::Failed;
-        result.failures.push(no_such_tool(&test.tool, tools));
+        result.failures.push(no_such_tool(&test.tool, run.tools));
         return result;
     };
 
-    let timeout_ms = test.timeout_ms.unwrap_or(cfg.timeout_ms);
+    let defaults = run.defaults;
+    let timeout_ms = test.timeout_ms.unwrap_or(defaults.timeout_ms);
     let timeout = millis(timeout_ms);
-    let allowed = test.retries.unwrap_or(cfg.retries).saturating_add(1);
-    let delay = millis(test.retry_delay_ms.unwrap_or(cfg.retry_delay_ms));
+    let allowed = test.retries.unwrap_or(defaults.retries).saturating_add(1);
+    let delay = millis(test.retry_delay_ms.unwrap_or(defaults.retry_delay_ms));
     let mut history: Vec<Attempt> = Vec::new();
     for n in 1..=allowed {
-        if n > 1 && !delay.is_zero() {
-            server.pause(delay);
+        if n > 1 {
+            run.events.emit(Event::TestRetry {
+                name: test.name.clone(),
+                attempt: n - 1,
+                of: allowed,
+            });
+            if !delay.is_zero() {
+                server.pause(delay, run.interrupt);
+            }
+        }
+        if let Some(signal) = run.interrupt.signal() {
+            return interrupted(test, signal, false);
         }
         if server.has_exited()
             && let Err(e) = server.restart()
@@ -201,6 +283,10 @@ fn run_one<S: Server>(
             break;
         }
         let attempt = call_once(server, tool, test, timeout, timeout_ms);
+        if let Some(signal) = run.interrupt.signal() {
+            // The interrupt stopped the server: what the call saw says nothing of the tool.
+            return interrupted(test, signal, true);
+        }
         let gone = attempt.server_gone;
         let passed = attempt.verdict == Verdict::Pass;
         history.push(attempt);
@@ -403,6 +489,34 @@ fn keep_tail(text: String) -> String {
         start += 1;
     }
     format!("{note}{}", &text[start..])
+}
+
+/// The defaults the YAML alone gives (tests of this module).
+#[cfg(test)]
+fn defaults_of(cfg: &crate::config::Config) -> Defaults {
+    Defaults {
+        timeout_ms: cfg.timeout_ms,
+        retries: cfg.retries,
+        retry_delay_ms: cfg.retry_delay_ms,
+    }
+}
+
+/// Runs the tests of `cfg` that `filter` selects with the YAML's defaults (tests of this
+/// module).
+#[cfg(test)]
+fn run_cfg<S: Server>(
+    server: &mut S,
+    tools: &[Tool],
+    cfg: &crate::config::Config,
+    filter: Option<&str>,
+) -> Phase<Vec<TestResult>> {
+    let selected = select(&cfg.tests, filter);
+    let selection = Selection {
+        tests: &cfg.tests,
+        selected: &selected,
+        defaults: defaults_of(cfg),
+    };
+    run_on(server, tools, selection, &Events::none(), &Interrupt::new())
 }
 
 #[cfg(test)]

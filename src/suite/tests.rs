@@ -120,7 +120,7 @@ impl Server for Fake {
         }
     }
 
-    fn pause(&mut self, d: Duration) {
+    fn pause(&mut self, d: Duration, _: &Interrupt) {
         self.pauses.push(d);
     }
 }
@@ -149,7 +149,7 @@ fn tests_run_in_yaml_order_and_report_the_last_result() {
         {"name": "two", "tool": "add", "expect": {"is_error": true}},
     ]}));
     let mut fake = Fake::new(vec![Step::Text("first"), Step::ErrorResult("nope")]);
-    let phase = run_on(&mut fake, &tools(), &cfg, None);
+    let phase = run_cfg(&mut fake, &tools(), &cfg, None);
     assert_eq!(phase.status, PhaseStatus::Passed);
     assert_eq!(phase.reason, None);
     let called: Vec<&str> = fake.calls.iter().map(|(t, _)| t.as_str()).collect();
@@ -170,7 +170,7 @@ fn tests_run_in_yaml_order_and_report_the_last_result() {
 fn a_failed_assertion_keeps_the_stderr_of_its_call() {
     let cfg = config(json!({"tests": [{"name": "t", "tool": "echo", "expect": {"equals": "b"}}]}));
     let mut fake = Fake::new(vec![Step::Text("a")]);
-    let phase = run_on(&mut fake, &tools(), &cfg, None);
+    let phase = run_cfg(&mut fake, &tools(), &cfg, None);
     assert_eq!(phase.status, PhaseStatus::Failed);
     let t = &phase.results[0];
     assert_eq!(t.status, TestStatus::Failed);
@@ -183,7 +183,7 @@ fn a_protocol_error_is_an_error_result() {
     let cfg =
         config(json!({"tests": [{"name": "t", "tool": "echo", "expect": {"is_error": true}}]}));
     let mut fake = Fake::new(vec![Step::Protocol("Invalid params")]);
-    let phase = run_on(&mut fake, &tools(), &cfg, None);
+    let phase = run_cfg(&mut fake, &tools(), &cfg, None);
     assert_eq!(statuses(&phase), [TestStatus::Passed]);
     assert_eq!(phase.results[0].is_error, Some(true));
     assert_eq!(phase.results[0].text.as_deref(), Some("Invalid params"));
@@ -196,7 +196,7 @@ fn an_unknown_tool_fails_without_a_call_and_suggests_the_nearest() {
         {"name": "far", "tool": "launch_rocket"},
     ]}));
     let mut fake = Fake::new(vec![]);
-    let phase = run_on(&mut fake, &tools(), &cfg, None);
+    let phase = run_cfg(&mut fake, &tools(), &cfg, None);
     assert!(fake.calls.is_empty());
     assert_eq!(statuses(&phase), [TestStatus::Failed, TestStatus::Failed]);
     assert_eq!(phase.results[0].attempts, 0);
@@ -230,7 +230,7 @@ fn a_timeout_is_reported_as_such_after_the_test_timeout() {
         {"name": "next", "tool": "echo"},
     ]}));
     let mut fake = Fake::new(vec![Step::Timeout]);
-    let phase = run_on(&mut fake, &tools(), &cfg, None);
+    let phase = run_cfg(&mut fake, &tools(), &cfg, None);
     assert_eq!(fake.calls[0].1, Duration::from_millis(1500));
     assert_eq!(fake.calls[1].1, Duration::from_millis(5000));
     let slow = &phase.results[0];
@@ -249,7 +249,7 @@ fn timeouts_of_minutes_and_beyond_pass_through() {
         {"name": "absurd", "tool": "echo", "timeout_ms": 1e300},
     ]}));
     let mut fake = Fake::new(vec![]);
-    run_on(&mut fake, &tools(), &cfg, None);
+    run_cfg(&mut fake, &tools(), &cfg, None);
     assert_eq!(fake.calls[0].1, Duration::from_secs(300));
     assert_eq!(fake.calls[1].1, Duration::from_secs(30 * 24 * 3600));
     assert_eq!(millis(-1.0), Duration::ZERO);
@@ -263,7 +263,7 @@ fn a_crash_is_an_error_with_the_calls_stderr_then_the_server_restarts() {
         {"name": "after", "tool": "echo"},
     ]}));
     let mut fake = Fake::new(vec![Step::Crash("about to crash\n")]);
-    let phase = run_on(&mut fake, &tools(), &cfg, None);
+    let phase = run_cfg(&mut fake, &tools(), &cfg, None);
     let boom = &phase.results[0];
     assert_eq!(boom.status, TestStatus::Error);
     assert_eq!(
@@ -280,7 +280,7 @@ fn a_crash_is_an_error_with_the_calls_stderr_then_the_server_restarts() {
 fn broken_pipes_also_restart_the_server() {
     let cfg = config(json!({"tests": [{"name": "t", "tool": "echo"}]}));
     let mut fake = Fake::new(vec![Step::Broken(McpError::Io("broken pipe".into()))]);
-    let phase = run_on(&mut fake, &tools(), &cfg, None);
+    let phase = run_cfg(&mut fake, &tools(), &cfg, None);
     assert_eq!(
         phase.results[0].failures,
         ["no result from the server: i/o with the server failed: broken pipe"]
@@ -299,7 +299,7 @@ fn a_failed_restart_marks_every_remaining_test_not_run() {
     let mut fake = Fake::new(vec![Step::Text("fine"), Step::Crash("dying\n")]);
     fake.restarts
         .push_back(Err("boot\nrefusing to start again\n\n"));
-    let phase = run_on(&mut fake, &tools(), &cfg, None);
+    let phase = run_cfg(&mut fake, &tools(), &cfg, None);
     assert_eq!(
         statuses(&phase),
         [
@@ -332,14 +332,14 @@ fn a_server_found_dead_before_a_call_is_restarted_first() {
     let cfg = config(json!({"tests": [{"name": "t", "tool": "echo"}]}));
     let mut fake = Fake::new(vec![]);
     fake.exited = true;
-    let phase = run_on(&mut fake, &tools(), &cfg, None);
+    let phase = run_cfg(&mut fake, &tools(), &cfg, None);
     assert_eq!(fake.restarted, 1);
     assert_eq!(statuses(&phase), [TestStatus::Passed]);
 
     let mut dead = Fake::new(vec![]);
     dead.exited = true;
     dead.restarts.push_back(Err(""));
-    let phase = run_on(&mut dead, &tools(), &cfg, None);
+    let phase = run_cfg(&mut dead, &tools(), &cfg, None);
     assert!(dead.calls.is_empty());
     assert_eq!(statuses(&phase), [TestStatus::NotRun]);
     assert_eq!(
@@ -354,7 +354,7 @@ fn a_pass_on_a_retry_is_flaky_and_keeps_what_flaked() {
         {"name": "t", "tool": "echo", "retries": 3, "retry_delay_ms": 20, "expect": {"equals": "yes"}},
     ]}));
     let mut fake = Fake::new(vec![Step::Text("no"), Step::Timeout, Step::Text("yes")]);
-    let phase = run_on(&mut fake, &tools(), &cfg, None);
+    let phase = run_cfg(&mut fake, &tools(), &cfg, None);
     assert_eq!(phase.status, PhaseStatus::Passed, "flaky counts as passed");
     let t = &phase.results[0];
     assert_eq!(t.status, TestStatus::Flaky);
@@ -382,7 +382,7 @@ fn retries_stop_at_the_limit_and_report_the_last_attempt_first() {
         Step::Text("no"),
         Step::Text("yes"),
     ]);
-    let phase = run_on(&mut fake, &tools(), &cfg, None);
+    let phase = run_cfg(&mut fake, &tools(), &cfg, None);
     let t = &phase.results[0];
     assert_eq!(t.status, TestStatus::Failed);
     assert_eq!(t.attempts, 3);
@@ -403,7 +403,7 @@ fn no_retries_means_one_attempt() {
     let cfg =
         config(json!({"tests": [{"name": "t", "tool": "echo", "expect": {"equals": "yes"}}]}));
     let mut fake = Fake::new(vec![Step::Text("no"), Step::Text("yes")]);
-    let phase = run_on(&mut fake, &tools(), &cfg, None);
+    let phase = run_cfg(&mut fake, &tools(), &cfg, None);
     assert_eq!(fake.calls.len(), 1);
     assert_eq!(statuses(&phase), [TestStatus::Failed]);
 }
@@ -440,22 +440,47 @@ fn tests_the_filter_leaves_out_are_not_in_the_results() {
         {"name": "b", "tool": "echo", "tags": ["x"]},
     ]}));
     let mut fake = Fake::new(vec![]);
-    let phase = run_on(&mut fake, &tools(), &cfg, Some("tag:x"));
+    let phase = run_cfg(&mut fake, &tools(), &cfg, Some("tag:x"));
     assert_eq!(phase.results.len(), 1);
     assert_eq!(phase.results[0].name, "b");
+}
 
-    let phase = run_on(&mut fake, &tools(), &cfg, Some("zzz"));
-    assert_eq!(phase.status, PhaseStatus::Skipped);
+#[test]
+fn an_interrupt_stops_the_run_and_says_what_did_not_run() {
+    let cfg = config(json!({"tests": [
+        {"name": "a", "tool": "echo"},
+        {"name": "b", "tool": "echo"},
+    ]}));
+    let mut fake = Fake::new(vec![Step::Text("x"), Step::Text("y")]);
+    let interrupt = Interrupt::new();
+    interrupt.fire(Signal::Term);
+    let selected = select(&cfg.tests, None);
+    let (events, rx) = Events::channel();
+    let phase = run_on(
+        &mut fake,
+        &tools(),
+        Selection {
+            tests: &cfg.tests,
+            selected: &selected,
+            defaults: defaults_of(&cfg),
+        },
+        &events,
+        &interrupt,
+    );
+    assert!(fake.calls.is_empty());
+    assert_eq!(statuses(&phase), [TestStatus::NotRun, TestStatus::NotRun]);
+    assert_eq!(phase.status, PhaseStatus::Error);
     assert_eq!(
         phase.reason.as_deref(),
-        Some("--filter `zzz` selects none of the 2 tests")
+        Some("interrupted by SIGTERM: 0 of 2 tests ran")
     );
-
-    let empty = config(json!({}));
     assert_eq!(
-        run_on(&mut fake, &tools(), &empty, None).status,
-        PhaseStatus::Skipped
+        phase.results[0].failures,
+        ["not run: the run was interrupted by SIGTERM"]
     );
+    drop(events);
+    let finished: Vec<Event> = rx.iter().collect();
+    assert_eq!(finished.len(), 2, "{finished:?}");
 }
 
 #[test]

@@ -75,6 +75,8 @@ fn failing_report() -> RunReport {
         error: None,
         inventory: None,
         stdout_noise: Vec::new(),
+        interrupted: None,
+        cache_audit: None,
         phases: Phases {
             checks: Phase {
                 status: PhaseStatus::Failed,

@@ -62,6 +62,8 @@ impl CommandSpec {
             .process_group(0)
             .spawn()
             .map_err(|e| self.spawn_error(program, &e))?;
+        // Registered so that an interrupted run stops the program too.
+        let _group = crate::process::register(child.id());
         let out = run(&mut child, line, self.timeout);
         let (status, stdout, stderr) = match out {
             Some(done) => done,
@@ -234,15 +236,8 @@ fn tail(text: &str, n: usize) -> String {
 }
 
 /// Kills the program and everything it started (it leads its own process group), then reaps it.
-#[allow(unsafe_code)]
 fn kill_group(child: &mut Child) {
-    if let Ok(pid) = i32::try_from(child.id()) {
-        // SAFETY: kill(2) takes plain integers and has no memory effects; a stale group id only
-        // yields ESRCH, which is ignored.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
-    }
+    crate::process::signal_group(child.id(), crate::process::Kill::Kill);
     let _ = child.kill();
     let _ = child.wait();
 }

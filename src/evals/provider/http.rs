@@ -118,6 +118,9 @@ impl HttpApi {
         let mut bad_bodies = 0;
         loop {
             pacer.wait_turn();
+            if pacer.stopped() {
+                return Err(ProviderError::Transient("interrupted".into()));
+            }
             let (why, wait, everyone) = match self.attempt(&bytes, pacer, read) {
                 Attempt::Done(answer) => return Ok(answer),
                 Attempt::Fatal(m) => return Err(ProviderError::Fatal(self.redact(m))),
@@ -141,10 +144,8 @@ impl HttpApi {
                 return Err(ProviderError::Transient(self.redact(after(why, retries))));
             }
             let wait = wait.unwrap_or_else(|| pacer.backoff(retries));
-            if everyone {
-                pacer.hold_everyone(wait);
-            } else {
-                std::thread::sleep(wait);
+            if !pacer.back_off(wait, &self.redact(why.clone()), everyone) {
+                return Err(ProviderError::Transient("interrupted".into()));
             }
             retries += 1;
         }

@@ -154,7 +154,8 @@ impl Provider {
         }
     }
 
-    fn anthropic_from(env: impl Fn(&str) -> Option<String>) -> Result<Provider, ProviderError> {
+    /// Anthropic, configured from the variables `env` looks up (see [`Provider::anthropic_from_env`]).
+    pub fn anthropic_from(env: impl Fn(&str) -> Option<String>) -> Result<Provider, ProviderError> {
         let set = |k: &str| env(k).filter(|v| !v.is_empty());
         let auth = match (set("ANTHROPIC_API_KEY"), set("ANTHROPIC_AUTH_TOKEN")) {
             (Some(key), _) => Auth::ApiKey(key),
@@ -165,7 +166,8 @@ impl Provider {
         Ok(Provider::Anthropic(anthropic::api(&base, auth)))
     }
 
-    fn openai_from(env: impl Fn(&str) -> Option<String>) -> Result<Provider, ProviderError> {
+    /// OpenAI, configured from the variables `env` looks up (see [`Provider::openai_from_env`]).
+    pub fn openai_from(env: impl Fn(&str) -> Option<String>) -> Result<Provider, ProviderError> {
         let set = |k: &str| env(k).filter(|v| !v.is_empty());
         let Some(key) = set("OPENAI_API_KEY") else {
             return Err(missing_key("openai", "OPENAI_API_KEY"));

@@ -11,6 +11,9 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use crate::events::{Event, Events};
+use crate::interrupt::Interrupt;
+
 /// The longest `retry-after` honoured; a longer one falls back to the backoff.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
@@ -58,6 +61,10 @@ pub struct Pacer {
     policy: RetryPolicy,
     not_before: Mutex<Instant>,
     seed: AtomicU64,
+    /// Where waits are announced.
+    events: Events,
+    /// Cuts waits short when the run is stopped.
+    interrupt: Interrupt,
 }
 
 impl Default for Pacer {
@@ -69,6 +76,12 @@ impl Default for Pacer {
 impl Pacer {
     /// A pacer with this policy and nobody held back.
     pub fn new(policy: RetryPolicy) -> Self {
+        Pacer::observed(policy, Events::none(), Interrupt::new())
+    }
+
+    /// A pacer that announces its waits as [`Event::ProviderBackoff`] and cuts them short when
+    /// `interrupt` fires.
+    pub fn observed(policy: RetryPolicy, events: Events, interrupt: Interrupt) -> Self {
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
@@ -76,6 +89,29 @@ impl Pacer {
             policy,
             not_before: Mutex::new(Instant::now()),
             seed: AtomicU64::new(nanos | 1),
+            events,
+            interrupt,
+        }
+    }
+
+    /// Whether the run was stopped: no new request should be sent.
+    pub fn stopped(&self) -> bool {
+        self.interrupt.is_set()
+    }
+
+    /// Waits `wait` before a retry, announcing why; holds every worker back when the server
+    /// is limiting or overloaded (`everyone`), else only this one. Returns `false` when the
+    /// run was stopped meanwhile.
+    pub fn back_off(&self, wait: Duration, why: &str, everyone: bool) -> bool {
+        self.events.emit(Event::ProviderBackoff {
+            wait,
+            reason: why.to_owned(),
+        });
+        if everyone {
+            self.hold_everyone(wait);
+            true
+        } else {
+            self.interrupt.sleep(wait)
         }
     }
 
@@ -95,7 +131,9 @@ impl Pacer {
             if now >= until {
                 return;
             }
-            std::thread::sleep(until - now);
+            if !self.interrupt.sleep(until - now) {
+                return;
+            }
         }
     }
 

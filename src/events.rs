@@ -1,0 +1,106 @@
+//! Events: what the engines say while they work. Phases emit them through an [`Events`]
+//! handle (cheap to clone, usable from any thread); reporters such as the live console
+//! consume them. Engines never print.
+
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::time::Duration;
+
+use crate::plan::PhaseKey;
+use crate::report::model::{CaseStatus, PhaseStatus, TestStatus};
+
+/// Something that happened during a run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// Connecting to the server named `target`.
+    Connecting {
+        /// URL or command line, as the user wrote it.
+        target: String,
+    },
+    /// A phase started; `total` items (tests, cases × trials × models) will finish.
+    PhaseStarted {
+        /// Which phase.
+        phase: PhaseKey,
+        /// Items it will report.
+        total: usize,
+    },
+    /// A tool-call test ended.
+    TestFinished {
+        /// Test name.
+        name: String,
+        /// How it ended.
+        status: TestStatus,
+        /// Latency of its last attempt.
+        latency_ms: f64,
+        /// First failure line, if any.
+        failure: Option<String>,
+    },
+    /// A test failed an attempt and will be tried again.
+    TestRetry {
+        /// Test name.
+        name: String,
+        /// The attempt that failed (1-based).
+        attempt: u32,
+        /// Attempts allowed.
+        of: u32,
+    },
+    /// Every trial of one eval case ended for one model.
+    CaseFinished {
+        /// Model id (empty for a command provider without one).
+        model: String,
+        /// Case name.
+        name: String,
+        /// How it ended.
+        status: CaseStatus,
+        /// Trials it took (items of the phase's total).
+        trials: usize,
+        /// What was expected.
+        expected: String,
+        /// What the model picked (names only).
+        picked: String,
+    },
+    /// The model API asked us to wait (a rate limit, an overload, a server error).
+    ProviderBackoff {
+        /// How long every worker waits.
+        wait: Duration,
+        /// Why (`429`, `529`, `timeout`…).
+        reason: String,
+    },
+    /// A phase ended.
+    PhaseFinished {
+        /// Which phase.
+        phase: PhaseKey,
+        /// How.
+        status: PhaseStatus,
+        /// Its one-line verdict or reason.
+        summary: Option<String>,
+    },
+    /// The run is over (the last event; reporters stop here).
+    Done,
+}
+
+/// Where engines send events. Cloned into worker threads; a handle with no receiver drops
+/// them.
+#[derive(Debug, Clone, Default)]
+pub struct Events {
+    tx: Option<Sender<Event>>,
+}
+
+impl Events {
+    /// A handle that drops every event.
+    pub fn none() -> Events {
+        Events { tx: None }
+    }
+
+    /// A handle and the receiving end a reporter reads.
+    pub fn channel() -> (Events, Receiver<Event>) {
+        let (tx, rx) = channel();
+        (Events { tx: Some(tx) }, rx)
+    }
+
+    /// Sends an event; a reporter that has gone away is not an error.
+    pub fn emit(&self, event: Event) {
+        if let Some(tx) = &self.tx {
+            let _ = tx.send(event);
+        }
+    }
+}

@@ -1,0 +1,433 @@
+//! Live progress: an event consumer on its own thread that tells the user, on stderr, what
+//! the run is doing while it does it. Each test and eval case is printed as it finishes; on a
+//! terminal a progress bar shows done/total and the elapsed time; off a terminal a heartbeat
+//! line (`evals: 120/400 cases, 1m30s`) is printed at least every [`HEARTBEAT`] while anything
+//! runs, so CI systems never see a silent step; under GitHub Actions each long phase is folded
+//! into a `::group::`. Text from servers and models is cleaned, and workflow commands in it
+//! defused, before it is printed.
+
+use std::io::Write;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::events::Event;
+use crate::plan::PhaseKey;
+use crate::report::escape::{clean, defuse_workflow_commands, format_ms, truncate_chars};
+use crate::report::model::{CaseStatus, PhaseStatus, TestStatus};
+use crate::settings::LiveMode;
+
+/// Longest silence off a terminal while something runs (the promise is 30 s; the margin
+/// covers a loaded machine).
+pub const HEARTBEAT: Duration = Duration::from_secs(20);
+
+/// Longest piece of untrusted text on one live line, in characters.
+const LINE_CHARS: usize = 160;
+
+/// The live reporter's thread.
+#[derive(Debug)]
+pub struct Live {
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Live {
+    /// Starts consuming `events` (until [`Event::Done`] or the senders are gone).
+    pub fn start(mode: LiveMode, events: Receiver<Event>) -> Live {
+        let thread = std::thread::Builder::new()
+            .name("toolproof-live".into())
+            .spawn(move || consume(mode, &events))
+            .ok();
+        Live { thread }
+    }
+
+    /// Waits until every event is shown.
+    pub fn finish(mut self) {
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn consume(mode: LiveMode, events: &Receiver<Event>) {
+    let started = Instant::now();
+    let mut view = View::new(mode, started);
+    loop {
+        let wait = view.beat.next_due(Instant::now());
+        match events.recv_timeout(wait) {
+            Ok(Event::Done) => break,
+            Ok(event) => view.show(&event),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+        if let Some(line) = view.beat.due(Instant::now())
+            && !mode.quiet
+            && view.bar.is_none()
+        {
+            view.print(&line);
+        }
+    }
+    view.close();
+}
+
+/// What is running and how far it got: the heartbeat's state.
+#[derive(Debug, Clone)]
+pub struct Heartbeat {
+    every: Duration,
+    run_started: Instant,
+    last: Instant,
+    activity: Option<Activity>,
+}
+
+#[derive(Debug, Clone)]
+struct Activity {
+    label: String,
+    unit: &'static str,
+    done: usize,
+    total: usize,
+}
+
+impl Heartbeat {
+    /// A heartbeat every `every`, timed from `now`.
+    pub fn new(every: Duration, now: Instant) -> Heartbeat {
+        Heartbeat {
+            every,
+            run_started: now,
+            last: now,
+            activity: None,
+        }
+    }
+
+    /// Something started: `label` (`evals`), counted in `unit` (`cases`) up to `total`.
+    pub fn start(&mut self, label: &str, unit: &'static str, total: usize) {
+        self.activity = Some(Activity {
+            label: label.to_owned(),
+            unit,
+            done: 0,
+            total,
+        });
+    }
+
+    /// One more item of the current activity finished.
+    pub fn step(&mut self) {
+        if let Some(a) = &mut self.activity {
+            a.done += 1;
+        }
+    }
+
+    /// Nothing runs any more.
+    pub fn stop(&mut self) {
+        self.activity = None;
+    }
+
+    /// How long to wait for the next event before a heartbeat may be due.
+    pub fn next_due(&self, now: Instant) -> Duration {
+        (self.last + self.every).saturating_duration_since(now)
+    }
+
+    /// The heartbeat line, when one is due at `now` and something runs.
+    pub fn due(&mut self, now: Instant) -> Option<String> {
+        if now < self.last + self.every {
+            return None;
+        }
+        self.last = now;
+        let a = self.activity.as_ref()?;
+        let elapsed = clock(now.saturating_duration_since(self.run_started));
+        Some(if a.total > 0 {
+            format!("{}: {}/{} {}, {elapsed}", a.label, a.done, a.total, a.unit)
+        } else {
+            format!("{}: {elapsed}", a.label)
+        })
+    }
+}
+
+/// `45s`, `1m30s`, `1h02m05s`.
+pub fn clock(d: Duration) -> String {
+    let s = d.as_secs();
+    match (s / 3600, (s % 3600) / 60, s % 60) {
+        (0, 0, sec) => format!("{sec}s"),
+        (0, min, sec) => format!("{min}m{sec:02}s"),
+        (h, min, sec) => format!("{h}h{min:02}m{sec:02}s"),
+    }
+}
+
+struct View {
+    mode: LiveMode,
+    beat: Heartbeat,
+    bar: Option<ProgressBar>,
+    group_open: bool,
+}
+
+impl View {
+    fn new(mode: LiveMode, now: Instant) -> View {
+        View {
+            mode,
+            beat: Heartbeat::new(HEARTBEAT, now),
+            bar: None,
+            group_open: false,
+        }
+    }
+
+    fn show(&mut self, event: &Event) {
+        match event {
+            Event::Connecting { target } => {
+                self.beat.start("connecting", "", 0);
+                self.print(&format!("connecting to {}", untrusted(target)));
+            }
+            Event::PhaseStarted { phase, total } => self.phase_started(*phase, *total),
+            Event::TestFinished {
+                name,
+                status,
+                latency_ms,
+                failure,
+            } => {
+                self.beat.step();
+                let mut line = format!(
+                    "  {:<5} {} ({})",
+                    test_word(*status),
+                    untrusted(name),
+                    format_ms(*latency_ms)
+                );
+                if let Some(f) = failure.as_deref().filter(|_| !is_ok(*status)) {
+                    line.push_str(": ");
+                    line.push_str(&untrusted(f));
+                }
+                self.item(&line);
+            }
+            Event::TestRetry { name, attempt, of } => {
+                self.print(&format!(
+                    "  RETRY {} (attempt {attempt} of {of} failed)",
+                    untrusted(name)
+                ));
+            }
+            Event::CaseFinished {
+                model,
+                name,
+                status,
+                expected,
+                picked,
+                ..
+            } => {
+                self.beat.step();
+                let who = if model.is_empty() {
+                    String::new()
+                } else {
+                    format!("[{}] ", untrusted(model))
+                };
+                let mut line = format!("  {:<5} {who}{}", case_word(*status), untrusted(name));
+                if *status != CaseStatus::Correct {
+                    line.push_str(&format!(
+                        ": expected {}, got {}",
+                        untrusted(expected),
+                        untrusted(picked)
+                    ));
+                }
+                self.item(&line);
+            }
+            Event::ProviderBackoff { wait, reason } => self.print(&format!(
+                "  WAIT  the model API asked to slow down: waiting {:.1}s ({})",
+                wait.as_secs_f64(),
+                untrusted(reason)
+            )),
+            Event::PhaseFinished {
+                phase,
+                status,
+                summary,
+            } => self.phase_finished(*phase, *status, summary.as_deref()),
+            Event::Done => {}
+        }
+    }
+
+    fn phase_started(&mut self, phase: PhaseKey, total: usize) {
+        let unit = match phase {
+            PhaseKey::Tests => "tests",
+            PhaseKey::Evals => "cases",
+            _ => "items",
+        };
+        self.beat.start(phase.key(), unit, total);
+        if phase == PhaseKey::Checks {
+            return;
+        }
+        if self.mode.groups && !self.mode.quiet {
+            self.print(&format!("::group::{} ({total} {unit})", phase.key()));
+            self.group_open = true;
+        } else {
+            self.print(&format!("{}: {total} {unit} to run", phase.key()));
+        }
+        if self.mode.bar && !self.mode.quiet {
+            let bar = ProgressBar::with_draw_target(
+                Some(total as u64),
+                ProgressDrawTarget::stderr(),
+            );
+            if let Ok(style) =
+                ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {elapsed}")
+            {
+                bar.set_style(style.progress_chars("=> "));
+            }
+            bar.set_prefix(phase.key());
+            self.bar = Some(bar);
+        }
+    }
+
+    fn phase_finished(&mut self, phase: PhaseKey, status: PhaseStatus, summary: Option<&str>) {
+        self.beat.stop();
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+        if self.group_open {
+            self.print("::endgroup::");
+            self.group_open = false;
+        }
+        let mut line = format!("{}: {}", phase.key(), phase_word(status));
+        if let Some(s) = summary.filter(|s| !s.is_empty()) {
+            line.push_str(" - ");
+            line.push_str(&untrusted(s));
+        }
+        self.print(&line);
+    }
+
+    /// A finished item: above the bar on a terminal, a plain line elsewhere.
+    fn item(&mut self, line: &str) {
+        self.print(line);
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+        }
+    }
+
+    fn print(&mut self, line: &str) {
+        if self.mode.quiet {
+            return;
+        }
+        let line = paint_marks(line, self.mode.color);
+        match &self.bar {
+            Some(bar) => bar.println(line),
+            None => {
+                let mut err = std::io::stderr().lock();
+                let _ = writeln!(err, "{line}");
+            }
+        }
+    }
+
+    fn close(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+        if self.group_open {
+            self.print("::endgroup::");
+            self.group_open = false;
+        }
+    }
+}
+
+/// Untrusted text on one line: control characters shown, workflow commands defused, cut.
+fn untrusted(text: &str) -> String {
+    let one_line = clean(text).replace('\n', " ");
+    defuse_workflow_commands(&truncate_chars(&one_line, LINE_CHARS)).into_owned()
+}
+
+fn is_ok(status: TestStatus) -> bool {
+    matches!(status, TestStatus::Passed | TestStatus::Flaky)
+}
+
+fn test_word(status: TestStatus) -> &'static str {
+    match status {
+        TestStatus::Passed => "PASS",
+        TestStatus::Flaky => "FLAKY",
+        TestStatus::Failed => "FAIL",
+        TestStatus::Error => "ERROR",
+        TestStatus::NotRun => "SKIP",
+    }
+}
+
+fn case_word(status: CaseStatus) -> &'static str {
+    match status {
+        CaseStatus::Correct => "PASS",
+        CaseStatus::Miss => "MISS",
+        CaseStatus::ProviderError => "ERROR",
+        CaseStatus::NotRun => "SKIP",
+    }
+}
+
+fn phase_word(status: PhaseStatus) -> &'static str {
+    match status {
+        PhaseStatus::Passed => "PASS",
+        PhaseStatus::Failed => "FAIL",
+        PhaseStatus::Skipped => "SKIP",
+        PhaseStatus::Error => "ERROR",
+    }
+}
+
+/// Colours the status word a line starts with (after its indent).
+fn paint_marks(line: &str, color: bool) -> String {
+    if !color {
+        return line.to_owned();
+    }
+    let trimmed = line.trim_start();
+    let indent = &line[..line.len() - trimmed.len()];
+    let word_end = trimmed.find([' ', ':']).unwrap_or(trimmed.len());
+    let (word, rest) = trimmed.split_at(word_end);
+    let code = match word {
+        "PASS" => "32",
+        "FAIL" | "MISS" => "31",
+        "ERROR" => "1;31",
+        "FLAKY" | "RETRY" | "WAIT" => "33",
+        "SKIP" => "2",
+        _ => return line.to_owned(),
+    };
+    format!("{indent}\x1b[{code}m{word}\x1b[0m{rest}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heartbeats_come_every_interval_while_something_runs() {
+        let t0 = Instant::now();
+        let mut beat = Heartbeat::new(Duration::from_secs(20), t0);
+        assert_eq!(beat.due(t0 + Duration::from_secs(25)), None, "nothing runs");
+        beat.start("evals", "cases", 400);
+        for _ in 0..120 {
+            beat.step();
+        }
+        assert_eq!(beat.due(t0 + Duration::from_secs(30)), None, "too soon");
+        assert_eq!(
+            beat.next_due(t0 + Duration::from_secs(30)),
+            Duration::from_secs(15)
+        );
+        assert_eq!(
+            beat.due(t0 + Duration::from_secs(90)).as_deref(),
+            Some("evals: 120/400 cases, 1m30s")
+        );
+        assert_eq!(beat.due(t0 + Duration::from_secs(100)), None);
+        beat.stop();
+        assert_eq!(beat.due(t0 + Duration::from_secs(200)), None);
+    }
+
+    #[test]
+    fn clocks_read_naturally() {
+        assert_eq!(clock(Duration::from_secs(45)), "45s");
+        assert_eq!(clock(Duration::from_secs(90)), "1m30s");
+        assert_eq!(clock(Duration::from_secs(3725)), "1h02m05s");
+    }
+
+    #[test]
+    fn untrusted_text_is_one_clean_line_without_workflow_commands() {
+        let shown = untrusted("::error::boom\nnext \u{1b}[31mred");
+        assert!(!shown.contains('\n'), "{shown}");
+        assert!(!shown.contains('\u{1b}'), "{shown}");
+        assert!(!shown.starts_with("::"), "{shown}");
+        assert!(shown.ends_with("boom next red"), "{shown}");
+    }
+
+    #[test]
+    fn status_words_are_coloured_only_when_asked() {
+        assert_eq!(paint_marks("  PASS  a (1ms)", false), "  PASS  a (1ms)");
+        assert_eq!(
+            paint_marks("  MISS  a", true),
+            "  \u{1b}[31mMISS\u{1b}[0m  a"
+        );
+        assert_eq!(paint_marks("connecting to x", true), "connecting to x");
+    }
+}

@@ -1,0 +1,223 @@
+//! The plan: for each phase, run it or skip it and why, decided from the settings before
+//! anything connects. `inspect` plans only what it shows; `eval` only the evals; `cache`
+//! commands only the cache audit.
+
+use crate::settings::{CommandKind, Settings};
+
+/// The five phases, in run order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PhaseKey {
+    /// Static checks on the tool list.
+    Checks,
+    /// YAML tool-call tests.
+    Tests,
+    /// Tool-selection evals.
+    Evals,
+    /// Latency benchmarks.
+    Bench,
+    /// Schema fuzzing.
+    Fuzz,
+}
+
+impl PhaseKey {
+    /// All phases in run order.
+    pub const ALL: [PhaseKey; 5] = [
+        PhaseKey::Checks,
+        PhaseKey::Tests,
+        PhaseKey::Evals,
+        PhaseKey::Bench,
+        PhaseKey::Fuzz,
+    ];
+
+    /// The key in the JSON report: `checks`, `tests`, `evals`, `bench`, `fuzz`.
+    pub fn key(self) -> &'static str {
+        match self {
+            PhaseKey::Checks => "checks",
+            PhaseKey::Tests => "tests",
+            PhaseKey::Evals => "evals",
+            PhaseKey::Bench => "bench",
+            PhaseKey::Fuzz => "fuzz",
+        }
+    }
+}
+
+/// What happens to one phase.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// It runs (once the server is reached).
+    Run,
+    /// It does not run, for this reason.
+    Skip(String),
+}
+
+impl Step {
+    /// Whether the phase runs.
+    pub fn runs(&self) -> bool {
+        matches!(self, Step::Run)
+    }
+}
+
+/// What the cache commands do after listing the tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheAction {
+    /// Show which cases have a cached answer.
+    Status,
+    /// List (or, with `apply`, remove) files no current case can hit.
+    Prune {
+        /// Remove them.
+        apply: bool,
+    },
+}
+
+/// Every phase's step, plus the extras a command asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// The static checks.
+    pub checks: Step,
+    /// The tool-call tests.
+    pub tests: Step,
+    /// The evals.
+    pub evals: Step,
+    /// The bench.
+    pub bench: Step,
+    /// The fuzz.
+    pub fuzz: Step,
+    /// List resources and prompts too (`inspect`).
+    pub inventory: bool,
+    /// The cache audit (`cache status`/`cache prune`).
+    pub cache: Option<CacheAction>,
+}
+
+/// Why a phase a later toolproof will run is not run by this one.
+const NOT_BUILT: &str = "not run: this toolproof build does not run this phase yet";
+
+impl Plan {
+    /// Decides every phase from the settings.
+    pub fn new(settings: &Settings) -> Plan {
+        match settings.command() {
+            CommandKind::Inspect { .. } => Plan::only(
+                settings,
+                PhaseKey::Checks,
+                "inspect runs only the static checks",
+            ),
+            CommandKind::Eval => Plan::only(settings, PhaseKey::Evals, "eval runs only the evals"),
+            CommandKind::CacheStatus => Plan::cache(CacheAction::Status),
+            CommandKind::CachePrune { apply } => Plan::cache(CacheAction::Prune { apply }),
+            CommandKind::Run => Plan {
+                checks: checks_step(settings),
+                tests: tests_step(settings),
+                evals: evals_step(settings),
+                bench: later_step(
+                    settings.loaded().config.bench.as_ref().map(|b| b.enabled),
+                    "bench",
+                    settings.skips().bench(),
+                ),
+                fuzz: later_step(
+                    settings.loaded().config.fuzz.as_ref().map(|f| f.enabled),
+                    "fuzz",
+                    settings.skips().fuzz(),
+                ),
+                inventory: false,
+                cache: None,
+            },
+        }
+    }
+
+    /// The step of `phase`.
+    pub fn step(&self, phase: PhaseKey) -> &Step {
+        match phase {
+            PhaseKey::Checks => &self.checks,
+            PhaseKey::Tests => &self.tests,
+            PhaseKey::Evals => &self.evals,
+            PhaseKey::Bench => &self.bench,
+            PhaseKey::Fuzz => &self.fuzz,
+        }
+    }
+
+    /// Whether anything needs the server at all.
+    pub fn needs_server(&self) -> bool {
+        PhaseKey::ALL.iter().any(|p| self.step(*p).runs()) || self.cache.is_some() || self.inventory
+    }
+
+    /// A plan running `phase` (as the config allows) and skipping the others with `why`.
+    fn only(settings: &Settings, phase: PhaseKey, why: &str) -> Plan {
+        let skip = || Step::Skip(why.to_owned());
+        let mut plan = Plan {
+            checks: skip(),
+            tests: skip(),
+            evals: skip(),
+            bench: skip(),
+            fuzz: skip(),
+            inventory: false,
+            cache: None,
+        };
+        match phase {
+            PhaseKey::Checks => {
+                plan.checks = checks_step(settings);
+                plan.inventory = true;
+            }
+            // `eval` runs the section even when `enabled: false` keeps it out of `run`.
+            PhaseKey::Evals => plan.evals = Step::Run,
+            PhaseKey::Tests | PhaseKey::Bench | PhaseKey::Fuzz => {}
+        }
+        plan
+    }
+
+    fn cache(action: CacheAction) -> Plan {
+        let skip = || Step::Skip("cache commands run no phase".to_owned());
+        Plan {
+            checks: skip(),
+            tests: skip(),
+            evals: skip(),
+            bench: skip(),
+            fuzz: skip(),
+            inventory: false,
+            cache: Some(action),
+        }
+    }
+}
+
+fn checks_step(settings: &Settings) -> Step {
+    let enabled = settings.checks().enabled();
+    if enabled.value {
+        Step::Run
+    } else {
+        Step::Skip(format!("turned off with {}", enabled.origin))
+    }
+}
+
+fn tests_step(settings: &Settings) -> Step {
+    if settings.tests_list().is_empty() {
+        Step::Skip("no `tests:` in the config".into())
+    } else {
+        Step::Run
+    }
+}
+
+fn evals_step(settings: &Settings) -> Step {
+    if let Some(origin) = settings.skips().evals() {
+        return Step::Skip(format!("turned off with {origin}"));
+    }
+    match settings.eval_config() {
+        None => Step::Skip("no `evals:` section in the config".into()),
+        Some(e) if !e.enabled => Step::Skip("turned off with evals.enabled: false".into()),
+        Some(_) => Step::Run,
+    }
+}
+
+/// Bench and fuzz: configured phases this build cannot run are skipped with that reason,
+/// never reported as passed.
+fn later_step(
+    enabled: Option<bool>,
+    name: &str,
+    skip: Option<&crate::settings::Origin>,
+) -> Step {
+    if let Some(origin) = skip {
+        return Step::Skip(format!("turned off with {origin}"));
+    }
+    match enabled {
+        None => Step::Skip(format!("no `{name}:` section in the config")),
+        Some(false) => Step::Skip(format!("turned off with {name}.enabled: false")),
+        Some(true) => Step::Skip(NOT_BUILT.into()),
+    }
+}

@@ -1,0 +1,299 @@
+//! The one writer of a run's output: it checks every report destination before the run starts,
+//! renders the finished report into each format asked for, and owns stdout.
+//!
+//! Regular files (and paths that do not exist yet) are written atomically: a temp file beside
+//! the real target, then a rename, so a symlink to a file stays a symlink. Anything else, a
+//! character device such as `/dev/null`, a FIFO, a socket, or `/dev/stdout` itself, is opened
+//! and written in place, never replaced. A report sent to stdout (`-`, or a path that is the
+//! same file as stdout) moves the console report to stderr. A reader that goes away early (a
+//! broken pipe, `| head -1`) ends output quietly; the exit code stays the run's own.
+
+use std::fs::{self, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
+
+use super::model::RunReport;
+use super::write::{append_summary, write_atomic};
+use super::{annotations, console, html, json, junit, markdown};
+use crate::config::ConfigError;
+use crate::settings::{CommandKind, Outputs, Target};
+
+/// A checked destination.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Dest {
+    /// This process's stdout.
+    Stdout,
+    /// A regular file (or one to create): temp file and rename, at this resolved path.
+    File(PathBuf),
+    /// A device, FIFO or socket: opened and written in place.
+    Special(PathBuf),
+}
+
+/// One report to write.
+#[derive(Debug, Clone)]
+struct Job {
+    what: &'static str,
+    shown: PathBuf,
+    dest: Dest,
+    render: fn(&RunReport) -> String,
+    append: bool,
+}
+
+/// The checked destinations of one run and the stdout it owns.
+#[derive(Debug)]
+pub struct ReportWriter {
+    command: CommandKind,
+    jobs: Vec<Job>,
+    color: bool,
+    width: usize,
+    annotations: bool,
+    out: Stream,
+}
+
+impl ReportWriter {
+    /// Checks every destination before anything runs: missing folders are created, and a
+    /// path that cannot be written is a usage error (exit 2) naming it.
+    pub fn prepare(command: CommandKind, outputs: &Outputs) -> Result<ReportWriter, ConfigError> {
+        let wanted: [(&'static str, Option<&Target>, fn(&RunReport) -> String, bool); 4] = [
+            ("JUnit report", outputs.junit(), junit::render, false),
+            ("JSON report", outputs.json(), json::render, false),
+            ("HTML report", outputs.html(), html::render, false),
+            ("Markdown summary", outputs.summary(), markdown::render, true),
+        ];
+        let stdout_id = file_id(Path::new("/dev/stdout"));
+        let mut jobs = Vec::new();
+        for (what, target, render, append) in wanted {
+            let Some(target) = target else { continue };
+            let (shown, dest) = match target {
+                Target::Stdout => (PathBuf::from("-"), Dest::Stdout),
+                Target::Path(path) => (path.clone(), check(what, path, stdout_id)?),
+            };
+            jobs.push(Job {
+                what,
+                shown,
+                dest,
+                render,
+                append,
+            });
+        }
+        Ok(ReportWriter {
+            command,
+            jobs,
+            color: outputs.color(),
+            width: outputs.width(),
+            annotations: outputs.annotations(),
+            out: Stream::default(),
+        })
+    }
+
+    /// Whether a report takes stdout (then the console report goes to stderr).
+    fn stdout_taken(&self) -> bool {
+        self.jobs.iter().any(|j| j.dest == Dest::Stdout)
+    }
+
+    /// Writes everything for `report` and returns the process exit code: the report's, or 1
+    /// when a report could not be written (unless the run was interrupted).
+    pub fn deliver(mut self, report: &RunReport) -> i32 {
+        let mut code = report.exit_code;
+        let human = match self.command {
+            CommandKind::Inspect { json: true } => json::render(report),
+            CommandKind::Inspect { json: false } => super::inspect::render(&report.redacted()),
+            CommandKind::CacheStatus | CommandKind::CachePrune { .. } => {
+                super::cache::render(report)
+            }
+            CommandKind::Run | CommandKind::Eval => console::render(
+                report,
+                &console::ConsoleOptions {
+                    color: self.color,
+                    width: self.width,
+                },
+            ),
+        };
+        let console_to_stderr = self.stdout_taken();
+        self.human(&human, console_to_stderr);
+        let jobs = std::mem::take(&mut self.jobs);
+        for job in &jobs {
+            let text = (job.render)(report);
+            match self.write(job, &text) {
+                Ok(()) if job.dest != Dest::Stdout => {
+                    let line = format!("{} written to {}\n", job.what, job.shown.display());
+                    self.human(&line, console_to_stderr);
+                }
+                Ok(()) => {}
+                Err(e) => {
+                    eprintln!(
+                        "error: could not write the {} to {}: {e}",
+                        job.what,
+                        job.shown.display()
+                    );
+                    if report.interrupted.is_none() {
+                        code = code.max(crate::run::EXIT_FAILED);
+                    }
+                }
+            }
+        }
+        if self.annotations {
+            let text = annotations::render(report);
+            self.human(&text, console_to_stderr);
+        }
+        code
+    }
+
+    fn human(&mut self, text: &str, to_stderr: bool) {
+        if to_stderr {
+            let _ = io::stderr().lock().write_all(text.as_bytes());
+        } else {
+            self.out.write(text.as_bytes());
+        }
+    }
+
+    fn write(&mut self, job: &Job, text: &str) -> io::Result<()> {
+        match &job.dest {
+            Dest::Stdout => {
+                self.out.write(text.as_bytes());
+                Ok(())
+            }
+            Dest::File(path) if job.append => append_summary(path, text),
+            Dest::File(path) => write_atomic(path, text.as_bytes()),
+            Dest::Special(path) => {
+                let mut file = OpenOptions::new()
+                    .write(true)
+                    .append(job.append)
+                    .open(path)?;
+                file.write_all(text.as_bytes())?;
+                file.flush()
+            }
+        }
+    }
+}
+
+/// stdout, written until its reader goes away.
+#[derive(Debug, Default)]
+struct Stream {
+    closed: bool,
+}
+
+impl Stream {
+    fn write(&mut self, bytes: &[u8]) {
+        if self.closed {
+            return;
+        }
+        let mut out = io::stdout().lock();
+        if out.write_all(bytes).and_then(|()| out.flush()).is_err() {
+            // A closed pipe (`| head -1`) or a full disk: nothing more can be said there.
+            self.closed = true;
+        }
+    }
+}
+
+/// (device, inode) of what `path` names, following symlinks.
+fn file_id(path: &Path) -> Option<(u64, u64)> {
+    fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// Decides how `path` is written and checks that it can be.
+fn check(what: &str, path: &Path, stdout_id: Option<(u64, u64)>) -> Result<Dest, ConfigError> {
+    let fail = |e: io::Error| {
+        ConfigError::new(format!(
+            "cannot write the {what} to {}: {e}",
+            path.display()
+        ))
+        .hint("give a path in a folder you can write to, or `-` for stdout")
+    };
+    match fs::metadata(path) {
+        Ok(meta) => {
+            if stdout_id.is_some() && stdout_id == Some((meta.dev(), meta.ino())) {
+                return Ok(Dest::Stdout);
+            }
+            let kind = meta.file_type();
+            if kind.is_dir() {
+                return Err(fail(io::Error::other("it is a folder")));
+            }
+            let real = fs::canonicalize(path).map_err(fail)?;
+            if kind.is_file() {
+                probe_folder(&real).map_err(fail)?;
+                Ok(Dest::File(real))
+            } else if kind.is_fifo() || kind.is_socket() {
+                Ok(Dest::Special(real))
+            } else {
+                // Character and block devices: opening them tells whether we may write.
+                OpenOptions::new().write(true).open(&real).map_err(fail)?;
+                Ok(Dest::Special(real))
+            }
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            let folder = parent(path);
+            fs::create_dir_all(&folder).map_err(fail)?;
+            probe_folder(path).map_err(fail)?;
+            Ok(Dest::File(path.to_path_buf()))
+        }
+        Err(e) => Err(fail(e)),
+    }
+}
+
+/// Creates and removes a temp file beside `path`: the atomic write needs exactly that.
+fn probe_folder(path: &Path) -> io::Result<()> {
+    let folder = parent(path);
+    let probe = folder.join(format!(".toolproof-probe.{}", std::process::id()));
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)?;
+    fs::remove_file(&probe)
+}
+
+fn parent(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("toolproof-writer-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let _ = fs::create_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn missing_folders_are_created_and_files_written_atomically() {
+        let dir = scratch("files");
+        let path = dir.join("a/b/report.xml");
+        assert_eq!(check("JUnit report", &path, None).ok(), Some(Dest::File(path.clone())));
+        assert!(dir.join("a/b").is_dir());
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn devices_are_written_in_place_and_folders_refused() {
+        let dest = check("JUnit report", Path::new("/dev/null"), None).ok();
+        assert_eq!(dest, Some(Dest::Special(PathBuf::from("/dev/null"))));
+        let dir = scratch("folder");
+        let err = check("JSON report", &dir, None).err().map(|e| e.to_string());
+        assert!(
+            err.as_deref().is_some_and(|e| e.contains("it is a folder")
+                && e.starts_with("cannot write the JSON report to ")),
+            "{err:?}"
+        );
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_symlink_to_a_file_is_written_through() {
+        let dir = scratch("link");
+        let real = dir.join("real.json");
+        fs::write(&real, "old").ok();
+        let link = dir.join("link.json");
+        std::os::unix::fs::symlink(&real, &link).ok();
+        let dest = check("JSON report", &link, None).ok();
+        let canonical = fs::canonicalize(&real).ok();
+        assert_eq!(dest, canonical.map(Dest::File));
+        let _ = fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,349 @@
+//! Execution: connect, list the tools, run the phases the plan says, and return the one
+//! [`RunReport`] of the invocation. The report is built here and never edited afterwards;
+//! [`verdict`] is the only place the exit code is decided.
+
+mod cache;
+mod phases;
+
+use std::path::Path;
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::config::LoadedConfig;
+use crate::events::{Event, Events};
+use crate::interrupt::Interrupt;
+use crate::mcp::http::HttpSpec;
+use crate::mcp::stdio::StdioSpec;
+use crate::mcp::types::{Era, Tool};
+use crate::mcp::{Client, ClientOptions, ServerSpec};
+use crate::plan::{PhaseKey, Plan, Step};
+use crate::report::model::{
+    CacheAudit, ChecksResults, EvalsResults, Generator, Inventory, Phase, PhaseStatus, Phases,
+    RunReport, ServerError, ServerSummary, TestResult, ToolSummary,
+};
+use crate::settings::Settings;
+
+/// Exit code: everything passed.
+pub const EXIT_OK: i32 = 0;
+/// Exit code: a check, test or gate failed, or the server could not be used.
+pub const EXIT_FAILED: i32 = 1;
+/// Exit code: bad config or usage.
+pub const EXIT_USAGE: i32 = 2;
+
+/// The connection settings a loaded config implies (its protocol pin already resolved).
+pub fn server_spec(loaded: &LoadedConfig) -> (ServerSpec, ClientOptions) {
+    let server = &loaded.config.server;
+    let spec = match (&server.url, &server.command) {
+        (Some(url), _) => ServerSpec::Http(HttpSpec {
+            url: url.clone(),
+            headers: server
+                .headers
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        }),
+        (None, command) => ServerSpec::Stdio(StdioSpec {
+            command: command.clone().unwrap_or_default(),
+            env: server.env.clone(),
+            cwd: Some(
+                server
+                    .cwd
+                    .clone()
+                    .unwrap_or_else(|| loaded.base_dir.clone()),
+            ),
+        }),
+    };
+    let startup = Duration::from_secs_f64(server.startup_timeout_s.max(0.001));
+    let opts = ClientOptions {
+        pin: server.protocol,
+        startup_timeout: startup,
+        request_timeout: startup.max(Duration::from_secs(30)),
+    };
+    (spec, opts)
+}
+
+/// What the phases produced, filled in as they finish (`None`: not run yet).
+#[derive(Default)]
+struct Outcome {
+    server: Option<ServerSummary>,
+    error: Option<ServerError>,
+    inventory: Option<Inventory>,
+    stdout_noise: Vec<String>,
+    checks: Option<Phase<ChecksResults>>,
+    tests: Option<Phase<Vec<TestResult>>>,
+    evals: Option<Phase<Option<EvalsResults>>>,
+    cache: Option<CacheAudit>,
+}
+
+/// Everything a phase runner needs besides the server.
+pub(crate) struct Ctx<'a> {
+    pub(crate) settings: &'a Settings,
+    pub(crate) plan: &'a Plan,
+    pub(crate) events: &'a Events,
+    pub(crate) interrupt: &'a Interrupt,
+}
+
+/// Runs `plan` and returns the report. Never prints: progress goes to `events`. Stops
+/// starting work once `interrupt` fires; what did not run says so.
+pub fn execute(
+    settings: &Settings,
+    plan: &Plan,
+    events: &Events,
+    interrupt: &Interrupt,
+) -> RunReport {
+    let started = Instant::now();
+    let started_at = rfc3339(SystemTime::now());
+    let ctx = Ctx {
+        settings,
+        plan,
+        events,
+        interrupt,
+    };
+    let mut out = Outcome::default();
+    if plan.needs_server() && !interrupt.is_set() {
+        events.emit(Event::Connecting {
+            target: settings.loaded().target.clone(),
+        });
+        let (spec, opts) = server_spec(settings.loaded());
+        match Client::connect(spec, opts) {
+            Err(e) => {
+                out.error = Some(ServerError {
+                    message: format!("could not connect to the server: {}", e.error),
+                    stderr: non_empty(e.stderr),
+                });
+            }
+            Ok(mut client) => {
+                run_connected(&mut client, &ctx, &mut out);
+                client.close();
+                let (noise, _) = client.stdout_noise();
+                out.stdout_noise.extend(noise);
+            }
+        }
+    }
+    let report = assemble(settings, plan, interrupt, out, started_at, started);
+    events.emit(Event::Done);
+    report
+}
+
+fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
+    out.server = Some(server_summary(client));
+    let tools = match client.list_tools() {
+        Ok(t) => t,
+        Err(e) => {
+            let stderr = client.stderr_since(0);
+            out.error = Some(ServerError {
+                message: format!("could not list the server's tools: {e}"),
+                stderr: non_empty(stderr),
+            });
+            return;
+        }
+    };
+    let mut inventory = Inventory {
+        tools: tools.iter().map(summarize).collect(),
+        ..Inventory::default()
+    };
+    if ctx.plan.inventory {
+        // A broken optional listing is reported, not fatal: tools are what toolproof tests.
+        match client.list_resources() {
+            Ok(r) => inventory.resources = r,
+            Err(e) => out.stdout_noise.push(format!("resources/list failed: {e}")),
+        }
+        match client.list_prompts() {
+            Ok(p) => inventory.prompts = p,
+            Err(e) => out.stdout_noise.push(format!("prompts/list failed: {e}")),
+        }
+    }
+    out.inventory = Some(inventory);
+    if let Some(action) = ctx.plan.cache {
+        out.cache = Some(cache::audit(ctx.settings, &tools, action));
+    }
+    if ctx.plan.checks.runs() {
+        out.checks = Some(phases::checks(client, &tools, ctx));
+    }
+    if ctx.plan.tests.runs() && !ctx.interrupt.is_set() {
+        out.tests = Some(phases::tests(client, &tools, ctx));
+    }
+    if ctx.plan.evals.runs() && !ctx.interrupt.is_set() {
+        out.evals = Some(phases::evals(&tools, ctx, &rfc3339(SystemTime::now())));
+    }
+}
+
+/// A phase the plan skipped, one that never got to run (and why), or its result.
+fn settle<T: Default>(
+    step: &Step,
+    ran: Option<Phase<T>>,
+    why_not: &Option<String>,
+) -> Phase<T> {
+    match (step, ran) {
+        (Step::Skip(reason), _) => Phase::skipped(reason.clone()),
+        (Step::Run, Some(phase)) => phase,
+        (Step::Run, None) => Phase::error(
+            why_not
+                .clone()
+                .unwrap_or_else(|| "not run: the server could not be used".into()),
+        ),
+    }
+}
+
+fn assemble(
+    settings: &Settings,
+    plan: &Plan,
+    interrupt: &Interrupt,
+    out: Outcome,
+    started_at: String,
+    started: Instant,
+) -> RunReport {
+    let signal = interrupt.signal();
+    let why_not = signal.map(|s| format!("not run: the run was interrupted by {}", s.name()));
+    let phases = Phases {
+        checks: settle(&plan.checks, out.checks, &why_not),
+        tests: settle(&plan.tests, out.tests, &why_not),
+        evals: settle(&plan.evals, out.evals, &why_not),
+        bench: settle(&plan.bench, None, &why_not),
+        fuzz: settle(&plan.fuzz, None, &why_not),
+    };
+    let interrupted = signal.map(|s| s.name().to_owned());
+    let (passed, exit_code) = verdict(
+        &phases,
+        out.error.is_some(),
+        out.cache.as_ref(),
+        plan,
+        signal.map(crate::interrupt::Signal::exit_code),
+    );
+    let loaded = settings.loaded();
+    RunReport {
+        schema_version: crate::report::model::SCHEMA_VERSION,
+        generator: Generator::default(),
+        command: settings.command().name().into(),
+        target: loaded.target.clone(),
+        config_file: config_file_name(&loaded.path),
+        server: out.server,
+        started_at,
+        duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+        passed,
+        exit_code,
+        error: out.error,
+        inventory: out.inventory,
+        stdout_noise: out.stdout_noise,
+        interrupted,
+        phases,
+        cache_audit: out.cache,
+        secrets: loaded.secrets.clone(),
+    }
+}
+
+/// Whether the run passed and its exit code: the signal's code when interrupted, else 1 when
+/// the server could not be used, a phase failed or errored, or the cache audit found missing
+/// answers; else 0. The one place the exit code is decided.
+pub fn verdict(
+    phases: &Phases,
+    server_error: bool,
+    cache: Option<&CacheAudit>,
+    plan: &Plan,
+    interrupted: Option<i32>,
+) -> (bool, i32) {
+    let cache_failed = cache.is_some_and(|c| {
+        c.error.is_some() || (plan.cache == Some(crate::plan::CacheAction::Status) && c.missing() > 0)
+    });
+    let failed = server_error
+        || cache_failed
+        || phases.checks.fails()
+        || phases.tests.fails()
+        || phases.evals.fails()
+        || phases.bench.fails()
+        || phases.fuzz.fails();
+    match interrupted {
+        Some(code) => (false, code),
+        None if failed => (false, EXIT_FAILED),
+        None => (true, EXIT_OK),
+    }
+}
+
+fn server_summary(client: &Client) -> ServerSummary {
+    let info = client.info().clone();
+    ServerSummary {
+        name: info.name,
+        version: info.version,
+        title: info.title,
+        protocol_version: info.protocol_version,
+        era: match client.era() {
+            Era::Legacy => "legacy".into(),
+            Era::Modern => "modern".into(),
+        },
+        transport: client.transport_name().into(),
+        capabilities: info.capabilities,
+    }
+}
+
+fn summarize(t: &Tool) -> ToolSummary {
+    ToolSummary {
+        name: t.name.clone(),
+        title: t.title.clone().or_else(|| {
+            t.annotations
+                .as_ref()
+                .and_then(|a| a.get("title"))
+                .and_then(|v| v.as_str())
+                .map(str::to_owned)
+        }),
+        summary: t.summary().to_owned(),
+        annotations: t.annotations.clone(),
+        has_output_schema: t.output_schema.is_some(),
+    }
+}
+
+/// The phase's status as the events and reports say it.
+pub(crate) fn finished(events: &Events, phase: PhaseKey, status: PhaseStatus, summary: Option<String>) {
+    events.emit(Event::PhaseFinished {
+        phase,
+        status,
+        summary,
+    });
+}
+
+fn non_empty(s: String) -> Option<String> {
+    if s.trim().is_empty() { None } else { Some(s) }
+}
+
+fn config_file_name(path: &Path) -> Option<String> {
+    if path.as_os_str().is_empty() {
+        None
+    } else {
+        Some(path.display().to_string())
+    }
+}
+
+/// RFC 3339 UTC time with second precision.
+pub fn rfc3339(t: SystemTime) -> String {
+    let secs = t
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_rfc3339() {
+        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_796_042_553);
+        assert_eq!(rfc3339(t), "2026-11-30T12:42:33Z");
+        assert_eq!(rfc3339(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00Z");
+    }
+}

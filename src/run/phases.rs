@@ -1,0 +1,124 @@
+//! The phase runners: each takes the tool list (and the server when it needs one), runs its
+//! engine with the resolved settings, announces its start and end as events, and returns its
+//! phase for the report.
+
+use std::time::Instant;
+
+use super::{Ctx, finished};
+use crate::checks::{self, CheckContext};
+use crate::config::ChecksConfig;
+use crate::evals::engine::{self, EvalRun};
+use crate::events::Event;
+use crate::mcp::Client;
+use crate::mcp::types::Tool;
+use crate::plan::PhaseKey;
+use crate::report::model::{
+    ChecksResults, EvalsResults, Phase, PhaseStatus, TestCounts, TestResult,
+};
+use crate::suite::{self, Defaults, Selection};
+
+/// The static checks, over the tool list and what the server printed so far.
+pub(super) fn checks(client: &Client, tools: &[Tool], ctx: &Ctx<'_>) -> Phase<ChecksResults> {
+    ctx.events.emit(Event::PhaseStarted {
+        phase: PhaseKey::Checks,
+        total: tools.len(),
+    });
+    let started = Instant::now();
+    let cfg = ChecksConfig {
+        strict: ctx.settings.checks().strict(),
+        ..ctx.settings.loaded().config.checks.clone()
+    };
+    let (noise, _) = client.stdout_noise();
+    let check_ctx = CheckContext {
+        server_name: client.info().name.as_deref(),
+        protocol_version: Some(client.info().protocol_version.as_str()),
+        stdout_noise: &noise,
+    };
+    let results = checks::run(tools, &cfg, &check_ctx);
+    let failing = results.findings.iter().filter(|f| f.fails).count();
+    let status = if failing > 0 {
+        PhaseStatus::Failed
+    } else {
+        PhaseStatus::Passed
+    };
+    finished(
+        ctx.events,
+        PhaseKey::Checks,
+        status,
+        Some(results.counts_text()),
+    );
+    Phase {
+        status,
+        reason: None,
+        duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+        results,
+    }
+}
+
+/// The YAML tool-call tests the filter selects, in order, on the server.
+pub(super) fn tests(client: &mut Client, tools: &[Tool], ctx: &Ctx<'_>) -> Phase<Vec<TestResult>> {
+    let t = ctx.settings.tests();
+    ctx.events.emit(Event::PhaseStarted {
+        phase: PhaseKey::Tests,
+        total: t.selected().len(),
+    });
+    let selection = Selection {
+        tests: ctx.settings.tests_list(),
+        selected: t.selected(),
+        defaults: Defaults {
+            timeout_ms: t.timeout_ms(),
+            retries: t.retries(),
+            retry_delay_ms: t.retry_delay_ms(),
+        },
+    };
+    let phase = suite::run(client, tools, selection, ctx.events, ctx.interrupt);
+    let summary = phase
+        .reason
+        .clone()
+        .unwrap_or_else(|| TestCounts::of(&phase.results).out_of_text());
+    finished(ctx.events, PhaseKey::Tests, phase.status, Some(summary));
+    phase
+}
+
+/// The tool-selection evals, then the miss-rate history when one is kept.
+pub(super) fn evals(tools: &[Tool], ctx: &Ctx<'_>, now: &str) -> Phase<Option<EvalsResults>> {
+    let (Some(cfg), Some(settings)) = (ctx.settings.eval_config(), ctx.settings.evals()) else {
+        return Phase::skipped("no `evals:` section in the config");
+    };
+    let total = settings
+        .target()
+        .map_or(0, |target| engine::planned_cases(cfg, target));
+    ctx.events.emit(Event::PhaseStarted {
+        phase: PhaseKey::Evals,
+        total,
+    });
+    let loaded = ctx.settings.loaded();
+    let run = EvalRun {
+        cfg,
+        settings,
+        base_dir: &loaded.base_dir,
+        env: ctx.settings.env(),
+        events: ctx.events,
+        interrupt: ctx.interrupt,
+    };
+    let mut phase = engine::run(tools, &run);
+    if let (Some(path), Some(results), false) = (
+        settings.history(),
+        phase.results.as_mut(),
+        ctx.interrupt.is_set(),
+    ) {
+        let revision = ctx.settings.revision();
+        match crate::evals::history::record(path, results, now, &loaded.base_dir, revision) {
+            Ok(trend) => results.history = Some(trend),
+            Err(e) => {
+                let note = format!("the history file {} was not written: {e}", path.display());
+                phase.reason = Some(match phase.reason.take() {
+                    Some(r) => format!("{r}; {note}"),
+                    None => note,
+                });
+            }
+        }
+    }
+    finished(ctx.events, PhaseKey::Evals, phase.status, phase.reason.clone());
+    phase
+}

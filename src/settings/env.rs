@@ -1,0 +1,140 @@
+//! The process environment, read once at start-up. Everything after [`Env::from_process`]
+//! looks variables up here, so tests can hand the resolver any environment they like.
+
+use std::collections::BTreeMap;
+
+use crate::config::ConfigError;
+
+/// A snapshot of the environment variables (those that are valid UTF-8).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Env {
+    vars: BTreeMap<String, String>,
+    stdout_tty: bool,
+    stderr_tty: bool,
+}
+
+impl Env {
+    /// The environment of this process, now.
+    pub fn from_process() -> Self {
+        use std::io::IsTerminal;
+        Env {
+            vars: std::env::vars_os()
+                .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+                .collect(),
+            stdout_tty: std::io::stdout().is_terminal(),
+            stderr_tty: std::io::stderr().is_terminal(),
+        }
+    }
+
+    /// The same variables, with stdout and stderr said to be terminals or not.
+    pub fn with_terminals(mut self, stdout: bool, stderr: bool) -> Self {
+        self.stdout_tty = stdout;
+        self.stderr_tty = stderr;
+        self
+    }
+
+    /// Whether stdout is a terminal.
+    pub fn stdout_tty(&self) -> bool {
+        self.stdout_tty
+    }
+
+    /// Whether stderr is a terminal.
+    pub fn stderr_tty(&self) -> bool {
+        self.stderr_tty
+    }
+
+    /// An environment holding exactly `pairs`.
+    pub fn from_pairs<K: Into<String>, V: Into<String>>(
+        pairs: impl IntoIterator<Item = (K, V)>,
+    ) -> Self {
+        Env {
+            vars: pairs
+                .into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+            stdout_tty: false,
+            stderr_tty: false,
+        }
+    }
+
+    /// The value of `name`, when set (possibly empty).
+    pub fn raw(&self, name: &str) -> Option<&str> {
+        self.vars.get(name).map(String::as_str)
+    }
+
+    /// The value of `name`, when set and not blank.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.raw(name).filter(|v| !v.trim().is_empty())
+    }
+
+    /// A boolean switch: `1/0`, `true/false`, `yes/no`, `on/off` (any case); unset or blank is
+    /// `None`; anything else is a usage error naming the variable.
+    pub fn switch(&self, name: &str) -> Result<Option<bool>, ConfigError> {
+        let Some(value) = self.get(name) else {
+            return Ok(None);
+        };
+        parse_switch(value).map(Some).ok_or_else(|| {
+            ConfigError::new(format!(
+                "environment variable {name}={value:?} is not a boolean"
+            ))
+            .hint("use 1 or 0, true or false, yes or no, on or off; or unset it")
+        })
+    }
+
+    /// Whether `name` is set to something that does not mean "off" (`CI=true`, `CI=1`).
+    pub fn truthy(&self, name: &str) -> bool {
+        self.get(name)
+            .is_some_and(|v| parse_switch(v).unwrap_or(true))
+    }
+}
+
+/// `1/0`, `true/false`, `yes/no`, `on/off`, ignoring case and surrounding spaces.
+pub fn parse_switch(value: &str) -> Option<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Some(true),
+        "0" | "false" | "no" | "off" => Some(false),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn switches_accept_the_usual_spellings() {
+        for (v, want) in [
+            ("1", true),
+            ("TRUE", true),
+            ("yes", true),
+            (" on ", true),
+            ("0", false),
+            ("False", false),
+            ("no", false),
+            ("OFF", false),
+        ] {
+            let env = Env::from_pairs([("X", v)]);
+            assert_eq!(env.switch("X").ok().flatten(), Some(want), "{v}");
+        }
+        let env = Env::from_pairs([("X", "maybe"), ("E", " ")]);
+        let err = env.switch("X").err().map(|e| e.to_string());
+        assert_eq!(
+            err.as_deref(),
+            Some(
+                "environment variable X=\"maybe\" is not a boolean\nhint: use 1 or 0, true or false, yes or no, on or off; or unset it"
+            )
+        );
+        assert_eq!(env.switch("E").ok(), Some(None));
+        assert_eq!(env.switch("UNSET").ok(), Some(None));
+    }
+
+    #[test]
+    fn truthy_means_set_and_not_off() {
+        let env = Env::from_pairs([("A", "true"), ("B", "0"), ("C", "whatever"), ("D", "")]);
+        assert!(env.truthy("A"));
+        assert!(!env.truthy("B"));
+        assert!(env.truthy("C"));
+        assert!(!env.truthy("D"));
+        assert!(!env.truthy("E"));
+    }
+}

@@ -1,0 +1,359 @@
+//! Settings: what one invocation will do, resolved once from the command line, the
+//! environment and `toolproof.yaml` (flag > environment variable > YAML > default) by
+//! [`Settings::resolve`]. Nothing after it reads `std::env` or the raw flags for an option; the
+//! value is immutable and its fields are private.
+
+mod env;
+mod resolve;
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::path::PathBuf;
+
+pub use env::{Env, parse_switch};
+pub use resolve::{ConfigSource, color_choice, config_source};
+
+use crate::config::{EvalConfig, LoadedConfig, Provider, TestCase};
+
+/// Which command runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommandKind {
+    /// `toolproof inspect` (`json`: print the JSON report instead of the text view).
+    Inspect {
+        /// `--json`.
+        json: bool,
+    },
+    /// `toolproof run`.
+    Run,
+    /// `toolproof eval`.
+    Eval,
+    /// `toolproof cache status`.
+    CacheStatus,
+    /// `toolproof cache prune` (`apply`: remove the files, not only list them).
+    CachePrune {
+        /// `--apply`.
+        apply: bool,
+    },
+}
+
+impl CommandKind {
+    /// The name recorded in the report: `inspect`, `run`, `eval`, `cache status`, `cache prune`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CommandKind::Inspect { .. } => "inspect",
+            CommandKind::Run => "run",
+            CommandKind::Eval => "eval",
+            CommandKind::CacheStatus => "cache status",
+            CommandKind::CachePrune { .. } => "cache prune",
+        }
+    }
+}
+
+/// Where a resolved value came from; skip reasons and messages name it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A command-line flag, e.g. `--skip-evals`.
+    Flag(&'static str),
+    /// An environment variable and its value, e.g. `TOOLPROOF_SKIP_EVALS=1`.
+    Env(&'static str, String),
+    /// A key of `toolproof.yaml`, e.g. `evals.enabled: false`.
+    Yaml(&'static str),
+    /// The built-in default.
+    Default,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Flag(flag) => write!(f, "{flag}"),
+            Origin::Env(name, value) => write!(f, "{name}={value}"),
+            Origin::Yaml(key) => write!(f, "{key} in the config"),
+            Origin::Default => write!(f, "the default"),
+        }
+    }
+}
+
+/// A value and where it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolved<T> {
+    /// The value in force.
+    pub value: T,
+    /// Who set it.
+    pub origin: Origin,
+}
+
+/// Where a report goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// Standard output (`-`).
+    Stdout,
+    /// A path (possibly a device, a FIFO or a symlink; the writer decides how to write it).
+    Path(PathBuf),
+}
+
+/// The report destinations and how the console looks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outputs {
+    pub(crate) color: bool,
+    pub(crate) width: usize,
+    pub(crate) junit: Option<Target>,
+    pub(crate) json: Option<Target>,
+    pub(crate) html: Option<Target>,
+    pub(crate) summary: Option<Target>,
+    pub(crate) annotations: bool,
+    pub(crate) live: LiveMode,
+}
+
+impl Outputs {
+    /// Colour the console report.
+    pub fn color(&self) -> bool {
+        self.color
+    }
+    /// Width tables are wrapped to.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+    /// `--junit`.
+    pub fn junit(&self) -> Option<&Target> {
+        self.junit.as_ref()
+    }
+    /// `--json`.
+    pub fn json(&self) -> Option<&Target> {
+        self.json.as_ref()
+    }
+    /// `--html`.
+    pub fn html(&self) -> Option<&Target> {
+        self.html.as_ref()
+    }
+    /// `--summary`, else `$GITHUB_STEP_SUMMARY` unless `--no-summary`.
+    pub fn summary(&self) -> Option<&Target> {
+        self.summary.as_ref()
+    }
+    /// Print GitHub workflow annotations (`GITHUB_ACTIONS=true`).
+    pub fn annotations(&self) -> bool {
+        self.annotations
+    }
+    /// How progress is shown while the run works.
+    pub fn live(&self) -> LiveMode {
+        self.live
+    }
+}
+
+/// How progress reaches the user while a run works (always on stderr).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LiveMode {
+    /// stderr is a terminal (and not CI): draw a progress bar.
+    pub bar: bool,
+    /// Colour the live lines.
+    pub color: bool,
+    /// Fold long sections with `::group::` (GitHub Actions).
+    pub groups: bool,
+    /// Print nothing live (`inspect`, `cache`).
+    pub quiet: bool,
+}
+
+/// Static checks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckSettings {
+    pub(crate) enabled: Resolved<bool>,
+    pub(crate) strict: Resolved<bool>,
+}
+
+impl CheckSettings {
+    /// Whether the checks run (`--no-checks`, `checks.enabled`).
+    pub fn enabled(&self) -> &Resolved<bool> {
+        &self.enabled
+    }
+    /// Whether warnings fail (`--strict`, `TOOLPROOF_STRICT`, `checks.strict`).
+    pub fn strict(&self) -> bool {
+        self.strict.value
+    }
+}
+
+/// Tool-call tests: the defaults every test falls back to, and the filter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestSettings {
+    pub(crate) timeout_ms: Resolved<f64>,
+    pub(crate) retries: Resolved<u32>,
+    pub(crate) retry_delay_ms: f64,
+    pub(crate) filter: Option<String>,
+    pub(crate) selected: Vec<usize>,
+}
+
+impl TestSettings {
+    /// Default per-call timeout in milliseconds.
+    pub fn timeout_ms(&self) -> f64 {
+        self.timeout_ms.value
+    }
+    /// Default retries.
+    pub fn retries(&self) -> u32 {
+        self.retries.value
+    }
+    /// Default wait between attempts, in milliseconds.
+    pub fn retry_delay_ms(&self) -> f64 {
+        self.retry_delay_ms
+    }
+    /// `--filter`/`-k`, when given.
+    pub fn filter(&self) -> Option<&str> {
+        self.filter.as_deref()
+    }
+    /// Indexes of the tests the filter selects, in YAML order.
+    pub fn selected(&self) -> &[usize] {
+        &self.selected
+    }
+}
+
+/// Why the eval provider or model could not be resolved (the evals phase reports it).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EvalSetupError {
+    /// Nothing names a provider.
+    #[error(
+        "no eval provider: set evals.provider (anthropic, openai or command), TOOLPROOF_EVAL_PROVIDER or --provider"
+    )]
+    NoProvider,
+    /// A provider name nobody knows.
+    #[error("unknown eval provider `{0}`: use anthropic, openai or command")]
+    UnknownProvider(String),
+    /// `provider: command` without `evals.command`.
+    #[error("the command provider needs evals.command")]
+    NoCommand,
+    /// Nothing names a model.
+    #[error("no eval model: set evals.model (or evals.models), TOOLPROOF_EVAL_MODEL or --model")]
+    NoModel,
+}
+
+/// Provider and models after flag > environment > YAML.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvalTarget {
+    /// The provider.
+    pub provider: Provider,
+    /// Models to ask, in order (one empty id for a command provider without a model).
+    pub models: Vec<String>,
+}
+
+/// Tool-selection evals.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EvalSettings {
+    pub(crate) target: Result<EvalTarget, EvalSetupError>,
+    pub(crate) min_accuracy: Resolved<f64>,
+    pub(crate) no_cache: bool,
+    pub(crate) offline: Resolved<bool>,
+    pub(crate) history: Option<PathBuf>,
+}
+
+impl EvalSettings {
+    /// Provider and models, or why they could not be resolved.
+    pub fn target(&self) -> Result<&EvalTarget, &EvalSetupError> {
+        self.target.as_ref()
+    }
+    /// The accuracy gate.
+    pub fn min_accuracy(&self) -> f64 {
+        self.min_accuracy.value
+    }
+    /// `--no-cache`: ask again (answers are still written).
+    pub fn no_cache(&self) -> bool {
+        self.no_cache
+    }
+    /// `--offline`: never call a model API.
+    pub fn offline(&self) -> bool {
+        self.offline.value
+    }
+    /// `--history PATH`.
+    pub fn history(&self) -> Option<&PathBuf> {
+        self.history.as_ref()
+    }
+}
+
+/// What the environment says about the commit under test (for the history file).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Revision {
+    /// `GITHUB_SHA`.
+    pub commit: Option<String>,
+    /// `GITHUB_HEAD_REF`, else `GITHUB_REF_NAME`.
+    pub git_ref: Option<String>,
+}
+
+/// Everything one invocation will do. Built only by [`Settings::resolve`].
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub(crate) command: CommandKind,
+    pub(crate) loaded: LoadedConfig,
+    pub(crate) checks: CheckSettings,
+    pub(crate) tests: TestSettings,
+    pub(crate) evals: Option<EvalSettings>,
+    pub(crate) skips: Skips,
+    pub(crate) outputs: Outputs,
+    pub(crate) revision: Revision,
+    pub(crate) env: Env,
+}
+
+/// Phases turned off from the command line or the environment, with who turned them off.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Skips {
+    pub(crate) evals: Option<Origin>,
+    pub(crate) bench: Option<Origin>,
+    pub(crate) fuzz: Option<Origin>,
+}
+
+impl Skips {
+    /// Who turned the evals off, if anyone did.
+    pub fn evals(&self) -> Option<&Origin> {
+        self.evals.as_ref()
+    }
+    /// Who turned the bench off.
+    pub fn bench(&self) -> Option<&Origin> {
+        self.bench.as_ref()
+    }
+    /// Who turned the fuzz off.
+    pub fn fuzz(&self) -> Option<&Origin> {
+        self.fuzz.as_ref()
+    }
+}
+
+impl Settings {
+    /// The command.
+    pub fn command(&self) -> CommandKind {
+        self.command
+    }
+    /// The loaded `toolproof.yaml` (or the config built for `--url` / `-- COMMAND`).
+    pub fn loaded(&self) -> &LoadedConfig {
+        &self.loaded
+    }
+    /// The labelled tool-call tests, in YAML order.
+    pub fn tests_list(&self) -> &[TestCase] {
+        &self.loaded.config.tests
+    }
+    /// The `evals:` section, when there is one.
+    pub fn eval_config(&self) -> Option<&EvalConfig> {
+        self.loaded.config.evals.as_ref()
+    }
+    /// Static checks.
+    pub fn checks(&self) -> &CheckSettings {
+        &self.checks
+    }
+    /// Tool-call tests.
+    pub fn tests(&self) -> &TestSettings {
+        &self.tests
+    }
+    /// Evals, when the config has an `evals:` section.
+    pub fn evals(&self) -> Option<&EvalSettings> {
+        self.evals.as_ref()
+    }
+    /// Phases turned off by flags or the environment.
+    pub fn skips(&self) -> &Skips {
+        &self.skips
+    }
+    /// Reports and console.
+    pub fn outputs(&self) -> &Outputs {
+        &self.outputs
+    }
+    /// Commit and ref from the CI environment.
+    pub fn revision(&self) -> &Revision {
+        &self.revision
+    }
+    /// The environment snapshot (provider keys and endpoints are read from it).
+    pub fn env(&self) -> &Env {
+        &self.env
+    }
+}

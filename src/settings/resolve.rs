@@ -1,0 +1,587 @@
+//! [`Settings::resolve`]: the one place where a command-line flag beats its environment
+//! variable, which beats `toolproof.yaml`, which beats the default.
+
+use std::path::PathBuf;
+
+use super::{
+    CheckSettings, CommandKind, Env, EvalSettings, EvalSetupError, EvalTarget, LiveMode, Origin,
+    Outputs, Resolved, Revision, Settings, Skips, Target, TestSettings,
+};
+use crate::cli::{
+    CacheCommand, Cli, Command, EvalArgs, EvalFlags, ReportArgs, ServerArgs, parse_fraction,
+    parse_pin,
+};
+use crate::config::{self, ConfigError, EvalConfig, LoadedConfig, ProtocolPin, Provider};
+use crate::report::console::ColorFlag;
+
+/// Where the config of a command comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigSource {
+    /// A `toolproof.yaml`.
+    File(PathBuf),
+    /// A server named on the command line: `--url URL` or `-- COMMAND…`, run from `cwd`.
+    Target {
+        /// `--url`.
+        url: Option<String>,
+        /// The command after `--`.
+        command: Vec<String>,
+        /// The folder relative paths resolve from.
+        cwd: PathBuf,
+    },
+}
+
+impl ConfigSource {
+    /// Loads the config, expanding `${VAR}` from `env`.
+    pub fn load(&self, env: &Env) -> Result<LoadedConfig, ConfigError> {
+        match self {
+            ConfigSource::File(path) => {
+                config::load_with(path, &|name: &str| env.raw(name).map(str::to_owned))
+            }
+            ConfigSource::Target { url, command, cwd } => {
+                config::from_target(url.clone(), command.clone(), cwd)
+            }
+        }
+    }
+}
+
+/// The config a command reads: `run [CONFIG]` (else `TOOLPROOF_CONFIG`, else
+/// `toolproof.yaml`); the others take `--url`, `-c FILE` or `-- COMMAND`, else
+/// `TOOLPROOF_CONFIG`, else `./toolproof.yaml` when it exists.
+pub fn config_source(cli: &Cli, env: &Env) -> Result<ConfigSource, ConfigError> {
+    let server = match &cli.command {
+        Command::Run(args) => {
+            let path = args
+                .config
+                .clone()
+                .or_else(|| env.get("TOOLPROOF_CONFIG").map(PathBuf::from))
+                .unwrap_or_else(|| PathBuf::from("toolproof.yaml"));
+            return Ok(ConfigSource::File(path));
+        }
+        Command::Inspect(args) => &args.server,
+        Command::Eval(args) => &args.server,
+        Command::Cache(CacheCommand::Status(args)) => &args.server,
+        Command::Cache(CacheCommand::Prune(args)) => &args.cache.server,
+    };
+    server_source(server, env)
+}
+
+fn server_source(args: &ServerArgs, env: &Env) -> Result<ConfigSource, ConfigError> {
+    let given = usize::from(args.url.is_some())
+        + usize::from(args.config.is_some())
+        + usize::from(!args.command.is_empty());
+    if given > 1 {
+        return Err(
+            ConfigError::new("give only one of: a command after `--`, --url, --config")
+                .hint("e.g. toolproof inspect -- node server.js"),
+        );
+    }
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    if let Some(path) = &args.config {
+        return Ok(ConfigSource::File(path.clone()));
+    }
+    if args.url.is_some() || !args.command.is_empty() {
+        return Ok(ConfigSource::Target {
+            url: args.url.clone(),
+            command: args.command.clone(),
+            cwd,
+        });
+    }
+    if let Some(path) = env.get("TOOLPROOF_CONFIG") {
+        return Ok(ConfigSource::File(PathBuf::from(path)));
+    }
+    config::find_default(&cwd).map(ConfigSource::File).ok_or_else(|| {
+        ConfigError::new("no server given and no toolproof.yaml in this folder").hint(
+            "give a command after `--`, --url, or --config, e.g. toolproof inspect -- python server.py",
+        )
+    })
+}
+
+/// The flags of one command, as the resolver needs them whatever the command.
+#[derive(Default)]
+struct Flags<'a> {
+    reports: Option<&'a ReportArgs>,
+    eval: Option<&'a EvalFlags>,
+    eval_args: Option<&'a EvalArgs>,
+    server: Option<&'a ServerArgs>,
+    model: Option<&'a str>,
+    run: Option<&'a crate::cli::RunArgs>,
+}
+
+fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
+    match &cli.command {
+        Command::Inspect(a) => (
+            CommandKind::Inspect { json: a.json },
+            Flags {
+                server: Some(&a.server),
+                ..Flags::default()
+            },
+        ),
+        Command::Run(a) => (
+            CommandKind::Run,
+            Flags {
+                reports: Some(&a.reports),
+                eval: Some(&a.evals),
+                run: Some(a),
+                ..Flags::default()
+            },
+        ),
+        Command::Eval(a) => (
+            CommandKind::Eval,
+            Flags {
+                reports: Some(&a.reports),
+                eval: Some(&a.flags),
+                eval_args: Some(a),
+                server: Some(&a.server),
+                model: a.model.as_deref(),
+                ..Flags::default()
+            },
+        ),
+        Command::Cache(CacheCommand::Status(a)) => (
+            CommandKind::CacheStatus,
+            Flags {
+                server: Some(&a.server),
+                model: a.model.as_deref(),
+                ..Flags::default()
+            },
+        ),
+        Command::Cache(CacheCommand::Prune(a)) => (
+            CommandKind::CachePrune { apply: a.apply },
+            Flags {
+                server: Some(&a.cache.server),
+                model: a.cache.model.as_deref(),
+                ..Flags::default()
+            },
+        ),
+    }
+}
+
+/// flag > environment > YAML > default.
+fn pick<T>(
+    flag: Option<(T, &'static str)>,
+    env: Option<(T, &'static str, String)>,
+    yaml: Option<(T, &'static str)>,
+    default: T,
+) -> Resolved<T> {
+    if let Some((value, name)) = flag {
+        Resolved {
+            value,
+            origin: Origin::Flag(name),
+        }
+    } else if let Some((value, name, raw)) = env {
+        Resolved {
+            value,
+            origin: Origin::Env(name, raw),
+        }
+    } else if let Some((value, key)) = yaml {
+        Resolved {
+            value,
+            origin: Origin::Yaml(key),
+        }
+    } else {
+        Resolved {
+            value: default,
+            origin: Origin::Default,
+        }
+    }
+}
+
+/// A typed environment variable: `None` when unset or blank, an error naming it when its value
+/// does not parse.
+fn env_value<T>(
+    env: &Env,
+    name: &'static str,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<Option<(T, &'static str, String)>, ConfigError> {
+    let Some(raw) = env.get(name) else {
+        return Ok(None);
+    };
+    match parse(raw.trim()) {
+        Ok(v) => Ok(Some((v, name, raw.to_owned()))),
+        Err(why) => Err(ConfigError::new(format!(
+            "environment variable {name}={raw:?} is not valid: {why}"
+        ))
+        .hint(format!("fix or unset {name}"))),
+    }
+}
+
+/// A boolean environment switch.
+fn env_switch(
+    env: &Env,
+    name: &'static str,
+) -> Result<Option<(bool, &'static str, String)>, ConfigError> {
+    Ok(env
+        .switch(name)?
+        .map(|v| (v, name, env.get(name).unwrap_or_default().to_owned())))
+}
+
+/// A presence flag (`--strict`) as an override: only when given.
+fn flag_on(on: bool, name: &'static str) -> Option<(bool, &'static str)> {
+    on.then_some((true, name))
+}
+
+impl Settings {
+    /// Turns the parsed command line, the environment and the loaded config into the settings
+    /// of this invocation. Usage errors (a bad environment value, a filter that selects
+    /// nothing, a missing `evals:` section for `eval`…) are exit code 2.
+    pub fn resolve(cli: &Cli, env: &Env, loaded: LoadedConfig) -> Result<Settings, ConfigError> {
+        let (command, flags) = command_of(cli);
+        let cfg = &loaded.config;
+        let checks = resolve_checks(&flags, env, cfg)?;
+        let tests = resolve_tests(&flags, env, cfg)?;
+        let evals = match &cfg.evals {
+            Some(e) => Some(resolve_evals(&flags, env, e)?),
+            None => None,
+        };
+        check_command_needs(command, evals.as_ref(), cfg.evals.as_ref())?;
+        let skips = resolve_skips(&flags, env)?;
+        let outputs = resolve_outputs(cli, command, &flags, env)?;
+        let protocol = pick(
+            flags
+                .server
+                .and_then(|s| s.protocol)
+                .map(|p| (p, "--protocol")),
+            env_value(env, "TOOLPROOF_PROTOCOL", parse_pin)?,
+            Some((cfg.server.protocol, "server.protocol")),
+            ProtocolPin::Auto,
+        );
+        let mut loaded = loaded;
+        loaded.config.server.protocol = protocol.value;
+        Ok(Settings {
+            command,
+            checks,
+            tests,
+            evals,
+            skips,
+            outputs,
+            revision: Revision {
+                commit: env.get("GITHUB_SHA").map(str::to_owned),
+                git_ref: env
+                    .get("GITHUB_HEAD_REF")
+                    .or_else(|| env.get("GITHUB_REF_NAME"))
+                    .map(str::to_owned),
+            },
+            env: env.clone(),
+            loaded,
+        })
+    }
+}
+
+fn resolve_checks(
+    flags: &Flags<'_>,
+    env: &Env,
+    cfg: &config::Config,
+) -> Result<CheckSettings, ConfigError> {
+    let run = flags.run;
+    let no_checks = env_switch(env, "TOOLPROOF_NO_CHECKS")?.map(|(v, n, raw)| (!v, n, raw));
+    let enabled = pick(
+        run.and_then(|r| r.no_checks.then_some((false, "--no-checks"))),
+        no_checks,
+        (!cfg.checks.enabled).then_some((false, "checks.enabled: false")),
+        true,
+    );
+    let strict = pick(
+        run.and_then(|r| flag_on(r.strict, "--strict")),
+        env_switch(env, "TOOLPROOF_STRICT")?,
+        cfg.checks.strict.then_some((true, "checks.strict: true")),
+        false,
+    );
+    Ok(CheckSettings { enabled, strict })
+}
+
+fn resolve_tests(
+    flags: &Flags<'_>,
+    env: &Env,
+    cfg: &config::Config,
+) -> Result<TestSettings, ConfigError> {
+    let run = flags.run;
+    let positive = |s: &str| -> Result<f64, String> {
+        match s.parse::<f64>() {
+            Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+            _ => Err(format!("must be a number of milliseconds above 0, got `{s}`")),
+        }
+    };
+    let flag_timeout = match run.and_then(|r| r.timeout_ms) {
+        Some(ms) if ms.is_nan() || ms <= 0.0 => {
+            return Err(ConfigError::new(format!(
+                "--timeout-ms must be above 0, got {ms}"
+            )));
+        }
+        other => other.map(|ms| (ms, "--timeout-ms")),
+    };
+    let timeout_ms = pick(
+        flag_timeout,
+        env_value(env, "TOOLPROOF_TIMEOUT_MS", positive)?,
+        Some((cfg.timeout_ms, "timeout_ms")),
+        cfg.timeout_ms,
+    );
+    let retries = pick(
+        run.and_then(|r| r.retries).map(|r| (r, "--retries")),
+        env_value(env, "TOOLPROOF_RETRIES", |s| {
+            s.parse::<u32>()
+                .map_err(|_| format!("must be a whole number of retries, got `{s}`"))
+        })?,
+        Some((cfg.retries, "retries")),
+        cfg.retries,
+    );
+    let filter = if run.is_some() {
+        run.and_then(|r| r.filter.clone())
+            .or_else(|| env.get("TOOLPROOF_FILTER").map(str::to_owned))
+    } else {
+        None
+    };
+    let selected = crate::suite::select(&cfg.tests, filter.as_deref());
+    if let Some(filter) = &filter
+        && selected.is_empty()
+    {
+        return Err(ConfigError::new(format!(
+            "--filter `{filter}` selects none of the {} tests",
+            cfg.tests.len()
+        ))
+        .hint("match part of a test name (case-insensitive) or `tag:NAME`; separate several with commas"));
+    }
+    Ok(TestSettings {
+        timeout_ms,
+        retries,
+        retry_delay_ms: cfg.retry_delay_ms,
+        filter,
+        selected,
+    })
+}
+
+fn resolve_evals(
+    flags: &Flags<'_>,
+    env: &Env,
+    e: &EvalConfig,
+) -> Result<EvalSettings, ConfigError> {
+    let provider_flag = flags.eval_args.and_then(|a| a.provider.as_deref());
+    let eval = flags.eval;
+    let min_accuracy = pick(
+        flags
+            .eval_args
+            .and_then(|a| a.min_accuracy)
+            .map(|v| (v, "--min-accuracy")),
+        env_value(env, "TOOLPROOF_MIN_ACCURACY", parse_fraction)?,
+        Some((e.min_accuracy, "evals.min_accuracy")),
+        e.min_accuracy,
+    );
+    let no_cache = match eval {
+        Some(f) if f.no_cache => true,
+        Some(_) => env.switch("TOOLPROOF_NO_CACHE")?.unwrap_or(false),
+        None => false,
+    };
+    let offline = pick(
+        eval.and_then(|f| flag_on(f.offline, "--offline")),
+        if eval.is_some() {
+            env_switch(env, "TOOLPROOF_OFFLINE")?
+        } else {
+            None
+        },
+        None,
+        false,
+    );
+    let history = eval.and_then(|f| {
+        f.history
+            .clone()
+            .or_else(|| env.get("TOOLPROOF_HISTORY").map(PathBuf::from))
+    });
+    Ok(EvalSettings {
+        target: eval_target(provider_flag, flags.model, env, e),
+        min_accuracy,
+        no_cache,
+        offline,
+        history,
+    })
+}
+
+/// Provider and models: flag > `TOOLPROOF_EVAL_*` > YAML. A failure is kept for the evals
+/// phase to report, since `run` reports it there rather than refusing to start.
+fn eval_target(
+    provider_flag: Option<&str>,
+    model_flag: Option<&str>,
+    env: &Env,
+    e: &EvalConfig,
+) -> Result<EvalTarget, EvalSetupError> {
+    let provider = match provider_flag.or_else(|| env.get("TOOLPROOF_EVAL_PROVIDER")) {
+        Some(name) => match name.trim() {
+            "anthropic" => Provider::Anthropic,
+            "openai" => Provider::Openai,
+            "command" => Provider::Command,
+            other => return Err(EvalSetupError::UnknownProvider(other.to_owned())),
+        },
+        None => e.provider.ok_or(EvalSetupError::NoProvider)?,
+    };
+    if provider == Provider::Command && e.command.is_none() {
+        return Err(EvalSetupError::NoCommand);
+    }
+    let models = if let Some(m) = model_flag.or_else(|| env.get("TOOLPROOF_EVAL_MODEL")) {
+        vec![m.to_owned()]
+    } else if !e.models.is_empty() {
+        e.models.clone()
+    } else if let Some(m) = &e.model {
+        vec![m.clone()]
+    } else if provider == Provider::Command {
+        vec![String::new()]
+    } else {
+        return Err(EvalSetupError::NoModel);
+    };
+    Ok(EvalTarget { provider, models })
+}
+
+/// What `eval` and `cache` cannot do without.
+fn check_command_needs(
+    command: CommandKind,
+    evals: Option<&EvalSettings>,
+    cfg: Option<&EvalConfig>,
+) -> Result<(), ConfigError> {
+    match command {
+        CommandKind::Eval if cfg.is_none_or(|e| e.cases.is_empty()) => Err(ConfigError::new(
+            "no eval cases",
+        )
+        .hint(
+            "add an `evals:` section with `cases:` (or `cases_file:`) to the config, and pass it with -c",
+        )),
+        CommandKind::CacheStatus | CommandKind::CachePrune { .. } => {
+            let Some(evals) = evals else {
+                return Err(
+                    ConfigError::new("the config has no `evals:` section").hint(
+                        "the cache holds answers to eval cases; pass the config that has them with -c",
+                    ),
+                );
+            };
+            match evals.target() {
+                Err(e) => Err(ConfigError::new(e.to_string())),
+                Ok(t) if t.provider == Provider::Command => Err(ConfigError::new(
+                    "the command provider is never cached: there is nothing to show",
+                )),
+                Ok(_) => Ok(()),
+            }
+        }
+        _ => Ok(()),
+    }
+}
+
+fn resolve_skips(flags: &Flags<'_>, env: &Env) -> Result<Skips, ConfigError> {
+    let Some(run) = flags.run else {
+        return Ok(Skips::default());
+    };
+    let skip = |on: bool, flag: &'static str, var: &'static str| -> Result<_, ConfigError> {
+        Ok(if on {
+            Some(Origin::Flag(flag))
+        } else {
+            env_switch(env, var)?
+                .filter(|(v, _, _)| *v)
+                .map(|(_, name, raw)| Origin::Env(name, raw))
+        })
+    };
+    Ok(Skips {
+        evals: skip(run.skip_evals, "--skip-evals", "TOOLPROOF_SKIP_EVALS")?,
+        bench: skip(run.skip_bench, "--skip-bench", "TOOLPROOF_SKIP_BENCH")?,
+        fuzz: skip(run.skip_fuzz, "--skip-fuzz", "TOOLPROOF_SKIP_FUZZ")?,
+    })
+}
+
+fn resolve_outputs(
+    cli: &Cli,
+    command: CommandKind,
+    flags: &Flags<'_>,
+    env: &Env,
+) -> Result<Outputs, ConfigError> {
+    let color_flag = pick(
+        cli.color.map(|c| (c, "--color")),
+        env_value(env, "TOOLPROOF_COLOR", |s| match s {
+            "auto" => Ok(ColorFlag::Auto),
+            "always" => Ok(ColorFlag::Always),
+            "never" => Ok(ColorFlag::Never),
+            _ => Err("use auto, always or never".to_owned()),
+        })?,
+        None,
+        ColorFlag::Auto,
+    )
+    .value;
+    let github = env.get("GITHUB_ACTIONS") == Some("true");
+    let quiet = !matches!(command, CommandKind::Run | CommandKind::Eval);
+    let live_color = color_choice(color_flag, env.stderr_tty(), env);
+    let mut outputs = Outputs {
+        color: color_choice(color_flag, env.stdout_tty(), env),
+        width: env
+            .get("COLUMNS")
+            .and_then(|c| c.trim().parse::<usize>().ok())
+            .filter(|w| *w >= 40)
+            .unwrap_or(if env.stdout_tty() { 100 } else { 140 }),
+        junit: None,
+        json: None,
+        html: None,
+        summary: None,
+        annotations: github && !quiet,
+        live: LiveMode {
+            bar: env.stderr_tty() && !env.truthy("CI") && env.get("TERM") != Some("dumb"),
+            color: live_color,
+            groups: github,
+            quiet,
+        },
+    };
+    if let Some(r) = flags.reports {
+        let target = |flag: &Option<PathBuf>, var: &str| {
+            flag.clone()
+                .or_else(|| env.get(var).map(PathBuf::from))
+                .map(|p| {
+                    if p.as_os_str() == "-" {
+                        Target::Stdout
+                    } else {
+                        Target::Path(p)
+                    }
+                })
+        };
+        outputs.junit = target(&r.junit, "TOOLPROOF_JUNIT");
+        outputs.json = target(&r.json, "TOOLPROOF_JSON");
+        outputs.html = target(&r.html, "TOOLPROOF_HTML");
+        let no_summary = r.no_summary || env.switch("TOOLPROOF_NO_SUMMARY")?.unwrap_or(false);
+        outputs.summary = target(&r.summary, "TOOLPROOF_SUMMARY").or_else(|| {
+            (!no_summary)
+                .then(|| env.get("GITHUB_STEP_SUMMARY"))
+                .flatten()
+                .map(|p| Target::Path(PathBuf::from(p)))
+        });
+        let to_stdout = [&outputs.junit, &outputs.json, &outputs.html, &outputs.summary]
+            .into_iter()
+            .filter(|t| matches!(t, Some(Target::Stdout)))
+            .count();
+        if to_stdout > 1 {
+            return Err(ConfigError::new(format!(
+                "{to_stdout} reports are sent to stdout (`-`)"
+            ))
+            .hint("send at most one report to stdout and the others to files"));
+        }
+    }
+    Ok(outputs)
+}
+
+/// Whether to colour a stream. `--color always`/`never` win. Under `auto`: `NO_COLOR`
+/// (non-empty) means no colour; `CLICOLOR_FORCE` (non-empty, not `0`) means colour;
+/// `CLICOLOR=0`, `TERM=dumb` or `CI` (set, not `false`/`0`) mean no colour; otherwise colour
+/// exactly when the stream is a terminal.
+pub fn color_choice(flag: ColorFlag, is_tty: bool, env: &Env) -> bool {
+    match flag {
+        ColorFlag::Always => true,
+        ColorFlag::Never => false,
+        ColorFlag::Auto => {
+            if env.raw("NO_COLOR").is_some_and(|v| !v.is_empty()) {
+                false
+            } else if env
+                .raw("CLICOLOR_FORCE")
+                .is_some_and(|v| !v.is_empty() && v != "0" && v != "false")
+            {
+                true
+            } else if env.raw("CLICOLOR") == Some("0")
+                || env.raw("TERM") == Some("dumb")
+                || env
+                    .raw("CI")
+                    .is_some_and(|v| !v.is_empty() && v != "0" && v != "false")
+            {
+                false
+            } else {
+                is_tty
+            }
+        }
+    }
+}

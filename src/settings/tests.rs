@@ -1,0 +1,414 @@
+//! Precedence, option by option, against the one resolver: a flag beats its environment
+//! variable, which beats the YAML, which beats the default.
+
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+
+use super::*;
+use crate::cli::Cli;
+
+/// Where a YAML line of a row goes.
+#[derive(Clone, Copy)]
+enum Slot {
+    Top,
+    Server,
+    Checks,
+    Evals,
+}
+
+/// One option: how each level sets it, and what the resolved value reads as with all levels,
+/// without the flag, with the YAML only, and with nothing.
+struct Row {
+    name: &'static str,
+    command: &'static [&'static str],
+    flag: &'static [&'static str],
+    env: (&'static str, &'static str),
+    yaml: Option<(Slot, &'static str)>,
+    read: fn(&Settings) -> String,
+    expect: [&'static str; 4],
+}
+
+fn yaml(extra: Option<(Slot, &str)>) -> String {
+    let pick = |slot: Slot| match extra {
+        Some((s, text)) if std::mem::discriminant(&s) == std::mem::discriminant(&slot) => {
+            format!("  {text}\n")
+        }
+        _ => String::new(),
+    };
+    let top = match extra {
+        Some((Slot::Top, text)) => format!("{text}\n"),
+        _ => String::new(),
+    };
+    format!(
+        "server:\n  command: [\"true\"]\n{server}checks:\n  max_description_length: 1024\n{checks}{top}tests:\n  - {{name: alpha, tool: echo}}\n  - {{name: beta, tool: echo}}\nevals:\n  command: [\"picker\"]\n  cases:\n    - {{prompt: hi, expect_tool: null}}\n{evals}",
+        server = pick(Slot::Server),
+        checks = pick(Slot::Checks),
+        evals = pick(Slot::Evals),
+    )
+}
+
+fn resolve_in(dir: &Path, row: &Row, level: usize) -> Result<Settings, String> {
+    let path = dir.join(format!("{}-{level}.yaml", row.name));
+    let extra = if level <= 2 { row.yaml } else { None };
+    std::fs::write(&path, yaml(extra)).map_err(|e| e.to_string())?;
+    let mut args: Vec<String> = vec!["toolproof".into()];
+    args.extend(row.command.iter().map(|s| s.to_string()));
+    if row.command == ["run"] {
+        args.push(path.display().to_string());
+    } else {
+        args.extend(["-c".to_string(), path.display().to_string()]);
+    }
+    if level == 0 {
+        args.extend(row.flag.iter().map(|s| s.to_string()));
+    }
+    let cli = Cli::try_parse_from(&args).map_err(|e| e.to_string())?;
+    let env = if level <= 1 {
+        Env::from_pairs([row.env])
+    } else {
+        Env::default()
+    };
+    let loaded = crate::config::load_with(&path, &|_: &str| None).map_err(|e| e.to_string())?;
+    Settings::resolve(&cli, &env, loaded).map_err(|e| e.to_string())
+}
+
+fn target(o: Option<&Target>) -> String {
+    match o {
+        None => "none".into(),
+        Some(Target::Stdout) => "stdout".into(),
+        Some(Target::Path(p)) => p.display().to_string(),
+    }
+}
+
+fn rows() -> Vec<Row> {
+    vec![
+        Row {
+            name: "strict",
+            command: &["run"],
+            flag: &["--strict"],
+            env: ("TOOLPROOF_STRICT", "off"),
+            yaml: Some((Slot::Checks, "strict: true")),
+            read: |s| s.checks().strict().to_string(),
+            expect: ["true", "false", "true", "false"],
+        },
+        Row {
+            name: "checks-enabled",
+            command: &["run"],
+            flag: &["--no-checks"],
+            env: ("TOOLPROOF_NO_CHECKS", "no"),
+            yaml: Some((Slot::Checks, "enabled: false")),
+            read: |s| s.checks().enabled().value.to_string(),
+            expect: ["false", "true", "false", "true"],
+        },
+        Row {
+            name: "timeout",
+            command: &["run"],
+            flag: &["--timeout-ms", "100"],
+            env: ("TOOLPROOF_TIMEOUT_MS", "200"),
+            yaml: Some((Slot::Top, "timeout_ms: 300")),
+            read: |s| s.tests().timeout_ms().to_string(),
+            expect: ["100", "200", "300", "10000"],
+        },
+        Row {
+            name: "retries",
+            command: &["run"],
+            flag: &["--retries", "1"],
+            env: ("TOOLPROOF_RETRIES", "2"),
+            yaml: Some((Slot::Top, "retries: 3")),
+            read: |s| s.tests().retries().to_string(),
+            expect: ["1", "2", "3", "0"],
+        },
+        Row {
+            name: "filter",
+            command: &["run"],
+            flag: &["-k", "alpha"],
+            env: ("TOOLPROOF_FILTER", "beta"),
+            yaml: None,
+            read: |s| format!("{:?}", s.tests().selected()),
+            expect: ["[0]", "[1]", "[0, 1]", "[0, 1]"],
+        },
+        Row {
+            name: "skip-evals",
+            command: &["run"],
+            flag: &["--skip-evals"],
+            env: ("TOOLPROOF_SKIP_EVALS", "yes"),
+            yaml: None,
+            read: |s| format!("{:?}", s.skips().evals().map(ToString::to_string)),
+            expect: [
+                "Some(\"--skip-evals\")",
+                "Some(\"TOOLPROOF_SKIP_EVALS=yes\")",
+                "None",
+                "None",
+            ],
+        },
+        Row {
+            name: "skip-bench",
+            command: &["run"],
+            flag: &["--skip-bench"],
+            env: ("TOOLPROOF_SKIP_BENCH", "1"),
+            yaml: None,
+            read: |s| s.skips().bench().is_some().to_string(),
+            expect: ["true", "true", "false", "false"],
+        },
+        Row {
+            name: "skip-fuzz",
+            command: &["run"],
+            flag: &["--skip-fuzz"],
+            env: ("TOOLPROOF_SKIP_FUZZ", "on"),
+            yaml: None,
+            read: |s| s.skips().fuzz().is_some().to_string(),
+            expect: ["true", "true", "false", "false"],
+        },
+        Row {
+            name: "offline",
+            command: &["run"],
+            flag: &["--offline"],
+            env: ("TOOLPROOF_OFFLINE", "false"),
+            yaml: None,
+            read: |s| s.evals().is_some_and(EvalSettings::offline).to_string(),
+            expect: ["true", "false", "false", "false"],
+        },
+        Row {
+            name: "no-cache",
+            command: &["eval"],
+            flag: &["--no-cache"],
+            env: ("TOOLPROOF_NO_CACHE", "true"),
+            yaml: None,
+            read: |s| s.evals().is_some_and(EvalSettings::no_cache).to_string(),
+            expect: ["true", "true", "false", "false"],
+        },
+        Row {
+            name: "history",
+            command: &["run"],
+            flag: &["--history", "flag.jsonl"],
+            env: ("TOOLPROOF_HISTORY", "env.jsonl"),
+            yaml: None,
+            read: |s| format!("{:?}", s.evals().and_then(EvalSettings::history)),
+            expect: [
+                "Some(\"flag.jsonl\")",
+                "Some(\"env.jsonl\")",
+                "None",
+                "None",
+            ],
+        },
+        Row {
+            name: "provider",
+            command: &["eval", "--model", "m"],
+            flag: &["--provider", "openai"],
+            env: ("TOOLPROOF_EVAL_PROVIDER", "anthropic"),
+            yaml: Some((Slot::Evals, "provider: command")),
+            read: |s| match s.evals().map(EvalSettings::target) {
+                Some(Ok(t)) => format!("{:?}", t.provider),
+                Some(Err(e)) => e.to_string(),
+                None => "none".into(),
+            },
+            expect: [
+                "Openai",
+                "Anthropic",
+                "Command",
+                "no eval provider: set evals.provider (anthropic, openai or command), TOOLPROOF_EVAL_PROVIDER or --provider",
+            ],
+        },
+        Row {
+            name: "model",
+            command: &["eval", "--provider", "openai"],
+            flag: &["--model", "m-flag"],
+            env: ("TOOLPROOF_EVAL_MODEL", "m-env"),
+            yaml: Some((Slot::Evals, "models: [m-yaml, m-other]")),
+            read: |s| match s.evals().map(EvalSettings::target) {
+                Some(Ok(t)) => t.models.join("+"),
+                Some(Err(e)) => e.to_string(),
+                None => "none".into(),
+            },
+            expect: [
+                "m-flag",
+                "m-env",
+                "m-yaml+m-other",
+                "no eval model: set evals.model (or evals.models), TOOLPROOF_EVAL_MODEL or --model",
+            ],
+        },
+        Row {
+            name: "min-accuracy",
+            command: &["eval"],
+            flag: &["--min-accuracy", "0.1"],
+            env: ("TOOLPROOF_MIN_ACCURACY", "0.2"),
+            yaml: Some((Slot::Evals, "min_accuracy: 0.3")),
+            read: |s| s.evals().map_or(-1.0, EvalSettings::min_accuracy).to_string(),
+            expect: ["0.1", "0.2", "0.3", "1"],
+        },
+        Row {
+            name: "protocol",
+            command: &["inspect"],
+            flag: &["--protocol", "2025-06-18"],
+            env: ("TOOLPROOF_PROTOCOL", "2025-03-26"),
+            yaml: Some((Slot::Server, "protocol: \"2025-11-25\"")),
+            read: |s| format!("{:?}", s.loaded().config.server.protocol),
+            expect: ["V20250618", "V20250326", "V20251125", "Auto"],
+        },
+        Row {
+            name: "junit",
+            command: &["run"],
+            flag: &["--junit", "-"],
+            env: ("TOOLPROOF_JUNIT", "env.xml"),
+            yaml: None,
+            read: |s| target(s.outputs().junit()),
+            expect: ["stdout", "env.xml", "none", "none"],
+        },
+        Row {
+            name: "json",
+            command: &["eval"],
+            flag: &["--json", "flag.json"],
+            env: ("TOOLPROOF_JSON", "-"),
+            yaml: None,
+            read: |s| target(s.outputs().json()),
+            expect: ["flag.json", "stdout", "none", "none"],
+        },
+        Row {
+            name: "html",
+            command: &["run"],
+            flag: &["--html", "flag.html"],
+            env: ("TOOLPROOF_HTML", "env.html"),
+            yaml: None,
+            read: |s| target(s.outputs().html()),
+            expect: ["flag.html", "env.html", "none", "none"],
+        },
+        Row {
+            name: "summary",
+            command: &["run"],
+            flag: &["--summary", "flag.md"],
+            env: ("TOOLPROOF_SUMMARY", "env.md"),
+            yaml: None,
+            read: |s| target(s.outputs().summary()),
+            expect: ["flag.md", "env.md", "none", "none"],
+        },
+        Row {
+            name: "color",
+            command: &["run"],
+            flag: &["--color", "never"],
+            env: ("TOOLPROOF_COLOR", "always"),
+            yaml: None,
+            read: |s| s.outputs().color().to_string(),
+            expect: ["false", "true", "false", "false"],
+        },
+    ]
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("toolproof-settings-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::create_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn every_option_resolves_flag_then_environment_then_yaml_then_default() {
+    let dir = scratch("precedence");
+    let mut wrong = Vec::new();
+    for row in rows() {
+        for (level, want) in row.expect.iter().enumerate() {
+            let got = match resolve_in(&dir, &row, level) {
+                Ok(s) => (row.read)(&s),
+                Err(e) => format!("error: {e}"),
+            };
+            if got != *want {
+                wrong.push(format!("{} at level {level}: got {got}, want {want}", row.name));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn boolean_environment_switches_take_the_usual_words_and_refuse_others() {
+    let dir = scratch("switch");
+    let row = Row {
+        name: "strict-words",
+        command: &["run"],
+        flag: &[],
+        env: ("TOOLPROOF_STRICT", "1"),
+        yaml: None,
+        read: |s| s.checks().strict().to_string(),
+        expect: ["", "", "", ""],
+    };
+    for (value, want) in [("1", "true"), ("yes", "true"), ("ON", "true"), ("0", "false")] {
+        let row = Row {
+            env: ("TOOLPROOF_STRICT", value),
+            ..row_clone(&row)
+        };
+        let got = resolve_in(&dir, &row, 1).map(|s| (row.read)(&s));
+        assert_eq!(got.as_deref(), Ok(want), "{value}");
+    }
+    let bad = Row {
+        env: ("TOOLPROOF_STRICT", "maybe"),
+        ..row_clone(&row)
+    };
+    let err = resolve_in(&dir, &bad, 1).err().unwrap_or_default();
+    assert!(
+        err.starts_with("environment variable TOOLPROOF_STRICT=\"maybe\" is not a boolean"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn row_clone(row: &Row) -> Row {
+    Row {
+        name: row.name,
+        command: row.command,
+        flag: row.flag,
+        env: row.env,
+        yaml: row.yaml,
+        read: row.read,
+        expect: row.expect,
+    }
+}
+
+#[test]
+fn the_step_summary_is_the_default_unless_turned_off() {
+    let dir = scratch("summary");
+    let path = dir.join("t.yaml");
+    let _ = std::fs::write(&path, yaml(None));
+    let run = |args: &[&str], env: &[(&str, &str)]| -> String {
+        let mut all = vec!["toolproof", "run"];
+        let p = path.display().to_string();
+        all.push(&p);
+        all.extend(args);
+        let cli = Cli::try_parse_from(&all).ok();
+        let env = Env::from_pairs(env.iter().copied());
+        let loaded = crate::config::load_with(&path, &|_: &str| None).ok();
+        match (cli, loaded) {
+            (Some(cli), Some(loaded)) => Settings::resolve(&cli, &env, loaded)
+                .map(|s| target(s.outputs().summary()))
+                .unwrap_or_else(|e| e.to_string()),
+            _ => "bad".into(),
+        }
+    };
+    let gh = [("GITHUB_STEP_SUMMARY", "step.md")];
+    assert_eq!(run(&[], &gh), "step.md");
+    assert_eq!(run(&["--no-summary"], &gh), "none");
+    assert_eq!(
+        run(&[], &[("GITHUB_STEP_SUMMARY", "step.md"), ("TOOLPROOF_NO_SUMMARY", "1")]),
+        "none"
+    );
+    assert_eq!(run(&["--summary", "mine.md", "--no-summary"], &gh), "mine.md");
+    assert!(run(&["--json", "-", "--junit", "-"], &[]).contains("2 reports are sent to stdout"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_config_comes_from_the_argument_the_environment_or_the_default() {
+    let env = Env::from_pairs([("TOOLPROOF_CONFIG", "ci.yaml")]);
+    let source = |args: &[&str], env: &Env| {
+        Cli::try_parse_from(args)
+            .ok()
+            .and_then(|cli| config_source(&cli, env).ok())
+    };
+    let file = |p: &str| Some(resolve::ConfigSource::File(PathBuf::from(p)));
+    assert_eq!(source(&["toolproof", "run", "given.yaml"], &env), file("given.yaml"));
+    assert_eq!(source(&["toolproof", "run"], &env), file("ci.yaml"));
+    assert_eq!(
+        source(&["toolproof", "run"], &Env::default()),
+        file("toolproof.yaml")
+    );
+    assert_eq!(source(&["toolproof", "eval", "-c", "x.yaml"], &env), file("x.yaml"));
+}
