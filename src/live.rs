@@ -256,10 +256,8 @@ impl View {
             self.print(&format!("{}: {total} {unit} to run", phase.key()));
         }
         if self.mode.bar && !self.mode.quiet {
-            let bar = ProgressBar::with_draw_target(
-                Some(total as u64),
-                ProgressDrawTarget::stderr(),
-            );
+            let bar =
+                ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
             if let Ok(style) =
                 ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {elapsed}")
             {

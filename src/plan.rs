@@ -207,11 +207,7 @@ fn evals_step(settings: &Settings) -> Step {
 
 /// Bench and fuzz: configured phases this build cannot run are skipped with that reason,
 /// never reported as passed.
-fn later_step(
-    enabled: Option<bool>,
-    name: &str,
-    skip: Option<&crate::settings::Origin>,
-) -> Step {
+fn later_step(enabled: Option<bool>, name: &str, skip: Option<&crate::settings::Origin>) -> Step {
     if let Some(origin) = skip {
         return Step::Skip(format!("turned off with {origin}"));
     }

@@ -33,7 +33,9 @@ impl Drop for GroupGuard {
 }
 
 fn groups() -> std::sync::MutexGuard<'static, BTreeSet<i32>> {
-    GROUPS.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    GROUPS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Registers the group led by `pid` (a child spawned with `process_group(0)`). When the run

@@ -4,27 +4,27 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
 use super::cache::{Cache, Keyer, Lookup};
 use super::provider::{Answer, Pacer, Provider, ProviderError, Request, RetryPolicy};
-use crate::events::{Event, Events};
-use crate::interrupt::Interrupt;
-use crate::settings::{Env, EvalSettings, EvalTarget};
 use super::score::{self, Label};
 use super::tools::{ApiTools, api_tools};
 use super::{Call, Choice, Stop, stats};
 use crate::config::{EvalCase, EvalConfig, Provider as ProviderKind};
+use crate::events::{Event, Events};
+use crate::interrupt::Interrupt;
 use crate::mcp::types::Tool;
 use crate::report::model::{
     AnswerKind, CacheUse, CaseStatus, Confusion, EvalCaseResult, EvalsResults, Gate, ModelEval,
     Phase, PhaseStatus, PickedCall, TrialResult,
 };
+use crate::settings::{Env, EvalSettings, EvalTarget};
 
 /// `max_tokens` sent to Anthropic when the YAML sets none (the reference's value).
 const DEFAULT_MAX_TOKENS: u32 = 16_000;
@@ -477,7 +477,12 @@ impl Asking<'_, '_> {
     /// Asks for every pending item on `concurrency` workers and records the answers as they
     /// come. A fatal error stops every worker from taking new items; an interrupt stops the
     /// wait at once. Returns the fatal error, if any.
-    fn ask_all(mut self, pending: &[usize], got: &mut [Got], progress: &mut Progress) -> Option<String> {
+    fn ask_all(
+        mut self,
+        pending: &[usize],
+        got: &mut [Got],
+        progress: &mut Progress,
+    ) -> Option<String> {
         let cfg = self.ctx.cfg;
         let shared = Arc::new(Shared {
             provider: Arc::clone(&self.provider),

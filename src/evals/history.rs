@@ -9,8 +9,8 @@ use std::process::Command;
 use serde::{Deserialize, Serialize};
 
 use super::stats;
-use crate::settings::Revision;
 use crate::report::model::{CaseStatus, EvalsResults, HistoryPoint, HistoryTrend};
+use crate::settings::Revision;
 
 /// Runs shown in the trend (this one included).
 pub const WINDOW: usize = 8;
@@ -59,10 +59,7 @@ pub fn revision(dir: &Path, known: &Revision) -> (Option<String>, Option<String>
             .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
             .filter(|s| !s.is_empty())
     };
-    let commit = known
-        .commit
-        .clone()
-        .or_else(|| git(&["rev-parse", "HEAD"]));
+    let commit = known.commit.clone().or_else(|| git(&["rev-parse", "HEAD"]));
     let git_ref = known
         .git_ref
         .clone()
@@ -71,12 +68,7 @@ pub fn revision(dir: &Path, known: &Revision) -> (Option<String>, Option<String>
 }
 
 /// The entries this run adds, one per model that ran.
-pub fn entries(
-    results: &EvalsResults,
-    time: &str,
-    dir: &Path,
-    known: &Revision,
-) -> Vec<Entry> {
+pub fn entries(results: &EvalsResults, time: &str, dir: &Path, known: &Revision) -> Vec<Entry> {
     let (commit, git_ref) = revision(dir, known);
     results
         .models
@@ -216,8 +208,14 @@ mod tests {
         std::fs::write(&path, "{not json\n").unwrap_or_default();
         let mut last = HistoryTrend::default();
         for (i, correct) in [98, 98, 97, 96].iter().enumerate() {
-            last =
-                record(&path, &results(*correct, 100), &format!("t{i}"), &dir, &Revision::default()).unwrap_or_default();
+            last = record(
+                &path,
+                &results(*correct, 100),
+                &format!("t{i}"),
+                &dir,
+                &Revision::default(),
+            )
+            .unwrap_or_default();
         }
         assert_eq!(last.points.len(), 4);
         assert_eq!(last.skipped_lines, 1);
@@ -237,7 +235,14 @@ mod tests {
         let path = dir.join("h.jsonl");
         let mut last = HistoryTrend::default();
         for i in 0..12 {
-            last = record(&path, &results(95, 100), &format!("t{i}"), &dir, &Revision::default()).unwrap_or_default();
+            last = record(
+                &path,
+                &results(95, 100),
+                &format!("t{i}"),
+                &dir,
+                &Revision::default(),
+            )
+            .unwrap_or_default();
         }
         assert_eq!(last.points.len(), WINDOW);
         assert!(!last.rising);

@@ -400,4 +400,3 @@ pub fn describe_exit(status: ExitStatus) -> String {
         None => "ended".into(),
     }
 }
-

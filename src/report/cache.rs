@@ -21,7 +21,11 @@ pub fn render(report: &RunReport) -> String {
         return out;
     }
     if report.command == "cache prune" {
-        let verb = if audit.removed { "removed" } else { "would remove" };
+        let verb = if audit.removed {
+            "removed"
+        } else {
+            "would remove"
+        };
         for file in &audit.stale {
             let _ = writeln!(out, "{verb} {file}");
         }

@@ -10,9 +10,8 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::model::{
-    CacheAudit,
-    ChecksResults, EvalsResults, Finding, Generator, Inventory, Phase, Phases, RunReport,
-    ServerError, ServerSummary, TestResult, ToolSummary,
+    CacheAudit, ChecksResults, EvalsResults, Finding, Generator, Inventory, Phase, Phases,
+    RunReport, ServerError, ServerSummary, TestResult, ToolSummary,
 };
 
 /// Shortest secret that is redacted; shorter values would garble ordinary words and numbers.

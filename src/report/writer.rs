@@ -55,11 +55,21 @@ impl ReportWriter {
     /// Checks every destination before anything runs: missing folders are created, and a
     /// path that cannot be written is a usage error (exit 2) naming it.
     pub fn prepare(command: CommandKind, outputs: &Outputs) -> Result<ReportWriter, ConfigError> {
-        let wanted: [(&'static str, Option<&Target>, fn(&RunReport) -> String, bool); 4] = [
+        let wanted: [(
+            &'static str,
+            Option<&Target>,
+            fn(&RunReport) -> String,
+            bool,
+        ); 4] = [
             ("JUnit report", outputs.junit(), junit::render, false),
             ("JSON report", outputs.json(), json::render, false),
             ("HTML report", outputs.html(), html::render, false),
-            ("Markdown summary", outputs.summary(), markdown::render, true),
+            (
+                "Markdown summary",
+                outputs.summary(),
+                markdown::render,
+                true,
+            ),
         ];
         let stdout_id = file_id(Path::new("/dev/stdout"));
         let mut jobs = Vec::new();
@@ -255,7 +265,8 @@ mod tests {
     use super::*;
 
     fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("toolproof-writer-{name}-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("toolproof-writer-{name}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         let _ = fs::create_dir_all(&dir);
         dir
@@ -265,7 +276,10 @@ mod tests {
     fn missing_folders_are_created_and_files_written_atomically() {
         let dir = scratch("files");
         let path = dir.join("a/b/report.xml");
-        assert_eq!(check("JUnit report", &path, None).ok(), Some(Dest::File(path.clone())));
+        assert_eq!(
+            check("JUnit report", &path, None).ok(),
+            Some(Dest::File(path.clone()))
+        );
         assert!(dir.join("a/b").is_dir());
         let _ = fs::remove_dir_all(&dir);
     }
@@ -275,7 +289,9 @@ mod tests {
         let dest = check("JUnit report", Path::new("/dev/null"), None).ok();
         assert_eq!(dest, Some(Dest::Special(PathBuf::from("/dev/null"))));
         let dir = scratch("folder");
-        let err = check("JSON report", &dir, None).err().map(|e| e.to_string());
+        let err = check("JSON report", &dir, None)
+            .err()
+            .map(|e| e.to_string());
         assert!(
             err.as_deref().is_some_and(|e| e.contains("it is a folder")
                 && e.starts_with("cannot write the JSON report to ")),

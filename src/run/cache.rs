@@ -12,10 +12,9 @@ use crate::settings::Settings;
 
 /// Looks every needed answer up; for a prune, lists (or removes) the files nothing needs.
 pub(super) fn audit(settings: &Settings, tools: &[Tool], action: CacheAction) -> CacheAudit {
-    let (Some(cfg), Some(Ok(target))) = (
-        settings.eval_config(),
-        settings.evals().map(|e| e.target()),
-    ) else {
+    let (Some(cfg), Some(Ok(target))) =
+        (settings.eval_config(), settings.evals().map(|e| e.target()))
+    else {
         // The resolver refuses cache commands without an `evals:` section and a provider.
         return CacheAudit {
             error: Some("no eval provider and model to compare the cache with".into()),
@@ -59,10 +58,7 @@ pub(super) fn audit(settings: &Settings, tools: &[Tool], action: CacheAction) ->
                     audit.removed = apply;
                 }
                 Err(e) => {
-                    audit.error = Some(format!(
-                        "could not prune {}: {e}",
-                        cfg.cache_dir.display()
-                    ));
+                    audit.error = Some(format!("could not prune {}: {e}", cfg.cache_dir.display()));
                 }
             }
         }

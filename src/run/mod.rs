@@ -168,11 +168,7 @@ fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
 }
 
 /// A phase the plan skipped, one that never got to run (and why), or its result.
-fn settle<T: Default>(
-    step: &Step,
-    ran: Option<Phase<T>>,
-    why_not: &Option<String>,
-) -> Phase<T> {
+fn settle<T: Default>(step: &Step, ran: Option<Phase<T>>, why_not: &Option<String>) -> Phase<T> {
     match (step, ran) {
         (Step::Skip(reason), _) => Phase::skipped(reason.clone()),
         (Step::Run, Some(phase)) => phase,
@@ -242,7 +238,8 @@ pub fn verdict(
     interrupted: Option<i32>,
 ) -> (bool, i32) {
     let cache_failed = cache.is_some_and(|c| {
-        c.error.is_some() || (plan.cache == Some(crate::plan::CacheAction::Status) && c.missing() > 0)
+        c.error.is_some()
+            || (plan.cache == Some(crate::plan::CacheAction::Status) && c.missing() > 0)
     });
     let failed = server_error
         || cache_failed
@@ -291,7 +288,12 @@ fn summarize(t: &Tool) -> ToolSummary {
 }
 
 /// The phase's status as the events and reports say it.
-pub(crate) fn finished(events: &Events, phase: PhaseKey, status: PhaseStatus, summary: Option<String>) {
+pub(crate) fn finished(
+    events: &Events,
+    phase: PhaseKey,
+    status: PhaseStatus,
+    summary: Option<String>,
+) {
     events.emit(Event::PhaseFinished {
         phase,
         status,

@@ -119,6 +119,11 @@ pub(super) fn evals(tools: &[Tool], ctx: &Ctx<'_>, now: &str) -> Phase<Option<Ev
             }
         }
     }
-    finished(ctx.events, PhaseKey::Evals, phase.status, phase.reason.clone());
+    finished(
+        ctx.events,
+        PhaseKey::Evals,
+        phase.status,
+        phase.reason.clone(),
+    );
     phase
 }

@@ -297,7 +297,9 @@ fn resolve_tests(
     let positive = |s: &str| -> Result<f64, String> {
         match s.parse::<f64>() {
             Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-            _ => Err(format!("must be a number of milliseconds above 0, got `{s}`")),
+            _ => Err(format!(
+                "must be a number of milliseconds above 0, got `{s}`"
+            )),
         }
     };
     let flag_timeout = match run.and_then(|r| r.timeout_ms) {
@@ -542,15 +544,20 @@ fn resolve_outputs(
                 .flatten()
                 .map(|p| Target::Path(PathBuf::from(p)))
         });
-        let to_stdout = [&outputs.junit, &outputs.json, &outputs.html, &outputs.summary]
-            .into_iter()
-            .filter(|t| matches!(t, Some(Target::Stdout)))
-            .count();
+        let to_stdout = [
+            &outputs.junit,
+            &outputs.json,
+            &outputs.html,
+            &outputs.summary,
+        ]
+        .into_iter()
+        .filter(|t| matches!(t, Some(Target::Stdout)))
+        .count();
         if to_stdout > 1 {
-            return Err(ConfigError::new(format!(
-                "{to_stdout} reports are sent to stdout (`-`)"
-            ))
-            .hint("send at most one report to stdout and the others to files"));
+            return Err(
+                ConfigError::new(format!("{to_stdout} reports are sent to stdout (`-`)"))
+                    .hint("send at most one report to stdout and the others to files"),
+            );
         }
     }
     Ok(outputs)

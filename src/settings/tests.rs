@@ -233,7 +233,11 @@ fn rows() -> Vec<Row> {
             flag: &["--min-accuracy", "0.1"],
             env: ("TOOLPROOF_MIN_ACCURACY", "0.2"),
             yaml: Some((Slot::Evals, "min_accuracy: 0.3")),
-            read: |s| s.evals().map_or(-1.0, EvalSettings::min_accuracy).to_string(),
+            read: |s| {
+                s.evals()
+                    .map_or(-1.0, EvalSettings::min_accuracy)
+                    .to_string()
+            },
             expect: ["0.1", "0.2", "0.3", "1"],
         },
         Row {
@@ -294,7 +298,8 @@ fn rows() -> Vec<Row> {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("toolproof-settings-{name}-{}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("toolproof-settings-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::create_dir_all(&dir);
     dir
@@ -311,7 +316,10 @@ fn every_option_resolves_flag_then_environment_then_yaml_then_default() {
                 Err(e) => format!("error: {e}"),
             };
             if got != *want {
-                wrong.push(format!("{} at level {level}: got {got}, want {want}", row.name));
+                wrong.push(format!(
+                    "{} at level {level}: got {got}, want {want}",
+                    row.name
+                ));
             }
         }
     }
@@ -331,7 +339,12 @@ fn boolean_environment_switches_take_the_usual_words_and_refuse_others() {
         read: |s| s.checks().strict().to_string(),
         expect: ["", "", "", ""],
     };
-    for (value, want) in [("1", "true"), ("yes", "true"), ("ON", "true"), ("0", "false")] {
+    for (value, want) in [
+        ("1", "true"),
+        ("yes", "true"),
+        ("ON", "true"),
+        ("0", "false"),
+    ] {
         let row = Row {
             env: ("TOOLPROOF_STRICT", value),
             ..row_clone(&row)
@@ -387,10 +400,19 @@ fn the_step_summary_is_the_default_unless_turned_off() {
     assert_eq!(run(&[], &gh), "step.md");
     assert_eq!(run(&["--no-summary"], &gh), "none");
     assert_eq!(
-        run(&[], &[("GITHUB_STEP_SUMMARY", "step.md"), ("TOOLPROOF_NO_SUMMARY", "1")]),
+        run(
+            &[],
+            &[
+                ("GITHUB_STEP_SUMMARY", "step.md"),
+                ("TOOLPROOF_NO_SUMMARY", "1")
+            ]
+        ),
         "none"
     );
-    assert_eq!(run(&["--summary", "mine.md", "--no-summary"], &gh), "mine.md");
+    assert_eq!(
+        run(&["--summary", "mine.md", "--no-summary"], &gh),
+        "mine.md"
+    );
     assert!(run(&["--json", "-", "--junit", "-"], &[]).contains("2 reports are sent to stdout"));
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -404,11 +426,17 @@ fn the_config_comes_from_the_argument_the_environment_or_the_default() {
             .and_then(|cli| config_source(&cli, env).ok())
     };
     let file = |p: &str| Some(resolve::ConfigSource::File(PathBuf::from(p)));
-    assert_eq!(source(&["toolproof", "run", "given.yaml"], &env), file("given.yaml"));
+    assert_eq!(
+        source(&["toolproof", "run", "given.yaml"], &env),
+        file("given.yaml")
+    );
     assert_eq!(source(&["toolproof", "run"], &env), file("ci.yaml"));
     assert_eq!(
         source(&["toolproof", "run"], &Env::default()),
         file("toolproof.yaml")
     );
-    assert_eq!(source(&["toolproof", "eval", "-c", "x.yaml"], &env), file("x.yaml"));
+    assert_eq!(
+        source(&["toolproof", "eval", "-c", "x.yaml"], &env),
+        file("x.yaml")
+    );
 }

@@ -197,7 +197,10 @@ struct Run<'a> {
 fn interrupted(test: &TestCase, signal: Signal, in_flight: bool) -> TestResult {
     let mut result = blank(test);
     result.failures.push(if in_flight {
-        format!("not finished: the run was interrupted by {} during the call", signal.name())
+        format!(
+            "not finished: the run was interrupted by {} during the call",
+            signal.name()
+        )
     } else {
         format!("not run: the run was interrupted by {}", signal.name())
     });
