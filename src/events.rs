@@ -57,6 +57,8 @@ pub enum Event {
         expected: String,
         /// What the model picked (names only).
         picked: String,
+        /// Why it is wrong (the first reason), when it is.
+        failure: Option<String>,
     },
     /// The model API asked us to wait (a rate limit, an overload, a server error).
     ProviderBackoff {

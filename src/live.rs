@@ -207,6 +207,7 @@ impl View {
                 status,
                 expected,
                 picked,
+                failure,
                 ..
             } => {
                 self.beat.step();
@@ -216,12 +217,17 @@ impl View {
                     format!("[{}] ", untrusted(model))
                 };
                 let mut line = format!("  {:<5} {who}{}", case_word(*status), untrusted(name));
-                if *status != CaseStatus::Correct {
-                    line.push_str(&format!(
+                match failure {
+                    Some(why) if *status != CaseStatus::Correct => {
+                        line.push_str(": ");
+                        line.push_str(&untrusted(why));
+                    }
+                    None if *status != CaseStatus::Correct => line.push_str(&format!(
                         ": expected {}, got {}",
                         untrusted(expected),
                         untrusted(picked)
-                    ));
+                    )),
+                    _ => {}
                 }
                 self.item(&line);
             }

@@ -197,6 +197,8 @@ fn http_fake(args: &[&str]) -> Listening {
 
 #[path = "cli/evals.rs"]
 mod evals;
+#[path = "cli/lifecycle.rs"]
+mod lifecycle;
 #[path = "cli/suite.rs"]
 mod suite;
 

@@ -375,6 +375,7 @@ impl Progress {
                 .flatten()
                 .unwrap_or_else(|| "(no tool)".into()),
             picked: shown.map_or_else(|| "(not asked)".into(), picked_names),
+            failure: shown.and_then(|t| t.failures.first().cloned()),
         });
     }
 }
