@@ -30,13 +30,19 @@ enum Dest {
     Special(PathBuf),
 }
 
+/// A report asked for: its name, where to, its renderer, and whether it is appended to.
+type Wanted<'a> = (&'static str, Option<&'a Target>, Render, bool);
+
+/// A renderer of one format.
+type Render = fn(&RunReport) -> String;
+
 /// One report to write.
 #[derive(Debug, Clone)]
 struct Job {
     what: &'static str,
     shown: PathBuf,
     dest: Dest,
-    render: fn(&RunReport) -> String,
+    render: Render,
     append: bool,
 }
 
@@ -55,21 +61,11 @@ impl ReportWriter {
     /// Checks every destination before anything runs: missing folders are created, and a
     /// path that cannot be written is a usage error (exit 2) naming it.
     pub fn prepare(command: CommandKind, outputs: &Outputs) -> Result<ReportWriter, ConfigError> {
-        let wanted: [(
-            &'static str,
-            Option<&Target>,
-            fn(&RunReport) -> String,
-            bool,
-        ); 4] = [
+        let wanted: [Wanted<'_>; 4] = [
             ("JUnit report", outputs.junit(), junit::render, false),
             ("JSON report", outputs.json(), json::render, false),
             ("HTML report", outputs.html(), html::render, false),
-            (
-                "Markdown summary",
-                outputs.summary(),
-                markdown::render,
-                true,
-            ),
+            ("Markdown summary", outputs.summary(), markdown::render, true),
         ];
         let stdout_id = file_id(Path::new("/dev/stdout"));
         let mut jobs = Vec::new();

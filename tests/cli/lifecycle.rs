@@ -24,7 +24,11 @@ fn logged_methods(dir: &Dir) -> Vec<String> {
 /// A config whose one test would sleep 3 s in the server, and a command-provider eval.
 fn slow_test_config(dir: &Dir) {
     let server = yaml_list(&[&fake(), "--log", "server.log"]);
-    let picker = yaml_list(&["sh", "-c", "cat >/dev/null; echo '{\"tool\": \"echo\", \"args\": {\"text\": \"hello\"}}'"]);
+    let picker = yaml_list(&[
+        "sh",
+        "-c",
+        "cat >/dev/null; echo '{\"tool\": \"echo\", \"args\": {\"text\": \"hello\"}}'",
+    ]);
     dir.write(
         "toolproof.yaml",
         &format!(
@@ -87,7 +91,10 @@ fn process_alive(marker: &str) -> bool {
         let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
         let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
         // A zombie (state Z) is gone already; it only waits for its parent to reap it.
-        let zombie = stat.rsplit(')').next().is_some_and(|s| s.trim_start().starts_with('Z'));
+        let zombie = stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|s| s.trim_start().starts_with('Z'));
         !zombie && String::from_utf8_lossy(&cmdline).contains(marker)
     })
 }
@@ -169,7 +176,14 @@ fn dev_null_stays_a_device_and_dev_stdout_receives_the_json() {
     clean_server_config(&dir);
     let out = toolproof_in(
         &dir.0,
-        &["run", "toolproof.yaml", "--junit", "/dev/null", "--json", "/dev/stdout"],
+        &[
+            "run",
+            "toolproof.yaml",
+            "--junit",
+            "/dev/null",
+            "--json",
+            "/dev/stdout",
+        ],
         &[],
     );
     assert_eq!(out.code, 0, "{out:?}");
@@ -185,7 +199,10 @@ fn dev_null_stays_a_device_and_dev_stdout_receives_the_json() {
     assert!(out.stdout.starts_with("<?xml"), "{out:?}");
     let out = toolproof_in(&dir.0, &["run", "--junit", "-", "--json", "-"], &[]);
     assert_eq!(out.code, 2, "{out:?}");
-    assert!(out.stderr.contains("2 reports are sent to stdout"), "{out:?}");
+    assert!(
+        out.stderr.contains("2 reports are sent to stdout"),
+        "{out:?}"
+    );
 }
 
 /// Reads `fifo` on a thread; returns what arrived. Unblocks a reader left waiting when no
@@ -224,7 +241,10 @@ fn a_fifo_and_symlinks_are_written_through_never_replaced() {
         toolproof_in(&dir.0, &["run", "--junit", "junit.fifo"], &[])
     });
     assert_eq!(out.code, 0, "{out:?}");
-    assert!(xml.starts_with("<?xml") && xml.contains("</testsuites>"), "{xml}");
+    assert!(
+        xml.starts_with("<?xml") && xml.contains("</testsuites>"),
+        "{xml}"
+    );
     assert!(std::fs::metadata(&fifo).is_ok_and(|m| m.file_type().is_fifo()));
 
     // A symlink to the FIFO: written through the link, both stay what they were.
@@ -257,7 +277,8 @@ fn an_unwritable_report_path_is_a_usage_error_before_connecting() {
     let out = toolproof_in(&dir.0, &["run", "--junit", "blocker/j.xml"], &[]);
     assert_eq!(out.code, 2, "{out:?}");
     assert!(
-        out.stderr.contains("cannot write the JUnit report to blocker/j.xml"),
+        out.stderr
+            .contains("cannot write the JUnit report to blocker/j.xml"),
         "{out:?}"
     );
     assert!(!dir.path("server.log").exists(), "the server was started");
@@ -297,7 +318,9 @@ fn a_long_eval_off_a_terminal_prints_a_heartbeat_at_least_every_30_seconds() {
     let dir = Dir::new("heartbeat");
     let server = yaml_list(&[&fake()]);
     let cases: String = (1..=9)
-        .map(|i| format!("    - {{prompt: \"case {i} [[call echo]]\", expect_tool: echo}}\n"))
+        .map(|i| {
+            format!("    - {{prompt: 'case {i} [[call echo {{\"text\": \"x\"}}]]', expect_tool: echo}}\n")
+        })
         .collect();
     dir.write(
         "toolproof.yaml",
@@ -362,7 +385,11 @@ fn a_long_eval_off_a_terminal_prints_a_heartbeat_at_least_every_30_seconds() {
     marks.extend(beats.iter().map(|(t, _)| *t));
     marks.push(end);
     for pair in marks.windows(2) {
-        assert!(pair[1] - pair[0] <= 30.0, "a silence of {}s: {lines:#?}", pair[1] - pair[0]);
+        assert!(
+            pair[1] - pair[0] <= 30.0,
+            "a silence of {}s: {lines:#?}",
+            pair[1] - pair[0]
+        );
     }
 }
 
@@ -372,6 +399,41 @@ fn console_on_stderr_when_stdout_is_taken_by_a_report() {
     clean_server_config(&dir);
     let out = toolproof_in(&dir.0, &["run", "--json", "-"], &[]);
     assert_eq!(out.code, 0, "{out:?}");
-    assert!(serde_json::from_str::<Value>(&out.stdout).is_ok(), "{out:?}");
+    assert!(
+        serde_json::from_str::<Value>(&out.stdout).is_ok(),
+        "{out:?}"
+    );
     assert!(out.stderr.contains("Static checks: PASS"), "{out:?}");
+}
+
+#[test]
+fn github_actions_folds_each_long_phase_and_defuses_commands_in_names() {
+    let dir = Dir::new("groups");
+    let server = yaml_list(&[&fake()]);
+    dir.write(
+        "toolproof.yaml",
+        &format!(
+            "server:\n  command: {server}\ntests:\n  - name: plain echo\n    tool: echo\n    args: {{text: hi}}\n  - name: \"::error::forged\"\n    tool: echo\n    args: {{text: hi}}\n"
+        ),
+    );
+    let out = toolproof_in(&dir.0, &["run"], &[("GITHUB_ACTIONS", "true")]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    let open = lines.iter().position(|l| *l == "::group::tests (2 tests)");
+    let close = lines.iter().position(|l| *l == "::endgroup::");
+    let (Some(open), Some(close)) = (open, close) else {
+        panic!("no group: {out:?}");
+    };
+    assert!(open < close, "{out:?}");
+    let inside = &lines[open + 1..close];
+    assert_eq!(inside.len(), 2, "{inside:?}");
+    assert!(inside[0].contains("PASS  plain echo"), "{inside:?}");
+    assert!(
+        lines.iter().all(|l| !l.trim_start().starts_with("::error")),
+        "a test name acted as a workflow command: {out:?}"
+    );
+    assert!(
+        lines[close + 1].starts_with("tests: PASS - 2/2 passed"),
+        "{out:?}"
+    );
 }
