@@ -6,7 +6,7 @@
 pub mod annotations;
 pub mod console;
 pub mod escape;
-mod eval_view;
+mod evals_view;
 pub mod html;
 pub mod json;
 pub mod junit;
