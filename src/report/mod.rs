@@ -2,6 +2,9 @@
 //! pure functions from the model to text; each redacts the model's secrets first
 //! ([`model::RunReport::redacted`]) and escapes untrusted text for its format. [`write`] owns
 //! the files.
+//!
+//! The evals are worded once, in `evals_view` (rates and verdicts by `evals::scoring`, the pure
+//! scoring module), and every renderer lays that view out.
 
 pub mod annotations;
 pub mod console;

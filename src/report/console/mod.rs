@@ -2,13 +2,13 @@
 //! there is something to show), the connection error with the server's stderr, non-protocol
 //! stdout, and a one-line summary. Also decides whether colour is used.
 
-use std::ffi::OsString;
-
 mod evals;
 mod phases;
 
 #[cfg(test)]
 mod tests;
+
+use std::ffi::OsString;
 
 use super::escape::{clean, defuse_workflow_commands, format_secs, plural, tail_lines};
 use super::evals_view::EvalsView;
