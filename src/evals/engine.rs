@@ -2,7 +2,7 @@
 //! the provider for the rest on a pool of worker threads, score, and gate. Output order is
 //! always the case order, whatever order the answers came in.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -14,15 +14,15 @@ use serde_json::{Map, Value};
 use super::cache::{Cache, Keyer, Lookup};
 use super::provider::{Answer, Pacer, Provider, ProviderError, Request, RetryPolicy};
 use super::score::{self, Label};
+use super::scoring::{self, LabelledCase, Rules};
 use super::tools::{ApiTools, api_tools};
-use super::{Call, Choice, Stop, stats};
+use super::{Call, Choice};
 use crate::config::{EvalCase, EvalConfig, Provider as ProviderKind};
 use crate::events::{Event, Events};
 use crate::interrupt::Interrupt;
 use crate::mcp::types::Tool;
 use crate::report::model::{
-    AnswerKind, CacheUse, CaseStatus, Confusion, EvalCaseResult, EvalsResults, Gate, ModelEval,
-    Phase, PhaseStatus, PickedCall, TrialResult,
+    AnswerKind, CacheUse, CaseStatus, EvalsResults, ModelEval, Phase, PhaseStatus, TrialResult,
 };
 use crate::settings::{Env, EvalSettings, EvalTarget};
 
@@ -186,54 +186,23 @@ pub fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
         let eval = eval_model(&ctx, model, &mut results.cache, &mut client);
         results.models.push(eval);
     }
-    finish_phase(results, target, started, r.interrupt)
+    finish_phase(results, started, r.interrupt)
 }
 
-/// The phase's status and one-line verdict from the models' results.
+/// The phase's status and one-line verdict (see [`scoring::phase`]); an interrupted phase
+/// is an error that says so.
 fn finish_phase(
     results: EvalsResults,
-    target: &EvalTarget,
     started: Instant,
     interrupt: &Interrupt,
 ) -> Phase<Option<EvalsResults>> {
-    let passed = results.models.iter().all(|m| m.passed);
-    let all_unusable = results.models.iter().all(|m| m.error.is_some());
-    let mut reason = results
-        .models
-        .iter()
-        .map(|m| {
-            let mut line = m.verdict_text();
-            if target.models.len() > 1 {
-                line = format!("{}: {line}", m.model);
-            }
-            for gate in m
-                .gates
-                .iter()
-                .filter(|g| !g.passed && g.name != "min_accuracy")
-            {
-                line.push_str("; ");
-                line.push_str(&gate.detail);
-            }
-            line
-        })
-        .collect::<Vec<_>>()
-        .join("; ");
-    let status = if let Some(signal) = interrupt.signal() {
-        reason = format!("interrupted by {}: {reason}", signal.name());
-        PhaseStatus::Error
-    } else if all_unusable && !results.models.is_empty() {
-        PhaseStatus::Error
-    } else if passed {
-        PhaseStatus::Passed
-    } else {
-        PhaseStatus::Failed
-    };
-    Phase {
-        status,
-        reason: Some(reason),
-        duration_ms: started.elapsed().as_secs_f64() * 1000.0,
-        results: Some(results),
+    let mut phase = scoring::phase(results, started.elapsed().as_secs_f64() * 1000.0);
+    if let Some(signal) = interrupt.signal() {
+        phase.status = PhaseStatus::Error;
+        let verdict = phase.reason.take().unwrap_or_default();
+        phase.reason = Some(format!("interrupted by {}: {verdict}", signal.name()));
     }
+    phase
 }
 
 struct Ctx<'a> {
@@ -626,48 +595,14 @@ fn to_choice(answer: Answer, api: &ApiTools) -> Choice {
     }
 }
 
-fn kind_of(choice: &Choice) -> AnswerKind {
-    if !choice.calls.is_empty() {
-        AnswerKind::ToolCall
-    } else if choice.stop == Stop::Refusal {
-        AnswerKind::Refusal
-    } else if choice.stop == Stop::MaxTokens {
-        AnswerKind::Truncated
-    } else if !choice.text.trim().is_empty() {
-        AnswerKind::TextOnly
-    } else {
-        AnswerKind::NoTool
-    }
-}
-
+/// One trial as reported: the answer judged against the case's label, or why there is none.
 fn trial_of(ctx: &Ctx<'_>, case: &EvalCase, got: Got) -> TrialResult {
+    let ms = |took: Duration| took.as_secs_f64() * 1000.0;
     let (choice, cached, took) = match got {
         Got::Cached(c) => (c, true, Duration::ZERO),
         Got::Asked(c, took) => (c, false, took),
-        Got::Failed(message, took) => {
-            return TrialResult {
-                passed: false,
-                kind: AnswerKind::ProviderError,
-                calls: Vec::new(),
-                text: None,
-                failures: vec![format!("provider error: {message}")],
-                cached: false,
-                provider_error: Some(message),
-                latency_ms: took.as_secs_f64() * 1000.0,
-            };
-        }
-        Got::NotAsked => {
-            return TrialResult {
-                passed: false,
-                kind: AnswerKind::NotAsked,
-                calls: Vec::new(),
-                text: None,
-                failures: Vec::new(),
-                cached: false,
-                provider_error: None,
-                latency_ms: 0.0,
-            };
-        }
+        Got::Failed(message, took) => return scoring::provider_failed(message, ms(took)),
+        Got::NotAsked => return scoring::not_asked(),
     };
     let expected = case.expect_tool.clone().flatten();
     let failures = score::judge(
@@ -679,24 +614,7 @@ fn trial_of(ctx: &Ctx<'_>, case: &EvalCase, got: Got) -> TrialResult {
         ctx.by_name,
         ctx.cfg.multiple_calls,
     );
-    TrialResult {
-        passed: failures.is_empty(),
-        kind: kind_of(&choice),
-        calls: choice
-            .calls
-            .iter()
-            .map(|c| PickedCall {
-                tool: c.tool.clone(),
-                args: c.args.clone(),
-                malformed_args: c.malformed.clone(),
-            })
-            .collect(),
-        text: (!choice.text.is_empty()).then(|| choice.text.clone()),
-        failures,
-        cached,
-        provider_error: None,
-        latency_ms: took.as_secs_f64() * 1000.0,
-    }
+    scoring::answered(&choice, failures, cached, ms(took))
 }
 
 /// `--offline` applies to model APIs only: a local command is no API.
@@ -704,6 +622,7 @@ fn offline_for(settings: &EvalSettings, provider: ProviderKind) -> bool {
     settings.offline() && provider != ProviderKind::Command
 }
 
+/// Judges every answer of one model and scores it (see [`scoring::score_model`]).
 fn score_model(
     ctx: &Ctx<'_>,
     model: &str,
@@ -719,194 +638,29 @@ fn score_model(
         let case = &cfg.cases[item.case];
         trials[item.case].push(trial_of(ctx, case, g));
     }
-    let mut cases = Vec::with_capacity(cfg.cases.len());
-    let mut confusion: BTreeMap<(String, String), (usize, Vec<String>)> = BTreeMap::new();
-    let (mut trial_total, mut trial_passed) = (0usize, 0usize);
-    for (case, trials) in cfg.cases.iter().zip(trials) {
-        let name = case_name(case);
-        let asked = trials
-            .iter()
-            .filter(|t| t.kind != AnswerKind::NotAsked)
-            .count();
-        let passed = trials.iter().filter(|t| t.passed).count();
-        trial_total += trials.len();
-        trial_passed += passed;
-        let status = if trials.iter().any(|t| t.kind == AnswerKind::NotAsked) {
-            CaseStatus::NotRun
-        } else if trials.iter().any(|t| t.kind == AnswerKind::ProviderError) {
-            CaseStatus::ProviderError
-        } else if passed == trials.len() {
-            CaseStatus::Correct
-        } else {
-            CaseStatus::Miss
-        };
-        let expected = case.expect_tool.clone().flatten();
-        for t in trials.iter().filter(|t| {
-            !t.passed && t.kind != AnswerKind::NotAsked && t.kind != AnswerKind::ProviderError
-        }) {
-            let picked = t
-                .calls
-                .first()
-                .map_or_else(|| "(no tool)".to_owned(), |c| c.tool.clone());
-            let want = expected.clone().unwrap_or_else(|| "(no tool)".into());
-            if picked != want {
-                let entry = confusion.entry((want, picked)).or_default();
-                entry.0 += 1;
-                if !entry.1.contains(&name) {
-                    entry.1.push(name.clone());
-                }
-            }
-        }
-        cases.push(EvalCaseResult {
-            name,
+    let cases = cfg
+        .cases
+        .iter()
+        .zip(trials)
+        .map(|(case, trials)| LabelledCase {
+            name: case_name(case),
             prompt: case.prompt.clone(),
             why: case.why.clone(),
             critical: case.critical,
             line: case.line,
             file: case.file.as_ref().map(|f| f.display().to_string()),
-            expect_tool: expected,
+            expect_tool: case.expect_tool.clone().flatten(),
             expect_args: Value::Object(case.expect_args.clone()),
-            status,
-            pass_rate: if trials.is_empty() {
-                0.0
-            } else {
-                passed as f64 / trials.len() as f64
-            },
-            ambiguous: asked > 1 && passed > 0 && passed < asked,
             trials,
-        });
-    }
-    if fatal.is_some() {
-        // The provider could not be used: the phase stopped, and nothing it did counts.
-        for case in &mut cases {
-            case.status = CaseStatus::NotRun;
-        }
-    }
-    let total = cases.len();
-    let correct = cases
-        .iter()
-        .filter(|c| c.status == CaseStatus::Correct)
-        .count();
-    let accuracy = if total == 0 {
-        0.0
-    } else {
-        correct as f64 / total as f64
-    };
-    let critical_misses: Vec<String> = cases
-        .iter()
-        .filter(|c| c.critical && c.status != CaseStatus::Correct)
-        .map(|c| c.name.clone())
-        .collect();
-    let uncached: Vec<String> = if offline {
-        cases
-            .iter()
-            .filter(|c| c.status == CaseStatus::NotRun)
-            .map(|c| c.name.clone())
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let provider_errors = cases
-        .iter()
-        .filter(|c| c.status == CaseStatus::ProviderError)
-        .count();
-    let wilson = stats::wilson_lower(trial_passed, trial_total);
-    let mut gates = Vec::new();
-    if let Some(e) = &fatal {
-        gates.push(Gate {
-            name: "provider".into(),
-            passed: false,
-            detail: format!("the provider could not be used: {e}"),
-        });
-    }
-    if !uncached.is_empty() {
-        gates.push(Gate {
-            name: "offline".into(),
-            passed: false,
-            detail: format!(
-                "{} case(s) have no cached answer and --offline forbids asking: {}; hint: run once with the provider's API key to record the cache, then commit {}",
-                uncached.len(),
-                uncached.join(", "),
-                cfg.cache_dir.display()
-            ),
-        });
-    }
-    if total == 0 {
-        gates.push(Gate {
-            name: "cases".into(),
-            passed: false,
-            detail: "there are no eval cases".into(),
-        });
-    }
-    gates.push(Gate {
-        name: "min_accuracy".into(),
-        passed: total > 0 && accuracy + 1e-12 >= min_accuracy,
-        detail: format!(
-            "accuracy {:.0}% ({correct}/{total}) against the minimum {:.0}%",
-            accuracy * 100.0,
-            min_accuracy * 100.0
-        ),
-    });
-    if cases.iter().any(|c| c.critical) {
-        gates.push(Gate {
-            name: "critical".into(),
-            passed: critical_misses.is_empty(),
-            detail: if critical_misses.is_empty() {
-                "every critical case is right on every trial".into()
-            } else {
-                format!("critical case(s) missed: {}", critical_misses.join(", "))
-            },
-        });
-    }
-    if let Some(min) = cfg.min_wilson_lower {
-        gates.push(Gate {
-            name: "min_wilson_lower".into(),
-            passed: wilson + 1e-12 >= min,
-            detail: format!(
-                "Wilson 95% lower bound {:.1}% ({trial_passed}/{trial_total} trials) against the minimum {:.1}%",
-                wilson * 100.0,
-                min * 100.0
-            ),
-        });
-    }
-    let mut confusion: Vec<Confusion> = confusion
-        .into_iter()
-        .map(|((expected, picked), (count, cases))| Confusion {
-            expected,
-            picked,
-            count,
-            cases,
         })
         .collect();
-    confusion.sort_by_key(|c| std::cmp::Reverse(c.count));
-    ModelEval {
-        model: model.to_owned(),
-        passed: gates.iter().all(|g| g.passed),
-        error: fatal,
-        total,
-        correct,
-        accuracy,
+    let rules = Rules {
         min_accuracy,
-        trials: cfg
-            .cases
-            .iter()
-            .map(|c| trials_of(cfg, c))
-            .max()
-            .unwrap_or(cfg.trials),
-        trial_accuracy: if trial_total == 0 {
-            0.0
-        } else {
-            trial_passed as f64 / trial_total as f64
-        },
-        wilson_lower: wilson,
         min_wilson_lower: cfg.min_wilson_lower,
-        critical_misses,
-        provider_errors,
-        uncached,
-        gates,
-        confusion,
-        cases,
-    }
+        offline,
+        trials: cfg.trials,
+    };
+    scoring::score_model(model, &rules, fatal, cases)
 }
 
 /// sha256 of the tool list as sent to the model.

@@ -9,6 +9,7 @@ pub mod engine;
 pub mod history;
 pub mod provider;
 pub mod score;
+pub mod scoring;
 pub mod stats;
 pub mod tools;
 

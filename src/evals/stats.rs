@@ -5,7 +5,8 @@ const Z95: f64 = 1.959_963_984_540_054;
 
 /// Lower bound of the Wilson 95% score interval for `successes` out of `n`; 0 when `n` is 0.
 pub fn wilson_lower(successes: usize, n: usize) -> f64 {
-    if n == 0 {
+    // No success bounds the rate at exactly 0 (the formula leaves rounding noise).
+    if n == 0 || successes == 0 {
         return 0.0;
     }
     let n = n as f64;
@@ -49,6 +50,7 @@ mod tests {
         assert!((wilson_lower(95, 100) - 0.8883).abs() < 1e-3);
         assert_eq!(wilson_lower(0, 0), 0.0);
         assert_eq!(wilson_lower(0, 5), 0.0);
+        assert_eq!(wilson_lower(0, 3), 0.0);
     }
 
     #[test]

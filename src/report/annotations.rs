@@ -6,8 +6,9 @@
 //! values additionally `:`→`%3A`, `,`→`%2C`. So every annotation stays on one line and
 //! untrusted text can never end a property or start a command of its own.
 
-use super::escape::{clean, truncate_chars};
-use super::model::{EvalsResults, ModelEval, PhaseStatus, RunReport, TestStatus};
+use super::escape::{clean, plural, truncate_chars};
+use super::evals_view::EvalsView;
+use super::model::{CaseStatus, PhaseStatus, RunReport, TestStatus};
 
 /// Most annotations per severity; GitHub drops the rest silently.
 pub const MAX_PER_SEVERITY: usize = 10;
@@ -60,45 +61,9 @@ pub fn render(report: &RunReport) -> String {
             &err.message,
         ));
     }
-    for f in &r.phases.checks.results.findings {
-        let a = Annotation::new(
-            format!("toolproof {}", f.check),
-            format!("{}: {}", f.tool, f.message),
-        );
-        if f.fails {
-            errors.push(a);
-        } else {
-            warnings.push(a);
-        }
-    }
-    for t in &r.phases.tests.results {
-        let (list, message) = match t.status {
-            TestStatus::Failed | TestStatus::Error => {
-                let mut m = if t.failures.is_empty() {
-                    "failed".to_string()
-                } else {
-                    t.failures.join("\n")
-                };
-                if t.attempts > 1 {
-                    m.push_str(&format!("\n(after {} attempts)", t.attempts));
-                }
-                (&mut errors, m)
-            }
-            TestStatus::Flaky => (
-                &mut warnings,
-                format!("flaky: passed on attempt {}", t.attempts),
-            ),
-            TestStatus::Passed | TestStatus::NotRun => continue,
-        };
-        list.push(Annotation {
-            file: r.config_file.clone(),
-            line: t.line,
-            title: format!("toolproof test {}", t.name),
-            message: format!("{} (tool {})", message, t.tool),
-        });
-    }
-    let evals_itemised = match r.phases.evals.results.as_ref() {
-        Some(ev) => eval_annotations(ev, r.config_file.as_deref(), &mut errors, &mut warnings),
+    check_and_test_annotations(r, &mut errors, &mut warnings);
+    let evals_itemised = match EvalsView::of(&r.phases.evals) {
+        Some(view) => eval_annotations(&view, r.config_file.as_deref(), &mut errors, &mut warnings),
         None => false,
     };
     for (i, phase) in r.phases.overview().iter().enumerate() {
@@ -138,102 +103,134 @@ pub fn render(report: &RunReport) -> String {
     if more_errors + more_warnings > 0 {
         let message = format!(
             "{more_errors} more error{} and {more_warnings} more warning{} are not annotated (GitHub shows {MAX_PER_SEVERITY} of each per step): see the job summary, the JUnit report or the JSON report",
-            super::escape::plural(more_errors),
-            super::escape::plural(more_warnings),
+            plural(more_errors),
+            plural(more_warnings),
         );
         out.push_str(&Annotation::new("toolproof", message).command("notice"));
     }
     out
 }
 
+/// One annotation per static-check finding, failed test and flaky test.
+fn check_and_test_annotations(
+    r: &RunReport,
+    errors: &mut Vec<Annotation>,
+    warnings: &mut Vec<Annotation>,
+) {
+    for f in &r.phases.checks.results.findings {
+        let a = Annotation::new(
+            format!("toolproof {}", f.check),
+            format!("{}: {}", f.tool, f.message),
+        );
+        if f.fails {
+            errors.push(a);
+        } else {
+            warnings.push(a);
+        }
+    }
+    for t in &r.phases.tests.results {
+        let (list, message) = match t.status {
+            TestStatus::Failed | TestStatus::Error => {
+                let mut m = if t.failures.is_empty() {
+                    "failed".to_string()
+                } else {
+                    t.failures.join("\n")
+                };
+                if t.attempts > 1 {
+                    m.push_str(&format!("\n(after {} attempts)", t.attempts));
+                }
+                (&mut *errors, m)
+            }
+            TestStatus::Flaky => (
+                &mut *warnings,
+                format!("flaky: passed on attempt {}", t.attempts),
+            ),
+            TestStatus::Passed | TestStatus::NotRun => continue,
+        };
+        list.push(Annotation {
+            file: r.config_file.clone(),
+            line: t.line,
+            title: format!("toolproof test {}", t.name),
+            message: format!("{} (tool {})", message, t.tool),
+        });
+    }
+}
+
 /// The evals' annotations, per model: the provider error or the failed gates, then one per miss
 /// (critical first) at the case's YAML line, then the provider errors in one. Misses of a model
-/// that passed its gates are warnings. A rising miss rate is a warning. Returns whether a model
-/// failed (so the phase needs no annotation of its own).
+/// that passed its gates are warnings. The trend's warnings are warnings. Returns whether a
+/// model failed (so the phase needs no annotation of its own).
 fn eval_annotations(
-    ev: &EvalsResults,
+    view: &EvalsView<'_>,
     config_file: Option<&str>,
     errors: &mut Vec<Annotation>,
     warnings: &mut Vec<Annotation>,
 ) -> bool {
-    let several = ev.models.len() > 1;
-    for m in &ev.models {
-        let suffix = if several {
+    for m in &view.models {
+        let suffix = if view.several {
             format!(" ({})", m.model)
         } else {
             String::new()
         };
-        let list = if m.fails() {
+        let list = if m.outcome.fails() {
             &mut *errors
         } else {
             &mut *warnings
         };
-        if let Some(error) = &m.error {
+        if let Some(error) = m.error {
             list.push(Annotation::new(
                 format!("toolproof evals{suffix}: the provider could not be used"),
-                format!(
-                    "{error}\nno case was scored: {} case{} not run",
-                    m.cases.len(),
-                    super::escape::plural(m.cases.len())
-                ),
+                format!("{error}\n{}", m.not_scored.as_deref().unwrap_or_default()),
             ));
             continue;
         }
-        let gates: Vec<&str> = m.gates_to_list().map(|g| g.detail.as_str()).collect();
-        if !gates.is_empty() {
-            let mut message = gates.join("\n");
-            if !m.uncached.is_empty() {
-                message.push('\n');
-                message.push_str(&ev.offline_hint());
+        if !m.failed_gates.is_empty() {
+            let mut lines: Vec<&str> = m.failed_gates.iter().map(|g| g.detail.as_str()).collect();
+            if m.uncached.is_some() {
+                lines.push(&view.offline_hint);
             }
-            list.push(Annotation::new(format!("toolproof evals{suffix}"), message));
+            list.push(Annotation::new(
+                format!("toolproof evals{suffix}"),
+                lines.join("\n"),
+            ));
         }
-        for case in m.misses() {
-            let mut message = m.miss_message(case);
-            if let Some(why) = &case.why {
+        for row in m.misses() {
+            let mut message = row.message.clone();
+            if let Some(why) = row.why {
                 message.push_str(&format!(" (why: {why})"));
             }
-            if case.critical {
+            if row.critical {
                 message.push_str(" [critical: must be right on every trial]");
             }
-            if let Some(trials) = case.trials_note() {
+            if let Some(trials) = &row.trials_note {
                 message.push_str(&format!(" [{trials}]"));
             }
             list.push(Annotation {
-                file: case
-                    .file
-                    .clone()
-                    .or_else(|| config_file.map(str::to_string)),
-                line: case.line,
-                title: format!("toolproof eval {}{suffix}", case.name),
+                file: row.file.or(config_file).map(str::to_owned),
+                line: row.line,
+                title: format!("toolproof eval {}{suffix}", row.name),
                 message,
             });
         }
-        let broken = m.provider_error_cases();
+        let broken: Vec<_> = m.rows_with(CaseStatus::ProviderError).collect();
         if let Some(first) = broken.first() {
-            let names: Vec<&str> = broken.iter().map(|c| c.name.as_str()).collect();
+            let names: Vec<&str> = broken.iter().map(|r| r.name).collect();
             list.push(Annotation::new(
                 format!("toolproof evals{suffix}: provider errors"),
                 format!(
                     "{} case{} got no usable answer from the provider after retries (not counted as model misses): {}\nfirst: {}",
                     broken.len(),
-                    super::escape::plural(broken.len()),
+                    plural(broken.len()),
                     names.join(", "),
-                    m.miss_message(first)
+                    first.message
                 ),
             ));
         }
     }
-    if let Some(history) = &ev.history {
-        let passing = ev.models.iter().all(|m| !m.fails());
-        for w in [history.rising_warning(passing), history.skipped_warning()]
-            .into_iter()
-            .flatten()
-        {
-            warnings.push(Annotation::new("toolproof eval miss rate", w));
-        }
+    for w in view.history.iter().flat_map(|h| &h.warnings) {
+        warnings.push(Annotation::new("toolproof eval miss rate", w.as_str()));
     }
-    ev.models.iter().any(ModelEval::fails)
+    !view.passing
 }
 
 /// Escapes message data. `##[` also gets a zero-width space: the runner's legacy parser looks
@@ -452,24 +449,10 @@ mod tests {
 
     #[test]
     fn misses_within_the_gates_are_warnings_and_cases_files_are_used() {
-        let mut report = fixtures::evals_models();
-        report.passed = true;
-        report.exit_code = 0;
-        report.phases.evals.status = PhaseStatus::Passed;
-        if let Some(ev) = report.phases.evals.results.as_mut() {
-            ev.models.remove(0);
-            ev.history = None;
-            let m = &mut ev.models[0];
-            m.passed = true;
-            m.uncached.clear();
-            m.gates.clear();
-            m.cases.truncate(2);
-            m.cases[1].file = Some("evals/cases.yaml".into());
-        }
-        let out = render(&report);
+        let out = render(&fixtures::evals_within_gates());
         assert_eq!(
             out,
-            "::warning file=evals/cases.yaml,line=44,title=toolproof eval ord-status::expected get_order, got get_order: argument 'order_id' is \"55291\", expected \"55219\" (why: order number in the text)\n"
+            "::warning file=evals/cases.yaml,line=44,title=toolproof eval ord-status::expected get_order, got get_order: argument `order_id` is \"55291\", expected \"55219\" (why: order number in the text)\n"
         );
     }
 

@@ -2,12 +2,15 @@
 //! pure functions from the model to text; each redacts the model's secrets first
 //! ([`model::RunReport::redacted`]) and escapes untrusted text for its format. [`write`] owns
 //! the files.
+//!
+//! The evals are worded once, in `evals_view` (rates and verdicts by `evals::scoring`, the pure
+//! scoring module), and every renderer lays that view out.
 
 pub mod annotations;
 pub mod cache;
 pub mod console;
 pub mod escape;
-mod eval_view;
+mod evals_view;
 pub mod html;
 pub mod inspect;
 pub mod json;

@@ -65,7 +65,12 @@ impl ReportWriter {
             ("JUnit report", outputs.junit(), junit::render, false),
             ("JSON report", outputs.json(), json::render, false),
             ("HTML report", outputs.html(), html::render, false),
-            ("Markdown summary", outputs.summary(), markdown::render, true),
+            (
+                "Markdown summary",
+                outputs.summary(),
+                markdown::render,
+                true,
+            ),
         ];
         let stdout_id = file_id(Path::new("/dev/stdout"));
         let mut jobs = Vec::new();

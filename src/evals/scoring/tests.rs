@@ -1,0 +1,324 @@
+//! Tests of scoring: statuses, counts, gates and their wording, confusion pairs, verdicts.
+
+use serde_json::json;
+
+use super::*;
+use crate::evals::{Call, Choice, Stop};
+use crate::report::model::{CaseStatus, GateKind, PhaseStatus};
+
+fn pick(tool: &str) -> Choice {
+    Choice {
+        calls: vec![Call {
+            tool: tool.into(),
+            args: json!({}),
+            malformed: None,
+        }],
+        text: String::new(),
+        stop: Stop::ToolUse,
+    }
+}
+
+/// A trial that picked `tool`, right when it is `expected`.
+fn trial(expected: &str, tool: &str) -> TrialResult {
+    let failures = if tool == expected {
+        Vec::new()
+    } else {
+        vec![format!("expected {expected}, got {tool}")]
+    };
+    answered(&pick(tool), failures, false, 10.0)
+}
+
+fn case(name: &str, expected: &str, trials: Vec<TrialResult>) -> LabelledCase {
+    LabelledCase {
+        name: name.into(),
+        prompt: format!("prompt of {name}"),
+        why: None,
+        critical: false,
+        line: None,
+        file: None,
+        expect_tool: Some(expected.into()),
+        expect_args: json!({}),
+        trials,
+    }
+}
+
+fn critical(mut c: LabelledCase) -> LabelledCase {
+    c.critical = true;
+    c
+}
+
+fn rules(min_accuracy: f64) -> Rules {
+    Rules {
+        min_accuracy,
+        min_wilson_lower: None,
+        offline: false,
+        trials: 1,
+    }
+}
+
+fn gate(m: &ModelEval, kind: GateKind) -> &crate::report::model::Gate {
+    match m.gates.iter().find(|g| g.kind == kind) {
+        Some(g) => g,
+        None => panic!("no {kind:?} gate in {:?}", m.gates),
+    }
+}
+
+#[test]
+fn statuses_follow_the_trials() {
+    let m = score_model(
+        "m",
+        &rules(0.0),
+        None,
+        vec![
+            case("right", "a", vec![trial("a", "a"), trial("a", "a")]),
+            case("wrong once", "a", vec![trial("a", "a"), trial("a", "b")]),
+            case(
+                "broken",
+                "a",
+                vec![trial("a", "a"), provider_failed("503".into(), 1.0)],
+            ),
+            case("skipped", "a", vec![trial("a", "a"), not_asked()]),
+        ],
+    );
+    let statuses: Vec<CaseStatus> = m.cases.iter().map(|c| c.status).collect();
+    assert_eq!(
+        statuses,
+        [
+            CaseStatus::Correct,
+            CaseStatus::Miss,
+            CaseStatus::ProviderError,
+            CaseStatus::NotRun
+        ]
+    );
+    assert!(m.cases[1].ambiguous && !m.cases[0].ambiguous);
+    assert_eq!(m.cases[1].pass_rate, 0.5);
+    assert_eq!(
+        (m.correct, m.total, m.provider_errors, m.trials),
+        (1, 4, 1, 2)
+    );
+    assert_eq!(m.trial_accuracy, 5.0 / 8.0);
+    assert!((m.wilson_lower - crate::evals::stats::wilson_lower(5, 8)).abs() < 1e-12);
+}
+
+#[test]
+fn confusion_pairs_count_wrong_picks_most_frequent_first() {
+    let m = score_model(
+        "m",
+        &rules(0.0),
+        None,
+        vec![
+            case("x", "a", vec![trial("a", "b")]),
+            case("y", "a", vec![trial("a", "c"), trial("a", "c")]),
+            case(
+                "z",
+                "a",
+                vec![trial("a", "c"), provider_failed("503".into(), 1.0)],
+            ),
+        ],
+    );
+    let pairs: Vec<(String, String, usize, Vec<String>)> = m
+        .confusion
+        .iter()
+        .map(|p| {
+            (
+                p.expected.clone(),
+                p.picked.clone(),
+                p.count,
+                p.cases.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            ("a".into(), "c".into(), 3, vec!["y".into(), "z".into()]),
+            ("a".into(), "b".into(), 1, vec!["x".into()]),
+        ]
+    );
+}
+
+/// 26 of 29 is 89.7%: it fails a minimum of 90% and must never read as 90%.
+#[test]
+fn an_accuracy_just_below_the_minimum_reads_below_it() {
+    let cases: Vec<LabelledCase> = (0..29)
+        .map(|i| {
+            let tool = if i < 26 { "a" } else { "b" };
+            case(&format!("c{i}"), "a", vec![trial("a", tool)])
+        })
+        .collect();
+    let m = score_model("m", &rules(0.9), None, cases);
+    assert!(!m.passed);
+    assert_eq!(
+        gate(&m, GateKind::MinAccuracy).detail,
+        "accuracy 89.7% (26/29) is below the minimum 90%"
+    );
+    assert_eq!(model_verdict(&m), "89.7% accuracy (26/29), minimum 90%");
+}
+
+#[test]
+fn gates_are_checked_in_order_and_serialize_by_name() {
+    let mut r = rules(0.5);
+    r.min_wilson_lower = Some(0.99);
+    let m = score_model(
+        "m",
+        &r,
+        None,
+        vec![critical(case("must", "a", vec![trial("a", "a")]))],
+    );
+    let kinds: Vec<GateKind> = m.gates.iter().map(|g| g.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            GateKind::MinAccuracy,
+            GateKind::Critical,
+            GateKind::MinWilsonLower
+        ]
+    );
+    assert_eq!(
+        gate(&m, GateKind::Critical).detail,
+        "every critical case is right on every trial"
+    );
+    assert_eq!(
+        gate(&m, GateKind::MinWilsonLower).detail,
+        "Wilson 95% lower bound 20.7% (1/1 trials) is below the minimum 99%"
+    );
+    let json = serde_json::to_value(&m.gates).unwrap_or_default();
+    assert_eq!(json[2]["name"], "min_wilson_lower");
+    assert_eq!(json[0]["name"], "min_accuracy");
+    assert_eq!(
+        model_verdict(&m),
+        "100% accuracy (1/1), minimum 50%; Wilson 95% lower bound 20.7% (1/1 trials) is below the minimum 99%"
+    );
+}
+
+/// A missing key: nothing was asked, so nothing was missed, and the verdict says why once.
+#[test]
+fn an_unusable_provider_is_said_once_and_misses_nothing() {
+    let error = "ANTHROPIC_API_KEY is not set\nhint: export it";
+    let m = score_model(
+        "m",
+        &rules(0.9),
+        Some(error.into()),
+        vec![
+            critical(case("refund", "a", vec![not_asked()])),
+            case("lookup", "a", vec![trial("a", "a")]),
+        ],
+    );
+    assert!(!m.passed);
+    assert!(m.cases.iter().all(|c| c.status == CaseStatus::NotRun));
+    assert!(m.critical_misses.is_empty(), "{:?}", m.critical_misses);
+    assert_eq!(
+        gate(&m, GateKind::Critical).detail,
+        "1 critical case not run: refund"
+    );
+    assert!(
+        m.gates.iter().all(|g| !g.detail.contains("missed")),
+        "{:?}",
+        m.gates
+    );
+    assert_eq!((m.correct, m.trial_accuracy, m.wilson_lower), (0, 0.0, 0.0));
+    let phase = phase(
+        crate::report::model::EvalsResults {
+            models: vec![m],
+            ..Default::default()
+        },
+        1.0,
+    );
+    assert_eq!(phase.status, PhaseStatus::Error);
+    assert_eq!(
+        phase.reason.as_deref(),
+        Some("the provider could not be used: ANTHROPIC_API_KEY is not set")
+    );
+}
+
+#[test]
+fn offline_cases_without_an_answer_are_uncached_not_missed() {
+    let mut r = rules(0.5);
+    r.offline = true;
+    let m = score_model(
+        "m",
+        &r,
+        None,
+        vec![
+            case("cached", "a", vec![trial("a", "a")]),
+            critical(case("new", "a", vec![not_asked()])),
+        ],
+    );
+    assert_eq!(m.uncached, ["new"]);
+    assert!(m.critical_misses.is_empty());
+    assert_eq!(
+        gate(&m, GateKind::Offline).detail,
+        "1 case has no cached answer and --offline forbids asking: new"
+    );
+    assert_eq!(
+        model_verdict(&m),
+        "50% accuracy (1/2), minimum 50%; 1 case has no cached answer and --offline forbids asking: new; 1 critical case not run: new"
+    );
+}
+
+#[test]
+fn no_cases_fail_without_an_accuracy() {
+    let m = score_model("m", &rules(0.9), None, Vec::new());
+    assert!(!m.passed);
+    assert_eq!(m.trials, 1);
+    assert_eq!(model_verdict(&m), "there are no eval cases");
+    assert_eq!(
+        gate(&m, GateKind::MinAccuracy).detail,
+        "accuracy not measured: there are no cases (minimum 90%)"
+    );
+}
+
+#[test]
+fn several_models_name_each_verdict() {
+    let good = score_model(
+        "m1",
+        &rules(0.5),
+        None,
+        vec![case("x", "a", vec![trial("a", "a")])],
+    );
+    let bad = score_model(
+        "m2",
+        &rules(0.5),
+        None,
+        vec![case("x", "a", vec![trial("a", "b")])],
+    );
+    let phase = phase(
+        crate::report::model::EvalsResults {
+            models: vec![good, bad],
+            ..Default::default()
+        },
+        1.0,
+    );
+    assert_eq!(phase.status, PhaseStatus::Failed);
+    assert_eq!(
+        phase.reason.as_deref(),
+        Some(
+            "1 of 2 models failed: m1: 100% accuracy (1/1), minimum 50% · m2: 0% accuracy (0/1), minimum 50%"
+        )
+    );
+}
+
+#[test]
+fn a_trial_records_what_kind_of_answer_came_back() {
+    let refused = Choice {
+        calls: Vec::new(),
+        text: "no".into(),
+        stop: Stop::Refusal,
+    };
+    assert_eq!(kind_of(&refused), crate::report::model::AnswerKind::Refusal);
+    let said = answered(
+        &Choice {
+            stop: Stop::EndTurn,
+            ..refused
+        },
+        Vec::new(),
+        true,
+        0.0,
+    );
+    assert_eq!(said.kind, crate::report::model::AnswerKind::TextOnly);
+    assert!(said.passed && said.cached);
+    assert_eq!(said.text.as_deref(), Some("no"));
+    let failed = provider_failed("529".into(), 3.0);
+    assert_eq!(failed.failures, ["provider error: 529"]);
+    assert!(!not_asked().passed);
+}

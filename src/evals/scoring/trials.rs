@@ -1,0 +1,75 @@
+//! One trial as the reports record it: what kind of answer came back, the calls, and whether
+//! the judge found it right.
+
+use super::super::{Choice, Stop};
+use crate::report::model::{AnswerKind, PickedCall, TrialResult};
+
+/// What kind of answer `choice` is: calls first, then a refusal or a cut-off answer, then text.
+pub fn kind_of(choice: &Choice) -> AnswerKind {
+    if !choice.calls.is_empty() {
+        AnswerKind::ToolCall
+    } else if choice.stop == Stop::Refusal {
+        AnswerKind::Refusal
+    } else if choice.stop == Stop::MaxTokens {
+        AnswerKind::Truncated
+    } else if !choice.text.trim().is_empty() {
+        AnswerKind::TextOnly
+    } else {
+        AnswerKind::NoTool
+    }
+}
+
+/// A trial the model answered; `failures` is the judge's verdict (empty when right).
+pub fn answered(
+    choice: &Choice,
+    failures: Vec<String>,
+    cached: bool,
+    latency_ms: f64,
+) -> TrialResult {
+    TrialResult {
+        passed: failures.is_empty(),
+        kind: kind_of(choice),
+        calls: choice
+            .calls
+            .iter()
+            .map(|c| PickedCall {
+                tool: c.tool.clone(),
+                args: c.args.clone(),
+                malformed_args: c.malformed.clone(),
+            })
+            .collect(),
+        text: (!choice.text.is_empty()).then(|| choice.text.clone()),
+        failures,
+        cached,
+        provider_error: None,
+        latency_ms,
+    }
+}
+
+/// A trial that got no usable answer: the provider failed after its retries.
+pub fn provider_failed(message: String, latency_ms: f64) -> TrialResult {
+    TrialResult {
+        passed: false,
+        kind: AnswerKind::ProviderError,
+        calls: Vec::new(),
+        text: None,
+        failures: vec![format!("provider error: {message}")],
+        cached: false,
+        provider_error: Some(message),
+        latency_ms,
+    }
+}
+
+/// A trial never asked (`--offline` without a cached answer, or the provider was unusable).
+pub fn not_asked() -> TrialResult {
+    TrialResult {
+        passed: false,
+        kind: AnswerKind::NotAsked,
+        calls: Vec::new(),
+        text: None,
+        failures: Vec::new(),
+        cached: false,
+        provider_error: None,
+        latency_ms: 0.0,
+    }
+}

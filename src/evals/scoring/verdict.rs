@@ -1,0 +1,75 @@
+//! The evals phase's verdict: per model one line (its accuracy against the minimum and every
+//! other gate that failed, or why the provider could not be used), and the phase's status and
+//! one-line reason made of them.
+
+use super::rates::percent_against;
+use crate::report::escape::first_line;
+use crate::report::model::{EvalsResults, GateKind, ModelEval, Phase, PhaseStatus};
+
+/// `90% accuracy (9/10), minimum 95%`, then the detail of every other failed gate; or
+/// `the provider could not be used: …` (its first line) when nothing could be scored.
+pub fn model_verdict(m: &ModelEval) -> String {
+    if let Some(e) = &m.error {
+        return format!("the provider could not be used: {}", first_line(e));
+    }
+    let mut parts = Vec::new();
+    if m.total > 0 {
+        parts.push(accuracy_text(m));
+    }
+    parts.extend(
+        m.gates
+            .iter()
+            .filter(|g| !g.passed && !matches!(g.kind, GateKind::MinAccuracy | GateKind::Provider))
+            .map(|g| g.detail.clone()),
+    );
+    parts.join("; ")
+}
+
+/// `90% accuracy (9/10), minimum 95%`.
+pub fn accuracy_text(m: &ModelEval) -> String {
+    let (value, bar) = percent_against(m.accuracy, m.min_accuracy);
+    format!(
+        "{value} accuracy ({}/{}), minimum {bar}",
+        m.correct, m.total
+    )
+}
+
+/// The phase's one line: the one model's verdict, or `1 of 2 models failed: ` and each model's
+/// verdict after its name.
+pub fn phase_verdict(models: &[ModelEval]) -> String {
+    match models {
+        [] => "no model was asked".into(),
+        [m] => model_verdict(m),
+        models => {
+            let failed = models.iter().filter(|m| !m.passed).count();
+            let each: Vec<String> = models
+                .iter()
+                .map(|m| format!("{}: {}", m.model, model_verdict(m)))
+                .collect();
+            format!(
+                "{failed} of {} models failed: {}",
+                models.len(),
+                each.join(" · ")
+            )
+        }
+    }
+}
+
+/// The evals phase for `results`: passed when every model passed its gates, an error when no
+/// model could use the provider, failed otherwise; the reason is [`phase_verdict`].
+pub fn phase(results: EvalsResults, duration_ms: f64) -> Phase<Option<EvalsResults>> {
+    let models = &results.models;
+    let status = if !models.is_empty() && models.iter().all(|m| m.error.is_some()) {
+        PhaseStatus::Error
+    } else if models.iter().all(|m| m.passed) {
+        PhaseStatus::Passed
+    } else {
+        PhaseStatus::Failed
+    };
+    Phase {
+        status,
+        reason: Some(phase_verdict(models)),
+        duration_ms,
+        results: Some(results),
+    }
+}

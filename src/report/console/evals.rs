@@ -1,0 +1,172 @@
+//! The evals section of the console report: the phase line, a side-by-side table when several
+//! models were asked, then per model its cases and lines, then the cache and the trend. Every
+//! word comes from the [`EvalsView`]; this file only lays it out and cleans it for a terminal.
+
+use super::{phase_line, push_indented};
+use crate::report::escape::clean;
+use crate::report::evals_view::{EvalsView, ModelOutcome, ModelView};
+use crate::report::model::{CaseStatus, PhaseOverview};
+use crate::report::table::{Cell, Column, Paint, Table};
+
+/// The evals phase with results.
+pub(super) fn section(
+    out: &mut String,
+    phase: &PhaseOverview<'_>,
+    view: &EvalsView<'_>,
+    width: usize,
+    color: bool,
+) {
+    phase_line(out, phase, Some(&clean(&view.headline)), color);
+    if view.several {
+        models_table(out, view, width, color);
+        if let Some(line) = &view.left_out {
+            push_indented(out, &clean(line), "  ");
+        }
+    }
+    for m in &view.models {
+        out.push('\n');
+        model_block(out, view, m, width, color);
+    }
+    out.push_str(&clean(&view.cache));
+    out.push('\n');
+    if let Some(history) = &view.history {
+        for line in &history.lines {
+            push_indented(out, &clean(&line.text(" ")), "  ");
+        }
+        for warning in &history.warnings {
+            out.push_str(&Paint::Yellow.paint("WARN", color));
+            out.push(' ');
+            push_indented(out, &clean(warning), "     ");
+        }
+    }
+    out.push('\n');
+}
+
+fn models_table(out: &mut String, view: &EvalsView<'_>, width: usize, color: bool) {
+    let mut table = Table::new(vec![
+        Column::text("Model"),
+        Column::fixed_right("Accuracy"),
+        Column::text("Correct"),
+        Column::text("Critical misses"),
+        Column::text("Provider errors"),
+        Column::fixed("Verdict"),
+    ]);
+    for m in &view.models {
+        let verdict = match m.outcome {
+            ModelOutcome::Unusable => Cell::painted("ERROR", Paint::RedBold),
+            ModelOutcome::Failed => Cell::painted("FAIL", Paint::Red),
+            ModelOutcome::Passed => Cell::painted("PASS", Paint::Green),
+        };
+        let dash = || "-".to_string();
+        table.row(vec![
+            Cell::new(clean(m.model)),
+            Cell::new(m.accuracy.clone().unwrap_or_else(dash)),
+            Cell::new(m.correct.clone().unwrap_or_else(dash)),
+            Cell::new(clean(m.critical_misses.as_deref().unwrap_or(""))),
+            Cell::new(m.provider_errors.to_string()),
+            verdict,
+        ]);
+    }
+    out.push_str(&table.render(width, color));
+}
+
+/// One model: title, the provider error, the cases table, then its lines.
+fn model_block(
+    out: &mut String,
+    view: &EvalsView<'_>,
+    m: &ModelView<'_>,
+    width: usize,
+    color: bool,
+) {
+    out.push_str(&Paint::Bold.paint(&clean(&m.title).replace('\n', " "), color));
+    out.push('\n');
+    if let Some(error) = m.error {
+        out.push_str(&Paint::RedBold.paint("ERROR", color));
+        out.push(' ');
+        let text = format!("the provider could not be used: {error}");
+        push_indented(out, &clean(&text), "      ");
+    }
+    if let Some(line) = &m.not_scored {
+        out.push_str(&format!("      {line}\n"));
+    }
+    if m.rows.is_empty() {
+        out.push_str("no cases\n");
+    } else {
+        cases_table(out, m, width, color);
+    }
+    if !view.several
+        && let Some(line) = &view.left_out
+    {
+        push_indented(out, &clean(line), "  ");
+    }
+    let lines = [
+        Some(&m.accuracy_line),
+        m.trials_line.as_ref(),
+        m.counts_line.as_ref(),
+    ];
+    for line in lines.into_iter().flatten() {
+        out.push_str(line);
+        out.push('\n');
+    }
+    for gate in &m.failed_gates {
+        out.push_str(&Paint::Red.paint("FAIL", color));
+        let text = format!(" {}: {}", gate.kind.as_str(), gate.detail);
+        push_indented(out, &clean(&text), "     ");
+    }
+    if let Some(names) = &m.critical_misses {
+        out.push_str(&Paint::Red.paint("Critical misses", color));
+        let text = format!(" (must be right on every trial): {names}");
+        push_indented(out, &clean(&text), "  ");
+    }
+    if let Some(names) = &m.uncached {
+        let text = format!(
+            "Not in the cache (--offline): {names}\n{}",
+            view.offline_hint
+        );
+        push_indented(out, &clean(&text), "");
+    }
+    confusion(out, m);
+}
+
+fn cases_table(out: &mut String, m: &ModelView<'_>, width: usize, color: bool) {
+    let mut table = Table::new(vec![
+        Column::fixed(""),
+        Column::text("Case"),
+        Column::text("Expected"),
+        Column::text("Picked"),
+        Column::text("Details"),
+    ]);
+    for row in &m.rows {
+        let (mark, paint) = match row.status {
+            CaseStatus::Correct => ("PASS", Paint::Green),
+            CaseStatus::Miss => ("MISS", Paint::Red),
+            CaseStatus::ProviderError => ("ERROR", Paint::RedBold),
+            CaseStatus::NotRun => ("SKIP", Paint::Dim),
+        };
+        let mut name = clean(row.name).into_owned();
+        if row.critical {
+            name.push_str("\n(critical)");
+        }
+        table.row(vec![
+            Cell::painted(mark, paint),
+            Cell::new(name),
+            Cell::new(clean(&row.expected)),
+            Cell::new(clean(&row.picked.join("\n"))),
+            Cell::new(clean(&row.details_with_why.join("\n"))),
+        ]);
+    }
+    out.push_str(&table.render(width, color));
+}
+
+fn confusion(out: &mut String, m: &ModelView<'_>) {
+    if m.confusion_lines.is_empty() {
+        return;
+    }
+    out.push_str("Confusion (expected → picked):\n");
+    for line in &m.confusion_lines {
+        push_indented(out, &format!("  {}", clean(line)), "    ");
+    }
+    if let Some(more) = &m.confusion_more {
+        out.push_str(&format!("  {more}\n"));
+    }
+}

@@ -1,0 +1,287 @@
+//! The human report printed at the end of a run: a header, one section per phase (a table when
+//! there is something to show), the connection error with the server's stderr, non-protocol
+//! stdout, and a one-line summary. Also decides whether colour is used.
+
+mod evals;
+mod phases;
+
+#[cfg(test)]
+mod tests;
+
+use std::ffi::OsString;
+
+use super::escape::{clean, defuse_workflow_commands, format_secs, plural, tail_lines};
+use super::evals_view::EvalsView;
+use super::model::{PhaseOverview, PhaseStatus, RunReport, TestCounts};
+use super::table::Paint;
+
+/// How the console report is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConsoleOptions {
+    /// Use ANSI colours.
+    pub color: bool,
+    /// Total width tables are wrapped to.
+    pub width: usize,
+}
+
+impl Default for ConsoleOptions {
+    fn default() -> Self {
+        ConsoleOptions {
+            color: false,
+            width: 100,
+        }
+    }
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ColorFlag {
+    /// Colour on a terminal, unless `NO_COLOR` or `CI` say otherwise (`CLICOLOR_FORCE` forces it).
+    #[default]
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// Narrowest width tables are drawn at, whatever the terminal says.
+const MIN_WIDTH: usize = 40;
+
+/// Most lines of server stderr shown per block.
+const STDERR_LINES: usize = 40;
+
+/// Most non-protocol stdout lines shown.
+const NOISE_LINES: usize = 10;
+
+/// Whether to colour the console report.
+///
+/// `--color always`/`never` win. Under `auto`: `NO_COLOR` (non-empty) means no colour;
+/// `CLICOLOR_FORCE` (non-empty, not `0`) means colour; `CLICOLOR=0`, `TERM=dumb` or `CI` (set, not
+/// `false`/`0`) mean no colour; otherwise colour exactly when the output is a terminal.
+pub fn color_choice(flag: ColorFlag, is_tty: bool) -> bool {
+    color_choice_from(flag, is_tty, |k| std::env::var_os(k))
+}
+
+fn color_choice_from(
+    flag: ColorFlag,
+    is_tty: bool,
+    env: impl Fn(&str) -> Option<OsString>,
+) -> bool {
+    let set = |k: &str| env(k).filter(|v| !v.is_empty());
+    let truthy = |k: &str| set(k).is_some_and(|v| v != "0" && v != "false");
+    match flag {
+        ColorFlag::Always => true,
+        ColorFlag::Never => false,
+        ColorFlag::Auto => {
+            if set("NO_COLOR").is_some() {
+                false
+            } else if truthy("CLICOLOR_FORCE") {
+                true
+            } else if set("CLICOLOR").is_some_and(|v| v == "0")
+                || set("TERM").is_some_and(|v| v == "dumb")
+                || truthy("CI")
+            {
+                false
+            } else {
+                is_tty
+            }
+        }
+    }
+}
+
+/// The console report of `report`, every line ending with `\n`.
+pub fn render(report: &RunReport, opts: &ConsoleOptions) -> String {
+    let report = report.redacted();
+    let r = &*report;
+    let color = opts.color;
+    let width = opts.width.max(MIN_WIDTH);
+    let mut out = String::new();
+
+    header(&mut out, r, color);
+
+    if let Some(err) = &r.error {
+        out.push_str(&Paint::RedBold.paint("Error:", color));
+        out.push(' ');
+        push_indented(&mut out, &clean(&err.message), "       ");
+        if let Some(stderr) = err.stderr.as_deref().filter(|s| !s.trim().is_empty()) {
+            out.push_str(&Paint::Red.paint("Server stderr:", color));
+            out.push('\n');
+            push_gutter(&mut out, stderr);
+        }
+        out.push('\n');
+    }
+
+    if !r.stdout_noise.is_empty() {
+        let n = r.stdout_noise.len();
+        out.push_str(&Paint::Yellow.paint("WARN", color));
+        out.push_str(&format!(
+            " the server printed {n} non-protocol line{} on stdout (strict MCP clients fail on them):\n",
+            plural(n)
+        ));
+        let shown = r.stdout_noise.iter().take(NOISE_LINES);
+        push_gutter(&mut out, &shown.cloned().collect::<Vec<_>>().join("\n"));
+        if n > NOISE_LINES {
+            out.push_str(&format!("  … {} more\n", n - NOISE_LINES));
+        }
+        out.push('\n');
+    }
+
+    let [checks, tests, evals, bench, fuzz] = r.phases.overview();
+    phases::checks_section(&mut out, &checks, &r.phases.checks.results, width, color);
+    phases::tests_section(&mut out, &tests, &r.phases.tests.results, width, color);
+    match EvalsView::of(&r.phases.evals) {
+        Some(view) => evals::section(&mut out, &evals, &view, width, color),
+        None => {
+            let detail = evals.reason.map(|s| clean(s).into_owned());
+            phase_line(&mut out, &evals, detail.as_deref(), color);
+            out.push('\n');
+        }
+    }
+    for phase in [bench, fuzz] {
+        let detail = phase.reason.map(|s| clean(s).into_owned());
+        phase_line(&mut out, &phase, detail.as_deref(), color);
+        out.push('\n');
+    }
+
+    summary_line(&mut out, r, color);
+    defuse_workflow_commands(&out).into_owned()
+}
+
+fn header(out: &mut String, r: &RunReport, color: bool) {
+    let title = match &r.server {
+        Some(s) => {
+            let name = s.name.as_deref().unwrap_or(&r.target);
+            match s.version.as_deref() {
+                Some(v) => format!("{name} {v}"),
+                None => name.to_string(),
+            }
+        }
+        None => r.target.clone(),
+    };
+    let title = clean(&title).replace('\n', " ");
+    out.push_str(&Paint::Bold.paint(&format!("toolproof - {title}"), color));
+    out.push('\n');
+    if let Some(s) = &r.server {
+        let line = format!(
+            "server: {} ({}, protocol {})",
+            r.target, s.transport, s.protocol_version
+        );
+        out.push_str(&clean(&line).replace('\n', " "));
+        out.push('\n');
+    }
+    out.push('\n');
+}
+
+/// `Title: MARK - detail` for a phase.
+pub(super) fn phase_line(
+    out: &mut String,
+    phase: &PhaseOverview<'_>,
+    detail: Option<&str>,
+    color: bool,
+) {
+    let (mark, paint) = match phase.status {
+        PhaseStatus::Passed => ("PASS", Paint::Green),
+        PhaseStatus::Failed => ("FAIL", Paint::Red),
+        PhaseStatus::Skipped => ("SKIP", Paint::Dim),
+        PhaseStatus::Error => ("ERROR", Paint::RedBold),
+    };
+    out.push_str(&Paint::Bold.paint(&format!("{}:", phase.title), color));
+    out.push(' ');
+    out.push_str(&paint.paint(mark, color));
+    match detail.map(str::trim_end).filter(|d| !d.is_empty()) {
+        Some(detail) => {
+            out.push_str(" - ");
+            push_indented(out, detail, "  ");
+        }
+        None => out.push('\n'),
+    }
+}
+
+/// `5 passed (1 flaky), 3 failed, 1 error, 2 not run`: passed and failed always, the rest when
+/// there are any.
+pub(super) fn test_counts_text(c: &TestCounts) -> String {
+    let mut s = format!("{} passed", c.ok());
+    if c.flaky > 0 {
+        s.push_str(&format!(" ({} flaky)", c.flaky));
+    }
+    s.push_str(&format!(", {} failed", c.failed));
+    if c.errors > 0 {
+        s.push_str(&format!(", {} error{}", c.errors, plural(c.errors)));
+    }
+    if c.not_run > 0 {
+        s.push_str(&format!(", {} not run", c.not_run));
+    }
+    s
+}
+
+fn summary_line(out: &mut String, r: &RunReport, color: bool) {
+    use super::model::Severity;
+    let mut parts = Vec::new();
+    parts.push(if r.passed {
+        Paint::GreenBold.paint("PASSED", color)
+    } else {
+        Paint::RedBold.paint("FAILED", color)
+    });
+    let checks = &r.phases.checks;
+    parts.push(if checks.ran() {
+        let e = checks.results.count(Severity::Error);
+        let w = checks.results.count(Severity::Warning);
+        format!("checks: {e} error{}, {w} warning{}", plural(e), plural(w))
+    } else {
+        format!("checks: {}", checks.status.as_str())
+    });
+    let tests = &r.phases.tests;
+    parts.push(if tests.ran() {
+        format!(
+            "tests: {}",
+            test_counts_text(&TestCounts::of(&tests.results))
+        )
+    } else {
+        format!("tests: {}", tests.status.as_str())
+    });
+    let evals = &r.phases.evals;
+    match EvalsView::of(evals) {
+        Some(view) => parts.push(format!(
+            "evals: {}",
+            clean(&view.summary).replace('\n', " ")
+        )),
+        None if evals.status != PhaseStatus::Skipped => {
+            parts.push(format!("evals: {}", evals.status.as_str()));
+        }
+        None => {}
+    }
+    for phase in &r.phases.overview()[3..] {
+        if phase.status != PhaseStatus::Skipped {
+            parts.push(format!("{}: {}", phase.key, phase.status.as_str()));
+        }
+    }
+    parts.push(format_secs(r.duration_ms));
+    out.push_str(&parts.join("  |  "));
+    out.push('\n');
+}
+
+/// Appends `text` (already cleaned), continuing lines after the first with `indent`.
+pub(super) fn push_indented(out: &mut String, text: &str, indent: &str) {
+    for (i, line) in text.lines().enumerate() {
+        if i > 0 {
+            out.push_str(indent);
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    if text.is_empty() {
+        out.push('\n');
+    }
+}
+
+/// Appends untrusted multi-line text behind a `  │ ` gutter so it can never pass for
+/// toolproof's own lines; at most [`STDERR_LINES`] lines, the last ones.
+pub(super) fn push_gutter(out: &mut String, text: &str) {
+    let cleaned = clean(text);
+    for line in tail_lines(&cleaned, STDERR_LINES).lines() {
+        out.push_str("  │ ");
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+}

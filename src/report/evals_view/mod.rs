@@ -1,0 +1,142 @@
+//! The tool-selection evals as every report words them, computed once from the report model:
+//! the phase's headline, per model its lines, gates and case rows, the cache and the trend.
+//! Renderers only lay this out and escape it. Text here is raw (untrusted parts included), and
+//! the statuses are the scored ones: no rule of the engine is applied again. Rates are written
+//! by `evals::scoring`, the one place that words them.
+
+mod answer;
+mod case;
+mod history;
+mod model;
+
+#[cfg(test)]
+mod tests;
+
+use crate::evals::scoring::{percent_against, phase_verdict};
+use crate::report::escape::plural;
+use crate::report::model::{EvalsResults, Phase};
+
+pub use crate::evals::scoring::NO_TOOL;
+pub use case::CaseRow;
+pub use history::HistoryView;
+pub use model::{ModelOutcome, ModelView};
+
+/// Longest argument JSON shown beside a tool name in a table, in characters.
+pub const ARGS_CHARS: usize = 60;
+
+/// Longest argument JSON shown in a report body (JUnit), in characters.
+pub const LONG_ARGS_CHARS: usize = 300;
+
+/// Most confusion pairs listed.
+pub const CONFUSION_SHOWN: usize = 10;
+
+/// The evals phase with results, worded.
+#[derive(Debug, Clone)]
+pub struct EvalsView<'a> {
+    /// `anthropic`, `openai` or `command`.
+    pub provider: &'a str,
+    /// The phase's one line: the engine's verdict as recorded in the phase (with any note the
+    /// run added), else worded from the models the same way.
+    pub headline: String,
+    /// The result in a few words for a summary line: `90% accuracy (9/10)`, or
+    /// `m1 90% (9/10), m2 error` with several models.
+    pub summary: String,
+    /// Whether more than one model was asked.
+    pub several: bool,
+    /// Whether every model passed.
+    pub passing: bool,
+    /// Every model, in the order asked.
+    pub models: Vec<ModelView<'a>>,
+    /// `Left out (invalid input schema): a, b`, when a tool was left out.
+    pub left_out: Option<String>,
+    /// `Cache: 12 cached, 3 asked`, with unreadable files and whether reading was off.
+    pub cache: String,
+    /// The cache folder.
+    pub cache_dir: Option<&'a str>,
+    /// The hint for `--offline` runs that lacked cached answers (shown when a model has
+    /// uncached cases).
+    pub offline_hint: String,
+    /// The miss-rate trend, when `--history` was given.
+    pub history: Option<HistoryView<'a>>,
+}
+
+impl<'a> EvalsView<'a> {
+    /// The view of the evals phase, when it has results for at least one model.
+    pub fn of(phase: &'a Phase<Option<EvalsResults>>) -> Option<Self> {
+        let results = phase.results.as_ref().filter(|ev| !ev.models.is_empty())?;
+        Some(Self::new(results, phase.reason.as_deref()))
+    }
+
+    /// The view of `ev`; `reason` is the phase's recorded one-line verdict.
+    pub fn new(ev: &'a EvalsResults, reason: Option<&str>) -> Self {
+        let models: Vec<ModelView<'a>> = ev
+            .models
+            .iter()
+            .enumerate()
+            .map(|(i, m)| ModelView::new(i, &ev.provider, m))
+            .collect();
+        let passing = models.iter().all(|m| !m.outcome.fails());
+        EvalsView {
+            provider: &ev.provider,
+            headline: reason.map_or_else(|| phase_verdict(&ev.models), str::to_owned),
+            summary: summary(ev),
+            several: models.len() > 1,
+            passing,
+            models,
+            left_out: (!ev.left_out_tools.is_empty()).then(|| {
+                format!(
+                    "Left out (invalid input schema): {}",
+                    ev.left_out_tools.join(", ")
+                )
+            }),
+            cache: cache_line(ev),
+            cache_dir: ev.cache.dir.as_deref(),
+            offline_hint: format!(
+                "hint: run once without --offline and with the provider's API key to record the answers in {}, then commit it",
+                ev.cache.dir.as_deref().unwrap_or(".toolproof-cache")
+            ),
+            history: ev.history.as_ref().map(|h| HistoryView::new(h, passing)),
+        }
+    }
+}
+
+/// `90% accuracy (9/10)`; with several models `m1 90% (9/10), m2 error`.
+fn summary(ev: &EvalsResults) -> String {
+    let one = |m: &crate::report::model::ModelEval, word: &str| match m.error {
+        Some(_) => "error".to_string(),
+        None => {
+            let (accuracy, _) = percent_against(m.accuracy, m.min_accuracy);
+            format!("{accuracy}{word} ({}/{})", m.correct, m.total)
+        }
+    };
+    match ev.models.as_slice() {
+        [m] => one(m, " accuracy"),
+        models => models
+            .iter()
+            .map(|m| format!("{} {}", m.model, one(m, "")))
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
+/// `Cache: 12 cached, 3 asked`, with corrupt files and whether the cache was off.
+fn cache_line(ev: &EvalsResults) -> String {
+    let c = &ev.cache;
+    let mut s = if !c.read && !c.write {
+        format!("Cache: not used, {} asked", c.asked)
+    } else {
+        let mut s = format!("Cache: {} cached, {} asked", c.hits, c.asked);
+        if !c.read {
+            s.push_str(" (not read: --no-cache)");
+        }
+        s
+    };
+    if c.corrupt > 0 {
+        s.push_str(&format!(
+            ", {} unreadable cache file{} asked again",
+            c.corrupt,
+            plural(c.corrupt)
+        ));
+    }
+    s
+}

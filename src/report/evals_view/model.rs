@@ -1,0 +1,236 @@
+//! One model's results as every report words them: its title, the accuracy,
+//! trials and counts lines, the gates to list, critical misses, uncached cases, confusion
+//! pairs and one row per case.
+
+use super::CONFUSION_SHOWN;
+use super::case::CaseRow;
+use crate::evals::scoring::{percent, percent_against};
+use crate::report::escape::plural;
+use crate::report::model::{CaseStatus, Confusion, Gate, ModelEval};
+
+/// How a model came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelOutcome {
+    /// Every gate held.
+    Passed,
+    /// A gate did not hold.
+    Failed,
+    /// The provider could not be used: nothing was scored.
+    Unusable,
+}
+
+impl ModelOutcome {
+    /// Whether the model makes the evals fail.
+    pub fn fails(self) -> bool {
+        self != ModelOutcome::Passed
+    }
+}
+
+/// One model, worded. Text is raw: each renderer escapes it.
+#[derive(Debug, Clone)]
+pub struct ModelView<'a> {
+    /// Position in the report, from 0.
+    pub index: usize,
+    /// Model id (may be empty).
+    pub model: &'a str,
+    /// `Tool-selection evals (<provider> / <model>)`, empty parts left out.
+    pub title: String,
+    /// How it came out.
+    pub outcome: ModelOutcome,
+    /// The provider's error, whole, when it could not be used.
+    pub error: Option<&'a str>,
+    /// `No case was scored: 3 cases not run`, when the provider could not be used.
+    pub not_scored: Option<String>,
+    /// `90%` (against the minimum), unless nothing was scored.
+    pub accuracy: Option<String>,
+    /// The accuracy gate, written to be read beside [`Self::accuracy`]: `90%`.
+    pub minimum: String,
+    /// `9/10`, unless nothing was scored.
+    pub correct: Option<String>,
+    /// `Accuracy 90% (9/10), minimum 95%`, or why it was not measured.
+    pub accuracy_line: String,
+    /// Trial accuracy and the Wilson bound, when cases ran more than once or the Wilson gate
+    /// is set (and something was scored).
+    pub trials_line: Option<String>,
+    /// `3 misses (1 critical), 1 provider error, 2 not run`, when not every case was right
+    /// (and something was scored).
+    pub counts_line: Option<String>,
+    /// Every gate, in the order checked.
+    pub gates: &'a [Gate],
+    /// Failed gates worth listing: none when the provider could not be used, since its error
+    /// says everything.
+    pub failed_gates: Vec<&'a Gate>,
+    /// Critical cases the model got wrong, joined with `, `.
+    pub critical_misses: Option<String>,
+    /// Cases that got no usable answer from the provider.
+    pub provider_errors: usize,
+    /// Cases without a cached answer under `--offline`, joined with `, `.
+    pub uncached: Option<String>,
+    /// The confusion pairs shown, most frequent first.
+    pub confusion: &'a [Confusion],
+    /// The same as `expected → picked ×N`.
+    pub confusion_lines: Vec<String>,
+    /// `… 2 more pairs` when pairs were left out.
+    pub confusion_more: Option<String>,
+    /// Every case, in YAML order.
+    pub rows: Vec<CaseRow<'a>>,
+}
+
+impl<'a> ModelView<'a> {
+    /// The view of `m`, the `index`th model of `provider`'s run.
+    pub fn new(index: usize, provider: &str, m: &'a ModelEval) -> Self {
+        let outcome = match (&m.error, m.passed) {
+            (Some(_), _) => ModelOutcome::Unusable,
+            (None, true) => ModelOutcome::Passed,
+            (None, false) => ModelOutcome::Failed,
+        };
+        let scored = m.error.is_none();
+        let shown = &m.confusion[..m.confusion.len().min(CONFUSION_SHOWN)];
+        let more = m.confusion.len() - shown.len();
+        let (accuracy, minimum) = percent_against(m.accuracy, m.min_accuracy);
+        ModelView {
+            index,
+            model: &m.model,
+            title: title(provider, &m.model),
+            outcome,
+            error: m.error.as_deref(),
+            not_scored: (!scored).then(|| {
+                let n = m.cases.len();
+                format!("No case was scored: {n} case{} not run", plural(n))
+            }),
+            accuracy: scored.then_some(accuracy),
+            minimum,
+            correct: scored.then(|| format!("{}/{}", m.correct, m.total)),
+            accuracy_line: accuracy_line(m),
+            trials_line: trials_line(m).filter(|_| scored),
+            counts_line: counts_line(m).filter(|_| scored),
+            gates: &m.gates,
+            failed_gates: m.gates.iter().filter(|g| !g.passed && scored).collect(),
+            critical_misses: joined(&m.critical_misses),
+            provider_errors: m.provider_errors,
+            uncached: joined(&m.uncached),
+            confusion: shown,
+            confusion_lines: shown
+                .iter()
+                .map(|p| format!("{} → {} ×{}", p.expected, p.picked, p.count))
+                .collect(),
+            confusion_more: (more > 0).then(|| format!("… {more} more pair{}", plural(more))),
+            rows: m.cases.iter().map(|c| CaseRow::new(m, c)).collect(),
+        }
+    }
+
+    /// Rows that missed (provider errors not included), critical ones first, otherwise in case
+    /// order.
+    pub fn misses(&self) -> Vec<&CaseRow<'a>> {
+        let mut misses: Vec<&CaseRow<'a>> = self.rows_with(CaseStatus::Miss).collect();
+        misses.sort_by_key(|r| !r.critical);
+        misses
+    }
+
+    /// Rows with `status`, in case order.
+    pub fn rows_with(&self, status: CaseStatus) -> impl Iterator<Item = &CaseRow<'a>> {
+        self.rows.iter().filter(move |r| r.status == status)
+    }
+
+    /// Names of the misses and provider errors of a model that still passed its gates.
+    pub fn tolerated(&self) -> Vec<&'a str> {
+        if self.outcome.fails() {
+            return Vec::new();
+        }
+        self.rows
+            .iter()
+            .filter(|r| matches!(r.status, CaseStatus::Miss | CaseStatus::ProviderError))
+            .map(|r| r.name)
+            .collect()
+    }
+}
+
+fn joined(names: &[String]) -> Option<String> {
+    (!names.is_empty()).then(|| names.join(", "))
+}
+
+/// `Tool-selection evals (<provider> / <model>)`, empty parts left out.
+fn title(provider: &str, model: &str) -> String {
+    let parts: Vec<&str> = [provider, model]
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .collect();
+    if parts.is_empty() {
+        "Tool-selection evals".into()
+    } else {
+        format!("Tool-selection evals ({})", parts.join(" / "))
+    }
+}
+
+/// `Accuracy 90% (9/10), minimum 95%`; says so when nothing could be measured.
+fn accuracy_line(m: &ModelEval) -> String {
+    let (value, min) = percent_against(m.accuracy, m.min_accuracy);
+    if m.error.is_some() {
+        let n = m.cases.len();
+        return format!(
+            "Accuracy not measured: the provider could not be used ({n} case{} not run), minimum {min}",
+            plural(n)
+        );
+    }
+    if m.total == 0 {
+        return format!("Accuracy not measured: no cases, minimum {min}");
+    }
+    format!(
+        "Accuracy {value} ({}/{}), minimum {min}",
+        m.correct, m.total
+    )
+}
+
+/// `Trials: 3 per case, 26/30 correct (86.7%), Wilson 95% lower bound 70.3%, minimum 60%`,
+/// when cases ran more than once or the Wilson gate is set.
+fn trials_line(m: &ModelEval) -> Option<String> {
+    if m.trials < 2 && m.min_wilson_lower.is_none() {
+        return None;
+    }
+    let run: usize = m.cases.iter().map(|c| c.trials.len()).sum();
+    let ok: usize = m
+        .cases
+        .iter()
+        .map(|c| c.trials.iter().filter(|t| t.passed).count())
+        .sum();
+    let same = m.cases.iter().all(|c| c.trials.len() == m.trials as usize);
+    let up_to = if same { "" } else { "up to " };
+    let (wilson, min) = percent_against(m.wilson_lower, m.min_wilson_lower.unwrap_or(0.0));
+    let mut line = format!(
+        "Trials: {up_to}{} per case, {ok}/{run} correct ({}), Wilson 95% lower bound {wilson}",
+        m.trials,
+        percent(m.trial_accuracy),
+    );
+    if m.min_wilson_lower.is_some() {
+        line.push_str(&format!(", minimum {min}"));
+    }
+    Some(line)
+}
+
+/// `3 misses (1 critical), 1 provider error (…), 2 not run`: misses always, the rest when
+/// there are any. `None` when every case was right.
+fn counts_line(m: &ModelEval) -> Option<String> {
+    let count = |status| m.cases.iter().filter(|c| c.status == status).count();
+    let (misses, errors, not_run) = (
+        count(CaseStatus::Miss),
+        count(CaseStatus::ProviderError),
+        count(CaseStatus::NotRun),
+    );
+    if misses + errors + not_run == 0 {
+        return None;
+    }
+    let mut s = format!("{misses} miss{}", if misses == 1 { "" } else { "es" });
+    if !m.critical_misses.is_empty() {
+        s.push_str(&format!(" ({} critical)", m.critical_misses.len()));
+    }
+    if errors > 0 {
+        s.push_str(&format!(
+            ", {errors} provider error{} (no usable answer after retries; not a model miss)",
+            plural(errors)
+        ));
+    }
+    if not_run > 0 {
+        s.push_str(&format!(", {not_run} not run"));
+    }
+    Some(s)
+}

@@ -1,0 +1,116 @@
+//! Status marks and the table scaffolding every section shares.
+
+use super::CELL_CHARS;
+use super::text::{duration, text};
+use crate::report::model::{PhaseOverview, PhaseStatus};
+
+/// How a row or badge is coloured; each is also the row's class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Tone {
+    Fail,
+    Warn,
+    Skip,
+    Pass,
+}
+
+impl Tone {
+    pub(super) fn class(self) -> &'static str {
+        match self {
+            Tone::Fail => "fail",
+            Tone::Warn => "warn",
+            Tone::Skip => "skip",
+            Tone::Pass => "pass",
+        }
+    }
+}
+
+pub(super) fn badge(tone: Tone, word: &str) -> String {
+    format!("<span class=\"badge {}\">{word}</span>", tone.class())
+}
+
+/// Opens a result row: its tone as the class, its status word as `data-status`, and the status
+/// badge as the first cell.
+pub(super) fn row_open(tone: Tone, status: &str, word: &str) -> String {
+    format!(
+        "<tr class=\"{}\" data-status=\"{status}\"><td class=\"st\">{}</td>",
+        tone.class(),
+        badge(tone, word)
+    )
+}
+
+/// A labelled cell (the label shows above the value when the table is stacked into cards).
+pub(super) fn cell(label: &str, class: &str, html: &str) -> String {
+    if class.is_empty() {
+        format!("<td data-label=\"{label}\">{html}</td>")
+    } else {
+        format!("<td class=\"{class}\" data-label=\"{label}\">{html}</td>")
+    }
+}
+
+/// `<table class="cards">` with a status column and `headers` (`(label, class)`).
+pub(super) fn table_open(class: &str, headers: &[(&str, &str)]) -> String {
+    let mut s = format!("<div class=\"table-wrap\"><table class=\"cards {class}\">");
+    s.push_str("<thead><tr><th scope=\"col\"><span class=\"sub\">Status</span></th>");
+    for (label, class) in headers {
+        if class.is_empty() {
+            s.push_str(&format!("<th scope=\"col\">{label}</th>"));
+        } else {
+            s.push_str(&format!("<th scope=\"col\" class=\"{class}\">{label}</th>"));
+        }
+    }
+    s.push_str("</tr></thead>\n<tbody>\n");
+    s
+}
+
+pub(super) const TABLE_CLOSE: &str = "</tbody></table></div>\n";
+
+/// `items` in the order given by `rank` (lowest first), keeping their order within a rank.
+pub(super) fn by_rank<T>(items: &[T], rank: impl Fn(&T) -> u8) -> Vec<&T> {
+    let mut sorted: Vec<&T> = items.iter().collect();
+    sorted.sort_by_key(|item| rank(item));
+    sorted
+}
+
+/// Whether a phase ran (passed or failed).
+pub(super) fn ran(phase: &PhaseOverview<'_>) -> bool {
+    matches!(phase.status, PhaseStatus::Passed | PhaseStatus::Failed)
+}
+
+pub(super) fn phase_mark(status: PhaseStatus) -> (Tone, &'static str) {
+    match status {
+        PhaseStatus::Passed => (Tone::Pass, "PASSED"),
+        PhaseStatus::Failed => (Tone::Fail, "FAILED"),
+        PhaseStatus::Error => (Tone::Fail, "ERROR"),
+        PhaseStatus::Skipped => (Tone::Skip, "SKIPPED"),
+    }
+}
+
+/// A phase section's opening: `<section id=key>` and its heading with the status badge.
+pub(super) fn section_open(out: &mut String, phase: &PhaseOverview<'_>, title: &str) {
+    let (tone, word) = phase_mark(phase.status);
+    out.push_str(&format!(
+        "<section id=\"{}\" data-status=\"{}\">\n<h2>{} {title}",
+        phase.key,
+        phase.status.as_str(),
+        badge(tone, word)
+    ));
+    if ran(phase) && phase.duration_ms > 0.0 {
+        out.push_str(&format!(
+            " <span class=\"sub\">{}</span>",
+            duration(phase.duration_ms)
+        ));
+    }
+    out.push_str("</h2>\n");
+}
+
+/// The sentence for a phase that did not run: `Skipped: <reason>.` or `Could not run: <reason>.`
+pub(super) fn not_run_line(phase: &PhaseOverview<'_>) -> String {
+    let (lead, fallback) = match phase.status {
+        PhaseStatus::Error => ("Could not run", "no reason recorded"),
+        _ => ("Skipped", "not run"),
+    };
+    let reason = phase
+        .reason
+        .map_or_else(|| fallback.to_string(), |reason| text(reason, CELL_CHARS));
+    format!("<p class=\"pre\">{lead}: {reason}</p>\n")
+}

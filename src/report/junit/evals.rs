@@ -1,0 +1,235 @@
+//! The evals suites of the JUnit report: one per model (`evals`, or `evals (<model>)` with
+//! several), a testcase `accuracy` carrying the gates, then one testcase per case at its YAML
+//! line. Every word comes from the [`EvalsView`]; this file lays it out as JUnit.
+
+use std::collections::HashMap;
+
+use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
+
+use super::{body, message, one_line, phase_case, secs};
+use crate::report::evals_view::{CaseRow, EvalsView, ModelOutcome, ModelView};
+use crate::report::model::{CaseStatus, PhaseOverview, PhaseStatus};
+
+/// One suite per model; the phase's own testcase is added when the phase failed for a reason
+/// no model carries.
+pub(super) fn suites(
+    phase: &PhaseOverview<'_>,
+    view: &EvalsView<'_>,
+    config_file: Option<&str>,
+) -> Vec<TestSuite> {
+    let mut suites: Vec<TestSuite> = view
+        .models
+        .iter()
+        .map(|m| {
+            let name = if view.several {
+                format!("evals ({})", one_line(m.model))
+            } else {
+                "evals".to_string()
+            };
+            let mut suite = TestSuite::new(name);
+            if !view.several {
+                suite.set_time(secs(phase.duration_ms));
+            }
+            suite.add_property(Property::new("provider", one_line(view.provider)));
+            suite.add_property(Property::new("model", one_line(m.model)));
+            suite.add_test_case(accuracy_case(view, m));
+            let mut seen: HashMap<String, usize> = HashMap::new();
+            for row in &m.rows {
+                let n = seen.entry(one_line(row.name)).or_insert(0);
+                *n += 1;
+                suite.add_test_case(case(m, row, *n, config_file));
+            }
+            suite
+        })
+        .collect();
+    if matches!(phase.status, PhaseStatus::Failed | PhaseStatus::Error)
+        && view.passing
+        && let Some(first) = suites.first_mut()
+    {
+        first.add_test_case(phase_case(phase));
+    }
+    suites
+}
+
+/// The testcase standing for a model's gates: an `<error>` when the provider could not be used,
+/// a `<failure>` when a gate did not hold.
+fn accuracy_case(view: &EvalsView<'_>, m: &ModelView<'_>) -> TestCase {
+    let gates: Vec<String> = m
+        .gates
+        .iter()
+        .map(|g| {
+            let mark = if g.passed { "PASS" } else { "FAIL" };
+            format!("{mark} {}: {}", g.kind.as_str(), g.detail)
+        })
+        .collect();
+    let status = match m.outcome {
+        ModelOutcome::Unusable => {
+            let error = format!(
+                "the provider could not be used: {}",
+                m.error.unwrap_or_default()
+            );
+            let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
+            s.set_message(message(&error)).set_type("provider");
+            let not_scored = m.not_scored.as_deref().unwrap_or_default();
+            s.set_description(body(&format!("{error}\n{not_scored}")));
+            s
+        }
+        ModelOutcome::Failed => {
+            let first = m
+                .failed_gates
+                .first()
+                .map_or("the evals failed", |g| g.detail.as_str());
+            let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            s.set_message(message(first))
+                .set_type("eval-gate")
+                .set_description(body(&gates.join("\n")));
+            s
+        }
+        ModelOutcome::Passed => TestCaseStatus::success(),
+    };
+    let mut case = TestCase::new("accuracy", status);
+    case.set_classname("toolproof.evals");
+    case.set_system_out(body(&accuracy_out(view, m, gates).join("\n")));
+    case
+}
+
+/// The lines of the `accuracy` testcase's `<system-out>`.
+fn accuracy_out(view: &EvalsView<'_>, m: &ModelView<'_>, gates: Vec<String>) -> Vec<String> {
+    let accuracy = match (&m.accuracy, &m.correct) {
+        (Some(accuracy), Some(correct)) => format!("{accuracy} ({correct})"),
+        _ => "n/a".to_string(),
+    };
+    let mut out = vec![format!(
+        "provider={} model={} accuracy={accuracy} minimum={}",
+        one_line(view.provider),
+        one_line(m.model),
+        m.minimum
+    )];
+    out.extend(m.trials_line.clone());
+    out.extend(m.counts_line.clone());
+    if !m.outcome.fails() {
+        out.extend(gates);
+        let tolerated = m.tolerated();
+        if !tolerated.is_empty() {
+            out.push(format!("misses within the gates: {}", tolerated.join(", ")));
+        }
+    }
+    if let Some(names) = &m.critical_misses {
+        out.push(format!("critical misses: {names}"));
+    }
+    if let Some(names) = &m.uncached {
+        out.push(format!(
+            "not in the cache (--offline): {names}\n{}",
+            view.offline_hint
+        ));
+    }
+    if !m.confusion_lines.is_empty() {
+        out.push(format!("confusion: {}", m.confusion_lines.join(", ")));
+    }
+    out.extend(view.left_out.clone());
+    out.push(view.cache.clone());
+    if let Some(history) = &view.history {
+        out.extend(history.lines.iter().map(|l| l.text(" ")));
+        out.extend(history.warnings.iter().cloned());
+    }
+    out
+}
+
+/// One labelled case. A miss is a `<failure>` and a provider error an `<error>` when the model
+/// failed its gates; within the gates they are successes whose `<system-out>` says `MISS`.
+fn case(m: &ModelView<'_>, row: &CaseRow<'_>, nth: usize, config_file: Option<&str>) -> TestCase {
+    let text = vec![
+        format!("prompt: {}", row.prompt),
+        format!("expected: {}", row.expected_long),
+        format!("picked: {}", row.picked_long.join("\n")),
+    ];
+    let fails = m.outcome.fails();
+    let tolerated = !fails && matches!(row.status, CaseStatus::Miss | CaseStatus::ProviderError);
+    let status = match row.status {
+        CaseStatus::Correct => TestCaseStatus::success(),
+        CaseStatus::NotRun => {
+            let mut s = TestCaseStatus::skipped();
+            s.set_message(message(&row.message));
+            s
+        }
+        _ if tolerated => TestCaseStatus::success(),
+        CaseStatus::Miss | CaseStatus::ProviderError => {
+            let (kind, ty) = if row.status == CaseStatus::Miss {
+                (NonSuccessKind::Failure, "tool-selection")
+            } else {
+                (NonSuccessKind::Error, "provider")
+            };
+            let all: Vec<String> = row.details_with_why.iter().chain(&text).cloned().collect();
+            let mut s = TestCaseStatus::non_success(kind);
+            s.set_message(message(&row.message))
+                .set_type(ty)
+                .set_description(body(&all.join("\n")));
+            s
+        }
+    };
+    let name = if nth == 1 {
+        one_line(row.name)
+    } else {
+        format!("{} (#{nth})", one_line(row.name))
+    };
+    let mut tc = TestCase::new(name, status);
+    tc.set_classname("toolproof.evals");
+    case_attributes(&mut tc, row, tolerated, config_file);
+    let out: Option<Vec<String>> = match row.status {
+        CaseStatus::Correct => Some(
+            text.into_iter()
+                .chain(row.details_with_why.clone())
+                .collect(),
+        ),
+        _ if tolerated => {
+            let lead = format!("MISS (within the gates: the model passed): {}", row.message);
+            let rest = row.details_with_why.iter().cloned().chain(text);
+            Some(std::iter::once(lead).chain(rest).collect())
+        }
+        CaseStatus::NotRun => row.asked.then_some(text),
+        CaseStatus::Miss | CaseStatus::ProviderError => None,
+    };
+    if let Some(out) = out {
+        tc.set_system_out(body(&out.join("\n")));
+    }
+    tc
+}
+
+/// Where the case is, its time and its properties.
+fn case_attributes(
+    tc: &mut TestCase,
+    row: &CaseRow<'_>,
+    tolerated: bool,
+    config_file: Option<&str>,
+) {
+    if let Some(file) = row.file.or(config_file) {
+        tc.extra.insert("file".into(), one_line(file).into());
+        if let Some(line) = row.line {
+            tc.extra.insert("line".into(), line.to_string().into());
+        }
+    }
+    if row.status != CaseStatus::NotRun {
+        tc.set_time(secs(row.latency_ms));
+    }
+    if row.critical {
+        tc.add_property(Property::new("critical", "true"));
+    }
+    if row.trials > 1 {
+        tc.add_property(Property::new("trials", row.trials.to_string()));
+        tc.add_property(Property::new("pass_rate", format!("{:.4}", row.pass_rate)));
+    }
+    if row.ambiguous {
+        tc.add_property(Property::new("ambiguous", "true"));
+    }
+    if tolerated {
+        let outcome = if row.status == CaseStatus::Miss {
+            "miss"
+        } else {
+            "provider_error"
+        };
+        tc.add_property(Property::new("outcome", outcome));
+    }
+    if let Some(why) = row.why {
+        tc.add_property(Property::new("why", one_line(why)));
+    }
+}

@@ -1,0 +1,275 @@
+//! Tests of the JUnit report: snapshots, verdicts that agree with the run, and the evals
+//! suites.
+
+use super::*;
+use crate::report::fixtures;
+use crate::report::model::Phase;
+
+#[test]
+fn snapshots() {
+    fixtures::snapshot_settings().bind(|| {
+        for (name, report) in fixtures::all() {
+            insta::assert_snapshot!(format!("junit_{name}"), render(&report));
+        }
+    });
+}
+
+/// `(tests, failures, errors, skipped)` of the root element.
+fn totals(xml: &str) -> (usize, usize, usize, usize) {
+    let root = xml
+        .lines()
+        .find(|l| l.trim_start().starts_with("<testsuites"))
+        .unwrap_or_default();
+    let get = |attr: &str| {
+        let key = format!(" {attr}=\"");
+        root.split(&key)
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(usize::MAX)
+    };
+    (get("tests"), get("failures"), get("errors"), get("skipped"))
+}
+
+#[test]
+fn verdict_agrees_with_the_run() {
+    for (name, report) in fixtures::all() {
+        let (_, failures, errors, _) = totals(&render(&report));
+        assert_eq!(
+            failures + errors == 0,
+            report.passed,
+            "{name}: failures={failures} errors={errors}"
+        );
+    }
+    let mut odd = fixtures::all_passed();
+    odd.passed = false;
+    odd.exit_code = 1;
+    let xml = render(&odd);
+    assert!(xml.contains("the run failed (exit code 1)"), "{xml}");
+}
+
+#[test]
+fn skipped_phase_is_never_passing_testcases() {
+    let mut report = fixtures::all_passed();
+    report.phases.checks = Phase::skipped("disabled with --no-checks");
+    let xml = render(&report);
+    let suite = xml
+        .split("<testsuite name=\"static checks\"")
+        .nth(1)
+        .and_then(|s| s.split("</testsuite>").next())
+        .unwrap_or_default();
+    assert!(suite.contains("tests=\"1\""), "{suite}");
+    assert!(suite.contains("skipped=\"1\""), "{suite}");
+    assert!(
+        suite.contains("<skipped message=\"disabled with --no-checks\"/>"),
+        "{suite}"
+    );
+    assert!(!suite.contains("name=\"add\""), "{suite}");
+}
+
+#[test]
+fn duplicate_and_unnamed_tools_each_get_one_case() {
+    let xml = render(&fixtures::failing());
+    assert!(xml.contains("<testcase name=\"add\" classname=\"toolproof.checks\">"));
+    assert!(xml.contains("<testcase name=\"add (#2)\" classname=\"toolproof.checks\">"));
+    assert_eq!(xml.matches("name=\"&lt;unnamed&gt;\"").count(), 1, "{xml}");
+    assert!(xml.contains("name=\"search + search_docs\""));
+    let hostile = render(&fixtures::hostile());
+    assert_eq!(hostile.matches("name=\"&lt;unnamed&gt;\"").count(), 1);
+    assert!(!hostile.contains("<testcase name=\"\""), "{hostile}");
+}
+
+#[test]
+fn tests_point_at_the_yaml_and_keep_tools_out_of_classnames() {
+    let xml = render(&fixtures::hostile());
+    assert!(xml.contains("classname=\"toolproof.tests\""), "{xml}");
+    assert!(xml.contains("file=\"toolproof.yaml\" line=\"7\""), "{xml}");
+    assert!(!xml.contains("classname=\"toolproof.a.b.c\""));
+    assert!(xml.contains("<property name=\"tool\" value=\"a.b.c\"/>"));
+}
+
+#[test]
+fn hostile_text_stays_text() {
+    let xml = render(&fixtures::hostile());
+    assert!(!xml.contains("</testcase>]]>"));
+    assert!(!xml.contains("<script>"));
+    assert!(!xml.contains('\x1b'));
+    assert!(!xml.contains("sk-live-123456"));
+    // Every opened testcase is closed exactly once: the markup was not broken.
+    let opened = xml.matches("<testcase ").count();
+    let closed = xml.matches("</testcase>").count() + xml.matches("/>\n").count();
+    assert!(opened >= 1 && closed >= opened, "{xml}");
+    assert_eq!(xml.matches("</testsuites>").count(), 1);
+}
+
+#[test]
+fn output_parses_back_with_hostile_names_intact() {
+    for (name, report) in fixtures::all() {
+        let xml = render(&report);
+        let parsed = match Report::deserialize_from_str(&xml) {
+            Ok(p) => p,
+            Err(e) => panic!("{name}: {e}\n{xml}"),
+        };
+        assert_eq!(
+            parsed.failures + parsed.errors == 0,
+            report.passed,
+            "{name}"
+        );
+    }
+    let parsed = Report::deserialize_from_str(&render(&fixtures::hostile())).ok();
+    let names: Vec<String> = parsed
+        .iter()
+        .flat_map(|r| &r.test_suites)
+        .flat_map(|s| &s.test_cases)
+        .map(|c| c.name.to_string())
+        .collect();
+    assert!(names.contains(&"evil</testcase>]]><script>alert(1)</script>".to_string()));
+    assert!(names.contains(&"ansi red test, with: comma".to_string()));
+}
+
+/// The testsuites of `xml` whose name starts with `prefix`, each as its text.
+fn suites<'a>(xml: &'a str, prefix: &str) -> Vec<&'a str> {
+    xml.split("<testsuite name=\"")
+        .skip(1)
+        .filter(|s| s.starts_with(prefix))
+        .map(|s| s.split("</testsuite>").next().unwrap_or_default())
+        .collect()
+}
+
+/// `failures + errors` of a testsuite's opening tag.
+fn suite_failures(suite: &str) -> usize {
+    let tag = suite.lines().next().unwrap_or_default();
+    ["failures", "errors"]
+        .iter()
+        .map(|attr| {
+            tag.split(&format!(" {attr}=\""))
+                .nth(1)
+                .and_then(|rest| rest.split('"').next())
+                .and_then(|n| n.parse::<usize>().ok())
+                .unwrap_or(usize::MAX / 4)
+        })
+        .sum()
+}
+
+#[test]
+fn evals_suites_fail_exactly_when_the_phase_fails() {
+    for (name, report) in fixtures::all() {
+        let xml = render(&report);
+        let evals = suites(&xml, "evals");
+        assert!(!evals.is_empty(), "{name}");
+        let failures: usize = evals.iter().map(|s| suite_failures(s)).sum();
+        assert_eq!(
+            failures > 0,
+            report.phases.evals.fails(),
+            "{name}: {evals:?}"
+        );
+    }
+}
+
+#[test]
+fn misses_are_failures_at_their_yaml_line_with_the_why() {
+    let xml = render(&fixtures::evals_failing());
+    let case = xml
+        .lines()
+        .find(|l| l.contains("<testcase name=\"ord-refund\""))
+        .unwrap_or_default();
+    assert!(case.contains("classname=\"toolproof.evals\""), "{case}");
+    assert!(
+        case.ends_with("file=\"toolproof.yaml\" line=\"60\">"),
+        "{case}"
+    );
+    assert!(xml.contains(
+        "<failure message=\"expected start_refund, got get_order\" type=\"tool-selection\">expected start_refund, got get_order\nwhy: complaint, not a lookup\ncritical: must be right on every trial, fails the run\n0/3 trials\nprompt: Order 55219 arrived smashed"
+    ), "{xml}");
+    assert!(xml.contains("<property name=\"critical\" value=\"true\"/>"));
+    assert!(xml.contains("<property name=\"ambiguous\" value=\"true\"/>"));
+    assert!(xml.contains(
+        "<error message=\"provider error: 529 overloaded: still failing after 4 attempts (last retry-after 2s)\" type=\"provider\">"
+    ));
+    assert!(xml.contains(
+        "<failure message=\"accuracy 30% (3/10) is below the minimum 90%\" type=\"eval-gate\">FAIL min_accuracy"
+    ));
+    // Every eval testcase has the fixed classname, whatever the tool names.
+    for suite in suites(&xml, "evals") {
+        for line in suite.lines().filter(|l| l.contains("<testcase ")) {
+            assert!(line.contains("classname=\"toolproof.evals\""), "{line}");
+        }
+    }
+    let parsed = Report::deserialize_from_str(&xml).ok();
+    let suite = parsed
+        .iter()
+        .flat_map(|r| &r.test_suites)
+        .find(|s| s.name.as_str() == "evals");
+    assert_eq!(
+        suite.map(|s| (s.tests, s.failures, s.errors)),
+        Some((11, 7, 1))
+    );
+}
+
+#[test]
+fn provider_abort_is_an_error_and_every_case_skipped() {
+    let xml = render(&fixtures::evals_abort());
+    let evals = suites(&xml, "evals\"");
+    assert_eq!(evals.len(), 1);
+    let suite = evals[0];
+    assert!(
+        suite.starts_with("evals\" tests=\"4\" skipped=\"3\" errors=\"1\" failures=\"0\""),
+        "{suite}"
+    );
+    assert!(suite.contains(
+        "<error message=\"the provider could not be used: the provider rejected the request: 401 Unauthorized: Incorrect API key provided\" type=\"provider\">"
+    ), "{suite}");
+    assert!(suite.contains(
+        "<skipped message=\"not counted: the provider could not be used for every case\"/>"
+    ));
+    assert_eq!(suite.matches("<skipped ").count(), 3);
+}
+
+#[test]
+fn misses_within_the_gates_stay_visible_without_failing() {
+    let xml = render(&fixtures::evals_within_gates());
+    assert_eq!(totals(&xml).1 + totals(&xml).2, 0, "{xml}");
+    assert!(
+        xml.contains("<property name=\"outcome\" value=\"miss\"/>"),
+        "{xml}"
+    );
+    assert!(xml.contains(
+        "<system-out>MISS (within the gates: the model passed): expected get_order, got get_order: argument `order_id` is &quot;55291&quot;, expected &quot;55219&quot;\nargument"
+    ), "{xml}");
+    assert!(xml.contains("misses within the gates: ord-status"));
+}
+
+#[test]
+fn evals_without_results_keep_one_testcase() {
+    let mut report = fixtures::all_passed();
+    report.phases.evals = Phase::skipped("no evals section in toolproof.yaml");
+    let xml = render(&report);
+    let suite = suites(&xml, "evals\"");
+    assert_eq!(suite.len(), 1);
+    assert!(suite[0].contains("<testcase name=\"evals\" classname=\"toolproof.evals\">\n            <skipped message=\"no evals section in toolproof.yaml\"/>"), "{xml}");
+    let failing = render(&fixtures::failing());
+    let suite = suites(&failing, "evals\"");
+    assert!(
+        suite[0].contains("<error message=\"the server could not be restarted after it exited\"/>"),
+        "{failing}"
+    );
+}
+
+#[test]
+fn several_models_get_a_suite_each() {
+    let xml = render(&fixtures::evals_models());
+    let sonnet = suites(&xml, "evals (claude-sonnet-4-5)");
+    let haiku = suites(&xml, "evals (claude-haiku-4-5)");
+    assert_eq!((sonnet.len(), haiku.len()), (1, 1), "{xml}");
+    assert_eq!(suite_failures(sonnet[0]), 0);
+    assert_eq!(suite_failures(haiku[0]), 2);
+    assert!(haiku[0].contains("<skipped message=\"not run: no cached answer and --offline\"/>"));
+}
+
+#[test]
+fn flaky_is_success_with_a_property() {
+    let xml = render(&fixtures::all_passed());
+    assert!(xml.contains("<property name=\"flaky\" value=\"true\"/>"));
+    assert_eq!(totals(&xml).1, 0);
+    assert!(xml.ends_with("</testsuites>\n"));
+}

@@ -1,0 +1,68 @@
+//! Static-check results: findings with their severity.
+
+use serde::Serialize;
+
+/// Severity of a static-check finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Fails the run.
+    Error,
+    /// Fails the run only under `strict`.
+    Warning,
+}
+
+/// Results of the static checks.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ChecksResults {
+    /// Whether warnings fail the run.
+    pub strict: bool,
+    /// Names of the tools checked, in server order.
+    pub tools: Vec<String>,
+    /// Check ids turned off in the YAML.
+    pub disabled: Vec<String>,
+    /// Problems found, duplicates first then per tool in server order.
+    pub findings: Vec<Finding>,
+}
+
+impl ChecksResults {
+    /// `2 errors, 1 warning in 6 tools`.
+    pub fn counts_text(&self) -> String {
+        use crate::report::escape::plural;
+        let (e, w, t) = (
+            self.count(Severity::Error),
+            self.count(Severity::Warning),
+            self.tools.len(),
+        );
+        format!(
+            "{e} error{}, {w} warning{} in {t} tool{}",
+            plural(e),
+            plural(w),
+            plural(t)
+        )
+    }
+
+    /// Number of findings of a severity.
+    pub fn count(&self, severity: Severity) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| f.severity == severity)
+            .count()
+    }
+}
+
+/// One static-check problem.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    /// The tool it is about (`<unnamed>` for a tool without a name, `*` for the whole list,
+    /// `a + b` for a pair).
+    pub tool: String,
+    /// Stable check id, e.g. `description-length`.
+    pub check: String,
+    /// Error or warning.
+    pub severity: Severity,
+    /// What is wrong, and what to do.
+    pub message: String,
+    /// Whether it fails the run (errors, and warnings under strict).
+    pub fails: bool,
+}

@@ -1,0 +1,259 @@
+//! Tool-selection eval results: per model its cases, trials, gates and confusion pairs, the
+//! cache use and the miss-rate trend. The engine fills them through `evals::scoring`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Results of the tool-selection evals: one entry per model asked.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct EvalsResults {
+    /// `anthropic`, `openai` or `command`, as resolved (flag > env > YAML).
+    pub provider: String,
+    /// One per model (`evals.models`, or the single `model`).
+    pub models: Vec<ModelEval>,
+    /// Tools not offered to the model because their input schema is not valid JSON Schema.
+    pub left_out_tools: Vec<String>,
+    /// sha256 of the tool list sent to the model (the same list for every model).
+    pub tool_list_hash: String,
+    /// Cache use: where, and how many answers came from it.
+    pub cache: CacheUse,
+    /// The miss-rate history, when `--history` was given.
+    pub history: Option<HistoryTrend>,
+}
+
+/// How the answer cache was used.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct CacheUse {
+    /// Whether the cache was read (`cache: true`, not `--no-cache`, not the command provider).
+    pub read: bool,
+    /// Whether new answers were written.
+    pub write: bool,
+    /// The cache folder.
+    pub dir: Option<String>,
+    /// Answers replayed from the cache.
+    pub hits: usize,
+    /// Answers asked of the provider.
+    pub asked: usize,
+    /// Cache files that could not be read (counted as misses).
+    pub corrupt: usize,
+}
+
+/// How one model did.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ModelEval {
+    /// Model id (empty for a command provider without one).
+    pub model: String,
+    /// Whether this model passed every gate.
+    pub passed: bool,
+    /// Why the provider could not be used at all (key missing, 401, unknown model, 400 …).
+    /// When set, no case counts as correct.
+    pub error: Option<String>,
+    /// Cases.
+    pub total: usize,
+    /// Cases correct on every trial.
+    pub correct: usize,
+    /// correct / total (0 when there are no cases).
+    pub accuracy: f64,
+    /// The gate on accuracy.
+    pub min_accuracy: f64,
+    /// Trials per case (the most any case had).
+    pub trials: u32,
+    /// Share of all trials that were correct.
+    pub trial_accuracy: f64,
+    /// Wilson 95% lower bound of the trial accuracy.
+    pub wilson_lower: f64,
+    /// The optional gate on `wilson_lower`.
+    pub min_wilson_lower: Option<f64>,
+    /// Names of critical cases that were wrong on some trial (not those never asked or that
+    /// got no usable answer).
+    pub critical_misses: Vec<String>,
+    /// Cases that missed because of a provider error (after retries).
+    pub provider_errors: usize,
+    /// Cases not asked because `--offline` and no cached answer.
+    pub uncached: Vec<String>,
+    /// Every gate with its verdict, in the order checked.
+    pub gates: Vec<Gate>,
+    /// Expected → picked pairs of the misses, most frequent first.
+    pub confusion: Vec<Confusion>,
+    /// Per case, in YAML order.
+    pub cases: Vec<EvalCaseResult>,
+}
+
+/// Which rule a gate checks; serialized as the gate's `name`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GateKind {
+    /// The provider could be used.
+    Provider,
+    /// Under `--offline`, every case had a cached answer.
+    Offline,
+    /// There were cases to score.
+    Cases,
+    /// The accuracy reached `min_accuracy`.
+    MinAccuracy,
+    /// Every critical case was right on every trial.
+    Critical,
+    /// The Wilson lower bound reached `min_wilson_lower`.
+    MinWilsonLower,
+}
+
+impl GateKind {
+    /// The name the JSON report uses: `provider`, `offline`, `cases`, `min_accuracy`,
+    /// `critical`, `min_wilson_lower`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GateKind::Provider => "provider",
+            GateKind::Offline => "offline",
+            GateKind::Cases => "cases",
+            GateKind::MinAccuracy => "min_accuracy",
+            GateKind::Critical => "critical",
+            GateKind::MinWilsonLower => "min_wilson_lower",
+        }
+    }
+}
+
+/// One pass/fail rule of the evals.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Gate {
+    /// Which rule (serialized as `name`).
+    #[serde(rename = "name")]
+    pub kind: GateKind,
+    /// Whether it held.
+    pub passed: bool,
+    /// One line: `accuracy 80% (8/10) is below the minimum 90%`.
+    pub detail: String,
+}
+
+/// A confusion pair: the label said `expected`, the model picked `picked`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Confusion {
+    /// Expected tool (`(no tool)` for none).
+    pub expected: String,
+    /// What was picked (`(no tool)` for none).
+    pub picked: String,
+    /// How many trials went this way.
+    pub count: usize,
+    /// Cases involved.
+    pub cases: Vec<String>,
+}
+
+/// How a case ended over its trials.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CaseStatus {
+    /// Correct on every trial.
+    Correct,
+    /// Wrong on some trial.
+    Miss,
+    /// Some trial got no usable answer from the provider (after retries).
+    ProviderError,
+    /// Not asked (offline without a cached answer, or the provider was unusable).
+    NotRun,
+}
+
+/// One labelled case.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EvalCaseResult {
+    /// Name (or the prompt, shortened).
+    pub name: String,
+    /// The prompt.
+    pub prompt: String,
+    /// Why the row exists.
+    pub why: Option<String>,
+    /// Must be right on every trial whatever the accuracy.
+    pub critical: bool,
+    /// YAML line (in the file holding the case).
+    pub line: Option<u32>,
+    /// File holding the case, when not the main config (`cases_file`).
+    pub file: Option<String>,
+    /// Expected tool; `None` means no tool.
+    pub expect_tool: Option<String>,
+    /// Expected arguments (subset).
+    pub expect_args: Value,
+    /// Outcome over the trials.
+    pub status: CaseStatus,
+    /// Correct trials / trials.
+    pub pass_rate: f64,
+    /// Both passed and failed across trials.
+    pub ambiguous: bool,
+    /// Each trial.
+    pub trials: Vec<TrialResult>,
+}
+
+/// What kind of answer a trial got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerKind {
+    /// One or more tool calls.
+    ToolCall,
+    /// Text and no call.
+    TextOnly,
+    /// No call and no text.
+    NoTool,
+    /// The model declined (`stop_reason: refusal`, OpenAI `refusal`).
+    Refusal,
+    /// The answer was cut off (`max_tokens`/`length`).
+    Truncated,
+    /// No usable answer: the provider failed after retries.
+    ProviderError,
+    /// Not asked.
+    NotAsked,
+}
+
+/// One call the model made.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PickedCall {
+    /// The MCP tool name (mapped back from the API-safe name).
+    pub tool: String,
+    /// Arguments as parsed.
+    pub args: Value,
+    /// The raw arguments string when it was not valid JSON.
+    pub malformed_args: Option<String>,
+}
+
+/// One trial of a case.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TrialResult {
+    /// Whether it was correct.
+    pub passed: bool,
+    /// What kind of answer came back.
+    pub kind: AnswerKind,
+    /// Every call the model made, in order.
+    pub calls: Vec<PickedCall>,
+    /// Text that came with the answer.
+    pub text: Option<String>,
+    /// Why it is wrong (empty when correct).
+    pub failures: Vec<String>,
+    /// Replayed from the cache.
+    pub cached: bool,
+    /// The provider's error, for `ProviderError`.
+    pub provider_error: Option<String>,
+    /// Request time (0 when cached).
+    pub latency_ms: f64,
+}
+
+/// The miss-rate trend read from the history file.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct HistoryTrend {
+    /// The history file.
+    pub path: String,
+    /// The last runs (oldest first), this run included.
+    pub points: Vec<HistoryPoint>,
+    /// Whether the miss rate rose across the window.
+    pub rising: bool,
+    /// Lines of the file that could not be read.
+    pub skipped_lines: usize,
+}
+
+/// One run in the trend.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HistoryPoint {
+    /// RFC 3339 time.
+    pub time: String,
+    /// Short commit, when known.
+    pub commit: Option<String>,
+    /// Model.
+    pub model: String,
+    /// Miss rate in 0..1.
+    pub miss_rate: f64,
+}

@@ -1,0 +1,296 @@
+//! The one data model every report is rendered from. The engine fills a [`RunReport`]; renderers
+//! read it and return text. Its serde form is the JSON report (schema version
+//! [`SCHEMA_VERSION`], documented in `docs/json-report.md`).
+
+use serde::Serialize;
+use serde_json::Value;
+
+mod checks;
+mod evals;
+mod suite;
+
+pub use checks::{ChecksResults, Finding, Severity};
+pub use evals::{
+    AnswerKind, CacheUse, CaseStatus, Confusion, EvalCaseResult, EvalsResults, Gate, GateKind,
+    HistoryPoint, HistoryTrend, ModelEval, PickedCall, TrialResult,
+};
+pub use suite::{TestCounts, TestResult, TestStatus};
+
+/// Version of the JSON report's shape; bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Everything one invocation found out.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    /// [`SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// `toolproof` and its version.
+    pub generator: Generator,
+    /// The subcommand: `run`, `inspect`, `eval`…
+    pub command: String,
+    /// How the server was named by the user (URL or command line, `${VAR}` left unexpanded).
+    pub target: String,
+    /// The config file, as given, when there was one.
+    pub config_file: Option<String>,
+    /// Identity and protocol of the server, once reached.
+    pub server: Option<ServerSummary>,
+    /// Start time, RFC 3339 UTC.
+    pub started_at: String,
+    /// Wall time of the whole invocation.
+    pub duration_ms: f64,
+    /// Whether the invocation passed (exit code 0).
+    pub passed: bool,
+    /// The process exit code this report leads to.
+    pub exit_code: i32,
+    /// Why the server could not be used, when it could not.
+    pub error: Option<ServerError>,
+    /// What the server offers.
+    pub inventory: Option<Inventory>,
+    /// Non-protocol lines the server printed on stdout.
+    pub stdout_noise: Vec<String>,
+    /// The signal that stopped the run (`SIGINT`, `SIGTERM`), when one did; phases it cut
+    /// short say so in their reason.
+    pub interrupted: Option<String>,
+    /// The phases, always all five, in run order.
+    pub phases: Phases,
+    /// What `cache status` or `cache prune` found (only for those commands).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_audit: Option<CacheAudit>,
+    /// Values to redact from every rendering (never serialized).
+    #[serde(skip)]
+    pub secrets: Vec<String>,
+}
+
+/// The committed eval cache compared with the current cases (`cache status`, `cache prune`).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CacheAudit {
+    /// The cache folder.
+    pub dir: String,
+    /// Every answer the current cases, models and trials need, in order.
+    pub answers: Vec<CachedAnswer>,
+    /// Files no current case can hit (`cache prune`).
+    pub stale: Vec<String>,
+    /// Whether the stale files were removed (`cache prune --apply`).
+    pub removed: bool,
+    /// Why the audit could not be finished (an unreadable cache folder…).
+    pub error: Option<String>,
+}
+
+/// One answer a current case needs.
+#[derive(Debug, Clone, Serialize)]
+pub struct CachedAnswer {
+    /// The case name, with the model when there are several and the trial after the first.
+    pub label: String,
+    /// The cache key (sha256 hex).
+    pub key: String,
+    /// `cached`, `missing` or `corrupt`.
+    pub state: String,
+}
+
+impl CacheAudit {
+    /// Answers not usable from the cache (missing or corrupt).
+    pub fn missing(&self) -> usize {
+        self.answers.iter().filter(|a| a.state != "cached").count()
+    }
+}
+
+/// Name and version of the tool that wrote the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct Generator {
+    /// Always `toolproof`.
+    pub name: String,
+    /// Crate version.
+    pub version: String,
+}
+
+impl Default for Generator {
+    fn default() -> Self {
+        Generator {
+            name: "toolproof".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        }
+    }
+}
+
+/// The server as it introduced itself.
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerSummary {
+    /// `serverInfo.name`.
+    pub name: Option<String>,
+    /// `serverInfo.version`.
+    pub version: Option<String>,
+    /// `serverInfo.title`.
+    pub title: Option<String>,
+    /// Negotiated protocol revision.
+    pub protocol_version: String,
+    /// `legacy` (initialize) or `modern` (server/discover).
+    pub era: String,
+    /// `stdio` or `http`.
+    pub transport: String,
+    /// The capabilities object as sent.
+    pub capabilities: Value,
+}
+
+/// The server could not be started, reached or understood.
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerError {
+    /// What went wrong, one line first.
+    pub message: String,
+    /// Server stderr written before it failed, if any.
+    pub stderr: Option<String>,
+}
+
+/// What `tools/list`, `resources/list` and `prompts/list` returned.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Inventory {
+    /// Tools in server order.
+    pub tools: Vec<ToolSummary>,
+    /// Resources as sent (`None` when the server has no resources capability).
+    pub resources: Option<Vec<Value>>,
+    /// Prompts as sent (`None` when the server has no prompts capability).
+    pub prompts: Option<Vec<Value>>,
+}
+
+/// One tool, as `inspect` shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolSummary {
+    /// Name.
+    pub name: String,
+    /// Title (tool `title`, else `annotations.title`).
+    pub title: Option<String>,
+    /// First line of the description.
+    pub summary: String,
+    /// Annotation hints as sent.
+    pub annotations: Option<Value>,
+    /// Whether an output schema is declared.
+    pub has_output_schema: bool,
+}
+
+/// How a phase ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PhaseStatus {
+    /// Ran, and everything in it passed.
+    Passed,
+    /// Ran, and something in it failed.
+    Failed,
+    /// Not run on purpose (disabled, not configured, filtered out). Never counts as passed.
+    Skipped,
+    /// Could not run (server unreachable, provider unusable).
+    Error,
+}
+
+/// One phase: its status, why, and what it found.
+#[derive(Debug, Clone, Serialize)]
+pub struct Phase<T> {
+    /// How it ended.
+    pub status: PhaseStatus,
+    /// Why it was skipped or errored, or a one-line verdict.
+    pub reason: Option<String>,
+    /// Wall time.
+    pub duration_ms: f64,
+    /// What it found (empty when it did not run).
+    pub results: T,
+}
+
+impl<T: Default> Phase<T> {
+    /// A phase that did not run on purpose.
+    pub fn skipped(reason: impl Into<String>) -> Self {
+        Phase {
+            status: PhaseStatus::Skipped,
+            reason: Some(reason.into()),
+            duration_ms: 0.0,
+            results: T::default(),
+        }
+    }
+
+    /// A phase that could not run.
+    pub fn error(reason: impl Into<String>) -> Self {
+        Phase {
+            status: PhaseStatus::Error,
+            reason: Some(reason.into()),
+            duration_ms: 0.0,
+            results: T::default(),
+        }
+    }
+}
+
+impl<T> Phase<T> {
+    /// Whether this phase makes the run fail.
+    pub fn fails(&self) -> bool {
+        matches!(self.status, PhaseStatus::Failed | PhaseStatus::Error)
+    }
+
+    /// Whether the phase ran (passed or failed).
+    pub fn ran(&self) -> bool {
+        matches!(self.status, PhaseStatus::Passed | PhaseStatus::Failed)
+    }
+}
+
+/// All phases, in the order they run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Phases {
+    /// Static checks.
+    pub checks: Phase<ChecksResults>,
+    /// YAML tool-call tests.
+    pub tests: Phase<Vec<TestResult>>,
+    /// Tool-selection evals.
+    pub evals: Phase<Option<EvalsResults>>,
+    /// Latency benchmarks.
+    pub bench: Phase<Option<Value>>,
+    /// Schema fuzzing.
+    pub fuzz: Phase<Option<Value>>,
+}
+
+impl PhaseStatus {
+    /// The lowercase word used in the JSON report: `passed`, `failed`, `skipped`, `error`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PhaseStatus::Passed => "passed",
+            PhaseStatus::Failed => "failed",
+            PhaseStatus::Skipped => "skipped",
+            PhaseStatus::Error => "error",
+        }
+    }
+}
+
+/// One phase without its results: what the per-phase lines of every report are made from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PhaseOverview<'a> {
+    /// The phase's key in the JSON report: `checks`, `tests`, `evals`, `bench`, `fuzz`.
+    pub key: &'static str,
+    /// Its human name: `Static checks`, `Tests`, `Evals`, `Bench`, `Fuzz`.
+    pub title: &'static str,
+    /// How it ended.
+    pub status: PhaseStatus,
+    /// Why it was skipped or errored, or a one-line verdict.
+    pub reason: Option<&'a str>,
+    /// Wall time.
+    pub duration_ms: f64,
+}
+
+impl Phases {
+    /// All five phases in run order, without their results.
+    pub fn overview(&self) -> [PhaseOverview<'_>; 5] {
+        fn view<'a, T>(
+            key: &'static str,
+            title: &'static str,
+            p: &'a Phase<T>,
+        ) -> PhaseOverview<'a> {
+            PhaseOverview {
+                key,
+                title,
+                status: p.status,
+                reason: p.reason.as_deref(),
+                duration_ms: p.duration_ms,
+            }
+        }
+        [
+            view("checks", "Static checks", &self.checks),
+            view("tests", "Tests", &self.tests),
+            view("evals", "Evals", &self.evals),
+            view("bench", "Bench", &self.bench),
+            view("fuzz", "Fuzz", &self.fuzz),
+        ]
+    }
+}
