@@ -487,11 +487,11 @@ fn check_ranges(ctx: &Ctx<'_>, config: &Config) -> Result<(), ConfigError> {
         &[checks, Step::Key("similarity_threshold")],
     )?;
     for (i, id) in config.checks.disable.iter().enumerate() {
-        if crate::checks::CHECK_IDS.contains(&id.as_str()) {
+        if super::vocab::CHECK_IDS.contains(&id.as_str()) {
             continue;
         }
         let steps = [checks, Step::Key("disable"), Step::Index(i)];
-        let near = super::suggest::nearest(id, crate::checks::CHECK_IDS);
+        let near = super::suggest::nearest(id, super::vocab::CHECK_IDS);
         let message = match near {
             Some(n) => format!("unknown check id `{id}` in checks.disable, did you mean `{n}`?"),
             None => format!("unknown check id `{id}` in checks.disable"),
@@ -501,7 +501,7 @@ fn check_ranges(ctx: &Ctx<'_>, config: &Config) -> Result<(), ConfigError> {
             message,
             Some(format!(
                 "check ids are {}",
-                super::suggest::list(crate::checks::CHECK_IDS)
+                super::suggest::list(super::vocab::CHECK_IDS)
             )),
         ));
     }
@@ -516,7 +516,7 @@ fn check_ranges(ctx: &Ctx<'_>, config: &Config) -> Result<(), ConfigError> {
             not_negative(ctx, d, &under(&here, "retry_delay_ms"))?;
         }
         for path in test.expect.jsonpath.keys() {
-            if let Some(problem) = crate::suite::assert::jsonpath_error(path) {
+            if let Some(problem) = super::vocab::jsonpath_error(path) {
                 let mut steps = under(&here, "expect");
                 steps.push(Step::Key("jsonpath"));
                 steps.push(Step::Key(path));
