@@ -63,7 +63,7 @@ pub fn render(report: &RunReport) -> String {
     for f in &r.phases.checks.results.findings {
         let a = Annotation::new(
             format!("toolproof {}", f.check),
-            format!("{}: {}", f.tool, f.message),
+            format!("{}: {}", f.tool, f.text()),
         );
         if f.fails {
             errors.push(a);
@@ -343,6 +343,7 @@ mod tests {
             check: "x::y".into(),
             severity: Severity::Error,
             message: "\n::set-output name=x::y".into(),
+            hint: None,
             fails: true,
         });
         let out = render(&report);
@@ -369,6 +370,7 @@ mod tests {
             check: "description".into(),
             severity,
             message: "no description".into(),
+            hint: None,
             fails: severity == Severity::Error,
         };
         report.phases.checks.results.findings = (0..25)

@@ -58,6 +58,7 @@ fn finding(tool: &str, check: &str, severity: Severity, message: &str) -> Findin
         check: check.into(),
         severity,
         message: message.into(),
+        hint: None,
         fails: severity == Severity::Error,
     }
 }

@@ -479,7 +479,7 @@ fn checks_suite(phase: &PhaseOverview<'_>, results: &ChecksResults) -> TestSuite
     for (key, name) in &subjects {
         let findings = by_subject.get(key.as_str()).map_or(&[][..], Vec::as_slice);
         let line =
-            |f: &super::model::Finding| format!("[{}] {}", clean(&f.check), clean(&f.message));
+            |f: &super::model::Finding| format!("[{}] {}", clean(&f.check), clean(&f.text()));
         let failing: Vec<String> = findings
             .iter()
             .filter(|f| f.fails)

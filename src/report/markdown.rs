@@ -475,7 +475,7 @@ fn finding_rows(c: &ChecksResults) -> List {
                 "| {icon} | {} | {} | {} |\n",
                 md(&f.tool, CELL_CHARS),
                 md(&f.check, 80),
-                md(&f.message, CELL_CHARS)
+                md(&f.text(), CELL_CHARS)
             )
         })
         .collect();
@@ -648,6 +648,7 @@ mod tests {
             check: "description".into(),
             severity: Severity::Error,
             message: format!("tool number {i} has a description that says nothing useful at all"),
+            hint: None,
             fails: true,
         };
         report.phases.checks.results.findings = (0..50_000).map(finding).collect();

@@ -251,10 +251,23 @@ pub struct Finding {
     pub check: String,
     /// Error or warning.
     pub severity: Severity,
-    /// What is wrong, and what to do.
+    /// What is wrong.
     pub message: String,
+    /// What to do about it, when there is a fix.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
     /// Whether it fails the run (errors, and warnings under strict).
     pub fails: bool,
+}
+
+impl Finding {
+    /// What a reader sees: the message, then `hint: …` on its own line when there is a hint.
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        match &self.hint {
+            Some(hint) => format!("{}\nhint: {hint}", self.message).into(),
+            None => self.message.as_str().into(),
+        }
+    }
 }
 
 /// How one YAML test ended.
@@ -632,4 +645,35 @@ pub struct HistoryPoint {
     pub model: String,
     /// Miss rate in 0..1.
     pub miss_rate: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_finding_reads_as_its_message_then_its_hint() {
+        let mut f = Finding {
+            tool: "t".into(),
+            check: "description".into(),
+            severity: Severity::Error,
+            message: "tool has no description".into(),
+            hint: None,
+            fails: true,
+        };
+        assert_eq!(f.text(), "tool has no description");
+        assert!(
+            !serde_json::to_string(&f)
+                .unwrap_or_default()
+                .contains("hint")
+        );
+        f.hint = Some("say what the tool does".into());
+        assert_eq!(
+            f.text(),
+            "tool has no description\nhint: say what the tool does"
+        );
+        let json = serde_json::to_value(&f).unwrap_or_default();
+        assert_eq!(json["hint"], "say what the tool does");
+        assert_eq!(json["message"], "tool has no description");
+    }
 }
