@@ -353,7 +353,7 @@ fn build_client(
     base_dir: &Path,
 ) -> Result<Provider, String> {
     let fatal = |e: ProviderError| match e {
-        ProviderError::Fatal(m) | ProviderError::Transient(m) => m,
+        ProviderError::Fatal(m) | ProviderError::Transient(m) => m.to_string(),
     };
     match provider {
         ProviderKind::Anthropic => Provider::anthropic_from_env().map_err(fatal),
@@ -417,12 +417,12 @@ fn ask_all(
                     match answer {
                         Ok(a) => lock(&answers).push((idx, Ok((a, took)))),
                         Err(ProviderError::Transient(m)) => {
-                            lock(&answers).push((idx, Err((m, took))));
+                            lock(&answers).push((idx, Err((m.to_string(), took))));
                         }
                         Err(ProviderError::Fatal(m)) => {
                             let mut f = lock(&fatal);
                             if f.is_none() {
-                                *f = Some(m);
+                                *f = Some(m.to_string());
                             }
                             return;
                         }
@@ -464,7 +464,7 @@ fn to_choice(answer: Answer, api: &ApiTools) -> Choice {
                 Err(raw) => Call {
                     tool: api.map_back(&c.name),
                     args: Value::Object(Map::new()),
-                    malformed: Some(raw),
+                    malformed: Some(raw.0),
                 },
             })
             .collect(),
