@@ -1,8 +1,8 @@
 //! The shape of `toolproof.yaml`: one serde type per section, every key of mcp-toolproof 0.3.1
 //! plus toolproof's own additions. Loading and validation live in [`super::load`].
 //!
-//! Here: the whole file, `server:` and `checks:`; [`suite`] has `tests:`, [`perf`] `fuzz:` and
-//! `bench:`, [`evals`] `evals:`.
+//! Here: the whole file, `server:` and `checks:`; `suite` has `tests:`, `perf` `fuzz:` and
+//! `bench:`, `evals` `evals:`.
 
 mod evals;
 mod perf;

@@ -1,5 +1,5 @@
 //! The protocol layer: a connected server, `_meta` on stateless requests, bounded pagination,
-//! and tool calls with their latency. The handshake and era detection are in [`handshake`];
+//! and tool calls with their latency. The handshake and era detection are in `handshake`;
 //! the messages themselves in [`super::protocol`].
 
 mod handshake;
