@@ -17,7 +17,7 @@ use serde_json::Value;
 use crate::mcp::types::Tool;
 use crate::report::model::Severity;
 
-use super::{ANNOTATIONS, Sink, kind};
+use super::{ANNOTATIONS, Problem, Sink, kind};
 
 /// The boolean hints MCP defines.
 const HINTS: &[&str] = &[
@@ -80,11 +80,12 @@ pub(super) fn check(tool: &Tool, shown: &str, out: &mut Sink) {
             shown,
             ANNOTATIONS,
             Severity::Error,
-            "readOnlyHint and destructiveHint are both true; clients may run a destructive tool \
-             without asking because it claims to be read-only\n\
-             hint: keep readOnlyHint true only if the tool changes nothing, \
-             else set it false and keep destructiveHint"
-                .to_owned(),
+            Problem::new(
+                "readOnlyHint and destructiveHint are both true; clients may run a destructive \
+                 tool without asking because it claims to be read-only",
+                "keep readOnlyHint true only if the tool changes nothing, \
+                 else set it false and keep destructiveHint",
+            ),
         );
     }
     if hint("idempotentHint") == Some(false) {
@@ -92,10 +93,11 @@ pub(super) fn check(tool: &Tool, shown: &str, out: &mut Sink) {
             shown,
             ANNOTATIONS,
             Severity::Warning,
-            "idempotentHint is false on a read-only tool; a tool that changes nothing is \
-             idempotent, and clients ignore idempotentHint while readOnlyHint is true\n\
-             hint: drop idempotentHint, or set readOnlyHint false if the tool has side effects"
-                .to_owned(),
+            Problem::new(
+                "idempotentHint is false on a read-only tool; a tool that changes nothing is \
+                 idempotent, and clients ignore idempotentHint while readOnlyHint is true",
+                "drop idempotentHint, or set readOnlyHint false if the tool has side effects",
+            ),
         );
     }
 }

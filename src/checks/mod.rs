@@ -13,128 +13,13 @@ mod similarity;
 use serde_json::Value;
 
 use crate::config::ChecksConfig;
+pub use crate::config::vocab::{
+    ANNOTATIONS, CHECK_IDS, CHECKS, CheckInfo, DESCRIPTION, DESCRIPTION_LENGTH, DUPLICATE_NAME,
+    INPUT_SCHEMA, NAME, NAME_CLIENTS, NAME_FORMAT, OUTPUT_SCHEMA, REQUIRED_FIELDS, SIMILAR_TOOLS,
+    STDOUT_NOISE, TOOL_LIST_SIZE, describe,
+};
 use crate::mcp::types::Tool;
 use crate::report::model::{ChecksResults, Finding, Severity};
-
-/// Id of the check that flags a name used by more than one tool.
-pub const DUPLICATE_NAME: &str = "duplicate-name";
-/// Id of the check that flags a tool without a name.
-pub const NAME: &str = "name";
-/// Id of the check that flags names outside MCP's tool-name rule.
-pub const NAME_FORMAT: &str = "name-format";
-/// Id of the check that flags names model APIs or client prefixes reject.
-pub const NAME_CLIENTS: &str = "name-clients";
-/// Id of the check that flags a tool without a description.
-pub const DESCRIPTION: &str = "description";
-/// Id of the check that flags an overlong description.
-pub const DESCRIPTION_LENGTH: &str = "description-length";
-/// Id of the check that flags malformed or contradictory annotations.
-pub const ANNOTATIONS: &str = "annotations";
-/// Id of the check that flags an unusable input schema.
-pub const INPUT_SCHEMA: &str = "input-schema";
-/// Id of the check that compares `required` with `properties`.
-pub const REQUIRED_FIELDS: &str = "required-fields";
-/// Id of the check that flags an unusable output schema.
-pub const OUTPUT_SCHEMA: &str = "output-schema";
-/// Id of the check that flags pairs of tools a model will confuse.
-pub const SIMILAR_TOOLS: &str = "similar-tools";
-/// Id of the check that flags a tool list too large for a model's context.
-pub const TOOL_LIST_SIZE: &str = "tool-list-size";
-/// Id of the check that flags non-protocol output on the server's stdout.
-pub const STDOUT_NOISE: &str = "stdout-noise";
-
-/// One static check: its id and a one-line description (for docs and `--help`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CheckInfo {
-    /// Stable id, as used in `checks.disable` and in findings.
-    pub id: &'static str,
-    /// What it looks for and how severe it is, one line.
-    pub summary: &'static str,
-}
-
-/// Every check, in the order its findings appear.
-pub const CHECKS: &[CheckInfo] = &[
-    CheckInfo {
-        id: DUPLICATE_NAME,
-        summary: "error: two or more tools share a name",
-    },
-    CheckInfo {
-        id: NAME,
-        summary: "error: the tool's name is missing, empty or only whitespace",
-    },
-    CheckInfo {
-        id: NAME_FORMAT,
-        summary: "warning: the name is outside MCP's 1-128 characters of A-Z a-z 0-9 _ - .",
-    },
-    CheckInfo {
-        id: NAME_CLIENTS,
-        summary: "warning: model APIs reject the name (A-Z a-z 0-9 _ -, at most 64), \
-                  also once a client prefixes it as `mcp__<server>__<tool>`",
-    },
-    CheckInfo {
-        id: DESCRIPTION,
-        summary: "error: the tool has no description",
-    },
-    CheckInfo {
-        id: DESCRIPTION_LENGTH,
-        summary: "warning: the description is longer than checks.max_description_length",
-    },
-    CheckInfo {
-        id: ANNOTATIONS,
-        summary: "error: readOnlyHint and destructiveHint both true; \
-                  warning: annotations malformed or a hint contradicts readOnlyHint",
-    },
-    CheckInfo {
-        id: INPUT_SCHEMA,
-        summary: "error: inputSchema missing, invalid for its JSON Schema dialect, \
-                  not compilable, or not type object",
-    },
-    CheckInfo {
-        id: REQUIRED_FIELDS,
-        summary: "error: required names a field not in properties; \
-                  warning: properties but nothing required",
-    },
-    CheckInfo {
-        id: OUTPUT_SCHEMA,
-        summary: "error: outputSchema invalid for its JSON Schema dialect, not compilable, \
-                  or not type object",
-    },
-    CheckInfo {
-        id: SIMILAR_TOOLS,
-        summary: "warning: two tools' names and descriptions overlap at or above \
-                  checks.similarity_threshold",
-    },
-    CheckInfo {
-        id: TOOL_LIST_SIZE,
-        summary: "warning: the tool list is estimated above checks.max_tool_list_tokens",
-    },
-    CheckInfo {
-        id: STDOUT_NOISE,
-        summary: "error: the server printed lines on stdout that are not JSON-RPC",
-    },
-];
-
-/// Every check id, in the order its findings appear (validates `checks.disable`).
-pub const CHECK_IDS: &[&str] = &[
-    DUPLICATE_NAME,
-    NAME,
-    NAME_FORMAT,
-    NAME_CLIENTS,
-    DESCRIPTION,
-    DESCRIPTION_LENGTH,
-    ANNOTATIONS,
-    INPUT_SCHEMA,
-    REQUIRED_FIELDS,
-    OUTPUT_SCHEMA,
-    SIMILAR_TOOLS,
-    TOOL_LIST_SIZE,
-    STDOUT_NOISE,
-];
-
-/// The one-line description of a check id, if the id exists.
-pub fn describe(id: &str) -> Option<&'static str> {
-    CHECKS.iter().find(|c| c.id == id).map(|c| c.summary)
-}
 
 /// What the checks may know about the server beyond its tool list.
 #[derive(Debug, Clone, Copy, Default)]
@@ -214,18 +99,47 @@ impl<'c> Sink<'c> {
         tool: &str,
         check: &'static str,
         severity: Severity,
-        message: String,
+        problem: impl Into<Problem>,
     ) {
         if !self.enabled(check) {
             return;
         }
+        let Problem { message, hint } = problem.into();
         self.findings.push(Finding {
             tool: tool.to_owned(),
             check: check.to_owned(),
             severity,
             fails: severity == Severity::Error || self.cfg.strict,
             message,
+            hint,
         });
+    }
+}
+
+/// What a check found, before it is filed as a [`Finding`]: what is wrong, and the fix when
+/// there is one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Problem {
+    message: String,
+    hint: Option<String>,
+}
+
+impl Problem {
+    /// A problem with a fix.
+    pub(crate) fn new(message: impl Into<String>, hint: impl Into<String>) -> Self {
+        Problem {
+            message: message.into(),
+            hint: Some(hint.into()),
+        }
+    }
+}
+
+impl From<String> for Problem {
+    fn from(message: String) -> Self {
+        Problem {
+            message,
+            hint: None,
+        }
     }
 }
 
@@ -253,9 +167,9 @@ fn duplicate_names(tools: &[Tool], shown: &[String], out: &mut Sink) {
                 shown,
                 DUPLICATE_NAME,
                 Severity::Error,
-                format!(
-                    "tool name is used {count} times; clients keep only one of them\n\
-                     hint: give every tool its own name"
+                Problem::new(
+                    format!("tool name is used {count} times; clients keep only one of them"),
+                    "give every tool its own name",
                 ),
             );
         }
@@ -280,9 +194,10 @@ fn check_tool(tool: &Tool, shown: &str, ctx: &CheckContext, out: &mut Sink) {
             shown,
             DESCRIPTION,
             Severity::Error,
-            "tool has no description; a model picks tools by their description\n\
-             hint: say what the tool does and when to use it"
-                .to_owned(),
+            Problem::new(
+                "tool has no description; a model picks tools by their description",
+                "say what the tool does and when to use it",
+            ),
         );
     } else {
         let length = description.chars().count();
@@ -333,15 +248,17 @@ fn tool_list_size(tools: &[Tool], shown: &[String], limit: usize, out: &mut Sink
         "*",
         TOOL_LIST_SIZE,
         Severity::Warning,
-        format!(
-            "tool list is about {} tokens (limit {}): {} tools, {} bytes of JSON name, \
-             description and input schema at ~4 bytes per token; largest: {}\n\
-             hint: shorten descriptions and schemas, or split the server",
-            thousands(tokens),
-            thousands(limit),
-            tools.len(),
-            thousands(bytes),
-            largest.join(", "),
+        Problem::new(
+            format!(
+                "tool list is about {} tokens (limit {}): {} tools, {} bytes of JSON name, \
+                 description and input schema at ~4 bytes per token; largest: {}",
+                thousands(tokens),
+                thousands(limit),
+                tools.len(),
+                thousands(bytes),
+                largest.join(", "),
+            ),
+            "shorten descriptions and schemas, or split the server",
         ),
     );
 }
@@ -357,11 +274,13 @@ fn stdout_noise(lines: &[String], out: &mut Sink) {
         "*",
         STDOUT_NOISE,
         Severity::Error,
-        format!(
-            "server printed {count} non-protocol {what} on stdout, first: {}; \
-             clients that read stdout strictly fail on them\n\
-             hint: write logs to stderr; stdout carries only JSON-RPC messages",
-            quote(first, 120)
+        Problem::new(
+            format!(
+                "server printed {count} non-protocol {what} on stdout, first: {}; \
+                 clients that read stdout strictly fail on them",
+                quote(first, 120)
+            ),
+            "write logs to stderr; stdout carries only JSON-RPC messages",
         ),
     );
 }
@@ -402,321 +321,4 @@ fn thousands(n: usize) -> String {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-    use serde_json::json;
-
-    /// A tool that passes every check.
-    pub(crate) fn good(name: &str) -> Value {
-        json!({
-            "name": name,
-            "description": format!("Looks up {name} records by id"),
-            "inputSchema": {
-                "type": "object",
-                "properties": {"id": {"type": "string"}},
-                "required": ["id"]
-            }
-        })
-    }
-
-    pub(crate) fn tools(raw: Vec<Value>) -> Vec<Tool> {
-        raw.into_iter().map(Tool::from_wire).collect()
-    }
-
-    pub(crate) fn findings(raw: Vec<Value>) -> Vec<Finding> {
-        run(
-            &tools(raw),
-            &ChecksConfig::default(),
-            &CheckContext::default(),
-        )
-        .findings
-    }
-
-    /// Findings of one check, as `(tool, severity, message)`.
-    pub(crate) fn of(check: &str, raw: Vec<Value>) -> Vec<(String, Severity, String)> {
-        findings(raw)
-            .into_iter()
-            .filter(|f| f.check == check)
-            .map(|f| (f.tool, f.severity, f.message))
-            .collect()
-    }
-
-    #[test]
-    fn ids_and_descriptions_agree() {
-        let ids: Vec<&str> = CHECKS.iter().map(|c| c.id).collect();
-        assert_eq!(ids, CHECK_IDS);
-        assert_eq!(describe("name-format"), CHECKS[2].summary.into());
-        assert_eq!(describe("nope"), None);
-    }
-
-    #[test]
-    fn good_tools_have_no_findings() {
-        assert_eq!(findings(vec![good("alpha"), good("beta")]), vec![]);
-    }
-
-    #[test]
-    fn duplicate_name_trips_once_per_name() {
-        let got = of(
-            DUPLICATE_NAME,
-            vec![good("a"), good("b"), good("a"), good("a")],
-        );
-        assert_eq!(got.len(), 1);
-        assert_eq!(got[0].0, "a");
-        assert_eq!(got[0].1, Severity::Error);
-        assert!(got[0].2.starts_with("tool name is used 3 times"));
-        assert!(of(DUPLICATE_NAME, vec![good("a"), good("b")]).is_empty());
-    }
-
-    #[test]
-    fn duplicates_come_first_then_tools_then_list_wide() {
-        let weather = |name: &str, verb: &str| {
-            json!({
-                "name": name,
-                "description": format!("{verb} the current weather for a city"),
-                "inputSchema": {"type": "object"}
-            })
-        };
-        let raw = vec![
-            json!({"name": "x", "description": "", "inputSchema": {"type": "object"}}),
-            weather("get_weather", "Get"),
-            json!({"name": "y", "inputSchema": {"type": "object"}}),
-            weather("fetch_weather", "Fetch"),
-            json!({"name": "y", "inputSchema": {"type": "object"}}),
-        ];
-        let noise = vec!["hello".to_owned()];
-        let ctx = CheckContext {
-            stdout_noise: &noise,
-            ..Default::default()
-        };
-        let cfg = ChecksConfig {
-            max_tool_list_tokens: 10,
-            ..Default::default()
-        };
-        let got = run(&tools(raw), &cfg, &ctx);
-        let order: Vec<(&str, &str)> = got
-            .findings
-            .iter()
-            .map(|f| (f.tool.as_str(), f.check.as_str()))
-            .collect();
-        assert_eq!(
-            order,
-            vec![
-                ("y", DUPLICATE_NAME),
-                ("x", DESCRIPTION),
-                ("y", DESCRIPTION),
-                ("y", DESCRIPTION),
-                ("get_weather + fetch_weather", SIMILAR_TOOLS),
-                ("*", TOOL_LIST_SIZE),
-                ("*", STDOUT_NOISE),
-            ]
-        );
-        assert_eq!(
-            got.tools,
-            vec!["x", "get_weather", "y", "fetch_weather", "y"]
-        );
-    }
-
-    #[test]
-    fn name_trips_on_empty_whitespace_and_missing() {
-        let mut blank = good("x");
-        blank["name"] = json!("  ");
-        let mut missing = good("x");
-        missing.as_object_mut().map(|o| o.remove("name"));
-        let mut number = good("x");
-        number["name"] = json!(7);
-        let got = of(NAME, vec![blank, missing, number, good("ok")]);
-        assert_eq!(got.len(), 3);
-        assert!(got.iter().all(|f| f.0 == "<unnamed>"));
-        assert_eq!(got[0].2, "tool has no name");
-        assert!(got[2].2.contains("a number"), "{}", got[2].2);
-    }
-
-    #[test]
-    fn description_trips_on_missing_or_blank() {
-        let mut blank = good("a");
-        blank["description"] = json!(" \n ");
-        let mut missing = good("b");
-        missing.as_object_mut().map(|o| o.remove("description"));
-        let got = of(DESCRIPTION, vec![blank, missing, good("c")]);
-        let tools: Vec<&str> = got.iter().map(|f| f.0.as_str()).collect();
-        assert_eq!(tools, vec!["a", "b"]);
-        assert!(got[0].2.starts_with("tool has no description"));
-    }
-
-    #[test]
-    fn description_length_counts_characters_after_trim() {
-        let cfg = ChecksConfig {
-            max_description_length: 5,
-            ..Default::default()
-        };
-        let mut long = good("a");
-        long["description"] = json!("  éééééé  ");
-        let mut fits = good("b");
-        fits["description"] = json!("  ééééé  ");
-        let got = run(&tools(vec![long, fits]), &cfg, &CheckContext::default());
-        let got: Vec<_> = got
-            .findings
-            .iter()
-            .filter(|f| f.check == DESCRIPTION_LENGTH)
-            .collect();
-        assert_eq!(got.len(), 1);
-        assert_eq!(got[0].tool, "a");
-        assert_eq!(got[0].severity, Severity::Warning);
-        assert!(!got[0].fails);
-        assert_eq!(got[0].message, "description is 6 characters (limit 5)");
-    }
-
-    #[test]
-    fn tool_list_size_trips_over_budget_and_names_the_largest() {
-        let mut big = good("big");
-        big["description"] = json!("word ".repeat(400));
-        let list = tools(vec![good("a"), big, good("b")]);
-        let cfg = ChecksConfig {
-            max_tool_list_tokens: 500,
-            ..Default::default()
-        };
-        let got = run(&list, &cfg, &CheckContext::default());
-        let size: Vec<_> = got
-            .findings
-            .iter()
-            .filter(|f| f.check == TOOL_LIST_SIZE)
-            .collect();
-        assert_eq!(size.len(), 1);
-        assert_eq!(size[0].tool, "*");
-        assert!(
-            size[0]
-                .message
-                .starts_with("tool list is about 602 tokens (limit 500): 3 tools,"),
-            "{}",
-            size[0].message
-        );
-        assert!(size[0].message.contains("largest: \"big\" (5"));
-        let roomy = ChecksConfig {
-            max_tool_list_tokens: 10_000,
-            ..Default::default()
-        };
-        let got = run(&list, &roomy, &CheckContext::default());
-        assert!(got.findings.iter().all(|f| f.check != TOOL_LIST_SIZE));
-    }
-
-    #[test]
-    fn tool_list_size_estimate_is_bytes_over_four() {
-        let list = tools(vec![good("a")]);
-        let entry = json!({
-            "name": "a",
-            "description": "Looks up a records by id",
-            "input_schema": list[0].input_schema,
-        });
-        let bytes = serde_json::to_string(&entry).map(|s| s.len()).unwrap_or(0) + 2;
-        let just_under = ChecksConfig {
-            max_tool_list_tokens: bytes.div_ceil(4) - 1,
-            ..Default::default()
-        };
-        let exact = ChecksConfig {
-            max_tool_list_tokens: bytes.div_ceil(4),
-            ..Default::default()
-        };
-        let ctx = CheckContext::default();
-        assert_eq!(run(&list, &just_under, &ctx).findings.len(), 1);
-        assert_eq!(run(&list, &exact, &ctx).findings.len(), 0);
-    }
-
-    #[test]
-    fn stdout_noise_counts_lines_and_quotes_the_first_shortened() {
-        let long = format!("Server listening {}", "x".repeat(300));
-        let noise = vec![long, "second".to_owned()];
-        let ctx = CheckContext {
-            stdout_noise: &noise,
-            ..Default::default()
-        };
-        let got = run(&tools(vec![good("a")]), &ChecksConfig::default(), &ctx);
-        assert_eq!(got.findings.len(), 1);
-        let f = &got.findings[0];
-        assert_eq!(
-            (f.tool.as_str(), f.severity, f.fails),
-            ("*", Severity::Error, true)
-        );
-        assert!(f.message.starts_with(
-            "server printed 2 non-protocol lines on stdout, first: \"Server listening xxx"
-        ));
-        let quoted = f.message.split("first: ").nth(1).unwrap_or("");
-        let quoted = &quoted[..quoted.find('…').map_or(0, |i| i + '…'.len_utf8() + 1)];
-        assert_eq!(quoted.chars().count(), 122, "{quoted}");
-
-        let quiet = run(
-            &tools(vec![good("a")]),
-            &ChecksConfig::default(),
-            &CheckContext::default(),
-        );
-        assert!(quiet.findings.is_empty());
-    }
-
-    #[test]
-    fn disabling_an_id_removes_its_findings_only() {
-        let raw = vec![
-            json!({"name": "a", "inputSchema": {"type": "object"}}),
-            json!({"name": "a", "inputSchema": {"type": "object"}}),
-        ];
-        let all = run(
-            &tools(raw.clone()),
-            &ChecksConfig::default(),
-            &CheckContext::default(),
-        );
-        assert!(all.findings.iter().any(|f| f.check == DESCRIPTION));
-        assert!(all.findings.iter().any(|f| f.check == DUPLICATE_NAME));
-        for id in CHECK_IDS {
-            let cfg = ChecksConfig {
-                disable: vec![(*id).to_owned()],
-                ..Default::default()
-            };
-            let got = run(&tools(raw.clone()), &cfg, &CheckContext::default());
-            assert!(got.findings.iter().all(|f| f.check != *id), "{id}");
-            assert_eq!(got.disabled, vec![(*id).to_owned()]);
-            let kept = all.findings.iter().filter(|f| f.check != *id).count();
-            assert_eq!(got.findings.len(), kept, "{id}");
-        }
-    }
-
-    #[test]
-    fn strict_makes_warnings_fail() {
-        let raw = vec![json!({
-            "name": "a",
-            "description": "x".repeat(2000),
-            "inputSchema": {"type": "object"}
-        })];
-        let lax = run(
-            &tools(raw.clone()),
-            &ChecksConfig::default(),
-            &CheckContext::default(),
-        );
-        assert_eq!(lax.findings.len(), 1);
-        assert_eq!(lax.findings[0].severity, Severity::Warning);
-        assert!(!lax.findings[0].fails);
-        assert!(!lax.strict);
-        let cfg = ChecksConfig {
-            strict: true,
-            ..Default::default()
-        };
-        let strict = run(&tools(raw), &cfg, &CheckContext::default());
-        assert!(strict.strict);
-        assert!(strict.findings[0].fails);
-    }
-
-    #[test]
-    fn errors_always_fail() {
-        let got = findings(vec![
-            json!({"name": "a", "inputSchema": {"type": "object"}}),
-        ]);
-        assert_eq!(got.len(), 1);
-        assert!(got[0].fails);
-    }
-
-    #[test]
-    fn quote_escapes_and_shortens() {
-        assert_eq!(quote("a\nb\"c", 10), "\"a\\nb\\\"c\"");
-        assert_eq!(quote("abcdef", 4), "\"abc…\"");
-        assert_eq!(quote("abcd", 4), "\"abcd\"");
-        assert_eq!(thousands(1234567), "1,234,567");
-        assert_eq!(thousands(999), "999");
-    }
-}
+pub(crate) mod tests;

@@ -9,7 +9,7 @@
 use crate::mcp::types::Tool;
 use crate::report::model::Severity;
 
-use super::{NAME_CLIENTS, NAME_FORMAT, Sink, quote};
+use super::{NAME_CLIENTS, NAME_FORMAT, Problem, Sink, quote};
 
 /// Longest name MCP recommends.
 const MCP_MAX: usize = 128;
@@ -68,10 +68,12 @@ pub(super) fn check(tool: &Tool, shown: &str, server: Option<&str>, out: &mut Si
             shown,
             NAME_CLIENTS,
             Severity::Warning,
-            format!(
-                "{}; clients must rename or drop the tool\n\
-                 hint: use a short name of letters, digits, _ and -",
-                clients.join("; ")
+            Problem::new(
+                format!(
+                    "{}; clients must rename or drop the tool",
+                    clients.join("; ")
+                ),
+                "use a short name of letters, digits, _ and -",
             ),
         );
     }

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use crate::mcp::types::Tool;
 use crate::report::model::Severity;
 
-use super::{INPUT_SCHEMA, OUTPUT_SCHEMA, REQUIRED_FIELDS, Sink, kind, quote};
+use super::{INPUT_SCHEMA, OUTPUT_SCHEMA, Problem, REQUIRED_FIELDS, Sink, kind, quote};
 
 /// Meta-schema errors shown in one finding; the rest are counted.
 const SHOWN_ERRORS: usize = 3;
@@ -28,45 +28,46 @@ pub(super) fn check(tool: &Tool, shown: &str, protocol: Option<&str>, out: &mut 
     if out.enabled(INPUT_SCHEMA) || out.enabled(REQUIRED_FIELDS) {
         match usable(tool.input_schema.as_ref(), "input schema", true) {
             Ok(schema) => required_fields(schema, shown, out),
-            Err(message) => out.add(shown, INPUT_SCHEMA, Severity::Error, message),
+            Err(problem) => out.add(shown, INPUT_SCHEMA, Severity::Error, problem),
         }
     }
     if out.enabled(OUTPUT_SCHEMA)
         && let Some(schema) = &tool.output_schema
     {
         let must_be_object = protocol.is_none_or(|p| p < ANY_OUTPUT_SCHEMA_SINCE);
-        if let Err(message) = usable(Some(schema), "output schema", must_be_object) {
-            out.add(shown, OUTPUT_SCHEMA, Severity::Error, message);
+        if let Err(problem) = usable(Some(schema), "output schema", must_be_object) {
+            out.add(shown, OUTPUT_SCHEMA, Severity::Error, problem);
         }
     }
 }
 
 /// The schema as an object when it is valid, compiles and (if asked) has `type: object`;
-/// otherwise the message of the finding. `what` is `input schema` or `output schema`.
+/// otherwise what the finding says. `what` is `input schema` or `output schema`.
 fn usable<'s>(
     schema: Option<&'s Value>,
     what: &str,
     must_be_object: bool,
-) -> Result<&'s Map<String, Value>, String> {
+) -> Result<&'s Map<String, Value>, Problem> {
     let Some(schema) = schema else {
-        return Err(format!(
-            "tool has no {what}; MCP requires one\n\
-             hint: a tool without arguments declares {{\"type\": \"object\"}}"
+        return Err(Problem::new(
+            format!("tool has no {what}; MCP requires one"),
+            "a tool without arguments declares {\"type\": \"object\"}",
         ));
     };
     let Some(map) = schema.as_object() else {
-        return Err(format!(
-            "{what} is {}, not an object schema\n\
-             hint: declare {{\"type\": \"object\", \"properties\": {{…}}}}",
-            kind(schema)
+        return Err(Problem::new(
+            format!("{what} is {}, not an object schema", kind(schema)),
+            "declare {\"type\": \"object\", \"properties\": {…}}",
         ));
     };
     let (draft, dialect) = dialect(map).map_err(|uri| {
-        format!(
-            "{what} declares an unknown $schema {}; toolproof validates draft-04, draft-06, \
-             draft-07, 2019-09 and 2020-12, and clients know no more\n\
-             hint: remove $schema to use 2020-12, MCP's default",
-            quote(uri, 120)
+        Problem::new(
+            format!(
+                "{what} declares an unknown $schema {}; toolproof validates draft-04, draft-06, \
+                 draft-07, 2019-09 and 2020-12, and clients know no more",
+                quote(uri, 120)
+            ),
+            "remove $schema to use 2020-12, MCP's default",
         )
     })?;
 
@@ -83,7 +84,7 @@ fn usable<'s>(
         if meta.len() > SHOWN_ERRORS {
             message.push_str(&format!(" (and {} more)", meta.len() - SHOWN_ERRORS));
         }
-        return Err(message);
+        return Err(message.into());
     }
 
     if must_be_object {
@@ -97,38 +98,48 @@ fn usable<'s>(
                 return Err(format!(
                     "{what} must have type 'object' at the root ({got}); \
                      clients and model APIs expect an object of named arguments"
-                ));
+                )
+                .into());
             }
         }
     }
 
     if let Err(error) = jsonschema::options().with_draft(draft).build(schema) {
-        return Err(match error.kind() {
-            ValidationErrorKind::Referencing(ReferencingError::Unretrievable { uri, .. }) => {
-                format!(
-                    "{what} refers to {}, which is not part of it; clients and toolproof do not \
-                     fetch remote schemas, so a model never sees that definition\n\
-                     hint: copy the definition under $defs and refer to it as #/$defs/…",
-                    quote(uri, 120)
-                )
-            }
-            ValidationErrorKind::Referencing(ReferencingError::PointerToNowhere { pointer }) => {
-                format!(
-                    "{what} has a $ref to {}, which does not exist in the schema",
-                    quote(&format!("#{pointer}"), 120)
-                )
-            }
-            _ => format!(
-                "{what} cannot be compiled ({dialect}): {}{}",
-                match error.instance_path().as_str() {
-                    "" => String::new(),
-                    path => format!("#{path}: "),
-                },
-                shorten(&error.to_string(), 240)
-            ),
-        });
+        return Err(compile_problem(&error, what, dialect));
     }
     Ok(map)
+}
+
+/// What a schema that passes its meta-schema but does not compile gets as a finding.
+fn compile_problem(error: &jsonschema::ValidationError<'_>, what: &str, dialect: &str) -> Problem {
+    match error.kind() {
+        ValidationErrorKind::Referencing(ReferencingError::Unretrievable { uri, .. }) => {
+            Problem::new(
+                format!(
+                    "{what} refers to {}, which is not part of it; clients and toolproof do not \
+                     fetch remote schemas, so a model never sees that definition",
+                    quote(uri, 120)
+                ),
+                "copy the definition under $defs and refer to it as #/$defs/…",
+            )
+        }
+        ValidationErrorKind::Referencing(ReferencingError::PointerToNowhere { pointer }) => {
+            format!(
+                "{what} has a $ref to {}, which does not exist in the schema",
+                quote(&format!("#{pointer}"), 120)
+            )
+            .into()
+        }
+        _ => format!(
+            "{what} cannot be compiled ({dialect}): {}{}",
+            match error.instance_path().as_str() {
+                "" => String::new(),
+                path => format!("#{path}: "),
+            },
+            shorten(&error.to_string(), 240)
+        )
+        .into(),
+    }
 }
 
 /// The draft a schema declares and its label, or the unknown `$schema` URI.
@@ -191,11 +202,13 @@ fn required_fields(schema: &Map<String, Value>, shown: &str, out: &mut Sink) {
             shown,
             REQUIRED_FIELDS,
             Severity::Error,
-            format!(
-                "required fields not listed in properties: {}; a model cannot know their type \
-                 or meaning\n\
-                 hint: add them to properties or remove them from required",
-                missing.join(", ")
+            Problem::new(
+                format!(
+                    "required fields not listed in properties: {}; a model cannot know their \
+                     type or meaning",
+                    missing.join(", ")
+                ),
+                "add them to properties or remove them from required",
             ),
         );
     }
@@ -204,9 +217,10 @@ fn required_fields(schema: &Map<String, Value>, shown: &str, out: &mut Sink) {
             shown,
             REQUIRED_FIELDS,
             Severity::Warning,
-            "input schema has properties but none are marked required\n\
-             hint: list the arguments the tool cannot do without in required"
-                .to_owned(),
+            Problem::new(
+                "input schema has properties but none are marked required",
+                "list the arguments the tool cannot do without in required",
+            ),
         );
     }
 }

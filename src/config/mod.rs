@@ -1,5 +1,6 @@
 //! `toolproof.yaml`: its types ([`types`]) and the one function that loads them ([`load`]),
-//! plus the default config the command line builds for `--url` / `-- COMMAND`.
+//! plus the default config the command line builds for `--url` / `-- COMMAND`. The check ids
+//! and the JSONPath parser it validates against live in [`vocab`], which engines import too.
 //!
 //! Loading reads YAML 1.2 through serde-saphyr into a tree that remembers every line and
 //! column, deserializes the typed [`Config`] from that tree (so every error names the key path,
@@ -14,6 +15,7 @@ mod suggest;
 #[cfg(test)]
 mod tests;
 pub mod types;
+pub mod vocab;
 
 pub use types::*;
 

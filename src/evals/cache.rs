@@ -122,8 +122,59 @@ pub enum Lookup {
     Hit(Choice),
     /// No file for this key.
     Miss,
-    /// A file exists but can't be used; the reason names the file. Treat it as a miss and warn.
-    Corrupt(String),
+    /// A file exists but can't be used. Treat it as a miss and warn.
+    Corrupt(CorruptEntry),
+}
+
+/// A cache file that exists but cannot be used; its text names the file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CorruptEntry {
+    /// Reading it failed.
+    #[error("cannot read cache file {}: {reason}", path.display())]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's reason.
+        reason: String,
+    },
+    /// It is not a cache entry.
+    #[error("cache file {}: {reason}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with its content.
+        reason: EntryError,
+    },
+}
+
+/// Why a cache file's text is not an entry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EntryError {
+    /// Not JSON at all.
+    #[error("not valid JSON: {0}")]
+    NotJson(String),
+    /// JSON, but not an object.
+    #[error("not a JSON object")]
+    NotAnObject,
+    /// No `tool` field (the reference always writes one).
+    #[error("no \"tool\" field")]
+    NoTool,
+    /// A field of the wrong JSON type.
+    #[error("\"{field}\" is {got}, not {want}")]
+    WrongType {
+        /// The field.
+        field: &'static str,
+        /// Its JSON type, with an article.
+        got: &'static str,
+        /// What it must be.
+        want: &'static str,
+    },
+    /// `calls` is not a list of calls.
+    #[error("\"calls\" is not a list of calls: {0}")]
+    BadCalls(String),
+    /// `stop` is not a stop reason.
+    #[error("\"stop\" is not a stop reason: {0}")]
+    BadStop(String),
 }
 
 /// The answer cache folder, `<cache_dir>/evals`.
@@ -162,12 +213,15 @@ impl Cache {
             Ok(t) => t,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Lookup::Miss,
             Err(e) => {
-                return Lookup::Corrupt(format!("cannot read cache file {}: {e}", path.display()));
+                return Lookup::Corrupt(CorruptEntry::Unreadable {
+                    path,
+                    reason: e.to_string(),
+                });
             }
         };
         match parse_entry(&text) {
             Ok(choice) => Lookup::Hit(choice),
-            Err(why) => Lookup::Corrupt(format!("cache file {}: {why}", path.display())),
+            Err(reason) => Lookup::Corrupt(CorruptEntry::Invalid { path, reason }),
         }
     }
 
@@ -337,28 +391,30 @@ fn stop_value(stop: &Stop) -> Value {
 
 /// Reads a cache file's text into a [`Choice`]. A file with `calls` was written by toolproof;
 /// one without came from the reference, which kept only the first call.
-fn parse_entry(text: &str) -> Result<Choice, String> {
-    let value: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+fn parse_entry(text: &str) -> Result<Choice, EntryError> {
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| EntryError::NotJson(e.to_string()))?;
     let Value::Object(map) = value else {
-        return Err("not a JSON object".into());
+        return Err(EntryError::NotAnObject);
     };
     let tool = match map.get("tool") {
-        None => return Err("no \"tool\" field".into()),
+        None => return Err(EntryError::NoTool),
         Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
-        Some(other) => return Err(format!("\"tool\" is {}, not a string or null", kind(other))),
+        Some(other) => return Err(wrong_type("tool", other, "a string or null")),
     };
     let text = match map.get("text") {
         None | Some(Value::Null) => String::new(),
         Some(Value::String(s)) => s.clone(),
-        Some(other) => return Err(format!("\"text\" is {}, not a string", kind(other))),
+        Some(other) => return Err(wrong_type("text", other, "a string")),
     };
     if let Some(calls) = map.get("calls") {
         let calls: Vec<Call> = serde_json::from_value(calls.clone())
-            .map_err(|e| format!("\"calls\" is not a list of calls: {e}"))?;
+            .map_err(|e| EntryError::BadCalls(e.to_string()))?;
         let stop = match map.get("stop") {
-            Some(s) => serde_json::from_value(s.clone())
-                .map_err(|e| format!("\"stop\" is not a stop reason: {e}"))?,
+            Some(s) => {
+                serde_json::from_value(s.clone()).map_err(|e| EntryError::BadStop(e.to_string()))?
+            }
             None => implied_stop(!calls.is_empty(), &text),
         };
         return Ok(Choice { calls, text, stop });
@@ -384,7 +440,7 @@ fn implied_stop(called: bool, text: &str) -> Stop {
 
 /// The one call of a reference file. A missing or null `args` is `{}`. The reference stored
 /// OpenAI arguments that weren't JSON as `{"_unparsed": raw}`; that reads as malformed.
-fn reference_call(tool: String, args: Option<&Value>) -> Result<Call, String> {
+fn reference_call(tool: String, args: Option<&Value>) -> Result<Call, EntryError> {
     match args {
         None | Some(Value::Null) => Ok(Call {
             tool,
@@ -405,7 +461,15 @@ fn reference_call(tool: String, args: Option<&Value>) -> Result<Call, String> {
                 malformed: None,
             })
         }
-        Some(other) => Err(format!("\"args\" is {}, not an object", kind(other))),
+        Some(other) => Err(wrong_type("args", other, "an object")),
+    }
+}
+
+fn wrong_type(field: &'static str, got: &Value, want: &'static str) -> EntryError {
+    EntryError::WrongType {
+        field,
+        got: kind(got),
+        want,
     }
 }
 

@@ -396,7 +396,7 @@ fn build_client(
     env: &Env,
 ) -> Result<Provider, String> {
     let fatal = |e: ProviderError| match e {
-        ProviderError::Fatal(m) | ProviderError::Transient(m) => m,
+        ProviderError::Fatal(m) | ProviderError::Transient(m) => m.to_string(),
     };
     let var = |k: &str| env.raw(k).map(str::to_owned);
     match provider {
@@ -551,9 +551,9 @@ fn worker(shared: &Shared, tx: &mpsc::Sender<Reply>) {
         let took = started.elapsed();
         let reply = match answer {
             Ok(a) => Reply::Answer(*idx, Ok((a, took))),
-            Err(ProviderError::Transient(m)) => Reply::Answer(*idx, Err((m, took))),
+            Err(ProviderError::Transient(m)) => Reply::Answer(*idx, Err((m.to_string(), took))),
             Err(ProviderError::Fatal(m)) => {
-                let _ = tx.send(Reply::Fatal(m));
+                let _ = tx.send(Reply::Fatal(m.to_string()));
                 return;
             }
         };
@@ -586,7 +586,7 @@ fn to_choice(answer: Answer, api: &ApiTools) -> Choice {
                 Err(raw) => Call {
                     tool: api.map_back(&c.name),
                     args: Value::Object(Map::new()),
-                    malformed: Some(raw),
+                    malformed: Some(raw.0),
                 },
             })
             .collect(),

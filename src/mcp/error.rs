@@ -1,6 +1,11 @@
 //! Errors of the MCP client, one enum for transport and protocol failures.
+//!
+//! An [`McpError`] is quoted inside one-line messages (a test's failure line, a restart reason),
+//! so its text stays on one line: a hint it carries is shown in parentheses after the detail.
 
 use std::time::Duration;
+
+use super::protocol::{LEGACY_VERSIONS, MODERN_VERSION};
 
 /// Why a request to the server produced no usable answer.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -20,7 +25,7 @@ pub enum McpError {
         how: String,
     },
     /// No answer within the allowed time.
-    #[error("no answer to `{method}` within {}", crate::mcp::error::human(*.after))]
+    #[error("no answer to `{method}` within {}", human(*.after))]
     Timeout {
         /// The request method.
         method: String,
@@ -28,7 +33,7 @@ pub enum McpError {
         after: Duration,
     },
     /// The HTTP server answered with an error status or an unusable body.
-    #[error("HTTP {status} from {url}: {detail}")]
+    #[error("HTTP {status} from {url}: {detail}{}", in_parens(.hint.as_deref()))]
     Http {
         /// Status code.
         status: u16,
@@ -36,6 +41,8 @@ pub enum McpError {
         url: String,
         /// Body or explanation, shortened.
         detail: String,
+        /// What to check, when the status points at a fix.
+        hint: Option<String>,
     },
     /// The HTTP connection failed.
     #[error("could not reach {url}: {reason}")]
@@ -55,12 +62,77 @@ pub enum McpError {
         /// Error message.
         message: String,
     },
+    /// The start-up timed out while the server printed non-JSON on stdout.
+    #[error("no answer to `{method}` within {}: the server printed non-JSON on stdout instead: {first_line}", human(*.after))]
+    NoisyStartup {
+        /// The request method.
+        method: String,
+        /// How long we waited.
+        after: Duration,
+        /// The first line it printed, shortened.
+        first_line: String,
+    },
+    /// A stdio server answered neither handshake.
+    #[error(
+        "the server refused both handshakes: initialize gave {initialize}; server/discover gave {discover}"
+    )]
+    HandshakesRefused {
+        /// What `initialize` got.
+        initialize: Refusal,
+        /// What `server/discover` got.
+        discover: Refusal,
+    },
+    /// A stdio server answered `server/discover` without the stateless revision and refused
+    /// `initialize`.
+    #[error(
+        "the server supports neither {MODERN_VERSION} nor the initialize handshake ({initialize})"
+    )]
+    NoHandshake {
+        /// What `initialize` got.
+        initialize: Refusal,
+    },
+    /// `server/discover` did not list the stateless revision.
+    #[error("the server does not support {MODERN_VERSION} (supportedVersions: {supported})")]
+    NotModern {
+        /// The `supportedVersions` it sent, as JSON.
+        supported: String,
+    },
+    /// `initialize` answered with a revision toolproof does not speak.
+    #[error(
+        "the server answered initialize with protocol version `{version}`, which toolproof does not speak (it speaks {} and {MODERN_VERSION})",
+        LEGACY_VERSIONS.join(", ")
+    )]
+    UnknownVersion {
+        /// The revision it named, shortened.
+        version: String,
+    },
     /// The server broke the protocol (garbage, wrong shapes, endless pagination).
     #[error("{0}")]
     Protocol(String),
     /// Writing to or reading from the server failed.
     #[error("i/o with the server failed: {0}")]
     Io(String),
+}
+
+/// Why one handshake request of the stdio probe got no usable answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// A JSON-RPC error answer.
+    #[error("JSON-RPC error {code}: {message}")]
+    Rpc {
+        /// Error code.
+        code: i64,
+        /// Error message, shortened.
+        message: String,
+    },
+    /// The server answered later requests but not this one.
+    #[error("not answered")]
+    NotAnswered,
+}
+
+/// ` (hint)`, or nothing.
+fn in_parens(hint: Option<&str>) -> String {
+    hint.map(|h| format!(" ({h})")).unwrap_or_default()
 }
 
 impl McpError {

@@ -9,6 +9,7 @@ use serde_json::Value;
 use ureq::Agent;
 
 use super::error::{McpError, shorten};
+use super::protocol;
 use super::sse::SseEvents;
 use super::types::Era;
 
@@ -92,6 +93,43 @@ impl HttpTransport {
         timeout: Duration,
     ) -> Result<Answer, McpError> {
         let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+        let req = self.post_request(msg, method, timeout);
+        let body = serde_json::to_vec(msg).map_err(|e| McpError::Io(e.to_string()))?;
+        let resp = req
+            .send(&body[..])
+            .map_err(|e| self.transport_error(e, method, timeout))?;
+        let status = resp.status().as_u16();
+        if let Some(sid) = header(&resp, "mcp-session-id") {
+            self.session = Some(sid.to_owned());
+        }
+        let content_type = header(&resp, "content-type")
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if !(200..300).contains(&status) {
+            return self.error_status(resp, status, &content_type, want);
+        }
+        let Some(want) = want else {
+            return Ok(Answer::Accepted);
+        };
+        if status == 202 {
+            return Err(McpError::Protocol(format!(
+                "server answered `{method}` with 202 Accepted and no response"
+            )));
+        }
+        if content_type.starts_with("text/event-stream") {
+            return self.read_events(resp, want, method, timeout);
+        }
+        self.read_json(resp, status, &content_type, want, method, timeout)
+    }
+
+    /// A POST with our headers: session, revision, and for a stateless request `Mcp-Method`
+    /// and `Mcp-Name`.
+    fn post_request(
+        &self,
+        msg: &Value,
+        method: &str,
+        timeout: Duration,
+    ) -> ureq::RequestBuilder<ureq::typestate::WithBody> {
         let mut req = self
             .agent
             .post(&self.spec.url)
@@ -114,79 +152,82 @@ impl HttpTransport {
                 req = req.header("mcp-name", name);
             }
         }
-        let body = serde_json::to_vec(msg).map_err(|e| McpError::Io(e.to_string()))?;
-        let resp = req
-            .send(&body[..])
-            .map_err(|e| self.transport_error(e, method, timeout))?;
-        let status = resp.status().as_u16();
-        if let Some(sid) = resp
-            .headers()
-            .get("mcp-session-id")
-            .and_then(|v| v.to_str().ok())
+        req
+    }
+
+    /// A non-2xx answer: the JSON-RPC error in its body when it answers `want` (how a modern
+    /// server fails a request), else an [`McpError::Http`].
+    fn error_status(
+        &self,
+        mut resp: ureq::http::Response<ureq::Body>,
+        status: u16,
+        content_type: &str,
+        want: Option<&Value>,
+    ) -> Result<Answer, McpError> {
+        let text = resp
+            .body_mut()
+            .with_config()
+            .limit(1 << 20)
+            .read_to_string()
+            .unwrap_or_default();
+        if let Some(want) = want
+            && let Ok(v) = serde_json::from_str::<Value>(&text)
+            && v.get("id") == Some(want)
+            && v.get("error").is_some()
         {
-            self.session = Some(sid.to_owned());
+            return Ok(Answer::Response(v));
         }
-        let content_type = resp
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        if !(200..300).contains(&status) {
-            let mut resp = resp;
-            let text = resp
-                .body_mut()
-                .with_config()
-                .limit(1 << 20)
-                .read_to_string()
-                .unwrap_or_default();
-            // A JSON-RPC error in the body is the answer for a modern server.
-            if let Some(want) = want
-                && let Ok(v) = serde_json::from_str::<Value>(&text)
-                && v.get("id") == Some(want)
-                && v.get("error").is_some()
-            {
+        let (detail, hint) = http_detail(status, content_type, &text, self.session.is_some());
+        Err(McpError::Http {
+            status,
+            url: self.spec.url.clone(),
+            detail,
+            hint: hint.map(str::to_owned),
+        })
+    }
+
+    /// Reads an SSE answer until the response to `want`, answering the server's requests on
+    /// the stream.
+    fn read_events(
+        &mut self,
+        resp: ureq::http::Response<ureq::Body>,
+        want: &Value,
+        method: &str,
+        timeout: Duration,
+    ) -> Result<Answer, McpError> {
+        let reader = BufReader::new(resp.into_body().into_reader());
+        for event in SseEvents::new(reader) {
+            let data = event.map_err(|e| self.read_error(e, method, timeout))?;
+            let Ok(v) = serde_json::from_str::<Value>(&data) else {
+                return Err(McpError::Protocol(format!(
+                    "server sent an SSE event that is not JSON: {}",
+                    shorten(&data, 200)
+                )));
+            };
+            if v.get("id") == Some(want) && v.get("method").is_none() {
                 return Ok(Answer::Response(v));
             }
-            return Err(McpError::Http {
-                status,
-                url: self.spec.url.clone(),
-                detail: http_detail(status, &content_type, &text, self.session.is_some()),
-            });
-        }
-        let Some(want) = want else {
-            return Ok(Answer::Accepted);
-        };
-        if status == 202 {
-            return Err(McpError::Protocol(format!(
-                "server answered `{method}` with 202 Accepted and no response"
-            )));
-        }
-        if content_type.starts_with("text/event-stream") {
-            let reader = BufReader::new(resp.into_body().into_reader());
-            for event in SseEvents::new(reader) {
-                let data = event.map_err(|e| self.read_error(e, method, timeout))?;
-                let Ok(v) = serde_json::from_str::<Value>(&data) else {
-                    return Err(McpError::Protocol(format!(
-                        "server sent an SSE event that is not JSON: {}",
-                        shorten(&data, 200)
-                    )));
-                };
-                if v.get("id") == Some(want) && v.get("method").is_none() {
-                    return Ok(Answer::Response(v));
-                }
-                if let (Some(id), Some(m)) = (v.get("id"), v.get("method").and_then(Value::as_str))
-                {
-                    // A request from the server on the response stream: answer it.
-                    let reply = super::client::answer_server_request(id.clone(), m);
-                    self.post(&reply, None, timeout)?;
-                }
+            if let (Some(id), Some(m)) = (v.get("id"), v.get("method").and_then(Value::as_str)) {
+                let reply = protocol::answer_server_request(id.clone(), m);
+                self.post(&reply, None, timeout)?;
             }
-            return Err(McpError::Protocol(format!(
-                "the event stream for `{method}` ended without a response"
-            )));
         }
-        let mut resp = resp;
+        Err(McpError::Protocol(format!(
+            "the event stream for `{method}` ended without a response"
+        )))
+    }
+
+    /// Reads a JSON answer and picks the response to `want` (out of a batch, as 2025-03-26
+    /// allowed).
+    fn read_json(
+        &self,
+        mut resp: ureq::http::Response<ureq::Body>,
+        status: u16,
+        content_type: &str,
+        want: &Value,
+        method: &str,
+        timeout: Duration,
+    ) -> Result<Answer, McpError> {
         let text = resp
             .body_mut()
             .with_config()
@@ -207,6 +248,7 @@ impl HttpTransport {
                         format!("`{content_type}`: {}", shorten(&text, 200))
                     }
                 ),
+                hint: None,
             });
         }
         let v: Value = serde_json::from_str(&text).map_err(|e| {
@@ -215,7 +257,6 @@ impl HttpTransport {
                 shorten(&text, 200)
             ))
         })?;
-        // 2025-03-26 allowed batches: pick ours out of an array.
         let found = match v {
             Value::Array(items) => items.into_iter().find(|m| m.get("id") == Some(want)),
             v => Some(v),
@@ -310,7 +351,19 @@ impl HttpTransport {
     }
 }
 
-fn http_detail(status: u16, content_type: &str, body: &str, had_session: bool) -> String {
+/// A header's value, when it is text.
+fn header<'r>(resp: &'r ureq::http::Response<ureq::Body>, name: &str) -> Option<&'r str> {
+    resp.headers().get(name).and_then(|v| v.to_str().ok())
+}
+
+/// What an error status's body says (with why, for a status that has a known cause), and what
+/// to check when the status points at a fix.
+fn http_detail(
+    status: u16,
+    content_type: &str,
+    body: &str,
+    had_session: bool,
+) -> (String, Option<&'static str>) {
     let mut detail = if content_type.starts_with("text/html") {
         format!("an HTML page ({})", shorten(&strip_tags(body), 160))
     } else if body.trim().is_empty() {
@@ -318,14 +371,20 @@ fn http_detail(status: u16, content_type: &str, body: &str, had_session: bool) -
     } else {
         shorten(body, 300)
     };
-    match status {
-        401 | 403 => detail.push_str(" (check `headers:` in the config, e.g. Authorization)"),
-        404 if had_session => detail.push_str(" (the session expired)"),
-        404 => detail.push_str(" (check the URL path, often /mcp)"),
-        406 => detail.push_str(" (the server rejected our Accept header)"),
-        _ => {}
-    }
-    detail
+    let hint = match status {
+        401 | 403 => Some("check `headers:` in the config, e.g. Authorization"),
+        404 if had_session => {
+            detail.push_str(" (the session expired)");
+            None
+        }
+        404 => Some("check the URL path, often /mcp"),
+        406 => {
+            detail.push_str(" (the server rejected our Accept header)");
+            None
+        }
+        _ => None,
+    };
+    (detail, hint)
 }
 
 fn strip_tags(html: &str) -> String {
@@ -378,6 +437,30 @@ mod tests {
             "<html><body><h1>Oops</h1></body></html>",
             false,
         );
-        assert_eq!(d, "an HTML page (Oops)");
+        assert_eq!(d, ("an HTML page (Oops)".to_owned(), None));
+    }
+
+    #[test]
+    fn fixable_statuses_carry_a_hint_shown_in_parentheses() {
+        let (detail, hint) = http_detail(401, "application/json", "{}", false);
+        assert_eq!(
+            hint,
+            Some("check `headers:` in the config, e.g. Authorization")
+        );
+        let (expired, none) = http_detail(404, "", "", true);
+        assert_eq!(
+            (expired.as_str(), none),
+            ("empty body (the session expired)", None)
+        );
+        let error = McpError::Http {
+            status: 401,
+            url: "http://h/mcp".into(),
+            detail,
+            hint: hint.map(str::to_owned),
+        };
+        assert_eq!(
+            error.to_string(),
+            "HTTP 401 from http://h/mcp: {} (check `headers:` in the config, e.g. Authorization)"
+        );
     }
 }

@@ -3,6 +3,7 @@
 pub mod client;
 pub mod error;
 pub mod http;
+pub mod protocol;
 pub mod sse;
 pub mod stdio;
 pub mod types;

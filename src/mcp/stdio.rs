@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::error::McpError;
+use super::protocol;
 use crate::process::{GroupGuard, Kill};
 
 /// Most stderr kept per process (the tail wins).
@@ -179,6 +180,34 @@ impl StdioTransport {
                 }
                 Err(RecvTimeoutError::Timeout) => return Ok(None),
                 Err(RecvTimeoutError::Disconnected) => return Err(self.exit_error()),
+            }
+        }
+    }
+
+    /// Sends a request and reads until its response, answering the server's own requests on
+    /// the way; on timeout, tells the server the request is cancelled.
+    pub fn roundtrip(&mut self, msg: &Value, timeout: Duration) -> Result<Value, McpError> {
+        let id = msg.get("id").cloned().unwrap_or(Value::Null);
+        let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+        self.send(msg)?;
+        let deadline = Instant::now() + timeout;
+        loop {
+            let Some(incoming) = self.recv(deadline)? else {
+                let _ = self.send(&protocol::cancelled(&id, "timed out"));
+                return Err(McpError::Timeout {
+                    method: method.to_owned(),
+                    after: timeout,
+                });
+            };
+            for m in protocol::flatten(incoming) {
+                match (m.get("id"), m.get("method").and_then(Value::as_str)) {
+                    (Some(rid), Some(server_method)) => {
+                        self.send(&protocol::answer_server_request(rid.clone(), server_method))?;
+                    }
+                    (Some(rid), None) if *rid == id => return Ok(m),
+                    // Notifications and answers to requests we gave up on.
+                    _ => {}
+                }
             }
         }
     }

@@ -120,7 +120,7 @@ fn check_and_test_annotations(
     for f in &r.phases.checks.results.findings {
         let a = Annotation::new(
             format!("toolproof {}", f.check),
-            format!("{}: {}", f.tool, f.message),
+            format!("{}: {}", f.tool, f.text()),
         );
         if f.fails {
             errors.push(a);
@@ -340,6 +340,7 @@ mod tests {
             check: "x::y".into(),
             severity: Severity::Error,
             message: "\n::set-output name=x::y".into(),
+            hint: None,
             fails: true,
         });
         let out = render(&report);
@@ -366,6 +367,7 @@ mod tests {
             check: "description".into(),
             severity,
             message: "no description".into(),
+            hint: None,
             fails: severity == Severity::Error,
         };
         report.phases.checks.results.findings = (0..25)

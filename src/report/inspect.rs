@@ -116,7 +116,8 @@ pub fn render(report: &RunReport) -> String {
             let _ = writeln!(out, "static checks:");
             for f in &checks.results.findings {
                 let mark = if f.fails { "FAIL" } else { "WARN" };
-                let mut lines = f.message.lines();
+                let text = f.text();
+                let mut lines = text.lines();
                 let first = lines.next().unwrap_or("");
                 let _ = writeln!(
                     out,

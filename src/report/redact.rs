@@ -296,11 +296,13 @@ impl Redact for Finding {
             check,
             severity: _,
             message,
+            hint,
             fails: _,
         } = self;
         tool.redact(r);
         check.redact(r);
         message.redact(r);
+        hint.redact(r);
     }
 }
 

@@ -4,9 +4,9 @@
 use std::cmp::Ordering;
 
 use serde_json::{Number, Value};
-use serde_json_path::JsonPath;
 
-use crate::config::{Expect, JsonPathCheck, JsonType};
+pub use crate::config::vocab::jsonpath_error;
+use crate::config::{Expect, JsonPathCheck, JsonType, vocab};
 use crate::mcp::types::{CallOutcome, CallResult};
 
 /// Most characters of a value or a text shown in one failure line.
@@ -103,12 +103,6 @@ pub fn check(expect: &Expect, outcome: &CallOutcome, output_schema: Option<&Valu
     }
 
     failures
-}
-
-/// Why `path` is not an RFC 9535 JSONPath (the parser's message), or `None` when it is one.
-/// The config loader can call this to reject a bad path before anything runs.
-pub fn jsonpath_error(path: &str) -> Option<String> {
-    JsonPath::parse(path).err().map(|e| e.to_string())
 }
 
 /// JSON value equality: numbers compare by value (`1` equals `1.0`), never across types
@@ -231,7 +225,7 @@ impl<'a> View<'a> {
 }
 
 fn check_path(path: &str, rule: &JsonPathCheck, view: &mut View<'_>, failures: &mut Vec<String>) {
-    let compiled = match JsonPath::parse(path) {
+    let compiled = match vocab::jsonpath(path) {
         Ok(p) => p,
         Err(e) => {
             failures.push(format!("{path}: invalid JSONPath ({e})"));

@@ -91,6 +91,7 @@ fn failing_report() -> RunReport {
                         check: "description".into(),
                         severity: Severity::Error,
                         message: "tool has no description".into(),
+                        hint: None,
                         fails: true,
                     }],
                 },

@@ -389,7 +389,12 @@ fn unusable_files_are_corrupt_and_name_the_file() {
     for (text, why) in cases {
         std::fs::write(cache.path(KEY_A), text).unwrap();
         match cache.read(KEY_A) {
-            Lookup::Corrupt(reason) => {
+            Lookup::Corrupt(corrupt) => {
+                assert!(
+                    matches!(&corrupt, CorruptEntry::Invalid { path, .. } if *path == cache.path(KEY_A)),
+                    "{corrupt:?}"
+                );
+                let reason = corrupt.to_string();
                 assert!(reason.contains(why), "{text:?}: {reason}");
                 assert!(reason.contains(&format!("{KEY_A}.json")), "{reason}");
             }
@@ -398,7 +403,12 @@ fn unusable_files_are_corrupt_and_name_the_file() {
     }
     // A path that can't be read as a file is corrupt too, not a miss.
     std::fs::create_dir_all(cache.path(KEY_B)).unwrap();
-    assert!(matches!(cache.read(KEY_B), Lookup::Corrupt(_)));
+    match cache.read(KEY_B) {
+        Lookup::Corrupt(CorruptEntry::Unreadable { path, .. }) => {
+            assert_eq!(path, cache.path(KEY_B));
+        }
+        other => panic!("{other:?}"),
+    }
     assert_eq!(cache.read(KEY_C), Lookup::Miss);
 }
 

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::http::{Auth, HttpApi};
-use super::{Answer, RawCall, Request};
+use super::{Answer, RawArgs, RawCall, Request, ShapeError};
 use crate::evals::Stop;
 
 /// The API version header every request carries.
@@ -48,16 +48,16 @@ pub fn body(req: &Request) -> Value {
 }
 
 /// Every `tool_use` block in order, the text blocks joined with a space, and the stop reason.
-pub fn read(v: &Value) -> Result<Answer, String> {
+pub fn read(v: &Value) -> Result<Answer, ShapeError> {
     let Some(content) = v.get("content").and_then(Value::as_array) else {
         return Err(match v.get("type").and_then(Value::as_str) {
-            Some("error") => format!(
-                "an error object: {}",
+            Some("error") => ShapeError::ErrorObject(
                 v.pointer("/error/message")
                     .and_then(Value::as_str)
                     .unwrap_or("(no message)")
+                    .to_owned(),
             ),
-            _ => "no `content` list".to_owned(),
+            _ => ShapeError::NoContent,
         });
     };
     let mut calls = Vec::new();
@@ -73,12 +73,12 @@ pub fn read(v: &Value) -> Result<Answer, String> {
                 let name = block
                     .get("name")
                     .and_then(Value::as_str)
-                    .ok_or("a `tool_use` block without a name")?;
+                    .ok_or(ShapeError::UnnamedToolUse)?;
                 let args = match block.get("input") {
                     None | Some(Value::Null) => Ok(json!({})),
                     Some(obj @ Value::Object(_)) => Ok(obj.clone()),
-                    Some(Value::String(raw)) => Err(raw.clone()),
-                    Some(other) => Err(other.to_string()),
+                    Some(Value::String(raw)) => Err(RawArgs(raw.clone())),
+                    Some(other) => Err(RawArgs(other.to_string())),
                 };
                 calls.push(RawCall {
                     name: name.to_owned(),
@@ -227,7 +227,7 @@ mod tests {
         assert_eq!(stop(Value::Null), Stop::EndTurn);
         let a = read(&json!({"content": [{"type": "tool_use", "name": "x", "input": "[1"}]}))
             .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(a.calls[0].args, Err("[1".to_owned()));
+        assert_eq!(a.calls[0].args, Err(RawArgs("[1".to_owned())));
         assert_eq!(a.stop, Stop::ToolUse);
         let a = read(
             &json!({"content": [{"type": "tool_use", "name": "x"}], "stop_reason": "max_tokens"}),
@@ -239,13 +239,10 @@ mod tests {
 
     #[test]
     fn wrong_shapes_are_described() {
-        assert_eq!(
-            read(&json!({"choices": []})),
-            Err("no `content` list".into())
-        );
+        assert_eq!(read(&json!({"choices": []})), Err(ShapeError::NoContent));
         assert_eq!(
             read(&json!({"type": "error", "error": {"message": "overloaded"}})),
-            Err("an error object: overloaded".into())
+            Err(ShapeError::ErrorObject("overloaded".into()))
         );
         assert!(read(&json!({"content": [{"type": "tool_use", "input": {}}]})).is_err());
     }

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::http::secs;
-use super::{Answer, ProviderError, RawCall, Request};
+use super::{Answer, Failure, ProviderError, RawCall, Request};
 use crate::evals::Stop;
 use crate::mcp::stdio::describe_exit;
 
@@ -40,10 +40,10 @@ impl CommandSpec {
     /// Runs the program once for `req`.
     pub fn ask(&self, req: &Request) -> Result<Answer, ProviderError> {
         let Some((program, args)) = self.argv.split_first() else {
-            return Err(ProviderError::Fatal(
-                "the eval command is empty\nhint: set evals.command, e.g. [python3, pick_tool.py]"
-                    .into(),
-            ));
+            return Err(ProviderError::Fatal(Failure::with_hint(
+                "the eval command is empty",
+                "set evals.command, e.g. [python3, pick_tool.py]",
+            )));
         };
         let request = json!({
             "model": req.model,
@@ -69,21 +69,19 @@ impl CommandSpec {
             Some(done) => done,
             None => {
                 kill_group(&mut child);
-                return Err(ProviderError::Transient(format!(
-                    "eval command timed out after {}",
-                    secs(self.timeout)
-                )));
+                return Err(ProviderError::Transient(
+                    format!("eval command timed out after {}", secs(self.timeout)).into(),
+                ));
             }
         };
         if !status.success() {
             let tail = tail(stderr.trim(), STDERR_TAIL);
             let sep = if tail.is_empty() { "" } else { ": " };
-            return Err(ProviderError::Transient(format!(
-                "eval command {}{sep}{tail}",
-                describe_exit(status)
-            )));
+            return Err(ProviderError::Transient(
+                format!("eval command {}{sep}{tail}", describe_exit(status)).into(),
+            ));
         }
-        parse(&stdout).map_err(ProviderError::Transient)
+        parse(&stdout).map_err(|e| ProviderError::Transient(e.to_string().into()))
     }
 
     fn spawn_error(&self, program: &str, e: &std::io::Error) -> ProviderError {
@@ -91,16 +89,20 @@ impl CommandSpec {
             std::io::ErrorKind::NotFound if !self.cwd.is_dir() => format!(
                 "eval command {program:?} can't run: its folder {} does not exist",
                 self.cwd.display()
-            ),
-            std::io::ErrorKind::NotFound => format!(
-                "eval command not found: {program}\n\
-                 hint: evals.command runs without a shell from {}; give a program on PATH or a path",
-                self.cwd.display()
+            )
+            .into(),
+            std::io::ErrorKind::NotFound => Failure::with_hint(
+                format!("eval command not found: {program}"),
+                format!(
+                    "evals.command runs without a shell from {}; give a program on PATH or a path",
+                    self.cwd.display()
+                ),
             ),
             std::io::ErrorKind::PermissionDenied => {
                 format!("eval command {program:?} can't run: permission denied (is it executable?)")
+                    .into()
             }
-            _ => format!("eval command {program:?} can't run: {e}"),
+            _ => format!("eval command {program:?} can't run: {e}").into(),
         })
     }
 }
@@ -158,20 +160,39 @@ fn run(
     ))
 }
 
+/// Why the program's stdout is not an answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OutputError {
+    /// Not JSON; the start of what it printed.
+    #[error("eval command printed invalid JSON: {0:?}")]
+    InvalidJson(String),
+    /// Neither an object nor a list.
+    #[error("eval command must print a JSON object like {{\"tool\": \"name\", \"args\": {{}}}}")]
+    NotAnObject,
+    /// `calls` is there but not a list.
+    #[error("eval command: 'calls' must be a list")]
+    CallsNotAList,
+    /// A call that is not an object.
+    #[error("eval command: each call must be an object with 'tool' and 'args'")]
+    CallNotAnObject,
+    /// `tool` is neither text nor null.
+    #[error("eval command: 'tool' must be a string or null")]
+    ToolNotAString,
+    /// `args` is neither an object nor null.
+    #[error("eval command: 'args' must be an object")]
+    ArgsNotAnObject,
+}
+
 /// The program's answer: one call object, a list of them, or `{"calls": [...]}`.
-pub fn parse(stdout: &str) -> Result<Answer, String> {
-    let v: Value = serde_json::from_str(stdout.trim()).map_err(|_| {
-        format!(
-            "eval command printed invalid JSON: {:?}",
-            head(stdout.trim(), STDOUT_HEAD)
-        )
-    })?;
+pub fn parse(stdout: &str) -> Result<Answer, OutputError> {
+    let v: Value = serde_json::from_str(stdout.trim())
+        .map_err(|_| OutputError::InvalidJson(head(stdout.trim(), STDOUT_HEAD)))?;
     let (items, text): (Vec<&Value>, String) = match &v {
         Value::Object(o) if o.contains_key("calls") => {
             let calls = o
                 .get("calls")
                 .and_then(Value::as_array)
-                .ok_or("eval command: 'calls' must be a list")?;
+                .ok_or(OutputError::CallsNotAList)?;
             (calls.iter().collect(), text_of(o.get("text")))
         }
         Value::Object(o) => (vec![&v], text_of(o.get("text"))),
@@ -183,27 +204,22 @@ pub fn parse(stdout: &str) -> Result<Answer, String> {
                 .collect();
             (list.iter().collect(), texts.join(" "))
         }
-        _ => {
-            return Err(
-                "eval command must print a JSON object like {\"tool\": \"name\", \"args\": {}}"
-                    .into(),
-            );
-        }
+        _ => return Err(OutputError::NotAnObject),
     };
     let mut calls = Vec::new();
     for item in items {
         let Some(obj) = item.as_object() else {
-            return Err("eval command: each call must be an object with 'tool' and 'args'".into());
+            return Err(OutputError::CallNotAnObject);
         };
         let name = match obj.get("tool") {
             None | Some(Value::Null) => continue,
             Some(Value::String(s)) => s.clone(),
-            Some(_) => return Err("eval command: 'tool' must be a string or null".into()),
+            Some(_) => return Err(OutputError::ToolNotAString),
         };
         let args = match obj.get("args") {
             None | Some(Value::Null) => json!({}),
             Some(a @ Value::Object(_)) => a.clone(),
-            Some(_) => return Err("eval command: 'args' must be an object".into()),
+            Some(_) => return Err(OutputError::ArgsNotAnObject),
         };
         calls.push(RawCall {
             name,
@@ -320,20 +336,28 @@ mod tests {
 
     #[test]
     fn bad_answers_are_transient_with_the_reason() {
+        let err = parse("not json at all").unwrap_err();
+        assert_eq!(err, OutputError::InvalidJson("not json at all".into()));
         assert_eq!(
-            parse("not json at all"),
-            Err("eval command printed invalid JSON: \"not json at all\"".into())
+            err.to_string(),
+            "eval command printed invalid JSON: \"not json at all\""
         );
+        assert_eq!(parse(r#"{"tool": 3}"#), Err(OutputError::ToolNotAString));
         assert_eq!(
-            parse(r#"{"tool": 3}"#),
-            Err("eval command: 'tool' must be a string or null".into())
+            OutputError::ToolNotAString.to_string(),
+            "eval command: 'tool' must be a string or null"
         );
         assert_eq!(
             parse(r#"{"tool": "a", "args": [1]}"#),
-            Err("eval command: 'args' must be an object".into())
+            Err(OutputError::ArgsNotAnObject)
         );
-        assert!(parse("42").is_err());
-        assert!(parse(r#"{"calls": 1}"#).is_err());
+        assert_eq!(parse("42"), Err(OutputError::NotAnObject));
+        assert_eq!(
+            OutputError::NotAnObject.to_string(),
+            "eval command must print a JSON object like {\"tool\": \"name\", \"args\": {}}"
+        );
+        assert_eq!(parse(r#"{"calls": 1}"#), Err(OutputError::CallsNotAList));
+        assert_eq!(parse("[3]"), Err(OutputError::CallNotAnObject));
     }
 
     #[test]
@@ -369,9 +393,13 @@ mod tests {
         );
         let err = ask(&spec).unwrap_err();
         assert!(err.is_fatal());
+        assert_eq!(
+            err.message(),
+            "eval command not found: toolproof-no-such-picker"
+        );
         assert!(
-            err.message()
-                .starts_with("eval command not found: toolproof-no-such-picker"),
+            err.hint()
+                .is_some_and(|h| h.starts_with("evals.command runs without a shell from ")),
             "{err}"
         );
     }

@@ -8,12 +8,14 @@ use serde_json::Value;
 use ureq::Agent;
 
 use super::retry::{self, Pacer};
-use super::{Answer, ProviderError};
+use super::{Answer, Failure, ProviderError, ShapeError};
 
 /// Most bytes read from one answer.
 const BODY_LIMIT: u64 = 64 << 20;
 /// Longest part of a server's message quoted in an error.
 const QUOTE: usize = 500;
+/// The hint for a spent quota.
+const OUT_OF_CREDIT: &str = "the account is out of credit or over its spend limit";
 
 /// How the key travels.
 #[derive(Clone)]
@@ -33,7 +35,7 @@ impl Auth {
 }
 
 /// Reads a 2xx answer body into an [`Answer`], or says what is wrong with its shape.
-pub type ReadAnswer = fn(&Value) -> Result<Answer, String>;
+pub type ReadAnswer = fn(&Value) -> Result<Answer, ShapeError>;
 
 /// A model API endpoint with its credentials. The key is never shown (not even by `Debug`).
 pub struct HttpApi {
@@ -58,13 +60,13 @@ impl fmt::Debug for HttpApi {
 /// What one attempt came to.
 enum Attempt {
     Done(Answer),
-    Fatal(String),
+    Fatal(Failure),
     /// Not retried: the server said `x-should-retry: false`.
-    Stop(String),
+    Stop(Failure),
     /// A 2xx whose body is not the API's answer.
-    BadBody(String),
+    BadBody(Failure),
     Retry {
-        why: String,
+        why: Failure,
         wait: Option<Duration>,
         everyone: bool,
     },
@@ -144,7 +146,7 @@ impl HttpApi {
                 return Err(ProviderError::Transient(self.redact(after(why, retries))));
             }
             let wait = wait.unwrap_or_else(|| pacer.backoff(retries));
-            if !pacer.back_off(wait, &self.redact(why.clone()), everyone) {
+            if !pacer.back_off(wait, &self.redact(why.clone()).message, everyone) {
                 return Err(ProviderError::Transient("interrupted".into()));
             }
             retries += 1;
@@ -195,43 +197,67 @@ impl HttpApi {
             Err(e) => return self.transport_error(e, timeout),
         };
         if (200..300).contains(&status) {
-            return match serde_json::from_str::<Value>(&text) {
-                Err(_) => Attempt::BadBody(format!(
-                    "{} answered {status} with a body that is not JSON: {}\n\
-                     hint: check {} (it must point at the API)",
+            return self.answer(status, &text, read);
+        }
+        self.refusal(status, &text, should, wait)
+    }
+
+    /// A 2xx answer: the API's answer, or a body that is not one.
+    fn answer(&self, status: u16, text: &str, read: ReadAnswer) -> Attempt {
+        match serde_json::from_str::<Value>(text) {
+            Err(_) => Attempt::BadBody(Failure::with_hint(
+                format!(
+                    "{} answered {status} with a body that is not JSON: {}",
                     self.who,
-                    quote(&text),
-                    self.base_var
-                )),
-                Ok(v) => match read(&v) {
-                    Ok(answer) => Attempt::Done(answer),
-                    Err(what) => Attempt::BadBody(format!(
+                    quote(text)
+                ),
+                format!("check {} (it must point at the API)", self.base_var),
+            )),
+            Ok(v) => match read(&v) {
+                Ok(answer) => Attempt::Done(answer),
+                Err(what) => Attempt::BadBody(
+                    format!(
                         "{} answered {status} but not in its API's format: {what}",
                         self.who
-                    )),
-                },
-            };
+                    )
+                    .into(),
+                ),
+            },
         }
-        let parsed = serde_json::from_str::<Value>(&text).ok();
+    }
+
+    /// Any other status: retried when the status (or `x-should-retry`) says so, else fatal
+    /// with what to check.
+    fn refusal(
+        &self,
+        status: u16,
+        text: &str,
+        should: Option<bool>,
+        wait: Option<Duration>,
+    ) -> Attempt {
+        let parsed = serde_json::from_str::<Value>(text).ok();
         let described = format!(
             "{} returned {}",
             self.who,
-            describe(status, parsed.as_ref(), &text)
+            describe(status, parsed.as_ref(), text)
         );
         if status == 429 && parsed.as_ref().is_some_and(quota_exhausted) {
-            return Attempt::Fatal(format!(
-                "{described}\nhint: the account is out of credit or over its spend limit"
-            ));
+            return Attempt::Fatal(Failure::with_hint(described, OUT_OF_CREDIT));
         }
         let retryable = retry::retryable_status(status);
         match should {
             Some(true) => {}
-            Some(false) if retryable => return Attempt::Stop(described),
+            Some(false) if retryable => return Attempt::Stop(described.into()),
             _ if retryable => {}
-            _ => return Attempt::Fatal(self.with_hint(described, status)),
+            _ => {
+                return Attempt::Fatal(Failure {
+                    message: described,
+                    hint: self.hint_for(status),
+                });
+            }
         }
         Attempt::Retry {
-            why: described,
+            why: described.into(),
             wait,
             everyone: retry::slows_everyone(status),
         }
@@ -245,9 +271,9 @@ impl HttpApi {
                 false,
             ),
             ureq::Error::BadUri(_) | ureq::Error::Http(_) => {
-                return Attempt::Fatal(format!(
-                    "{who}: `{}` is not a usable URL\nhint: check {}",
-                    self.url, self.base_var
+                return Attempt::Fatal(Failure::with_hint(
+                    format!("{who}: `{}` is not a usable URL", self.url),
+                    format!("check {}", self.base_var),
                 ));
             }
             ureq::Error::HostNotFound => (format!("{who}: host not found for {}", self.url), true),
@@ -274,13 +300,14 @@ impl HttpApi {
             other => (format!("{who}: connection failed: {other}"), false),
         };
         Attempt::Retry {
-            why,
+            why: why.into(),
             wait: None,
             everyone,
         }
     }
 
-    fn with_hint(&self, message: String, status: u16) -> String {
+    /// What to check after a status that retrying cannot fix.
+    fn hint_for(&self, status: u16) -> Option<String> {
         let hint = match status {
             401 => format!("check {}", self.key_var),
             403 => "the key has no access to this model or endpoint".to_owned(),
@@ -289,24 +316,30 @@ impl HttpApi {
                 self.base_var
             ),
             400 | 422 => "check evals.params and the model name: params are sent as given".into(),
-            402 => "the account is out of credit or over its spend limit".into(),
+            402 => OUT_OF_CREDIT.into(),
             413 => "the request is too large: the tool list is sent with every case".into(),
             300..=399 => format!(
                 "the server redirects instead of answering; check {} (http or https, the /v1 part)",
                 self.base_var
             ),
-            _ => return message,
+            _ => return None,
         };
-        format!("{message}\nhint: {hint}")
+        Some(hint)
     }
 
-    /// Removes the key from a message, wherever a server may have echoed it.
-    fn redact(&self, message: String) -> String {
+    /// Removes the key from a failure, wherever a server may have echoed it.
+    fn redact(&self, failure: Failure) -> Failure {
         let secret = self.auth.secret();
-        if secret.len() >= 4 && message.contains(secret) {
-            message.replace(secret, "[redacted]")
-        } else {
-            message
+        let clean = |text: String| {
+            if secret.len() >= 4 && text.contains(secret) {
+                text.replace(secret, "[redacted]")
+            } else {
+                text
+            }
+        };
+        Failure {
+            message: clean(failure.message),
+            hint: failure.hint.map(clean),
         }
     }
 }
@@ -367,17 +400,14 @@ fn quote(text: &str) -> String {
     }
 }
 
-/// `message (after 4 retries)`, the count on the first line when a `hint:` line follows.
-fn after(message: String, retries: u32) -> String {
-    let count = match retries {
-        0 => return message,
-        1 => " (after 1 retry)".to_owned(),
-        n => format!(" (after {n} retries)"),
-    };
-    match message.split_once('\n') {
-        Some((first, rest)) => format!("{first}{count}\n{rest}"),
-        None => format!("{message}{count}"),
+/// The failure with `(after 4 retries)` added to its message.
+fn after(mut failure: Failure, retries: u32) -> Failure {
+    match retries {
+        0 => {}
+        1 => failure.message.push_str(" (after 1 retry)"),
+        n => failure.message.push_str(&format!(" (after {n} retries)")),
     }
+    failure
 }
 
 /// `120s`, `0.25s`.

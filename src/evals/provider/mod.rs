@@ -4,10 +4,11 @@
 //! Everything here speaks API-safe tool names ([`crate::evals::tools`] maps them back). Errors
 //! come in two kinds: [`ProviderError::Fatal`] when no case can be asked (a missing key, a
 //! rejected request, an unknown model), [`ProviderError::Transient`] when this one case could
-//! not be answered after the retries of [`Pacer`].
+//! not be answered after the retries of [`Pacer`]; each carries a message and, apart, a hint.
 
 mod anthropic;
 mod command;
+mod error;
 mod http;
 mod openai;
 pub mod retry;
@@ -23,6 +24,7 @@ use serde_json::{Map, Value};
 
 use super::{ApiTool, Stop};
 use command::CommandSpec;
+pub use error::{Failure, ProviderError, ShapeError};
 use http::{Auth, HttpApi};
 pub use retry::{Pacer, RetryPolicy};
 
@@ -65,35 +67,14 @@ pub struct Answer {
 pub struct RawCall {
     /// The API-safe tool name.
     pub name: String,
-    /// The arguments object, or `Err(raw)` when they were not a JSON object.
-    pub args: Result<Value, String>,
+    /// The arguments object, or what the model sent when it was not a JSON object.
+    pub args: Result<Value, RawArgs>,
 }
 
-/// Why a provider gave no answer.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ProviderError {
-    /// No case can be asked: a missing key, a request the API rejects, an unknown model, a
-    /// command that does not exist. The eval phase stops.
-    #[error("{0}")]
-    Fatal(String),
-    /// This case could not be answered (after the retries); the run carries on.
-    #[error("{0}")]
-    Transient(String),
-}
-
-impl ProviderError {
-    /// The message (lowercase, possibly with a `hint:` line).
-    pub fn message(&self) -> &str {
-        match self {
-            ProviderError::Fatal(m) | ProviderError::Transient(m) => m,
-        }
-    }
-
-    /// Whether the eval phase must stop.
-    pub fn is_fatal(&self) -> bool {
-        matches!(self, ProviderError::Fatal(_))
-    }
-}
+/// Tool-call arguments that are not a JSON object, as the model sent them (a JSON string that
+/// does not parse, or the JSON text of another value).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawArgs(pub String);
 
 /// A configured provider. Cheap to share between threads (`Sync`): HTTP connections are pooled.
 #[derive(Debug)]
@@ -201,9 +182,9 @@ pub(crate) fn merge_params(body: &mut Map<String, Value>, params: &Map<String, V
 }
 
 fn missing_key(provider: &str, var: &str) -> ProviderError {
-    ProviderError::Fatal(format!(
-        "the {provider} provider needs an API key: {var} is not set\n\
-         hint: export {var}=…, or run with a committed answer cache that covers every case"
+    ProviderError::Fatal(Failure::with_hint(
+        format!("the {provider} provider needs an API key: {var} is not set"),
+        format!("export {var}=…, or run with a committed answer cache that covers every case"),
     ))
 }
 
@@ -227,7 +208,12 @@ mod tests {
             err.message().contains("ANTHROPIC_API_KEY is not set"),
             "{err}"
         );
-        assert!(err.message().contains("\nhint: "), "{err}");
+        assert!(
+            err.hint()
+                .is_some_and(|h| h.starts_with("export ANTHROPIC_API_KEY=")),
+            "{err}"
+        );
+        assert!(err.to_string().contains("\nhint: export"), "{err}");
         let err = Provider::openai_from(env(&[])).unwrap_err();
         assert!(err.message().contains("OPENAI_API_KEY is not set"), "{err}");
     }

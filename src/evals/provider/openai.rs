@@ -4,7 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::http::{Auth, HttpApi};
-use super::{Answer, RawCall, Request};
+use super::{Answer, RawArgs, RawCall, Request, ShapeError};
 use crate::evals::Stop;
 
 /// The endpoint under `base` (which includes `/v1`, as in the SDK).
@@ -52,11 +52,11 @@ pub fn body(req: &Request) -> Value {
 /// The calls of `choices[0].message.tool_calls` (type `function`, or no type), the content, a
 /// refusal, and the finish reason. Whether the model used a tool is decided from the calls, not
 /// from `finish_reason`, which some servers set to `stop` alongside calls.
-pub fn read(v: &Value) -> Result<Answer, String> {
+pub fn read(v: &Value) -> Result<Answer, ShapeError> {
     let Some(message) = v.pointer("/choices/0/message") else {
         return Err(match v.pointer("/error/message").and_then(Value::as_str) {
-            Some(m) => format!("an error object: {m}"),
-            None => "no `choices[0].message`".to_owned(),
+            Some(m) => ShapeError::ErrorObject(m.to_owned()),
+            None => ShapeError::NoMessage,
         });
     };
     let mut calls = Vec::new();
@@ -76,7 +76,7 @@ pub fn read(v: &Value) -> Result<Answer, String> {
         let name = function
             .get("name")
             .and_then(Value::as_str)
-            .ok_or("a tool call without a function name")?;
+            .ok_or(ShapeError::UnnamedCall)?;
         calls.push(RawCall {
             name: name.to_owned(),
             args: arguments(function.get("arguments")),
@@ -111,16 +111,16 @@ pub fn read(v: &Value) -> Result<Answer, String> {
 
 /// `arguments` as an object: a JSON string (the API), an object (some compatible servers), or
 /// nothing (`{}`, like the reference's `or "{}"`); anything else is kept raw.
-fn arguments(raw: Option<&Value>) -> Result<Value, String> {
+fn arguments(raw: Option<&Value>) -> Result<Value, RawArgs> {
     match raw {
         None | Some(Value::Null) => Ok(json!({})),
         Some(obj @ Value::Object(_)) => Ok(obj.clone()),
         Some(Value::String(s)) if s.trim().is_empty() => Ok(json!({})),
         Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
             Ok(obj @ Value::Object(_)) => Ok(obj),
-            _ => Err(s.clone()),
+            _ => Err(RawArgs(s.clone())),
         },
-        Some(other) => Err(other.to_string()),
+        Some(other) => Err(RawArgs(other.to_string())),
     }
 }
 
@@ -204,7 +204,7 @@ mod tests {
             {"function": {"name": "untyped", "arguments": "{}"}},
         ]});
         let a = read_ok(&completion(msg, "tool_calls"));
-        let got: Vec<(&str, Result<Value, String>)> = a
+        let got: Vec<(&str, Result<Value, RawArgs>)> = a
             .calls
             .iter()
             .map(|c| (c.name.as_str(), c.args.clone()))
@@ -215,8 +215,8 @@ mod tests {
                 ("math_add", Ok(json!({"a": 2, "b": 3}))),
                 ("echo", Ok(json!({"text": "hi"}))),
                 ("ping", Ok(json!({}))),
-                ("bad", Err("{oops".to_owned())),
-                ("list", Err("[1, 2]".to_owned())),
+                ("bad", Err(RawArgs("{oops".to_owned()))),
+                ("list", Err(RawArgs("[1, 2]".to_owned()))),
                 ("untyped", Ok(json!({}))),
             ]
         );
@@ -245,7 +245,7 @@ mod tests {
         let msg = json!({"role": "assistant", "content": "cut", "tool_calls": [call("echo", json!("{\"te"))]});
         let a = read_ok(&completion(msg, "length"));
         assert_eq!(a.stop, Stop::MaxTokens);
-        assert_eq!(a.calls[0].args, Err("{\"te".to_owned()));
+        assert_eq!(a.calls[0].args, Err(RawArgs("{\"te".to_owned())));
         let msg = json!({"role": "assistant", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]});
         let a = read_ok(&completion(msg, "content_filter"));
         assert_eq!(a.text, "a b");
@@ -254,13 +254,10 @@ mod tests {
 
     #[test]
     fn wrong_shapes_are_described() {
-        assert_eq!(
-            read(&json!({"choices": []})),
-            Err("no `choices[0].message`".into())
-        );
+        assert_eq!(read(&json!({"choices": []})), Err(ShapeError::NoMessage));
         assert_eq!(
             read(&json!({"error": {"message": "busy"}})),
-            Err("an error object: busy".into())
+            Err(ShapeError::ErrorObject("busy".into()))
         );
     }
 }

@@ -362,14 +362,19 @@ fn rejected_requests_are_fatal_at_once_with_the_providers_message() {
         let server = Server::start(move |_, _| anthropic_error(status, kind, message));
         let err = ask(&anthropic(&server), &fast(4)).unwrap_err();
         assert!(err.is_fatal(), "{status}: {err}");
-        let m = err.message();
+        assert_eq!(
+            err.message(),
+            format!("anthropic returned {status} {kind}: {message}"),
+            "{err}"
+        );
+        assert!(err.hint().is_some_and(|h| h.contains(hint)), "{err}");
+        let shown = err.to_string();
         assert!(
-            m.starts_with(&format!(
+            shown.starts_with(&format!(
                 "anthropic returned {status} {kind}: {message}\nhint: "
             )),
-            "{m}"
+            "{shown}"
         );
-        assert!(m.contains(hint), "{m}");
         assert_eq!(server.requests().len(), 1, "{status} must not be retried");
     }
     let server = Server::start(|_, _| {
@@ -382,10 +387,9 @@ fn rejected_requests_are_fatal_at_once_with_the_providers_message() {
     });
     let err = ask(&openai(&server), &fast(4)).unwrap_err();
     assert!(err.is_fatal());
-    assert!(
-        err.message()
-            .starts_with("openai returned 404 model_not_found: The model `x` does not exist\nhint: check the model name (evals.model, --model) and OPENAI_BASE_URL"),
-        "{err}"
+    assert_eq!(
+        err.to_string(),
+        "openai returned 404 model_not_found: The model `x` does not exist\nhint: check the model name (evals.model, --model) and OPENAI_BASE_URL",
     );
     let server =
         Server::start(|_, _| openai_error(422, "invalid_request_error", Value::Null, "bad params"));
@@ -400,10 +404,11 @@ fn a_redirect_is_fatal_and_points_at_the_base_url() {
     let err = ask(&anthropic(&server), &fast(4)).unwrap_err();
     assert!(err.is_fatal(), "{err}");
     assert_eq!(
-        err.message(),
+        err.to_string(),
         "anthropic returned 301: (empty body)\n\
          hint: the server redirects instead of answering; check ANTHROPIC_BASE_URL (http or https, the /v1 part)"
     );
+    assert_eq!(err.message(), "anthropic returned 301: (empty body)");
     assert_eq!(server.requests().len(), 1);
 }
 
@@ -419,7 +424,10 @@ fn an_exhausted_quota_is_fatal_not_retried() {
     });
     let err = ask(&openai(&server), &fast(4)).unwrap_err();
     assert!(err.is_fatal(), "{err}");
-    assert!(err.message().contains("out of credit"), "{err}");
+    assert!(
+        err.hint().is_some_and(|h| h.contains("out of credit")),
+        "{err}"
+    );
     assert_eq!(server.requests().len(), 1);
 }
 
@@ -508,7 +516,7 @@ fn a_200_that_is_not_the_api_is_retried_once_then_transient() {
     let err = ask(&anthropic(&server), &fast(4)).unwrap_err();
     assert!(!err.is_fatal());
     assert_eq!(
-        err.message(),
+        err.to_string(),
         "anthropic answered 200 with a body that is not JSON: <html><body>Welcome to nginx</body></html> (after 1 retry)\n\
          hint: check ANTHROPIC_BASE_URL (it must point at the API)"
     );

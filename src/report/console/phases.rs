@@ -56,7 +56,7 @@ pub(super) fn checks_section(
                 mark,
                 Cell::new(clean(&f.tool)),
                 Cell::new(clean(&f.check)),
-                Cell::new(clean(&f.message)),
+                Cell::new(clean(&f.text())),
             ]);
         }
         out.push_str(&table.render(width, color));

@@ -65,7 +65,7 @@ pub(super) fn checks_section(
                 "",
                 &format!("<code>{}</code>", one_line(&f.check, NAME_CHARS)),
             ));
-            out.push_str(&cell("Problem", "pre", &text(&f.message, CELL_CHARS)));
+            out.push_str(&cell("Problem", "pre", &text(&f.text(), CELL_CHARS)));
             out.push_str("</tr>\n");
         }
         out.push_str(TABLE_CLOSE);

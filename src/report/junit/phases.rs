@@ -58,7 +58,7 @@ pub(super) fn checks_suite(phase: &PhaseOverview<'_>, results: &ChecksResults) -
     }
     for (key, name) in &subjects {
         let findings = by_subject.get(key.as_str()).map_or(&[][..], Vec::as_slice);
-        let line = |f: &Finding| format!("[{}] {}", clean(&f.check), clean(&f.message));
+        let line = |f: &Finding| format!("[{}] {}", clean(&f.check), clean(&f.text()));
         let failing: Vec<String> = findings
             .iter()
             .filter(|f| f.fails)

@@ -201,7 +201,7 @@ fn finding_rows(c: &ChecksResults) -> List {
                 "| {icon} | {} | {} | {} |\n",
                 md(&f.tool, CELL_CHARS),
                 md(&f.check, 80),
-                md(&f.message, CELL_CHARS)
+                md(&f.text(), CELL_CHARS)
             )
         })
         .collect();

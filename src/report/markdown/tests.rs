@@ -59,6 +59,7 @@ fn fifty_thousand_findings_fit_the_budget() {
         check: "description".into(),
         severity: Severity::Error,
         message: format!("tool number {i} has a description that says nothing useful at all"),
+        hint: None,
         fails: true,
     };
     report.phases.checks.results.findings = (0..50_000).map(finding).collect();

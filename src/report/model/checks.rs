@@ -61,8 +61,21 @@ pub struct Finding {
     pub check: String,
     /// Error or warning.
     pub severity: Severity,
-    /// What is wrong, and what to do.
+    /// What is wrong.
     pub message: String,
+    /// What to do about it, when there is a fix.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
     /// Whether it fails the run (errors, and warnings under strict).
     pub fails: bool,
+}
+
+impl Finding {
+    /// What a reader sees: the message, then `hint: …` on its own line when there is a hint.
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        match &self.hint {
+            Some(hint) => format!("{}\nhint: {hint}", self.message).into(),
+            None => self.message.as_str().into(),
+        }
+    }
 }

@@ -1,248 +1,19 @@
 //! A serde `Deserializer` over the located YAML tree: it knows the key path and the line of
-//! every value, so each error names both and says what was expected in plain words.
+//! every value, so each error names both and says what was expected in plain words. The key
+//! paths are in [`path`], the errors and their wording in [`error`].
 
-use std::fmt;
+mod error;
+mod path;
+#[cfg(test)]
+mod tests;
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
-use super::node::{Node, Pos, Value, fmt_float};
+pub(crate) use error::{DeError, Located};
+pub(crate) use path::KeyPath;
+
+use super::node::{Node, Value, fmt_float};
 use super::suggest;
-
-/// Where a value sits in the document: `tests[2].expect.is_error`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct KeyPath(Vec<Seg>);
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Seg {
-    Key(String),
-    Index(usize),
-}
-
-impl KeyPath {
-    /// The top level.
-    pub(crate) fn root() -> Self {
-        KeyPath(Vec::new())
-    }
-
-    /// This path plus a mapping key.
-    pub(crate) fn key(&self, key: &str) -> Self {
-        let mut segs = self.0.clone();
-        segs.push(Seg::Key(key.to_owned()));
-        KeyPath(segs)
-    }
-
-    /// This path plus a list index.
-    pub(crate) fn index(&self, index: usize) -> Self {
-        let mut segs = self.0.clone();
-        segs.push(Seg::Index(index));
-        KeyPath(segs)
-    }
-
-    fn is_root(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-impl fmt::Display for KeyPath {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, seg) in self.0.iter().enumerate() {
-            match seg {
-                Seg::Key(k) if is_plain_key(k) => {
-                    if i > 0 {
-                        f.write_str(".")?;
-                    }
-                    f.write_str(k)?;
-                }
-                Seg::Key(k) => write!(f, "[{k:?}]")?,
-                Seg::Index(n) => write!(f, "[{n}]")?,
-            }
-        }
-        Ok(())
-    }
-}
-
-fn is_plain_key(k: &str) -> bool {
-    !k.is_empty()
-        && k.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-}
-
-/// A deserialization error with its place and wording.
-#[derive(Debug)]
-pub(crate) struct DeError {
-    /// Set once the error knows its node; `None` while it travels up from serde.
-    pub located: Option<Located>,
-    pending: Pending,
-}
-
-/// A finished error: message, hint, position.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Located {
-    pub message: String,
-    pub hint: Option<String>,
-    pub pos: Pos,
-}
-
-/// What serde reported, before the path and node are known.
-#[derive(Debug)]
-enum Pending {
-    Custom(String),
-    InvalidType(String),
-    InvalidLength(usize, String),
-    UnknownVariant(String, &'static [&'static str]),
-    MissingField(&'static str),
-    DuplicateField(&'static str),
-    Done,
-}
-
-impl DeError {
-    fn located(message: String, hint: Option<String>, pos: Pos) -> Self {
-        DeError {
-            located: Some(Located { message, hint, pos }),
-            pending: Pending::Done,
-        }
-    }
-
-    /// Gives a serde-made error its node and path (a no-op for errors already placed).
-    fn place(mut self, node: &Node, path: &KeyPath) -> Self {
-        if self.located.is_some() {
-            return self;
-        }
-        let at = if path.is_root() {
-            "the top level".to_owned()
-        } else {
-            format!("`{path}`")
-        };
-        let (message, hint) = match &self.pending {
-            Pending::Custom(msg) => (
-                if path.is_root() {
-                    msg.clone()
-                } else {
-                    format!("{at}: {msg}")
-                },
-                None,
-            ),
-            Pending::InvalidType(expected) => (
-                format!("{at} must be {expected}, got {}", node.value.describe()),
-                None,
-            ),
-            Pending::InvalidLength(len, expected) => {
-                (format!("{at} must be {expected}, got {len} items"), None)
-            }
-            Pending::UnknownVariant(got, expected) => {
-                let hint = suggest::nearest(got, expected).map(|n| format!("did you mean `{n}`?"));
-                (
-                    format!(
-                        "{at} must be one of {}, got {}",
-                        suggest::list(expected),
-                        node.value.describe()
-                    ),
-                    hint,
-                )
-            }
-            Pending::MissingField(field) => {
-                let message = if path.is_root() {
-                    format!("missing required key `{field}`")
-                } else {
-                    format!("{at} is missing the required key `{field}`")
-                };
-                let hint = match *field {
-                    "server" => Some(
-                        "add a `server:` section with `command: [program, args…]` or `url: http://…`"
-                            .to_owned(),
-                    ),
-                    _ => None,
-                };
-                (message, hint)
-            }
-            Pending::DuplicateField(field) => (
-                format!("{at} sets `{field}` twice"),
-                Some("remove one of them".to_owned()),
-            ),
-            Pending::Done => (format!("{at} is invalid"), None),
-        };
-        self.located = Some(Located {
-            message,
-            hint,
-            pos: node.pos,
-        });
-        self
-    }
-}
-
-impl fmt::Display for DeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (&self.located, &self.pending) {
-            (Some(l), _) => f.write_str(&l.message),
-            (None, Pending::Custom(m)) => f.write_str(m),
-            (None, other) => write!(f, "{other:?}"),
-        }
-    }
-}
-
-impl std::error::Error for DeError {}
-
-impl de::Error for DeError {
-    fn custom<T: fmt::Display>(msg: T) -> Self {
-        DeError {
-            located: None,
-            pending: Pending::Custom(msg.to_string()),
-        }
-    }
-
-    fn invalid_type(_unexp: de::Unexpected<'_>, exp: &dyn de::Expected) -> Self {
-        DeError {
-            located: None,
-            pending: Pending::InvalidType(exp.to_string()),
-        }
-    }
-
-    fn invalid_value(_unexp: de::Unexpected<'_>, exp: &dyn de::Expected) -> Self {
-        DeError {
-            located: None,
-            pending: Pending::InvalidType(exp.to_string()),
-        }
-    }
-
-    fn invalid_length(len: usize, exp: &dyn de::Expected) -> Self {
-        DeError {
-            located: None,
-            pending: Pending::InvalidLength(len, exp.to_string()),
-        }
-    }
-
-    fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> Self {
-        DeError {
-            located: None,
-            pending: Pending::UnknownVariant(variant.to_owned(), expected),
-        }
-    }
-
-    fn unknown_field(field: &str, expected: &'static [&'static str]) -> Self {
-        // Never reached in practice: struct keys are checked before serde sees them.
-        DeError {
-            located: None,
-            pending: Pending::Custom(format!(
-                "unknown key `{field}` (valid keys: {})",
-                suggest::list(expected)
-            )),
-        }
-    }
-
-    fn missing_field(field: &'static str) -> Self {
-        DeError {
-            located: None,
-            pending: Pending::MissingField(field),
-        }
-    }
-
-    fn duplicate_field(field: &'static str) -> Self {
-        DeError {
-            located: None,
-            pending: Pending::DuplicateField(field),
-        }
-    }
-}
 
 /// Extra advice for a top-level key that is not a setting.
 fn unknown_key_hint(path: &KeyPath, key: &str) -> Option<&'static str> {
@@ -275,11 +46,7 @@ struct NodeDe<'a> {
 
 impl<'a> NodeDe<'a> {
     fn fail(&self, expected: &str, hint: Option<String>) -> DeError {
-        let at = if self.path.is_root() {
-            "the top level".to_owned()
-        } else {
-            format!("`{}`", self.path)
-        };
+        let at = self.path.subject();
         DeError::located(
             format!(
                 "{at} must be {expected}, got {}",
@@ -392,11 +159,7 @@ fn key_text(key: &Node) -> Option<String> {
 }
 
 fn bad_key(key: &Node, path: &KeyPath) -> DeError {
-    let at = if path.is_root() {
-        "the top level".to_owned()
-    } else {
-        format!("`{path}`")
-    };
+    let at = path.subject();
     DeError::located(
         format!(
             "{at} has a key that is {}; keys must be plain text",
@@ -738,128 +501,5 @@ where
         let path = self.parent.path.key(&key);
         let child = self.parent.child(node, path.clone());
         seed.deserialize(child).map_err(|e| e.place(node, &path))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::config::node::parse;
-    use serde::Deserialize;
-
-    #[derive(Debug, Deserialize, PartialEq)]
-    #[serde(deny_unknown_fields)]
-    struct Inner {
-        retries: u32,
-        #[serde(default)]
-        timeout: Option<f64>,
-        #[serde(default)]
-        on: bool,
-    }
-
-    #[derive(Debug, Deserialize, PartialEq)]
-    #[serde(deny_unknown_fields)]
-    struct Outer {
-        items: Vec<Inner>,
-        #[serde(default)]
-        kind: Option<Kind>,
-    }
-
-    #[derive(Debug, Deserialize, PartialEq)]
-    #[serde(rename_all = "lowercase")]
-    enum Kind {
-        Alpha,
-        Beta,
-    }
-
-    fn load(text: &str) -> Result<Outer, Located> {
-        let node = parse(text)
-            .ok()
-            .flatten()
-            .unwrap_or_else(|| panic!("test YAML must parse: {text}"));
-        from_node(&node, KeyPath::root())
-    }
-
-    fn message(text: &str) -> String {
-        match load(text) {
-            Ok(v) => panic!("expected an error, got {v:?}"),
-            Err(l) => format!("{}:{}: {}", l.pos.line, l.pos.column, l.message),
-        }
-    }
-
-    #[test]
-    fn paths_render_like_the_yaml() {
-        let p = KeyPath::root()
-            .key("tests")
-            .index(2)
-            .key("expect")
-            .key("jsonpath")
-            .key("$.a");
-        assert_eq!(p.to_string(), "tests[2].expect.jsonpath[\"$.a\"]");
-    }
-
-    #[test]
-    fn reads_values_with_coercions() {
-        let v = load("items:\n  - {retries: 2.0, timeout: '30', on: yes}\nkind: beta\n");
-        let expected = Outer {
-            items: vec![Inner {
-                retries: 2,
-                timeout: Some(30.0),
-                on: true,
-            }],
-            kind: Some(Kind::Beta),
-        };
-        assert_eq!(v.ok(), Some(expected));
-    }
-
-    #[test]
-    fn errors_name_path_and_position() {
-        assert_eq!(
-            message("items:\n  - retries: many\n"),
-            "2:14: `items[0].retries` must be a whole number ≥ 0, got string \"many\""
-        );
-        assert_eq!(
-            message("items:\n  - retries: -1\n"),
-            "2:14: `items[0].retries` must be a whole number ≥ 0, got number -1"
-        );
-        assert_eq!(
-            message("items:\n  - retries: 1\n    retires: 2\n"),
-            "3:5: unknown key `retires` in `items[0]`, did you mean `retries`?"
-        );
-        assert_eq!(
-            message("items:\n  - {}\n"),
-            "2:5: `items[0]` is missing the required key `retries`"
-        );
-        assert_eq!(
-            message("items: []\nkind: gamma\n"),
-            "2:7: `kind` must be one of `alpha`, `beta`, got string \"gamma\""
-        );
-        assert_eq!(
-            message("items: []\nkind: [alpha]\n"),
-            "2:7: `kind` must be one of `alpha`, `beta`, got a list"
-        );
-        assert_eq!(
-            message("items: 3\n"),
-            "1:8: `items` must be a list, got number 3"
-        );
-        assert_eq!(
-            message("items:\n  - retries: 1\n    timeout: .inf\n"),
-            "3:14: `items[0].timeout` must be a finite number, got number .inf"
-        );
-        assert_eq!(
-            message("items:\n  - retries: 99999999999\n"),
-            "2:14: `items[0].retries` must be a whole number from 0 to 4294967295, got number 99999999999"
-        );
-    }
-
-    #[test]
-    fn null_reads_as_an_empty_list() {
-        assert_eq!(
-            load("items:\n").ok(),
-            Some(Outer {
-                items: vec![],
-                kind: None
-            })
-        );
     }
 }

@@ -1,0 +1,199 @@
+//! `evals:` beyond its types: a usable picker, cases with `expect_tool`, settings that exclude
+//! each other, and the files it names (`system_file`, `cases_file`), read and merged in.
+
+use std::path::Path;
+
+use super::ranges::{at_least_one, fraction, positive};
+use super::{Ctx, invalid_yaml, lowercase_first, path_of};
+use crate::config::de::{self, Located};
+use crate::config::node::{self, Node, Step, Value};
+use crate::config::{ConfigError, EvalCase, EvalConfig, Provider};
+
+pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), ConfigError> {
+    let e = Step::Key("evals");
+    fraction(ctx, evals.min_accuracy, &[e, Step::Key("min_accuracy")])?;
+    positive(
+        ctx,
+        evals.timeout_s,
+        &[e, Step::Key("timeout_s")],
+        "seconds",
+    )?;
+    match &evals.command {
+        Some(command) if command.first().is_none_or(|p| p.trim().is_empty()) => {
+            return Err(ctx.error(
+                ctx.pos(&[e, Step::Key("command")]),
+                "`evals.command` is empty",
+                Some(
+                    "give the picker program and its arguments, e.g. [python, picker.py]"
+                        .to_owned(),
+                ),
+            ));
+        }
+        None if evals.provider == Some(Provider::Command) => {
+            return Err(ctx.error(
+                ctx.pos(&[e, Step::Key("provider")]),
+                "`evals.provider` is `command` but `evals.command` is not set",
+                Some("add `command: [program, args…]`: the program that picks a tool for each prompt".to_owned()),
+            ));
+        }
+        _ => {}
+    }
+    check_cases(ctx, &evals.cases, &[e, Step::Key("cases")])?;
+    at_least_one(ctx, evals.concurrency, &[e, Step::Key("concurrency")])?;
+    at_least_one(ctx, evals.trials, &[e, Step::Key("trials")])?;
+    positive(
+        ctx,
+        evals.request_timeout_s,
+        &[e, Step::Key("request_timeout_s")],
+        "seconds",
+    )?;
+    if let Some(v) = evals.min_wilson_lower {
+        fraction(ctx, v, &[e, Step::Key("min_wilson_lower")])?;
+    }
+    if let Some(n) = evals.max_tokens {
+        at_least_one(ctx, n, &[e, Step::Key("max_tokens")])?;
+    }
+    if evals.model.is_some() && !evals.models.is_empty() {
+        return Err(ctx.error(
+            ctx.pos(&[e, Step::Key("models")]),
+            "`evals.model` and `evals.models` are both set",
+            Some(
+                "use `models: [a, b]` alone to ask several models, or `model:` for one".to_owned(),
+            ),
+        ));
+    }
+    for (i, m) in evals.models.iter().enumerate() {
+        if m.trim().is_empty() {
+            return Err(ctx.error(
+                ctx.pos(&[e, Step::Key("models"), Step::Index(i)]),
+                format!("`evals.models[{i}]` is empty"),
+                Some("give the model id the provider knows".to_owned()),
+            ));
+        }
+    }
+    if evals.system.is_some() && evals.system_file.is_some() {
+        return Err(ctx.error(
+            ctx.pos(&[e, Step::Key("system_file")]),
+            "`evals.system` and `evals.system_file` are both set",
+            Some("keep one: `system_file` reads the prompt your client ships".to_owned()),
+        ));
+    }
+    Ok(())
+}
+
+/// Every case has `expect_tool`, and sane `trials`.
+fn check_cases(ctx: &Ctx<'_>, cases: &[EvalCase], at: &[Step<'_>]) -> Result<(), ConfigError> {
+    for (i, case) in cases.iter().enumerate() {
+        let here: Vec<Step<'_>> = at.iter().copied().chain([Step::Index(i)]).collect();
+        if case.expect_tool.is_none() {
+            return Err(ctx.error(
+                ctx.pos(&here),
+                format!("`{}` has no `expect_tool`", path_of(&here)),
+                Some("set expect_tool (use null when no tool should be called)".to_owned()),
+            ));
+        }
+        if let Some(t) = case.trials {
+            let mut steps = here.clone();
+            steps.push(Step::Key("trials"));
+            at_least_one(ctx, t, &steps)?;
+        }
+    }
+    Ok(())
+}
+
+/// Reads `evals.system_file` and `evals.cases_file` (paths already resolved).
+pub(super) fn read_eval_files(
+    file: &Path,
+    root: &Node,
+    evals: &mut EvalConfig,
+) -> Result<(), ConfigError> {
+    let ctx = Ctx { file, root };
+    if let Some(path) = &evals.system_file {
+        let text = std::fs::read_to_string(path)
+            .map_err(|err| unreadable(&ctx, "system_file", path, &err))?;
+        evals.system = Some(text);
+    }
+    let Some(path) = evals.cases_file.clone() else {
+        return Ok(());
+    };
+    let bytes = std::fs::read(&path).map_err(|err| unreadable(&ctx, "cases_file", &path, &err))?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        ConfigError::new("the file is not valid UTF-8")
+            .in_file(&path)
+            .hint("save the file as UTF-8")
+    })?;
+    let cases_root = match node::parse(&text) {
+        Ok(Some(r)) => r,
+        Ok(None) => return Ok(()),
+        Err(err) => return Err(invalid_yaml(err, &path)),
+    };
+    let cctx = Ctx {
+        file: &path,
+        root: &cases_root,
+    };
+    let (list, prefix) = case_list(&cctx)?;
+    let mut cases: Vec<EvalCase> = de::from_node(list, path_of(&prefix))
+        .map_err(|Located { message, hint, pos }| cctx.error(pos, message, hint))?;
+    check_cases(&cctx, &cases, &prefix)?;
+    for (i, case) in cases.iter_mut().enumerate() {
+        let mut steps = prefix.clone();
+        steps.push(Step::Index(i));
+        case.line = cases_root
+            .at(&steps)
+            .and_then(|n| u32::try_from(n.pos.line).ok());
+        case.file = Some(path.clone());
+    }
+    evals.cases.extend(cases);
+    Ok(())
+}
+
+/// `evals.<key>` names a file that cannot be read.
+fn unreadable(ctx: &Ctx<'_>, key: &str, path: &Path, err: &std::io::Error) -> ConfigError {
+    ctx.error(
+        ctx.pos(&[Step::Key("evals"), Step::Key(key)]),
+        format!(
+            "cannot read `evals.{key}` {}: {}",
+            path.display(),
+            lowercase_first(&err.to_string())
+        ),
+        Some("the path is relative to this config file".to_owned()),
+    )
+}
+
+/// The list of cases in a cases file (a bare list, or a mapping with only `cases:`) and the
+/// steps to it.
+fn case_list<'n>(cctx: &Ctx<'n>) -> Result<(&'n Node, Vec<Step<'static>>), ConfigError> {
+    let root = cctx.root;
+    let example = || Some("e.g. `- {prompt: …, expect_tool: …}` on each line".to_owned());
+    let found = match &root.value {
+        Value::Seq(_) => (root, Vec::new()),
+        Value::Map(entries) => match root.get("cases") {
+            Some(_) if entries.len() > 1 => {
+                return Err(cctx.error(
+                    root.pos,
+                    "a cases file mapping may hold only `cases:`".to_owned(),
+                    None,
+                ));
+            }
+            Some(n) => (n, vec![Step::Key("cases")]),
+            None => {
+                return Err(cctx.error(
+                    root.pos,
+                    "a cases file holds a list of cases, or a mapping with `cases:`".to_owned(),
+                    example(),
+                ));
+            }
+        },
+        other => {
+            return Err(cctx.error(
+                root.pos,
+                format!(
+                    "a cases file holds a list of cases, got {}",
+                    other.describe()
+                ),
+                example(),
+            ));
+        }
+    };
+    Ok(found)
+}

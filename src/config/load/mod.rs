@@ -1,0 +1,243 @@
+//! Reading `toolproof.yaml`: file → located tree → typed [`Config`] → checks the types cannot
+//! express → `${VAR}` expansion in `server` → paths resolved from the file's folder.
+//!
+//! This file reads and sequences; the checks live beside it: [`server`] (and `${VAR}`),
+//! [`ranges`] (values of every other section), [`evals`] (plus the files it names), and
+//! [`paths`].
+
+mod evals;
+mod paths;
+mod ranges;
+mod server;
+
+use std::env::VarError;
+use std::path::{Path, PathBuf};
+
+use super::de::{self, KeyPath, Located};
+use super::node::{self, Node, Pos, Step, Value};
+use super::{Config, ConfigError, LoadedConfig, ServerConfig};
+
+pub(crate) use paths::resolve_paths;
+
+/// Stack for the thread that parses and deserializes: both recurse once per nesting level,
+/// and the parser allows 64 levels, which a 2 MiB test-thread stack cannot hold in debug builds.
+const LOADER_STACK: usize = 32 * 1024 * 1024;
+
+/// Reads an environment variable (a seam so tests need not touch the process environment).
+pub(crate) type EnvLookup<'a> = &'a (dyn Fn(&str) -> Result<String, VarError> + Sync);
+
+/// [`super::load`] with the environment given explicitly.
+pub(crate) fn load_with_env(path: &Path, env: EnvLookup<'_>) -> Result<LoadedConfig, ConfigError> {
+    let bytes = read(path)?;
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(err) => {
+            let bytes = err.as_bytes();
+            let good = &bytes[..err.utf8_error().valid_up_to()];
+            let line = 1 + good.iter().filter(|b| **b == b'\n').count() as u64;
+            let line_start = good.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+            let column = 1 + String::from_utf8_lossy(&good[line_start..]).chars().count() as u64;
+            return Err(ConfigError::new("the file is not valid UTF-8")
+                .in_file(path)
+                .at(line, column)
+                .hint("save the file as UTF-8"));
+        }
+    };
+    let base_dir = folder_of(path);
+    on_big_stack(|| build(&text, path, base_dir, env)).unwrap_or_else(|| {
+        Err(ConfigError::new("internal error while reading the config file").in_file(path))
+    })
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, ConfigError> {
+    if path.is_dir() {
+        return Err(ConfigError::new(format!(
+            "config path is a folder, not a file: {}",
+            path.display()
+        ))
+        .hint(format!(
+            "pass the YAML file itself, e.g. {}",
+            path.join("toolproof.yaml").display()
+        )));
+    }
+    std::fs::read(path).map_err(|err| {
+        if err.kind() == std::io::ErrorKind::NotFound {
+            ConfigError::new(format!("config file not found: {}", path.display())).hint(
+                "create toolproof.yaml with at least a `server:` section, or pass the path of your config file",
+            )
+        } else {
+            ConfigError::new(format!(
+                "cannot read config file {}: {}",
+                path.display(),
+                lowercase_first(&err.to_string())
+            ))
+        }
+    })
+}
+
+/// The YAML's folder, absolute (symlinks resolved when possible).
+fn folder_of(path: &Path) -> PathBuf {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    absolute(&parent)
+}
+
+/// `path` made absolute: canonical when it exists, else joined to the cwd.
+pub(crate) fn absolute(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path)
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Runs `f` on a thread with a large stack; `None` if the thread could not run or panicked.
+fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Option<T> {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("toolproof-config".to_owned())
+            .stack_size(LOADER_STACK)
+            .spawn_scoped(scope, f)
+            .ok()?
+            .join()
+            .ok()
+    })
+}
+
+fn lowercase_first(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) => c.to_lowercase().collect::<String>() + chars.as_str(),
+        None => String::new(),
+    }
+}
+
+/// Builds errors located in one file.
+struct Ctx<'a> {
+    file: &'a Path,
+    root: &'a Node,
+}
+
+impl Ctx<'_> {
+    fn error(&self, pos: Pos, message: impl Into<String>, hint: Option<String>) -> ConfigError {
+        let mut err = ConfigError::new(message).in_file(self.file);
+        if pos.line > 0 {
+            err = err.at(pos.line, pos.column);
+        }
+        err.hint = hint;
+        err
+    }
+
+    /// The node at `steps`, or the nearest ancestor that exists.
+    fn node(&self, steps: &[Step<'_>]) -> &Node {
+        (0..=steps.len())
+            .rev()
+            .find_map(|n| self.root.at(&steps[..n]))
+            .unwrap_or(self.root)
+    }
+
+    fn pos(&self, steps: &[Step<'_>]) -> Pos {
+        self.node(steps).pos
+    }
+
+    /// `` `path` must be …, got … `` at the value's position.
+    fn bad_value(&self, steps: &[Step<'_>], must: &str) -> ConfigError {
+        let node = self.node(steps);
+        self.error(
+            node.pos,
+            format!(
+                "`{}` must be {must}, got {}",
+                path_of(steps),
+                node.value.describe()
+            ),
+            None,
+        )
+    }
+}
+
+fn path_of(steps: &[Step<'_>]) -> KeyPath {
+    steps.iter().fold(KeyPath::root(), |p, s| match s {
+        Step::Key(k) => p.key(k),
+        Step::Index(i) => p.index(*i),
+    })
+}
+
+fn build(
+    text: &str,
+    file: &Path,
+    base_dir: PathBuf,
+    env: EnvLookup<'_>,
+) -> Result<LoadedConfig, ConfigError> {
+    let root = match node::parse(text) {
+        Ok(Some(root)) => root,
+        Ok(None) => {
+            return Err(ConfigError::new("the config file is empty")
+                .in_file(file)
+                .hint("add a server to test, e.g. `server: {command: [python, server.py]}`"));
+        }
+        Err(err) => return Err(invalid_yaml(err, file)),
+    };
+    let ctx = Ctx { file, root: &root };
+    if !matches!(root.value, Value::Map(_)) {
+        return Err(ctx.error(
+            root.pos,
+            format!(
+                "the top level must be a mapping of settings, got {}",
+                root.value.describe()
+            ),
+            Some("start the file with `server:` and write each setting as `key: value`".to_owned()),
+        ));
+    }
+    let mut config: Config = de::from_node(&root, KeyPath::root())
+        .map_err(|Located { message, hint, pos }| ctx.error(pos, message, hint))?;
+    fill_lines(&mut config, &root);
+
+    let target = target_of(&config.server);
+    server::check_server(&ctx, &config.server)?;
+    let secrets = server::expand_server(&ctx, &mut config.server, env)?;
+    server::check_url_scheme(&ctx, &config.server)?;
+    ranges::check_ranges(&ctx, &config)?;
+    resolve_paths(&mut config, &base_dir);
+    if let Some(evals) = &mut config.evals {
+        evals::read_eval_files(file, &root, evals)?;
+    }
+    Ok(LoadedConfig {
+        path: file.to_path_buf(),
+        base_dir,
+        config,
+        secrets,
+        target,
+    })
+}
+
+/// 1-based YAML lines of every test and eval case.
+fn fill_lines(config: &mut Config, root: &Node) {
+    let line = |steps: &[Step<'_>]| root.at(steps).and_then(|n| u32::try_from(n.pos.line).ok());
+    for (i, test) in config.tests.iter_mut().enumerate() {
+        test.line = line(&[Step::Key("tests"), Step::Index(i)]);
+    }
+    if let Some(evals) = &mut config.evals {
+        for (i, case) in evals.cases.iter_mut().enumerate() {
+            case.line = line(&[Step::Key("evals"), Step::Key("cases"), Step::Index(i)]);
+        }
+    }
+}
+
+/// The server as written: its URL, or its command joined by spaces.
+pub(crate) fn target_of(server: &ServerConfig) -> String {
+    match (&server.url, &server.command) {
+        (Some(url), _) => url.clone(),
+        (None, Some(command)) => command.join(" "),
+        (None, None) => String::new(),
+    }
+}
+
+/// A YAML syntax error of `file` as a config error.
+fn invalid_yaml(err: node::SyntaxError, file: &Path) -> ConfigError {
+    let mut e = ConfigError::new(format!("invalid YAML: {}", err.message)).in_file(file);
+    if let Some(pos) = err.pos {
+        e = e.at(pos.line, pos.column);
+    }
+    e.hint = err.hint;
+    e
+}

@@ -1,0 +1,249 @@
+//! Values the types accept but the settings cannot use: durations and counts that must be
+//! positive, fractions, known check ids, valid JSONPaths and regular expressions.
+
+use super::{Ctx, lowercase_first, path_of};
+use crate::config::node::Step;
+use crate::config::suggest;
+use crate::config::vocab::{CHECK_IDS, jsonpath_error};
+use crate::config::{
+    BenchConfig, BenchThresholds, ChecksConfig, Config, ConfigError, Expect, FuzzConfig, TestCase,
+};
+
+/// `steps` plus one more key.
+pub(super) fn under<'a>(steps: &[Step<'a>], key: &'a str) -> Vec<Step<'a>> {
+    let mut out = steps.to_vec();
+    out.push(Step::Key(key));
+    out
+}
+
+pub(super) fn positive(
+    ctx: &Ctx<'_>,
+    value: f64,
+    steps: &[Step<'_>],
+    unit: &str,
+) -> Result<(), ConfigError> {
+    if value > 0.0 {
+        Ok(())
+    } else {
+        Err(ctx.bad_value(steps, &format!("greater than 0 ({unit})")))
+    }
+}
+
+pub(super) fn at_least_one(
+    ctx: &Ctx<'_>,
+    value: u32,
+    steps: &[Step<'_>],
+) -> Result<(), ConfigError> {
+    if value >= 1 {
+        Ok(())
+    } else {
+        Err(ctx.bad_value(steps, "at least 1"))
+    }
+}
+
+pub(super) fn fraction(ctx: &Ctx<'_>, value: f64, steps: &[Step<'_>]) -> Result<(), ConfigError> {
+    if (0.0..=1.0).contains(&value) {
+        Ok(())
+    } else {
+        Err(ctx.bad_value(steps, "between 0 and 1"))
+    }
+}
+
+pub(super) fn not_negative(
+    ctx: &Ctx<'_>,
+    value: f64,
+    steps: &[Step<'_>],
+) -> Result<(), ConfigError> {
+    if value >= 0.0 {
+        Ok(())
+    } else {
+        Err(ctx.bad_value(steps, "0 or more"))
+    }
+}
+
+/// Every section but `server` (checked before `${VAR}` expansion) and the files of `evals`,
+/// in document order.
+pub(super) fn check_ranges(ctx: &Ctx<'_>, config: &Config) -> Result<(), ConfigError> {
+    positive(
+        ctx,
+        config.timeout_ms,
+        &[Step::Key("timeout_ms")],
+        "milliseconds",
+    )?;
+    check_checks(ctx, &config.checks)?;
+    not_negative(ctx, config.retry_delay_ms, &[Step::Key("retry_delay_ms")])?;
+    for (i, test) in config.tests.iter().enumerate() {
+        check_test(ctx, test, &[Step::Key("tests"), Step::Index(i)])?;
+    }
+    if let Some(fuzz) = &config.fuzz {
+        check_fuzz(ctx, fuzz)?;
+    }
+    if let Some(bench) = &config.bench {
+        check_bench(ctx, bench)?;
+    }
+    if let Some(evals) = &config.evals {
+        super::evals::check_evals(ctx, evals)?;
+    }
+    Ok(())
+}
+
+/// `checks:`: a fraction for the threshold, and only known ids in `disable`.
+fn check_checks(ctx: &Ctx<'_>, cfg: &ChecksConfig) -> Result<(), ConfigError> {
+    let checks = Step::Key("checks");
+    fraction(
+        ctx,
+        cfg.similarity_threshold,
+        &[checks, Step::Key("similarity_threshold")],
+    )?;
+    let Some((i, id)) = cfg
+        .disable
+        .iter()
+        .enumerate()
+        .find(|(_, id)| !CHECK_IDS.contains(&id.as_str()))
+    else {
+        return Ok(());
+    };
+    let steps = [checks, Step::Key("disable"), Step::Index(i)];
+    let message = match suggest::nearest(id, CHECK_IDS) {
+        Some(n) => format!("unknown check id `{id}` in checks.disable, did you mean `{n}`?"),
+        None => format!("unknown check id `{id}` in checks.disable"),
+    };
+    Err(ctx.error(
+        ctx.pos(&steps),
+        message,
+        Some(format!("check ids are {}", suggest::list(CHECK_IDS))),
+    ))
+}
+
+/// One entry of `tests:`, at `here`.
+fn check_test(ctx: &Ctx<'_>, test: &TestCase, here: &[Step<'_>]) -> Result<(), ConfigError> {
+    if let Some(t) = test.timeout_ms {
+        positive(ctx, t, &under(here, "timeout_ms"), "milliseconds")?;
+    }
+    if let Some(d) = test.retry_delay_ms {
+        not_negative(ctx, d, &under(here, "retry_delay_ms"))?;
+    }
+    check_expect(ctx, &test.expect, &under(here, "expect"))
+}
+
+/// A test's `expect:`, at `expect`: paths and patterns that parse, limits that can pass.
+fn check_expect(ctx: &Ctx<'_>, expect: &Expect, at: &[Step<'_>]) -> Result<(), ConfigError> {
+    for path in expect.jsonpath.keys() {
+        if let Some(problem) = jsonpath_error(path) {
+            let steps = under(&under(at, "jsonpath"), path);
+            return Err(ctx.error(
+                ctx.pos(&steps),
+                format!("`{path}` is not a valid JSONPath: {problem}"),
+                Some("paths follow RFC 9535 and start with `$`, e.g. `$.items[0].name`".to_owned()),
+            ));
+        }
+    }
+    if let Some(limit) = expect.max_latency_ms {
+        positive(ctx, limit, &under(at, "max_latency_ms"), "milliseconds")?;
+    }
+    if let Some(pattern) = &expect.regex
+        && let Err(err) = regex::Regex::new(pattern)
+    {
+        let steps = under(at, "regex");
+        // The crate's message ends with a line like "error: unclosed group".
+        let detail = err.to_string();
+        let last = detail.lines().last().unwrap_or("").trim();
+        let last = lowercase_first(last.strip_prefix("error: ").unwrap_or(last));
+        return Err(ctx.error(
+            ctx.pos(&steps),
+            format!(
+                "`{}` is not a valid regular expression: {}",
+                path_of(&steps),
+                last.trim_end_matches('.')
+            ),
+            Some(
+                "the syntax is that of Rust's regex crate (no look-around or backreferences)"
+                    .to_owned(),
+            ),
+        ));
+    }
+    for (path, check) in &expect.jsonpath {
+        if let (Some(min), Some(max)) = (check.min, check.max)
+            && min > max
+        {
+            let steps = under(&under(at, "jsonpath"), path);
+            return Err(ctx.error(
+                ctx.pos(&steps),
+                format!(
+                    "`{}` has min {min} above max {max}, so nothing can pass",
+                    path_of(&steps)
+                ),
+                None,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `fuzz:`.
+fn check_fuzz(ctx: &Ctx<'_>, fuzz: &FuzzConfig) -> Result<(), ConfigError> {
+    let f = Step::Key("fuzz");
+    at_least_one(ctx, fuzz.max_examples, &[f, Step::Key("max_examples")])?;
+    positive(
+        ctx,
+        fuzz.timeout_ms,
+        &[f, Step::Key("timeout_ms")],
+        "milliseconds",
+    )?;
+    positive(
+        ctx,
+        fuzz.max_time_s,
+        &[f, Step::Key("max_time_s")],
+        "seconds",
+    )
+}
+
+/// `bench:`, its thresholds and those of each target.
+fn check_bench(ctx: &Ctx<'_>, bench: &BenchConfig) -> Result<(), ConfigError> {
+    let b = Step::Key("bench");
+    at_least_one(ctx, bench.calls, &[b, Step::Key("calls")])?;
+    at_least_one(ctx, bench.concurrency, &[b, Step::Key("concurrency")])?;
+    positive(
+        ctx,
+        bench.timeout_ms,
+        &[b, Step::Key("timeout_ms")],
+        "milliseconds",
+    )?;
+    check_thresholds(ctx, &bench.thresholds, &[b, Step::Key("thresholds")])?;
+    for (i, target) in bench.targets.iter().enumerate() {
+        if let Some(t) = &target.thresholds {
+            let at = [
+                b,
+                Step::Key("targets"),
+                Step::Index(i),
+                Step::Key("thresholds"),
+            ];
+            check_thresholds(ctx, t, &at)?;
+        }
+    }
+    Ok(())
+}
+
+fn check_thresholds(
+    ctx: &Ctx<'_>,
+    t: &BenchThresholds,
+    at: &[Step<'_>],
+) -> Result<(), ConfigError> {
+    let with = |key: &'static str| under(at, key);
+    for (key, value) in [
+        ("p50_ms", t.p50_ms),
+        ("p95_ms", t.p95_ms),
+        ("p99_ms", t.p99_ms),
+    ] {
+        if let Some(v) = value {
+            positive(ctx, v, &with(key), "milliseconds")?;
+        }
+    }
+    if let Some(v) = t.max_error_rate {
+        fraction(ctx, v, &with("max_error_rate"))?;
+    }
+    if let Some(v) = t.min_throughput {
+        not_negative(ctx, v, &with("min_throughput"))?;
+    }
+    Ok(())
+}

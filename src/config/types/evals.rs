@@ -1,0 +1,192 @@
+//! `evals:`: the provider and model, request and retry settings, the gates, and the cases.
+
+use std::path::PathBuf;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::yes;
+
+/// Eval providers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Provider {
+    /// Anthropic Messages API.
+    Anthropic,
+    /// OpenAI Chat Completions (and compatible).
+    Openai,
+    /// A program of the user's.
+    Command,
+}
+
+/// `evals:`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvalConfig {
+    /// Run the phase in `run`.
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Provider.
+    #[serde(default)]
+    pub provider: Option<Provider>,
+    /// Model id.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// Program of the command provider.
+    #[serde(default)]
+    pub command: Option<Vec<String>>,
+    /// System prompt.
+    #[serde(default)]
+    pub system: Option<String>,
+    /// Extra request body keys.
+    #[serde(default)]
+    pub params: serde_json::Map<String, Value>,
+    /// Accuracy gate in 0..=1.
+    #[serde(default = "default_min_accuracy")]
+    pub min_accuracy: f64,
+    /// Use the answer cache.
+    #[serde(default = "yes")]
+    pub cache: bool,
+    /// Cache folder, relative to the YAML's folder.
+    #[serde(default = "default_cache_dir")]
+    pub cache_dir: PathBuf,
+    /// Command provider timeout.
+    #[serde(default = "default_eval_timeout_s")]
+    pub timeout_s: f64,
+    /// Labelled cases.
+    #[serde(default)]
+    pub cases: Vec<EvalCase>,
+    /// Several models to ask the same cases, each gated on its own (instead of `model`).
+    #[serde(default)]
+    pub models: Vec<String>,
+    /// The system prompt read from a file (the one the client ships), relative to the YAML.
+    #[serde(default)]
+    pub system_file: Option<PathBuf>,
+    /// More cases, from their own YAML file (a list, or a mapping with `cases:`).
+    #[serde(default)]
+    pub cases_file: Option<PathBuf>,
+    /// Requests in flight at once.
+    #[serde(default = "default_eval_concurrency")]
+    pub concurrency: u32,
+    /// Output token cap sent to the API (Anthropic `max_tokens`, OpenAI
+    /// `max_completion_tokens`); part of the cache key when set.
+    #[serde(default)]
+    pub max_tokens: Option<u32>,
+    /// What several tool calls in one answer mean: `first` scores the first call, `miss`
+    /// makes the case a miss.
+    #[serde(default)]
+    pub multiple_calls: MultipleCalls,
+    /// Times each case is asked (each trial is its own cache entry).
+    #[serde(default = "default_trials")]
+    pub trials: u32,
+    /// Gate on the Wilson 95% lower bound of the trial accuracy.
+    #[serde(default)]
+    pub min_wilson_lower: Option<f64>,
+    /// Seconds allowed for one API request.
+    #[serde(default = "default_request_timeout_s")]
+    pub request_timeout_s: f64,
+    /// Retries of a request that hit 429, 529, 5xx, a timeout or a dropped connection.
+    #[serde(default = "default_max_retries")]
+    pub max_retries: u32,
+}
+
+/// `evals.multiple_calls`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MultipleCalls {
+    /// Score the first call; the report says there were several.
+    #[default]
+    First,
+    /// Several calls make the case a miss.
+    Miss,
+}
+
+fn default_eval_concurrency() -> u32 {
+    8
+}
+fn default_trials() -> u32 {
+    1
+}
+fn default_request_timeout_s() -> f64 {
+    120.0
+}
+fn default_max_retries() -> u32 {
+    4
+}
+
+fn default_min_accuracy() -> f64 {
+    1.0
+}
+
+impl Default for EvalConfig {
+    /// The values used when the YAML has no `evals:` section.
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            provider: None,
+            model: None,
+            command: None,
+            system: None,
+            params: serde_json::Map::new(),
+            min_accuracy: default_min_accuracy(),
+            cache: true,
+            cache_dir: default_cache_dir(),
+            timeout_s: default_eval_timeout_s(),
+            cases: Vec::new(),
+            models: Vec::new(),
+            system_file: None,
+            cases_file: None,
+            concurrency: default_eval_concurrency(),
+            max_tokens: None,
+            multiple_calls: MultipleCalls::First,
+            trials: default_trials(),
+            min_wilson_lower: None,
+            request_timeout_s: default_request_timeout_s(),
+            max_retries: default_max_retries(),
+        }
+    }
+}
+fn default_cache_dir() -> PathBuf {
+    PathBuf::from(".toolproof-cache")
+}
+fn default_eval_timeout_s() -> f64 {
+    120.0
+}
+
+/// One labelled eval case.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvalCase {
+    /// The user prompt.
+    pub prompt: String,
+    /// Display name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Expected tool; the key must be present, `null` meaning no tool.
+    #[serde(default, deserialize_with = "present_string")]
+    pub expect_tool: Option<Option<String>>,
+    /// Expected arguments (subset match).
+    #[serde(default)]
+    pub expect_args: serde_json::Map<String, Value>,
+    /// Why this row exists; shown with every miss.
+    #[serde(default)]
+    pub why: Option<String>,
+    /// Must be right on every trial, whatever the accuracy.
+    #[serde(default)]
+    pub critical: bool,
+    /// Trials for this case (beats `evals.trials`).
+    #[serde(default)]
+    pub trials: Option<u32>,
+    /// YAML line of this entry (filled by the loader).
+    #[serde(skip)]
+    pub line: Option<u32>,
+    /// The file holding this entry when it came from `cases_file` (filled by the loader).
+    #[serde(skip)]
+    pub file: Option<PathBuf>,
+}
+
+fn present_string<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Option<String>>, D::Error> {
+    Option::<String>::deserialize(d).map(Some)
+}

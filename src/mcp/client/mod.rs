@@ -1,0 +1,428 @@
+//! The protocol layer: a connected server, `_meta` on stateless requests, bounded pagination,
+//! and tool calls with their latency. The handshake and era detection are in `handshake`;
+//! the messages themselves in [`super::protocol`].
+
+mod handshake;
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value, json};
+
+use super::error::{McpError, shorten};
+use super::http::{Answer, HttpSpec, HttpTransport};
+use super::protocol::{self, RpcFailure};
+use super::stdio::{StdioSpec, StdioTransport};
+use super::types::{CallOutcome, CallResult, Era, ServerInfo, Tool};
+use crate::config::ProtocolPin;
+
+pub use super::protocol::{
+    LATEST_LEGACY, LEGACY_VERSIONS, MODERN_VERSION, answer_server_request, client_info,
+};
+
+/// Most pages read from one listing before it counts as endless.
+const MAX_PAGES: usize = 10_000;
+
+/// Where the server is.
+#[derive(Debug, Clone)]
+pub enum ServerSpec {
+    /// A program speaking stdio.
+    Stdio(StdioSpec),
+    /// A streamable HTTP endpoint.
+    Http(HttpSpec),
+}
+
+/// Knobs of a connection.
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    /// Era or revision to speak.
+    pub pin: ProtocolPin,
+    /// Budget for start-up and the handshake.
+    pub startup_timeout: Duration,
+    /// Budget for listings and other non-tool requests.
+    pub request_timeout: Duration,
+}
+
+/// The server could not be brought up: what failed, and what it wrote to stderr meanwhile.
+#[derive(Debug, Clone)]
+pub struct ConnectError {
+    /// What failed.
+    pub error: McpError,
+    /// stderr of a stdio server up to the failure.
+    pub stderr: String,
+}
+
+/// A tool call that produced no result.
+#[derive(Debug, Clone)]
+pub struct CallFailure {
+    /// What went wrong.
+    pub error: McpError,
+    /// stderr written during the call.
+    pub stderr: String,
+    /// Time until the failure was seen.
+    pub latency: Duration,
+}
+
+enum Conn {
+    Stdio(StdioTransport),
+    Http(HttpTransport),
+}
+
+/// A connected MCP server.
+pub struct Client {
+    spec: ServerSpec,
+    opts: ClientOptions,
+    conn: Conn,
+    info: ServerInfo,
+    era: Era,
+    next_id: u64,
+    noise: Vec<String>,
+    noise_total: usize,
+    closed: bool,
+}
+
+impl Client {
+    /// Starts or reaches the server and completes the handshake.
+    pub fn connect(spec: ServerSpec, opts: ClientOptions) -> Result<Client, ConnectError> {
+        let conn = open(&spec)?;
+        let mut client = Client {
+            spec,
+            opts,
+            conn,
+            info: ServerInfo::default(),
+            era: Era::Legacy,
+            next_id: 0,
+            noise: Vec::new(),
+            noise_total: 0,
+            closed: false,
+        };
+        let started = Instant::now();
+        match client.handshake(started + client.opts.startup_timeout) {
+            Ok(()) => Ok(client),
+            Err(error) => {
+                if let Conn::Stdio(t) = &mut client.conn {
+                    t.kill();
+                }
+                let stderr = client.stderr_since(0);
+                let error = client.explain_startup(error, started.elapsed());
+                client.close_conn();
+                Err(ConnectError { error, stderr })
+            }
+        }
+    }
+
+    /// Closes the server and starts it again (stdio), or starts a new session (HTTP).
+    pub fn restart(&mut self) -> Result<(), ConnectError> {
+        self.close_conn();
+        self.conn = open(&self.spec)?;
+        self.closed = false;
+        self.next_id = 0;
+        let started = Instant::now();
+        let result = self.handshake(started + self.opts.startup_timeout);
+        result.map_err(|error| {
+            if let Conn::Stdio(t) = &mut self.conn {
+                t.kill();
+            }
+            ConnectError {
+                stderr: self.stderr_since(0),
+                error: self.explain_startup(error, started.elapsed()),
+            }
+        })
+    }
+
+    /// What the server said about itself.
+    pub fn info(&self) -> &ServerInfo {
+        &self.info
+    }
+
+    /// The era in use.
+    pub fn era(&self) -> Era {
+        self.era
+    }
+
+    /// `stdio` or `http`.
+    pub fn transport_name(&self) -> &'static str {
+        match self.conn {
+            Conn::Stdio(_) => "stdio",
+            Conn::Http(_) => "http",
+        }
+    }
+
+    /// Non-protocol lines the server printed on stdout (kept across restarts), and their count.
+    pub fn stdout_noise(&self) -> (Vec<String>, usize) {
+        let mut lines = self.noise.clone();
+        let mut total = self.noise_total;
+        if let (Conn::Stdio(t), false) = (&self.conn, self.closed) {
+            let (now, count) = t.noise();
+            lines.extend(now.iter().cloned());
+            total += count;
+        }
+        (lines, total)
+    }
+
+    /// A position in the server's stderr (0 for HTTP).
+    pub fn stderr_mark(&self) -> u64 {
+        match &self.conn {
+            Conn::Stdio(t) => t.stderr_mark(),
+            Conn::Http(_) => 0,
+        }
+    }
+
+    /// stderr written since `mark` (empty for HTTP).
+    pub fn stderr_since(&self, mark: u64) -> String {
+        match &self.conn {
+            Conn::Stdio(t) => t.stderr_since(mark),
+            Conn::Http(_) => String::new(),
+        }
+    }
+
+    /// Whether the server process has ended (always false for HTTP).
+    pub fn has_exited(&self) -> bool {
+        match &self.conn {
+            Conn::Stdio(t) => t.has_exited(),
+            Conn::Http(_) => false,
+        }
+    }
+
+    /// Every tool, following `nextCursor` to the end.
+    pub fn list_tools(&mut self) -> Result<Vec<Tool>, McpError> {
+        Ok(self
+            .list_all("tools/list", "tools")?
+            .into_iter()
+            .map(Tool::from_wire)
+            .collect())
+    }
+
+    /// Every resource, when the server declares the capability.
+    pub fn list_resources(&mut self) -> Result<Option<Vec<Value>>, McpError> {
+        if !self.info.has_capability("resources") {
+            return Ok(None);
+        }
+        self.list_all("resources/list", "resources").map(Some)
+    }
+
+    /// Every prompt, when the server declares the capability.
+    pub fn list_prompts(&mut self) -> Result<Option<Vec<Value>>, McpError> {
+        if !self.info.has_capability("prompts") {
+            return Ok(None);
+        }
+        self.list_all("prompts/list", "prompts").map(Some)
+    }
+
+    /// Calls a tool. A JSON-RPC error is a result (`ProtocolError`); no answer is a failure.
+    pub fn call_tool(
+        &mut self,
+        name: &str,
+        arguments: &Map<String, Value>,
+        timeout: Duration,
+    ) -> Result<CallOutcome, CallFailure> {
+        let mark = self.stderr_mark();
+        let started = Instant::now();
+        let params = json!({"name": name, "arguments": arguments});
+        let answer = self.roundtrip("tools/call", Some(params), timeout);
+        let latency = started.elapsed();
+        let stderr = self.stderr_since(mark);
+        let response = match answer {
+            Ok(r) => r,
+            Err(error) => {
+                return Err(CallFailure {
+                    error,
+                    stderr,
+                    latency,
+                });
+            }
+        };
+        let result = match protocol::split_response(response) {
+            Err(RpcFailure {
+                code,
+                message,
+                data,
+            }) => CallResult::ProtocolError {
+                code,
+                message,
+                data,
+            },
+            Ok(r) => match tool_result(&r) {
+                Some(result) => result,
+                None => {
+                    return Err(CallFailure {
+                        error: McpError::Protocol(
+                            "the tool asked for input (resultType input_required), which toolproof does not provide"
+                                .into(),
+                        ),
+                        stderr,
+                        latency,
+                    });
+                }
+            },
+        };
+        Ok(CallOutcome {
+            latency,
+            result,
+            stderr,
+        })
+    }
+
+    /// Ends the session (DELETE for HTTP) or stops the process (stdio).
+    pub fn close(&mut self) {
+        self.close_conn();
+    }
+
+    fn close_conn(&mut self) {
+        if self.closed {
+            return;
+        }
+        match &mut self.conn {
+            Conn::Stdio(t) => {
+                let (lines, count) = t.noise();
+                self.noise.extend(lines.iter().cloned());
+                self.noise_total += count;
+                t.close();
+            }
+            Conn::Http(t) => t.close(),
+        }
+        self.closed = true;
+    }
+
+    fn explain_startup(&self, error: McpError, waited: Duration) -> McpError {
+        match error {
+            McpError::Timeout { method, .. } => {
+                let (lines, _) = self.stdout_noise();
+                match lines.first() {
+                    Some(first) => McpError::NoisyStartup {
+                        method,
+                        after: waited,
+                        first_line: shorten(first, 120),
+                    },
+                    None => McpError::Timeout {
+                        method,
+                        after: waited,
+                    },
+                }
+            }
+            other => other,
+        }
+    }
+
+    fn fresh_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    fn with_meta(&self, params: Option<Value>) -> Option<Value> {
+        if self.era != Era::Modern {
+            return params;
+        }
+        Some(protocol::with_modern_meta(params))
+    }
+
+    /// Sends a request and returns the whole response object (with `result` or `error`).
+    fn roundtrip(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+        timeout: Duration,
+    ) -> Result<Value, McpError> {
+        let id = self.fresh_id();
+        let params = self.with_meta(params);
+        let msg = protocol::request(id, method, params);
+        match &mut self.conn {
+            Conn::Stdio(t) => t.roundtrip(&msg, timeout),
+            Conn::Http(t) => match t.post(&msg, Some(&json!(id)), timeout)? {
+                Answer::Response(v) => Ok(v),
+                Answer::Accepted => Err(McpError::Protocol(format!("no response to `{method}`"))),
+            },
+        }
+    }
+
+    fn request_result(&mut self, method: &str, params: Option<Value>) -> Result<Value, McpError> {
+        let timeout = self.opts.request_timeout;
+        let response = self.roundtrip(method, params, timeout)?;
+        result_of(method, response)
+    }
+
+    fn notify(&mut self, method: &str) -> Result<(), McpError> {
+        let msg = protocol::notification(method);
+        match &mut self.conn {
+            Conn::Stdio(t) => t.send(&msg),
+            Conn::Http(t) => t.post(&msg, None, self.opts.request_timeout).map(|_| ()),
+        }
+    }
+
+    fn list_all(&mut self, method: &str, key: &str) -> Result<Vec<Value>, McpError> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut seen = HashSet::new();
+        for _ in 0..MAX_PAGES {
+            let params = cursor.as_ref().map(|c| json!({"cursor": c}));
+            let result = self.request_result(method, params)?;
+            match result.get(key) {
+                Some(Value::Array(page)) => items.extend(page.iter().cloned()),
+                Some(_) => {
+                    return Err(McpError::Protocol(format!(
+                        "`{method}` returned `{key}` that is not a list"
+                    )));
+                }
+                None => {
+                    return Err(McpError::Protocol(format!(
+                        "`{method}` returned no `{key}` list"
+                    )));
+                }
+            }
+            match result.get("nextCursor") {
+                Some(Value::String(next)) if !next.is_empty() => {
+                    if !seen.insert(next.clone()) {
+                        return Err(McpError::Protocol(format!(
+                            "`{method}` returned the cursor `{}` twice: the server paginates endlessly",
+                            shorten(next, 60)
+                        )));
+                    }
+                    cursor = Some(next.clone());
+                }
+                _ => return Ok(items),
+            }
+        }
+        Err(McpError::Protocol(format!(
+            "`{method}` went on for more than {MAX_PAGES} pages"
+        )))
+    }
+}
+
+fn open(spec: &ServerSpec) -> Result<Conn, ConnectError> {
+    match spec {
+        ServerSpec::Stdio(s) => {
+            StdioTransport::spawn(s)
+                .map(Conn::Stdio)
+                .map_err(|error| ConnectError {
+                    error,
+                    stderr: String::new(),
+                })
+        }
+        ServerSpec::Http(h) => Ok(Conn::Http(HttpTransport::new(h.clone()))),
+    }
+}
+
+/// The result of a response to `method`, or its JSON-RPC error as an [`McpError::Rpc`].
+fn result_of(method: &str, response: Value) -> Result<Value, McpError> {
+    protocol::split_response(response).map_err(|e| McpError::Rpc {
+        method: method.to_owned(),
+        code: e.code,
+        message: e.message,
+    })
+}
+
+/// A `tools/call` result as a [`CallResult`]; `None` when the tool asked for input instead.
+fn tool_result(r: &Value) -> Option<CallResult> {
+    if r.get("resultType").and_then(Value::as_str) == Some("input_required") {
+        return None;
+    }
+    let content = match r.get("content") {
+        Some(Value::Array(items)) => items.clone(),
+        _ => Vec::new(),
+    };
+    Some(CallResult::Result {
+        content,
+        structured: r.get("structuredContent").cloned(),
+        is_error: r.get("isError").and_then(Value::as_bool).unwrap_or(false),
+    })
+}
