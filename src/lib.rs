@@ -6,6 +6,9 @@
 //! destinations ([`report::writer::ReportWriter::prepare`]), execute ([`run::execute`], which
 //! emits events to the live reporter and returns the report), and write the report once.
 
+// Functions stay small enough to hold in one's head (the limit is in clippy.toml).
+#![warn(clippy::too_many_lines)]
+
 pub mod checks;
 pub mod cli;
 pub mod config;
@@ -28,7 +31,7 @@ use config::ConfigError;
 use events::Events;
 use interrupt::Interrupt;
 use plan::Plan;
-use report::writer::ReportWriter;
+use report::writer::{DestinationError, ReportWriter};
 use run::EXIT_USAGE;
 use settings::{Env, Settings};
 
@@ -48,7 +51,13 @@ where
     let env = Env::from_process();
     let (settings, writer) = match prepare(&cli, &env) {
         Ok(ready) => ready,
-        Err(e) => return usage_error(&e),
+        Err(e) => {
+            eprintln!("error: {e}");
+            if let Some(hint) = e.hint() {
+                eprintln!("hint: {hint}");
+            }
+            return EXIT_USAGE;
+        }
     };
     let plan = Plan::new(&settings);
     let interrupt = Interrupt::new();
@@ -62,18 +71,33 @@ where
     writer.deliver(&report)
 }
 
+/// Why an invocation cannot start: a usage error, exit code 2.
+#[derive(Debug, thiserror::Error)]
+enum StartError {
+    /// The command line, the environment or `toolproof.yaml` is wrong.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A report destination cannot be written.
+    #[error(transparent)]
+    Destination(#[from] DestinationError),
+}
+
+impl StartError {
+    /// A hint printed on its own line (a [`ConfigError`] prints its own).
+    fn hint(&self) -> Option<&str> {
+        match self {
+            StartError::Config(_) => None,
+            StartError::Destination(e) => Some(e.hint()),
+        }
+    }
+}
+
 /// Resolves the settings and checks the report destinations: every usage error is found
 /// here, before anything connects.
-fn prepare(cli: &Cli, env: &Env) -> Result<(Settings, ReportWriter), ConfigError> {
+fn prepare(cli: &Cli, env: &Env) -> Result<(Settings, ReportWriter), StartError> {
     let source = settings::config_source(cli, env)?;
     let loaded = source.load(env)?;
     let settings = Settings::resolve(cli, env, loaded)?;
     let writer = ReportWriter::prepare(settings.command(), settings.outputs())?;
     Ok((settings, writer))
-}
-
-/// Prints a config or usage error and returns [`EXIT_USAGE`].
-fn usage_error(e: &ConfigError) -> i32 {
-    eprintln!("error: {e}");
-    EXIT_USAGE
 }

@@ -773,6 +773,7 @@ evals:
 "#;
 
 #[test]
+#[expect(clippy::too_many_lines, reason = "one assertion per key of the file")]
 fn every_key_is_read() {
     let l = loaded("full", FULL);
     let base = l.base_dir.clone();

@@ -72,5 +72,5 @@ pub fn render(report: &RunReport) -> String {
 }
 
 fn clean(s: &str) -> String {
-    crate::mcp::error::shorten(s, 100)
+    super::escape::one_line(s, 100)
 }

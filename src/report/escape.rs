@@ -149,6 +149,17 @@ pub fn truncate_chars(text: &str, max_chars: usize) -> Cow<'_, str> {
     }
 }
 
+/// Untrusted text on one line: escape sequences removed, every other control character
+/// (line breaks and tabs included) a space, surrounding spaces trimmed, at most `max_chars`
+/// characters (ending with `…` when cut).
+pub fn one_line(text: &str, max_chars: usize) -> String {
+    let flat: String = clean(text)
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    truncate_chars(flat.trim(), max_chars).into_owned()
+}
+
 /// The first line of `text` (everything before the first `\n` or `\r`).
 pub fn first_line(text: &str) -> &str {
     text.split(['\n', '\r']).next().unwrap_or("")
@@ -194,6 +205,13 @@ pub fn format_secs(ms: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_line_flattens_cleans_and_cuts() {
+        assert_eq!(one_line("  a\nb\tc\u{1b}[31m d  ", 80), "a b c d");
+        assert_eq!(one_line("abcdef", 4), "abc…");
+        assert_eq!(one_line("\u{7}bell", 80), "␇bell");
+    }
 
     #[test]
     fn clean_text_is_borrowed() {

@@ -1,104 +1,137 @@
 //! `toolproof inspect`: the human view of what a server offers (identity, protocol,
-//! capabilities, tools, resources, prompts) followed by the static-check findings.
+//! capabilities, tools, resources, prompts) followed by the static-check findings. Every piece
+//! of server text is shown on one line of its own, cleaned of control characters.
 
 use std::fmt::Write;
 
 use serde_json::Value;
 
-use crate::report::model::{PhaseStatus, RunReport};
+use super::escape::one_line;
+use super::model::{Inventory, PhaseStatus, RunReport, ServerError, ServerSummary, ToolSummary};
 
-/// Renders the inspect view of a report. Untrusted text is flattened to one line each.
+/// Longest piece of server text on one line, in characters.
+const CHARS: usize = 300;
+
+/// Renders the inspect view of a report.
 pub fn render(report: &RunReport) -> String {
     let mut out = String::new();
-    let clean = |s: &str| crate::mcp::error::shorten(s, 300);
     if let Some(err) = &report.error {
-        let _ = writeln!(out, "error: {}", clean(&err.message));
-        if let Some(stderr) = &err.stderr {
-            let _ = writeln!(out, "server stderr:");
-            for line in stderr
-                .lines()
-                .rev()
-                .take(20)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-            {
-                let _ = writeln!(out, "  {}", clean(line));
-            }
-        }
+        connection_error(&mut out, err);
         return out;
     }
     if let Some(s) = &report.server {
-        let name = s.name.as_deref().unwrap_or("(unnamed server)");
-        let version = s.version.as_deref().unwrap_or("");
-        let _ = writeln!(out, "{} {}", clean(name), clean(version));
-        let _ = writeln!(
-            out,
-            "protocol {} ({}, {})",
-            s.protocol_version, s.era, s.transport
-        );
-        let caps: Vec<&str> = s
-            .capabilities
-            .as_object()
-            .map(|m| m.keys().map(String::as_str).collect())
-            .unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "capabilities: {}",
-            if caps.is_empty() {
-                "(none)".to_owned()
-            } else {
-                caps.join(", ")
-            }
-        );
+        identity(&mut out, s);
     }
     if let Some(inv) = &report.inventory {
-        let _ = writeln!(out, "\ntools ({}):", inv.tools.len());
-        for t in &inv.tools {
-            let mut flags = Vec::new();
-            if let Some(Value::Object(a)) = &t.annotations {
-                for (k, v) in a {
-                    if v == &Value::Bool(true) {
-                        flags.push(k.trim_end_matches("Hint").to_owned());
-                    }
-                }
-            }
-            if t.has_output_schema {
-                flags.push("output schema".into());
-            }
-            let title = t
-                .title
-                .as_deref()
-                .map(|x| format!(" ({})", clean(x)))
-                .unwrap_or_default();
-            let flags = if flags.is_empty() {
-                String::new()
-            } else {
-                format!(" [{}]", flags.join(", "))
-            };
-            let _ = writeln!(out, "  {}{title}{flags}", clean(&t.name));
-            if !t.summary.is_empty() {
-                let _ = writeln!(out, "      {}", clean(&t.summary));
-            }
+        inventory(&mut out, inv);
+    }
+    findings(&mut out, report);
+    if let Some(first) = report.stdout_noise.first() {
+        let _ = writeln!(
+            out,
+            "\nthe server printed {} non-protocol line(s) on stdout; first: {}",
+            report.stdout_noise.len(),
+            one_line(first, CHARS)
+        );
+    }
+    let _ = writeln!(out, "\n{}", if report.passed { "PASSED" } else { "FAILED" });
+    out
+}
+
+fn connection_error(out: &mut String, err: &ServerError) {
+    let _ = writeln!(out, "error: {}", one_line(&err.message, CHARS));
+    if let Some(stderr) = &err.stderr {
+        let _ = writeln!(out, "server stderr:");
+        let lines: Vec<&str> = stderr.lines().collect();
+        for line in &lines[lines.len().saturating_sub(20)..] {
+            let _ = writeln!(out, "  {}", one_line(line, CHARS));
         }
-        for (label, items, key) in [
-            ("resources", &inv.resources, "uri"),
-            ("prompts", &inv.prompts, "name"),
-        ] {
-            match items {
-                None => {
-                    let _ = writeln!(out, "\n{label}: not offered");
-                }
-                Some(list) => {
-                    let _ = writeln!(out, "\n{label} ({}):", list.len());
-                    for item in list {
-                        let id = item.get(key).and_then(Value::as_str).unwrap_or("?");
-                        let _ = writeln!(out, "  {}", clean(id));
-                    }
+    }
+}
+
+fn identity(out: &mut String, s: &ServerSummary) {
+    let name = s.name.as_deref().unwrap_or("(unnamed server)");
+    let version = s.version.as_deref().unwrap_or("");
+    let _ = writeln!(
+        out,
+        "{} {}",
+        one_line(name, CHARS),
+        one_line(version, CHARS)
+    );
+    let _ = writeln!(
+        out,
+        "protocol {} ({}, {})",
+        one_line(&s.protocol_version, CHARS),
+        s.era,
+        s.transport
+    );
+    let caps: Vec<String> = s
+        .capabilities
+        .as_object()
+        .map(|m| m.keys().map(|k| one_line(k, CHARS)).collect())
+        .unwrap_or_default();
+    let caps = if caps.is_empty() {
+        "(none)".to_owned()
+    } else {
+        caps.join(", ")
+    };
+    let _ = writeln!(out, "capabilities: {caps}");
+}
+
+fn inventory(out: &mut String, inv: &Inventory) {
+    let _ = writeln!(out, "\ntools ({}):", inv.tools.len());
+    for t in &inv.tools {
+        tool_line(out, t);
+    }
+    for (label, items, key) in [
+        ("resources", &inv.resources, "uri"),
+        ("prompts", &inv.prompts, "name"),
+    ] {
+        match items {
+            None => {
+                let _ = writeln!(out, "\n{label}: not offered");
+            }
+            Some(list) => {
+                let _ = writeln!(out, "\n{label} ({}):", list.len());
+                for item in list {
+                    let id = item.get(key).and_then(Value::as_str).unwrap_or("?");
+                    let _ = writeln!(out, "  {}", one_line(id, CHARS));
                 }
             }
         }
     }
+}
+
+/// `name (title) [readOnly, output schema]`, then the first line of its description.
+fn tool_line(out: &mut String, t: &ToolSummary) {
+    let mut flags = Vec::new();
+    if let Some(Value::Object(a)) = &t.annotations {
+        for (k, v) in a {
+            if v == &Value::Bool(true) {
+                flags.push(one_line(k.trim_end_matches("Hint"), CHARS));
+            }
+        }
+    }
+    if t.has_output_schema {
+        flags.push("output schema".into());
+    }
+    let title = t
+        .title
+        .as_deref()
+        .map(|x| format!(" ({})", one_line(x, CHARS)))
+        .unwrap_or_default();
+    let flags = if flags.is_empty() {
+        String::new()
+    } else {
+        format!(" [{}]", flags.join(", "))
+    };
+    let _ = writeln!(out, "  {}{title}{flags}", one_line(&t.name, CHARS));
+    if !t.summary.is_empty() {
+        let _ = writeln!(out, "      {}", one_line(&t.summary, CHARS));
+    }
+}
+
+fn findings(out: &mut String, report: &RunReport) {
     let checks = &report.phases.checks;
     let _ = writeln!(out);
     match checks.status {
@@ -116,30 +149,17 @@ pub fn render(report: &RunReport) -> String {
             let _ = writeln!(out, "static checks:");
             for f in &checks.results.findings {
                 let mark = if f.fails { "FAIL" } else { "WARN" };
-                let text = f.text();
-                let mut lines = text.lines();
-                let first = lines.next().unwrap_or("");
                 let _ = writeln!(
                     out,
                     "  {mark} {} [{}] {}",
-                    clean(&f.tool),
+                    one_line(&f.tool, CHARS),
                     f.check,
-                    clean(first)
+                    one_line(&f.message, CHARS)
                 );
-                for more in lines {
-                    let _ = writeln!(out, "       {}", clean(more));
+                if let Some(hint) = &f.hint {
+                    let _ = writeln!(out, "       hint: {}", one_line(hint, CHARS));
                 }
             }
         }
     }
-    if !report.stdout_noise.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nthe server printed {} non-protocol line(s) on stdout; first: {}",
-            report.stdout_noise.len(),
-            clean(&report.stdout_noise[0])
-        );
-    }
-    let _ = writeln!(out, "\n{}", if report.passed { "PASSED" } else { "FAILED" });
-    out
 }

@@ -16,7 +16,6 @@ use std::path::{Path, PathBuf};
 use super::model::RunReport;
 use super::write::{append_summary, write_atomic};
 use super::{annotations, console, html, json, junit, markdown};
-use crate::config::ConfigError;
 use crate::settings::{CommandKind, Outputs, Target};
 
 /// A checked destination.
@@ -28,6 +27,23 @@ enum Dest {
     File(PathBuf),
     /// A device, FIFO or socket: opened and written in place.
     Special(PathBuf),
+}
+
+/// A report destination that cannot be written: found before the run starts, exit code 2.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write the {what} to {}: {source}", path.display())]
+pub struct DestinationError {
+    what: &'static str,
+    path: PathBuf,
+    #[source]
+    source: io::Error,
+}
+
+impl DestinationError {
+    /// What to do about it.
+    pub fn hint(&self) -> &'static str {
+        "give a path in a folder you can write to, or `-` for stdout"
+    }
 }
 
 /// A report asked for: its name, where to, its renderer, and whether it is appended to.
@@ -60,7 +76,10 @@ pub struct ReportWriter {
 impl ReportWriter {
     /// Checks every destination before anything runs: missing folders are created, and a
     /// path that cannot be written is a usage error (exit 2) naming it.
-    pub fn prepare(command: CommandKind, outputs: &Outputs) -> Result<ReportWriter, ConfigError> {
+    pub fn prepare(
+        command: CommandKind,
+        outputs: &Outputs,
+    ) -> Result<ReportWriter, DestinationError> {
         let wanted: [Wanted<'_>; 4] = [
             ("JUnit report", outputs.junit(), junit::render, false),
             ("JSON report", outputs.json(), json::render, false),
@@ -204,13 +223,15 @@ fn file_id(path: &Path) -> Option<(u64, u64)> {
 }
 
 /// Decides how `path` is written and checks that it can be.
-fn check(what: &str, path: &Path, stdout_id: Option<(u64, u64)>) -> Result<Dest, ConfigError> {
-    let fail = |e: io::Error| {
-        ConfigError::new(format!(
-            "cannot write the {what} to {}: {e}",
-            path.display()
-        ))
-        .hint("give a path in a folder you can write to, or `-` for stdout")
+fn check(
+    what: &'static str,
+    path: &Path,
+    stdout_id: Option<(u64, u64)>,
+) -> Result<Dest, DestinationError> {
+    let fail = |source: io::Error| DestinationError {
+        what,
+        path: path.to_path_buf(),
+        source,
     };
     match fs::metadata(path) {
         Ok(meta) => {

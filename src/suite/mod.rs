@@ -259,49 +259,10 @@ fn run_one<S: Server>(
         return result;
     };
 
-    let defaults = run.defaults;
-    let timeout_ms = test.timeout_ms.unwrap_or(defaults.timeout_ms);
-    let timeout = millis(timeout_ms);
-    let allowed = test.retries.unwrap_or(defaults.retries).saturating_add(1);
-    let delay = millis(test.retry_delay_ms.unwrap_or(defaults.retry_delay_ms));
-    let mut history: Vec<Attempt> = Vec::new();
-    for n in 1..=allowed {
-        if n > 1 {
-            run.events.emit(Event::TestRetry {
-                name: test.name.clone(),
-                attempt: n - 1,
-                of: allowed,
-            });
-            if !delay.is_zero() {
-                server.pause(delay, run.interrupt);
-            }
-        }
-        if let Some(signal) = run.interrupt.signal() {
-            return interrupted(test, signal, false);
-        }
-        if server.has_exited()
-            && let Err(e) = server.restart()
-        {
-            *broken = Some(restart_reason(&e));
-            break;
-        }
-        let attempt = call_once(server, tool, test, timeout, timeout_ms);
-        if let Some(signal) = run.interrupt.signal() {
-            // The interrupt stopped the server: what the call saw says nothing of the tool.
-            return interrupted(test, signal, true);
-        }
-        let gone = attempt.server_gone;
-        let passed = attempt.verdict == Verdict::Pass;
-        history.push(attempt);
-        if gone && let Err(e) = server.restart() {
-            *broken = Some(restart_reason(&e));
-            break;
-        }
-        if passed {
-            break;
-        }
-    }
-
+    let mut history = match attempt_all(server, run, test, tool, broken) {
+        Ok(history) => history,
+        Err(cut) => return interrupted(test, cut.signal, cut.in_flight),
+    };
     let Some(last) = history.pop() else {
         // Only a failed restart leaves a test without any attempt.
         if let Some(why) = broken {
@@ -333,6 +294,72 @@ fn run_one<S: Server>(
         result.stderr = Some(keep_tail(last.stderr));
     }
     result
+}
+
+/// A test the interrupt cut short: by which signal, and whether during a call.
+struct Cut {
+    signal: Signal,
+    in_flight: bool,
+}
+
+/// Calls the tool until an attempt passes or the retries run out, restarting a server that
+/// died. `Err` when the interrupt cut the test short.
+fn attempt_all<S: Server>(
+    server: &mut S,
+    run: &Run<'_>,
+    test: &TestCase,
+    tool: &Tool,
+    broken: &mut Option<String>,
+) -> Result<Vec<Attempt>, Cut> {
+    let defaults = run.defaults;
+    let timeout_ms = test.timeout_ms.unwrap_or(defaults.timeout_ms);
+    let timeout = millis(timeout_ms);
+    let allowed = test.retries.unwrap_or(defaults.retries).saturating_add(1);
+    let delay = millis(test.retry_delay_ms.unwrap_or(defaults.retry_delay_ms));
+    let mut history: Vec<Attempt> = Vec::new();
+    for n in 1..=allowed {
+        if n > 1 {
+            run.events.emit(Event::TestRetry {
+                name: test.name.clone(),
+                attempt: n - 1,
+                of: allowed,
+            });
+            if !delay.is_zero() {
+                server.pause(delay, run.interrupt);
+            }
+        }
+        if let Some(signal) = run.interrupt.signal() {
+            return Err(Cut {
+                signal,
+                in_flight: false,
+            });
+        }
+        if server.has_exited()
+            && let Err(e) = server.restart()
+        {
+            *broken = Some(restart_reason(&e));
+            break;
+        }
+        let attempt = call_once(server, tool, test, timeout, timeout_ms);
+        if let Some(signal) = run.interrupt.signal() {
+            // The interrupt stopped the server: what the call saw says nothing of the tool.
+            return Err(Cut {
+                signal,
+                in_flight: true,
+            });
+        }
+        let gone = attempt.server_gone;
+        let passed = attempt.verdict == Verdict::Pass;
+        history.push(attempt);
+        if gone && let Err(e) = server.restart() {
+            *broken = Some(restart_reason(&e));
+            break;
+        }
+        if passed {
+            break;
+        }
+    }
+    Ok(history)
 }
 
 fn call_once<S: Server>(

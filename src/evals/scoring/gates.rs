@@ -1,9 +1,9 @@
 //! The gates a model is held to, each with a one-line detail: the provider, `--offline`, the
 //! cases, `min_accuracy`, the critical cases and `min_wilson_lower`, in that order.
 
-use super::rates::{meets, percent_against};
 use super::{Rules, Tally};
 use crate::report::escape::plural;
+use crate::report::model::rates::{meets, percent_against};
 use crate::report::model::{CaseStatus, EvalCaseResult, Gate, GateKind};
 
 /// Every gate that applies, in the order checked.

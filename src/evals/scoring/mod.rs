@@ -7,7 +7,6 @@
 
 mod confusion;
 mod gates;
-mod rates;
 mod trials;
 mod verdict;
 
@@ -19,12 +18,10 @@ use serde_json::Value;
 use super::stats;
 use crate::report::model::{AnswerKind, CaseStatus, EvalCaseResult, ModelEval, TrialResult};
 
-pub use rates::{meets, percent, percent_against};
+pub use crate::report::model::NO_TOOL;
+pub use crate::report::model::rates::{meets, percent, percent_against};
 pub use trials::{answered, kind_of, not_asked, provider_failed};
 pub use verdict::{accuracy_text, model_verdict, phase, phase_verdict};
-
-/// How "no tool" is written wherever a tool name would be.
-pub const NO_TOOL: &str = "(no tool)";
 
 /// One labelled case and the trials it got, in trial order.
 #[derive(Debug, Clone)]

@@ -2,8 +2,8 @@
 //! other gate that failed, or why the provider could not be used), and the phase's status and
 //! one-line reason made of them.
 
-use super::rates::percent_against;
 use crate::report::escape::first_line;
+use crate::report::model::rates::percent_against;
 use crate::report::model::{EvalsResults, GateKind, ModelEval, Phase, PhaseStatus};
 
 /// `90% accuracy (9/10), minimum 95%`, then the detail of every other failed gate; or

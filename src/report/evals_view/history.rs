@@ -1,8 +1,8 @@
 //! The miss-rate trend as the reports word it: one line of rates per model, and the warnings
 //! (a rising miss rate, history lines that could not be read).
 
-use crate::evals::scoring::percent;
 use crate::report::escape::plural;
+use crate::report::model::rates::percent;
 use crate::report::model::{HistoryPoint, HistoryTrend};
 
 /// The trend, worded. Text is raw: each renderer escapes it.

@@ -12,11 +12,11 @@ mod model;
 #[cfg(test)]
 mod tests;
 
-use crate::evals::scoring::{percent_against, phase_verdict};
 use crate::report::escape::plural;
+use crate::report::model::rates::percent_against;
 use crate::report::model::{EvalsResults, Phase};
 
-pub use crate::evals::scoring::NO_TOOL;
+pub use crate::report::model::NO_TOOL;
 pub use case::CaseRow;
 pub use history::HistoryView;
 pub use model::{ModelOutcome, ModelView};
@@ -78,7 +78,7 @@ impl<'a> EvalsView<'a> {
         let passing = models.iter().all(|m| !m.outcome.fails());
         EvalsView {
             provider: &ev.provider,
-            headline: reason.map_or_else(|| phase_verdict(&ev.models), str::to_owned),
+            headline: reason.unwrap_or_default().to_owned(),
             summary: summary(ev),
             several: models.len() > 1,
             passing,

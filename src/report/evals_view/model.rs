@@ -4,8 +4,8 @@
 
 use super::CONFUSION_SHOWN;
 use super::case::CaseRow;
-use crate::evals::scoring::{percent, percent_against};
 use crate::report::escape::plural;
+use crate::report::model::rates::{percent, percent_against};
 use crate::report::model::{CaseStatus, Confusion, Gate, ModelEval};
 
 /// How a model came out.

@@ -7,9 +7,13 @@ use serde_json::Value;
 
 mod checks;
 mod evals;
+pub mod rates;
 mod suite;
 
 pub use checks::{ChecksResults, Finding, Severity};
+
+/// How "no tool" is written wherever a tool name would be.
+pub const NO_TOOL: &str = "(no tool)";
 pub use evals::{
     AnswerKind, CacheUse, CaseStatus, Confusion, EvalCaseResult, EvalsResults, Gate, GateKind,
     HistoryPoint, HistoryTrend, ModelEval, PickedCall, TrialResult,

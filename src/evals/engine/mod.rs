@@ -2,28 +2,30 @@
 //! the provider for the rest on a pool of worker threads, score, and gate. Output order is
 //! always the case order, whatever order the answers came in.
 
+mod ask;
+mod progress;
+
+use ask::{Asking, build_client};
+use progress::Progress;
+
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
+use super::Choice;
 use super::cache::{Cache, Keyer, Lookup};
-use super::provider::{Answer, Pacer, Provider, ProviderError, Request, RetryPolicy};
+use super::provider::{Pacer, Provider, ProviderError, RetryPolicy};
 use super::score::{self, Label};
 use super::scoring::{self, LabelledCase, Rules};
 use super::tools::{ApiTools, api_tools};
-use super::{Call, Choice};
 use crate::config::{EvalCase, EvalConfig, Provider as ProviderKind};
-use crate::events::{Event, Events};
+use crate::events::Events;
 use crate::interrupt::Interrupt;
 use crate::mcp::types::Tool;
-use crate::report::model::{
-    AnswerKind, CacheUse, CaseStatus, EvalsResults, ModelEval, Phase, PhaseStatus, TrialResult,
-};
+use crate::report::model::{CacheUse, EvalsResults, ModelEval, Phase, PhaseStatus, TrialResult};
 use crate::settings::{Env, EvalSettings, EvalTarget};
 
 /// `max_tokens` sent to Anthropic when the YAML sets none (the reference's value).
@@ -178,7 +180,7 @@ pub fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
         pacer,
     };
     // Built on first need: a fully cached run needs no key.
-    let mut client: Option<Result<Arc<Provider>, String>> = None;
+    let mut client: Option<Result<Arc<Provider>, ProviderError>> = None;
     for model in &target.models {
         if r.interrupt.is_set() {
             break;
@@ -221,7 +223,7 @@ fn eval_model(
     ctx: &Ctx<'_>,
     model: &str,
     cache_use: &mut CacheUse,
-    client: &mut Option<Result<Arc<Provider>, String>>,
+    client: &mut Option<Result<Arc<Provider>, ProviderError>>,
 ) -> ModelEval {
     let cfg = ctx.cfg;
     let keyer = cache_use.write.then(|| {
@@ -267,7 +269,7 @@ fn eval_model(
             build_client(cfg, ctx.provider, ctx.run.base_dir, ctx.run.env).map(Arc::new)
         });
         match built {
-            Err(e) => fatal = Some(e.clone()),
+            Err(e) => fatal = Some(e.to_string()),
             Ok(p) => {
                 let asked = Asking {
                     ctx,
@@ -283,316 +285,6 @@ fn eval_model(
     progress.flush_not_asked(ctx, &items, &got);
     let min_accuracy = ctx.run.settings.min_accuracy();
     score_model(ctx, model, &items, got, fatal, min_accuracy, offline)
-}
-
-/// Emits a `CaseFinished` event as each case's last trial comes in.
-struct Progress {
-    model: String,
-    remaining: Vec<usize>,
-    sent: Vec<bool>,
-}
-
-impl Progress {
-    fn new(ctx: &Ctx<'_>, model: &str, items: &[Item]) -> Self {
-        let mut remaining = vec![0; ctx.cfg.cases.len()];
-        for item in items {
-            remaining[item.case] += 1;
-        }
-        Progress {
-            model: model.to_owned(),
-            sent: vec![false; remaining.len()],
-            remaining,
-        }
-    }
-
-    /// Item `idx` has its answer in `got`.
-    fn arrived(&mut self, ctx: &Ctx<'_>, idx: usize, items: &[Item], got: &[Got]) {
-        let case = items[idx].case;
-        self.remaining[case] = self.remaining[case].saturating_sub(1);
-        if self.remaining[case] == 0 {
-            self.send(ctx, case, items, got);
-        }
-    }
-
-    /// Cases left without every answer (offline, interrupted, provider unusable).
-    fn flush_not_asked(&mut self, ctx: &Ctx<'_>, items: &[Item], got: &[Got]) {
-        for case in 0..self.sent.len() {
-            if !self.sent[case] {
-                self.send(ctx, case, items, got);
-            }
-        }
-    }
-
-    fn send(&mut self, ctx: &Ctx<'_>, case: usize, items: &[Item], got: &[Got]) {
-        self.sent[case] = true;
-        let spec = &ctx.cfg.cases[case];
-        let trials: Vec<TrialResult> = items
-            .iter()
-            .zip(got)
-            .filter(|(item, _)| item.case == case)
-            .map(|(_, g)| trial_of(ctx, spec, g.peek()))
-            .collect();
-        let shown = trials.iter().find(|t| !t.passed).or(trials.first());
-        ctx.run.events.emit(Event::CaseFinished {
-            model: self.model.clone(),
-            name: case_name(spec),
-            status: case_status(&trials),
-            trials: trials.len(),
-            expected: spec
-                .expect_tool
-                .clone()
-                .flatten()
-                .unwrap_or_else(|| "(no tool)".into()),
-            picked: shown.map_or_else(|| "(not asked)".into(), picked_names),
-            failure: shown.and_then(|t| t.failures.first().cloned()),
-        });
-    }
-}
-
-/// How a case ended over its trials.
-fn case_status(trials: &[TrialResult]) -> CaseStatus {
-    if trials.iter().any(|t| t.kind == AnswerKind::NotAsked) {
-        CaseStatus::NotRun
-    } else if trials.iter().any(|t| t.kind == AnswerKind::ProviderError) {
-        CaseStatus::ProviderError
-    } else if trials.iter().all(|t| t.passed) {
-        CaseStatus::Correct
-    } else {
-        CaseStatus::Miss
-    }
-}
-
-/// The tools a trial picked, by name: `a, b`, `(no tool)`, `(provider error)`…
-fn picked_names(t: &TrialResult) -> String {
-    match t.kind {
-        AnswerKind::ProviderError => "(provider error)".into(),
-        AnswerKind::NotAsked => "(not asked)".into(),
-        _ if t.calls.is_empty() => "(no tool)".into(),
-        _ => t
-            .calls
-            .iter()
-            .map(|c| c.tool.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
-    }
-}
-
-impl Got {
-    /// A copy for a progress event (the original goes on to scoring).
-    fn peek(&self) -> Got {
-        match self {
-            Got::Cached(c) => Got::Cached(c.clone()),
-            Got::Asked(c, d) => Got::Asked(c.clone(), *d),
-            Got::Failed(m, d) => Got::Failed(m.clone(), *d),
-            Got::NotAsked => Got::NotAsked,
-        }
-    }
-}
-
-fn build_client(
-    cfg: &EvalConfig,
-    provider: ProviderKind,
-    base_dir: &Path,
-    env: &Env,
-) -> Result<Provider, String> {
-    let fatal = |e: ProviderError| match e {
-        ProviderError::Fatal(m) | ProviderError::Transient(m) => m.to_string(),
-    };
-    let var = |k: &str| env.raw(k).map(str::to_owned);
-    match provider {
-        ProviderKind::Anthropic => Provider::anthropic_from(var).map_err(fatal),
-        ProviderKind::Openai => Provider::openai_from(var).map_err(fatal),
-        ProviderKind::Command => Ok(Provider::command(
-            cfg.command.clone().unwrap_or_default(),
-            PathBuf::from(base_dir),
-            Duration::from_secs_f64(cfg.timeout_s),
-        )),
-    }
-}
-
-/// An answer and its time, or a transient error and the time until it.
-type Timed = Result<(Answer, Duration), (String, Duration)>;
-
-/// What a worker sends back: an item's answer, or a fatal error that stops the phase.
-enum Reply {
-    Answer(usize, Timed),
-    Fatal(String),
-}
-
-/// What the workers share. Owned, so that an interrupted phase can stop waiting for
-/// requests in flight and leave them behind.
-struct Shared {
-    provider: Arc<Provider>,
-    pacer: Arc<Pacer>,
-    model: String,
-    system: Option<String>,
-    tools: Vec<super::ApiTool>,
-    params: Map<String, Value>,
-    max_tokens: u32,
-    prompts: Vec<(usize, String)>,
-    next: AtomicUsize,
-    stop: AtomicBool,
-}
-
-/// One model's pending items, asked of the provider.
-struct Asking<'a, 'c> {
-    ctx: &'a Ctx<'c>,
-    provider: Arc<Provider>,
-    model: &'a str,
-    items: &'a [Item],
-    cache_use: &'a mut CacheUse,
-}
-
-impl Asking<'_, '_> {
-    /// Asks for every pending item on `concurrency` workers and records the answers as they
-    /// come. A fatal error stops every worker from taking new items; an interrupt stops the
-    /// wait at once. Returns the fatal error, if any.
-    fn ask_all(
-        mut self,
-        pending: &[usize],
-        got: &mut [Got],
-        progress: &mut Progress,
-    ) -> Option<String> {
-        let cfg = self.ctx.cfg;
-        let shared = Arc::new(Shared {
-            provider: Arc::clone(&self.provider),
-            pacer: Arc::clone(&self.ctx.pacer),
-            model: self.model.to_owned(),
-            system: cfg.system.clone(),
-            tools: self.ctx.api.tools.clone(),
-            params: self.ctx.params.clone(),
-            max_tokens: match self.ctx.provider {
-                ProviderKind::Anthropic => DEFAULT_MAX_TOKENS,
-                _ => cfg.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
-            },
-            prompts: pending
-                .iter()
-                .map(|&idx| (idx, cfg.cases[self.items[idx].case].prompt.clone()))
-                .collect(),
-            next: AtomicUsize::new(0),
-            stop: AtomicBool::new(false),
-        });
-        let (tx, rx) = mpsc::channel();
-        let workers = (cfg.concurrency.max(1) as usize).min(pending.len());
-        for _ in 0..workers {
-            let shared = Arc::clone(&shared);
-            let tx = tx.clone();
-            std::thread::spawn(move || worker(&shared, &tx));
-        }
-        drop(tx);
-        let mut fatal = None;
-        let mut left = pending.len();
-        while left > 0 {
-            let reply = match rx.recv_timeout(Duration::from_millis(100)) {
-                Ok(reply) => reply,
-                Err(RecvTimeoutError::Timeout) if !self.ctx.run.interrupt.is_set() => continue,
-                Err(_) => break,
-            };
-            match reply {
-                Reply::Answer(idx, timed) => {
-                    left -= 1;
-                    got[idx] = self.record(idx, timed);
-                    progress.arrived(self.ctx, idx, self.items, got);
-                }
-                Reply::Fatal(m) => {
-                    fatal.get_or_insert(m);
-                    shared.stop.store(true, Ordering::SeqCst);
-                }
-            }
-        }
-        shared.stop.store(true, Ordering::SeqCst);
-        fatal
-    }
-
-    /// Turns a reply into what scoring reads, writing fresh answers to the cache.
-    fn record(&mut self, idx: usize, timed: Timed) -> Got {
-        let item = &self.items[idx];
-        match timed {
-            Ok((answer, took)) => {
-                let choice = to_choice(answer, self.ctx.api);
-                if let (true, Some(key)) = (self.cache_use.write, &item.key) {
-                    // A failed write loses a cache entry, not the answer.
-                    let _ = self.ctx.cache.write(
-                        key,
-                        &choice,
-                        provider_name(self.ctx.provider),
-                        self.model,
-                        &self.ctx.cfg.cases[item.case].prompt,
-                    );
-                }
-                self.cache_use.asked += 1;
-                Got::Asked(choice, took)
-            }
-            Err((message, took)) => Got::Failed(message, took),
-        }
-    }
-}
-
-/// A worker: takes the next pending item until there is none, a fatal error, or a stop.
-fn worker(shared: &Shared, tx: &mpsc::Sender<Reply>) {
-    loop {
-        if shared.stop.load(Ordering::SeqCst) || shared.pacer.stopped() {
-            return;
-        }
-        let n = shared.next.fetch_add(1, Ordering::SeqCst);
-        let Some((idx, prompt)) = shared.prompts.get(n) else {
-            return;
-        };
-        let request = Request {
-            model: &shared.model,
-            system: shared.system.as_deref(),
-            prompt,
-            tools: &shared.tools,
-            params: &shared.params,
-            max_tokens: shared.max_tokens,
-        };
-        let started = Instant::now();
-        let answer = shared.provider.ask(&request, &shared.pacer);
-        let took = started.elapsed();
-        let reply = match answer {
-            Ok(a) => Reply::Answer(*idx, Ok((a, took))),
-            Err(ProviderError::Transient(m)) => Reply::Answer(*idx, Err((m.to_string(), took))),
-            Err(ProviderError::Fatal(m)) => {
-                let _ = tx.send(Reply::Fatal(m.to_string()));
-                return;
-            }
-        };
-        if tx.send(reply).is_err() {
-            return;
-        }
-    }
-}
-
-/// An API answer in MCP terms: names mapped back, arguments parsed.
-fn to_choice(answer: Answer, api: &ApiTools) -> Choice {
-    Choice {
-        calls: answer
-            .calls
-            .into_iter()
-            .map(|c| match c.args {
-                Ok(v) if v.is_object() => Call {
-                    tool: api.map_back(&c.name),
-                    args: v,
-                    malformed: None,
-                },
-                Ok(v) => Call {
-                    tool: api.map_back(&c.name),
-                    args: Value::Object(Map::new()),
-                    malformed: Some(match v {
-                        Value::String(raw) => raw,
-                        other => other.to_string(),
-                    }),
-                },
-                Err(raw) => Call {
-                    tool: api.map_back(&c.name),
-                    args: Value::Object(Map::new()),
-                    malformed: Some(raw.0),
-                },
-            })
-            .collect(),
-        text: answer.text,
-        stop: answer.stop,
-    }
 }
 
 /// One trial as reported: the answer judged against the case's label, or why there is none.

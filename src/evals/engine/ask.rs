@@ -1,0 +1,225 @@
+//! Asking the provider: a pool of worker threads that take pending (case, trial) items one by
+//! one and send the answers back over a channel. The pool owns what it needs, so an
+//! interrupted phase stops waiting at once and leaves requests in flight behind.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+
+use super::progress::Progress;
+use super::{Ctx, DEFAULT_MAX_TOKENS, Got, Item, provider_name};
+use crate::config::{EvalConfig, Provider as ProviderKind};
+use crate::evals::provider::{Answer, Pacer, Provider, ProviderError, Request};
+use crate::evals::tools::ApiTools;
+use crate::evals::{ApiTool, Call, Choice};
+use crate::report::model::CacheUse;
+use crate::settings::Env;
+
+/// The provider for `provider`: API keys and endpoints from `env`, the command provider in
+/// `base_dir`.
+pub(super) fn build_client(
+    cfg: &EvalConfig,
+    provider: ProviderKind,
+    base_dir: &Path,
+    env: &Env,
+) -> Result<Provider, ProviderError> {
+    let var = |k: &str| env.raw(k).map(str::to_owned);
+    match provider {
+        ProviderKind::Anthropic => Provider::anthropic_from(var),
+        ProviderKind::Openai => Provider::openai_from(var),
+        ProviderKind::Command => Ok(Provider::command(
+            cfg.command.clone().unwrap_or_default(),
+            PathBuf::from(base_dir),
+            Duration::from_secs_f64(cfg.timeout_s),
+        )),
+    }
+}
+
+/// An answer and its time, or a transient error and the time until it.
+type Timed = Result<(Answer, Duration), (String, Duration)>;
+
+/// What a worker sends back: an item's answer, or a fatal error that stops the phase.
+enum Reply {
+    Answer(usize, Timed),
+    Fatal(String),
+}
+
+/// What the workers share. Owned, so that an interrupted phase can stop waiting for
+/// requests in flight and leave them behind.
+struct Shared {
+    provider: Arc<Provider>,
+    pacer: Arc<Pacer>,
+    model: String,
+    system: Option<String>,
+    tools: Vec<ApiTool>,
+    params: Map<String, Value>,
+    max_tokens: u32,
+    prompts: Vec<(usize, String)>,
+    next: AtomicUsize,
+    stop: AtomicBool,
+}
+
+/// One model's pending items, asked of the provider.
+pub(super) struct Asking<'a, 'c> {
+    pub(super) ctx: &'a Ctx<'c>,
+    pub(super) provider: Arc<Provider>,
+    pub(super) model: &'a str,
+    pub(super) items: &'a [Item],
+    pub(super) cache_use: &'a mut CacheUse,
+}
+
+impl Asking<'_, '_> {
+    /// Asks for every pending item on `concurrency` workers and records the answers as they
+    /// come. A fatal error stops every worker from taking new items; an interrupt stops the
+    /// wait at once. Returns the fatal error, if any.
+    pub(super) fn ask_all(
+        mut self,
+        pending: &[usize],
+        got: &mut [Got],
+        progress: &mut Progress,
+    ) -> Option<String> {
+        let cfg = self.ctx.cfg;
+        let shared = Arc::new(Shared {
+            provider: Arc::clone(&self.provider),
+            pacer: Arc::clone(&self.ctx.pacer),
+            model: self.model.to_owned(),
+            system: cfg.system.clone(),
+            tools: self.ctx.api.tools.clone(),
+            params: self.ctx.params.clone(),
+            max_tokens: match self.ctx.provider {
+                ProviderKind::Anthropic => DEFAULT_MAX_TOKENS,
+                _ => cfg.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+            },
+            prompts: pending
+                .iter()
+                .map(|&idx| (idx, cfg.cases[self.items[idx].case].prompt.clone()))
+                .collect(),
+            next: AtomicUsize::new(0),
+            stop: AtomicBool::new(false),
+        });
+        let (tx, rx) = mpsc::channel();
+        let workers = (cfg.concurrency.max(1) as usize).min(pending.len());
+        for _ in 0..workers {
+            let shared = Arc::clone(&shared);
+            let tx = tx.clone();
+            std::thread::spawn(move || worker(&shared, &tx));
+        }
+        drop(tx);
+        let mut fatal = None;
+        let mut left = pending.len();
+        while left > 0 {
+            let reply = match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(reply) => reply,
+                Err(RecvTimeoutError::Timeout) if !self.ctx.run.interrupt.is_set() => continue,
+                Err(_) => break,
+            };
+            match reply {
+                Reply::Answer(idx, timed) => {
+                    left -= 1;
+                    got[idx] = self.record(idx, timed);
+                    progress.arrived(self.ctx, idx, self.items, got);
+                }
+                Reply::Fatal(m) => {
+                    fatal.get_or_insert(m);
+                    shared.stop.store(true, Ordering::SeqCst);
+                }
+            }
+        }
+        shared.stop.store(true, Ordering::SeqCst);
+        fatal
+    }
+
+    /// Turns a reply into what scoring reads, writing fresh answers to the cache.
+    fn record(&mut self, idx: usize, timed: Timed) -> Got {
+        let item = &self.items[idx];
+        match timed {
+            Ok((answer, took)) => {
+                let choice = to_choice(answer, self.ctx.api);
+                if let (true, Some(key)) = (self.cache_use.write, &item.key) {
+                    // A failed write loses a cache entry, not the answer.
+                    let _ = self.ctx.cache.write(
+                        key,
+                        &choice,
+                        provider_name(self.ctx.provider),
+                        self.model,
+                        &self.ctx.cfg.cases[item.case].prompt,
+                    );
+                }
+                self.cache_use.asked += 1;
+                Got::Asked(choice, took)
+            }
+            Err((message, took)) => Got::Failed(message, took),
+        }
+    }
+}
+
+/// A worker: takes the next pending item until there is none, a fatal error, or a stop.
+fn worker(shared: &Shared, tx: &mpsc::Sender<Reply>) {
+    loop {
+        if shared.stop.load(Ordering::SeqCst) || shared.pacer.stopped() {
+            return;
+        }
+        let n = shared.next.fetch_add(1, Ordering::SeqCst);
+        let Some((idx, prompt)) = shared.prompts.get(n) else {
+            return;
+        };
+        let request = Request {
+            model: &shared.model,
+            system: shared.system.as_deref(),
+            prompt,
+            tools: &shared.tools,
+            params: &shared.params,
+            max_tokens: shared.max_tokens,
+        };
+        let started = Instant::now();
+        let answer = shared.provider.ask(&request, &shared.pacer);
+        let took = started.elapsed();
+        let reply = match answer {
+            Ok(a) => Reply::Answer(*idx, Ok((a, took))),
+            Err(ProviderError::Transient(m)) => Reply::Answer(*idx, Err((m.to_string(), took))),
+            Err(ProviderError::Fatal(m)) => {
+                let _ = tx.send(Reply::Fatal(m.to_string()));
+                return;
+            }
+        };
+        if tx.send(reply).is_err() {
+            return;
+        }
+    }
+}
+
+/// An API answer in MCP terms: names mapped back, arguments parsed.
+fn to_choice(answer: Answer, api: &ApiTools) -> Choice {
+    Choice {
+        calls: answer
+            .calls
+            .into_iter()
+            .map(|c| match c.args {
+                Ok(v) if v.is_object() => Call {
+                    tool: api.map_back(&c.name),
+                    args: v,
+                    malformed: None,
+                },
+                Ok(v) => Call {
+                    tool: api.map_back(&c.name),
+                    args: Value::Object(Map::new()),
+                    malformed: Some(match v {
+                        Value::String(raw) => raw,
+                        other => other.to_string(),
+                    }),
+                },
+                Err(raw) => Call {
+                    tool: api.map_back(&c.name),
+                    args: Value::Object(Map::new()),
+                    malformed: Some(raw.0),
+                },
+            })
+            .collect(),
+        text: answer.text,
+        stop: answer.stop,
+    }
+}
