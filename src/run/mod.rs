@@ -175,7 +175,7 @@ fn settle<T: Default>(step: &Step, ran: Option<Phase<T>>, why_not: &Option<Strin
         (Step::Run, None) => Phase::error(
             why_not
                 .clone()
-                .unwrap_or_else(|| "not run: the server could not be used".into()),
+                .unwrap_or_else(|| "the server could not be used".into()),
         ),
     }
 }
@@ -189,7 +189,8 @@ fn assemble(
     started: Instant,
 ) -> RunReport {
     let signal = interrupt.signal();
-    let why_not = signal.map(|s| format!("not run: the run was interrupted by {}", s.name()));
+    let why_not =
+        signal.map(|s| format!("the run was interrupted by {} before this phase", s.name()));
     let phases = Phases {
         checks: settle(&plan.checks, out.checks, &why_not),
         tests: settle(&plan.tests, out.tests, &why_not),

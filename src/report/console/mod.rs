@@ -218,10 +218,10 @@ pub(super) fn test_counts_text(c: &TestCounts) -> String {
 fn summary_line(out: &mut String, r: &RunReport, color: bool) {
     use super::model::Severity;
     let mut parts = Vec::new();
-    parts.push(if r.passed {
-        Paint::GreenBold.paint("PASSED", color)
-    } else {
-        Paint::RedBold.paint("FAILED", color)
+    parts.push(match (&r.interrupted, r.passed) {
+        (Some(signal), _) => Paint::RedBold.paint(&format!("INTERRUPTED ({signal})"), color),
+        (None, true) => Paint::GreenBold.paint("PASSED", color),
+        (None, false) => Paint::RedBold.paint("FAILED", color),
     });
     let checks = &r.phases.checks;
     parts.push(if checks.ran() {

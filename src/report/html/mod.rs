@@ -128,16 +128,20 @@ fn server_title(r: &RunReport) -> String {
 }
 
 fn header(out: &mut String, r: &RunReport) {
-    let (tone, word) = if r.passed {
-        (Tone::Pass, "PASSED")
-    } else {
-        (Tone::Fail, "FAILED")
+    let (tone, word) = match (r.interrupted.is_some(), r.passed) {
+        (true, _) => (Tone::Fail, "INTERRUPTED"),
+        (false, true) => (Tone::Pass, "PASSED"),
+        (false, false) => (Tone::Fail, "FAILED"),
     };
     out.push_str("<header class=\"top wrap\" id=\"top\">\n");
     out.push_str(&format!(
         "<p class=\"verdict-line\"><span class=\"badge big {}\" id=\"verdict\" data-status=\"{}\">{word}</span> <span>toolproof {} · exit code {}</span></p>\n",
         tone.class(),
-        if r.passed { "passed" } else { "failed" },
+        match (r.interrupted.is_some(), r.passed) {
+            (true, _) => "interrupted",
+            (false, true) => "passed",
+            (false, false) => "failed",
+        },
         one_line(&r.command, NAME_CHARS),
         r.exit_code
     ));

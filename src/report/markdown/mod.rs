@@ -88,10 +88,14 @@ fn render_within(report: &RunReport, budget: usize) -> String {
 
 /// The verdict, the server, the connection error and non-protocol stdout.
 fn top_of_page(out: &mut String, r: &RunReport) {
-    let (icon, verdict) = if r.passed {
-        ("✅", "passed")
-    } else {
-        ("❌", "failed")
+    let interrupted = r
+        .interrupted
+        .as_deref()
+        .map(|s| format!("was interrupted by {s}"));
+    let (icon, verdict) = match (&interrupted, r.passed) {
+        (Some(how), _) => ("⛔", how.as_str()),
+        (None, true) => ("✅", "passed"),
+        (None, false) => ("❌", "failed"),
     };
     out.push_str(&format!("## {icon} toolproof {verdict}\n\n"));
     out.push_str(&server_line(r));
