@@ -10,19 +10,19 @@
 #![warn(clippy::too_many_lines)]
 
 pub mod checks;
-pub mod cli;
+mod cli;
 pub mod config;
-pub mod evals;
-pub mod events;
-pub mod interrupt;
-pub mod live;
+mod evals;
+mod events;
+mod interrupt;
+mod live;
 pub mod mcp;
-pub mod plan;
-pub mod process;
+mod plan;
+mod process;
 pub mod report;
-pub mod run;
-pub mod settings;
-pub mod suite;
+mod run;
+mod settings;
+mod suite;
 
 use clap::Parser;
 

@@ -30,6 +30,7 @@ pub const KEY_VERSION: u64 = 1;
 /// The text the reference stores for a refusal (with no tool); read back as [`Stop::Refusal`].
 pub const REFUSAL_TEXT: &str = "(the model declined to answer)";
 
+#[cfg(test)]
 /// The cache key of one answer: sha256 hex of Python's
 /// `json.dumps({"v": 1, "provider", "model", "system", "prompt", "tools", "params"},
 /// sort_keys=True, ensure_ascii=False)` in UTF-8, as mcp-toolproof 0.3.1 computes it.
@@ -195,6 +196,7 @@ impl Cache {
         }
     }
 
+    #[cfg(test)]
     /// The folder holding the files (`<cache_dir>/evals`).
     pub fn dir(&self) -> &Path {
         &self.dir
@@ -265,6 +267,7 @@ impl Cache {
         written
     }
 
+    #[cfg(test)]
     /// Every key that has a file (`<64 hex digits>.json`), sorted. A missing folder has none.
     pub fn keys(&self) -> io::Result<Vec<String>> {
         let mut keys: Vec<String> = self

@@ -26,6 +26,7 @@ impl Env {
         }
     }
 
+    #[cfg(test)]
     /// The same variables, with stdout and stderr said to be terminals or not.
     pub fn with_terminals(mut self, stdout: bool, stderr: bool) -> Self {
         self.stdout_tty = stdout;
@@ -43,6 +44,7 @@ impl Env {
         self.stderr_tty
     }
 
+    #[cfg(test)]
     /// An environment holding exactly `pairs`.
     pub fn from_pairs<K: Into<String>, V: Into<String>>(
         pairs: impl IntoIterator<Item = (K, V)>,

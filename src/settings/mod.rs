@@ -11,8 +11,8 @@ mod tests;
 use std::fmt;
 use std::path::PathBuf;
 
-pub use env::{Env, parse_switch};
-pub use resolve::{ConfigSource, color_choice, config_source};
+pub use env::Env;
+pub use resolve::config_source;
 
 use crate::config::{EvalConfig, LoadedConfig, Provider, TestCase};
 
@@ -95,14 +95,14 @@ pub enum Target {
 /// The report destinations and how the console looks.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outputs {
-    pub(crate) color: bool,
-    pub(crate) width: usize,
-    pub(crate) junit: Option<Target>,
-    pub(crate) json: Option<Target>,
-    pub(crate) html: Option<Target>,
-    pub(crate) summary: Option<Target>,
-    pub(crate) annotations: bool,
-    pub(crate) live: LiveMode,
+    color: bool,
+    width: usize,
+    junit: Option<Target>,
+    json: Option<Target>,
+    html: Option<Target>,
+    summary: Option<Target>,
+    annotations: bool,
+    live: LiveMode,
 }
 
 impl Outputs {
@@ -156,8 +156,8 @@ pub struct LiveMode {
 /// Static checks.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CheckSettings {
-    pub(crate) enabled: Resolved<bool>,
-    pub(crate) strict: Resolved<bool>,
+    enabled: Resolved<bool>,
+    strict: Resolved<bool>,
 }
 
 impl CheckSettings {
@@ -171,14 +171,13 @@ impl CheckSettings {
     }
 }
 
-/// Tool-call tests: the defaults every test falls back to, and the filter.
+/// Tool-call tests: the defaults every test falls back to, and which tests run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TestSettings {
-    pub(crate) timeout_ms: Resolved<f64>,
-    pub(crate) retries: Resolved<u32>,
-    pub(crate) retry_delay_ms: f64,
-    pub(crate) filter: Option<String>,
-    pub(crate) selected: Vec<usize>,
+    timeout_ms: Resolved<f64>,
+    retries: Resolved<u32>,
+    retry_delay_ms: f64,
+    selected: Vec<usize>,
 }
 
 impl TestSettings {
@@ -193,10 +192,6 @@ impl TestSettings {
     /// Default wait between attempts, in milliseconds.
     pub fn retry_delay_ms(&self) -> f64 {
         self.retry_delay_ms
-    }
-    /// `--filter`/`-k`, when given.
-    pub fn filter(&self) -> Option<&str> {
-        self.filter.as_deref()
     }
     /// Indexes of the tests the filter selects, in YAML order.
     pub fn selected(&self) -> &[usize] {
@@ -235,11 +230,11 @@ pub struct EvalTarget {
 /// Tool-selection evals.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EvalSettings {
-    pub(crate) target: Result<EvalTarget, EvalSetupError>,
-    pub(crate) min_accuracy: Resolved<f64>,
-    pub(crate) no_cache: bool,
-    pub(crate) offline: Resolved<bool>,
-    pub(crate) history: Option<PathBuf>,
+    target: Result<EvalTarget, EvalSetupError>,
+    min_accuracy: Resolved<f64>,
+    no_cache: bool,
+    offline: Resolved<bool>,
+    history: Option<PathBuf>,
 }
 
 impl EvalSettings {
@@ -277,23 +272,23 @@ pub struct Revision {
 /// Everything one invocation will do. Built only by [`Settings::resolve`].
 #[derive(Debug, Clone)]
 pub struct Settings {
-    pub(crate) command: CommandKind,
-    pub(crate) loaded: LoadedConfig,
-    pub(crate) checks: CheckSettings,
-    pub(crate) tests: TestSettings,
-    pub(crate) evals: Option<EvalSettings>,
-    pub(crate) skips: Skips,
-    pub(crate) outputs: Outputs,
-    pub(crate) revision: Revision,
-    pub(crate) env: Env,
+    command: CommandKind,
+    loaded: LoadedConfig,
+    checks: CheckSettings,
+    tests: TestSettings,
+    evals: Option<EvalSettings>,
+    skips: Skips,
+    outputs: Outputs,
+    revision: Revision,
+    env: Env,
 }
 
 /// Phases turned off from the command line or the environment, with who turned them off.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Skips {
-    pub(crate) evals: Option<Origin>,
-    pub(crate) bench: Option<Origin>,
-    pub(crate) fuzz: Option<Origin>,
+    evals: Option<Origin>,
+    bench: Option<Origin>,
+    fuzz: Option<Origin>,
 }
 
 impl Skips {

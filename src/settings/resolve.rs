@@ -345,7 +345,6 @@ fn resolve_tests(
         timeout_ms,
         retries,
         retry_delay_ms: cfg.retry_delay_ms,
-        filter,
         selected,
     })
 }

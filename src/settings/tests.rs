@@ -441,3 +441,31 @@ fn the_config_comes_from_the_argument_the_environment_or_the_default() {
         file("x.yaml")
     );
 }
+
+#[test]
+fn progress_is_a_bar_only_on_a_terminal_outside_ci_and_groups_only_under_github() {
+    let dir = scratch("live");
+    let path = dir.join("t.yaml");
+    let _ = std::fs::write(&path, yaml(None));
+    let live = |args: &[&str], pairs: &[(&str, &str)], stderr_tty: bool| {
+        let mut all = vec!["toolproof"];
+        all.extend(args);
+        let cli = Cli::try_parse_from(&all).ok()?;
+        let env = Env::from_pairs(pairs.iter().copied()).with_terminals(false, stderr_tty);
+        let loaded = crate::config::load_with(&path, &|_: &str| None).ok()?;
+        Settings::resolve(&cli, &env, loaded)
+            .ok()
+            .map(|s| s.outputs().live())
+    };
+    let p = path.display().to_string();
+    let run = ["run", p.as_str()];
+    let on_tty = live(&run, &[], true);
+    assert!(on_tty.is_some_and(|l| l.bar && !l.quiet && !l.groups));
+    assert!(live(&run, &[("CI", "true")], true).is_some_and(|l| !l.bar));
+    assert!(live(&run, &[], false).is_some_and(|l| !l.bar));
+    let gha = live(&run, &[("GITHUB_ACTIONS", "true"), ("CI", "true")], false);
+    assert!(gha.is_some_and(|l| l.groups && !l.bar));
+    let inspect = live(&["inspect", "-c", p.as_str()], &[], true);
+    assert!(inspect.is_some_and(|l| l.quiet));
+    let _ = std::fs::remove_dir_all(&dir);
+}

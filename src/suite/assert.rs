@@ -5,7 +5,6 @@ use std::cmp::Ordering;
 
 use serde_json::{Number, Value};
 
-pub use crate::config::vocab::jsonpath_error;
 use crate::config::{Expect, JsonPathCheck, JsonType, vocab};
 use crate::mcp::types::{CallOutcome, CallResult};
 

@@ -61,6 +61,7 @@ pub enum ProviderError {
     Transient(Failure),
 }
 
+#[cfg(test)]
 impl ProviderError {
     /// What failed, without the hint.
     pub fn message(&self) -> &str {

@@ -103,6 +103,7 @@ impl HttpApi {
         }
     }
 
+    #[cfg(test)]
     /// The endpoint URL.
     pub fn url(&self) -> &str {
         &self.url

@@ -88,23 +88,13 @@ pub enum Provider {
 }
 
 impl Provider {
-    /// Anthropic, configured like the official SDK: `ANTHROPIC_API_KEY` (sent as `x-api-key`),
-    /// else `ANTHROPIC_AUTH_TOKEN` (sent as a bearer token); `ANTHROPIC_BASE_URL` without `/v1`.
-    pub fn anthropic_from_env() -> Result<Provider, ProviderError> {
-        Self::anthropic_from(|k| std::env::var(k).ok())
-    }
-
-    /// OpenAI, configured like the official SDK: `OPENAI_API_KEY`, `OPENAI_BASE_URL` with `/v1`,
-    /// and `OPENAI_ORG_ID` / `OPENAI_PROJECT_ID` when set.
-    pub fn openai_from_env() -> Result<Provider, ProviderError> {
-        Self::openai_from(|k| std::env::var(k).ok())
-    }
-
+    #[cfg(test)]
     /// Anthropic at `base_url` (without `/v1`) with an API key.
     pub fn anthropic(base_url: &str, api_key: &str) -> Provider {
         Provider::Anthropic(anthropic::api(base_url, Auth::ApiKey(api_key.to_owned())))
     }
 
+    #[cfg(test)]
     /// OpenAI (or a compatible server) at `base_url` (with `/v1`) with an API key.
     pub fn openai(base_url: &str, api_key: &str) -> Provider {
         Provider::OpenAi(openai::api(base_url, api_key, Vec::new()))
@@ -116,6 +106,7 @@ impl Provider {
         Provider::Command(CommandSpec::new(argv, cwd, timeout))
     }
 
+    #[cfg(test)]
     /// `anthropic`, `openai` or `command`.
     pub fn name(&self) -> &'static str {
         match self {
@@ -135,7 +126,9 @@ impl Provider {
         }
     }
 
-    /// Anthropic, configured from the variables `env` looks up (see [`Provider::anthropic_from_env`]).
+    /// Anthropic, configured like the official SDK from the variables `env` looks up:
+    /// `ANTHROPIC_API_KEY` (sent as `x-api-key`), else `ANTHROPIC_AUTH_TOKEN` (sent as a bearer
+    /// token); `ANTHROPIC_BASE_URL` without `/v1`.
     pub fn anthropic_from(env: impl Fn(&str) -> Option<String>) -> Result<Provider, ProviderError> {
         let set = |k: &str| env(k).filter(|v| !v.is_empty());
         let auth = match (set("ANTHROPIC_API_KEY"), set("ANTHROPIC_AUTH_TOKEN")) {
@@ -147,7 +140,9 @@ impl Provider {
         Ok(Provider::Anthropic(anthropic::api(&base, auth)))
     }
 
-    /// OpenAI, configured from the variables `env` looks up (see [`Provider::openai_from_env`]).
+    /// OpenAI, configured like the official SDK from the variables `env` looks up:
+    /// `OPENAI_API_KEY`, `OPENAI_BASE_URL` with `/v1`, and `OPENAI_ORG_ID` /
+    /// `OPENAI_PROJECT_ID` when set.
     pub fn openai_from(env: impl Fn(&str) -> Option<String>) -> Result<Provider, ProviderError> {
         let set = |k: &str| env(k).filter(|v| !v.is_empty());
         let Some(key) = set("OPENAI_API_KEY") else {

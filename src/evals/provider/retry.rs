@@ -43,6 +43,7 @@ impl Default for RetryPolicy {
 }
 
 impl RetryPolicy {
+    #[cfg(test)]
     /// Tiny waits (5 ms doubling up to 20 ms, 10 s per request) for tests against a fake API.
     pub fn quick(max_retries: u32) -> Self {
         RetryPolicy {
@@ -150,6 +151,7 @@ impl Pacer {
         }
     }
 
+    #[cfg(test)]
     /// Whether a hold is in force right now (a progress display can say "rate limited").
     pub fn is_holding(&self) -> bool {
         *self

@@ -19,9 +19,8 @@ use super::stats;
 use crate::report::model::{AnswerKind, CaseStatus, EvalCaseResult, ModelEval, TrialResult};
 
 pub use crate::report::model::NO_TOOL;
-pub use crate::report::model::rates::{meets, percent, percent_against};
-pub use trials::{answered, kind_of, not_asked, provider_failed};
-pub use verdict::{accuracy_text, model_verdict, phase, phase_verdict};
+pub use trials::{answered, not_asked, provider_failed};
+pub use verdict::phase;
 
 /// One labelled case and the trials it got, in trial order.
 #[derive(Debug, Clone)]

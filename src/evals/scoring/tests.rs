@@ -2,6 +2,8 @@
 
 use serde_json::json;
 
+use super::trials::kind_of;
+use super::verdict::model_verdict;
 use super::*;
 use crate::evals::{Call, Choice, Stop};
 use crate::report::model::{CaseStatus, GateKind, PhaseStatus};

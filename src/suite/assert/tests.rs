@@ -4,6 +4,7 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::config::Expect;
+use crate::config::vocab::jsonpath_error;
 use crate::mcp::types::{CallOutcome, CallResult};
 
 fn expect(v: Value) -> Expect {
