@@ -51,6 +51,19 @@ impl Signal {
     }
 }
 
+/// How long servers get to end after SIGTERM before they get SIGKILL.
+const ESCALATE: Duration = Duration::from_secs(3);
+
+/// Tells the user what the first signal does, on stderr.
+fn announce(signal: Signal) {
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "toolproof: {} received: stopping and writing the reports (send it again to exit at once)",
+        signal.name()
+    );
+}
+
 #[derive(Debug, Default)]
 struct Inner {
     signal: AtomicI32,
@@ -88,7 +101,13 @@ impl Interrupt {
                         std::process::exit(first.exit_code());
                     }
                     token.fire(signal);
+                    announce(signal);
                     process::stop_all(Kill::Term);
+                    // A server that ignores SIGTERM must not hold the run: it gets SIGKILL.
+                    std::thread::spawn(|| {
+                        std::thread::sleep(ESCALATE);
+                        process::stop_all(Kill::Kill);
+                    });
                 }
             })?;
         Ok(())

@@ -112,6 +112,12 @@ pub enum McpError {
     /// Writing to or reading from the server failed.
     #[error("i/o with the server failed: {0}")]
     Io(String),
+    /// The run was interrupted while the request was in flight; its answer was not awaited.
+    #[error("the run was interrupted while `{method}` was in flight")]
+    Interrupted {
+        /// The request.
+        method: String,
+    },
 }
 
 /// Why one handshake request of the stdio probe got no usable answer.

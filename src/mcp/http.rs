@@ -3,6 +3,7 @@
 //! the session at the end.
 
 use std::io::BufReader;
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -12,6 +13,7 @@ use super::error::{McpError, shorten};
 use super::protocol;
 use super::sse::SseEvents;
 use super::types::Era;
+use crate::interrupt::Interrupt;
 
 /// Most bytes read from one response body.
 const BODY_LIMIT: u64 = 256 << 20;
@@ -25,7 +27,9 @@ pub struct HttpSpec {
     pub headers: Vec<(String, String)>,
 }
 
-/// A streamable HTTP connection.
+/// A streamable HTTP connection. Cloning it shares the connection pool and copies the session,
+/// so a request can run on another thread.
+#[derive(Debug, Clone)]
 pub struct HttpTransport {
     agent: Agent,
     spec: HttpSpec,
@@ -120,6 +124,47 @@ impl HttpTransport {
             return self.read_events(resp, want, method, timeout);
         }
         self.read_json(resp, status, &content_type, want, method, timeout)
+    }
+
+    /// [`HttpTransport::post`] on a helper thread, waited for until it answers or `interrupt`
+    /// fires; then the request is left behind and [`McpError::Interrupted`] returned. The
+    /// session the answer carries is kept.
+    pub fn post_interruptible(
+        &mut self,
+        msg: &Value,
+        want: Option<&Value>,
+        timeout: Duration,
+        interrupt: &Interrupt,
+    ) -> Result<Answer, McpError> {
+        let method = msg
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
+        let mut worker = self.clone();
+        let (msg, want) = (msg.clone(), want.cloned());
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let answer = worker.post(&msg, want.as_ref(), timeout);
+            let _ = tx.send((answer, worker.session));
+        });
+        loop {
+            match rx.recv_timeout(Duration::from_millis(50)) {
+                Ok((answer, session)) => {
+                    self.session = session;
+                    return answer;
+                }
+                Err(RecvTimeoutError::Timeout) if interrupt.is_set() => {
+                    return Err(McpError::Interrupted { method });
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(McpError::Io(format!(
+                        "the request `{method}` ended without an answer"
+                    )));
+                }
+            }
+        }
     }
 
     /// A POST with our headers: session, revision, and for a stateless request `Mcp-Method`

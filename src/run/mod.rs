@@ -112,6 +112,7 @@ pub fn execute(
                 });
             }
             Ok(mut client) => {
+                client.stop_on(interrupt.clone());
                 run_connected(&mut client, &ctx, &mut out);
                 client.close();
                 let (noise, _) = client.stdout_noise();

@@ -103,42 +103,21 @@ fn process_alive(marker: &str) -> bool {
 fn sigterm_mid_test_writes_valid_reports_marks_the_run_interrupted_and_stops_the_server() {
     let dir = Dir::new("sigterm");
     let marker = format!("sigterm-marker-{}", std::process::id());
-    let server = yaml_list(&[&fake(), "--name", &marker]);
+    let (log_path, log) = fifo_log(&dir);
+    let log_arg = log_path.display().to_string();
+    let server = yaml_list(&[&fake(), "--name", &marker, "--log", &log_arg]);
     dir.write(
         "toolproof.yaml",
         &format!(
             "server:\n  command: {server}\ntests:\n  - name: quick echo\n    tool: echo\n    args: {{text: hi}}\n  - name: a minute of sleep\n    tool: slow\n    args: {{ms: 60000}}\n    timeout_ms: 120000\n  - name: never reached\n    tool: echo\n    args: {{text: later}}\n"
         ),
     );
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolproof"))
-        .args(["run", "--junit", "j.xml", "--json", "r.json"])
-        .current_dir(&dir.0)
-        .env("CI", "true")
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start toolproof");
-    let stderr = BufReader::new(child.stderr.take().expect("stderr"));
-    let mut seen = Vec::new();
-    let mut lines = stderr.lines();
-    // The first test's result line: the run is now on the second test (or about to be).
-    for line in lines.by_ref() {
-        let line = line.unwrap_or_default();
-        seen.push(line.clone());
-        if line.contains("PASS") && line.contains("quick echo") {
-            break;
-        }
-    }
-    assert!(process_alive(&marker), "the server should run: {seen:?}");
-    let killed = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(killed.success());
-    seen.extend(lines.map(Result::unwrap_or_default));
+    let mut child = spawn_run(&dir);
+    let lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
+    wait_for_call(&log, "slow");
+    assert!(process_alive(&marker), "the server should run");
+    sigterm(&child);
+    let seen: Vec<String> = lines.map(Result::unwrap_or_default).collect();
     let status = child.wait().expect("wait");
     assert_eq!(status.code(), Some(143), "{seen:#?}");
     assert!(!process_alive(&marker), "the server outlived toolproof");
@@ -162,6 +141,154 @@ fn sigterm_mid_test_writes_valid_reports_marks_the_run_interrupted_and_stops_the
     assert!(junit.starts_with("<?xml"), "{junit}");
     assert!(junit.trim_end().ends_with("</testsuites>"), "{junit}");
     assert!(junit.contains("interrupted by SIGTERM"), "{junit}");
+}
+
+/// Starts `toolproof run` in `dir` with reports, stderr piped.
+fn spawn_run(dir: &Dir) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_toolproof"))
+        .args(["run", "--junit", "j.xml", "--json", "r.json"])
+        .current_dir(&dir.0)
+        .env("CI", "true")
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start toolproof")
+}
+
+/// Reads stderr lines into `seen` until one contains every word of `until`.
+fn read_until(
+    lines: &mut impl Iterator<Item = std::io::Result<String>>,
+    seen: &mut Vec<String>,
+    until: &[&str],
+) {
+    for line in lines.by_ref() {
+        let line = line.unwrap_or_default();
+        seen.push(line.clone());
+        if until.iter().all(|w| line.contains(w)) {
+            return;
+        }
+    }
+    panic!("never saw {until:?}: {seen:#?}");
+}
+
+/// A FIFO the fake server logs every message it receives to, and the lines as they come.
+fn fifo_log(dir: &Dir) -> (PathBuf, mpsc::Receiver<String>) {
+    let path = dir.path("server.fifo");
+    mkfifo(&path);
+    let (tx, rx) = mpsc::channel();
+    let reading = path.clone();
+    std::thread::spawn(move || {
+        let Ok(file) = std::fs::File::open(&reading) else {
+            return;
+        };
+        for line in BufReader::new(file).lines() {
+            if tx.send(line.unwrap_or_default()).is_err() {
+                return;
+            }
+        }
+    });
+    (path, rx)
+}
+
+/// Blocks until the server logged a `tools/call` of `tool`: the call is in flight.
+fn wait_for_call(log: &mpsc::Receiver<String>, tool: &str) {
+    for line in log.iter() {
+        let v: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+        if v["message"]["method"] == "tools/call" && v["message"]["params"]["name"] == tool {
+            return;
+        }
+    }
+    panic!("the server never logged a call of {tool}");
+}
+
+fn sigterm(child: &std::process::Child) {
+    let ok = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "kill -TERM");
+}
+
+#[test]
+fn sigterm_abandons_an_http_call_in_flight() {
+    let dir = Dir::new("sigterm-http");
+    let (log_path, log) = fifo_log(&dir);
+    let log_arg = log_path.display().to_string();
+    let server = http_fake(&["--log", &log_arg]);
+    dir.write(
+        "toolproof.yaml",
+        &format!(
+            "server:\n  url: {}\ntests:\n  - name: quick echo\n    tool: echo\n    args: {{text: hi}}\n  - name: ten minutes of sleep\n    tool: slow\n    args: {{ms: 600000}}\n    timeout_ms: 900000\n",
+            server.url
+        ),
+    );
+    let mut child = spawn_run(&dir);
+    let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
+    wait_for_call(&log, "slow");
+    sigterm(&child);
+    let seen: Vec<String> = lines.by_ref().map(Result::unwrap_or_default).collect();
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(143), "{seen:#?}");
+    let report = dir.json("r.json");
+    assert_eq!(report["interrupted"], "SIGTERM");
+    let slow = &report["phases"]["tests"]["results"][1];
+    assert_eq!(slow["status"], "not_run");
+    assert_eq!(
+        slow["failures"][0],
+        "not finished: the run was interrupted by SIGTERM during the call"
+    );
+    // The ten-minute call was left behind, not waited for.
+    assert!(
+        report["duration_ms"]
+            .as_f64()
+            .is_some_and(|ms| ms < 300_000.0)
+    );
+}
+
+#[test]
+fn a_second_signal_exits_at_once_and_kills_a_server_that_ignores_the_first() {
+    let dir = Dir::new("second-signal");
+    let marker = format!("stubborn-marker-{}", std::process::id());
+    let (log_path, log) = fifo_log(&dir);
+    let script = format!(
+        "trap '' TERM; exec {} --name {marker} --log {}",
+        fake(),
+        log_path.display()
+    );
+    let server = yaml_list(&["sh", "-c", &script]);
+    dir.write(
+        "toolproof.yaml",
+        &format!(
+            "server:\n  command: {server}\ntests:\n  - name: quick echo\n    tool: echo\n    args: {{text: hi}}\n  - name: ten minutes of sleep\n    tool: slow\n    args: {{ms: 600000}}\n    timeout_ms: 900000\n"
+        ),
+    );
+    let mut child = spawn_run(&dir);
+    let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let mut seen = Vec::new();
+    wait_for_call(&log, "slow");
+    sigterm(&child);
+    read_until(
+        &mut lines,
+        &mut seen,
+        &["SIGTERM received", "again to exit at once"],
+    );
+    // The server ignores SIGTERM, so the run is still waiting on its call.
+    assert!(process_alive(&marker), "{seen:#?}");
+    sigterm(&child);
+    seen.extend(lines.map(Result::unwrap_or_default));
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(143), "{seen:#?}");
+    assert!(
+        !dir.path("r.json").exists(),
+        "a second signal still wrote the reports"
+    );
+    assert!(
+        !process_alive(&marker),
+        "the server outlived a second signal"
+    );
 }
 
 /// A small server and config for the report-destination tests.

@@ -4,6 +4,7 @@
 
 mod handshake;
 
+use crate::interrupt::Interrupt;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
@@ -79,9 +80,17 @@ pub struct Client {
     noise: Vec<String>,
     noise_total: usize,
     closed: bool,
+    /// Cuts waits for HTTP answers short when the run is stopped (a stdio server is stopped
+    /// through its process group instead).
+    interrupt: Option<Interrupt>,
 }
 
 impl Client {
+    /// From now on, stops waiting for an HTTP answer when `interrupt` fires.
+    pub fn stop_on(&mut self, interrupt: Interrupt) {
+        self.interrupt = Some(interrupt);
+    }
+
     /// Starts or reaches the server and completes the handshake.
     pub fn connect(spec: ServerSpec, opts: ClientOptions) -> Result<Client, ConnectError> {
         let conn = open(&spec)?;
@@ -95,6 +104,7 @@ impl Client {
             noise: Vec::new(),
             noise_total: 0,
             closed: false,
+            interrupt: None,
         };
         let started = Instant::now();
         match client.handshake(started + client.opts.startup_timeout) {
@@ -328,7 +338,12 @@ impl Client {
         let msg = protocol::request(id, method, params);
         match &mut self.conn {
             Conn::Stdio(t) => t.roundtrip(&msg, timeout),
-            Conn::Http(t) => match t.post(&msg, Some(&json!(id)), timeout)? {
+            Conn::Http(t) => match match &self.interrupt {
+                Some(interrupt) => {
+                    t.post_interruptible(&msg, Some(&json!(id)), timeout, interrupt)?
+                }
+                None => t.post(&msg, Some(&json!(id)), timeout)?,
+            } {
                 Answer::Response(v) => Ok(v),
                 Answer::Accepted => Err(McpError::Protocol(format!("no response to `{method}`"))),
             },
