@@ -31,7 +31,7 @@ use config::ConfigError;
 use events::Events;
 use interrupt::Interrupt;
 use plan::Plan;
-use report::writer::{DestinationError, ReportWriter};
+use report::writer::{DestinationError, ReportWriter, to_stderr};
 use run::EXIT_USAGE;
 use settings::{Env, Settings};
 
@@ -52,9 +52,9 @@ where
     let (settings, writer) = match prepare(&cli, &env) {
         Ok(ready) => ready,
         Err(e) => {
-            eprintln!("error: {e}");
+            to_stderr(&format!("error: {e}"));
             if let Some(hint) = e.hint() {
-                eprintln!("hint: {hint}");
+                to_stderr(&format!("hint: {hint}"));
             }
             return EXIT_USAGE;
         }
@@ -62,7 +62,9 @@ where
     let plan = Plan::new(&settings);
     let interrupt = Interrupt::new();
     if let Err(e) = interrupt.install() {
-        eprintln!("warning: SIGINT and SIGTERM will stop toolproof without a report: {e}");
+        to_stderr(&format!(
+            "warning: SIGINT and SIGTERM will stop toolproof without a report: {e}"
+        ));
     }
     let (events, received) = Events::channel();
     let live = live::Live::start(settings.outputs().live(), received);

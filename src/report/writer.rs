@@ -152,11 +152,11 @@ impl ReportWriter {
                 }
                 Ok(()) => {}
                 Err(e) => {
-                    eprintln!(
+                    to_stderr(&format!(
                         "error: could not write the {} to {}: {e}",
                         job.what,
                         job.shown.display()
-                    );
+                    ));
                     if report.interrupted.is_none() {
                         code = code.max(crate::run::EXIT_FAILED);
                     }
@@ -196,6 +196,14 @@ impl ReportWriter {
             }
         }
     }
+}
+
+/// Writes a line to stderr; a closed stderr is no reason to panic.
+pub fn to_stderr(line: &str) {
+    let mut err = io::stderr().lock();
+    let _ = err
+        .write_all(line.as_bytes())
+        .and_then(|()| err.write_all(b"\n"));
 }
 
 /// stdout, written until its reader goes away.
