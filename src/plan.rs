@@ -141,16 +141,7 @@ impl Plan {
 
     /// A plan running `phase` (as the config allows) and skipping the others with `why`.
     fn only(settings: &Settings, phase: PhaseKey, why: &str) -> Plan {
-        let skip = || Step::Skip(why.to_owned());
-        let mut plan = Plan {
-            checks: skip(),
-            tests: skip(),
-            evals: skip(),
-            bench: skip(),
-            fuzz: skip(),
-            inventory: false,
-            cache: None,
-        };
+        let mut plan = Plan::none(why);
         match phase {
             PhaseKey::Checks => {
                 plan.checks = checks_step(settings);
@@ -164,7 +155,15 @@ impl Plan {
     }
 
     fn cache(action: CacheAction) -> Plan {
-        let skip = || Step::Skip("cache commands run no phase".to_owned());
+        Plan {
+            cache: Some(action),
+            ..Plan::none("cache commands run no phase")
+        }
+    }
+
+    /// Every phase skipped for `why`, nothing else to do.
+    fn none(why: &str) -> Plan {
+        let skip = || Step::Skip(why.to_owned());
         Plan {
             checks: skip(),
             tests: skip(),
@@ -172,7 +171,7 @@ impl Plan {
             bench: skip(),
             fuzz: skip(),
             inventory: false,
-            cache: Some(action),
+            cache: None,
         }
     }
 }

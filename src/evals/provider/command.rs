@@ -374,14 +374,22 @@ mod tests {
 
     #[test]
     fn a_slow_program_is_killed_at_the_timeout() {
-        let started = Instant::now();
-        let spec = sh("sleep 30; echo '{}'", Duration::from_millis(300));
+        let pid_file = std::env::temp_dir().join(format!("toolproof-slow-{}", std::process::id()));
+        let script = format!("echo $$ > {}; sleep 30; echo '{{}}'", pid_file.display());
+        let spec = sh(&script, Duration::from_millis(300));
         let err = ask(&spec).unwrap_err();
         assert_eq!(
             err,
             ProviderError::Transient("eval command timed out after 0.3s".into())
         );
-        assert!(started.elapsed() < Duration::from_secs(10));
+        // Killed and reaped, not left sleeping.
+        let pid = std::fs::read_to_string(&pid_file).unwrap_or_default();
+        let _ = std::fs::remove_file(&pid_file);
+        assert!(!pid.trim().is_empty());
+        assert!(
+            !std::path::Path::new(&format!("/proc/{}", pid.trim())).exists(),
+            "{pid}"
+        );
     }
 
     #[test]
