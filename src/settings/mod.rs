@@ -4,7 +4,9 @@
 //! value is immutable and its fields are private.
 
 mod env;
+mod outputs;
 mod resolve;
+mod source;
 #[cfg(test)]
 mod tests;
 
@@ -12,7 +14,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 pub use env::Env;
-pub use resolve::config_source;
+pub use source::config_source;
 
 use crate::config::{EvalConfig, LoadedConfig, Provider, TestCase};
 

@@ -4,102 +4,19 @@
 use std::path::PathBuf;
 
 use super::{
-    CheckSettings, CommandKind, Env, EvalSettings, EvalSetupError, EvalTarget, LiveMode, Origin,
-    Outputs, Resolved, Revision, Settings, Skips, Target, TestSettings,
+    CheckSettings, CommandKind, Env, EvalSettings, EvalSetupError, EvalTarget, Origin, Resolved,
+    Revision, Settings, Skips, TestSettings,
 };
 use crate::cli::{
     CacheCommand, Cli, Command, EvalArgs, EvalFlags, ReportArgs, ServerArgs, parse_fraction,
     parse_pin,
 };
 use crate::config::{self, ConfigError, EvalConfig, LoadedConfig, ProtocolPin, Provider};
-use crate::report::console::ColorFlag;
-
-/// Where the config of a command comes from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ConfigSource {
-    /// A `toolproof.yaml`.
-    File(PathBuf),
-    /// A server named on the command line: `--url URL` or `-- COMMAND…`, run from `cwd`.
-    Target {
-        /// `--url`.
-        url: Option<String>,
-        /// The command after `--`.
-        command: Vec<String>,
-        /// The folder relative paths resolve from.
-        cwd: PathBuf,
-    },
-}
-
-impl ConfigSource {
-    /// Loads the config, expanding `${VAR}` from `env`.
-    pub fn load(&self, env: &Env) -> Result<LoadedConfig, ConfigError> {
-        match self {
-            ConfigSource::File(path) => {
-                config::load_with(path, &|name: &str| env.raw(name).map(str::to_owned))
-            }
-            ConfigSource::Target { url, command, cwd } => {
-                config::from_target(url.clone(), command.clone(), cwd)
-            }
-        }
-    }
-}
-
-/// The config a command reads: `run [CONFIG]` (else `TOOLPROOF_CONFIG`, else
-/// `toolproof.yaml`); the others take `--url`, `-c FILE` or `-- COMMAND`, else
-/// `TOOLPROOF_CONFIG`, else `./toolproof.yaml` when it exists.
-pub fn config_source(cli: &Cli, env: &Env) -> Result<ConfigSource, ConfigError> {
-    let server = match &cli.command {
-        Command::Run(args) => {
-            let path = args
-                .config
-                .clone()
-                .or_else(|| env.get("TOOLPROOF_CONFIG").map(PathBuf::from))
-                .unwrap_or_else(|| PathBuf::from("toolproof.yaml"));
-            return Ok(ConfigSource::File(path));
-        }
-        Command::Inspect(args) => &args.server,
-        Command::Eval(args) => &args.server,
-        Command::Cache(CacheCommand::Status(args)) => &args.server,
-        Command::Cache(CacheCommand::Prune(args)) => &args.cache.server,
-    };
-    server_source(server, env)
-}
-
-fn server_source(args: &ServerArgs, env: &Env) -> Result<ConfigSource, ConfigError> {
-    let given = usize::from(args.url.is_some())
-        + usize::from(args.config.is_some())
-        + usize::from(!args.command.is_empty());
-    if given > 1 {
-        return Err(
-            ConfigError::new("give only one of: a command after `--`, --url, --config")
-                .hint("e.g. toolproof inspect -- node server.js"),
-        );
-    }
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    if let Some(path) = &args.config {
-        return Ok(ConfigSource::File(path.clone()));
-    }
-    if args.url.is_some() || !args.command.is_empty() {
-        return Ok(ConfigSource::Target {
-            url: args.url.clone(),
-            command: args.command.clone(),
-            cwd,
-        });
-    }
-    if let Some(path) = env.get("TOOLPROOF_CONFIG") {
-        return Ok(ConfigSource::File(PathBuf::from(path)));
-    }
-    config::find_default(&cwd).map(ConfigSource::File).ok_or_else(|| {
-        ConfigError::new("no server given and no toolproof.yaml in this folder").hint(
-            "give a command after `--`, --url, or --config, e.g. toolproof inspect -- python server.py",
-        )
-    })
-}
 
 /// The flags of one command, as the resolver needs them whatever the command.
 #[derive(Default)]
-struct Flags<'a> {
-    reports: Option<&'a ReportArgs>,
+pub(super) struct Flags<'a> {
+    pub(super) reports: Option<&'a ReportArgs>,
     eval: Option<&'a EvalFlags>,
     eval_args: Option<&'a EvalArgs>,
     server: Option<&'a ServerArgs>,
@@ -156,7 +73,7 @@ fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
 }
 
 /// flag > environment > YAML > default.
-fn pick<T>(
+pub(super) fn pick<T>(
     flag: Option<(T, &'static str)>,
     env: Option<(T, &'static str, String)>,
     yaml: Option<(T, &'static str)>,
@@ -187,7 +104,7 @@ fn pick<T>(
 
 /// A typed environment variable: `None` when unset or blank, an error naming it when its value
 /// does not parse.
-fn env_value<T>(
+pub(super) fn env_value<T>(
     env: &Env,
     name: &'static str,
     parse: impl Fn(&str) -> Result<T, String>,
@@ -234,7 +151,7 @@ impl Settings {
         };
         check_command_needs(command, evals.as_ref(), cfg.evals.as_ref())?;
         let skips = resolve_skips(&flags, env)?;
-        let outputs = resolve_outputs(cli, command, &flags, env)?;
+        let outputs = super::outputs::resolve_outputs(cli, command, &flags, env)?;
         let protocol = pick(
             flags
                 .server
@@ -479,115 +396,4 @@ fn resolve_skips(flags: &Flags<'_>, env: &Env) -> Result<Skips, ConfigError> {
         bench: skip(run.skip_bench, "--skip-bench", "TOOLPROOF_SKIP_BENCH")?,
         fuzz: skip(run.skip_fuzz, "--skip-fuzz", "TOOLPROOF_SKIP_FUZZ")?,
     })
-}
-
-fn resolve_outputs(
-    cli: &Cli,
-    command: CommandKind,
-    flags: &Flags<'_>,
-    env: &Env,
-) -> Result<Outputs, ConfigError> {
-    let color_flag = pick(
-        cli.color.map(|c| (c, "--color")),
-        env_value(env, "TOOLPROOF_COLOR", |s| match s {
-            "auto" => Ok(ColorFlag::Auto),
-            "always" => Ok(ColorFlag::Always),
-            "never" => Ok(ColorFlag::Never),
-            _ => Err("use auto, always or never".to_owned()),
-        })?,
-        None,
-        ColorFlag::Auto,
-    )
-    .value;
-    let github = env.get("GITHUB_ACTIONS") == Some("true");
-    let quiet = !matches!(command, CommandKind::Run | CommandKind::Eval);
-    let live_color = color_choice(color_flag, env.stderr_tty(), env);
-    let mut outputs = Outputs {
-        color: color_choice(color_flag, env.stdout_tty(), env),
-        width: env
-            .get("COLUMNS")
-            .and_then(|c| c.trim().parse::<usize>().ok())
-            .filter(|w| *w >= 40)
-            .unwrap_or(if env.stdout_tty() { 100 } else { 140 }),
-        junit: None,
-        json: None,
-        html: None,
-        summary: None,
-        annotations: github && !quiet,
-        live: LiveMode {
-            bar: env.stderr_tty() && !env.truthy("CI") && env.get("TERM") != Some("dumb"),
-            color: live_color,
-            groups: github,
-            quiet,
-        },
-    };
-    if let Some(r) = flags.reports {
-        let target = |flag: &Option<PathBuf>, var: &str| {
-            flag.clone()
-                .or_else(|| env.get(var).map(PathBuf::from))
-                .map(|p| {
-                    if p.as_os_str() == "-" {
-                        Target::Stdout
-                    } else {
-                        Target::Path(p)
-                    }
-                })
-        };
-        outputs.junit = target(&r.junit, "TOOLPROOF_JUNIT");
-        outputs.json = target(&r.json, "TOOLPROOF_JSON");
-        outputs.html = target(&r.html, "TOOLPROOF_HTML");
-        let no_summary = r.no_summary || env.switch("TOOLPROOF_NO_SUMMARY")?.unwrap_or(false);
-        outputs.summary = target(&r.summary, "TOOLPROOF_SUMMARY").or_else(|| {
-            (!no_summary)
-                .then(|| env.get("GITHUB_STEP_SUMMARY"))
-                .flatten()
-                .map(|p| Target::Path(PathBuf::from(p)))
-        });
-        let to_stdout = [
-            &outputs.junit,
-            &outputs.json,
-            &outputs.html,
-            &outputs.summary,
-        ]
-        .into_iter()
-        .filter(|t| matches!(t, Some(Target::Stdout)))
-        .count();
-        if to_stdout > 1 {
-            return Err(
-                ConfigError::new(format!("{to_stdout} reports are sent to stdout (`-`)"))
-                    .hint("send at most one report to stdout and the others to files"),
-            );
-        }
-    }
-    Ok(outputs)
-}
-
-/// Whether to colour a stream. `--color always`/`never` win. Under `auto`: `NO_COLOR`
-/// (non-empty) means no colour; `CLICOLOR_FORCE` (non-empty, not `0`) means colour;
-/// `CLICOLOR=0`, `TERM=dumb` or `CI` (set, not `false`/`0`) mean no colour; otherwise colour
-/// exactly when the stream is a terminal.
-pub fn color_choice(flag: ColorFlag, is_tty: bool, env: &Env) -> bool {
-    match flag {
-        ColorFlag::Always => true,
-        ColorFlag::Never => false,
-        ColorFlag::Auto => {
-            if env.raw("NO_COLOR").is_some_and(|v| !v.is_empty()) {
-                false
-            } else if env
-                .raw("CLICOLOR_FORCE")
-                .is_some_and(|v| !v.is_empty() && v != "0" && v != "false")
-            {
-                true
-            } else if env.raw("CLICOLOR") == Some("0")
-                || env.raw("TERM") == Some("dumb")
-                || env
-                    .raw("CI")
-                    .is_some_and(|v| !v.is_empty() && v != "0" && v != "false")
-            {
-                false
-            } else {
-                is_tty
-            }
-        }
-    }
 }

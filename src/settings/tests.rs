@@ -426,7 +426,7 @@ fn the_config_comes_from_the_argument_the_environment_or_the_default() {
             .ok()
             .and_then(|cli| config_source(&cli, env).ok())
     };
-    let file = |p: &str| Some(resolve::ConfigSource::File(PathBuf::from(p)));
+    let file = |p: &str| Some(source::ConfigSource::File(PathBuf::from(p)));
     assert_eq!(
         source(&["toolproof", "run", "given.yaml"], &env),
         file("given.yaml")

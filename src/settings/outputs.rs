@@ -1,0 +1,120 @@
+//! The report destinations and how the console and the live progress look.
+
+use std::path::PathBuf;
+
+use super::resolve::{Flags, env_value, pick};
+use super::{CommandKind, Env, LiveMode, Outputs, Target};
+use crate::cli::Cli;
+use crate::config::ConfigError;
+use crate::report::console::ColorFlag;
+
+pub(super) fn resolve_outputs(
+    cli: &Cli,
+    command: CommandKind,
+    flags: &Flags<'_>,
+    env: &Env,
+) -> Result<Outputs, ConfigError> {
+    let color_flag = pick(
+        cli.color.map(|c| (c, "--color")),
+        env_value(env, "TOOLPROOF_COLOR", |s| match s {
+            "auto" => Ok(ColorFlag::Auto),
+            "always" => Ok(ColorFlag::Always),
+            "never" => Ok(ColorFlag::Never),
+            _ => Err("use auto, always or never".to_owned()),
+        })?,
+        None,
+        ColorFlag::Auto,
+    )
+    .value;
+    let github = env.get("GITHUB_ACTIONS") == Some("true");
+    let quiet = !matches!(command, CommandKind::Run | CommandKind::Eval);
+    let live_color = color_choice(color_flag, env.stderr_tty(), env);
+    let mut outputs = Outputs {
+        color: color_choice(color_flag, env.stdout_tty(), env),
+        width: env
+            .get("COLUMNS")
+            .and_then(|c| c.trim().parse::<usize>().ok())
+            .filter(|w| *w >= 40)
+            .unwrap_or(if env.stdout_tty() { 100 } else { 140 }),
+        junit: None,
+        json: None,
+        html: None,
+        summary: None,
+        annotations: github && !quiet,
+        live: LiveMode {
+            bar: env.stderr_tty() && !env.truthy("CI") && env.get("TERM") != Some("dumb"),
+            color: live_color,
+            groups: github,
+            quiet,
+        },
+    };
+    if let Some(r) = flags.reports {
+        let target = |flag: &Option<PathBuf>, var: &str| {
+            flag.clone()
+                .or_else(|| env.get(var).map(PathBuf::from))
+                .map(|p| {
+                    if p.as_os_str() == "-" {
+                        Target::Stdout
+                    } else {
+                        Target::Path(p)
+                    }
+                })
+        };
+        outputs.junit = target(&r.junit, "TOOLPROOF_JUNIT");
+        outputs.json = target(&r.json, "TOOLPROOF_JSON");
+        outputs.html = target(&r.html, "TOOLPROOF_HTML");
+        let no_summary = r.no_summary || env.switch("TOOLPROOF_NO_SUMMARY")?.unwrap_or(false);
+        outputs.summary = target(&r.summary, "TOOLPROOF_SUMMARY").or_else(|| {
+            (!no_summary)
+                .then(|| env.get("GITHUB_STEP_SUMMARY"))
+                .flatten()
+                .map(|p| Target::Path(PathBuf::from(p)))
+        });
+        let to_stdout = [
+            &outputs.junit,
+            &outputs.json,
+            &outputs.html,
+            &outputs.summary,
+        ]
+        .into_iter()
+        .filter(|t| matches!(t, Some(Target::Stdout)))
+        .count();
+        if to_stdout > 1 {
+            return Err(
+                ConfigError::new(format!("{to_stdout} reports are sent to stdout (`-`)"))
+                    .hint("send at most one report to stdout and the others to files"),
+            );
+        }
+    }
+    Ok(outputs)
+}
+
+/// Whether to colour a stream. `--color always`/`never` win. Under `auto`: `NO_COLOR`
+/// (non-empty) means no colour; `CLICOLOR_FORCE` (non-empty, not `0`) means colour;
+/// `CLICOLOR=0`, `TERM=dumb` or `CI` (set, not `false`/`0`) mean no colour; otherwise colour
+/// exactly when the stream is a terminal.
+pub fn color_choice(flag: ColorFlag, is_tty: bool, env: &Env) -> bool {
+    match flag {
+        ColorFlag::Always => true,
+        ColorFlag::Never => false,
+        ColorFlag::Auto => {
+            if env.raw("NO_COLOR").is_some_and(|v| !v.is_empty()) {
+                false
+            } else if env
+                .raw("CLICOLOR_FORCE")
+                .is_some_and(|v| !v.is_empty() && v != "0" && v != "false")
+            {
+                true
+            } else if env.raw("CLICOLOR") == Some("0")
+                || env.raw("TERM") == Some("dumb")
+                || env
+                    .raw("CI")
+                    .is_some_and(|v| !v.is_empty() && v != "0" && v != "false")
+            {
+                false
+            } else {
+                is_tty
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! Where a command's config comes from: `run [CONFIG]`, `-c FILE`, `--url`, `-- COMMAND`,
+//! `TOOLPROOF_CONFIG`, or `./toolproof.yaml`.
+
+use std::path::PathBuf;
+
+use super::Env;
+use crate::cli::{CacheCommand, Cli, Command, ServerArgs};
+use crate::config::{self, ConfigError, LoadedConfig};
+
+/// Where the config of a command comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigSource {
+    /// A `toolproof.yaml`.
+    File(PathBuf),
+    /// A server named on the command line: `--url URL` or `-- COMMAND…`, run from `cwd`.
+    Target {
+        /// `--url`.
+        url: Option<String>,
+        /// The command after `--`.
+        command: Vec<String>,
+        /// The folder relative paths resolve from.
+        cwd: PathBuf,
+    },
+}
+
+impl ConfigSource {
+    /// Loads the config, expanding `${VAR}` from `env`.
+    pub fn load(&self, env: &Env) -> Result<LoadedConfig, ConfigError> {
+        match self {
+            ConfigSource::File(path) => {
+                config::load_with(path, &|name: &str| env.raw(name).map(str::to_owned))
+            }
+            ConfigSource::Target { url, command, cwd } => {
+                config::from_target(url.clone(), command.clone(), cwd)
+            }
+        }
+    }
+}
+
+/// The config a command reads: `run [CONFIG]` (else `TOOLPROOF_CONFIG`, else
+/// `toolproof.yaml`); the others take `--url`, `-c FILE` or `-- COMMAND`, else
+/// `TOOLPROOF_CONFIG`, else `./toolproof.yaml` when it exists.
+pub fn config_source(cli: &Cli, env: &Env) -> Result<ConfigSource, ConfigError> {
+    let server = match &cli.command {
+        Command::Run(args) => {
+            let path = args
+                .config
+                .clone()
+                .or_else(|| env.get("TOOLPROOF_CONFIG").map(PathBuf::from))
+                .unwrap_or_else(|| PathBuf::from("toolproof.yaml"));
+            return Ok(ConfigSource::File(path));
+        }
+        Command::Inspect(args) => &args.server,
+        Command::Eval(args) => &args.server,
+        Command::Cache(CacheCommand::Status(args)) => &args.server,
+        Command::Cache(CacheCommand::Prune(args)) => &args.cache.server,
+    };
+    server_source(server, env)
+}
+
+fn server_source(args: &ServerArgs, env: &Env) -> Result<ConfigSource, ConfigError> {
+    let given = usize::from(args.url.is_some())
+        + usize::from(args.config.is_some())
+        + usize::from(!args.command.is_empty());
+    if given > 1 {
+        return Err(
+            ConfigError::new("give only one of: a command after `--`, --url, --config")
+                .hint("e.g. toolproof inspect -- node server.js"),
+        );
+    }
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    if let Some(path) = &args.config {
+        return Ok(ConfigSource::File(path.clone()));
+    }
+    if args.url.is_some() || !args.command.is_empty() {
+        return Ok(ConfigSource::Target {
+            url: args.url.clone(),
+            command: args.command.clone(),
+            cwd,
+        });
+    }
+    if let Some(path) = env.get("TOOLPROOF_CONFIG") {
+        return Ok(ConfigSource::File(PathBuf::from(path)));
+    }
+    config::find_default(&cwd).map(ConfigSource::File).ok_or_else(|| {
+        ConfigError::new("no server given and no toolproof.yaml in this folder").hint(
+            "give a command after `--`, --url, or --config, e.g. toolproof inspect -- python server.py",
+        )
+    })
+}
