@@ -103,10 +103,15 @@ pub(super) fn tests_suite(
 ) -> TestSuite {
     let mut suite = TestSuite::new("tests");
     suite.set_time(secs(phase.duration_ms));
-    if !matches!(phase.status, PhaseStatus::Passed | PhaseStatus::Failed) {
+    let ran = matches!(phase.status, PhaseStatus::Passed | PhaseStatus::Failed);
+    if !ran {
+        // Why the phase stopped (an interrupt, a server that could not be restarted)…
         suite.add_test_case(phase_case(phase));
-        return suite;
+        if phase.status != PhaseStatus::Error {
+            return suite;
+        }
     }
+    // …and every test it got to, so a partial run keeps what it found.
     for t in results {
         suite.add_test_case(test_case(t, config_file));
     }
