@@ -32,6 +32,8 @@ venv() { # name, pip requirement
 }
 venv py-mcp1 "mcp==1.30.0"
 venv py-mcp2 "mcp==2.3.0"
+# The GitHub Action's end-to-end test reads action.yml with PyYAML.
+venv py-action "pyyaml==6.0.3"
 
 export TOOLPROOF_INTEROP_DIR="$root"
 # Benches are measured with `cargo bench`, not run as tests.

