@@ -4,8 +4,8 @@ Each step gets the runner's files and variables (GITHUB_OUTPUT per step, GITHUB_
 GITHUB_STEP_SUMMARY, RUNNER_TEMP, RUNNER_TOOL_CACHE, RUNNER_OS, RUNNER_ARCH, GITHUB_ACTION_PATH,
 the event file…); `${{ }}` expressions in `if:`, `env:`, `with:` and the outputs are evaluated
 for the contexts a composite action sees (inputs, steps, github, runner); `run:` steps run with
-`bash --noprofile --norc -eo pipefail`; the three actions toolproof's action uses
-(actions/cache/restore, actions/cache/save, actions/upload-artifact) are played by local
+`bash --noprofile --norc -eo pipefail`; the actions toolproof's action uses
+(actions/setup-python, actions/cache/restore, actions/cache/save, actions/upload-artifact) are played by local
 stand-ins that keep caches and artifacts in folders, and must be pinned by a full commit SHA.
 """
 
@@ -268,6 +268,9 @@ class Runner:
             target.mkdir()
             shutil.copy(source, target / source.name)
             return True, {}
+        if name == "actions/setup-python":
+            # The runner's own Python stands in; only the request is recorded.
+            return True, {"python-version": with_["python-version"]}
         if name == "actions/upload-artifact":
             target = self.root / "artifacts" / with_["name"]
             target.mkdir(parents=True, exist_ok=True)
