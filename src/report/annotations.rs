@@ -110,6 +110,7 @@ pub fn render(report: &RunReport) -> String {
 /// The workflow commands for `report`, files as `places` knows them in the repository,
 /// secrets redacted, one per line.
 pub fn render_with(report: &RunReport, places: &Places) -> String {
+    let places = &places.redacted(&report.secrets);
     let report = report.redacted();
     let r = &*report;
     let config = r.config_file.as_deref().map(|f| places.file(f));

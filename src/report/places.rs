@@ -4,6 +4,8 @@
 //! Settings work those paths out once (from `GITHUB_WORKSPACE`, else the current folder) and
 //! hand them over as [`Places`]; renderers only look them up, so they stay pure.
 
+use super::redact::Redactor;
+
 /// The repository paths of the files a report names, and the YAML lines of the config's
 /// sections. The default knows nothing: every file stays as the report names it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -38,6 +40,17 @@ impl Places {
             .map_or(file, |(_, in_repo)| in_repo.as_str())
     }
 
+    /// The same places with `secrets` masked in every path, as a renderer masks the report
+    /// (so the paths still match the report's masked ones).
+    pub fn redacted(&self, secrets: &[String]) -> Places {
+        let redactor = Redactor::new(secrets);
+        let mask = |p: &String| redactor.apply(p).into_owned();
+        Places {
+            paths: self.paths.iter().map(|(a, b)| (mask(a), mask(b))).collect(),
+            ..self.clone()
+        }
+    }
+
     /// Line of the `checks:` key.
     pub fn checks_line(&self) -> Option<u32> {
         self.checks_line
@@ -64,5 +77,19 @@ mod tests {
         assert_eq!(places.file("other.yaml"), "other.yaml");
         assert_eq!((places.checks_line(), places.evals_line()), (Some(3), None));
         assert_eq!(Places::default().file("a.yaml"), "a.yaml");
+    }
+
+    #[test]
+    fn secrets_are_masked_on_both_sides() {
+        let places = Places::new(
+            vec![(
+                "/srv/sk-live-123456/t.yaml".into(),
+                "sk-live-123456/t.yaml".into(),
+            )],
+            None,
+            None,
+        );
+        let masked = places.redacted(&["sk-live-123456".into()]);
+        assert_eq!(masked.file("/srv/***/t.yaml"), "***/t.yaml");
     }
 }

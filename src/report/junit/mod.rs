@@ -76,12 +76,13 @@ pub fn render(report: &RunReport) -> String {
 
 /// The JUnit XML report of `report` as `options` ask, secrets redacted, with a trailing newline.
 pub fn render_with(report: &RunReport, options: &JunitOptions) -> String {
+    let places = options.places.redacted(&report.secrets);
     let report = report.redacted();
     let r = &*report;
     let mut xml = Report::new("toolproof");
     xml.set_time(secs(r.duration_ms));
     let started = chrono::DateTime::parse_from_rfc3339(&r.started_at).ok();
-    let config_file = r.config_file.as_deref().map(|f| options.places.file(f));
+    let config_file = r.config_file.as_deref().map(|f| places.file(f));
     let mut suites = Vec::new();
 
     suites.extend(server_suite(r));
@@ -94,7 +95,7 @@ pub fn render_with(report: &RunReport, options: &JunitOptions) -> String {
         config_file,
     ));
     match EvalsView::of(&r.phases.evals) {
-        Some(view) => suites.extend(evals::suites(&evals, &view, config_file, &options.places)),
+        Some(view) => suites.extend(evals::suites(&evals, &view, config_file, &places)),
         None => suites.push(phase_suite(&evals)),
     }
     suites.push(phase_suite(&bench));
