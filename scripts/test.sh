@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: unit and integration tests, plus the interop tests against the
-# official MCP reference servers (npm) and Python SDK servers (PyPI), which this script installs
-# under target/interop/ on first use.
+# official MCP reference servers (npm) and Python SDK servers (PyPI), and the JUnit readers
+# xmlschema and junitparser (PyPI), which this script installs under target/interop/ on first use.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD/target/interop"
@@ -20,18 +20,23 @@ if [ ! -f "$stamp" ]; then
   touch "$stamp"
 fi
 
-venv() { # name, pip requirement
+venv() { # name, pip requirement...
   local dir="$root/$1"
-  if [ ! -f "$dir/.installed-$2" ]; then
-    echo "installing $2 into $dir" >&2
+  shift
+  local stamp
+  stamp="$dir/.installed-$(echo "$*" | tr ' ' '+')"
+  if [ ! -f "$stamp" ]; then
+    echo "installing $* into $dir" >&2
     rm -rf "$dir"
     python3 -m venv "$dir"
-    "$dir/bin/pip" install --quiet --disable-pip-version-check "$2"
-    touch "$dir/.installed-$2"
+    "$dir/bin/pip" install --quiet --disable-pip-version-check "$@"
+    touch "$stamp"
   fi
 }
 venv py-mcp1 "mcp==1.30.0"
 venv py-mcp2 "mcp==2.3.0"
+# Readers of the JUnit report: the XSD check (tests/junit_check.py) and junitparser.
+venv py-junit "xmlschema==4.3.2" "junitparser==5.0.3"
 # The GitHub Action's end-to-end test reads action.yml with PyYAML.
 venv py-action "pyyaml==6.0.3"
 

@@ -152,6 +152,11 @@ pub struct ReportArgs {
     /// Write a JUnit XML report here, `-` for stdout [env: TOOLPROOF_JUNIT].
     #[arg(long, value_name = "PATH")]
     pub junit: Option<PathBuf>,
+    /// Add `file` and `line` to the JUnit testcases, for readers that place annotations with
+    /// them (mikepenz/action-junit-report); the Jenkins xUnit plugin rejects them
+    /// [env: TOOLPROOF_JUNIT_FILE_ATTRS].
+    #[arg(long)]
+    pub junit_file_attrs: bool,
     /// Write the JSON report here, `-` for stdout [env: TOOLPROOF_JSON].
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,

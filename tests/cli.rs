@@ -100,6 +100,7 @@ fn toolproof_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
         .current_dir(dir)
         .env_remove("GITHUB_ACTIONS")
         .env_remove("GITHUB_STEP_SUMMARY")
+        .env_remove("GITHUB_WORKSPACE")
         .env_remove("NO_COLOR")
         .env("CI", "true")
         .envs(env.iter().copied())
@@ -670,6 +671,36 @@ fn github_actions_gets_annotations_and_a_summary() {
         before,
         "--no-summary appended anyway"
     );
+}
+
+#[test]
+fn annotations_name_the_config_from_the_workspace_root_wherever_toolproof_runs() {
+    let dir = Dir::new("gha-paths");
+    let cmd = yaml_list(&[&fake(), "--fault", "no-description"]);
+    let _ = std::fs::create_dir_all(dir.path("ci"));
+    let _ = std::fs::create_dir_all(dir.path("server"));
+    dir.write(
+        "ci/toolproof.yaml",
+        &format!("server:\n  command: {cmd}\nchecks:\n  strict: false\n"),
+    );
+    let workspace = dir.0.display().to_string();
+    let absolute = dir.path("ci/toolproof.yaml").display().to_string();
+    for config in ["../ci/toolproof.yaml", absolute.as_str()] {
+        let out = toolproof_in(
+            &dir.path("server"),
+            &["run", config, "--no-summary"],
+            &[("GITHUB_ACTIONS", "true"), ("GITHUB_WORKSPACE", &workspace)],
+        );
+        assert_eq!(out.code, 1, "{out:?}");
+        let finding = out
+            .stdout
+            .lines()
+            .find(|l| l.starts_with("::error ") && l.contains("title=toolproof description::"));
+        assert!(
+            finding.is_some_and(|l| l.starts_with("::error file=ci/toolproof.yaml,line=3,")),
+            "{config}: {out:?}"
+        );
+    }
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! Interop: `toolproof inspect` and `run` against MCP servers that others wrote — the official
 //! reference servers from npm and servers on the official Python SDK (1.x and 2.x), over stdio
-//! and streamable HTTP. `scripts/test.sh` installs them and sets `TOOLPROOF_INTEROP_DIR`.
+//! and streamable HTTP — and toolproof's reports read by tools others wrote (the JUnit XML by
+//! Python `xmlschema` and junitparser). `scripts/test.sh` installs them and sets
+//! `TOOLPROOF_INTEROP_DIR`.
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
@@ -62,6 +64,7 @@ fn toolproof(args: &[&str], cwd: &Path) -> Output {
         .current_dir(cwd)
         .env_remove("GITHUB_ACTIONS")
         .env_remove("GITHUB_STEP_SUMMARY")
+        .env_remove("GITHUB_WORKSPACE")
         .output()
         .expect("run toolproof");
     Output {
@@ -523,3 +526,5 @@ tests:
 mod action;
 #[path = "interop/html.rs"]
 mod html;
+#[path = "interop/junit.rs"]
+mod junit;

@@ -44,9 +44,11 @@ pub fn run(tools: &[Tool], cfg: &ChecksConfig, ctx: &CheckContext) -> ChecksResu
     if out.enabled(DUPLICATE_NAME) {
         duplicate_names(tools, &shown, &mut out);
     }
-    for (tool, shown) in tools.iter().zip(&shown) {
+    for (i, (tool, shown)) in tools.iter().zip(&shown).enumerate() {
+        out.tool_index = Some(i);
         check_tool(tool, shown, ctx, &mut out);
     }
+    out.tool_index = None;
     if out.enabled(SIMILAR_TOOLS) {
         similarity::check(tools, &shown, cfg.similarity_threshold, &mut out);
     }
@@ -78,6 +80,8 @@ pub fn shown_name(tool: &Tool) -> String {
 pub(crate) struct Sink<'c> {
     cfg: &'c ChecksConfig,
     findings: Vec<Finding>,
+    /// The tool being checked, while the per-tool checks run.
+    tool_index: Option<usize>,
 }
 
 impl<'c> Sink<'c> {
@@ -85,6 +89,7 @@ impl<'c> Sink<'c> {
         Sink {
             cfg,
             findings: Vec::new(),
+            tool_index: None,
         }
     }
 
@@ -107,6 +112,7 @@ impl<'c> Sink<'c> {
         let Problem { message, hint } = problem.into();
         self.findings.push(Finding {
             tool: tool.to_owned(),
+            tool_index: self.tool_index,
             check: check.to_owned(),
             severity,
             fails: severity == Severity::Error || self.cfg.strict,

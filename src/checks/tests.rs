@@ -242,6 +242,38 @@ fn stdout_noise_counts_lines_and_quotes_the_first_shortened() {
 }
 
 #[test]
+fn findings_about_one_tool_say_which_of_the_same_name() {
+    let mut second = good("a");
+    second["description"] = json!("");
+    let weather = |name: &str, verb: &str| {
+        json!({
+            "name": name,
+            "description": format!("{verb} the current weather for a city"),
+            "inputSchema": {"type": "object"}
+        })
+    };
+    let raw = vec![
+        good("a"),
+        weather("get_weather", "Get"),
+        second,
+        weather("fetch_weather", "Fetch"),
+    ];
+    let got = findings(raw);
+    let at = |check: &str| {
+        got.iter()
+            .filter(|f| f.check == check)
+            .map(|f| (f.tool.as_str(), f.tool_index))
+            .collect::<Vec<_>>()
+    };
+    // The name is the pair's, not one tool's; the missing description is the second `a`'s.
+    assert_eq!(at(DUPLICATE_NAME), [("a", None)]);
+    assert_eq!(at(DESCRIPTION), [("a", Some(2))]);
+    let pairs = at(SIMILAR_TOOLS);
+    assert!(!pairs.is_empty(), "{got:?}");
+    assert!(pairs.iter().all(|(_, index)| index.is_none()), "{pairs:?}");
+}
+
+#[test]
 fn disabling_an_id_removes_its_findings_only() {
     let raw = vec![
         json!({"name": "a", "inputSchema": {"type": "object"}}),

@@ -936,6 +936,7 @@ fn defaults_match_the_reference() {
     assert!(c.checks.disable.is_empty());
     assert_eq!(c.checks.similarity_threshold, 0.8);
     assert_eq!(c.checks.max_tool_list_tokens, 10_000);
+    assert_eq!(c.checks.line, None, "no `checks:` key");
     assert!(c.tests.is_empty());
     assert!(c.fuzz.is_none() && c.bench.is_none() && c.evals.is_none());
     assert_eq!(c.server.startup_timeout_s, 30.0);
@@ -978,8 +979,10 @@ fn defaults_match_the_reference() {
     // The Default impls other modules use agree with an empty YAML section.
     assert_eq!(format!("{f:?}"), format!("{:?}", FuzzConfig::default()));
     assert_eq!(format!("{b:?}"), format!("{:?}", BenchConfig::default()));
+    assert_eq!(e.line, Some(5));
     let e_default = EvalConfig {
         cache_dir: l.base_dir.join(".toolproof-cache"),
+        line: Some(5),
         ..EvalConfig::default()
     };
     assert_eq!(format!("{e:?}"), format!("{e_default:?}"));
@@ -987,6 +990,18 @@ fn defaults_match_the_reference() {
         format!("{:?}", t.expect),
         format!("{:?}", Expect::default())
     );
+}
+
+#[test]
+fn the_checks_and_evals_keys_have_their_lines() {
+    let l = loaded(
+        "key-lines",
+        &format!(
+            "{SERVER}\n# findings point here\nchecks:\n  strict: true\nevals: {{cases: []}}\n"
+        ),
+    );
+    assert_eq!(l.config.checks.line, Some(5));
+    assert_eq!(l.config.evals.as_ref().and_then(|e| e.line), Some(7));
 }
 
 #[test]

@@ -17,6 +17,7 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod model;
+pub mod places;
 pub mod redact;
 mod table;
 pub mod write;

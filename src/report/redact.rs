@@ -293,6 +293,7 @@ impl Redact for Finding {
     fn redact(&mut self, r: &Redactor) {
         let Finding {
             tool,
+            tool_index: _,
             check,
             severity: _,
             message,

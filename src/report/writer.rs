@@ -13,7 +13,9 @@ use std::io::{self, Write};
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
+use super::junit::JunitOptions;
 use super::model::RunReport;
+use super::places::Places;
 use super::write::{append_summary, write_atomic};
 use super::{annotations, console, html, json, junit, markdown};
 use crate::settings::{CommandKind, Outputs, Target};
@@ -46,11 +48,17 @@ impl DestinationError {
     }
 }
 
-/// A report asked for: its name, where to, its renderer, and whether it is appended to.
-type Wanted<'a> = (&'static str, Option<&'a Target>, Render, bool);
+/// A report asked for: its name, where to, its format, and whether it is appended to.
+type Wanted<'a> = (&'static str, Option<&'a Target>, Format, bool);
 
-/// A renderer of one format.
-type Render = fn(&RunReport) -> String;
+/// A report format written to a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Junit,
+    Json,
+    Html,
+    Markdown,
+}
 
 /// One report to write.
 #[derive(Debug, Clone)]
@@ -58,7 +66,7 @@ struct Job {
     what: &'static str,
     shown: PathBuf,
     dest: Dest,
-    render: Render,
+    format: Format,
     append: bool,
 }
 
@@ -70,6 +78,8 @@ pub struct ReportWriter {
     color: bool,
     width: usize,
     annotations: bool,
+    junit: JunitOptions,
+    places: Places,
     out: Stream,
 }
 
@@ -81,19 +91,19 @@ impl ReportWriter {
         outputs: &Outputs,
     ) -> Result<ReportWriter, DestinationError> {
         let wanted: [Wanted<'_>; 4] = [
-            ("JUnit report", outputs.junit(), junit::render, false),
-            ("JSON report", outputs.json(), json::render, false),
-            ("HTML report", outputs.html(), html::render, false),
+            ("JUnit report", outputs.junit(), Format::Junit, false),
+            ("JSON report", outputs.json(), Format::Json, false),
+            ("HTML report", outputs.html(), Format::Html, false),
             (
                 "Markdown summary",
                 outputs.summary(),
-                markdown::render,
+                Format::Markdown,
                 true,
             ),
         ];
         let stdout_id = file_id(Path::new("/dev/stdout"));
         let mut jobs = Vec::new();
-        for (what, target, render, append) in wanted {
+        for (what, target, format, append) in wanted {
             let Some(target) = target else { continue };
             let (shown, dest) = match target {
                 Target::Stdout => (PathBuf::from("-"), Dest::Stdout),
@@ -103,7 +113,7 @@ impl ReportWriter {
                 what,
                 shown,
                 dest,
-                render,
+                format,
                 append,
             });
         }
@@ -113,6 +123,8 @@ impl ReportWriter {
             color: outputs.color(),
             width: outputs.width(),
             annotations: outputs.annotations(),
+            junit: outputs.junit_options(),
+            places: outputs.places().clone(),
             out: Stream::default(),
         })
     }
@@ -144,7 +156,7 @@ impl ReportWriter {
         self.human(&human, console_to_stderr);
         let jobs = std::mem::take(&mut self.jobs);
         for job in &jobs {
-            let text = (job.render)(report);
+            let text = self.render(job.format, report);
             match self.write(job, &text) {
                 Ok(()) if job.dest != Dest::Stdout => {
                     let line = format!("{} written to {}\n", job.what, job.shown.display());
@@ -164,10 +176,19 @@ impl ReportWriter {
             }
         }
         if self.annotations {
-            let text = annotations::render(report);
+            let text = annotations::render_with(report, &self.places);
             self.human(&text, console_to_stderr);
         }
         code
+    }
+
+    fn render(&self, format: Format, report: &RunReport) -> String {
+        match format {
+            Format::Junit => junit::render_with(report, &self.junit),
+            Format::Json => json::render(report),
+            Format::Html => html::render(report),
+            Format::Markdown => markdown::render(report),
+        }
     }
 
     fn human(&mut self, text: &str, to_stderr: bool) {

@@ -9,6 +9,7 @@ mod resolve;
 mod source;
 #[cfg(test)]
 mod tests;
+mod workspace;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -17,6 +18,8 @@ pub use env::Env;
 pub use source::config_source;
 
 use crate::config::{EvalConfig, LoadedConfig, Provider, TestCase};
+use crate::report::junit::JunitOptions;
+use crate::report::places::Places;
 
 /// Which command runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,10 +103,12 @@ pub struct Outputs {
     color: bool,
     width: usize,
     junit: Option<Target>,
+    junit_file_attrs: bool,
     json: Option<Target>,
     html: Option<Target>,
     summary: Option<Target>,
     annotations: bool,
+    places: Places,
     live: LiveMode,
 }
 
@@ -120,6 +125,13 @@ impl Outputs {
     pub fn junit(&self) -> Option<&Target> {
         self.junit.as_ref()
     }
+    /// How the JUnit report is shaped: `--junit-file-attrs`, and the repository paths.
+    pub fn junit_options(&self) -> JunitOptions {
+        JunitOptions {
+            file_attrs: self.junit_file_attrs,
+            places: self.places.clone(),
+        }
+    }
     /// `--json`.
     pub fn json(&self) -> Option<&Target> {
         self.json.as_ref()
@@ -135,6 +147,10 @@ impl Outputs {
     /// Print GitHub workflow annotations (`GITHUB_ACTIONS=true`).
     pub fn annotations(&self) -> bool {
         self.annotations
+    }
+    /// Where the config's files and sections are in the repository (annotations point there).
+    pub fn places(&self) -> &Places {
+        &self.places
     }
     /// How progress is shown while the run works.
     pub fn live(&self) -> LiveMode {

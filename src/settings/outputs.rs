@@ -7,6 +7,7 @@ use super::{CommandKind, Env, LiveMode, Outputs, Target};
 use crate::cli::Cli;
 use crate::config::ConfigError;
 use crate::report::console::ColorFlag;
+use crate::report::places::Places;
 
 pub(super) fn resolve_outputs(
     cli: &Cli,
@@ -37,10 +38,12 @@ pub(super) fn resolve_outputs(
             .filter(|w| *w >= 40)
             .unwrap_or(if env.stdout_tty() { 100 } else { 140 }),
         junit: None,
+        junit_file_attrs: false,
         json: None,
         html: None,
         summary: None,
         annotations: github && !quiet,
+        places: Places::default(),
         live: LiveMode {
             bar: env.stderr_tty() && !env.truthy("CI") && env.get("TERM") != Some("dumb"),
             color: live_color,
@@ -61,6 +64,8 @@ pub(super) fn resolve_outputs(
                 })
         };
         outputs.junit = target(&r.junit, "TOOLPROOF_JUNIT");
+        outputs.junit_file_attrs =
+            r.junit_file_attrs || env.switch("TOOLPROOF_JUNIT_FILE_ATTRS")?.unwrap_or(false);
         outputs.json = target(&r.json, "TOOLPROOF_JSON");
         outputs.html = target(&r.html, "TOOLPROOF_HTML");
         let no_summary = r.no_summary || env.switch("TOOLPROOF_NO_SUMMARY")?.unwrap_or(false);

@@ -151,7 +151,9 @@ impl Settings {
         };
         check_command_needs(command, evals.as_ref(), cfg.evals.as_ref())?;
         let skips = resolve_skips(&flags, env)?;
-        let outputs = super::outputs::resolve_outputs(cli, command, &flags, env)?;
+        let mut outputs = super::outputs::resolve_outputs(cli, command, &flags, env)?;
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        outputs.places = super::workspace::places(&loaded, env, &cwd);
         let protocol = pick(
             flags
                 .server

@@ -260,6 +260,15 @@ fn rows() -> Vec<Row> {
             expect: ["stdout", "env.xml", "none", "none"],
         },
         Row {
+            name: "junit-file-attrs",
+            command: &["run"],
+            flag: &["--junit-file-attrs"],
+            env: ("TOOLPROOF_JUNIT_FILE_ATTRS", "yes"),
+            yaml: None,
+            read: |s| s.outputs().junit_options().file_attrs.to_string(),
+            expect: ["true", "true", "false", "false"],
+        },
+        Row {
             name: "json",
             command: &["eval"],
             flag: &["--json", "flag.json"],
@@ -416,6 +425,55 @@ fn the_step_summary_is_the_default_unless_turned_off() {
     );
     assert!(run(&["--json", "-", "--junit", "-"], &[]).contains("2 reports are sent to stdout"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_junit_file_attrs_flag_beats_its_variable_set_off() {
+    let dir = scratch("file-attrs");
+    let row = Row {
+        name: "file-attrs-off",
+        command: &["run"],
+        flag: &["--junit-file-attrs"],
+        env: ("TOOLPROOF_JUNIT_FILE_ATTRS", "off"),
+        yaml: None,
+        read: |s| s.outputs().junit_options().file_attrs.to_string(),
+        expect: ["", "", "", ""],
+    };
+    let got = [0, 1].map(|level| resolve_in(&dir, &row, level).map(|s| (row.read)(&s)));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(got, [Ok("true".to_string()), Ok("false".to_string())]);
+}
+
+#[test]
+fn annotations_point_at_the_config_from_the_workspace_root() {
+    let dir = scratch("workspace");
+    let sub = dir.join("ci");
+    let _ = std::fs::create_dir_all(&sub);
+    let path = sub.join("toolproof.yaml");
+    let _ = std::fs::write(&path, yaml(None));
+    let places = |pairs: &[(&str, &str)]| {
+        let p = path.display().to_string();
+        let cli = Cli::try_parse_from(["toolproof", "run", p.as_str()]).ok()?;
+        let env = Env::from_pairs(pairs.iter().copied());
+        let loaded = crate::config::load_with(&path, &|_: &str| None).ok()?;
+        let s = Settings::resolve(&cli, &env, loaded).ok()?;
+        let places = s.outputs().places().clone();
+        Some((
+            places.file(&p).to_string(),
+            places.checks_line(),
+            places.evals_line(),
+        ))
+    };
+    let ws = dir.display().to_string();
+    let got = places(&[("GITHUB_WORKSPACE", ws.as_str())]);
+    // Outside the workspace the path stays as given (GitHub cannot attach it anyway).
+    let outside = places(&[("GITHUB_WORKSPACE", "/nonexistent/toolproof-ws")]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(
+        got,
+        Some(("ci/toolproof.yaml".to_string(), Some(3), Some(8)))
+    );
+    assert_eq!(outside.map(|o| o.0), Some(path.display().to_string()));
 }
 
 #[test]

@@ -67,7 +67,7 @@ const MIXED: &str = r#"    - name: adds
 fn the_command_provider_is_scored_gated_and_reported() {
     let dir = Dir::new("eval-cmd");
     command_config(&dir, "  min_accuracy: 0.5\n", MIXED);
-    let (out, report) = eval_in(&dir, &[], &[]);
+    let (out, report) = eval_in(&dir, &["--junit-file-attrs"], &[]);
     assert_eq!(out.code, 0, "{out:?}");
     let m = model0(&report);
     assert_eq!(m["total"], 4);
@@ -194,7 +194,11 @@ fn cases_and_system_prompt_from_their_own_files() {
             "server:\n  command: {server}\nevals:\n  provider: command\n  command: {command}\n  system_file: system.md\n  cases_file: cases.yaml\n"
         ),
     );
-    let (out, report) = eval_in(&dir, &[], &[("PICKER_LOG", &log)]);
+    let (out, report) = eval_in(
+        &dir,
+        &[],
+        &[("PICKER_LOG", &log), ("TOOLPROOF_JUNIT_FILE_ATTRS", "1")],
+    );
     assert_eq!(out.code, 1, "{out:?}");
     let case = &model0(&report)["cases"][0];
     assert_eq!(case["line"], 2);
@@ -203,7 +207,12 @@ fn cases_and_system_prompt_from_their_own_files() {
             .as_str()
             .is_some_and(|f| f.ends_with("cases.yaml"))
     );
-    assert!(dir.read("j.xml").contains("cases.yaml"));
+    // The JUnit points at the case in its own file (TOOLPROOF_JUNIT_FILE_ATTRS).
+    assert!(
+        dir.read("j.xml").contains("file=\"cases.yaml\" line=\"2\""),
+        "{}",
+        dir.read("j.xml")
+    );
     let sent: Value = serde_json::from_str(dir.read("picker.jsonl").lines().next().unwrap_or(""))
         .expect("picker request");
     assert_eq!(sent["system"], "You route requests to tools.\n");

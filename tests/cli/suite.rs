@@ -119,7 +119,7 @@ const ASSERTIONS: &str = r#"  - name: is_error false passes
 fn every_assertion_kind_passes_and_fails_with_a_clear_message() {
     let dir = Dir::new("suite-asserts");
     config(&dir, &["--fault", "wrong-structured"], "", ASSERTIONS);
-    let (out, report) = run_tests(&dir, &[]);
+    let (out, report) = run_tests(&dir, &["--junit-file-attrs"]);
     assert_eq!(out.code, 1, "{out:?}");
     let r = results(&report);
     let status = |n: &str| by_name(&r, n)["status"].as_str().unwrap_or("").to_owned();
@@ -188,14 +188,17 @@ fn every_assertion_kind_passes_and_fails_with_a_clear_message() {
         "{}",
         first("unknown tool")
     );
-    // The JUnit testcase points at the test's YAML line; tool names stay out of classname.
+    // With --junit-file-attrs the testcase points at the test's YAML line; its class is the
+    // tool it calls.
     let junit = dir.read("j.xml");
     assert!(
-        junit.contains("name=\"is_error true fails\"") && junit.contains("line=\"10\""),
+        junit.contains(
+            "<testcase classname=\"toolproof.tests.echo\" name=\"is_error true fails\" time=\""
+        ),
         "{junit}"
     );
     assert!(
-        !junit.contains("classname=\"toolproof.wrong_structured"),
+        junit.contains("file=\"toolproof.yaml\" line=\"10\""),
         "{junit}"
     );
     assert!(dir.read("s.md").contains("contains fails"));

@@ -88,6 +88,7 @@ fn failing_report() -> RunReport {
                     disabled: Vec::new(),
                     findings: vec![Finding {
                         tool: "echo".into(),
+                        tool_index: Some(1),
                         check: "description".into(),
                         severity: Severity::Error,
                         message: "tool has no description".into(),

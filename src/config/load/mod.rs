@@ -210,9 +210,18 @@ fn build(
     })
 }
 
-/// 1-based YAML lines of every test and eval case.
+/// 1-based YAML lines of every test and eval case, and of the `checks:` and `evals:` keys.
 fn fill_lines(config: &mut Config, root: &Node) {
     let line = |steps: &[Step<'_>]| root.at(steps).and_then(|n| u32::try_from(n.pos.line).ok());
+    let key_line = |key: &str| {
+        root.get_key(key)
+            .and_then(|n| u32::try_from(n.pos.line).ok())
+            .filter(|l| *l > 0)
+    };
+    config.checks.line = key_line("checks");
+    if let Some(evals) = &mut config.evals {
+        evals.line = key_line("evals");
+    }
     for (i, test) in config.tests.iter_mut().enumerate() {
         test.line = line(&[Step::Key("tests"), Step::Index(i)]);
     }

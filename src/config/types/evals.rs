@@ -88,6 +88,9 @@ pub struct EvalConfig {
     /// Retries of a request that hit 429, 529, 5xx, a timeout or a dropped connection.
     #[serde(default = "default_max_retries")]
     pub max_retries: u32,
+    /// YAML line of the `evals:` key (filled by the loader; reports point the gates there).
+    #[serde(skip)]
+    pub line: Option<u32>,
 }
 
 /// `evals.multiple_calls`.
@@ -143,6 +146,7 @@ impl Default for EvalConfig {
             min_wilson_lower: None,
             request_timeout_s: default_request_timeout_s(),
             max_retries: default_max_retries(),
+            line: None,
         }
     }
 }

@@ -159,6 +159,10 @@ pub struct ChecksConfig {
     /// Estimated token budget of the whole tool list for `tool-list-size`.
     #[serde(default = "default_max_tool_list_tokens")]
     pub max_tool_list_tokens: usize,
+    /// YAML line of the `checks:` key, when the config has one (filled by the loader; reports
+    /// point the findings there).
+    #[serde(skip)]
+    pub line: Option<u32>,
 }
 
 impl Default for ChecksConfig {
@@ -170,6 +174,7 @@ impl Default for ChecksConfig {
             disable: Vec::new(),
             similarity_threshold: default_similarity_threshold(),
             max_tool_list_tokens: default_max_tool_list_tokens(),
+            line: None,
         }
     }
 }

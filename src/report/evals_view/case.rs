@@ -26,6 +26,8 @@ pub struct CaseRow<'a> {
     pub file: Option<&'a str>,
     /// YAML line.
     pub line: Option<u32>,
+    /// The expected tool's name; `None` when the case expects no tool.
+    pub expect_tool: Option<&'a str>,
     /// Expected tool with its arguments, cut for a table.
     pub expected: String,
     /// The same with longer arguments, for a report body.
@@ -46,12 +48,6 @@ pub struct CaseRow<'a> {
     pub trials_note: Option<String>,
     /// Whether the model was asked at all (some trial got an answer or a provider error).
     pub asked: bool,
-    /// Trials run.
-    pub trials: usize,
-    /// Share of correct trials.
-    pub pass_rate: f64,
-    /// Both right and wrong across trials.
-    pub ambiguous: bool,
     /// Time spent asking, all trials together.
     pub latency_ms: f64,
 }
@@ -73,6 +69,7 @@ impl<'a> CaseRow<'a> {
             why: case.why.as_deref(),
             file: case.file.as_deref(),
             line: case.line,
+            expect_tool: case.expect_tool.as_deref(),
             expected: expected_text(case, ARGS_CHARS),
             expected_long: expected_text(case, LONG_ARGS_CHARS),
             picked: picked(ARGS_CHARS),
@@ -82,9 +79,6 @@ impl<'a> CaseRow<'a> {
             details_with_why,
             trials_note,
             asked: asked(case),
-            trials: case.trials.len(),
-            pass_rate: case.pass_rate,
-            ambiguous: case.ambiguous,
             latency_ms: case.trials.iter().map(|t| t.latency_ms).sum(),
         }
     }

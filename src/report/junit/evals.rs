@@ -3,12 +3,23 @@
 //! line. Every word comes from the [`EvalsView`]; this file lays it out as JUnit.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
 
-use super::{body, message, one_line, phase_case, secs};
+use super::{body, classname, message, one_line, phase_case, secs, segment};
 use crate::report::evals_view::{CaseRow, EvalsView, ModelOutcome, ModelView};
-use crate::report::model::{CaseStatus, PhaseOverview, PhaseStatus};
+use crate::report::model::{CaseStatus, NO_TOOL, PhaseOverview, PhaseStatus};
+use crate::report::places::Places;
+
+/// Where the cases of one model are: the phase segment of their classnames, and the files.
+struct Place<'a> {
+    /// `evals`, or `evals.<model>` with several models.
+    phase: String,
+    /// The config file as the repository knows it.
+    config_file: Option<&'a str>,
+    places: &'a Places,
+}
 
 /// One suite per model; the phase's own testcase is added when the phase failed for a reason
 /// no model carries.
@@ -16,28 +27,40 @@ pub(super) fn suites(
     phase: &PhaseOverview<'_>,
     view: &EvalsView<'_>,
     config_file: Option<&str>,
+    places: &Places,
 ) -> Vec<TestSuite> {
     let mut suites: Vec<TestSuite> = view
         .models
         .iter()
         .map(|m| {
-            let name = if view.several {
-                format!("evals ({})", one_line(m.model))
+            let (name, place) = if view.several {
+                let model = segment(m.model);
+                (
+                    format!("evals ({})", one_line(m.model)),
+                    format!("evals.{model}"),
+                )
             } else {
-                "evals".to_string()
+                ("evals".to_string(), "evals".to_string())
+            };
+            let place = Place {
+                phase: place,
+                config_file,
+                places,
             };
             let mut suite = TestSuite::new(name);
-            if !view.several {
-                suite.set_time(secs(phase.duration_ms));
-            }
+            suite.set_time(if view.several {
+                secs(m.rows.iter().map(|r| r.latency_ms).sum())
+            } else {
+                secs(phase.duration_ms)
+            });
             suite.add_property(Property::new("provider", one_line(view.provider)));
             suite.add_property(Property::new("model", one_line(m.model)));
-            suite.add_test_case(accuracy_case(view, m));
+            suite.add_test_case(accuracy_case(view, m, &place));
             let mut seen: HashMap<String, usize> = HashMap::new();
             for row in &m.rows {
                 let n = seen.entry(one_line(row.name)).or_insert(0);
                 *n += 1;
-                suite.add_test_case(case(m, row, *n, config_file));
+                suite.add_test_case(case(m, row, *n, &place));
             }
             suite
         })
@@ -53,7 +76,7 @@ pub(super) fn suites(
 
 /// The testcase standing for a model's gates: an `<error>` when the provider could not be used,
 /// a `<failure>` when a gate did not hold.
-fn accuracy_case(view: &EvalsView<'_>, m: &ModelView<'_>) -> TestCase {
+fn accuracy_case(view: &EvalsView<'_>, m: &ModelView<'_>, place: &Place<'_>) -> TestCase {
     let gates: Vec<String> = m
         .gates
         .iter()
@@ -88,7 +111,8 @@ fn accuracy_case(view: &EvalsView<'_>, m: &ModelView<'_>) -> TestCase {
         ModelOutcome::Passed => TestCaseStatus::success(),
     };
     let mut case = TestCase::new("accuracy", status);
-    case.set_classname("toolproof.evals");
+    case.set_classname(format!("toolproof.{}", place.phase))
+        .set_time(Duration::ZERO);
     case.set_system_out(body(&accuracy_out(view, m, gates).join("\n")));
     case
 }
@@ -137,7 +161,7 @@ fn accuracy_out(view: &EvalsView<'_>, m: &ModelView<'_>, gates: Vec<String>) -> 
 
 /// One labelled case. A miss is a `<failure>` and a provider error an `<error>` when the model
 /// failed its gates; within the gates they are successes whose `<system-out>` says `MISS`.
-fn case(m: &ModelView<'_>, row: &CaseRow<'_>, nth: usize, config_file: Option<&str>) -> TestCase {
+fn case(m: &ModelView<'_>, row: &CaseRow<'_>, nth: usize, place: &Place<'_>) -> TestCase {
     let text = vec![
         format!("prompt: {}", row.prompt),
         format!("expected: {}", row.expected_long),
@@ -173,12 +197,17 @@ fn case(m: &ModelView<'_>, row: &CaseRow<'_>, nth: usize, config_file: Option<&s
         format!("{} (#{nth})", one_line(row.name))
     };
     let mut tc = TestCase::new(name, status);
-    tc.set_classname("toolproof.evals");
-    case_attributes(&mut tc, row, tolerated, config_file);
+    tc.set_classname(classname(&place.phase, row.expect_tool.unwrap_or(NO_TOOL)));
+    case_attributes(&mut tc, row, place);
     let out: Option<Vec<String>> = match row.status {
         CaseStatus::Correct => Some(
             text.into_iter()
                 .chain(row.details_with_why.clone())
+                .chain(row.why.map(|why| format!("why: {why}")))
+                .chain(
+                    row.critical
+                        .then(|| "critical: must be right on every trial".into()),
+                )
                 .collect(),
         ),
         _ if tolerated => {
@@ -195,41 +224,19 @@ fn case(m: &ModelView<'_>, row: &CaseRow<'_>, nth: usize, config_file: Option<&s
     tc
 }
 
-/// Where the case is, its time and its properties.
-fn case_attributes(
-    tc: &mut TestCase,
-    row: &CaseRow<'_>,
-    tolerated: bool,
-    config_file: Option<&str>,
-) {
-    if let Some(file) = row.file.or(config_file) {
+/// Where the case is (its file as the repository knows it, and its line) and its time.
+fn case_attributes(tc: &mut TestCase, row: &CaseRow<'_>, place: &Place<'_>) {
+    let file = row.file.map(|f| place.places.file(f)).or(place.config_file);
+    if let Some(file) = file {
         tc.extra.insert("file".into(), one_line(file).into());
         if let Some(line) = row.line {
             tc.extra.insert("line".into(), line.to_string().into());
         }
     }
-    if row.status != CaseStatus::NotRun {
-        tc.set_time(secs(row.latency_ms));
-    }
-    if row.critical {
-        tc.add_property(Property::new("critical", "true"));
-    }
-    if row.trials > 1 {
-        tc.add_property(Property::new("trials", row.trials.to_string()));
-        tc.add_property(Property::new("pass_rate", format!("{:.4}", row.pass_rate)));
-    }
-    if row.ambiguous {
-        tc.add_property(Property::new("ambiguous", "true"));
-    }
-    if tolerated {
-        let outcome = if row.status == CaseStatus::Miss {
-            "miss"
-        } else {
-            "provider_error"
-        };
-        tc.add_property(Property::new("outcome", outcome));
-    }
-    if let Some(why) = row.why {
-        tc.add_property(Property::new("why", one_line(why)));
-    }
+    let asked = row.status != CaseStatus::NotRun;
+    tc.set_time(if asked {
+        secs(row.latency_ms)
+    } else {
+        Duration::ZERO
+    });
 }

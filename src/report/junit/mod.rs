@@ -1,22 +1,43 @@
-//! The JUnit XML report (quick-junit): one suite per phase in run order, preceded by a `server`
-//! suite when the server could not be used. Skipped phases are skipped testcases, errored phases
+//! The JUnit XML report: one suite per phase in run order, preceded by a `server` suite when
+//! the server could not be used. Skipped phases are skipped testcases, errored phases
 //! `<error>` testcases; the XML fails exactly when the run fails.
 //!
-//! Layout, chosen for the common consumers (Jenkins, GitLab, dorny/test-reporter,
-//! mikepenz/action-junit-report):
-//! - classnames are fixed (`toolproof.checks`, `toolproof.tests`, …) and never contain a tool
-//!   name, because Jenkins splits classnames at dots; the tool goes in a `tool` property;
-//! - YAML tests carry `file` and `line` attributes pointing at their entry in the config;
-//! - a flaky test is a success with a `flaky` property;
-//! - evals get one suite per model (`evals`, or `evals (<model>)` with several): a testcase
-//!   `accuracy` carrying the gates, then one testcase per case at its YAML line. A miss is a
-//!   `<failure>` and a provider error an `<error>` when the model failed its gates; when the
-//!   gates held despite misses, those cases are successes whose `<system-out>` starts with
-//!   `MISS` (and an `outcome` property says so), so the XML never fails a passing run.
+//! Shape: what pytest writes by default (`xunit2`), which validates against the Jenkins xUnit
+//! plugin's `junit-10.xsd`, the strictest common reader (`xml.rs` says which attributes). So a
+//! testcase carries no `<properties>` (facts about a suite sit on the suite, facts about a case
+//! in its text), and no `file`/`line` unless [`JunitOptions::file_attrs`] asks for them
+//! (mikepenz/action-junit-report reads them; Jenkins xUnit rejects them). Every testcase has a
+//! `time`, `0.000` when nothing was measured.
+//!
+//! Classnames: Jenkins splits a classname at its last `.` into package and class. A testcase
+//! about one subject is `toolproof.<phase>.<subject>`, so each phase is a package and each
+//! subject a class in it:
+//! - static checks: the tool checked (`toolproof.checks.get_weather`); a finding about a pair,
+//!   a name used several times or the whole list is a subject of its own (`search + search_docs`,
+//!   `add + add (#2)`, `*`);
+//! - tests: the tool the test calls (`toolproof.tests.get_weather`);
+//! - evals: the tool the case expects, `(no tool)` when it expects none
+//!   (`toolproof.evals.get_weather`). With several models the phase is `evals.<model>`
+//!   (`toolproof.evals.claude-haiku-4-5.get_weather`), so one case under two models stays two
+//!   tests.
+//!
+//! A `.` inside a tool or model name becomes `_` (`admin.tools.list` → `admin_tools_list`), so it
+//! cannot open packages of its own; the testcase name keeps the name as it is. Testcases about a
+//! whole phase or the run (a skipped or errored phase, a model's gates, the server connection)
+//! are `toolproof.<phase>`: classes of the package `toolproof`.
+//!
+//! A flaky test is a success whose `<system-out>` says so. Evals get one suite per model
+//! (`evals`, or `evals (<model>)` with several): a testcase `accuracy` carrying the gates, then
+//! one testcase per case. A miss is a `<failure>` and a provider error an `<error>` when the
+//! model failed its gates; when the gates held despite misses, those cases are successes whose
+//! `<system-out>` starts with `MISS`, so the XML never fails a passing run.
 
 mod evals;
 mod phases;
+mod xml;
 
+#[cfg(test)]
+mod conformance;
 #[cfg(test)]
 mod tests;
 
@@ -27,6 +48,7 @@ use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, Te
 use super::escape::{clean, first_line, tail_lines, truncate_chars};
 use super::evals_view::EvalsView;
 use super::model::{PhaseOverview, PhaseStatus, RunReport};
+use super::places::Places;
 
 /// Longest failure message attribute, in characters.
 const MESSAGE_CHARS: usize = 1000;
@@ -35,16 +57,32 @@ const BODY_CHARS: usize = 20_000;
 /// Most lines of server stderr kept per testcase.
 const STDERR_LINES: usize = 200;
 
-/// The JUnit XML report of `report`, secrets redacted, with a trailing newline.
+/// What the JUnit report holds beyond what every reader accepts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JunitOptions {
+    /// Put `file` and `line` attributes on the testcases of YAML tests and eval cases
+    /// (`--junit-file-attrs`). mikepenz/action-junit-report places its annotations with them;
+    /// the Jenkins xUnit plugin rejects a file that has them, so they are off by default.
+    pub file_attrs: bool,
+    /// Where the files the report names are in the repository (for `file`).
+    pub places: Places,
+}
+
+/// The JUnit XML report of `report` in the shape every reader accepts, secrets redacted, with a
+/// trailing newline.
 pub fn render(report: &RunReport) -> String {
+    render_with(report, &JunitOptions::default())
+}
+
+/// The JUnit XML report of `report` as `options` ask, secrets redacted, with a trailing newline.
+pub fn render_with(report: &RunReport, options: &JunitOptions) -> String {
+    let places = options.places.redacted(&report.secrets);
     let report = report.redacted();
     let r = &*report;
     let mut xml = Report::new("toolproof");
     xml.set_time(secs(r.duration_ms));
     let started = chrono::DateTime::parse_from_rfc3339(&r.started_at).ok();
-    if let Some(t) = started {
-        xml.set_timestamp(t);
-    }
+    let config_file = r.config_file.as_deref().map(|f| places.file(f));
     let mut suites = Vec::new();
 
     suites.extend(server_suite(r));
@@ -54,23 +92,14 @@ pub fn render(report: &RunReport) -> String {
     suites.push(phases::tests_suite(
         &tests,
         &r.phases.tests.results,
-        r.config_file.as_deref(),
+        config_file,
     ));
     match EvalsView::of(&r.phases.evals) {
-        Some(view) => suites.extend(evals::suites(&evals, &view, r.config_file.as_deref())),
-        None => {
-            let mut suite = TestSuite::new("evals");
-            suite.set_time(secs(evals.duration_ms));
-            suite.add_test_case(phase_case(&evals));
-            suites.push(suite);
-        }
+        Some(view) => suites.extend(evals::suites(&evals, &view, config_file, &places)),
+        None => suites.push(phase_suite(&evals)),
     }
-    for phase in [bench, fuzz] {
-        let mut suite = TestSuite::new(phase.key);
-        suite.set_time(secs(phase.duration_ms));
-        suite.add_test_case(phase_case(&phase));
-        suites.push(suite);
-    }
+    suites.push(phase_suite(&bench));
+    suites.push(phase_suite(&fuzz));
     for mut suite in suites {
         if let Some(t) = started {
             suite.set_timestamp(t);
@@ -81,27 +110,37 @@ pub fn render(report: &RunReport) -> String {
     // The XML must not pass a run that failed, even when no phase explains why.
     if !r.passed && xml.failures + xml.errors == 0 {
         let mut suite = TestSuite::new("run");
+        suite.set_time(Duration::ZERO);
         let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
         status.set_message(format!("the run failed (exit code {})", r.exit_code));
         let mut case = TestCase::new("result", status);
-        case.set_classname("toolproof.run");
+        case.set_classname("toolproof.run").set_time(Duration::ZERO);
         suite.add_test_case(case);
         xml.add_test_suite(suite);
     }
+    xml::write(&xml, options.file_attrs)
+}
 
-    match xml.to_string() {
-        Ok(mut text) => {
-            if !text.ends_with('\n') {
-                text.push('\n');
-            }
-            text
-        }
-        // Writing XML into memory only fails on a quick-junit bug; still produce a failing,
-        // well-formed report instead of panicking.
-        Err(e) => format!(
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"toolproof\" tests=\"1\" failures=\"0\" errors=\"1\"><testsuite name=\"run\" tests=\"1\" failures=\"0\" errors=\"1\"><testcase name=\"junit\" classname=\"toolproof.run\"><error message=\"cannot render the JUnit report: {}\"/></testcase></testsuite></testsuites>\n",
-            xml_attr(&e.to_string())
-        ),
+/// A suite holding only the testcase that stands for its phase.
+fn phase_suite(phase: &PhaseOverview<'_>) -> TestSuite {
+    let mut suite = TestSuite::new(phase.key);
+    suite.set_time(secs(phase.duration_ms));
+    suite.add_test_case(phase_case(phase));
+    suite
+}
+
+/// `toolproof.<phase>.<subject>` (see the module documentation).
+pub(super) fn classname(phase: &str, subject: &str) -> String {
+    format!("toolproof.{phase}.{}", segment(subject))
+}
+
+/// One segment of a classname: on one line, its dots turned into `_`, `<unnamed>` when empty.
+pub(super) fn segment(name: &str) -> String {
+    let flat = one_line(name).replace('.', "_");
+    if flat.trim().is_empty() {
+        "<unnamed>".to_string()
+    } else {
+        flat
     }
 }
 
@@ -109,14 +148,16 @@ pub fn render(report: &RunReport) -> String {
 fn server_suite(r: &RunReport) -> Option<TestSuite> {
     let err = r.error.as_ref()?;
     let mut suite = TestSuite::new("server");
+    suite.set_time(Duration::ZERO);
+    suite.add_property(Property::new("target", one_line(&r.target)));
     let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
     status
         .set_message(message(&err.message))
         .set_type("server")
         .set_description(body(&err.message));
     let mut case = TestCase::new("connect", status);
-    case.set_classname("toolproof.server");
-    case.add_property(Property::new("target", one_line(&r.target)));
+    case.set_classname("toolproof.server")
+        .set_time(Duration::ZERO);
     if let Some(stderr) = err.stderr.as_deref().filter(|s| !s.trim().is_empty()) {
         case.set_system_err(stderr_text(stderr));
     }
@@ -149,14 +190,6 @@ pub(super) fn stderr_text(text: &str) -> String {
     body(&tail_lines(&cleaned, STDERR_LINES))
 }
 
-fn xml_attr(text: &str) -> String {
-    one_line(text)
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 /// The one testcase standing for a whole phase that did not run normally (or whose results
 /// have no JUnit shape yet).
 pub(super) fn phase_case(phase: &PhaseOverview<'_>) -> TestCase {
@@ -184,7 +217,8 @@ pub(super) fn phase_case(phase: &PhaseOverview<'_>) -> TestCase {
         }
     };
     let mut case = TestCase::new(phase.title.to_lowercase(), status);
-    case.set_classname(format!("toolproof.{}", phase.key));
+    case.set_classname(format!("toolproof.{}", phase.key))
+        .set_time(secs(phase.duration_ms));
     if phase.status == PhaseStatus::Passed
         && let Some(reason) = reason
     {

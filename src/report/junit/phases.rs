@@ -1,10 +1,11 @@
 //! The static-checks and tests suites of the JUnit report.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
 
-use super::{body, message, one_line, phase_case, secs, stderr_text};
+use super::{body, classname, message, one_line, phase_case, secs, stderr_text};
 use crate::report::escape::clean;
 use crate::report::model::{
     ChecksResults, Finding, PhaseOverview, PhaseStatus, Severity, TestResult, TestStatus,
@@ -25,68 +26,104 @@ pub(super) fn checks_suite(phase: &PhaseOverview<'_>, results: &ChecksResults) -
         ));
     }
 
-    // One testcase per tool in server order; a repeated name gets ` (#2)`, ` (#3)` so no tool
-    // disappears into another, and an empty name is `<unnamed>` like in the findings. Findings
-    // about something that is not a tool name (`*`, `a + b`) get a testcase of their own.
-    let mut subjects: Vec<(String, String)> = Vec::new(); // (finding key, testcase name)
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    for tool in &results.tools {
-        let key = if tool.is_empty() {
-            "<unnamed>".to_string()
-        } else {
-            tool.clone()
-        };
-        let n = seen.entry(key.clone()).or_insert(0);
-        *n += 1;
-        let name = if *n == 1 {
-            one_line(&key)
-        } else {
-            format!("{} (#{n})", one_line(&key))
-        };
-        subjects.push((key, name));
-    }
-    for f in &results.findings {
-        if !seen.contains_key(&f.tool) {
-            seen.insert(f.tool.clone(), 1);
-            subjects.push((f.tool.clone(), one_line(&f.tool)));
-        }
-    }
-
-    let mut by_subject: HashMap<&str, Vec<&Finding>> = HashMap::new();
-    for f in &results.findings {
-        by_subject.entry(f.tool.as_str()).or_default().push(f);
-    }
-    for (key, name) in &subjects {
-        let findings = by_subject.get(key.as_str()).map_or(&[][..], Vec::as_slice);
-        let line = |f: &Finding| format!("[{}] {}", clean(&f.check), clean(&f.text()));
-        let failing: Vec<String> = findings
-            .iter()
-            .filter(|f| f.fails)
-            .map(|f| line(f))
-            .collect();
-        let other: Vec<String> = findings
-            .iter()
-            .filter(|f| !f.fails)
-            .map(|f| format!("{}: {}", severity_word(f.severity), line(f)))
-            .collect();
-        let status = match failing.first() {
-            None => TestCaseStatus::success(),
-            Some(first) => {
-                let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                s.set_message(message(first))
-                    .set_type("static-check")
-                    .set_description(body(&failing.join("\n")));
-                s
-            }
-        };
-        let mut case = TestCase::new(name.as_str(), status);
-        case.set_classname("toolproof.checks");
-        if !other.is_empty() {
-            case.set_system_out(body(&other.join("\n")));
-        }
+    for (subject, findings) in subjects(results) {
+        let mut case = check_case(&subject.name, &findings);
+        case.set_classname(classname("checks", &subject.key))
+            .set_time(Duration::ZERO);
         suite.add_test_case(case);
     }
     suite
+}
+
+/// What a checks testcase is about: the finding key it stands for and its testcase name.
+struct Subject {
+    key: String,
+    name: String,
+}
+
+/// One subject per tool in server order (a repeated name gets ` (#2)`, ` (#3)` so no tool
+/// disappears into another; an empty name is `<unnamed>` like in the findings), then one per
+/// finding subject that is not a single tool, in the order of the findings: a pair (`a + b`),
+/// the whole list (`*`), or a name used several times (`add + add (#2)`). Each finding lands in
+/// exactly one subject: its tool's by `tool_index`, else the only tool of that name, else the
+/// subject named after it.
+fn subjects(results: &ChecksResults) -> Vec<(Subject, Vec<&Finding>)> {
+    let key = |tool: &str| {
+        if tool.is_empty() {
+            "<unnamed>".to_string()
+        } else {
+            tool.to_string()
+        }
+    };
+    let mut seen: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut out: Vec<(Subject, Vec<&Finding>)> = Vec::new();
+    for (i, tool) in results.tools.iter().enumerate() {
+        let k = key(tool);
+        let positions = seen.entry(k.clone()).or_default();
+        positions.push(i);
+        let name = match positions.len() {
+            1 => one_line(&k),
+            n => format!("{} (#{n})", one_line(&k)),
+        };
+        out.push((Subject { key: k, name }, Vec::new()));
+    }
+    let tools = out.len();
+    for f in &results.findings {
+        let k = key(&f.tool);
+        let own = seen.get(&k).map_or(&[][..], Vec::as_slice);
+        let slot = match (f.tool_index, own) {
+            (Some(i), _) if i < tools && out[i].0.key == k => Some(i),
+            (_, [only]) => Some(*only),
+            _ => None,
+        };
+        let slot = slot.or_else(|| (tools..out.len()).find(|&j| out[j].0.key == k));
+        match slot {
+            Some(j) => out[j].1.push(f),
+            None => {
+                let name = if own.len() > 1 {
+                    own.iter()
+                        .map(|&i| out[i].0.name.clone())
+                        .collect::<Vec<_>>()
+                        .join(" + ")
+                } else {
+                    one_line(&k)
+                };
+                out.push((Subject { key: k, name }, vec![f]));
+            }
+        }
+    }
+    out
+}
+
+/// The testcase of one subject: failing findings make it a `<failure>`, the others are
+/// listed in its `<system-out>`.
+fn check_case(name: &str, findings: &[&Finding]) -> TestCase {
+    let line = |f: &Finding| format!("[{}] {}", clean(&f.check), clean(&f.text()));
+    let failing: Vec<String> = findings
+        .iter()
+        .filter(|f| f.fails)
+        .map(|f| line(f))
+        .collect();
+    let other: Vec<String> = findings
+        .iter()
+        .filter(|f| !f.fails)
+        .map(|f| format!("{}: {}", severity_word(f.severity), line(f)))
+        .collect();
+    let status = match failing.first() {
+        None => TestCaseStatus::success(),
+        Some(first) => {
+            let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            s.set_message(message(first))
+                .set_type("static-check")
+                .set_description(body(&failing.join("\n")));
+            s
+        }
+    };
+    let mut case = TestCase::new(name, status);
+    if !other.is_empty() {
+        case.set_system_out(body(&other.join("\n")));
+    }
+    case
 }
 
 fn severity_word(s: Severity) -> &'static str {
@@ -145,33 +182,32 @@ fn test_case(t: &TestResult, config_file: Option<&str>) -> TestCase {
         }
     };
     let mut case = TestCase::new(one_line(&t.name), status);
-    case.set_classname("toolproof.tests");
+    case.set_classname(classname("tests", &t.tool));
     if let Some(file) = config_file {
         case.extra.insert("file".into(), one_line(file).into());
         if let Some(line) = t.line {
             case.extra.insert("line".into(), line.to_string().into());
         }
     }
-    if t.status != TestStatus::NotRun {
-        case.set_time(secs(t.latency_ms));
-    }
-    case.add_property(Property::new("tool", one_line(&t.tool)));
-    if t.attempts > 1 {
-        case.add_property(Property::new("attempts", t.attempts.to_string()));
-    }
-    if t.status == TestStatus::Flaky {
-        case.add_property(Property::new("flaky", "true"));
-    }
-    if !t.tags.is_empty() {
-        case.add_property(Property::new("tags", one_line(&t.tags.join(","))));
-    }
-    if matches!(t.status, TestStatus::Failed | TestStatus::Error) {
-        if let Some(text) = t.text.as_deref() {
-            case.set_system_out(body(text));
+    let ran = t.status != TestStatus::NotRun;
+    case.set_time(if ran {
+        secs(t.latency_ms)
+    } else {
+        Duration::ZERO
+    });
+    match t.status {
+        TestStatus::Failed | TestStatus::Error => {
+            if let Some(text) = t.text.as_deref() {
+                case.set_system_out(body(text));
+            }
+            if let Some(stderr) = t.stderr.as_deref().filter(|s| !s.trim().is_empty()) {
+                case.set_system_err(stderr_text(stderr));
+            }
         }
-        if let Some(stderr) = t.stderr.as_deref().filter(|s| !s.trim().is_empty()) {
-            case.set_system_err(stderr_text(stderr));
+        TestStatus::Flaky => {
+            case.set_system_out(format!("flaky: passed on attempt {}", t.attempts));
         }
+        TestStatus::Passed | TestStatus::NotRun => {}
     }
     case
 }

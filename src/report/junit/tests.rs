@@ -14,8 +14,8 @@ fn snapshots() {
     });
 }
 
-/// `(tests, failures, errors, skipped)` of the root element.
-fn totals(xml: &str) -> (usize, usize, usize, usize) {
+/// `(tests, failures, errors)` of the root element.
+fn totals(xml: &str) -> (usize, usize, usize) {
     let root = xml
         .lines()
         .find(|l| l.trim_start().starts_with("<testsuites"))
@@ -28,13 +28,13 @@ fn totals(xml: &str) -> (usize, usize, usize, usize) {
             .and_then(|n| n.parse().ok())
             .unwrap_or(usize::MAX)
     };
-    (get("tests"), get("failures"), get("errors"), get("skipped"))
+    (get("tests"), get("failures"), get("errors"))
 }
 
 #[test]
 fn verdict_agrees_with_the_run() {
     for (name, report) in fixtures::all() {
-        let (_, failures, errors, _) = totals(&render(&report));
+        let (_, failures, errors) = totals(&render(&report));
         assert_eq!(
             failures + errors == 0,
             report.passed,
@@ -70,22 +70,111 @@ fn skipped_phase_is_never_passing_testcases() {
 #[test]
 fn duplicate_and_unnamed_tools_each_get_one_case() {
     let xml = render(&fixtures::failing());
-    assert!(xml.contains("<testcase name=\"add\" classname=\"toolproof.checks\">"));
-    assert!(xml.contains("<testcase name=\"add (#2)\" classname=\"toolproof.checks\">"));
+    assert!(
+        xml.contains("<testcase classname=\"toolproof.checks.add\" name=\"add\" time=\"0.000\"/>")
+    );
+    assert!(xml.contains(
+        "<testcase classname=\"toolproof.checks.add\" name=\"add (#2)\" time=\"0.000\"/>"
+    ));
+    // The name used twice is the pair's finding, reported once (message and text).
+    assert_eq!(xml.matches("[duplicate-name]").count(), 2, "{xml}");
+    assert!(xml.contains("<testcase classname=\"toolproof.checks.add\" name=\"add + add (#2)\" time=\"0.000\">\n            <failure message=\"[duplicate-name] 2 tools are named 'add'"), "{xml}");
     assert_eq!(xml.matches("name=\"&lt;unnamed&gt;\"").count(), 1, "{xml}");
     assert!(xml.contains("name=\"search + search_docs\""));
     let hostile = render(&fixtures::hostile());
     assert_eq!(hostile.matches("name=\"&lt;unnamed&gt;\"").count(), 1);
-    assert!(!hostile.contains("<testcase name=\"\""), "{hostile}");
+    assert!(!hostile.contains(" name=\"\""), "{hostile}");
 }
 
 #[test]
-fn tests_point_at_the_yaml_and_keep_tools_out_of_classnames() {
+fn a_finding_stays_with_the_tool_it_is_about() {
+    let mut report = fixtures::failing();
+    report
+        .phases
+        .checks
+        .results
+        .findings
+        .push(fixtures::tool_finding(
+            2,
+            "add",
+            "description-length",
+            crate::report::model::Severity::Error,
+            "description is 1400 characters, over the limit of 1024",
+        ));
+    let xml = render(&report);
+    let case = |name: &str| {
+        xml.split(&format!(" name=\"{name}\""))
+            .nth(1)
+            .and_then(|rest| rest.split("<testcase ").next())
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(case("add (#2)").contains("[description-length]"), "{xml}");
+    assert!(!case("add").contains("[description-length]"), "{xml}");
+    assert_eq!(xml.matches("[description-length]").count(), 2, "{xml}");
+}
+
+#[test]
+fn classnames_group_by_phase_and_tool_without_extra_dots() {
     let xml = render(&fixtures::hostile());
-    assert!(xml.contains("classname=\"toolproof.tests\""), "{xml}");
-    assert!(xml.contains("file=\"toolproof.yaml\" line=\"7\""), "{xml}");
-    assert!(!xml.contains("classname=\"toolproof.a.b.c\""));
-    assert!(xml.contains("<property name=\"tool\" value=\"a.b.c\"/>"));
+    assert!(
+        xml.contains(
+            "<testcase classname=\"toolproof.tests.a_b_c\" name=\"ansi red test, with: comma\""
+        ),
+        "{xml}"
+    );
+    assert!(xml.contains("<testcase classname=\"toolproof.checks.a_b_c\" name=\"a.b.c\""));
+    assert!(xml.contains("classname=\"toolproof.evals.a_b_c\""));
+    assert!(xml.contains("classname=\"toolproof.evals.(no tool)\""));
+    let models = render(&fixtures::evals_models());
+    assert!(
+        models.contains(
+            "<testcase classname=\"toolproof.evals.claude-haiku-4-5.get_order\" name=\"ord-status\""
+        ),
+        "{models}"
+    );
+    assert!(
+        models
+            .contains("<testcase classname=\"toolproof.evals.claude-haiku-4-5\" name=\"accuracy\"")
+    );
+    // Every classname is `toolproof.<phase>` or `toolproof.<phase>.<subject>`, where the phase
+    // is `evals.<model>` with several models: no dot of a name opens a package.
+    for (name, report) in fixtures::all() {
+        let several = report
+            .phases
+            .evals
+            .results
+            .as_ref()
+            .is_some_and(|e| e.models.len() > 1);
+        let xml = render(&report);
+        for class in xml
+            .split("classname=\"")
+            .skip(1)
+            .filter_map(|s| s.split('"').next())
+        {
+            let parts: Vec<&str> = class.split('.').collect();
+            let phase = if several && parts.get(1) == Some(&"evals") {
+                3
+            } else {
+                2
+            };
+            assert!(
+                parts[0] == "toolproof" && (parts.len() == phase || parts.len() == phase + 1),
+                "{name}: {class}"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_testcase_has_a_time() {
+    for (name, report) in fixtures::all() {
+        let xml = render(&report);
+        let cases = xml.split("<testcase ").skip(1);
+        for tag in cases.map(|c| c.split('>').next().unwrap_or_default()) {
+            assert!(tag.contains(" time=\""), "{name}: {tag}");
+        }
+    }
 }
 
 #[test]
@@ -168,31 +257,38 @@ fn evals_suites_fail_exactly_when_the_phase_fails() {
 
 #[test]
 fn misses_are_failures_at_their_yaml_line_with_the_why() {
-    let xml = render(&fixtures::evals_failing());
+    let options = JunitOptions {
+        file_attrs: true,
+        places: Places::default(),
+    };
+    let xml = render_with(&fixtures::evals_failing(), &options);
     let case = xml
         .lines()
-        .find(|l| l.contains("<testcase name=\"ord-refund\""))
+        .find(|l| l.contains(" name=\"ord-refund\""))
         .unwrap_or_default();
-    assert!(case.contains("classname=\"toolproof.evals\""), "{case}");
+    assert!(
+        case.starts_with("        <testcase classname=\"toolproof.evals.start_refund\""),
+        "{case}"
+    );
     assert!(
         case.ends_with("file=\"toolproof.yaml\" line=\"60\">"),
         "{case}"
     );
+    // What were properties is in the text: why, critical, trials.
     assert!(xml.contains(
         "<failure message=\"expected start_refund, got get_order\" type=\"tool-selection\">expected start_refund, got get_order\nwhy: complaint, not a lookup\ncritical: must be right on every trial, fails the run\n0/3 trials\nprompt: Order 55219 arrived smashed"
     ), "{xml}");
-    assert!(xml.contains("<property name=\"critical\" value=\"true\"/>"));
-    assert!(xml.contains("<property name=\"ambiguous\" value=\"true\"/>"));
+    assert!(xml.contains("trials, ambiguous"), "{xml}");
     assert!(xml.contains(
         "<error message=\"provider error: 529 overloaded: still failing after 4 attempts (last retry-after 2s)\" type=\"provider\">"
     ));
     assert!(xml.contains(
         "<failure message=\"accuracy 30% (3/10) is below the minimum 90%\" type=\"eval-gate\">FAIL min_accuracy"
     ));
-    // Every eval testcase has the fixed classname, whatever the tool names.
+    // Every eval testcase is in the evals package, whatever the tool names.
     for suite in suites(&xml, "evals") {
         for line in suite.lines().filter(|l| l.contains("<testcase ")) {
-            assert!(line.contains("classname=\"toolproof.evals\""), "{line}");
+            assert!(line.contains("classname=\"toolproof.evals"), "{line}");
         }
     }
     let parsed = Report::deserialize_from_str(&xml).ok();
@@ -213,7 +309,7 @@ fn provider_abort_is_an_error_and_every_case_skipped() {
     assert_eq!(evals.len(), 1);
     let suite = evals[0];
     assert!(
-        suite.starts_with("evals\" tests=\"4\" skipped=\"3\" errors=\"1\" failures=\"0\""),
+        suite.starts_with("evals\" tests=\"4\" failures=\"0\" errors=\"1\" skipped=\"3\""),
         "{suite}"
     );
     assert!(suite.contains(
@@ -229,12 +325,9 @@ fn provider_abort_is_an_error_and_every_case_skipped() {
 fn misses_within_the_gates_stay_visible_without_failing() {
     let xml = render(&fixtures::evals_within_gates());
     assert_eq!(totals(&xml).1 + totals(&xml).2, 0, "{xml}");
-    assert!(
-        xml.contains("<property name=\"outcome\" value=\"miss\"/>"),
-        "{xml}"
-    );
+    assert!(!xml.contains("<property name=\"outcome\""), "{xml}");
     assert!(xml.contains(
-        "<system-out>MISS (within the gates: the model passed): expected get_order, got get_order: argument `order_id` is &quot;55291&quot;, expected &quot;55219&quot;\nargument"
+        "<system-out>MISS (within the gates: the model passed): expected get_order, got get_order: argument `order_id` is \"55291\", expected \"55219\"\nargument"
     ), "{xml}");
     assert!(xml.contains("misses within the gates: ord-status"));
 }
@@ -246,7 +339,7 @@ fn evals_without_results_keep_one_testcase() {
     let xml = render(&report);
     let suite = suites(&xml, "evals\"");
     assert_eq!(suite.len(), 1);
-    assert!(suite[0].contains("<testcase name=\"evals\" classname=\"toolproof.evals\">\n            <skipped message=\"no evals section in toolproof.yaml\"/>"), "{xml}");
+    assert!(suite[0].contains("<testcase classname=\"toolproof.evals\" name=\"evals\" time=\"0.000\">\n            <skipped message=\"no evals section in toolproof.yaml\"/>"), "{xml}");
     let failing = render(&fixtures::failing());
     let suite = suites(&failing, "evals\"");
     assert!(
@@ -267,9 +360,9 @@ fn several_models_get_a_suite_each() {
 }
 
 #[test]
-fn flaky_is_success_with_a_property() {
+fn flaky_is_success_that_says_so() {
     let xml = render(&fixtures::all_passed());
-    assert!(xml.contains("<property name=\"flaky\" value=\"true\"/>"));
+    assert!(xml.contains("<testcase classname=\"toolproof.tests.echo\" name=\"echo contains and regex\" time=\"0.012\">\n            <system-out>flaky: passed on attempt 2</system-out>"), "{xml}");
     assert_eq!(totals(&xml).1, 0);
     assert!(xml.ends_with("</testsuites>\n"));
 }

@@ -56,6 +56,7 @@ fn fifty_thousand_findings_fit_the_budget() {
     let mut report = fixtures::failing();
     let finding = |i: usize| Finding {
         tool: format!("tool_{i}"),
+        tool_index: Some(i),
         check: "description".into(),
         severity: Severity::Error,
         message: format!("tool number {i} has a description that says nothing useful at all"),

@@ -57,6 +57,11 @@ pub struct Finding {
     /// The tool it is about (`<unnamed>` for a tool without a name, `*` for the whole list,
     /// `a + b` for a pair).
     pub tool: String,
+    /// Position of that tool in [`ChecksResults::tools`] when the finding is about one tool;
+    /// absent for a name used several times (`duplicate-name`), a pair or the whole list. With
+    /// two tools of the same name, it says which one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_index: Option<usize>,
     /// Stable check id, e.g. `description-length`.
     pub check: String,
     /// Error or warning.
