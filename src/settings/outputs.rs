@@ -47,6 +47,12 @@ pub(super) fn resolve_outputs(
             groups: github,
             quiet,
         },
+        history: flags.eval.and_then(|f| {
+            f.history
+                .clone()
+                .or_else(|| env.get("TOOLPROOF_HISTORY").map(PathBuf::from))
+        }),
+        github: super::Github::default(),
     };
     if let Some(r) = flags.reports {
         let target = |flag: &Option<PathBuf>, var: &str| {
@@ -63,6 +69,7 @@ pub(super) fn resolve_outputs(
         outputs.junit = target(&r.junit, "TOOLPROOF_JUNIT");
         outputs.json = target(&r.json, "TOOLPROOF_JSON");
         outputs.html = target(&r.html, "TOOLPROOF_HTML");
+        outputs.github = super::github::resolve_github(r, env)?;
         let no_summary = r.no_summary || env.switch("TOOLPROOF_NO_SUMMARY")?.unwrap_or(false);
         outputs.summary = target(&r.summary, "TOOLPROOF_SUMMARY").or_else(|| {
             (!no_summary)
