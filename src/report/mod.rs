@@ -18,6 +18,7 @@ pub mod junit;
 pub mod markdown;
 pub mod model;
 pub mod redact;
+pub mod step_outputs;
 mod table;
 pub mod write;
 pub mod writer;

@@ -13,7 +13,10 @@ use std::io::{self, Write};
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
+mod github;
+
 use super::model::RunReport;
+use super::step_outputs::Written;
 use super::write::{append_summary, write_atomic};
 use super::{annotations, console, html, json, junit, markdown};
 use crate::settings::{CommandKind, Outputs, Target};
@@ -71,6 +74,7 @@ pub struct ReportWriter {
     width: usize,
     annotations: bool,
     out: Stream,
+    github: github::GithubJobs,
 }
 
 impl ReportWriter {
@@ -114,6 +118,7 @@ impl ReportWriter {
             width: outputs.width(),
             annotations: outputs.annotations(),
             out: Stream::default(),
+            github: github::GithubJobs::prepare(outputs.github(), stdout_id)?,
         })
     }
 
@@ -143,10 +148,12 @@ impl ReportWriter {
         let console_to_stderr = self.stdout_taken();
         self.human(&human, console_to_stderr);
         let jobs = std::mem::take(&mut self.jobs);
+        let mut written = Written::default();
         for job in &jobs {
             let text = (job.render)(report);
             match self.write(job, &text) {
                 Ok(()) if job.dest != Dest::Stdout => {
+                    github::note_written(&mut written, job.what, &job.shown);
                     let line = format!("{} written to {}\n", job.what, job.shown.display());
                     self.human(&line, console_to_stderr);
                 }
@@ -167,7 +174,7 @@ impl ReportWriter {
             let text = annotations::render(report);
             self.human(&text, console_to_stderr);
         }
-        code
+        self.github_steps(report, code, &written, console_to_stderr)
     }
 
     fn human(&mut self, text: &str, to_stderr: bool) {
@@ -179,18 +186,20 @@ impl ReportWriter {
     }
 
     fn write(&mut self, job: &Job, text: &str) -> io::Result<()> {
-        match &job.dest {
+        self.write_to(&job.dest, job.append, text)
+    }
+
+    /// Writes `text` to `dest`, appended or replacing what is there.
+    fn write_to(&mut self, dest: &Dest, append: bool, text: &str) -> io::Result<()> {
+        match dest {
             Dest::Stdout => {
                 self.out.write(text.as_bytes());
                 Ok(())
             }
-            Dest::File(path) if job.append => append_summary(path, text),
+            Dest::File(path) if append => append_summary(path, text),
             Dest::File(path) => write_atomic(path, text.as_bytes()),
             Dest::Special(path) => {
-                let mut file = OpenOptions::new()
-                    .write(true)
-                    .append(job.append)
-                    .open(path)?;
+                let mut file = OpenOptions::new().write(true).append(append).open(path)?;
                 file.write_all(text.as_bytes())?;
                 file.flush()
             }

@@ -15,7 +15,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 pub use env::Env;
-pub use github::Github;
+pub use github::{Github, PrComment, PrCommentMode};
 pub use source::config_source;
 
 use crate::config::{EvalConfig, LoadedConfig, Provider, TestCase};
