@@ -14,7 +14,7 @@
 //! | `--comment-at I BODY` | insert a comment by `github-actions[bot]` with BODY at index I (after `--comments`) |
 //! | `--require-token T` | 401 `Bad credentials` unless `Authorization: Bearer T` |
 //! | `--fail SPEC` | answer an error instead, e.g. `POST:429:times=1:retry-after=1`, `GET:503`, `POST:403:always`, `PATCH:403:ratelimit`, `*:500:msg=boom`, `GET:drop` (close the connection unanswered); `times` defaults to 1 |
-//! | `--log FILE` | append one JSON line per request: `{"method", "path", "query", "headers", "body", "status"}` |
+//! | `--log FILE` | append one JSON line per request: `{"method", "path", "query", "headers", "body", "status", "at_ms"}` (`at_ms`: since the fake started) |
 //! | `--state FILE` | after every change, write the comments as a JSON array of `{"id", "body", "login"}` |
 //!
 //! The first stdout line is `listening on http://127.0.0.1:PORT`; point `GITHUB_API_URL` at it.
@@ -188,6 +188,7 @@ impl State {
 }
 
 struct Server {
+    started: std::time::Instant,
     o: Options,
     base: String,
     state: Mutex<State>,
@@ -409,8 +410,9 @@ impl Server {
             .collect();
         let body = serde_json::from_slice::<Value>(&req.body)
             .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&req.body).into_owned()));
+        let at_ms = self.started.elapsed().as_millis() as u64;
         let line = json!({"method": req.method, "path": req.path, "query": req.query,
-            "headers": headers, "body": body, "status": status});
+            "headers": headers, "body": body, "status": status, "at_ms": at_ms});
         if let Ok(mut f) = log.lock() {
             let _ = writeln!(f, "{line}").and_then(|_| f.flush());
         }
@@ -459,6 +461,7 @@ fn main() {
         state.add(*at, body.clone(), "github-actions[bot]");
     }
     let server = Arc::new(Server {
+        started: std::time::Instant::now(),
         base: format!("http://127.0.0.1:{port}"),
         o,
         state: Mutex::new(state),
