@@ -1,4 +1,4 @@
-//! A minimal HTTP/1.1 request reader for the test fakes (`fake_mcp`, `fake_llm`):
+//! A minimal HTTP/1.1 request reader for the test fakes (`fake_mcp`, `fake_llm`, `fake_github`):
 //! request line, headers, and a `Content-Length` or chunked body, with limits.
 
 use std::io::{BufRead, Read};

@@ -6,7 +6,9 @@
 //! character device such as `/dev/null`, a FIFO, a socket, or `/dev/stdout` itself, is opened
 //! and written in place, never replaced. A report sent to stdout (`-`, or a path that is the
 //! same file as stdout) moves the console report to stderr. A reader that goes away early (a
-//! broken pipe, `| head -1`) ends output quietly; the exit code stays the run's own.
+//! broken pipe, `| head -1`) ends output quietly; the exit code stays the run's own. Under
+//! GitHub Actions it then appends the step outputs and delivers the PR comment
+//! (`writer/github.rs`).
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};

@@ -138,11 +138,9 @@ pub(super) fn history(path: &Path, out: &mut Outcome, ctx: &Ctx<'_>, now: &str) 
             .map(|t| t.name.clone())
             .collect()
     });
-    let evals = out
-        .evals
-        .as_mut()
-        .filter(|p| p.ran())
-        .and_then(|p| p.results.as_mut());
+    // An evals phase that errored keeps its results (a provider that could not be used): the
+    // trend is still shown, and the run is recorded without a model line.
+    let evals = out.evals.as_mut().and_then(|p| p.results.as_mut());
     let facts = RunFacts {
         evals: evals.as_deref(),
         findings: findings.as_deref(),
@@ -164,7 +162,7 @@ pub(super) fn history(path: &Path, out: &mut Outcome, ctx: &Ctx<'_>, now: &str) 
         }
         Err(e) => {
             let note = format!("the history file {} was not written: {e}", path.display());
-            if let Some(phase) = out.evals.as_mut().filter(|p| p.ran()) {
+            if let Some(phase) = out.evals.as_mut().filter(|p| p.results.is_some()) {
                 phase.reason = Some(match phase.reason.take() {
                     Some(r) => format!("{r}; {note}"),
                     None => note.clone(),

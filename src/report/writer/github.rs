@@ -127,12 +127,12 @@ impl ReportWriter {
             Ok((pr, Upserted::Updated(_))) => Some(format!("PR comment updated on #{pr}")),
             Ok((pr, Upserted::Created(_))) => Some(format!("PR comment posted on #{pr}")),
             Ok((_, Upserted::NotNeeded)) => Some(format!(
-                "PR comment not needed (--pr-comment {}: {})",
+                "PR comment not needed (--pr-comment {}: the run passed{})",
                 job.settings.mode().as_str(),
-                if code == 0 {
-                    "the run passed and nothing changed"
+                if job.settings.mode() == PrCommentMode::OnChange {
+                    " and nothing changed against the base branch"
                 } else {
-                    "the run failed"
+                    ""
                 }
             )),
             Err(e) => {

@@ -29,11 +29,14 @@ pub struct PrContext<'a> {
 }
 
 /// The hidden first line that identifies toolproof's comment for this config, e.g.
-/// `<!-- toolproof:pr-comment config=toolproof.yaml -->`. Characters that could end the HTML
+/// `<!-- toolproof:pr-comment config=toolproof.yaml -->` (the config path as given, without a
+/// leading `./`; the target when there is no config file). Characters that could end the HTML
 /// comment or break the line are percent-encoded.
 pub fn marker(report: &RunReport) -> String {
     let report = report.redacted();
     let config = report.config_file.as_deref().unwrap_or(&report.target);
+    // `./toolproof.yaml` and `toolproof.yaml` are the same config: one comment.
+    let config = config.trim_start_matches("./");
     let mut encoded = String::with_capacity(config.len());
     for byte in config.bytes() {
         let c = char::from(byte);

@@ -4,6 +4,8 @@ use super::*;
 use crate::report::fixtures;
 use crate::report::model::{Finding, HistoryRecord, Severity};
 
+const MARKER: &str = "<!-- toolproof:pr-comment config=toolproof.yaml -->";
+
 const RUN: PrContext<'static> = PrContext {
     run_url: Some("https://github.com/o/r/actions/runs/42"),
 };
@@ -19,7 +21,9 @@ fn snapshot() {
 fn the_marker_comes_first_and_names_the_config_safely() {
     let mut report = fixtures::pull_request();
     let body = render(&report, &RUN);
-    assert!(body.starts_with("<!-- toolproof:pr-comment config=toolproof.yaml -->\n## ❌"));
+    assert!(body.starts_with(&format!("{MARKER}\n## ❌")));
+    report.config_file = Some("./toolproof.yaml".into());
+    assert_eq!(marker(&report), MARKER);
     report.config_file = Some("ci/my config-->x.yaml".into());
     assert_eq!(
         marker(&report),
