@@ -49,7 +49,8 @@ pub struct EvalFlags {
     /// Never call a provider: uncached cases are reported and fail the run [env: TOOLPROOF_OFFLINE].
     #[arg(long)]
     pub offline: bool,
-    /// Append the eval miss rate to this JSON-lines file and show the trend [env: TOOLPROOF_HISTORY].
+    /// Append this run (eval miss rates, failing checks, failed tests) to this JSON-lines file,
+    /// show the trend and compare with the base branch [env: TOOLPROOF_HISTORY].
     #[arg(long, value_name = "PATH")]
     pub history: Option<PathBuf>,
 }
@@ -170,6 +171,15 @@ pub struct ReportArgs {
     /// Write a single-file HTML report here, `-` for stdout [env: TOOLPROOF_HTML].
     #[arg(long, value_name = "PATH")]
     pub html: Option<PathBuf>,
+    /// Post or update one comment on the pull request: off, always, on-failure, or on-change
+    /// (something changed against the base branch, or the run failed); an existing comment is
+    /// always updated [env: TOOLPROOF_PR_COMMENT] [default: off].
+    #[arg(long, value_name = "MODE", value_parser = ["off", "always", "on-failure", "on-change"])]
+    pub pr_comment: Option<String>,
+    /// Write the pull-request comment's body here instead of calling the GitHub API
+    /// [env: TOOLPROOF_PR_COMMENT_FILE].
+    #[arg(long, value_name = "PATH")]
+    pub pr_comment_file: Option<PathBuf>,
 }
 
 /// `toolproof run`.

@@ -14,6 +14,7 @@ mod cli;
 pub mod config;
 mod evals;
 mod events;
+mod github;
 mod interrupt;
 mod live;
 pub mod mcp;

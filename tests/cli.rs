@@ -22,7 +22,12 @@ fn fake() -> String {
     static BUILD: std::sync::Once = std::sync::Once::new();
     let path = bin_dir().join("examples/fake_mcp");
     BUILD.call_once(|| {
-        if path.exists() && bin_dir().join("examples/fake_llm").exists() {
+        let others = ["fake_llm", "fake_github"];
+        if path.exists()
+            && others
+                .iter()
+                .all(|o| bin_dir().join("examples").join(o).exists())
+        {
             return;
         }
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -101,6 +106,12 @@ fn toolproof_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
         .env_remove("GITHUB_ACTIONS")
         .env_remove("GITHUB_STEP_SUMMARY")
         .env_remove("GITHUB_WORKSPACE")
+        .env_remove("GITHUB_OUTPUT")
+        .env_remove("GITHUB_TOKEN")
+        .env_remove("GITHUB_EVENT_PATH")
+        .env_remove("GITHUB_BASE_REF")
+        .env_remove("GITHUB_API_URL")
+        .env_remove("GITHUB_REPOSITORY")
         .env_remove("NO_COLOR")
         .env("CI", "true")
         .envs(env.iter().copied())
@@ -198,6 +209,8 @@ fn http_fake(args: &[&str]) -> Listening {
 
 #[path = "cli/evals.rs"]
 mod evals;
+#[path = "cli/github.rs"]
+mod github;
 #[path = "cli/lifecycle.rs"]
 mod lifecycle;
 #[path = "cli/suite.rs"]

@@ -1,4 +1,4 @@
-//! A minimal HTTP/1.1 request reader for the test fakes (`fake_mcp`, `fake_llm`):
+//! A minimal HTTP/1.1 request reader for the test fakes (`fake_mcp`, `fake_llm`, `fake_github`):
 //! request line, headers, and a `Content-Length` or chunked body, with limits.
 
 use std::io::{BufRead, Read};
@@ -16,6 +16,9 @@ pub struct Request {
     pub method: String,
     /// Path without the query.
     pub path: String,
+    /// The query, without the `?` (empty when there is none).
+    #[allow(dead_code, reason = "only some fakes read the query")]
+    pub query: String,
     /// Headers as (lowercase name, value), in order.
     pub headers: Vec<(String, String)>,
     /// The body.
@@ -105,6 +108,10 @@ pub fn read_request(r: &mut impl BufRead) -> Result<Option<Request>, ReadError> 
     let mut req = Request {
         method: method.to_owned(),
         path: target.split('?').next().unwrap_or("").to_owned(),
+        query: target
+            .split_once('?')
+            .map(|(_, q)| q.to_owned())
+            .unwrap_or_default(),
         headers,
         body: Vec::new(),
         keep_alive: false,
@@ -163,17 +170,23 @@ fn read_chunked(r: &mut impl BufRead) -> Result<Vec<u8>, ReadError> {
 pub fn reason(status: u16) -> &'static str {
     match status {
         200 => "OK",
+        201 => "Created",
         202 => "Accepted",
         204 => "No Content",
         400 => "Bad Request",
         401 => "Unauthorized",
+        403 => "Forbidden",
         404 => "Not Found",
         405 => "Method Not Allowed",
         406 => "Not Acceptable",
         413 => "Payload Too Large",
         415 => "Unsupported Media Type",
+        422 => "Unprocessable Entity",
+        429 => "Too Many Requests",
         431 => "Request Header Fields Too Large",
         500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
         505 => "HTTP Version Not Supported",
         _ => "Unknown",
     }

@@ -1,7 +1,14 @@
-//! The miss-rate history: one JSON line per model per run, appended to a file CI keeps as an
-//! artifact, and the trend of the last runs read back from it. An append rewrites the file
-//! through a temp file and a rename, so a crash never leaves it half written; a line that
-//! cannot be read is skipped and counted.
+//! The run history: one JSON line per model per run (or one line for a run without eval
+//! results), appended to a file CI keeps as an artifact. Read back, it gives the miss-rate trend
+//! of the last runs and, under a pull request, the comparison with the base branch's last
+//! recorded run ([`compare`]). An append rewrites the file through a temp file and a rename, so
+//! a crash never leaves it half written; a line that cannot be read is skipped and counted.
+//!
+//! Compatibility: fields added after the first version (`findings`, `failed_tests`) are
+//! optional, so older lines still read; older toolproof versions ignore the fields they do not
+//! know, and skip nothing of a run line (it has every field they require).
+
+mod compare;
 
 use std::path::Path;
 use std::process::Command;
@@ -9,14 +16,18 @@ use std::process::Command;
 use serde::{Deserialize, Serialize};
 
 use super::stats;
-use crate::report::model::{CaseStatus, EvalsResults, HistoryPoint, HistoryTrend};
+use crate::report::model::{
+    BaseComparison, CaseStatus, EvalsResults, FindingKey, HistoryPoint, HistoryTrend,
+};
 use crate::settings::Revision;
+
+pub use compare::compare;
 
 /// Runs shown in the trend (this one included).
 pub const WINDOW: usize = 8;
 
 /// One line of the history file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Entry {
     /// RFC 3339 time of the run.
     pub time: String,
@@ -26,15 +37,15 @@ pub struct Entry {
     /// Branch or ref, when known.
     #[serde(default, rename = "ref")]
     pub git_ref: Option<String>,
-    /// Provider.
+    /// Provider (empty on a run line).
     pub provider: String,
-    /// Model.
+    /// Model (empty on a run line).
     pub model: String,
-    /// Cases.
+    /// Cases (0 on a run line).
     pub cases: usize,
     /// Correct cases.
     pub correct: usize,
-    /// 1 - correct / cases.
+    /// 1 - correct / cases (0 on a run line).
     pub miss_rate: f64,
     /// Critical cases missed.
     #[serde(default)]
@@ -45,6 +56,46 @@ pub struct Entry {
     /// sha256 of the tool list sent to the model.
     #[serde(default)]
     pub tool_list_hash: String,
+    /// The failing static-check findings of the run; absent when the checks did not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub findings: Option<Vec<FindingKey>>,
+    /// The tests that failed or errored; absent when the tests did not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_tests: Option<Vec<String>>,
+}
+
+impl Entry {
+    /// Whether this line carries a model's eval result (not a run line).
+    pub fn is_eval(&self) -> bool {
+        self.cases > 0
+    }
+
+    /// correct / cases, for an eval line.
+    pub fn accuracy(&self) -> Option<f64> {
+        self.is_eval()
+            .then(|| self.correct as f64 / self.cases as f64)
+    }
+}
+
+/// What one run recorded: the eval results when the evals ran, the failing findings when the
+/// checks ran, the failed tests when the tests ran.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunFacts<'a> {
+    /// The evals' results.
+    pub evals: Option<&'a EvalsResults>,
+    /// Failing static-check findings.
+    pub findings: Option<&'a [FindingKey]>,
+    /// Names of the failed and errored tests.
+    pub failed_tests: Option<&'a [String]>,
+}
+
+/// What recording a run gives back.
+#[derive(Debug, Clone, Default)]
+pub struct Recorded {
+    /// The miss-rate trend, when the run has eval results.
+    pub trend: Option<HistoryTrend>,
+    /// The comparison with the base branch, when one is known.
+    pub base: Option<BaseComparison>,
 }
 
 /// Commit and ref: as the CI environment says (`known`), else from git in `dir`.
@@ -67,32 +118,53 @@ pub fn revision(dir: &Path, known: &Revision) -> (Option<String>, Option<String>
     (commit, git_ref)
 }
 
-/// The entries this run adds, one per model that ran.
-pub fn entries(results: &EvalsResults, time: &str, dir: &Path, known: &Revision) -> Vec<Entry> {
-    let (commit, git_ref) = revision(dir, known);
-    results
-        .models
+/// The entries this run adds: one per model that ran, else one run line; each carries the
+/// run's findings and failed tests.
+pub fn entries(
+    facts: RunFacts<'_>,
+    time: &str,
+    commit: Option<&str>,
+    git_ref: Option<&str>,
+) -> Vec<Entry> {
+    let base = Entry {
+        time: time.to_owned(),
+        commit: commit.map(str::to_owned),
+        git_ref: git_ref.map(str::to_owned),
+        findings: facts.findings.map(<[FindingKey]>::to_vec),
+        failed_tests: facts.failed_tests.map(<[String]>::to_vec),
+        ..Entry::default()
+    };
+    let models: Vec<Entry> = facts
+        .evals
         .iter()
-        .filter(|m| m.error.is_none() && m.total > 0)
-        .map(|m| Entry {
-            time: time.to_owned(),
-            commit: commit.clone(),
-            git_ref: git_ref.clone(),
-            provider: results.provider.clone(),
-            model: m.model.clone(),
-            cases: m.total,
-            correct: m.correct,
-            miss_rate: 1.0 - m.correct as f64 / m.total as f64,
-            critical_misses: m.critical_misses.len(),
-            missed: m
-                .cases
+        .flat_map(|results| {
+            results
+                .models
                 .iter()
-                .filter(|c| c.status != CaseStatus::Correct)
-                .map(|c| c.name.clone())
-                .collect(),
-            tool_list_hash: results.tool_list_hash.clone(),
+                .filter(|m| m.error.is_none() && m.total > 0)
+                .map(|m| Entry {
+                    provider: results.provider.clone(),
+                    model: m.model.clone(),
+                    cases: m.total,
+                    correct: m.correct,
+                    miss_rate: 1.0 - m.correct as f64 / m.total as f64,
+                    critical_misses: m.critical_misses.len(),
+                    missed: m
+                        .cases
+                        .iter()
+                        .filter(|c| c.status != CaseStatus::Correct)
+                        .map(|c| c.name.clone())
+                        .collect(),
+                    tool_list_hash: results.tool_list_hash.clone(),
+                    ..base.clone()
+                })
         })
-        .collect()
+        .collect();
+    if models.is_empty() {
+        vec![base]
+    } else {
+        models
+    }
 }
 
 /// Reads the history; unreadable lines are skipped and counted.
@@ -134,26 +206,42 @@ pub fn append(path: &Path, new: &[Entry]) -> std::io::Result<()> {
     crate::report::write::write_atomic(path, text.as_bytes())
 }
 
-/// Appends this run and returns the trend of the first model over the last [`WINDOW`] runs
-/// of the same provider and model.
+/// Compares this run with the base branch's last recorded run (when `known` names a base),
+/// appends it, and returns the trend of the first model over the last [`WINDOW`] runs of the
+/// same provider and model.
 pub fn record(
     path: &Path,
-    results: &EvalsResults,
+    facts: RunFacts<'_>,
     time: &str,
     dir: &Path,
     known: &Revision,
-) -> std::io::Result<HistoryTrend> {
-    let new = entries(results, time, dir, known);
+) -> std::io::Result<Recorded> {
+    let (before, _) = read(path)?;
+    let base = known
+        .base_ref
+        .as_deref()
+        .map(|base_ref| compare(&before, base_ref, facts));
+    let (commit, git_ref) = revision(dir, known);
+    let new = entries(facts, time, commit.as_deref(), git_ref.as_deref());
     append(path, &new)?;
+    let trend = match facts.evals {
+        Some(results) => Some(trend(path, results, &new)?),
+        None => None,
+    };
+    Ok(Recorded { trend, base })
+}
+
+fn trend(path: &Path, results: &EvalsResults, new: &[Entry]) -> std::io::Result<HistoryTrend> {
     let (all, skipped_lines) = read(path)?;
     let model = new
-        .first()
+        .iter()
+        .find(|e| e.is_eval())
         .map(|e| e.model.clone())
         .or_else(|| results.models.first().map(|m| m.model.clone()))
         .unwrap_or_default();
     let same: Vec<&Entry> = all
         .iter()
-        .filter(|e| e.provider == results.provider && e.model == model)
+        .filter(|e| e.is_eval() && e.provider == results.provider && e.model == model)
         .collect();
     let points: Vec<HistoryPoint> = same
         .iter()
@@ -193,6 +281,13 @@ mod tests {
         }
     }
 
+    fn facts(results: &EvalsResults) -> RunFacts<'_> {
+        RunFacts {
+            evals: Some(results),
+            ..RunFacts::default()
+        }
+    }
+
     fn temp(name: &str) -> std::path::PathBuf {
         let dir =
             std::env::temp_dir().join(format!("toolproof-history-{name}-{}", std::process::id()));
@@ -208,13 +303,16 @@ mod tests {
         std::fs::write(&path, "{not json\n").unwrap_or_default();
         let mut last = HistoryTrend::default();
         for (i, correct) in [98, 98, 97, 96].iter().enumerate() {
+            let r = results(*correct, 100);
             last = record(
                 &path,
-                &results(*correct, 100),
+                facts(&r),
                 &format!("t{i}"),
                 &dir,
                 &Revision::default(),
             )
+            .ok()
+            .and_then(|r| r.trend)
             .unwrap_or_default();
         }
         assert_eq!(last.points.len(), 4);
@@ -235,17 +333,63 @@ mod tests {
         let path = dir.join("h.jsonl");
         let mut last = HistoryTrend::default();
         for i in 0..12 {
+            let r = results(95, 100);
             last = record(
                 &path,
-                &results(95, 100),
+                facts(&r),
                 &format!("t{i}"),
                 &dir,
                 &Revision::default(),
             )
+            .ok()
+            .and_then(|r| r.trend)
             .unwrap_or_default();
         }
         assert_eq!(last.points.len(), WINDOW);
         assert!(!last.rising);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_run_without_evals_is_one_run_line_and_older_lines_still_read() {
+        let dir = temp("runline");
+        let path = dir.join("h.jsonl");
+        // A line as toolproof wrote it before findings and failed tests were recorded.
+        let old = r#"{"time":"t0","commit":"abc","ref":"main","provider":"command","model":"","cases":2,"correct":1,"miss_rate":0.5,"critical_misses":0,"missed":["x"],"tool_list_hash":"h"}"#;
+        std::fs::write(&path, format!("{old}\n")).unwrap_or_default();
+        let findings = [FindingKey {
+            check: "description-length".into(),
+            tool: "add".into(),
+        }];
+        let facts = RunFacts {
+            evals: None,
+            findings: Some(&findings),
+            failed_tests: Some(&[]),
+        };
+        let known = Revision {
+            commit: Some("def".into()),
+            git_ref: Some("feature".into()),
+            base_ref: Some("main".into()),
+        };
+        let recorded = record(&path, facts, "t1", &dir, &known).unwrap_or_default();
+        assert!(recorded.trend.is_none());
+        let base = recorded.base.unwrap_or_default();
+        assert_eq!(base.run.map(|r| r.time), Some("t0".into()));
+        assert!(base.checks.is_none(), "the old line recorded no checks");
+        let (all, skipped) = read(&path).unwrap_or_default();
+        assert_eq!((all.len(), skipped), (2, 0));
+        assert!(all[0].findings.is_none() && all[0].is_eval());
+        assert!(!all[1].is_eval());
+        assert_eq!(all[1].findings.as_deref(), Some(&findings[..]));
+        // The run line has every field older versions require, so they read it too.
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let last: serde_json::Value =
+            serde_json::from_str(text.lines().last().unwrap_or("")).unwrap_or_default();
+        for key in ["time", "provider", "model", "cases", "correct", "miss_rate"] {
+            assert!(last.get(key).is_some(), "{key} missing in {last}");
+        }
+        assert_eq!(last["ref"], "feature");
+        assert_eq!(last["failed_tests"], serde_json::json!([]));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

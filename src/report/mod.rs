@@ -19,6 +19,7 @@ pub mod markdown;
 pub mod model;
 pub mod places;
 pub mod redact;
+pub mod step_outputs;
 mod table;
 pub mod write;
 pub mod writer;

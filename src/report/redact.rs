@@ -10,8 +10,9 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::model::{
-    CacheAudit, ChecksResults, EvalsResults, Finding, Generator, Inventory, Phase, Phases,
-    RunReport, ServerError, ServerSummary, TestResult, ToolSummary,
+    BaseComparison, CacheAudit, ChecksResults, EvalsResults, Finding, FindingChanges, Generator,
+    HistoryRecord, Inventory, ModelChange, Phase, Phases, RunReport, ServerError, ServerSummary,
+    TestChanges, TestResult, ToolSummary,
 };
 
 /// Shortest secret that is redacted; shorter values would garble ordinary words and numbers.
@@ -130,6 +131,7 @@ impl Redact for RunReport {
             interrupted: _,
             phases,
             cache_audit,
+            history,
             secrets: _,
         } = self;
         generator.redact(r);
@@ -143,6 +145,63 @@ impl Redact for RunReport {
         phases.redact(r);
         if let Some(audit) = cache_audit {
             audit.redact(r);
+        }
+        history.redact(r);
+    }
+}
+
+impl Redact for HistoryRecord {
+    fn redact(&mut self, r: &Redactor) {
+        let HistoryRecord {
+            path,
+            recorded: _,
+            error,
+            base,
+        } = self;
+        path.redact(r);
+        error.redact(r);
+        base.redact(r);
+    }
+}
+
+impl Redact for BaseComparison {
+    fn redact(&mut self, r: &Redactor) {
+        let BaseComparison {
+            base_ref,
+            run,
+            models,
+            checks,
+            tests,
+        } = self;
+        base_ref.redact(r);
+        if let Some(run) = run {
+            run.commit.redact(r);
+        }
+        for m in models {
+            let ModelChange {
+                model,
+                accuracy: _,
+                base_accuracy: _,
+                newly_missed,
+                newly_passing,
+            } = m;
+            model.redact(r);
+            newly_missed.redact(r);
+            newly_passing.redact(r);
+        }
+        if let Some(FindingChanges { new, fixed }) = checks {
+            for key in new.iter_mut().chain(fixed) {
+                key.check.redact(r);
+                key.tool.redact(r);
+            }
+        }
+        if let Some(TestChanges {
+            newly_failing,
+            fixed,
+        }) = tests
+        {
+            newly_failing.redact(r);
+            fixed.redact(r);
         }
     }
 }

@@ -6,16 +6,21 @@
 //! character device such as `/dev/null`, a FIFO, a socket, or `/dev/stdout` itself, is opened
 //! and written in place, never replaced. A report sent to stdout (`-`, or a path that is the
 //! same file as stdout) moves the console report to stderr. A reader that goes away early (a
-//! broken pipe, `| head -1`) ends output quietly; the exit code stays the run's own.
+//! broken pipe, `| head -1`) ends output quietly; the exit code stays the run's own. Under
+//! GitHub Actions it then appends the step outputs and delivers the PR comment
+//! (`writer/github.rs`).
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
+mod github;
+
 use super::junit::JunitOptions;
 use super::model::RunReport;
 use super::places::Places;
+use super::step_outputs::Written;
 use super::write::{append_summary, write_atomic};
 use super::{annotations, console, html, json, junit, markdown};
 use crate::settings::{CommandKind, Outputs, Target};
@@ -81,6 +86,7 @@ pub struct ReportWriter {
     junit: JunitOptions,
     places: Places,
     out: Stream,
+    github: github::GithubJobs,
 }
 
 impl ReportWriter {
@@ -126,6 +132,7 @@ impl ReportWriter {
             junit: outputs.junit_options(),
             places: outputs.places().clone(),
             out: Stream::default(),
+            github: github::GithubJobs::prepare(outputs.github(), stdout_id)?,
         })
     }
 
@@ -155,10 +162,12 @@ impl ReportWriter {
         let console_to_stderr = self.stdout_taken();
         self.human(&human, console_to_stderr);
         let jobs = std::mem::take(&mut self.jobs);
+        let mut written = Written::default();
         for job in &jobs {
             let text = self.render(job.format, report);
             match self.write(job, &text) {
                 Ok(()) if job.dest != Dest::Stdout => {
+                    github::note_written(&mut written, job.what, &job.shown);
                     let line = format!("{} written to {}\n", job.what, job.shown.display());
                     self.human(&line, console_to_stderr);
                 }
@@ -179,7 +188,7 @@ impl ReportWriter {
             let text = annotations::render_with(report, &self.places);
             self.human(&text, console_to_stderr);
         }
-        code
+        self.github_steps(report, code, &written, console_to_stderr)
     }
 
     fn render(&self, format: Format, report: &RunReport) -> String {
@@ -200,18 +209,20 @@ impl ReportWriter {
     }
 
     fn write(&mut self, job: &Job, text: &str) -> io::Result<()> {
-        match &job.dest {
+        self.write_to(&job.dest, job.append, text)
+    }
+
+    /// Writes `text` to `dest`, appended or replacing what is there.
+    fn write_to(&mut self, dest: &Dest, append: bool, text: &str) -> io::Result<()> {
+        match dest {
             Dest::Stdout => {
                 self.out.write(text.as_bytes());
                 Ok(())
             }
-            Dest::File(path) if job.append => append_summary(path, text),
+            Dest::File(path) if append => append_summary(path, text),
             Dest::File(path) => write_atomic(path, text.as_bytes()),
             Dest::Special(path) => {
-                let mut file = OpenOptions::new()
-                    .write(true)
-                    .append(job.append)
-                    .open(path)?;
+                let mut file = OpenOptions::new().write(true).append(append).open(path)?;
                 file.write_all(text.as_bytes())?;
                 file.flush()
             }

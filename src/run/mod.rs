@@ -17,8 +17,8 @@ use crate::mcp::types::{Era, Tool};
 use crate::mcp::{Client, ClientOptions, ServerSpec};
 use crate::plan::{PhaseKey, Plan, Step};
 use crate::report::model::{
-    CacheAudit, ChecksResults, EvalsResults, Generator, Inventory, Phase, PhaseStatus, Phases,
-    RunReport, ServerError, ServerSummary, TestResult, ToolSummary,
+    CacheAudit, ChecksResults, EvalsResults, Generator, HistoryRecord, Inventory, Phase,
+    PhaseStatus, Phases, RunReport, ServerError, ServerSummary, TestResult, ToolSummary,
 };
 use crate::settings::Settings;
 
@@ -72,6 +72,7 @@ struct Outcome {
     tests: Option<Phase<Vec<TestResult>>>,
     evals: Option<Phase<Option<EvalsResults>>>,
     cache: Option<CacheAudit>,
+    history: Option<HistoryRecord>,
 }
 
 /// Everything a phase runner needs besides the server.
@@ -164,7 +165,12 @@ fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
         out.tests = Some(phases::tests(client, &tools, ctx));
     }
     if ctx.plan.evals.runs() && !ctx.interrupt.is_set() {
-        out.evals = Some(phases::evals(&tools, ctx, &rfc3339(SystemTime::now())));
+        out.evals = Some(phases::evals(&tools, ctx));
+    }
+    if let Some(path) = ctx.settings.outputs().history()
+        && !ctx.interrupt.is_set()
+    {
+        out.history = Some(phases::history(path, out, ctx, &rfc3339(SystemTime::now())));
     }
 }
 
@@ -225,6 +231,7 @@ fn assemble(
         interrupted,
         phases,
         cache_audit: out.cache,
+        history: out.history,
         secrets: loaded.secrets.clone(),
     }
 }

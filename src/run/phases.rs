@@ -4,16 +4,20 @@
 
 use std::time::Instant;
 
-use super::{Ctx, finished};
+use std::path::Path;
+
+use super::{Ctx, Outcome, finished};
 use crate::checks::{self, CheckContext};
 use crate::config::ChecksConfig;
 use crate::evals::engine::{self, EvalRun};
+use crate::evals::history::{self, RunFacts};
 use crate::events::Event;
 use crate::mcp::Client;
 use crate::mcp::types::Tool;
 use crate::plan::PhaseKey;
 use crate::report::model::{
-    ChecksResults, EvalsResults, Phase, PhaseStatus, TestCounts, TestResult,
+    ChecksResults, EvalsResults, FindingKey, HistoryRecord, Phase, PhaseStatus, TestCounts,
+    TestResult, TestStatus,
 };
 use crate::suite::{self, Defaults, Selection};
 
@@ -80,8 +84,8 @@ pub(super) fn tests(client: &mut Client, tools: &[Tool], ctx: &Ctx<'_>) -> Phase
     phase
 }
 
-/// The tool-selection evals, then the miss-rate history when one is kept.
-pub(super) fn evals(tools: &[Tool], ctx: &Ctx<'_>, now: &str) -> Phase<Option<EvalsResults>> {
+/// The tool-selection evals.
+pub(super) fn evals(tools: &[Tool], ctx: &Ctx<'_>) -> Phase<Option<EvalsResults>> {
     let (Some(cfg), Some(settings)) = (ctx.settings.eval_config(), ctx.settings.evals()) else {
         return Phase::skipped("no `evals:` section in the config");
     };
@@ -101,24 +105,7 @@ pub(super) fn evals(tools: &[Tool], ctx: &Ctx<'_>, now: &str) -> Phase<Option<Ev
         events: ctx.events,
         interrupt: ctx.interrupt,
     };
-    let mut phase = engine::run(tools, &run);
-    if let (Some(path), Some(results), false) = (
-        settings.history(),
-        phase.results.as_mut(),
-        ctx.interrupt.is_set(),
-    ) {
-        let revision = ctx.settings.revision();
-        match crate::evals::history::record(path, results, now, &loaded.base_dir, revision) {
-            Ok(trend) => results.history = Some(trend),
-            Err(e) => {
-                let note = format!("the history file {} was not written: {e}", path.display());
-                phase.reason = Some(match phase.reason.take() {
-                    Some(r) => format!("{r}; {note}"),
-                    None => note,
-                });
-            }
-        }
-    }
+    let phase = engine::run(tools, &run);
     finished(
         ctx.events,
         PhaseKey::Evals,
@@ -126,4 +113,63 @@ pub(super) fn evals(tools: &[Tool], ctx: &Ctx<'_>, now: &str) -> Phase<Option<Ev
         phase.reason.clone(),
     );
     phase
+}
+
+/// Records the run in the history file (`--history`) after the phases: the eval results per
+/// model (the trend goes into the evals' results), the failing findings and the failed tests,
+/// and the comparison with the base branch. A file that cannot be written is noted on the evals
+/// phase too, when it ran.
+pub(super) fn history(path: &Path, out: &mut Outcome, ctx: &Ctx<'_>, now: &str) -> HistoryRecord {
+    let findings: Option<Vec<FindingKey>> = out.checks.as_ref().filter(|p| p.ran()).map(|p| {
+        p.results
+            .findings
+            .iter()
+            .filter(|f| f.fails)
+            .map(|f| FindingKey {
+                check: f.check.clone(),
+                tool: f.tool.clone(),
+            })
+            .collect()
+    });
+    let failed: Option<Vec<String>> = out.tests.as_ref().filter(|p| p.ran()).map(|p| {
+        p.results
+            .iter()
+            .filter(|t| matches!(t.status, TestStatus::Failed | TestStatus::Error))
+            .map(|t| t.name.clone())
+            .collect()
+    });
+    // An evals phase that errored keeps its results (a provider that could not be used): the
+    // trend is still shown, and the run is recorded without a model line.
+    let evals = out.evals.as_mut().and_then(|p| p.results.as_mut());
+    let facts = RunFacts {
+        evals: evals.as_deref(),
+        findings: findings.as_deref(),
+        failed_tests: failed.as_deref(),
+    };
+    let loaded = ctx.settings.loaded();
+    let recorded = history::record(path, facts, now, &loaded.base_dir, ctx.settings.revision());
+    let mut record = HistoryRecord {
+        path: path.display().to_string(),
+        ..HistoryRecord::default()
+    };
+    match recorded {
+        Ok(r) => {
+            record.recorded = true;
+            record.base = r.base;
+            if let Some(results) = evals {
+                results.history = r.trend;
+            }
+        }
+        Err(e) => {
+            let note = format!("the history file {} was not written: {e}", path.display());
+            if let Some(phase) = out.evals.as_mut().filter(|p| p.results.is_some()) {
+                phase.reason = Some(match phase.reason.take() {
+                    Some(r) => format!("{r}; {note}"),
+                    None => note.clone(),
+                });
+            }
+            record.error = Some(note);
+        }
+    }
+    record
 }

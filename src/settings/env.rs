@@ -2,6 +2,7 @@
 //! looks variables up here, so tests can hand the resolver any environment they like.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use crate::config::ConfigError;
 
@@ -11,6 +12,7 @@ pub struct Env {
     vars: BTreeMap<String, String>,
     stdout_tty: bool,
     stderr_tty: bool,
+    cwd: PathBuf,
 }
 
 impl Env {
@@ -23,6 +25,7 @@ impl Env {
                 .collect(),
             stdout_tty: std::io::stdout().is_terminal(),
             stderr_tty: std::io::stderr().is_terminal(),
+            cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
         }
     }
 
@@ -32,6 +35,11 @@ impl Env {
         self.stdout_tty = stdout;
         self.stderr_tty = stderr;
         self
+    }
+
+    /// The working folder toolproof was started in.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
     }
 
     /// Whether stdout is a terminal.
@@ -56,6 +64,7 @@ impl Env {
                 .collect(),
             stdout_tty: false,
             stderr_tty: false,
+            cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
         }
     }
 

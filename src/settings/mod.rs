@@ -4,6 +4,7 @@
 //! value is immutable and its fields are private.
 
 mod env;
+mod github;
 mod outputs;
 mod resolve;
 mod source;
@@ -15,6 +16,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 pub use env::Env;
+pub use github::{Github, PrComment, PrCommentMode};
 pub use source::config_source;
 
 use crate::config::{EvalConfig, LoadedConfig, Provider, TestCase};
@@ -110,6 +112,8 @@ pub struct Outputs {
     annotations: bool,
     places: Places,
     live: LiveMode,
+    history: Option<PathBuf>,
+    github: Github,
 }
 
 impl Outputs {
@@ -155,6 +159,14 @@ impl Outputs {
     /// How progress is shown while the run works.
     pub fn live(&self) -> LiveMode {
         self.live
+    }
+    /// `--history PATH`: the run history file (`run` and `eval`).
+    pub fn history(&self) -> Option<&PathBuf> {
+        self.history.as_ref()
+    }
+    /// Step outputs and the pull-request comment.
+    pub fn github(&self) -> &Github {
+        &self.github
     }
 }
 
@@ -252,7 +264,6 @@ pub struct EvalSettings {
     min_accuracy: Resolved<f64>,
     no_cache: bool,
     offline: Resolved<bool>,
-    history: Option<PathBuf>,
 }
 
 impl EvalSettings {
@@ -272,10 +283,6 @@ impl EvalSettings {
     pub fn offline(&self) -> bool {
         self.offline.value
     }
-    /// `--history PATH`.
-    pub fn history(&self) -> Option<&PathBuf> {
-        self.history.as_ref()
-    }
 }
 
 /// What the environment says about the commit under test (for the history file).
@@ -285,6 +292,8 @@ pub struct Revision {
     pub commit: Option<String>,
     /// `GITHUB_HEAD_REF`, else `GITHUB_REF_NAME`.
     pub git_ref: Option<String>,
+    /// `GITHUB_BASE_REF`: the branch a pull request goes into.
+    pub base_ref: Option<String>,
 }
 
 /// Everything one invocation will do. Built only by [`Settings::resolve`].

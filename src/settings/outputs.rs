@@ -50,48 +50,65 @@ pub(super) fn resolve_outputs(
             groups: github,
             quiet,
         },
+        history: flags.eval.and_then(|f| {
+            f.history
+                .clone()
+                .or_else(|| env.get("TOOLPROOF_HISTORY").map(PathBuf::from))
+        }),
+        github: super::Github::default(),
     };
     if let Some(r) = flags.reports {
-        let target = |flag: &Option<PathBuf>, var: &str| {
-            flag.clone()
-                .or_else(|| env.get(var).map(PathBuf::from))
-                .map(|p| {
-                    if p.as_os_str() == "-" {
-                        Target::Stdout
-                    } else {
-                        Target::Path(p)
-                    }
-                })
-        };
-        outputs.junit = target(&r.junit, "TOOLPROOF_JUNIT");
-        outputs.junit_file_attrs =
-            r.junit_file_attrs || env.switch("TOOLPROOF_JUNIT_FILE_ATTRS")?.unwrap_or(false);
-        outputs.json = target(&r.json, "TOOLPROOF_JSON");
-        outputs.html = target(&r.html, "TOOLPROOF_HTML");
-        let no_summary = r.no_summary || env.switch("TOOLPROOF_NO_SUMMARY")?.unwrap_or(false);
-        outputs.summary = target(&r.summary, "TOOLPROOF_SUMMARY").or_else(|| {
-            (!no_summary)
-                .then(|| env.get("GITHUB_STEP_SUMMARY"))
-                .flatten()
-                .map(|p| Target::Path(PathBuf::from(p)))
-        });
-        let to_stdout = [
-            &outputs.junit,
-            &outputs.json,
-            &outputs.html,
-            &outputs.summary,
-        ]
-        .into_iter()
-        .filter(|t| matches!(t, Some(Target::Stdout)))
-        .count();
-        if to_stdout > 1 {
-            return Err(
-                ConfigError::new(format!("{to_stdout} reports are sent to stdout (`-`)"))
-                    .hint("send at most one report to stdout and the others to files"),
-            );
-        }
+        report_targets(&mut outputs, r, env)?;
     }
     Ok(outputs)
+}
+
+/// The reports `run` and `eval` write: flag, else variable; `-` is stdout, for one of them.
+fn report_targets(
+    outputs: &mut Outputs,
+    r: &crate::cli::ReportArgs,
+    env: &Env,
+) -> Result<(), ConfigError> {
+    let target = |flag: &Option<PathBuf>, var: &str| {
+        flag.clone()
+            .or_else(|| env.get(var).map(PathBuf::from))
+            .map(|p| {
+                if p.as_os_str() == "-" {
+                    Target::Stdout
+                } else {
+                    Target::Path(p)
+                }
+            })
+    };
+    outputs.junit = target(&r.junit, "TOOLPROOF_JUNIT");
+    outputs.junit_file_attrs =
+        r.junit_file_attrs || env.switch("TOOLPROOF_JUNIT_FILE_ATTRS")?.unwrap_or(false);
+    outputs.json = target(&r.json, "TOOLPROOF_JSON");
+    outputs.html = target(&r.html, "TOOLPROOF_HTML");
+    outputs.github = super::github::resolve_github(r, env)?;
+    let no_summary = r.no_summary || env.switch("TOOLPROOF_NO_SUMMARY")?.unwrap_or(false);
+    outputs.summary = target(&r.summary, "TOOLPROOF_SUMMARY").or_else(|| {
+        (!no_summary)
+            .then(|| env.get("GITHUB_STEP_SUMMARY"))
+            .flatten()
+            .map(|p| Target::Path(PathBuf::from(p)))
+    });
+    let to_stdout = [
+        &outputs.junit,
+        &outputs.json,
+        &outputs.html,
+        &outputs.summary,
+    ]
+    .into_iter()
+    .filter(|t| matches!(t, Some(Target::Stdout)))
+    .count();
+    if to_stdout > 1 {
+        return Err(
+            ConfigError::new(format!("{to_stdout} reports are sent to stdout (`-`)"))
+                .hint("send at most one report to stdout and the others to files"),
+        );
+    }
+    Ok(())
 }
 
 /// Whether to colour a stream. `--color always`/`never` win. Under `auto`: `NO_COLOR`

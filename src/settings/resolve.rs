@@ -1,8 +1,6 @@
 //! [`Settings::resolve`]: the one place where a command-line flag beats its environment
 //! variable, which beats `toolproof.yaml`, which beats the default.
 
-use std::path::PathBuf;
-
 use super::{
     CheckSettings, CommandKind, Env, EvalSettings, EvalSetupError, EvalTarget, Origin, Resolved,
     Revision, Settings, Skips, TestSettings,
@@ -17,7 +15,7 @@ use crate::config::{self, ConfigError, EvalConfig, LoadedConfig, ProtocolPin, Pr
 #[derive(Default)]
 pub(super) struct Flags<'a> {
     pub(super) reports: Option<&'a ReportArgs>,
-    eval: Option<&'a EvalFlags>,
+    pub(super) eval: Option<&'a EvalFlags>,
     eval_args: Option<&'a EvalArgs>,
     server: Option<&'a ServerArgs>,
     model: Option<&'a str>,
@@ -152,8 +150,7 @@ impl Settings {
         check_command_needs(command, evals.as_ref(), cfg.evals.as_ref())?;
         let skips = resolve_skips(&flags, env)?;
         let mut outputs = super::outputs::resolve_outputs(cli, command, &flags, env)?;
-        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-        outputs.places = super::workspace::places(&loaded, env, &cwd);
+        outputs.places = super::workspace::places(&loaded, env, env.cwd());
         let protocol = pick(
             flags
                 .server
@@ -178,6 +175,7 @@ impl Settings {
                     .get("GITHUB_HEAD_REF")
                     .or_else(|| env.get("GITHUB_REF_NAME"))
                     .map(str::to_owned),
+                base_ref: env.get("GITHUB_BASE_REF").map(str::to_owned),
             },
             env: env.clone(),
             loaded,
@@ -299,17 +297,11 @@ fn resolve_evals(
         None,
         false,
     );
-    let history = eval.and_then(|f| {
-        f.history
-            .clone()
-            .or_else(|| env.get("TOOLPROOF_HISTORY").map(PathBuf::from))
-    });
     Ok(EvalSettings {
         target: eval_target(provider_flag, flags.model, env, e),
         min_accuracy,
         no_cache,
         offline,
-        history,
     })
 }
 

@@ -68,7 +68,7 @@ fn server_source(args: &ServerArgs, env: &Env) -> Result<ConfigSource, ConfigErr
                 .hint("e.g. toolproof inspect -- node server.js"),
         );
     }
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let cwd = env.cwd().to_path_buf();
     if let Some(path) = &args.config {
         return Ok(ConfigSource::File(path.clone()));
     }

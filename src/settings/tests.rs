@@ -184,7 +184,7 @@ fn rows() -> Vec<Row> {
             flag: &["--history", "flag.jsonl"],
             env: ("TOOLPROOF_HISTORY", "env.jsonl"),
             yaml: None,
-            read: |s| format!("{:?}", s.evals().and_then(EvalSettings::history)),
+            read: |s| format!("{:?}", s.outputs().history()),
             expect: [
                 "Some(\"flag.jsonl\")",
                 "Some(\"env.jsonl\")",
@@ -294,6 +294,24 @@ fn rows() -> Vec<Row> {
             yaml: None,
             read: |s| target(s.outputs().summary()),
             expect: ["flag.md", "env.md", "none", "none"],
+        },
+        Row {
+            name: "pr-comment",
+            command: &["run"],
+            flag: &["--pr-comment", "always"],
+            env: ("TOOLPROOF_PR_COMMENT", "on-failure"),
+            yaml: None,
+            read: |s| s.outputs().github().pr_comment().mode().as_str().to_owned(),
+            expect: ["always", "on-failure", "off", "off"],
+        },
+        Row {
+            name: "pr-comment-file",
+            command: &["eval"],
+            flag: &["--pr-comment-file", "flag.md"],
+            env: ("TOOLPROOF_PR_COMMENT_FILE", "env.md"),
+            yaml: None,
+            read: |s| format!("{:?}", s.outputs().github().pr_comment().file()),
+            expect: ["Some(\"flag.md\")", "Some(\"env.md\")", "None", "None"],
         },
         Row {
             name: "color",

@@ -77,6 +77,7 @@ fn failing_report() -> RunReport {
         stdout_noise: Vec::new(),
         interrupted: None,
         cache_audit: None,
+        history: None,
         phases: Phases {
             checks: Phase {
                 status: PhaseStatus::Failed,

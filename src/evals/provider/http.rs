@@ -421,7 +421,9 @@ pub fn secs(d: Duration) -> String {
     }
 }
 
-fn is_loopback(url: &str) -> bool {
+/// Whether `url` names this machine (`localhost` or a loopback address): such requests bypass
+/// any proxy.
+pub(crate) fn is_loopback(url: &str) -> bool {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     let host = rest.split(['/', '?']).next().unwrap_or("");
     let host = host.rsplit_once('@').map_or(host, |(_, h)| h);

@@ -9,6 +9,10 @@ use super::{CELL_CHARS, ERROR_CHARS, LINE_CHARS};
 use crate::report::evals_view::{CaseRow, EvalsView, ModelOutcome, ModelView};
 use crate::report::model::{CaseStatus, PhaseOverview, PhaseStatus};
 
+/// The header of a table of [`miss_row`]s.
+pub(super) const MISS_HEADER: &str =
+    "| | Case | Expected | Picked | Why | Details |\n|---|---|---|---|---|---|\n";
+
 /// One model's part of the summary: fixed text before and after its misses table.
 pub(super) struct Block {
     pub(super) head: String,
@@ -165,7 +169,7 @@ fn shared(view: &EvalsView<'_>) -> String {
 
 /// The misses table of a model: every miss with its why (critical ones first), then the cases
 /// that got no usable answer from the provider.
-fn miss_rows(m: &ModelView<'_>) -> List {
+pub(super) fn miss_rows(m: &ModelView<'_>) -> List {
     let misses = m.misses();
     let critical = misses.iter().filter(|r| r.critical).count();
     let errors: Vec<&CaseRow<'_>> = m.rows_with(CaseStatus::ProviderError).collect();
@@ -184,12 +188,12 @@ fn miss_rows(m: &ModelView<'_>) -> List {
     List {
         summary,
         open: m.outcome.fails(),
-        header: "| | Case | Expected | Picked | Why | Details |\n|---|---|---|---|---|---|\n",
+        header: MISS_HEADER,
         rows,
     }
 }
 
-fn miss_row(r: &CaseRow<'_>) -> String {
+pub(super) fn miss_row(r: &CaseRow<'_>) -> String {
     let (icon, name) = match (r.status, r.critical) {
         (CaseStatus::ProviderError, _) => ("⚠️", md(r.name, CELL_CHARS)),
         (_, true) => ("🚨", format!("{} **(critical)**", md(r.name, CELL_CHARS))),

@@ -6,6 +6,7 @@
 
 mod evals;
 mod list;
+pub mod pr_comment;
 mod text;
 
 #[cfg(test)]
@@ -44,25 +45,8 @@ fn render_within(report: &RunReport, budget: usize) -> String {
     let mut out = String::new();
     top_of_page(&mut out, r);
 
-    out.push_str("| Phase | Result |\n|---|---|\n");
-    let [checks, tests, evals, bench, fuzz] = r.phases.overview();
-    out.push_str(&phase_row(
-        &checks,
-        checks_result(&checks, &r.phases.checks.results),
-    ));
-    out.push_str(&phase_row(
-        &tests,
-        tests_result(&tests, &r.phases.tests.results),
-    ));
     let view = EvalsView::of(&r.phases.evals);
-    out.push_str(&match &view {
-        Some(view) => evals::row(&evals, view),
-        None => phase_row(&evals, None),
-    });
-    for phase in [bench, fuzz] {
-        out.push_str(&phase_row(&phase, None));
-    }
-    out.push('\n');
+    out.push_str(&phase_table(r, view.as_ref()));
 
     let findings = finding_rows(&r.phases.checks.results);
     let failed = failed_test_rows(r);
@@ -83,6 +67,29 @@ fn render_within(report: &RunReport, budget: usize) -> String {
         out.push_str(&block.tail);
     }
     fit(&mut out, budget);
+    out
+}
+
+/// One row per phase, then a blank line.
+fn phase_table(r: &RunReport, view: Option<&EvalsView<'_>>) -> String {
+    let mut out = String::from("| Phase | Result |\n|---|---|\n");
+    let [checks, tests, evals, bench, fuzz] = r.phases.overview();
+    out.push_str(&phase_row(
+        &checks,
+        checks_result(&checks, &r.phases.checks.results),
+    ));
+    out.push_str(&phase_row(
+        &tests,
+        tests_result(&tests, &r.phases.tests.results),
+    ));
+    out.push_str(&match view {
+        Some(view) => evals::row(&evals, view),
+        None => phase_row(&evals, None),
+    });
+    for phase in [bench, fuzz] {
+        out.push_str(&phase_row(&phase, None));
+    }
+    out.push('\n');
     out
 }
 

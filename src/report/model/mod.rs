@@ -7,6 +7,7 @@ use serde_json::Value;
 
 mod checks;
 mod evals;
+mod history;
 pub mod rates;
 mod suite;
 
@@ -17,6 +18,9 @@ pub const NO_TOOL: &str = "(no tool)";
 pub use evals::{
     AnswerKind, CacheUse, CaseStatus, Confusion, EvalCaseResult, EvalsResults, Gate, GateKind,
     HistoryPoint, HistoryTrend, ModelEval, PickedCall, TrialResult,
+};
+pub use history::{
+    BaseComparison, BaseRun, FindingChanges, FindingKey, HistoryRecord, ModelChange, TestChanges,
 };
 pub use suite::{TestCounts, TestResult, TestStatus};
 
@@ -60,6 +64,10 @@ pub struct RunReport {
     /// What `cache status` or `cache prune` found (only for those commands).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache_audit: Option<CacheAudit>,
+    /// The history file (`--history`): whether this run was recorded, and what changed against
+    /// the base branch's last recorded run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<HistoryRecord>,
     /// Values to redact from every rendering (never serialized).
     #[serde(skip)]
     pub secrets: Vec<String>,
