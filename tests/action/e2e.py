@@ -146,6 +146,78 @@ def tampered_is_refused(bins, served, url, file, sha):
     check(result.steps.get("run", {}).get("outcome") == "skipped", "toolproof never ran", result.steps)
 
 
+def fake_github(bins: Path, folder: Path, token: str):
+    """The fake GitHub API (examples/fake_github.rs) with three comments by others on PR 42."""
+    proc = subprocess.Popen(
+        [str(bins / "examples" / "fake_github"), "--repo", "acme/weather-mcp", "--pr", "42",
+         "--comments", "3", "--require-token", token,
+         "--state", str(folder / "comments.json"), "--log", str(folder / "requests.jsonl")],
+        stdout=subprocess.PIPE, text=True,
+    )
+    line = proc.stdout.readline().strip()
+    assert line.startswith("listening on "), line
+    return proc, line.removeprefix("listening on ")
+
+
+def pr_comment_is_one_comment_that_shows_what_changed(bins, url, sha, file):
+    root = Path(tempfile.mkdtemp(prefix="toolproof-e2e-pr-"))
+    (root / "action-src").mkdir()
+    action = action_copy(root / "action-src", file, sha)
+    token = "ghs_e2e_token_0123456789"
+    proc, api = fake_github(bins, root, token)
+    workspace = root / "runner" / "workspace"
+    try:
+        push = root / "push.json"
+        push.write_text(json.dumps({"ref": "refs/heads/main"}))
+        pr = root / "pr.json"
+        pr.write_text(json.dumps({"number": 42, "pull_request": {"number": 42}}))
+        inputs = {"pr-comment": "always", "fail": "false"}
+
+        def job(event, run_id, **ctx):
+            # Every job starts from a fresh checkout: the history comes back from the cache.
+            (workspace / "toolproof-history.jsonl").unlink(missing_ok=True)
+            runner = Runner(root / "runner", github(event, api_url=api, run_id=run_id, **ctx),
+                            env={"TOOLPROOF_DOWNLOAD_BASE": url})
+            runner.summary.unlink(missing_ok=True)
+            return runner.run(action, inputs)
+
+        workspace.mkdir(parents=True)
+        demo_workspace(workspace, bins)
+        main_run = job(push, "200", event_name="push", ref_name="main")
+        check(main_run.outputs.get("passed") == "true", "the main branch run passes",
+              "\n".join(main_run.logs))
+        pr_ctx = dict(event_name="pull_request", ref_name="42/merge", head_ref="feature",
+                      base_ref="main")
+        first = job(pr, "201", **pr_ctx)
+        comments = json.loads((root / "comments.json").read_text()) if (root / "comments.json").exists() else []
+        ours = [c for c in comments if "toolproof:pr-comment" in c["body"]]
+        check(len(ours) == 1, "the first pull-request run creates one comment",
+              "\n".join(first.logs))
+        # The pull request now breaks one row, though the run still meets min_accuracy.
+        text = (workspace / "toolproof.yaml").read_text()
+        (workspace / "toolproof.yaml").write_text(text.replace(
+            "prompt: List my notes\n      expect_tool: list_notes",
+            "prompt: List my notes\n      expect_tool: show_notes"))
+        second = job(pr, "202", **pr_ctx)
+        check(second.outputs.get("passed") == "true", "the second run still passes its gates",
+              second.outputs)
+        comments = json.loads((root / "comments.json").read_text())
+        ours = [c for c in comments if "toolproof:pr-comment" in c["body"]]
+        check(len(comments) == 4 and len(ours) == 1,
+              "the second run updates the same comment instead of adding one", comments)
+        body = ours[0]["body"] if ours else ""
+        check("main" in body and "list notes" in body and "newly" in body.lower(),
+              "the comment shows the row that newly misses against main", body[:3000])
+        requests = [json.loads(l) for l in (root / "requests.jsonl").read_text().splitlines()]
+        writes = [r["method"] for r in requests if r["method"] in ("POST", "PATCH")]
+        check(writes == ["POST", "PATCH"], "one POST, then one PATCH", writes)
+        everything = "\n".join(first.logs + second.logs) + (root / "requests.jsonl").read_text()
+        check(everything.count(token) == sum(1 for r in requests if r["headers"].get("authorization")),
+              "the token appears only in the Authorization headers the fake received")
+    finally:
+        proc.kill()
+
+
 def main():
     target = Path(sys.argv[1]).resolve()
     bins = target / "debug"
@@ -160,6 +232,8 @@ def main():
     (bad / f"v{VERSION}").mkdir()
     archive(bins, bad / f"v{VERSION}" / file, tamper=True)
     tampered_is_refused(bins, bad, serve(bad), file, sha)
+
+    pr_comment_is_one_comment_that_shows_what_changed(bins, url, sha, file)
 
     if FAILURES:
         print(f"0 passed, {len(FAILURES)} failed")

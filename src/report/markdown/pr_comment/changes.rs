@@ -86,10 +86,15 @@ fn model_line(m: &ModelChange, branch: &str) -> String {
         Some(base) => format!("{branch}: {}, {}", percent(base), points(m.accuracy - base)),
         None => format!("not run on {branch}"),
     };
-    let mut out = format!(
-        "- **{}**: accuracy {now} ({then})\n",
-        md(&m.model, NAME_CHARS)
-    );
+    // A command provider may have no model id: then the line names no model.
+    let mut out = if m.model.is_empty() {
+        format!("- accuracy {now} ({then})\n")
+    } else {
+        format!(
+            "- **{}**: accuracy {now} ({then})\n",
+            md(&m.model, NAME_CHARS)
+        )
+    };
     for (label, names) in [
         ("❌ newly missed", &m.newly_missed),
         ("✅ newly passing", &m.newly_passing),

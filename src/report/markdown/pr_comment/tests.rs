@@ -133,3 +133,14 @@ fn a_passing_run_links_the_details_without_a_cut_note() {
     let no_link = render(&fixtures::all_passed(), &PrContext::default());
     assert!(!no_link.contains("run summary"));
 }
+
+#[test]
+fn a_model_without_an_id_is_not_written_as_empty_bold() {
+    let mut report = fixtures::pull_request();
+    if let Some(base) = report.history.as_mut().and_then(|h| h.base.as_mut()) {
+        base.models[0].model = String::new();
+    }
+    let body = render(&report, &RUN);
+    assert!(!body.contains("****"), "{body}");
+    assert!(body.contains("\n- accuracy "), "{body}");
+}
