@@ -49,7 +49,7 @@ for f in "${workflows[@]}" action.yml action.yaml; do
   [ -f "$f" ] && run "action-validator: $f" "$root/node/node_modules/.bin/action-validator" "$f"
 done
 run "hadolint: Dockerfile" "$root/py/bin/hadolint" --no-color Dockerfile
-run "shellcheck: .ci/run scripts/*.sh" "$root/py/bin/shellcheck" .ci/run scripts/*.sh
+run "shellcheck: .ci/run scripts/*.sh action/*.sh" "$root/py/bin/shellcheck" .ci/run scripts/*.sh action/*.sh
 
 if [ $status -ne 0 ]; then
   echo "error: a packaging lint failed (see above)" >&2
