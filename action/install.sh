@@ -28,26 +28,42 @@ version="${version#v}"
 
 tool_cache="${RUNNER_TOOL_CACHE:-${RUNNER_TEMP:-/tmp}/tool-cache}"
 
-if [ "$version" = source ]; then
-  command -v cargo >/dev/null || fail "version: source needs cargo on the runner (e.g. dtolnay/rust-toolchain) or a released version"
+build_from_source() {
+  command -v cargo >/dev/null || fail "building toolproof needs cargo on the runner (rustup, for example), or use a version released for ${RUNNER_OS:-this OS}-${RUNNER_ARCH:-this arch}"
+  local root
   root="$tool_cache/toolproof/source/$(git -C "$action_path" rev-parse HEAD 2>/dev/null || echo local)"
   if [ ! -x "$root/bin/toolproof" ]; then
     echo "building toolproof from $action_path"
     cargo install --locked --quiet --path "$action_path" --root "$root" --bin toolproof
   fi
   bin_dir="$root/bin"
-else
-  platform="${RUNNER_OS:-}-${RUNNER_ARCH:-}"
-  manifest="$action_path/action/manifests/v$version.json"
-  [ -f "$manifest" ] || fail "no checksum manifest for toolproof $version in this action (action/manifests/v$version.json): use a released version or version: source"
-  read -r file sha <<<"$(python3 - "$manifest" "$platform" <<'PY'
+}
+
+# The archive for this runner named by the manifest: "file sha256", or nothing.
+release_asset() {
+  python3 - "$1" "$2" <<'PY'
 import json, sys
 manifest, platform = sys.argv[1], sys.argv[2]
 asset = json.load(open(manifest)).get("assets", {}).get(platform)
 print(f"{asset['file']} {asset['sha256']}" if asset else "")
 PY
-)"
-  [ -n "${file:-}" ] || fail "toolproof $version has no release for $platform: use version: source to build it"
+}
+
+platform="${RUNNER_OS:-}-${RUNNER_ARCH:-}"
+manifest="$action_path/action/manifests/v$version.json"
+file="" sha=""
+if [ "$version" != source ]; then
+  if [ -f "$manifest" ]; then
+    read -r file sha <<<"$(release_asset "$manifest" "$platform")"
+  fi
+  if [ -z "$file" ]; then
+    echo "::notice title=toolproof install::toolproof $version has no release for $platform in action/manifests: building it from the action's checkout"
+  fi
+fi
+
+if [ -z "$file" ]; then
+  build_from_source
+else
   bin_dir="$tool_cache/toolproof/$version/$platform"
   if [ ! -f "$bin_dir.complete" ] || [ ! -x "$bin_dir/toolproof" ]; then
     base="${TOOLPROOF_DOWNLOAD_BASE:-https://github.com/${ACTION_REPOSITORY:?}/releases/download}"

@@ -14,6 +14,7 @@ Usage: e2e.py TARGET_DIR (the cargo target folder holding debug/toolproof and th
 import hashlib
 import http.server
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -146,6 +147,35 @@ def tampered_is_refused(bins, served, url, file, sha):
     check(result.steps.get("run", {}).get("outcome") == "skipped", "toolproof never ran", result.steps)
 
 
+def no_release_for_the_runner_builds_from_the_checkout(bins, url, sha, file):
+    """An ARM64 runner: the manifest has no archive for it, so the action builds its checkout
+    with cargo (a stand-in `cargo` on PATH records the call and installs this build)."""
+    root = Path(tempfile.mkdtemp(prefix="toolproof-e2e-src-"))
+    (root / "action-src").mkdir()
+    action = action_copy(root / "action-src", file, sha)
+    fake_bin = root / "fake-bin"
+    fake_bin.mkdir()
+    (fake_bin / "cargo").write_text(
+        "#!/usr/bin/env bash\n"
+        f"echo \"$*\" >> {root}/cargo-calls\n"
+        "while [ $# -gt 0 ]; do [ \"$1\" = --root ] && root=\"$2\"; shift; done\n"
+        f"mkdir -p \"$root/bin\" && cp {bins}/toolproof \"$root/bin/toolproof\"\n")
+    (fake_bin / "cargo").chmod(0o755)
+    event = root / "event.json"
+    event.write_text("{}")
+    runner = Runner(root / "runner", github(event, event_name="push", ref_name="main"),
+                    env={"TOOLPROOF_DOWNLOAD_BASE": url, "RUNNER_ARCH": "ARM64",
+                         "PATH": f"{fake_bin}:{os.environ['PATH']}"})
+    demo_workspace(root / "runner" / "workspace", bins)
+    result = runner.run(action, {})
+    log = "\n".join(result.logs)
+    calls = (root / "cargo-calls").read_text() if (root / "cargo-calls").exists() else ""
+    check("has no release for Linux-ARM64" in log, "the log says there is no release for the runner", log)
+    check(calls.startswith("install --locked --quiet --path ") and "--bin toolproof" in calls,
+          "the action's checkout is built with cargo install --locked", calls)
+    check(result.outputs.get("passed") == "true", "the run then passes", log)
+
+
 def fake_github(bins: Path, folder: Path, token: str):
     """The fake GitHub API (examples/fake_github.rs) with three comments by others on PR 42."""
     proc = subprocess.Popen(
@@ -233,6 +263,7 @@ def main():
     archive(bins, bad / f"v{VERSION}" / file, tamper=True)
     tampered_is_refused(bins, bad, serve(bad), file, sha)
 
+    no_release_for_the_runner_builds_from_the_checkout(bins, url, sha, file)
     pr_comment_is_one_comment_that_shows_what_changed(bins, url, sha, file)
 
     if FAILURES:
