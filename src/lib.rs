@@ -18,6 +18,7 @@ mod github;
 mod interrupt;
 mod live;
 pub mod mcp;
+mod net;
 mod plan;
 mod process;
 pub mod report;

@@ -167,16 +167,9 @@ impl Client {
         if !valid {
             return Err(GithubError::NoRepository);
         }
-        let mut config = Agent::config_builder()
-            .http_status_as_error(false)
-            .user_agent(concat!("toolproof/", env!("CARGO_PKG_VERSION")))
+        let config = crate::net::agent_config(api)
             .max_redirects(0)
-            .timeout_connect(Some(Duration::from_secs(10)))
             .timeout_global(Some(REQUEST_TIMEOUT));
-        if crate::evals::provider::is_loopback(api) {
-            // A CI proxy must not swallow requests to a fake API on this machine.
-            config = config.proxy(None);
-        }
         Ok(Client {
             agent: config.build().into(),
             api: api.trim_end_matches('/').to_owned(),

@@ -49,17 +49,8 @@ pub enum Answer {
 impl HttpTransport {
     /// Prepares a connection (nothing is sent yet).
     pub fn new(spec: HttpSpec) -> Self {
-        let loopback = is_loopback(&spec.url);
-        let mut config = Agent::config_builder()
-            .http_status_as_error(false)
-            .user_agent(concat!("toolproof/", env!("CARGO_PKG_VERSION")))
-            .timeout_connect(Some(Duration::from_secs(10)));
-        if loopback {
-            // A CI proxy must not swallow requests to a server on this machine.
-            config = config.proxy(None);
-        }
         HttpTransport {
-            agent: config.build().into(),
+            agent: crate::net::agent_config(&spec.url).build().into(),
             spec,
             session: None,
             protocol: None,
@@ -449,30 +440,9 @@ fn strip_tags(html: &str) -> String {
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn is_loopback(url: &str) -> bool {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let host = rest.split(['/', '?']).next().unwrap_or("");
-    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
-    let host = if host.starts_with('[') {
-        host.split(']').next().unwrap_or("").trim_start_matches('[')
-    } else {
-        host.split(':').next().unwrap_or("")
-    };
-    host == "localhost" || host == "::1" || host.starts_with("127.")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn loopback_hosts() {
-        assert!(is_loopback("http://127.0.0.1:3001/mcp"));
-        assert!(is_loopback("http://localhost/mcp"));
-        assert!(is_loopback("http://[::1]:80/"));
-        assert!(!is_loopback("https://example.com/mcp"));
-        assert!(!is_loopback("http://10.0.0.1/mcp"));
-    }
 
     #[test]
     fn html_bodies_are_summarised() {

@@ -83,15 +83,7 @@ impl HttpApi {
         key_var: &'static str,
         base_var: &'static str,
     ) -> Self {
-        let mut config = Agent::config_builder()
-            .http_status_as_error(false)
-            .user_agent(concat!("toolproof/", env!("CARGO_PKG_VERSION")))
-            .max_redirects(0)
-            .timeout_connect(Some(Duration::from_secs(10)));
-        if is_loopback(&url) {
-            // A CI proxy must not swallow requests to a fake API on this machine.
-            config = config.proxy(None);
-        }
+        let config = crate::net::agent_config(&url).max_redirects(0);
         HttpApi {
             who,
             agent: config.build().into(),
@@ -421,23 +413,6 @@ pub fn secs(d: Duration) -> String {
     }
 }
 
-/// Whether `url` names this machine (`localhost` or a loopback address): such requests bypass
-/// any proxy.
-pub(crate) fn is_loopback(url: &str) -> bool {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let host = rest.split(['/', '?']).next().unwrap_or("");
-    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
-    let host = if let Some(v6) = host.strip_prefix('[') {
-        v6.split(']').next().unwrap_or("")
-    } else {
-        host.split(':').next().unwrap_or("")
-    };
-    host == "localhost"
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -482,15 +457,6 @@ mod tests {
         assert!(!quota_exhausted(
             &json!({"error": {"type": "requests", "code": "rate_limit_exceeded", "message": "slow down"}})
         ));
-    }
-
-    #[test]
-    fn loopback_hosts() {
-        assert!(is_loopback("http://127.0.0.1:8080/v1"));
-        assert!(is_loopback("http://localhost/v1/messages"));
-        assert!(is_loopback("http://[::1]:9/x"));
-        assert!(!is_loopback("https://api.anthropic.com/v1/messages"));
-        assert!(!is_loopback("https://127.0.0.1.example.com/"));
     }
 
     #[test]

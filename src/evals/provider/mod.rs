@@ -25,7 +25,6 @@ use serde_json::{Map, Value};
 use super::{ApiTool, Stop};
 use command::CommandSpec;
 pub use error::{Failure, ProviderError, ShapeError};
-pub(crate) use http::is_loopback;
 use http::{Auth, HttpApi};
 pub use retry::{Pacer, RetryPolicy};
 
