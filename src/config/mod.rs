@@ -9,6 +9,7 @@
 //! error, in document order for syntax, key and type errors, then section by section.
 
 mod de;
+pub mod limits;
 mod load;
 mod node;
 mod suggest;

@@ -68,6 +68,9 @@ pub(crate) fn fmt_float(x: f64) -> String {
         ".nan".to_owned()
     } else if x.is_infinite() {
         if x > 0.0 { ".inf" } else { "-.inf" }.to_owned()
+    } else if x != 0.0 && !(1e-5..1e16).contains(&x.abs()) {
+        // `{}` would spell 1e300 with 300 zeros.
+        format!("{x:e}")
     } else {
         format!("{x}")
     }

@@ -10,6 +10,9 @@ use serde_json::json;
 use super::load::load_with_env;
 use super::*;
 
+mod durations;
+mod files;
+
 /// A folder under the system temp dir, removed when dropped.
 struct Scratch(PathBuf);
 

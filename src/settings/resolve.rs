@@ -9,7 +9,7 @@ use crate::cli::{
     CacheCommand, Cli, Command, EvalArgs, EvalFlags, ReportArgs, ServerArgs, parse_fraction,
     parse_pin,
 };
-use crate::config::{self, ConfigError, EvalConfig, LoadedConfig, ProtocolPin, Provider};
+use crate::config::{self, ConfigError, EvalConfig, LoadedConfig, ProtocolPin, Provider, limits};
 
 /// The flags of one command, as the resolver needs them whatever the command.
 #[derive(Default)]
@@ -211,18 +211,22 @@ fn resolve_tests(
     cfg: &config::Config,
 ) -> Result<TestSettings, ConfigError> {
     let run = flags.run;
+    let ceiling = limits::MAX_DURATION_MS;
+    let words = limits::MAX_DURATION_WORDS;
+    let in_range = |ms: f64| ms > 0.0 && ms <= ceiling;
     let positive = |s: &str| -> Result<f64, String> {
         match s.parse::<f64>() {
-            Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+            Ok(v) if in_range(v) => Ok(v),
             _ => Err(format!(
-                "must be a number of milliseconds above 0, got `{s}`"
+                "must be a number of milliseconds above 0 and at most {ceiling} ({words}), got `{s}`"
             )),
         }
     };
     let flag_timeout = match run.and_then(|r| r.timeout_ms) {
-        Some(ms) if ms.is_nan() || ms <= 0.0 => {
+        Some(ms) if !in_range(ms) => {
             return Err(ConfigError::new(format!(
-                "--timeout-ms must be above 0, got {ms}"
+                "--timeout-ms must be above 0 and at most {ceiling} milliseconds ({words}), got {}",
+                limits::number(ms)
             )));
         }
         other => other.map(|ms| (ms, "--timeout-ms")),

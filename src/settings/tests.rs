@@ -545,3 +545,40 @@ fn progress_is_a_bar_only_on_a_terminal_outside_ci_and_groups_only_under_github(
     assert!(inspect.is_some_and(|l| l.quiet));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_timeout_past_thirty_days_from_the_flag_or_the_environment_is_refused() {
+    let dir = scratch("timeout-ceiling");
+    let row = |flag: &'static [&'static str], value: &'static str| Row {
+        name: "timeout-ceiling",
+        command: &["run"],
+        flag,
+        env: ("TOOLPROOF_TIMEOUT_MS", value),
+        yaml: None,
+        read: |s| s.tests().timeout_ms().to_string(),
+        expect: ["", "", "", ""],
+    };
+    let flag = resolve_in(&dir, &row(&["--timeout-ms", "1e300"], "1"), 0);
+    let err = flag.err().unwrap_or_default();
+    assert_eq!(
+        err,
+        "--timeout-ms must be above 0 and at most 2592000000 milliseconds (30 days), got 1e300"
+    );
+    for value in ["1e300", "inf", "2592000001"] {
+        let err = resolve_in(&dir, &row(&[], value), 1)
+            .err()
+            .unwrap_or_default();
+        assert!(
+            err.starts_with(&format!(
+                "environment variable TOOLPROOF_TIMEOUT_MS={value:?} is not valid: must be a number of milliseconds above 0 and at most 2592000000 (30 days)"
+            )),
+            "{value}: {err}"
+        );
+    }
+    let at_ceiling = resolve_in(&dir, &row(&["--timeout-ms", "2592000000"], "1"), 0);
+    assert_eq!(
+        at_ceiling.map(|s| (row(&[], "").read)(&s)).ok().as_deref(),
+        Some("2592000000")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use super::ranges::{at_least_one, fraction, positive};
-use super::{Ctx, invalid_yaml, lowercase_first, path_of};
+use super::ranges::{Unit, at_least_one, duration, fraction};
+use super::{Ctx, invalid_yaml, lowercase_first, path_of, read_capped};
 use crate::config::de::{self, Located};
 use crate::config::node::{self, Node, Step, Value};
 use crate::config::{ConfigError, EvalCase, EvalConfig, Provider};
@@ -12,11 +12,11 @@ use crate::config::{ConfigError, EvalCase, EvalConfig, Provider};
 pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), ConfigError> {
     let e = Step::Key("evals");
     fraction(ctx, evals.min_accuracy, &[e, Step::Key("min_accuracy")])?;
-    positive(
+    duration(
         ctx,
         evals.timeout_s,
         &[e, Step::Key("timeout_s")],
-        "seconds",
+        Unit::Seconds,
     )?;
     match &evals.command {
         Some(command) if command.first().is_none_or(|p| p.trim().is_empty()) => {
@@ -41,11 +41,11 @@ pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), Confi
     check_cases(ctx, &evals.cases, &[e, Step::Key("cases")])?;
     at_least_one(ctx, evals.concurrency, &[e, Step::Key("concurrency")])?;
     at_least_one(ctx, evals.trials, &[e, Step::Key("trials")])?;
-    positive(
+    duration(
         ctx,
         evals.request_timeout_s,
         &[e, Step::Key("request_timeout_s")],
-        "seconds",
+        Unit::Seconds,
     )?;
     if let Some(v) = evals.min_wilson_lower {
         fraction(ctx, v, &[e, Step::Key("min_wilson_lower")])?;
@@ -109,19 +109,19 @@ pub(super) fn read_eval_files(
 ) -> Result<(), ConfigError> {
     let ctx = Ctx { file, root };
     if let Some(path) = &evals.system_file {
-        let text = std::fs::read_to_string(path)
-            .map_err(|err| unreadable(&ctx, "system_file", path, &err))?;
+        let bytes = read_capped(path).map_err(|err| {
+            err.into_config_error(path, |err| unreadable(&ctx, "system_file", path, &err))
+        })?;
+        let text = String::from_utf8(bytes).map_err(|_| not_utf8(path))?;
         evals.system = Some(text);
     }
     let Some(path) = evals.cases_file.clone() else {
         return Ok(());
     };
-    let bytes = std::fs::read(&path).map_err(|err| unreadable(&ctx, "cases_file", &path, &err))?;
-    let text = String::from_utf8(bytes).map_err(|_| {
-        ConfigError::new("the file is not valid UTF-8")
-            .in_file(&path)
-            .hint("save the file as UTF-8")
+    let bytes = read_capped(&path).map_err(|err| {
+        err.into_config_error(&path, |err| unreadable(&ctx, "cases_file", &path, &err))
     })?;
+    let text = String::from_utf8(bytes).map_err(|_| not_utf8(&path))?;
     let cases_root = match node::parse(&text) {
         Ok(Some(r)) => r,
         Ok(None) => return Ok(()),
@@ -145,6 +145,13 @@ pub(super) fn read_eval_files(
     }
     evals.cases.extend(cases);
     Ok(())
+}
+
+/// A file of `evals` that is not UTF-8.
+fn not_utf8(path: &Path) -> ConfigError {
+    ConfigError::new("the file is not valid UTF-8")
+        .in_file(path)
+        .hint("save the file as UTF-8")
 }
 
 /// `evals.<key>` names a file that cannot be read.

@@ -11,9 +11,11 @@ mod ranges;
 mod server;
 
 use std::env::VarError;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::de::{self, KeyPath, Located};
+use super::limits::{MAX_CONFIG_BYTES, MAX_CONFIG_WORDS};
 use super::node::{self, Node, Pos, Step, Value};
 use super::{Config, ConfigError, LoadedConfig, ServerConfig};
 
@@ -60,19 +62,62 @@ fn read(path: &Path) -> Result<Vec<u8>, ConfigError> {
             path.join("toolproof.yaml").display()
         )));
     }
-    std::fs::read(path).map_err(|err| {
-        if err.kind() == std::io::ErrorKind::NotFound {
-            ConfigError::new(format!("config file not found: {}", path.display())).hint(
-                "create toolproof.yaml with at least a `server:` section, or pass the path of your config file",
-            )
-        } else {
-            ConfigError::new(format!(
-                "cannot read config file {}: {}",
-                path.display(),
-                lowercase_first(&err.to_string())
-            ))
-        }
+    read_capped(path).map_err(|err| {
+        err.into_config_error(path, |err| {
+            if err.kind() == std::io::ErrorKind::NotFound {
+                ConfigError::new(format!("config file not found: {}", path.display())).hint(
+                    "create toolproof.yaml with at least a `server:` section, or pass the path of your config file",
+                )
+            } else {
+                ConfigError::new(format!(
+                    "cannot read config file {}: {}",
+                    path.display(),
+                    lowercase_first(&err.to_string())
+                ))
+            }
+        })
     })
+}
+
+/// The bytes of `path`, or an error once it holds more than [`MAX_CONFIG_BYTES`]: a device
+/// like `/dev/zero` or a mistaken data file must not be read until memory runs out.
+pub(super) fn read_capped(path: &Path) -> Result<Vec<u8>, ReadError> {
+    let file = std::fs::File::open(path).map_err(ReadError::Io)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_CONFIG_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(ReadError::Io)?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(ReadError::TooLarge);
+    }
+    Ok(bytes)
+}
+
+/// Why [`read_capped`] gave nothing.
+#[derive(Debug)]
+pub(super) enum ReadError {
+    /// Opening or reading failed.
+    Io(std::io::Error),
+    /// More than [`MAX_CONFIG_BYTES`].
+    TooLarge,
+}
+
+impl ReadError {
+    /// The error for `path`, with `io` turning an I/O error into a message.
+    pub(super) fn into_config_error(
+        self,
+        path: &Path,
+        io: impl FnOnce(std::io::Error) -> ConfigError,
+    ) -> ConfigError {
+        match self {
+            ReadError::Io(err) => io(err),
+            ReadError::TooLarge => ConfigError::new(format!(
+                "the file is larger than {MAX_CONFIG_WORDS}, the most toolproof reads of a config"
+            ))
+            .in_file(path)
+            .hint("is this the config file? keep tool-call tests and eval cases in YAML, not data"),
+        }
+    }
 }
 
 /// The YAML's folder, absolute (symlinks resolved when possible).

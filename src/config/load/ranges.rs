@@ -2,6 +2,7 @@
 //! positive, fractions, known check ids, valid JSONPaths and regular expressions.
 
 use super::{Ctx, lowercase_first, path_of};
+use crate::config::limits::{MAX_DURATION_MS, MAX_DURATION_S, MAX_DURATION_WORDS};
 use crate::config::node::Step;
 use crate::config::suggest;
 use crate::config::vocab::{CHECK_IDS, jsonpath_error};
@@ -16,17 +17,69 @@ pub(super) fn under<'a>(steps: &[Step<'a>], key: &'a str) -> Vec<Step<'a>> {
     out
 }
 
-pub(super) fn positive(
+/// The unit a duration key is written in.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Unit {
+    /// `…_s` keys.
+    Seconds,
+    /// `…_ms` keys.
+    Millis,
+}
+
+impl Unit {
+    fn ceiling(self) -> f64 {
+        match self {
+            Unit::Seconds => MAX_DURATION_S,
+            Unit::Millis => MAX_DURATION_MS,
+        }
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            Unit::Seconds => "seconds",
+            Unit::Millis => "milliseconds",
+        }
+    }
+}
+
+/// A duration that must be above 0 and at most [`MAX_DURATION_S`].
+pub(super) fn duration(
     ctx: &Ctx<'_>,
     value: f64,
     steps: &[Step<'_>],
-    unit: &str,
+    unit: Unit,
 ) -> Result<(), ConfigError> {
-    if value > 0.0 {
-        Ok(())
-    } else {
-        Err(ctx.bad_value(steps, &format!("greater than 0 ({unit})")))
+    within(ctx, value > 0.0, value, steps, unit, "greater than 0")
+}
+
+/// A wait that may be 0 and must be at most [`MAX_DURATION_S`].
+pub(super) fn delay(
+    ctx: &Ctx<'_>,
+    value: f64,
+    steps: &[Step<'_>],
+    unit: Unit,
+) -> Result<(), ConfigError> {
+    within(ctx, value >= 0.0, value, steps, unit, "0 or more")
+}
+
+/// `above_floor` and no more than the ceiling (NaN fails both).
+fn within(
+    ctx: &Ctx<'_>,
+    above_floor: bool,
+    value: f64,
+    steps: &[Step<'_>],
+    unit: Unit,
+    floor: &str,
+) -> Result<(), ConfigError> {
+    if above_floor && value <= unit.ceiling() {
+        return Ok(());
     }
+    let must = format!(
+        "{floor} and at most {} {} ({MAX_DURATION_WORDS})",
+        unit.ceiling(),
+        unit.word()
+    );
+    Err(ctx.bad_value(steps, &must))
 }
 
 pub(super) fn at_least_one(
@@ -64,14 +117,19 @@ pub(super) fn not_negative(
 /// Every section but `server` (checked before `${VAR}` expansion) and the files of `evals`,
 /// in document order.
 pub(super) fn check_ranges(ctx: &Ctx<'_>, config: &Config) -> Result<(), ConfigError> {
-    positive(
+    duration(
         ctx,
         config.timeout_ms,
         &[Step::Key("timeout_ms")],
-        "milliseconds",
+        Unit::Millis,
     )?;
     check_checks(ctx, &config.checks)?;
-    not_negative(ctx, config.retry_delay_ms, &[Step::Key("retry_delay_ms")])?;
+    delay(
+        ctx,
+        config.retry_delay_ms,
+        &[Step::Key("retry_delay_ms")],
+        Unit::Millis,
+    )?;
     for (i, test) in config.tests.iter().enumerate() {
         check_test(ctx, test, &[Step::Key("tests"), Step::Index(i)])?;
     }
@@ -118,10 +176,10 @@ fn check_checks(ctx: &Ctx<'_>, cfg: &ChecksConfig) -> Result<(), ConfigError> {
 /// One entry of `tests:`, at `here`.
 fn check_test(ctx: &Ctx<'_>, test: &TestCase, here: &[Step<'_>]) -> Result<(), ConfigError> {
     if let Some(t) = test.timeout_ms {
-        positive(ctx, t, &under(here, "timeout_ms"), "milliseconds")?;
+        duration(ctx, t, &under(here, "timeout_ms"), Unit::Millis)?;
     }
     if let Some(d) = test.retry_delay_ms {
-        not_negative(ctx, d, &under(here, "retry_delay_ms"))?;
+        delay(ctx, d, &under(here, "retry_delay_ms"), Unit::Millis)?;
     }
     check_expect(ctx, &test.expect, &under(here, "expect"))
 }
@@ -139,7 +197,7 @@ fn check_expect(ctx: &Ctx<'_>, expect: &Expect, at: &[Step<'_>]) -> Result<(), C
         }
     }
     if let Some(limit) = expect.max_latency_ms {
-        positive(ctx, limit, &under(at, "max_latency_ms"), "milliseconds")?;
+        duration(ctx, limit, &under(at, "max_latency_ms"), Unit::Millis)?;
     }
     if let Some(pattern) = &expect.regex
         && let Err(err) = regex::Regex::new(pattern)
@@ -184,17 +242,17 @@ fn check_expect(ctx: &Ctx<'_>, expect: &Expect, at: &[Step<'_>]) -> Result<(), C
 fn check_fuzz(ctx: &Ctx<'_>, fuzz: &FuzzConfig) -> Result<(), ConfigError> {
     let f = Step::Key("fuzz");
     at_least_one(ctx, fuzz.max_examples, &[f, Step::Key("max_examples")])?;
-    positive(
+    duration(
         ctx,
         fuzz.timeout_ms,
         &[f, Step::Key("timeout_ms")],
-        "milliseconds",
+        Unit::Millis,
     )?;
-    positive(
+    duration(
         ctx,
         fuzz.max_time_s,
         &[f, Step::Key("max_time_s")],
-        "seconds",
+        Unit::Seconds,
     )
 }
 
@@ -203,11 +261,11 @@ fn check_bench(ctx: &Ctx<'_>, bench: &BenchConfig) -> Result<(), ConfigError> {
     let b = Step::Key("bench");
     at_least_one(ctx, bench.calls, &[b, Step::Key("calls")])?;
     at_least_one(ctx, bench.concurrency, &[b, Step::Key("concurrency")])?;
-    positive(
+    duration(
         ctx,
         bench.timeout_ms,
         &[b, Step::Key("timeout_ms")],
-        "milliseconds",
+        Unit::Millis,
     )?;
     check_thresholds(ctx, &bench.thresholds, &[b, Step::Key("thresholds")])?;
     for (i, target) in bench.targets.iter().enumerate() {
@@ -236,7 +294,7 @@ fn check_thresholds(
         ("p99_ms", t.p99_ms),
     ] {
         if let Some(v) = value {
-            positive(ctx, v, &with(key), "milliseconds")?;
+            duration(ctx, v, &with(key), Unit::Millis)?;
         }
     }
     if let Some(v) = t.max_error_rate {

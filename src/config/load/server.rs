@@ -4,7 +4,7 @@
 use std::env::VarError;
 use std::path::PathBuf;
 
-use super::ranges::positive;
+use super::ranges::{Unit, duration};
 use super::{Ctx, EnvLookup, path_of};
 use crate::config::node::Step;
 use crate::config::{ConfigError, ServerConfig};
@@ -83,11 +83,11 @@ pub(super) fn check_server(ctx: &Ctx<'_>, server: &ServerConfig) -> Result<(), C
             }
         }
     }
-    positive(
+    duration(
         ctx,
         server.startup_timeout_s,
         &[SERVER, Step::Key("startup_timeout_s")],
-        "seconds",
+        Unit::Seconds,
     )
 }
 
