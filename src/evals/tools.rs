@@ -13,7 +13,11 @@
 //! - every character outside `[A-Za-z0-9_-]` becomes `_`, the result is cut to 64 characters,
 //!   and an empty name becomes `tool`;
 //! - a name already taken becomes `name[..60] + "_" + <names taken so far>`, cut to 64, repeated
-//!   until it is free (`math.add` → `math_add`, then `math/add` → `math_add_1`).
+//!   until it is free (`math.add` → `math_add`, then `math/add` → `math_add_1`);
+//! - where the reference loops forever (a replacement that cuts back to itself and is taken,
+//!   e.g. `"a"×60 + "_2"`, `"a"×64`, `"a"×65`), the name becomes the sanitised name cut to fit
+//!   `_<names taken>_<m>`, with the first m from 1 that is free. No cache the reference wrote
+//!   can hold such a list, so this breaks no key.
 
 mod py_re;
 
@@ -111,14 +115,46 @@ fn sanitise(name: &str) -> String {
 
 /// The API-safe name for `name` that no earlier tool has taken.
 fn free_name(name: &str, taken: &HashMap<String, String>) -> String {
-    let mut safe = sanitise(name);
+    pick_name(name, taken).0
+}
+
+/// [`free_name`] and the number of candidates it tried: at most 34 on the reference's path
+/// (each step lengthens a name under 60 characters, a longer one settles at once), then at
+/// most one per name taken.
+fn pick_name(name: &str, taken: &HashMap<String, String>) -> (String, usize) {
+    let base = sanitise(name);
+    let count = taken.len();
+    let mut safe = base.clone();
+    let mut steps = 1;
     while taken.contains_key(&safe) {
         // All ASCII after sanitising, so byte slicing is code-point slicing.
-        let mut next = format!("{}_{}", &safe[..safe.len().min(60)], taken.len());
+        let mut next = format!("{}_{count}", &safe[..safe.len().min(60)]);
         next.truncate(MAX_NAME);
+        steps += 1;
+        if next == safe {
+            // The reference loops forever here; no committed cache can hold this name.
+            let (name, more) = past_dead_end(&base, count, taken);
+            return (name, steps + more);
+        }
         safe = next;
     }
-    safe
+    (safe, steps)
+}
+
+/// A free name once the reference's candidates come back to a taken one: `base` cut to fit,
+/// then `_<count>_<m>` for the first m from 1 that is free. Every m gives a different last
+/// part, and `taken` has `count` names, so one of the first `count + 1` is free.
+fn past_dead_end(base: &str, count: usize, taken: &HashMap<String, String>) -> (String, usize) {
+    let mut m = 1;
+    loop {
+        let suffix = format!("_{count}_{m}");
+        let keep = MAX_NAME.saturating_sub(suffix.len()).min(base.len());
+        let candidate = format!("{}{suffix}", &base[..keep]);
+        if !taken.contains_key(&candidate) {
+            return (candidate, m);
+        }
+        m += 1;
+    }
 }
 
 #[cfg(test)]
@@ -213,6 +249,78 @@ mod tests {
         let t = api_tools(&many);
         assert_eq!(t.tools[13].name, format!("{}_13", "q".repeat(60)));
         assert!(t.tools.iter().all(|d| d.name.len() <= 64));
+    }
+
+    #[test]
+    fn a_clash_whose_counter_name_is_itself_taken_still_ends_with_a_free_name() {
+        // mcp-toolproof 0.3.1 loops forever on these: "a"×65 is cut to "a"×64 (taken), whose
+        // counter name "a"×60 + "_2" is taken too, and cutting that gives it back.
+        let a60 = "a".repeat(60);
+        let t = api_tools(&[
+            tool(&format!("{a60}_2"), obj()),
+            tool(&"a".repeat(64), obj()),
+            tool(&"a".repeat(65), obj()),
+        ]);
+        assert_eq!(
+            names(&t),
+            [format!("{a60}_2"), "a".repeat(64), format!("{a60}_2_1")]
+        );
+        assert_eq!(t.map_back(&format!("{a60}_2_1")), "a".repeat(65));
+        // A short name reaches the same dead end once its counters take it past 60 characters.
+        let k58 = "k".repeat(58);
+        let t = api_tools(&[
+            tool(&k58, obj()),
+            tool(&format!("{k58}_3"), obj()),
+            tool(&format!("{k58}_3_3"), obj()),
+            tool(&k58, obj()),
+        ]);
+        assert_eq!(names(&t)[3], format!("{k58}_3_1"));
+    }
+
+    /// Names near the 60- and 64-character cuts with the counters a short list gives them,
+    /// so that a counter name is often taken already.
+    fn clashing() -> Vec<String> {
+        let mut out = Vec::new();
+        for len in [56, 58, 59, 60, 62, 64, 65, 70] {
+            for suffix in ["", "_1", "_2", "_3", "_4", "_2_2", "_3_3", "_4_4", "."] {
+                out.push(format!("{}{suffix}", "a".repeat(len)));
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// Any list of names: distinct, API-valid names that map back, each found within a
+        /// bounded number of candidates (the reference's sequence, then one per name taken).
+        #[test]
+        fn any_names_map_to_distinct_valid_names_in_bounded_steps(
+            list in proptest::collection::vec(
+                proptest::prop_oneof![
+                    3 => proptest::sample::select(clashing()),
+                    1 => "[ab_.]{0,3}",
+                    1 => "[a-z0-9_ /\\.é-]{0,70}",
+                ],
+                0..12,
+            )
+        ) {
+            let mut taken = HashMap::new();
+            for (i, name) in list.iter().enumerate() {
+                let (api, steps) = pick_name(name, &taken);
+                proptest::prop_assert!(steps <= 35 + i, "{steps} steps for {name:?}");
+                proptest::prop_assert!(!taken.contains_key(&api), "{api} given twice");
+                taken.insert(api, name.clone());
+            }
+            let tools: Vec<Tool> = list.iter().map(|n| tool(n, obj())).collect();
+            let t = api_tools(&tools);
+            let valid = regex::Regex::new("^[a-zA-Z0-9_-]{1,64}$").map_err(|e| {
+                proptest::test_runner::TestCaseError::fail(e.to_string())
+            })?;
+            for (def, name) in t.tools.iter().zip(&list) {
+                proptest::prop_assert!(valid.is_match(&def.name), "{:?}", def.name);
+                proptest::prop_assert_eq!(&t.map_back(&def.name), name);
+            }
+            proptest::prop_assert_eq!(t.back.len(), list.len());
+        }
     }
 
     #[test]
