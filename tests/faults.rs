@@ -11,3 +11,6 @@ mod servers;
 
 #[path = "faults/config.rs"]
 mod config;
+
+#[path = "faults/providers_command.rs"]
+mod providers_command;

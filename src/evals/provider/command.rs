@@ -2,22 +2,19 @@
 //! environment, write the request as one line of JSON on its stdin, and read its choice from
 //! stdout: `{"tool", "args", "text"?}`, a list of those, or `{"calls": [...], "text"?}`.
 
-use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use super::http::secs;
+use super::program::{self as running, STDOUT_LIMIT_WORDS};
 use super::{Answer, Failure, ProviderError, RawCall, Request};
 use crate::evals::Stop;
 use crate::mcp::stdio::describe_exit;
 
-/// Most bytes read from the program's stdout.
-const STDOUT_LIMIT: u64 = 16 << 20;
 /// Characters of stderr quoted when the program fails.
 const STDERR_TAIL: usize = 500;
 /// Characters of stdout quoted when it is not JSON.
@@ -53,7 +50,7 @@ impl CommandSpec {
         });
         let mut line = request.to_string();
         line.push('\n');
-        let mut child = Command::new(program)
+        let child = Command::new(program)
             .args(args)
             .current_dir(&self.cwd)
             .stdin(Stdio::piped())
@@ -64,24 +61,29 @@ impl CommandSpec {
             .map_err(|e| self.spawn_error(program, &e))?;
         // Registered so that an interrupted run stops the program too.
         let _group = crate::process::register(child.id());
-        let out = run(&mut child, line, self.timeout);
-        let (status, stdout, stderr) = match out {
-            Some(done) => done,
-            None => {
-                kill_group(&mut child);
-                return Err(ProviderError::Transient(
-                    format!("eval command timed out after {}", secs(self.timeout)).into(),
-                ));
-            }
+        let Some(out) = running::run(child, line, self.timeout) else {
+            return Err(ProviderError::Transient(
+                format!("eval command timed out after {}", secs(self.timeout)).into(),
+            ));
         };
-        if !status.success() {
+        if !out.status.success() {
+            let stderr = String::from_utf8_lossy(&out.stderr);
             let tail = tail(stderr.trim(), STDERR_TAIL);
             let sep = if tail.is_empty() { "" } else { ": " };
             return Err(ProviderError::Transient(
-                format!("eval command {}{sep}{tail}", describe_exit(status)).into(),
+                format!("eval command {}{sep}{tail}", describe_exit(out.status)).into(),
             ));
         }
-        parse(&stdout).map_err(|e| ProviderError::Transient(e.to_string().into()))
+        if out.stdout_over {
+            return Err(ProviderError::Transient(Failure::with_hint(
+                format!(
+                    "eval command: the program printed more than {STDOUT_LIMIT_WORDS} on stdout"
+                ),
+                "print one JSON object, e.g. {\"tool\": \"name\", \"args\": {}}, and send logs to stderr",
+            )));
+        }
+        parse(&String::from_utf8_lossy(&out.stdout))
+            .map_err(|e| ProviderError::Transient(e.to_string().into()))
     }
 
     fn spawn_error(&self, program: &str, e: &std::io::Error) -> ProviderError {
@@ -105,59 +107,6 @@ impl CommandSpec {
             _ => format!("eval command {program:?} can't run: {e}").into(),
         })
     }
-}
-
-/// Feeds stdin, collects stdout and stderr, and waits up to `timeout` for the exit. `None` when
-/// the time ran out (the caller kills the process).
-fn run(
-    child: &mut Child,
-    input: String,
-    timeout: Duration,
-) -> Option<(std::process::ExitStatus, String, String)> {
-    let deadline = Instant::now() + timeout;
-    if let Some(mut stdin) = child.stdin.take() {
-        // A picker may exit without reading everything; a broken pipe is fine.
-        std::thread::spawn(move || {
-            let _ = stdin.write_all(input.as_bytes());
-        });
-    }
-    let (out_tx, out_rx) = mpsc::channel();
-    if let Some(stdout) = child.stdout.take() {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = stdout.take(STDOUT_LIMIT).read_to_end(&mut buf);
-            let _ = out_tx.send(buf);
-        });
-    }
-    let (err_tx, err_rx) = mpsc::channel();
-    if let Some(stderr) = child.stderr.take() {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = stderr.take(STDOUT_LIMIT).read_to_end(&mut buf);
-            let _ = err_tx.send(buf);
-        });
-    }
-    let stdout = out_rx
-        .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-        .ok()?;
-    // stdout closed; the exit follows at once unless the program closed it early.
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() < deadline => {
-                std::thread::sleep(Duration::from_millis(2));
-            }
-            _ => return None,
-        }
-    };
-    let stderr = err_rx
-        .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-        .unwrap_or_default();
-    Some((
-        status,
-        String::from_utf8_lossy(&stdout).into_owned(),
-        String::from_utf8_lossy(&stderr).into_owned(),
-    ))
 }
 
 /// Why the program's stdout is not an answer.
@@ -249,13 +198,6 @@ fn head(text: &str, n: usize) -> String {
 fn tail(text: &str, n: usize) -> String {
     let count = text.chars().count();
     text.chars().skip(count.saturating_sub(n)).collect()
-}
-
-/// Kills the program and everything it started (it leads its own process group), then reaps it.
-fn kill_group(child: &mut Child) {
-    crate::process::signal_group(child.id(), crate::process::Kill::Kill);
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 #[cfg(test)]
@@ -389,6 +331,64 @@ mod tests {
         assert!(
             !std::path::Path::new(&format!("/proc/{}", pid.trim())).exists(),
             "{pid}"
+        );
+    }
+
+    #[test]
+    fn a_flood_on_stderr_is_drained_not_cut_off() {
+        // `set -e`: a program that checks its writes dies if its stderr is closed early.
+        let spec = sh(
+            "set -e; head -c 17000000 /dev/zero >&2; echo '{\"tool\": \"t\"}'",
+            SECOND,
+        );
+        let a = ask(&spec).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(a.calls[0].name, "t");
+        // When such a program then fails, the quoted tail is the end of what it wrote.
+        let spec = sh(
+            "head -c 17000000 /dev/zero >&2; echo last words >&2; exit 4",
+            SECOND,
+        );
+        let m = ask(&spec).unwrap_err().message().to_owned();
+        assert!(
+            m.starts_with("eval command exited with code 4: "),
+            "{}",
+            &m[..60]
+        );
+        assert!(m.ends_with("\0last words"), "{}", &m[m.len() - 40..]);
+    }
+
+    #[test]
+    fn a_flood_on_stdout_is_named_with_the_limit() {
+        let spec = sh(
+            "head -c 17000000 /dev/zero | tr '\\0' ' '; echo '{\"tool\": \"t\"}'",
+            SECOND,
+        );
+        let err = ask(&spec).unwrap_err();
+        assert_eq!(
+            err.message(),
+            "eval command: the program printed more than 16 MiB on stdout"
+        );
+    }
+
+    #[test]
+    fn the_answer_counts_at_the_exit_even_if_a_child_holds_stdout() {
+        let pid_file =
+            std::env::temp_dir().join(format!("toolproof-holder-{}", std::process::id()));
+        let script = format!(
+            "sleep 600 & echo $! > {}; echo '{{\"tool\": \"t\"}}'",
+            pid_file.display()
+        );
+        let a = ask(&sh(&script, SECOND)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(a.calls[0].name, "t");
+        // The child was ended with the program's process group: dead (gone, or a zombie
+        // waiting for its new parent to reap it).
+        let pid = std::fs::read_to_string(&pid_file).unwrap_or_default();
+        let _ = std::fs::remove_file(&pid_file);
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()));
+        let state = stat.as_deref().ok().and_then(|s| s.rsplit(") ").next());
+        assert!(
+            state.is_none_or(|s| s.starts_with('Z') || s.starts_with('X')),
+            "{pid}: {state:?}"
         );
     }
 

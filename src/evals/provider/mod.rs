@@ -11,6 +11,7 @@ mod command;
 mod error;
 mod http;
 mod openai;
+mod program;
 pub mod retry;
 #[cfg(test)]
 mod testserver;
