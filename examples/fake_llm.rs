@@ -12,6 +12,7 @@
 //! | `--delay-ms N` | wait N ms before every answer (benchmarks use 100) |
 //! | `--log FILE` | append one JSON line per request: `{"method", "path", "headers": {lowercase: value}, "body"}` |
 //! | `--require-key KEY` | 401 (in the API's error shape) unless `x-api-key: KEY` or `Authorization: Bearer KEY` |
+//! | `--redirect-self CODE` | answer every request, whatever its path, with CODE (a 3xx) and `Location:` its own path: a redirect loop (also serves as a looping MCP endpoint) |
 //!
 //! The first stdout line is `listening on http://127.0.0.1:PORT` (flushed at once). Point
 //! `ANTHROPIC_BASE_URL` at that URL, and `OPENAI_BASE_URL` at that URL plus `/v1`.
@@ -66,12 +67,13 @@ use wire::{Api, Out};
 const HELP: &str = "\
 fake_llm: a fake Anthropic + OpenAI model API on 127.0.0.1, scripted by [[directives]] in prompts
 
-usage: fake_llm [--port N] [--delay-ms N] [--log FILE] [--require-key KEY]
+usage: fake_llm [--port N] [--delay-ms N] [--log FILE] [--require-key KEY] [--redirect-self CODE]
 
   --port N            listen on 127.0.0.1:N (default 0: any free port)
   --delay-ms N        wait N ms before every answer
   --log FILE          append one JSON line per request (method, path, headers, body)
   --require-key KEY   401 unless x-api-key or Authorization: Bearer carries KEY
+  --redirect-self CODE  answer every request with CODE and Location: its own path
 
 directives: [[call NAME {json}]] [[malformed NAME RAW]] [[text WORDS]] [[refuse]]
   [[max_tokens]] [[status CODE times=N retry-after=S retry-after-ms=MS should-retry=B quota msg=TEXT]]
@@ -83,6 +85,7 @@ struct Options {
     delay: Duration,
     log: Option<PathBuf>,
     require_key: Option<String>,
+    redirect_self: Option<u16>,
 }
 
 fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, String> {
@@ -91,6 +94,7 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Option<Option
         delay: Duration::ZERO,
         log: None,
         require_key: None,
+        redirect_self: None,
     };
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -102,6 +106,15 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Option<Option
             }
             "--log" => o.log = Some(PathBuf::from(value()?)),
             "--require-key" => o.require_key = Some(value()?),
+            "--redirect-self" => {
+                let code: u16 = value()?
+                    .parse()
+                    .map_err(|_| "--redirect-self takes a status")?;
+                if !(300..400).contains(&code) {
+                    return Err("--redirect-self takes a 3xx status".into());
+                }
+                o.redirect_self = Some(code);
+            }
             "-h" | "--help" => return Ok(None),
             other => return Err(format!("unknown option `{other}`")),
         }
@@ -113,6 +126,7 @@ struct Server {
     delay: Duration,
     log: Option<Mutex<File>>,
     require_key: Option<String>,
+    redirect_self: Option<u16>,
     attempts: Attempts,
 }
 
@@ -138,6 +152,15 @@ impl Server {
     /// The answer, an extra wait, and whether to drop the connection instead.
     fn route(&self, req: &Request) -> (Out, Duration, bool) {
         let none = Duration::ZERO;
+        if let Some(code) = self.redirect_self {
+            let out = Out {
+                status: code,
+                headers: vec![("location".into(), req.path.clone())],
+                content_type: "text/plain",
+                body: String::new(),
+            };
+            return (out, none, false);
+        }
         let api = match (req.method.as_str(), req.path.as_str()) {
             ("POST", "/v1/messages") => Api::Anthropic,
             ("POST", "/v1/chat/completions" | "/chat/completions") => Api::OpenAi,
@@ -306,6 +329,7 @@ fn main() {
         delay: options.delay,
         log,
         require_key: options.require_key,
+        redirect_self: options.redirect_self,
         attempts: Attempts::default(),
     });
     for stream in listener.incoming() {

@@ -37,9 +37,81 @@ pub fn is_loopback(url: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
+/// Where a redirect from `url` leads, in words for a message: `a redirect to itself, a loop`,
+/// `a redirect to <target>`, or `a redirect without a Location header`. toolproof follows no
+/// redirect of a POST (ureq would resend it as a GET without its body, or give up on a 307),
+/// so this is all a user learns about it.
+pub fn redirect_words(url: &str, location: Option<&str>) -> String {
+    match location.map(str::trim).filter(|l| !l.is_empty()) {
+        None => "a redirect without a Location header".to_owned(),
+        Some(loc) => {
+            let target = resolve(url, loc);
+            if target == url {
+                "a redirect to itself, a loop".to_owned()
+            } else {
+                format!("a redirect to {target}")
+            }
+        }
+    }
+}
+
+/// `location` resolved against `base` (absolute, scheme-relative, absolute-path, query or
+/// relative-path references).
+fn resolve(base: &str, location: &str) -> String {
+    if location.contains("://") {
+        return location.to_owned();
+    }
+    let (scheme, rest) = base.split_once("://").unwrap_or(("http", base));
+    if let Some(host_and_path) = location.strip_prefix("//") {
+        return format!("{scheme}://{host_and_path}");
+    }
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let origin = format!("{scheme}://{authority}");
+    let path = rest[authority.len()..]
+        .split(['?', '#'])
+        .next()
+        .unwrap_or("");
+    if location.starts_with('/') {
+        format!("{origin}{location}")
+    } else if location.starts_with('?') {
+        format!("{origin}{path}{location}")
+    } else {
+        let folder = path.rsplit_once('/').map_or("", |(f, _)| f);
+        format!("{origin}{folder}/{location}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn redirects_are_described_by_where_they_lead() {
+        let url = "http://127.0.0.1:9/v1/messages";
+        let words = |loc| redirect_words(url, loc);
+        assert_eq!(words(Some("/v1/messages")), "a redirect to itself, a loop");
+        assert_eq!(words(Some(url)), "a redirect to itself, a loop");
+        assert_eq!(words(Some("messages")), "a redirect to itself, a loop");
+        assert_eq!(
+            words(Some("https://api.example.com/v1/messages")),
+            "a redirect to https://api.example.com/v1/messages"
+        );
+        assert_eq!(words(Some("//other:8/x")), "a redirect to http://other:8/x");
+        assert_eq!(
+            words(Some("/mcp/")),
+            "a redirect to http://127.0.0.1:9/mcp/"
+        );
+        assert_eq!(
+            words(Some("?page=2")),
+            "a redirect to http://127.0.0.1:9/v1/messages?page=2"
+        );
+        assert_eq!(words(None), "a redirect without a Location header");
+        assert_eq!(words(Some(" ")), "a redirect without a Location header");
+        assert_eq!(
+            redirect_words("http://h", Some("mcp")),
+            "a redirect to http://h/mcp"
+        );
+    }
 
     #[test]
     fn loopback_hosts() {

@@ -14,3 +14,6 @@ mod config;
 
 #[path = "faults/providers_command.rs"]
 mod providers_command;
+
+#[path = "faults/http_redirects.rs"]
+mod http_redirects;

@@ -50,7 +50,12 @@ impl HttpTransport {
     /// Prepares a connection (nothing is sent yet).
     pub fn new(spec: HttpSpec) -> Self {
         HttpTransport {
-            agent: crate::net::agent_config(&spec.url).build().into(),
+            // A redirected POST cannot be followed (ureq resends it as a GET without its
+            // body, or gives up on a 307): a 3xx is reported with where it leads instead.
+            agent: crate::net::agent_config(&spec.url)
+                .max_redirects(0)
+                .build()
+                .into(),
             spec,
             session: None,
             protocol: None,
@@ -200,6 +205,17 @@ impl HttpTransport {
         content_type: &str,
         want: Option<&Value>,
     ) -> Result<Answer, McpError> {
+        if (300..400).contains(&status) {
+            let location = header(&resp, "location");
+            return Err(McpError::Http {
+                status,
+                url: self.spec.url.clone(),
+                detail: crate::net::redirect_words(&self.spec.url, location),
+                hint: Some(
+                    "toolproof follows no redirect of a JSON-RPC request: set `server.url` to the address the server answers at".to_owned(),
+                ),
+            });
+        }
         let text = resp
             .body_mut()
             .with_config()

@@ -180,6 +180,7 @@ impl HttpApi {
             header("retry-after").as_deref(),
             SystemTime::now(),
         );
+        let location = header("location");
         let text = match resp
             .body_mut()
             .with_config()
@@ -191,6 +192,18 @@ impl HttpApi {
         };
         if (200..300).contains(&status) {
             return self.answer(status, &text, read);
+        }
+        if (300..400).contains(&status) {
+            let words = crate::net::redirect_words(&self.url, location.as_deref());
+            let body = if text.trim().is_empty() {
+                String::new()
+            } else {
+                format!(": {}", quote(&text))
+            };
+            return Attempt::Fatal(Failure {
+                message: format!("{} returned {status}, {words}{body}", self.who),
+                hint: self.hint_for(status),
+            });
         }
         self.refusal(status, &text, should, wait)
     }

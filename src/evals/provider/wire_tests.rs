@@ -405,10 +405,13 @@ fn a_redirect_is_fatal_and_points_at_the_base_url() {
     assert!(err.is_fatal(), "{err}");
     assert_eq!(
         err.to_string(),
-        "anthropic returned 301: (empty body)\n\
+        "anthropic returned 301, a redirect to https://api.example.com/v1/messages\n\
          hint: the server redirects instead of answering; check ANTHROPIC_BASE_URL (http or https, the /v1 part)"
     );
-    assert_eq!(err.message(), "anthropic returned 301: (empty body)");
+    assert_eq!(
+        err.message(),
+        "anthropic returned 301, a redirect to https://api.example.com/v1/messages"
+    );
     assert_eq!(server.requests().len(), 1);
 }
 
