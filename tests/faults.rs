@@ -17,3 +17,6 @@ mod providers_command;
 
 #[path = "faults/http_redirects.rs"]
 mod http_redirects;
+
+#[path = "faults/protocol.rs"]
+mod protocol;

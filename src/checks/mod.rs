@@ -3,7 +3,8 @@
 //!
 //! Order of findings: every `duplicate-name` first, then per tool in server order (name, name
 //! rules, description, annotations, schemas), then the findings about the whole list
-//! (`similar-tools`, `tool-list-size`, `stdout-noise`).
+//! (`similar-tools`, `tool-list-size`, `stdout-noise`), then `protocol` about the server's
+//! responses.
 
 mod annotations;
 mod names;
@@ -15,8 +16,8 @@ use serde_json::Value;
 use crate::config::ChecksConfig;
 pub use crate::config::vocab::{
     ANNOTATIONS, CHECK_IDS, CHECKS, CheckInfo, DESCRIPTION, DESCRIPTION_LENGTH, DUPLICATE_NAME,
-    INPUT_SCHEMA, NAME, NAME_CLIENTS, NAME_FORMAT, OUTPUT_SCHEMA, REQUIRED_FIELDS, SIMILAR_TOOLS,
-    STDOUT_NOISE, TOOL_LIST_SIZE, describe,
+    INPUT_SCHEMA, NAME, NAME_CLIENTS, NAME_FORMAT, OUTPUT_SCHEMA, PROTOCOL, REQUIRED_FIELDS,
+    SIMILAR_TOOLS, STDOUT_NOISE, TOOL_LIST_SIZE, describe,
 };
 use crate::mcp::types::Tool;
 use crate::report::model::{ChecksResults, Finding, Severity};
@@ -32,6 +33,9 @@ pub struct CheckContext<'a> {
     pub protocol_version: Option<&'a str>,
     /// Lines the server printed on stdout that were not JSON-RPC.
     pub stdout_noise: &'a [String],
+    /// What the responses so far bent in JSON-RPC 2.0 or MCP, one line per kind
+    /// ([`crate::mcp::Client::protocol_warnings`]).
+    pub protocol_warnings: &'a [String],
 }
 
 /// Runs every check not listed in `cfg.disable` over `tools` (in server order).
@@ -57,6 +61,19 @@ pub fn run(tools: &[Tool], cfg: &ChecksConfig, ctx: &CheckContext) -> ChecksResu
     }
     if out.enabled(STDOUT_NOISE) {
         stdout_noise(ctx.stdout_noise, &mut out);
+    }
+    if out.enabled(PROTOCOL) {
+        for warning in ctx.protocol_warnings {
+            out.add(
+                "*",
+                PROTOCOL,
+                Severity::Warning,
+                Problem::new(
+                    format!("the server sent {warning}"),
+                    "answer every request with `\"jsonrpc\": \"2.0\"`, its id, and a `result` object (`{}` when there is nothing to say) or an `error`",
+                ),
+            );
+        }
     }
 
     ChecksResults {

@@ -379,3 +379,33 @@ fn hints_travel_apart_from_messages() {
          hint: say what the tool does and when to use it"
     );
 }
+
+#[test]
+fn protocol_warnings_become_warnings_that_fail_only_under_strict() {
+    let warnings = vec!["2 responses without `\"jsonrpc\": \"2.0\"`".to_owned()];
+    let ctx = CheckContext {
+        protocol_warnings: &warnings,
+        ..Default::default()
+    };
+    let got = run(&tools(vec![good("a")]), &ChecksConfig::default(), &ctx);
+    assert_eq!(got.findings.len(), 1);
+    let f = &got.findings[0];
+    assert_eq!(
+        (f.tool.as_str(), f.check.as_str(), f.severity, f.fails),
+        ("*", "protocol", Severity::Warning, false)
+    );
+    assert_eq!(
+        f.message,
+        "the server sent 2 responses without `\"jsonrpc\": \"2.0\"`"
+    );
+    let strict = ChecksConfig {
+        strict: true,
+        ..Default::default()
+    };
+    assert!(run(&tools(vec![good("a")]), &strict, &ctx).findings[0].fails);
+    let off = ChecksConfig {
+        disable: vec!["protocol".into()],
+        ..Default::default()
+    };
+    assert!(run(&tools(vec![good("a")]), &off, &ctx).findings.is_empty());
+}

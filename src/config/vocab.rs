@@ -31,6 +31,8 @@ pub const SIMILAR_TOOLS: &str = "similar-tools";
 pub const TOOL_LIST_SIZE: &str = "tool-list-size";
 /// Id of the check that flags non-protocol output on the server's stdout.
 pub const STDOUT_NOISE: &str = "stdout-noise";
+/// Id of the check that flags responses bending JSON-RPC 2.0 or MCP.
+pub const PROTOCOL: &str = "protocol";
 
 /// One static check: its id and a one-line description (for docs and `--help`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,6 +103,11 @@ pub const CHECKS: &[CheckInfo] = &[
         id: STDOUT_NOISE,
         summary: "error: the server printed lines on stdout that are not JSON-RPC",
     },
+    CheckInfo {
+        id: PROTOCOL,
+        summary: "warning: responses up to the checks lacked `\"jsonrpc\": \"2.0\"` or \
+                  carried `result: null`, which strict clients refuse",
+    },
 ];
 
 /// Every check id, in the order its findings appear (validates `checks.disable`). Derived
@@ -142,7 +149,7 @@ mod tests {
         let ids: Vec<&str> = CHECKS.iter().map(|c| c.id).collect();
         assert_eq!(ids, CHECK_IDS);
         assert_eq!(CHECK_IDS.first(), Some(&DUPLICATE_NAME));
-        assert_eq!(CHECK_IDS.last(), Some(&STDOUT_NOISE));
+        assert_eq!(CHECK_IDS.last(), Some(&PROTOCOL));
         assert_eq!(describe("name-format"), Some(CHECKS[2].summary));
         assert_eq!(describe("nope"), None);
     }

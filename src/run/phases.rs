@@ -33,10 +33,12 @@ pub(super) fn checks(client: &Client, tools: &[Tool], ctx: &Ctx<'_>) -> Phase<Ch
         ..ctx.settings.loaded().config.checks.clone()
     };
     let (noise, _) = client.stdout_noise();
+    let protocol_warnings = client.protocol_warnings();
     let check_ctx = CheckContext {
         server_name: client.info().name.as_deref(),
         protocol_version: Some(client.info().protocol_version.as_str()),
         stdout_noise: &noise,
+        protocol_warnings: &protocol_warnings,
     };
     let results = checks::run(tools, &cfg, &check_ctx);
     let failing = results.findings.iter().filter(|f| f.fails).count();

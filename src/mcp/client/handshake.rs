@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use super::deviations::Deviations;
 use super::{Client, Conn, result_of};
 use crate::config::ProtocolPin;
 use crate::mcp::error::{McpError, Refusal, shorten};
@@ -84,7 +85,7 @@ impl Client {
         let Conn::Stdio(t) = &mut self.conn else {
             return Err(McpError::Protocol("not a stdio connection".into()));
         };
-        let decision = probe_stdio(t, deadline)?;
+        let decision = probe_stdio(t, &mut self.deviations, deadline)?;
         self.next_id = 3;
         match decision {
             Decision::Modern(result) => {
@@ -195,7 +196,11 @@ const FENCE_ID: u64 = 3;
 /// wait: a modern server answers discover, a legacy one answers initialize. A legacy server
 /// that ignores discover is detected with a `ping` fence after its initialize answer: servers
 /// answer in order, so the fence's answer means discover will not be answered.
-fn probe_stdio(t: &mut StdioTransport, deadline: Instant) -> Result<Decision, McpError> {
+fn probe_stdio(
+    t: &mut StdioTransport,
+    deviations: &mut Deviations,
+    deadline: Instant,
+) -> Result<Decision, McpError> {
     let discover = protocol::with_modern_meta(None);
     t.send(&protocol::request(
         DISCOVER_ID,
@@ -219,6 +224,12 @@ fn probe_stdio(t: &mut StdioTransport, deadline: Instant) -> Result<Decision, Mc
                 continue;
             }
             let Some(id) = id else { continue };
+            let method = match id.as_u64() {
+                Some(DISCOVER_ID) => "server/discover",
+                Some(INIT_ID) => "initialize",
+                _ => "ping",
+            };
+            deviations.note(method, &msg);
             let outcome = protocol::split_response(msg).map_err(|e| Refusal::Rpc {
                 code: e.code,
                 message: shorten(&e.message, 200),

@@ -2,6 +2,7 @@
 //! and tool calls with their latency. The handshake and era detection are in `handshake`;
 //! the messages themselves in [`super::protocol`].
 
+mod deviations;
 mod handshake;
 
 use crate::interrupt::Interrupt;
@@ -79,6 +80,7 @@ pub struct Client {
     next_id: u64,
     noise: Vec<String>,
     noise_total: usize,
+    deviations: deviations::Deviations,
     closed: bool,
     /// Cuts waits for HTTP answers short when the run is stopped (a stdio server is stopped
     /// through its process group instead).
@@ -103,6 +105,7 @@ impl Client {
             next_id: 0,
             noise: Vec::new(),
             noise_total: 0,
+            deviations: deviations::Deviations::default(),
             closed: false,
             interrupt: None,
         };
@@ -168,6 +171,12 @@ impl Client {
             total += count;
         }
         (lines, total)
+    }
+
+    /// What the server's responses so far did that JSON-RPC 2.0 or MCP does not allow but
+    /// toolproof read past (no `"jsonrpc": "2.0"`, `result: null`), one line per kind.
+    pub fn protocol_warnings(&self) -> Vec<String> {
+        self.deviations.warnings()
     }
 
     /// A position in the server's stderr (0 for HTTP).
@@ -252,6 +261,17 @@ impl Client {
                 message,
                 data,
             },
+            // Accepting it would pass a test that every SDK client fails on.
+            Ok(Value::Null) => {
+                return Err(CallFailure {
+                    error: McpError::Protocol(
+                        "the server answered `tools/call` with `result: null`; a tool result is an object with `content`, and the SDKs refuse null"
+                            .into(),
+                    ),
+                    stderr,
+                    latency,
+                });
+            }
             Ok(r) => match tool_result(&r) {
                 Some(result) => result,
                 None => {
@@ -336,18 +356,22 @@ impl Client {
         let id = self.fresh_id();
         let params = self.with_meta(params);
         let msg = protocol::request(id, method, params);
-        match &mut self.conn {
-            Conn::Stdio(t) => t.roundtrip(&msg, timeout),
+        let response = match &mut self.conn {
+            Conn::Stdio(t) => t.roundtrip(&msg, timeout)?,
             Conn::Http(t) => match match &self.interrupt {
                 Some(interrupt) => {
                     t.post_interruptible(&msg, Some(&json!(id)), timeout, interrupt)?
                 }
                 None => t.post(&msg, Some(&json!(id)), timeout)?,
             } {
-                Answer::Response(v) => Ok(v),
-                Answer::Accepted => Err(McpError::Protocol(format!("no response to `{method}`"))),
+                Answer::Response(v) => v,
+                Answer::Accepted => {
+                    return Err(McpError::Protocol(format!("no response to `{method}`")));
+                }
             },
-        }
+        };
+        self.deviations.note(method, &response);
+        Ok(response)
     }
 
     fn request_result(&mut self, method: &str, params: Option<Value>) -> Result<Value, McpError> {

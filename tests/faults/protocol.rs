@@ -1,0 +1,74 @@
+//! Servers whose JSON-RPC is sloppy in ways toolproof can read past but strict clients cannot:
+//! responses without `"jsonrpc": "2.0"`, and `result: null`. A shell script plays the server.
+
+use super::harness::Case;
+
+/// A stdio MCP server in `sh`: legacy handshake, one tool `echo`. `$1` picks the fault:
+/// `no-version` leaves `jsonrpc` out of every response; `null-result` answers `tools/call`
+/// and `ping` with `result: null`.
+const SERVER: &str = r#"
+v='"jsonrpc":"2.0",'
+[ "$1" = no-version ] && v=''
+call='{"content":[{"type":"text","text":"hi"}]}'
+[ "$1" = null-result ] && call='null'
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/^.*"id":\([0-9][0-9]*\).*$/\1/p')
+  case "$line" in
+    *'"method":"initialize"'*)
+      echo "{$v\"id\":$id,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"sloppy\",\"version\":\"1\"}}}" ;;
+    *'"method":"notifications/'*) ;;
+    *'"method":"tools/list"'*)
+      echo "{$v\"id\":$id,\"result\":{\"tools\":[{\"name\":\"echo\",\"description\":\"Echoes the text it is given.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}}]}}" ;;
+    *'"method":"tools/call"'*) echo "{$v\"id\":$id,\"result\":$call}" ;;
+    *'"method":"ping"'*)
+      if [ "$1" = null-result ]; then echo "{$v\"id\":$id,\"result\":null}"; else echo "{$v\"id\":$id,\"result\":{}}"; fi ;;
+    *) [ -n "$id" ] && echo "{$v\"id\":$id,\"error\":{\"code\":-32601,\"message\":\"unknown method\"}}" ;;
+  esac
+done
+"#;
+
+fn sloppy(name: &str, fault: &str, rest: &str) -> Case {
+    Case::new(name)
+        .file("server.sh", SERVER.as_bytes())
+        .yaml(&format!(
+            "server:\n  command: [sh, server.sh, {fault}]\n{rest}"
+        ))
+}
+
+const ECHO_TEST: &str =
+    "tests:\n  - {name: echo, tool: echo, args: {text: hi}, expect: {is_error: false}}\n";
+
+#[test]
+fn responses_without_the_jsonrpc_member_are_a_protocol_warning() {
+    let out = sloppy("no-version", "no-version", ECHO_TEST).run();
+    out.sound(0)
+        .says("responses without `\"jsonrpc\": \"2.0\"`");
+    let report = out.report();
+    let findings = report["phases"]["checks"]["results"]["findings"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let protocol: Vec<_> = findings
+        .iter()
+        .filter(|f| f["check"] == "protocol")
+        .collect();
+    assert_eq!(protocol.len(), 1, "{findings:?}");
+    assert_eq!(protocol[0]["severity"], "warning");
+    // A warning fails the run under --strict.
+    sloppy("no-version-strict", "no-version", ECHO_TEST)
+        .args(&["run", "toolproof.yaml", "--strict"])
+        .run()
+        .sound(1)
+        .says("protocol");
+}
+
+#[test]
+fn a_tool_call_answered_with_result_null_is_not_a_pass() {
+    let out = sloppy("null-result", "null-result", ECHO_TEST).run();
+    out.sound(1)
+        .says("answered `tools/call` with `result: null`");
+    assert_eq!(
+        out.report()["phases"]["tests"]["results"][0]["status"],
+        "error"
+    );
+}
