@@ -3,14 +3,15 @@
 
 use super::harness::Case;
 
-/// A stdio MCP server in `sh`: legacy handshake, one tool `echo`. `$1` picks the fault:
-/// `no-version` leaves `jsonrpc` out of every response; `null-result` answers `tools/call`
-/// and `ping` with `result: null`.
-const SERVER: &str = r#"
+/// A stdio MCP server in `sh`: legacy handshake, one tool `echo` (or the JSON list in
+/// `$TOOLS`). `$1` picks the fault: `no-version` leaves `jsonrpc` out of every response;
+/// `null-result` answers `tools/call` and `ping` with `result: null`; anything else is none.
+pub const SERVER: &str = r#"
 v='"jsonrpc":"2.0",'
 [ "$1" = no-version ] && v=''
 call='{"content":[{"type":"text","text":"hi"}]}'
 [ "$1" = null-result ] && call='null'
+echo='[{"name":"echo","description":"Echoes the text it is given.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}}]'
 while IFS= read -r line; do
   id=$(printf '%s' "$line" | sed -n 's/^.*"id":\([0-9][0-9]*\).*$/\1/p')
   case "$line" in
@@ -18,7 +19,7 @@ while IFS= read -r line; do
       echo "{$v\"id\":$id,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"sloppy\",\"version\":\"1\"}}}" ;;
     *'"method":"notifications/'*) ;;
     *'"method":"tools/list"'*)
-      echo "{$v\"id\":$id,\"result\":{\"tools\":[{\"name\":\"echo\",\"description\":\"Echoes the text it is given.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}}]}}" ;;
+      echo "{$v\"id\":$id,\"result\":{\"tools\":${TOOLS:-$echo}}}" ;;
     *'"method":"tools/call"'*) echo "{$v\"id\":$id,\"result\":$call}" ;;
     *'"method":"ping"'*)
       if [ "$1" = null-result ]; then echo "{$v\"id\":$id,\"result\":null}"; else echo "{$v\"id\":$id,\"result\":{}}"; fi ;;

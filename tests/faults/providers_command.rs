@@ -3,6 +3,7 @@
 //! Each is reported for what it is, with every report written.
 
 use super::harness::{Case, Outcome, fake_server};
+use super::protocol::SERVER;
 
 /// Runs `toolproof run` against the fake server with `script` as the picker (`sh pick.sh`),
 /// one case expecting `echo`, no retries, and `timeout_s`.
@@ -83,4 +84,35 @@ fn a_failing_program_is_reported_with_its_exit_code_and_stderr() {
     picker("exit-3", "echo 'no key for the model' >&2\nexit 3\n", "60")
         .sound(1)
         .says("eval command exited with code 3: no key for the model");
+}
+
+#[test]
+fn tool_names_that_collide_after_cutting_to_64_do_not_hang_the_evals() {
+    // mcp-toolproof 0.3.1, and toolproof before, looped forever naming the third tool.
+    let a60 = "a".repeat(60);
+    let tool = |name: &str| {
+        format!(
+            r#"{{"name":"{name}","description":"Does {name}.","inputSchema":{{"type":"object"}}}}"#
+        )
+    };
+    let tools = format!(
+        "[{},{},{}]",
+        tool(&format!("{a60}_2")),
+        tool(&"a".repeat(64)),
+        tool(&"a".repeat(65))
+    );
+    let picker = format!(r#"echo '{{"tool": "{a60}_2_1"}}'"#);
+    let evals = format!(
+        "evals:\n  provider: command\n  command: [sh, pick.sh]\n  max_retries: 0\n  cases:\n    - {{prompt: the long one, expect_tool: {}}}\n",
+        "a".repeat(65)
+    );
+    let out = Case::new("colliding-names")
+        .file("server.sh", SERVER.as_bytes())
+        .file("pick.sh", picker.as_bytes())
+        .yaml(&format!(
+            "server:\n  command: [sh, server.sh, none]\n  env: {{TOOLS: '{tools}'}}\n{evals}"
+        ))
+        .run();
+    out.sound(0);
+    assert_eq!(out.report()["phases"]["evals"]["status"], "passed");
 }
