@@ -31,11 +31,24 @@ pub struct CheckContext<'a> {
     /// Negotiated protocol revision (`2025-06-18`…); `None` when unknown. From 2026-07-28 an
     /// output schema no longer has to be `type: object`.
     pub protocol_version: Option<&'a str>,
-    /// Lines the server printed on stdout that were not JSON-RPC.
+    /// Lines the server printed on stdout that were not JSON-RPC (the first ones kept).
     pub stdout_noise: &'a [String],
+    /// How many such lines there were in all (at least `stdout_noise.len()`).
+    pub stdout_noise_total: usize,
     /// What the responses so far bent in JSON-RPC 2.0 or MCP, one line per kind
     /// ([`crate::mcp::Client::protocol_warnings`]).
     pub protocol_warnings: &'a [String],
+}
+
+/// The `stdout-noise` finding for a whole session (`lines` kept, `total` in all), unless
+/// the check is disabled: the run adds it once the server is closed, so that it counts every
+/// line the server printed, as the report's banner does.
+pub fn stdout_noise_finding(lines: &[String], total: usize, cfg: &ChecksConfig) -> Option<Finding> {
+    let mut out = Sink::new(cfg);
+    if out.enabled(STDOUT_NOISE) {
+        stdout_noise(lines, total, &mut out);
+    }
+    out.findings.pop()
 }
 
 /// Runs every check not listed in `cfg.disable` over `tools` (in server order).
@@ -60,7 +73,7 @@ pub fn run(tools: &[Tool], cfg: &ChecksConfig, ctx: &CheckContext) -> ChecksResu
         tool_list_size(tools, &shown, cfg.max_tool_list_tokens, &mut out);
     }
     if out.enabled(STDOUT_NOISE) {
-        stdout_noise(ctx.stdout_noise, &mut out);
+        stdout_noise(ctx.stdout_noise, ctx.stdout_noise_total, &mut out);
     }
     if out.enabled(PROTOCOL) {
         for warning in ctx.protocol_warnings {
@@ -287,11 +300,11 @@ fn tool_list_size(tools: &[Tool], shown: &[String], limit: usize, out: &mut Sink
 }
 
 /// One finding when the server printed anything but JSON-RPC on stdout.
-fn stdout_noise(lines: &[String], out: &mut Sink) {
+fn stdout_noise(lines: &[String], total: usize, out: &mut Sink) {
     let Some(first) = lines.first() else {
         return;
     };
-    let count = lines.len();
+    let count = total.max(lines.len());
     let what = if count == 1 { "line" } else { "lines" };
     out.add(
         "*",

@@ -30,7 +30,7 @@ pub fn render(report: &RunReport) -> String {
         let _ = writeln!(
             out,
             "\nthe server printed {} non-protocol line(s) on stdout; first: {}",
-            report.stdout_noise.len(),
+            report.noise_count(),
             one_line(first, CHARS)
         );
     }
@@ -82,6 +82,9 @@ fn inventory(out: &mut String, inv: &Inventory) {
     let _ = writeln!(out, "\ntools ({}):", inv.tools.len());
     for t in &inv.tools {
         tool_line(out, t);
+    }
+    for error in &inv.errors {
+        let _ = writeln!(out, "\nwarning: {}", one_line(error, CHARS));
     }
     for (label, items, key) in [
         ("resources", &inv.resources, "uri"),

@@ -128,6 +128,7 @@ impl Redact for RunReport {
             error,
             inventory,
             stdout_noise,
+            stdout_noise_total: _,
             interrupted: _,
             phases,
             cache_audit,
@@ -268,10 +269,12 @@ impl Redact for Inventory {
             tools,
             resources,
             prompts,
+            errors,
         } = self;
         tools.redact(r);
         resources.redact(r);
         prompts.redact(r);
+        errors.redact(r);
     }
 }
 

@@ -68,6 +68,7 @@ struct Outcome {
     error: Option<ServerError>,
     inventory: Option<Inventory>,
     stdout_noise: Vec<String>,
+    stdout_noise_total: usize,
     checks: Option<Phase<ChecksResults>>,
     tests: Option<Phase<Vec<TestResult>>>,
     evals: Option<Phase<Option<EvalsResults>>>,
@@ -116,8 +117,11 @@ pub fn execute(
                 client.stop_on(interrupt.clone());
                 run_connected(&mut client, &ctx, &mut out);
                 client.close();
-                let (noise, _) = client.stdout_noise();
-                out.stdout_noise.extend(noise);
+                // Counted once the server is closed, so the banner and the finding agree.
+                let (noise, total) = client.stdout_noise();
+                phases::add_noise_finding(out.checks.as_mut(), &noise, total, settings);
+                out.stdout_noise = noise;
+                out.stdout_noise_total = total;
             }
         }
     }
@@ -147,11 +151,11 @@ fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
         // A broken optional listing is reported, not fatal: tools are what toolproof tests.
         match client.list_resources() {
             Ok(r) => inventory.resources = r,
-            Err(e) => out.stdout_noise.push(format!("resources/list failed: {e}")),
+            Err(e) => inventory.errors.push(format!("resources/list failed: {e}")),
         }
         match client.list_prompts() {
             Ok(p) => inventory.prompts = p,
-            Err(e) => out.stdout_noise.push(format!("prompts/list failed: {e}")),
+            Err(e) => inventory.errors.push(format!("prompts/list failed: {e}")),
         }
     }
     out.inventory = Some(inventory);
@@ -228,6 +232,7 @@ fn assemble(
         error: out.error,
         inventory: out.inventory,
         stdout_noise: out.stdout_noise,
+        stdout_noise_total: out.stdout_noise_total,
         interrupted,
         phases,
         cache_audit: out.cache,

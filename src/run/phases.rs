@@ -21,7 +21,28 @@ use crate::report::model::{
 };
 use crate::suite::{self, Defaults, Selection};
 
-/// The static checks, over the tool list and what the server printed so far.
+/// Adds the `stdout-noise` finding to the checks that ran, counting every non-protocol line the
+/// server printed in the whole session (`lines` kept, `total` in all).
+pub(super) fn add_noise_finding(
+    checks: Option<&mut Phase<ChecksResults>>,
+    lines: &[String],
+    total: usize,
+    settings: &crate::settings::Settings,
+) {
+    let Some(phase) = checks else { return };
+    let cfg = ChecksConfig {
+        strict: settings.checks().strict(),
+        ..settings.loaded().config.checks.clone()
+    };
+    if let Some(finding) = checks::stdout_noise_finding(lines, total, &cfg) {
+        if finding.fails {
+            phase.status = PhaseStatus::Failed;
+        }
+        phase.results.findings.push(finding);
+    }
+}
+
+/// The static checks, over the tool list and what the server said about itself.
 pub(super) fn checks(client: &Client, tools: &[Tool], ctx: &Ctx<'_>) -> Phase<ChecksResults> {
     ctx.events.emit(Event::PhaseStarted {
         phase: PhaseKey::Checks,
@@ -32,12 +53,13 @@ pub(super) fn checks(client: &Client, tools: &[Tool], ctx: &Ctx<'_>) -> Phase<Ch
         strict: ctx.settings.checks().strict(),
         ..ctx.settings.loaded().config.checks.clone()
     };
-    let (noise, _) = client.stdout_noise();
     let protocol_warnings = client.protocol_warnings();
+    // Stdout noise is judged once the server is closed: see `add_noise_finding`.
     let check_ctx = CheckContext {
         server_name: client.info().name.as_deref(),
         protocol_version: Some(client.info().protocol_version.as_str()),
-        stdout_noise: &noise,
+        stdout_noise: &[],
+        stdout_noise_total: 0,
         protocol_warnings: &protocol_warnings,
     };
     let results = checks::run(tools, &cfg, &check_ctx);

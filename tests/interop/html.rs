@@ -75,6 +75,7 @@ fn failing_report() -> RunReport {
         error: None,
         inventory: None,
         stdout_noise: Vec::new(),
+        stdout_noise_total: 0,
         interrupted: None,
         cache_audit: None,
         history: None,

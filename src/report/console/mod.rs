@@ -113,7 +113,7 @@ pub fn render(report: &RunReport, opts: &ConsoleOptions) -> String {
     }
 
     if !r.stdout_noise.is_empty() {
-        let n = r.stdout_noise.len();
+        let n = r.noise_count();
         out.push_str(&Paint::Yellow.paint("WARN", color));
         out.push_str(&format!(
             " the server printed {n} non-protocol line{} on stdout (strict MCP clients fail on them):\n",

@@ -214,7 +214,7 @@ fn connection_error(out: &mut String, r: &RunReport) {
 }
 
 fn stdout_noise(out: &mut String, r: &RunReport) {
-    let n = r.stdout_noise.len();
+    let n = r.noise_count();
     if n == 0 {
         return;
     }

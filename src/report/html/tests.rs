@@ -54,6 +54,7 @@ fn more_hostile() -> RunReport {
         }],
         resources: None,
         prompts: None,
+        errors: Vec::new(),
     });
     let t = &mut r.phases.tests.results[0];
     t.tags = vec!["zz</span><script>alert(2)</script>".into()];

@@ -117,7 +117,7 @@ fn top_of_page(out: &mut String, r: &RunReport) {
         }
     }
     if !r.stdout_noise.is_empty() {
-        let n = r.stdout_noise.len();
+        let n = r.noise_count();
         out.push_str(&format!(
             "> [!WARNING]\n> The server printed {n} non-protocol line{} on stdout; strict MCP clients fail on them. First: {}\n\n",
             plural(n),

@@ -56,6 +56,8 @@ pub struct RunReport {
     pub inventory: Option<Inventory>,
     /// Non-protocol lines the server printed on stdout.
     pub stdout_noise: Vec<String>,
+    /// How many non-protocol lines it printed in all (`stdout_noise` keeps the first ones).
+    pub stdout_noise_total: usize,
     /// The signal that stopped the run (`SIGINT`, `SIGTERM`), when one did; phases it cut
     /// short say so in their reason.
     pub interrupted: Option<String>,
@@ -115,6 +117,13 @@ pub struct Generator {
     pub version: String,
 }
 
+impl RunReport {
+    /// How many non-protocol lines the server printed on stdout in all.
+    pub fn noise_count(&self) -> usize {
+        self.stdout_noise_total.max(self.stdout_noise.len())
+    }
+}
+
 impl Default for Generator {
     fn default() -> Self {
         Generator {
@@ -161,6 +170,9 @@ pub struct Inventory {
     pub resources: Option<Vec<Value>>,
     /// Prompts as sent (`None` when the server has no prompts capability).
     pub prompts: Option<Vec<Value>>,
+    /// Listings that failed (`resources/list failed: …`): reported, not fatal.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
 }
 
 /// One tool, as `inspect` shows it.
