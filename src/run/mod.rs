@@ -52,7 +52,7 @@ pub fn server_spec(loaded: &LoadedConfig) -> (ServerSpec, ClientOptions) {
             ),
         }),
     };
-    let startup = Duration::from_secs_f64(server.startup_timeout_s.max(0.001));
+    let startup = crate::config::limits::seconds(server.startup_timeout_s.max(0.001));
     let opts = ClientOptions {
         pin: server.protocol,
         startup_timeout: startup,

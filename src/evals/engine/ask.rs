@@ -34,7 +34,7 @@ pub(super) fn build_client(
         ProviderKind::Command => Ok(Provider::command(
             cfg.command.clone().unwrap_or_default(),
             PathBuf::from(base_dir),
-            Duration::from_secs_f64(cfg.timeout_s),
+            crate::config::limits::seconds(cfg.timeout_s),
         )),
     }
 }

@@ -164,7 +164,7 @@ pub fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
             max_retries: cfg.max_retries,
             base_delay: Duration::from_millis(500),
             max_delay: Duration::from_secs(8),
-            request_timeout: Duration::from_secs_f64(cfg.request_timeout_s),
+            request_timeout: crate::config::limits::seconds(cfg.request_timeout_s),
         },
         r.events.clone(),
         r.interrupt.clone(),
