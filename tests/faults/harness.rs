@@ -22,7 +22,10 @@ pub fn example(name: &str) -> String {
     let path = bin_dir().join("examples").join(name);
     BUILD.call_once(|| {
         let wanted = ["fake_mcp", "fake_llm", "fake_github"];
-        if wanted.iter().all(|e| bin_dir().join("examples").join(e).exists()) {
+        if wanted
+            .iter()
+            .all(|e| bin_dir().join("examples").join(e).exists())
+        {
             return;
         }
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -194,11 +197,22 @@ impl Outcome {
             assert_eq!(json["exit_code"], code, "{}: JSON exit code", self.name);
             let junit = self.read("junit.xml");
             if let Err(e) = roxmltree::Document::parse(&junit) {
-                panic!("{}: JUnit is not well-formed XML ({e}):\n{junit}", self.name);
+                panic!(
+                    "{}: JUnit is not well-formed XML ({e}):\n{junit}",
+                    self.name
+                );
             }
             let html = self.read("report.html");
-            assert!(html.trim_end().ends_with("</html>"), "{}: HTML cut", self.name);
-            assert!(!self.read("summary.md").trim().is_empty(), "{}: summary", self.name);
+            assert!(
+                html.trim_end().ends_with("</html>"),
+                "{}: HTML cut",
+                self.name
+            );
+            assert!(
+                !self.read("summary.md").trim().is_empty(),
+                "{}: summary",
+                self.name
+            );
         }
         self
     }
