@@ -35,6 +35,9 @@
 //! | `[[drop]]`, `[[drop times=N]]` | close the connection without answering |
 //! | `[[sleep MS]]` | wait MS more before answering (for timeouts) |
 //! | `[[nonsense]]` | 200 with an HTML page instead of JSON |
+//! | `[[empty]]` | 200 with an empty body |
+//! | `[[truncated]]` | 200 with the first half of the JSON answer |
+//! | `[[huge MIB]]` | 200 with a JSON body of MIB MiB that is not the API's answer |
 //!
 //! Attempts are counted per API, model and prompt text, across connections and threads. Without a call, text
 //! or refusal, the keyword rule answers: the longest offered tool name found in the prompt
@@ -75,7 +78,7 @@ usage: fake_llm [--port N] [--delay-ms N] [--log FILE] [--require-key KEY]
 
 directives: [[call NAME {json}]] [[malformed NAME RAW]] [[text WORDS]] [[refuse]]
   [[max_tokens]] [[status CODE times=N retry-after=S retry-after-ms=MS should-retry=B quota msg=TEXT]]
-  [[drop times=N]] [[sleep MS]] [[nonsense]]
+  [[drop times=N]] [[sleep MS]] [[nonsense]] [[empty]] [[truncated]] [[huge MIB]]
 ";
 
 struct Options {
@@ -217,6 +220,12 @@ impl Server {
         if script.nonsense {
             return (wire::nonsense(), wait, false);
         }
+        if script.empty {
+            return (wire::empty(), wait, false);
+        }
+        if script.huge_mib > 0 {
+            return (wire::huge(script.huge_mib), wait, false);
+        }
         if script.calls.is_empty() && script.text.is_empty() && !script.refuse {
             let names = wire::tool_names(api, &body);
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -230,7 +239,15 @@ impl Server {
                     .push("I can answer that without a tool.".to_owned()),
             }
         }
-        (wire::answer(api, model, &script, prompt.len()), wait, false)
+        let mut out = wire::answer(api, model, &script, prompt.len());
+        if script.truncated {
+            let mut half = out.body.len() / 2;
+            while !out.body.is_char_boundary(half) {
+                half -= 1;
+            }
+            out.body.truncate(half);
+        }
+        (out, wait, false)
     }
 
     fn record(&self, req: &Request) {
