@@ -99,6 +99,10 @@ trait Server {
     ) -> Result<CallOutcome, CallFailure>;
     fn has_exited(&self) -> bool;
     fn restart(&mut self) -> Result<(), ConnectError>;
+    /// Whether the server still answers, after a call timed out.
+    fn answers_ping(&mut self) -> bool;
+    /// Restarts a server that does not answer any more.
+    fn restart_hung(&mut self) -> Result<(), ConnectError>;
     /// Waits between attempts (less when the run is interrupted).
     fn pause(&mut self, d: Duration, interrupt: &Interrupt) {
         interrupt.sleep(d);
@@ -121,6 +125,14 @@ impl Server for Client {
 
     fn restart(&mut self) -> Result<(), ConnectError> {
         Client::restart(self)
+    }
+
+    fn answers_ping(&mut self) -> bool {
+        Client::answers_ping(self)
+    }
+
+    fn restart_hung(&mut self) -> Result<(), ConnectError> {
+        Client::restart_hung(self)
     }
 }
 
@@ -240,6 +252,8 @@ struct Attempt {
     stderr: String,
     /// The server died (or its pipes broke) and needs a restart.
     server_gone: bool,
+    /// The call got no answer in time.
+    timed_out: bool,
 }
 
 fn run_one<S: Server>(
@@ -340,7 +354,7 @@ fn attempt_all<S: Server>(
             *broken = Some(restart_reason(&e));
             break;
         }
-        let attempt = call_once(server, tool, test, timeout, timeout_ms);
+        let mut attempt = call_once(server, tool, test, timeout, timeout_ms);
         if let Some(signal) = run.interrupt.signal() {
             // The interrupt stopped the server: what the call saw says nothing of the tool.
             return Err(Cut {
@@ -348,11 +362,17 @@ fn attempt_all<S: Server>(
                 in_flight: true,
             });
         }
-        let gone = attempt.server_gone;
+        let restarted = if attempt.server_gone {
+            server.restart().map_err(|e| restart_reason(&e))
+        } else if attempt.timed_out {
+            probe_after_timeout(server, &mut attempt)
+        } else {
+            Ok(())
+        };
         let passed = attempt.verdict == Verdict::Pass;
         history.push(attempt);
-        if gone && let Err(e) = server.restart() {
-            *broken = Some(restart_reason(&e));
+        if let Err(why) = restarted {
+            *broken = Some(why);
             break;
         }
         if passed {
@@ -388,6 +408,7 @@ fn call_once<S: Server>(
                 text: Some(keep_head(outcome.result.text())),
                 stderr: outcome.stderr,
                 server_gone: false,
+                timed_out: false,
             }
         }
         Err(failure) => {
@@ -407,7 +428,32 @@ fn call_once<S: Server>(
                 text: None,
                 stderr: failure.stderr,
                 server_gone: failure.error.is_fatal() || server.has_exited(),
+                timed_out: matches!(failure.error, McpError::Timeout { .. }),
             }
+        }
+    }
+}
+
+/// After a call timed out: probes the server with a `ping` and restarts it when it does not
+/// answer (a server that handles one request at a time is still stuck in the call, and every
+/// later test would time out too), saying so among the attempt's failures. `Err` holds why the
+/// restart failed.
+fn probe_after_timeout<S: Server>(server: &mut S, attempt: &mut Attempt) -> Result<(), String> {
+    if server.answers_ping() {
+        return Ok(());
+    }
+    let said = "the server did not answer a ping after the timeout";
+    match server.restart_hung() {
+        Ok(()) => {
+            attempt.failures.push(format!("{said}; restarted"));
+            Ok(())
+        }
+        Err(e) => {
+            let why = restart_reason(&e);
+            attempt
+                .failures
+                .push(format!("{said} and could not be restarted: {why}"));
+            Err(why)
         }
     }
 }
