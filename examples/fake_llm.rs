@@ -31,7 +31,7 @@
 //! | `[[text WORDS]]` | answer text (several are joined with a space) |
 //! | `[[refuse]]` | Anthropic `stop_reason: refusal`; OpenAI `message.refusal` |
 //! | `[[max_tokens]]` | Anthropic `stop_reason: max_tokens`; OpenAI `finish_reason: length` |
-//! | `[[status CODE opts]]` | answer with that error in the API's shape; opts: `times=N` (only the first N attempts at this prompt, then answer normally), `retry-after=S`, `retry-after-ms=MS`, `should-retry=true\|false` (`x-should-retry`), `quota` (429: quota / spend limit exhausted), `msg=TEXT` (the rest of the directive) |
+//! | `[[status CODE opts]]` | answer with that error in the API's shape; opts: `times=N` (only the first N attempts at this prompt, then answer normally), `retry-after=S`, `retry-after-ms=MS`, `should-retry=true\|false` (`x-should-retry`), `quota` (429: quota / spend limit exhausted), `echo-key` (quote the request's key in the message), `msg=TEXT` (the rest of the directive) |
 //! | `[[drop]]`, `[[drop times=N]]` | close the connection without answering |
 //! | `[[sleep MS]]` | wait MS more before answering (for timeouts) |
 //! | `[[nonsense]]` | 200 with an HTML page instead of JSON |
@@ -77,7 +77,8 @@ usage: fake_llm [--port N] [--delay-ms N] [--log FILE] [--require-key KEY]
   --require-key KEY   401 unless x-api-key or Authorization: Bearer carries KEY
 
 directives: [[call NAME {json}]] [[malformed NAME RAW]] [[text WORDS]] [[refuse]]
-  [[max_tokens]] [[status CODE times=N retry-after=S retry-after-ms=MS should-retry=B quota msg=TEXT]]
+  [[max_tokens]] [[status CODE times=N retry-after=S retry-after-ms=MS should-retry=B quota
+  echo-key msg=TEXT]]
   [[drop times=N]] [[sleep MS]] [[nonsense]] [[empty]] [[truncated]] [[huge MIB]]
 ";
 
@@ -215,7 +216,19 @@ impl Server {
             return (wire::nonsense(), wait, true);
         }
         if let Some(status) = script.status(attempt) {
-            return (wire::error(api, model, status), wait, false);
+            let mut status = status.clone();
+            if status.echo_key {
+                let key = req
+                    .header("x-api-key")
+                    .map(str::to_owned)
+                    .or_else(|| bearer(req));
+                let said = status
+                    .msg
+                    .take()
+                    .unwrap_or_else(|| "invalid key".to_owned());
+                status.msg = Some(format!("{said}: {}", key.unwrap_or_default()));
+            }
+            return (wire::error(api, model, &status), wait, false);
         }
         if script.nonsense {
             return (wire::nonsense(), wait, false);

@@ -8,3 +8,9 @@ mod harness;
 
 #[path = "faults/servers.rs"]
 mod servers;
+
+#[path = "faults/http.rs"]
+mod http;
+
+#[path = "faults/providers_api.rs"]
+mod providers_api;

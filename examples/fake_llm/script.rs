@@ -30,6 +30,8 @@ pub struct Status {
     pub msg: Option<String>,
     /// Say the quota or spend limit is exhausted.
     pub quota: bool,
+    /// Quote the key the request carried in the message (as careless APIs do).
+    pub echo_key: bool,
 }
 
 /// Everything a prompt asks of the fake model.
@@ -182,6 +184,7 @@ fn apply(script: &mut Script, word: &str, arg: &str) -> Result<(), String> {
                     "should-retry" => status.should_retry = Some(v),
                     "msg" => status.msg = Some(v),
                     "quota" => status.quota = true,
+                    "echo-key" => status.echo_key = true,
                     other => return Err(format!("[[status]]: unknown option `{other}`")),
                 }
             }
