@@ -478,3 +478,52 @@ pub fn describe_exit(status: ExitStatus) -> String {
         None => "ended".into(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spawn(script: &str) -> StdioTransport {
+        let spec = StdioSpec {
+            command: vec!["sh".into(), "-c".into(), script.into()],
+            env: BTreeMap::new(),
+            cwd: None,
+        };
+        match StdioTransport::spawn(&spec) {
+            Ok(t) => t,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    #[test]
+    fn every_noise_line_is_counted_though_no_request_read_them() {
+        let mut t = spawn("seq 100000");
+        t.close();
+        let noise = t.noise();
+        assert_eq!(noise.total, 100_000);
+        assert_eq!(noise.lines.len(), lines::NOISE_LINES_KEPT);
+        assert_eq!(
+            (noise.lines[0].as_str(), noise.lines[199].as_str()),
+            ("1", "200")
+        );
+    }
+
+    #[test]
+    fn an_unreadable_line_fails_the_request_in_flight_at_once() {
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        let mut t = spawn(&format!("read line; echo '{deep}'; read line"));
+        let ping = protocol::request(7, "ping", None);
+        let got = t.roundtrip(&ping, Duration::from_secs(600));
+        match got {
+            Err(McpError::Unreadable { method, reason, .. }) => {
+                assert_eq!(method, "ping");
+                assert!(
+                    reason.starts_with("it is nested deeper than 128 levels"),
+                    "{reason}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        t.kill();
+    }
+}
