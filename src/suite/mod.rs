@@ -1,5 +1,5 @@
 //! The YAML tool-call tests (`tests:`): which tests `--filter` selects, and running them in
-//! order with honest timeouts, retries, and a restart when the server dies. Never prints;
+//! order with honest timeouts, retries, and a restart when the server dies or hangs. Never prints;
 //! the assertions themselves live in [`assert`].
 
 pub mod assert;

@@ -241,7 +241,8 @@ impl Client {
             Ok(r) => r,
             Err(error) => {
                 if let (McpError::Timeout { .. }, Conn::Http(t)) = (&error, &mut self.conn) {
-                    // The stdio transport says so itself.
+                    // Tell an HTTP server the call is cancelled, after the latency was taken
+                    // (the stdio transport does so itself).
                     let cancel = protocol::cancelled(&json!(self.next_id), "timed out");
                     let _ = t.post(&cancel, None, CANCEL_BUDGET);
                 }
@@ -345,7 +346,6 @@ impl Client {
         let params = self.with_meta(params);
         let msg = protocol::request(id, method, params);
         let t = match &mut self.conn {
-            // The stdio transport sends its own `notifications/cancelled` on a timeout.
             Conn::Stdio(t) => return t.roundtrip(&msg, timeout),
             Conn::Http(t) => t,
         };
