@@ -186,7 +186,7 @@ fn an_http_answer_with_the_wrong_id_is_reported_at_once() {
 }
 
 #[test]
-fn a_hung_http_server_gets_a_new_session_or_the_rest_is_not_run() {
+fn a_hung_http_server_that_cannot_open_a_new_session_leaves_the_rest_not_run() {
     // One request at a time: while `slow` runs, neither the ping nor a new session's
     // handshake is answered, so the tests after it cannot run.
     let server = http_fake(&["--fault", "one-at-a-time"]);
