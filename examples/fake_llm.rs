@@ -32,10 +32,13 @@
 //! | `[[text WORDS]]` | answer text (several are joined with a space) |
 //! | `[[refuse]]` | Anthropic `stop_reason: refusal`; OpenAI `message.refusal` |
 //! | `[[max_tokens]]` | Anthropic `stop_reason: max_tokens`; OpenAI `finish_reason: length` |
-//! | `[[status CODE opts]]` | answer with that error in the API's shape; opts: `times=N` (only the first N attempts at this prompt, then answer normally), `retry-after=S`, `retry-after-ms=MS`, `should-retry=true\|false` (`x-should-retry`), `quota` (429: quota / spend limit exhausted), `msg=TEXT` (the rest of the directive) |
+//! | `[[status CODE opts]]` | answer with that error in the API's shape; opts: `times=N` (only the first N attempts at this prompt, then answer normally), `retry-after=S`, `retry-after-ms=MS`, `should-retry=true\|false` (`x-should-retry`), `quota` (429: quota / spend limit exhausted), `echo-key` (quote the request's key in the message), `msg=TEXT` (the rest of the directive) |
 //! | `[[drop]]`, `[[drop times=N]]` | close the connection without answering |
 //! | `[[sleep MS]]` | wait MS more before answering (for timeouts) |
 //! | `[[nonsense]]` | 200 with an HTML page instead of JSON |
+//! | `[[empty]]` | 200 with an empty body |
+//! | `[[truncated]]` | 200 with the first half of the JSON answer |
+//! | `[[huge MIB]]` | 200 with a JSON body of MIB MiB that is not the API's answer |
 //!
 //! Attempts are counted per API, model and prompt text, across connections and threads. Without a call, text
 //! or refusal, the keyword rule answers: the longest offered tool name found in the prompt
@@ -76,8 +79,9 @@ usage: fake_llm [--port N] [--delay-ms N] [--log FILE] [--require-key KEY] [--re
   --redirect-self CODE  answer every request with CODE and Location: its own path
 
 directives: [[call NAME {json}]] [[malformed NAME RAW]] [[text WORDS]] [[refuse]]
-  [[max_tokens]] [[status CODE times=N retry-after=S retry-after-ms=MS should-retry=B quota msg=TEXT]]
-  [[drop times=N]] [[sleep MS]] [[nonsense]]
+  [[max_tokens]] [[status CODE times=N retry-after=S retry-after-ms=MS should-retry=B quota
+  echo-key msg=TEXT]]
+  [[drop times=N]] [[sleep MS]] [[nonsense]] [[empty]] [[truncated]] [[huge MIB]]
 ";
 
 struct Options {
@@ -235,10 +239,28 @@ impl Server {
             return (wire::nonsense(), wait, true);
         }
         if let Some(status) = script.status(attempt) {
-            return (wire::error(api, model, status), wait, false);
+            let mut status = status.clone();
+            if status.echo_key {
+                let key = req
+                    .header("x-api-key")
+                    .map(str::to_owned)
+                    .or_else(|| bearer(req));
+                let said = status
+                    .msg
+                    .take()
+                    .unwrap_or_else(|| "invalid key".to_owned());
+                status.msg = Some(format!("{said}: {}", key.unwrap_or_default()));
+            }
+            return (wire::error(api, model, &status), wait, false);
         }
         if script.nonsense {
             return (wire::nonsense(), wait, false);
+        }
+        if script.empty {
+            return (wire::empty(), wait, false);
+        }
+        if script.huge_mib > 0 {
+            return (wire::huge(script.huge_mib), wait, false);
         }
         if script.calls.is_empty() && script.text.is_empty() && !script.refuse {
             let names = wire::tool_names(api, &body);
@@ -253,7 +275,15 @@ impl Server {
                     .push("I can answer that without a tool.".to_owned()),
             }
         }
-        (wire::answer(api, model, &script, prompt.len()), wait, false)
+        let mut out = wire::answer(api, model, &script, prompt.len());
+        if script.truncated {
+            let mut half = out.body.len() / 2;
+            while !out.body.is_char_boundary(half) {
+                half -= 1;
+            }
+            out.body.truncate(half);
+        }
+        (out, wait, false)
     }
 
     fn record(&self, req: &Request) {

@@ -89,6 +89,20 @@
 //!   `answered with error {…}`, `got no answer`).
 //! - `notifications`: a `notifications/message` and a `notifications/progress` (the request's
 //!   `progressToken`, else `fake-progress`) before every answer; adds the `logging` capability.
+//! - `one-at-a-time`: one request at a time (stdio: `slow` runs on the reading thread; HTTP:
+//!   one POST at a time), so a long `slow` leaves even `ping` unanswered.
+//! - `call-rpc-error`, `deep-result`, `huge-number`, `big-integer`, `wrong-id`,
+//!   `duplicate-answer`, `huge-line`: every `tools/call` of a tool that answers at once gets a
+//!   JSON-RPC error -32603, a result nested 200 levels deep, one holding `1e400`, one holding a
+//!   39-digit integer, the id plus 1000, two answers, or one 70 MiB line.
+//! - `huge-noise` (4 stdout lines of 50 MiB), `noise-flood` (100,000 short stdout lines): at
+//!   start, stdio only. `stderr-flood`: 100 MiB on stderr at start.
+//! - `notification-flood`: 10,000 `notifications/message` before every `tools/call` answer.
+//! - `hostile-schemas`: tools `self_ref` (`$ref: "#"`), `deep_schema` (55 levels),
+//!   `bad_pattern` (`"(("`), `remote_ref` (a `$ref` to 127.0.0.1:9), `huge_enum` (100,000 values).
+//! - `http-401-call`, `sse-endless`, `sse-malformed`, `sse-huge-event`, `trickle` (HTTP, on
+//!   `tools/call`): 401 with a JSON-RPC error for its id; notifications every 20 ms and never the
+//!   response; an event of cut JSON; one 70 MiB event; the answer a byte every 20 ms.
 //!
 //! # Log
 //!
@@ -101,10 +115,14 @@
 
 #[path = "fake_mcp/catalog.rs"]
 mod catalog;
+#[path = "fake_mcp/hostile.rs"]
+mod hostile;
 #[path = "fake_mcp/http.rs"]
 mod http;
 #[path = "common/http1.rs"]
 mod http1;
+#[path = "fake_mcp/http_faults.rs"]
+mod http_faults;
 #[path = "fake_mcp/opts.rs"]
 mod opts;
 #[path = "fake_mcp/server.rs"]
@@ -133,6 +151,7 @@ fn main() {
         std::process::exit(1);
     }
     let http = options.http;
+    hostile::at_start(&options, http.is_none());
     let server = match server::Server::new(options) {
         Ok(s) => Arc::new(s),
         Err(e) => {

@@ -20,3 +20,9 @@ mod http_redirects;
 
 #[path = "faults/protocol.rs"]
 mod protocol;
+
+#[path = "faults/http.rs"]
+mod http;
+
+#[path = "faults/providers_api.rs"]
+mod providers_api;

@@ -30,6 +30,8 @@ pub struct Status {
     pub msg: Option<String>,
     /// Say the quota or spend limit is exhausted.
     pub quota: bool,
+    /// Quote the key the request carried in the message (as careless APIs do).
+    pub echo_key: bool,
 }
 
 /// Everything a prompt asks of the fake model.
@@ -45,6 +47,12 @@ pub struct Script {
     pub max_tokens: bool,
     /// Answer 200 with a body that is not JSON.
     pub nonsense: bool,
+    /// Answer 200 with an empty body.
+    pub empty: bool,
+    /// Answer 200 with the first half of the JSON answer.
+    pub truncated: bool,
+    /// Answer 200 with a JSON body of this many MiB (not the API's shape).
+    pub huge_mib: u64,
     /// Extra wait before answering, in milliseconds.
     pub sleep_ms: u64,
     /// Close the connection without answering, on the first N attempts (`None` = always).
@@ -139,6 +147,15 @@ fn apply(script: &mut Script, word: &str, arg: &str) -> Result<(), String> {
         "refuse" => script.refuse = true,
         "max_tokens" => script.max_tokens = true,
         "nonsense" => script.nonsense = true,
+        "empty" => script.empty = true,
+        "truncated" => script.truncated = true,
+        "huge" => {
+            script.huge_mib = arg
+                .parse::<u64>()
+                .ok()
+                .filter(|n| (1..=1024).contains(n))
+                .ok_or_else(|| format!("[[huge {arg}]]: give MiB from 1 to 1024"))?;
+        }
         "sleep" => {
             script.sleep_ms += arg
                 .parse::<u64>()
@@ -167,6 +184,7 @@ fn apply(script: &mut Script, word: &str, arg: &str) -> Result<(), String> {
                     "should-retry" => status.should_retry = Some(v),
                     "msg" => status.msg = Some(v),
                     "quota" => status.quota = true,
+                    "echo-key" => status.echo_key = true,
                     other => return Err(format!("[[status]]: unknown option `{other}`")),
                 }
             }

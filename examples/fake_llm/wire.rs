@@ -309,6 +309,27 @@ pub fn nonsense() -> Out {
     }
 }
 
+/// A 200 with an empty body.
+pub fn empty() -> Out {
+    Out {
+        status: 200,
+        headers: Vec::new(),
+        content_type: "application/json",
+        body: String::new(),
+    }
+}
+
+/// A 200 whose JSON body is `mib` MiB of padding.
+pub fn huge(mib: u64) -> Out {
+    let pad = "x".repeat(usize::try_from(mib << 20).unwrap_or(usize::MAX));
+    Out {
+        status: 200,
+        headers: Vec::new(),
+        content_type: "application/json",
+        body: format!("{{\"padding\":\"{pad}\"}}"),
+    }
+}
+
 /// A 4xx about the request itself (not scripted): a bad body, a missing field.
 pub fn bad_request(api: Api, status: u16, message: &str) -> Out {
     error(

@@ -299,6 +299,12 @@ fn fault_tools(fault: Fault) -> Vec<ToolEntry> {
         })
     };
     let plain = |def: Value| vec![entry(def, Behaviour::Plain)];
+    if fault == Fault::HostileSchemas {
+        return crate::hostile::schema_tools()
+            .into_iter()
+            .map(|def| entry(def, Behaviour::Plain))
+            .collect();
+    }
     match fault {
         Fault::NoDescription => plain(json!({
             "name": "undocumented",

@@ -397,6 +397,7 @@ fn check_modern_headers(req: &Request, msg: &Value) -> Result<(), String> {
 fn post(server: &Arc<Server>, req: &Request, stream: &mut TcpStream) -> io::Result<bool> {
     let ka = req.keep_alive;
     let opts = &server.opts;
+    let _turn = crate::hostile::turn(opts);
     if opts.has(Fault::Http404) {
         write_full(stream, 404, Some("text/plain"), &[], b"Not Found", ka)?;
         return Ok(ka);
@@ -529,6 +530,11 @@ fn post(server: &Arc<Server>, req: &Request, stream: &mut TcpStream) -> io::Resu
         return Ok(ka);
     }
 
+    if method == Some("tools/call")
+        && let Some(done) = crate::http_faults::tools_call(opts, &msg, stream)
+    {
+        return done;
+    }
     let mut peer = HttpPeer {
         stream,
         headers,

@@ -88,10 +88,47 @@ pub enum Fault {
     ServerRequests,
     /// Sends `notifications/message` and `notifications/progress` before every answer.
     Notifications,
+    /// Handles one request at a time: `slow` blocks everything, `ping` included, until it ends.
+    OneAtATime,
+    /// Answers every `tools/call` with JSON-RPC error -32603.
+    CallRpcError,
+    /// Answers every `tools/call` with a result nested 200 levels deep.
+    DeepResult,
+    /// Answers every `tools/call` with a result holding `1e400`.
+    HugeNumber,
+    /// Answers every `tools/call` with a result holding a 39-digit integer.
+    BigInteger,
+    /// Answers every `tools/call` with the id plus 1000.
+    WrongId,
+    /// Answers every `tools/call` twice.
+    DuplicateAnswer,
+    /// Answers every `tools/call` with one JSON line of 70 MiB.
+    HugeLine,
+    /// Prints 4 non-JSON lines of 50 MiB on stdout at start (stdio).
+    HugeNoise,
+    /// Prints 100,000 short non-JSON lines on stdout at start (stdio).
+    NoiseFlood,
+    /// Writes 100 MiB to stderr at start.
+    StderrFlood,
+    /// Sends 10,000 `notifications/message` before every `tools/call` answer.
+    NotificationFlood,
+    /// Adds tools whose schemas are hostile: self-reference, 500 levels deep, a broken regex,
+    /// a remote `$ref`, a huge enum.
+    HostileSchemas,
+    /// HTTP: `tools/call` gets 401 with a JSON-RPC error answering its id.
+    Http401Call,
+    /// HTTP: `tools/call` gets an SSE stream of notifications that never ends.
+    SseEndless,
+    /// HTTP: `tools/call` gets an SSE event whose data is cut-off JSON.
+    SseMalformed,
+    /// HTTP: `tools/call` gets one SSE event of 70 MiB.
+    SseHugeEvent,
+    /// HTTP: the `tools/call` answer is sent one byte every 20 ms.
+    Trickle,
 }
 
 /// Every fault with its command-line name and a one-line summary.
-pub const FAULTS: [(&str, Fault, &str); 29] = [
+pub const FAULTS: [(&str, Fault, &str); 47] = [
     (
         "no-description",
         Fault::NoDescription,
@@ -224,6 +261,96 @@ pub const FAULTS: [(&str, Fault, &str); 29] = [
         "notifications",
         Fault::Notifications,
         "notifications/message and /progress before every answer",
+    ),
+    (
+        "one-at-a-time",
+        Fault::OneAtATime,
+        "handle one request at a time (slow blocks even ping)",
+    ),
+    (
+        "call-rpc-error",
+        Fault::CallRpcError,
+        "answer tools/call with JSON-RPC error -32603",
+    ),
+    (
+        "deep-result",
+        Fault::DeepResult,
+        "answer tools/call with a result nested 200 deep",
+    ),
+    (
+        "huge-number",
+        Fault::HugeNumber,
+        "answer tools/call with a result holding 1e400",
+    ),
+    (
+        "big-integer",
+        Fault::BigInteger,
+        "answer tools/call with a 39-digit integer",
+    ),
+    (
+        "wrong-id",
+        Fault::WrongId,
+        "answer tools/call with id + 1000",
+    ),
+    (
+        "duplicate-answer",
+        Fault::DuplicateAnswer,
+        "answer every tools/call twice",
+    ),
+    (
+        "huge-line",
+        Fault::HugeLine,
+        "answer tools/call with one 70 MiB JSON line",
+    ),
+    (
+        "huge-noise",
+        Fault::HugeNoise,
+        "4 non-JSON stdout lines of 50 MiB at start (stdio)",
+    ),
+    (
+        "noise-flood",
+        Fault::NoiseFlood,
+        "100,000 non-JSON stdout lines at start (stdio)",
+    ),
+    (
+        "stderr-flood",
+        Fault::StderrFlood,
+        "write 100 MiB to stderr at start",
+    ),
+    (
+        "notification-flood",
+        Fault::NotificationFlood,
+        "10,000 notifications before every tools/call answer",
+    ),
+    (
+        "hostile-schemas",
+        Fault::HostileSchemas,
+        "tools with self-referencing, 500-deep, broken-regex schemas",
+    ),
+    (
+        "http-401-call",
+        Fault::Http401Call,
+        "HTTP: tools/call gets 401 with a JSON-RPC error",
+    ),
+    (
+        "sse-endless",
+        Fault::SseEndless,
+        "HTTP: tools/call gets notifications forever",
+    ),
+    (
+        "sse-malformed",
+        Fault::SseMalformed,
+        "HTTP: tools/call gets an SSE event of cut JSON",
+    ),
+    (
+        "sse-huge-event",
+        Fault::SseHugeEvent,
+        "HTTP: tools/call gets one 70 MiB SSE event",
+    ),
+    (
+        "trickle",
+        Fault::Trickle,
+        "HTTP: the tools/call answer comes a byte per 20 ms",
     ),
 ];
 

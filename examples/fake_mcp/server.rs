@@ -652,7 +652,7 @@ impl Server {
         id: &Value,
         params: &Value,
         modern: bool,
-        _peer: &mut dyn Peer,
+        peer: &mut dyn Peer,
     ) -> Outcome {
         let reply = |result: Result<Value, RpcError>| -> Value {
             match result {
@@ -711,9 +711,11 @@ impl Server {
             },
             _ => {
                 let result = catalog::call_now(tool, args, self.opts.has(Fault::HugeResult));
-                Outcome::Reply {
-                    msg: reply(Ok(result)),
-                    status: 200,
+                let msg = reply(Ok(result));
+                crate::hostile::flood(&self.opts, peer);
+                match crate::hostile::call_answer(&self.opts, id, &msg) {
+                    Some(text) => Outcome::Garbage(text),
+                    None => Outcome::Reply { msg, status: 200 },
                 }
             }
         }

@@ -120,6 +120,11 @@ pub fn serve(server: Arc<Server>) -> i32 {
         };
         match server.handle(&msg, &mut ctx, &mut peer) {
             Outcome::Reply { msg, .. } => send(&msg),
+            Outcome::Later(work) if server.opts.has(Fault::OneAtATime) => {
+                if let Some(msg) = work() {
+                    send(&msg);
+                }
+            }
             Outcome::Later(work) => {
                 std::thread::spawn(move || {
                     if let Some(msg) = work() {

@@ -187,6 +187,10 @@ pub struct Cache {
 /// Distinguishes temp files of concurrent writers within one process.
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
+/// The largest cache entry read. One answer to one prompt is a few KiB; 4 MiB leaves room for
+/// long text and many calls, and keeps a stray huge file from being loaded.
+pub const ENTRY_LIMIT: u64 = 4 << 20;
+
 impl Cache {
     /// The cache under `cache_dir` (the configured `cache_dir`, already resolved against the
     /// YAML's folder); files live in its `evals` subfolder. Nothing is touched on disk.
@@ -211,7 +215,7 @@ impl Cache {
     /// a cache entry is [`Lookup::Corrupt`].
     pub fn read(&self, key: &str) -> Lookup {
         let path = self.path(key);
-        let text = match fs::read_to_string(&path) {
+        let text = match super::read_capped(&path, ENTRY_LIMIT, "a cache entry") {
             Ok(t) => t,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Lookup::Miss,
             Err(e) => {

@@ -167,9 +167,14 @@ pub fn entries(
     }
 }
 
+/// The largest history file read. A line is about 1 KiB per model per run, so this holds tens
+/// of thousands of runs; a larger file (or a device such as /dev/zero that never ends) is
+/// refused rather than loaded.
+pub const HISTORY_LIMIT: u64 = 64 << 20;
+
 /// Reads the history; unreadable lines are skipped and counted.
 pub fn read(path: &Path) -> std::io::Result<(Vec<Entry>, usize)> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match super::read_capped(path, HISTORY_LIMIT, "a history file") {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
         Err(e) => return Err(e),
@@ -191,7 +196,7 @@ pub fn read(path: &Path) -> std::io::Result<(Vec<Entry>, usize)> {
 
 /// Appends `new` to the file (whole-file rewrite through a temp file and a rename).
 pub fn append(path: &Path, new: &[Entry]) -> std::io::Result<()> {
-    let mut text = match std::fs::read_to_string(path) {
+    let mut text = match super::read_capped(path, HISTORY_LIMIT, "a history file") {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(e),
@@ -294,6 +299,27 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let _ = std::fs::create_dir_all(&dir);
         dir
+    }
+
+    #[test]
+    fn a_history_file_larger_than_the_limit_is_refused_not_loaded() {
+        // Sparse: 100 GiB that take no disk.
+        let path = temp("huge").join("history.jsonl");
+        let made = std::fs::File::create(&path).and_then(|f| f.set_len(100 << 30));
+        assert!(made.is_ok(), "{made:?}");
+        let refused = read(&path).map(|(e, _)| e.len()).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "it is larger than the 64 MiB limit for a history file"
+        );
+        let appended = append(&path, &[Entry::default()]).unwrap_err();
+        assert_eq!(appended.to_string(), refused.to_string());
+        let _ = std::fs::remove_file(&path);
+        // A device that never ends.
+        let endless = read(Path::new("/dev/zero"))
+            .map(|(e, _)| e.len())
+            .unwrap_err();
+        assert_eq!(endless.to_string(), refused.to_string());
     }
 
     #[test]

@@ -13,8 +13,32 @@ pub mod scoring;
 pub mod stats;
 pub mod tools;
 
+use std::io::Read;
+use std::path::Path;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// Reads a whole file as UTF-8 text, refusing one larger than `limit` bytes without loading
+/// it (a device such as /dev/zero never ends); the error says so and names `what` the file is.
+pub(crate) fn read_capped(path: &Path, limit: u64, what: &str) -> std::io::Result<String> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(limit + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!("it is larger than the {} MiB limit for {what}", limit >> 20),
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
+    })
+}
 
 /// A tool as offered to a model API: an API-safe name, the description, the input schema.
 /// Serializes to exactly `{"name", "description", "input_schema"}` (the cache key hashes it).

@@ -106,6 +106,30 @@ pub enum McpError {
         /// The revision it named, shortened.
         version: String,
     },
+    /// A message from the server that could not be read (nested too deep, a number out of
+    /// range, not JSON, over the size limit), filed against the request it most likely answers:
+    /// the one in flight.
+    #[error("the answer to `{method}` could not be read: {reason}{}", begins(.start))]
+    Unreadable {
+        /// The request in flight.
+        method: String,
+        /// Why, in words.
+        reason: String,
+        /// Its first characters, shortened.
+        start: String,
+    },
+    /// A response whose id is not the id of the request in flight.
+    #[error("{}", stray_text(.method, .want, .got, *.again))]
+    StrayAnswer {
+        /// The request in flight.
+        method: String,
+        /// Its id, as JSON.
+        want: String,
+        /// The id the response carried, as JSON, shortened.
+        got: String,
+        /// The id is of an earlier request that was already answered.
+        again: bool,
+    },
     /// The server broke the protocol (garbage, wrong shapes, endless pagination).
     #[error("{0}")]
     Protocol(String),
@@ -136,6 +160,25 @@ pub enum Refusal {
     NotAnswered,
 }
 
+/// `; it begins: …`, or nothing when nothing of it was kept.
+fn begins(start: &str) -> String {
+    if start.is_empty() {
+        String::new()
+    } else {
+        format!("; it begins: {start}")
+    }
+}
+
+fn stray_text(method: &str, want: &str, got: &str, again: bool) -> String {
+    if again {
+        format!(
+            "while `{method}` (id {want}) was in flight the server sent a second answer to request {got}"
+        )
+    } else {
+        format!("the server answered `{method}` (id {want}) with id {got}, which no request has")
+    }
+}
+
 /// ` (hint)`, or nothing.
 fn in_parens(hint: Option<&str>) -> String {
     hint.map(|h| format!(" ({h})")).unwrap_or_default()
@@ -145,6 +188,31 @@ impl McpError {
     /// Whether the server is gone and needs a restart.
     pub fn is_fatal(&self) -> bool {
         matches!(self, McpError::Exited { .. } | McpError::Io(_))
+    }
+
+    /// A response with id `got` while `method` (id `want`) is in flight: a second answer when
+    /// `got` is an earlier request's id, else an id no request has.
+    pub fn stray(method: &str, want: &serde_json::Value, got: &serde_json::Value) -> McpError {
+        let again = match (got.as_u64(), want.as_u64()) {
+            (Some(g), Some(w)) => g < w,
+            _ => false,
+        };
+        McpError::StrayAnswer {
+            method: method.to_owned(),
+            want: want.to_string(),
+            got: shorten(&got.to_string(), 60),
+            again,
+        }
+    }
+
+    /// The error with the request it concerns filled in, where the transport did not know it.
+    pub fn answering(mut self, request: &str) -> McpError {
+        if let McpError::Unreadable { method, .. } = &mut self
+            && method.is_empty()
+        {
+            request.clone_into(method);
+        }
+        self
     }
 }
 

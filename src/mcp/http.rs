@@ -10,13 +10,15 @@ use serde_json::Value;
 use ureq::Agent;
 
 use super::error::{McpError, shorten};
-use super::protocol;
-use super::sse::SseEvents;
+use super::protocol::{self, MESSAGE_LIMIT};
+use super::sse::{SseError, SseEvents};
 use super::types::Era;
 use crate::interrupt::Interrupt;
 
-/// Most bytes read from one response body.
-const BODY_LIMIT: u64 = 256 << 20;
+/// Most bytes read from one response body (one JSON-RPC message).
+const BODY_LIMIT: u64 = MESSAGE_LIMIT as u64;
+/// Most bytes read from the body of an error status: enough for any error message.
+const ERROR_BODY_LIMIT: u64 = 1 << 20;
 
 /// How to reach an HTTP server.
 #[derive(Debug, Clone)]
@@ -197,7 +199,8 @@ impl HttpTransport {
     }
 
     /// A non-2xx answer: the JSON-RPC error in its body when it answers `want` (how a modern
-    /// server fails a request), else an [`McpError::Http`].
+    /// server fails a request), else an [`McpError::Http`]. A refused authorisation (401, 403)
+    /// is always an [`McpError::Http`], whatever its body: it is no answer of the server's.
     fn error_status(
         &self,
         mut resp: ureq::http::Response<ureq::Body>,
@@ -219,10 +222,11 @@ impl HttpTransport {
         let text = resp
             .body_mut()
             .with_config()
-            .limit(1 << 20)
+            .limit(ERROR_BODY_LIMIT)
             .read_to_string()
             .unwrap_or_default();
         if let Some(want) = want
+            && !matches!(status, 401 | 403)
             && let Ok(v) = serde_json::from_str::<Value>(&text)
             && v.get("id") == Some(want)
             && v.get("error").is_some()
@@ -249,19 +253,34 @@ impl HttpTransport {
     ) -> Result<Answer, McpError> {
         let reader = BufReader::new(resp.into_body().into_reader());
         for event in SseEvents::new(reader) {
-            let data = event.map_err(|e| self.read_error(e, method, timeout))?;
-            let Ok(v) = serde_json::from_str::<Value>(&data) else {
-                return Err(McpError::Protocol(format!(
-                    "server sent an SSE event that is not JSON: {}",
-                    shorten(&data, 200)
-                )));
+            let data = match event {
+                Ok(data) => data,
+                Err(SseError::Io(e)) => return Err(self.read_error(e, method, timeout)),
+                Err(SseError::TooLarge(start)) => {
+                    return Err(McpError::Unreadable {
+                        method: method.to_owned(),
+                        reason: format!(
+                            "it is an SSE event over the {} MiB limit for one message",
+                            MESSAGE_LIMIT >> 20
+                        ),
+                        start,
+                    });
+                }
             };
-            if v.get("id") == Some(want) && v.get("method").is_none() {
-                return Ok(Answer::Response(v));
-            }
-            if let (Some(id), Some(m)) = (v.get("id"), v.get("method").and_then(Value::as_str)) {
-                let reply = protocol::answer_server_request(id.clone(), m);
-                self.post(&reply, None, timeout)?;
+            let v = protocol::parse_message(&data).map_err(|reason| McpError::Unreadable {
+                method: method.to_owned(),
+                reason,
+                start: shorten(&data, 80),
+            })?;
+            match (v.get("id"), v.get("method").and_then(Value::as_str)) {
+                (Some(id), Some(m)) => {
+                    let reply = protocol::answer_server_request(id.clone(), m);
+                    self.post(&reply, None, timeout)?;
+                }
+                (Some(id), None) if id == want => return Ok(Answer::Response(v)),
+                (Some(id), None) => return Err(McpError::stray(method, want, id)),
+                // Notifications.
+                (None, _) => {}
             }
         }
         Err(McpError::Protocol(format!(
@@ -303,15 +322,20 @@ impl HttpTransport {
                 hint: None,
             });
         }
-        let v: Value = serde_json::from_str(&text).map_err(|e| {
-            McpError::Protocol(format!(
-                "server answered `{method}` with invalid JSON ({e}): {}",
-                shorten(&text, 200)
-            ))
+        let v = protocol::parse_message(&text).map_err(|reason| McpError::Unreadable {
+            method: method.to_owned(),
+            reason,
+            start: shorten(&text, 80),
         })?;
         let found = match v {
             Value::Array(items) => items.into_iter().find(|m| m.get("id") == Some(want)),
-            v => Some(v),
+            v => match v.get("id") {
+                Some(id) if id == want => Some(v),
+                Some(id) if v.get("method").is_none() => {
+                    return Err(McpError::stray(method, want, id));
+                }
+                _ => None,
+            },
         };
         found.map(Answer::Response).ok_or_else(|| {
             McpError::Protocol(format!("server answered `{method}` without our request id"))
@@ -358,10 +382,11 @@ impl HttpTransport {
                 method: method.to_owned(),
                 after: timeout,
             },
-            ureq::Error::BodyExceedsLimit(n) => McpError::Protocol(format!(
-                "the answer to `{method}` is larger than {} MiB",
-                n >> 20
-            )),
+            ureq::Error::BodyExceedsLimit(n) => McpError::Unreadable {
+                method: method.to_owned(),
+                reason: format!("its body is over the {} MiB limit for one message", n >> 20),
+                start: String::new(),
+            },
             ureq::Error::Io(io) => self.read_error(io, method, timeout),
             ureq::Error::HostNotFound => McpError::Connect {
                 url: self.spec.url.clone(),

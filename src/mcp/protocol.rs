@@ -13,6 +13,11 @@ pub const LATEST_LEGACY: &str = "2025-11-25";
 /// Handshake revisions we accept from a server.
 pub const LEGACY_VERSIONS: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 
+/// The largest JSON-RPC message read from a server: one stdout line, one HTTP body, one SSE
+/// event. Far above any honest answer (a 10 MiB tool result passes), low enough that a server
+/// cannot make toolproof hold gigabytes; a larger message fails the request it answers.
+pub const MESSAGE_LIMIT: usize = 64 << 20;
+
 /// Our `clientInfo`.
 pub fn client_info() -> Value {
     json!({"name": "toolproof", "version": env!("CARGO_PKG_VERSION")})
@@ -143,6 +148,39 @@ pub fn split_response(mut v: Value) -> Result<Value, RpcFailure> {
     }
 }
 
+/// A message as JSON, or why it cannot be read (for [`McpError::Unreadable`]).
+///
+/// [`McpError::Unreadable`]: super::error::McpError::Unreadable
+pub fn parse_message(text: &str) -> Result<Value, String> {
+    serde_json::from_str(text).map_err(|e| unreadable_reason(&e))
+}
+
+/// Why a message is not readable JSON, in words: nested too deep, a number out of range, or
+/// the parser's own reason.
+pub fn unreadable_reason(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let at = if e.line() <= 1 {
+        format!(" (at byte {})", e.column())
+    } else {
+        format!(" (at line {}, column {})", e.line(), e.column())
+    };
+    if text.starts_with("recursion limit exceeded") {
+        format!("it is nested deeper than 128 levels, the most toolproof reads{at}")
+    } else if text.starts_with("number out of range") {
+        format!("it holds a number beyond the range of a 64-bit float{at}")
+    } else {
+        format!("it is not valid JSON: {text}")
+    }
+}
+
+/// Why a message of `len` bytes is not read.
+pub fn too_large(what: &str, len: u64) -> String {
+    format!(
+        "it is {what} of {len} bytes, over the {} MiB limit for one message",
+        MESSAGE_LIMIT >> 20
+    )
+}
+
 /// The messages of a batch, or the one message.
 pub fn flatten(v: Value) -> Vec<Value> {
     match v {
@@ -170,6 +208,33 @@ mod tests {
         );
         let neither = split_response(json!({"jsonrpc": "2.0", "id": 1})).unwrap_err();
         assert_eq!(neither.message, "response without result or error");
+    }
+
+    #[test]
+    fn unreadable_messages_say_why() {
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        let why = parse_message(&deep).unwrap_err();
+        assert_eq!(
+            why,
+            "it is nested deeper than 128 levels, the most toolproof reads (at byte 128)"
+        );
+        let why = parse_message(r#"{"n": 1e400}"#).unwrap_err();
+        assert_eq!(
+            why,
+            "it holds a number beyond the range of a 64-bit float (at byte 11)"
+        );
+        let why = parse_message("{\n\"a\": }").unwrap_err();
+        assert!(
+            why.starts_with("it is not valid JSON: expected value"),
+            "{why}"
+        );
+        assert_eq!(
+            too_large("a line", 70 << 20),
+            "it is a line of 73400320 bytes, over the 64 MiB limit for one message"
+        );
+        // A 39-digit integer is a number, read as a float.
+        let v = parse_message(r#"{"n": 340282366920938463463374607431768211456}"#);
+        assert!(v.is_ok_and(|v| v["n"].as_f64() > Some(3.4e38)));
     }
 
     #[test]

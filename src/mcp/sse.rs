@@ -1,34 +1,68 @@
 //! A reader of `text/event-stream` bodies: yields the `data` of each event, as the WHATWG
-//! rules build it (lines joined with `\n`, comments and empty events skipped).
+//! rules build it (lines joined with `\n`, comments and empty events skipped), holding at most
+//! one event of [`MESSAGE_LIMIT`] bytes in memory.
 
-use std::io::BufRead;
+use std::io::{BufRead, Read};
+
+use super::error::shorten;
+use super::protocol::MESSAGE_LIMIT;
+
+/// Why no event could be read.
+#[derive(Debug)]
+pub enum SseError {
+    /// Reading the body failed (or timed out).
+    Io(std::io::Error),
+    /// The event (or one of its lines) is larger than the limit; its first characters.
+    TooLarge(String),
+}
 
 /// Iterates over the data payloads of the events in `reader`.
 pub struct SseEvents<R> {
     reader: R,
     line: Vec<u8>,
+    limit: usize,
 }
 
 impl<R: BufRead> SseEvents<R> {
-    /// Wraps a buffered reader of the response body.
+    /// Wraps a buffered reader of the response body; events are limited to [`MESSAGE_LIMIT`].
     pub fn new(reader: R) -> Self {
+        Self::with_limit(reader, MESSAGE_LIMIT)
+    }
+
+    /// Wraps a reader with another limit on an event's size.
+    pub fn with_limit(reader: R, limit: usize) -> Self {
         SseEvents {
             reader,
             line: Vec::new(),
+            limit,
         }
     }
 }
 
+/// Room for a field name and a line end on top of an event's data.
+const LINE_SLACK: usize = 64;
+
 impl<R: BufRead> Iterator for SseEvents<R> {
-    type Item = std::io::Result<String>;
+    type Item = Result<String, SseError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         let mut data: Option<String> = None;
         loop {
             self.line.clear();
-            match self.reader.read_until(b'\n', &mut self.line) {
-                Err(e) => return Some(Err(e)),
+            let used = data.as_ref().map_or(0, String::len);
+            let room = (self.limit.saturating_sub(used) + LINE_SLACK) as u64;
+            match self
+                .reader
+                .by_ref()
+                .take(room)
+                .read_until(b'\n', &mut self.line)
+            {
+                Err(e) => return Some(Err(SseError::Io(e))),
                 Ok(0) => return data.map(Ok),
+                Ok(n) if n as u64 == room && self.line.last() != Some(&b'\n') => {
+                    let start = data.unwrap_or_else(|| lossy(&self.line));
+                    return Some(Err(SseError::TooLarge(shorten(&start, 80))));
+                }
                 Ok(_) => {}
             }
             let text = String::from_utf8_lossy(&self.line);
@@ -54,9 +88,17 @@ impl<R: BufRead> Iterator for SseEvents<R> {
                     }
                     None => data = Some(value.to_owned()),
                 }
+                if data.as_ref().is_some_and(|d| d.len() > self.limit) {
+                    let start = data.map(|d| shorten(&d, 80)).unwrap_or_default();
+                    return Some(Err(SseError::TooLarge(start)));
+                }
             }
         }
     }
+}
+
+fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(&bytes[..bytes.len().min(1024)]).into_owned()
 }
 
 #[cfg(test)]
@@ -74,6 +116,25 @@ mod tests {
         let body =
             "id: 0\ndata:\n\n: keep-alive\n\nevent: message\ndata: {\"a\":\ndata: 1}\n\ndata: last";
         assert_eq!(events(body), vec!["{\"a\":\n1}".to_owned(), "last".into()]);
+    }
+
+    #[test]
+    fn an_event_over_the_limit_is_refused_without_being_held() {
+        let many_lines = "data: 0123456789\n".repeat(20) + "\n";
+        let mut events = SseEvents::with_limit(many_lines.as_bytes(), 100);
+        assert!(
+            matches!(events.next(), Some(Err(SseError::TooLarge(s))) if s.starts_with("0123456789"))
+        );
+        let one_line = format!("data: {}\n\n", "y".repeat(10_000));
+        let mut events = SseEvents::with_limit(one_line.as_bytes(), 100);
+        assert!(
+            matches!(events.next(), Some(Err(SseError::TooLarge(s))) if s.starts_with("data: yyy"))
+        );
+        let fits = format!("data: {}\n\ndata: next\n\n", "z".repeat(100));
+        let got: Vec<String> = SseEvents::with_limit(fits.as_bytes(), 100)
+            .filter_map(Result::ok)
+            .collect();
+        assert_eq!(got, ["z".repeat(100), "next".into()]);
     }
 
     #[test]

@@ -1,9 +1,13 @@
 //! stdio transport: spawns the server, writes newline-delimited JSON-RPC to its stdin and reads
-//! its stdout on a thread. stderr is captured on another thread and can be sliced by request;
-//! a third thread waits on the process so an exit is seen at once.
+//! its stdout on a thread (in bounded memory, see [`lines`]). stderr is captured on another
+//! thread and can be sliced by request; a third thread waits on the process so an exit is seen
+//! at once. A response is matched to the request in flight by id: one that cannot be read, or
+//! carries another id, fails that request at once.
 
-use std::collections::{BTreeMap, VecDeque};
-use std::io::{BufRead, BufReader, Read, Write};
+pub mod lines;
+
+use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::io::{BufReader, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{ChildStdin, Command, ExitStatus, Stdio};
@@ -17,11 +21,10 @@ use serde_json::Value;
 use super::error::McpError;
 use super::protocol;
 use crate::process::{GroupGuard, Kill};
+use lines::{Line, Noise};
 
 /// Most stderr kept per process (the tail wins).
 const STDERR_CAP: usize = 1 << 20;
-/// Most stdout noise lines kept.
-const NOISE_CAP: usize = 200;
 /// How long to wait for stdio to drain after the process ended.
 const DRAIN: Duration = Duration::from_millis(500);
 /// How long a closing server gets at each step (EOF, SIGTERM) before the next.
@@ -40,7 +43,8 @@ pub struct StdioSpec {
 
 enum Event {
     Line(Value),
-    Noise(String),
+    /// A line that starts like a message but cannot be read: why, and how it begins.
+    Unreadable(String, String),
     StdoutClosed,
     Exited(ExitStatus),
 }
@@ -62,10 +66,13 @@ pub struct StdioTransport {
     exit: Option<ExitStatus>,
     stdout_closed: bool,
     stderr: Arc<(Mutex<StderrBuf>, Condvar)>,
-    noise: Vec<String>,
-    noise_total: usize,
+    /// Non-protocol stdout lines, kept and counted by the reader thread.
+    noise: Arc<Mutex<Noise>>,
     /// Messages read while looking for something else, handed out first.
     pending: VecDeque<Value>,
+    /// Ids of requests given up on (timed out, or failed by a stray answer): their late
+    /// answers are dropped without a word.
+    abandoned: HashSet<String>,
     /// Keeps the server's process group known to the interrupt handler while it runs.
     _group: Option<GroupGuard>,
 }
@@ -100,10 +107,12 @@ impl StdioTransport {
         let stdout = child.stdout.take();
         let stderr_pipe = child.stderr.take();
         let stderr = Arc::new((Mutex::new(StderrBuf::default()), Condvar::new()));
+        let noise = Arc::new(Mutex::new(Noise::default()));
 
         if let Some(stdout) = stdout {
             let tx = tx.clone();
-            thread::spawn(move || read_stdout(stdout, tx));
+            let noise = Arc::clone(&noise);
+            thread::spawn(move || read_stdout(stdout, tx, noise));
         }
         if let Some(pipe) = stderr_pipe {
             let buf = Arc::clone(&stderr);
@@ -121,9 +130,9 @@ impl StdioTransport {
             exit: None,
             stdout_closed: false,
             stderr,
-            noise: Vec::new(),
-            noise_total: 0,
+            noise,
             pending: VecDeque::new(),
+            abandoned: HashSet::new(),
             _group: group,
         })
     }
@@ -155,48 +164,73 @@ impl StdioTransport {
         if let Some(err) = self.gone() {
             return Err(err);
         }
-        loop {
-            let now = Instant::now();
-            if now >= deadline {
-                return Ok(None);
+        let now = Instant::now();
+        if now >= deadline {
+            return Ok(None);
+        }
+        match self.rx.recv_timeout(deadline - now) {
+            Ok(Event::Line(v)) => Ok(Some(v)),
+            Ok(Event::Unreadable(reason, start)) => Err(McpError::Unreadable {
+                method: String::new(),
+                reason,
+                start,
+            }),
+            Ok(Event::StdoutClosed) => {
+                self.stdout_closed = true;
+                Err(self.await_exit(DRAIN).unwrap_or_else(|| McpError::Exited {
+                    how: "closed its stdout".into(),
+                }))
             }
-            match self.rx.recv_timeout(deadline - now) {
-                Ok(Event::Line(v)) => return Ok(Some(v)),
-                Ok(Event::Noise(line)) => self.push_noise(line),
-                Ok(Event::StdoutClosed) => {
-                    self.stdout_closed = true;
-                    return Err(self.await_exit(DRAIN).unwrap_or_else(|| McpError::Exited {
-                        how: "closed its stdout".into(),
-                    }));
+            Ok(Event::Exited(status)) => {
+                self.exit = Some(status);
+                // Hand out what it wrote before it died, then report the exit.
+                self.drain_stdout();
+                match self.pending.pop_front() {
+                    Some(v) => Ok(Some(v)),
+                    None => Err(self.exit_error()),
                 }
-                Ok(Event::Exited(status)) => {
-                    self.exit = Some(status);
-                    // Hand out what it wrote before it died, then report the exit.
-                    self.drain_stdout();
-                    if let Some(v) = self.pending.pop_front() {
-                        return Ok(Some(v));
-                    }
-                    return Err(self.exit_error());
-                }
-                Err(RecvTimeoutError::Timeout) => return Ok(None),
-                Err(RecvTimeoutError::Disconnected) => return Err(self.exit_error()),
             }
+            Err(RecvTimeoutError::Timeout) => Ok(None),
+            Err(RecvTimeoutError::Disconnected) => Err(self.exit_error()),
         }
     }
 
     /// Sends a request and reads until its response, answering the server's own requests on
-    /// the way; on timeout, tells the server the request is cancelled.
+    /// the way; on timeout, tells the server the request is cancelled. A line that cannot be
+    /// read, or a response with another id, fails the request at once (see
+    /// [`McpError::Unreadable`], [`McpError::StrayAnswer`]).
     pub fn roundtrip(&mut self, msg: &Value, timeout: Duration) -> Result<Value, McpError> {
         let id = msg.get("id").cloned().unwrap_or(Value::Null);
         let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
         self.send(msg)?;
         let deadline = Instant::now() + timeout;
+        let answer = self.await_answer(&id, method, deadline);
+        if answer.is_err() {
+            self.abandoned.insert(id.to_string());
+        }
+        if let Err(McpError::Timeout { .. }) = answer {
+            let _ = self.send(&protocol::cancelled(&id, "timed out"));
+        }
+        answer.map_err(|e| match e {
+            McpError::Timeout { .. } => McpError::Timeout {
+                method: method.to_owned(),
+                after: timeout,
+            },
+            e => e.answering(method),
+        })
+    }
+
+    fn await_answer(
+        &mut self,
+        id: &Value,
+        method: &str,
+        deadline: Instant,
+    ) -> Result<Value, McpError> {
         loop {
             let Some(incoming) = self.recv(deadline)? else {
-                let _ = self.send(&protocol::cancelled(&id, "timed out"));
                 return Err(McpError::Timeout {
                     method: method.to_owned(),
-                    after: timeout,
+                    after: Duration::ZERO,
                 });
             };
             for m in protocol::flatten(incoming) {
@@ -204,7 +238,10 @@ impl StdioTransport {
                     (Some(rid), Some(server_method)) => {
                         self.send(&protocol::answer_server_request(rid.clone(), server_method))?;
                     }
-                    (Some(rid), None) if *rid == id => return Ok(m),
+                    (Some(rid), None) if rid == id => return Ok(m),
+                    (Some(rid), None) if !self.abandoned.contains(&rid.to_string()) => {
+                        return Err(McpError::stray(method, id, rid));
+                    }
                     // Notifications and answers to requests we gave up on.
                     _ => {}
                 }
@@ -212,16 +249,15 @@ impl StdioTransport {
         }
     }
 
+    /// From now on, drops answers to `id` without a word (a request whose answer is no longer
+    /// awaited).
+    pub fn abandon(&mut self, id: &Value) {
+        self.abandoned.insert(id.to_string());
+    }
+
     /// Puts a message back to be read first.
     pub fn unread(&mut self, v: Value) {
         self.pending.push_front(v);
-    }
-
-    fn push_noise(&mut self, line: String) {
-        self.noise_total += 1;
-        if self.noise.len() < NOISE_CAP {
-            self.noise.push(line);
-        }
     }
 
     fn drain_stdout(&mut self) {
@@ -233,7 +269,7 @@ impl StdioTransport {
             }
             match self.rx.recv_timeout(until - now) {
                 Ok(Event::Line(v)) => self.pending.push_back(v),
-                Ok(Event::Noise(line)) => self.push_noise(line),
+                Ok(Event::Unreadable(..)) => {}
                 Ok(Event::StdoutClosed) | Err(_) => self.stdout_closed = true,
                 Ok(Event::Exited(status)) => self.exit = Some(status),
             }
@@ -257,7 +293,7 @@ impl StdioTransport {
                     return Some(self.exit_error());
                 }
                 Ok(Event::Line(v)) => self.pending.push_back(v),
-                Ok(Event::Noise(line)) => self.push_noise(line),
+                Ok(Event::Unreadable(..)) => {}
                 Ok(Event::StdoutClosed) => self.stdout_closed = true,
                 Err(_) => return None,
             }
@@ -309,9 +345,10 @@ impl StdioTransport {
         String::from_utf8_lossy(&bytes).into_owned()
     }
 
-    /// Non-protocol lines seen on stdout (first [`NOISE_CAP`]) and how many there were.
-    pub fn noise(&self) -> (&[String], usize) {
-        (&self.noise, self.noise_total)
+    /// Non-protocol lines seen on stdout so far: the first ones (see [`lines::Noise`]) and
+    /// how many there were in all.
+    pub fn noise(&self) -> Noise {
+        lock(&self.noise).clone()
     }
 
     /// Kills the process group at once (a server that failed to start gets no grace).
@@ -321,15 +358,26 @@ impl StdioTransport {
             crate::process::signal_group(self.pid, Kill::Kill);
             let _ = self.await_exit(GRACE);
         }
+        self.drain_stdout();
     }
 
-    /// Closes stdin, then escalates to SIGTERM and SIGKILL on the process group.
+    /// Closes stdin, then escalates to SIGTERM and SIGKILL on the process group; then reads
+    /// what is left of stdout, so that [`Self::noise`] is complete.
     pub fn close(&mut self) {
         self.stdin = None;
-        if self.exit.is_some() {
-            return;
-        }
-        if self.await_exit(GRACE).is_some() {
+        self.end(true);
+        self.drain_stdout();
+    }
+
+    /// Stops a server that no longer answers: SIGTERM at once, SIGKILL after a grace period.
+    pub fn terminate(&mut self) {
+        self.stdin = None;
+        self.end(false);
+        self.drain_stdout();
+    }
+
+    fn end(&mut self, wait_first: bool) {
+        if self.exit.is_some() || (wait_first && self.await_exit(GRACE).is_some()) {
             return;
         }
         crate::process::signal_group(self.pid, Kill::Term);
@@ -354,24 +402,25 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-fn read_stdout(stdout: impl Read, tx: Sender<Event>) {
+/// Reads stdout to its end: messages and unreadable lines go to the client, noise into
+/// `noise`. Memory stays bounded whatever the server prints (see [`lines`]).
+fn read_stdout(stdout: impl Read, tx: Sender<Event>, noise: Arc<Mutex<Noise>>) {
     let mut reader = BufReader::with_capacity(1 << 16, stdout);
-    let mut line = Vec::new();
+    let mut buf = Vec::new();
     loop {
-        line.clear();
-        match reader.read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        let text = String::from_utf8_lossy(&line);
-        let text = text.trim_end_matches(['\n', '\r']);
-        if text.trim().is_empty() {
-            continue;
-        }
-        let event = match serde_json::from_str::<Value>(text) {
-            Ok(v) if v.is_object() || v.is_array() => Event::Line(v),
-            _ => Event::Noise(text.to_owned()),
+        let event = match lines::next(&mut reader, &mut buf) {
+            Ok(Some(Line::Noise(text))) => {
+                lock(&noise).push(text);
+                continue;
+            }
+            Ok(Some(Line::Message(v))) => Event::Line(v),
+            Ok(Some(Line::Unreadable { reason, start })) => Event::Unreadable(reason, start),
+            Ok(None) | Err(_) => break,
         };
+        if buf.capacity() > 1 << 20 {
+            // Let go of a huge line's memory.
+            buf = Vec::new();
+        }
         if tx.send(event).is_err() {
             return;
         }
@@ -427,5 +476,54 @@ pub fn describe_exit(status: ExitStatus) -> String {
             format!("was killed by signal {sig}{name}")
         }
         None => "ended".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spawn(script: &str) -> StdioTransport {
+        let spec = StdioSpec {
+            command: vec!["sh".into(), "-c".into(), script.into()],
+            env: BTreeMap::new(),
+            cwd: None,
+        };
+        match StdioTransport::spawn(&spec) {
+            Ok(t) => t,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    #[test]
+    fn every_noise_line_is_counted_though_no_request_read_them() {
+        let mut t = spawn("seq 100000");
+        t.close();
+        let noise = t.noise();
+        assert_eq!(noise.total, 100_000);
+        assert_eq!(noise.lines.len(), lines::NOISE_LINES_KEPT);
+        assert_eq!(
+            (noise.lines[0].as_str(), noise.lines[199].as_str()),
+            ("1", "200")
+        );
+    }
+
+    #[test]
+    fn an_unreadable_line_fails_the_request_in_flight_at_once() {
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        let mut t = spawn(&format!("read line; echo '{deep}'; read line"));
+        let ping = protocol::request(7, "ping", None);
+        let got = t.roundtrip(&ping, Duration::from_secs(600));
+        match got {
+            Err(McpError::Unreadable { method, reason, .. }) => {
+                assert_eq!(method, "ping");
+                assert!(
+                    reason.starts_with("it is nested deeper than 128 levels"),
+                    "{reason}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        t.kill();
     }
 }

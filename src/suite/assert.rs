@@ -19,18 +19,7 @@ const MAX_SCHEMA_ERRORS: usize = 50;
 pub fn check(expect: &Expect, outcome: &CallOutcome, output_schema: Option<&Value>) -> Vec<String> {
     let mut view = View::of(&outcome.result);
     let mut failures = Vec::new();
-
-    if let Some(want) = expect.is_error {
-        let got = view.is_error();
-        if want && !got {
-            failures.push("expected an error but the tool succeeded".to_owned());
-        } else if !want && got {
-            failures.push(format!(
-                "expected success but the tool returned an error: {}",
-                excerpt(&view.text)
-            ));
-        }
-    }
+    check_error(expect.is_error, &view, &mut failures);
 
     if let Some(want) = &expect.equals {
         let actual = match view.data() {
@@ -102,6 +91,26 @@ pub fn check(expect: &Expect, outcome: &CallOutcome, output_schema: Option<&Valu
     }
 
     failures
+}
+
+/// `is_error`, and the rule that a JSON-RPC error (the server refusing the call, not the tool
+/// answering) fails a test unless the test expects an error.
+fn check_error(want: Option<bool>, view: &View<'_>, failures: &mut Vec<String>) {
+    if let CallResult::ProtocolError { code, message, .. } = view.result
+        && want != Some(true)
+    {
+        failures.push(format!("protocol error {code}: {}", excerpt(message)));
+        return;
+    }
+    let got = view.is_error();
+    match want {
+        Some(true) if !got => failures.push("expected an error but the tool succeeded".to_owned()),
+        Some(false) if got => failures.push(format!(
+            "expected success but the tool returned an error: {}",
+            excerpt(&view.text)
+        )),
+        _ => {}
+    }
 }
 
 /// JSON value equality: numbers compare by value (`1` equals `1.0`), never across types

@@ -1,8 +1,13 @@
 //! The YAML tool-call tests (`tests:`): which tests `--filter` selects, and running them in
-//! order with honest timeouts, retries, and a restart when the server dies. Never prints;
+//! order with honest timeouts, retries, and a restart when the server dies or hangs. Never prints;
 //! the assertions themselves live in [`assert`].
 
 pub mod assert;
+mod typo;
+
+#[cfg(test)]
+use typo::distance;
+use typo::nearest;
 
 use std::time::{Duration, Instant};
 
@@ -99,6 +104,10 @@ trait Server {
     ) -> Result<CallOutcome, CallFailure>;
     fn has_exited(&self) -> bool;
     fn restart(&mut self) -> Result<(), ConnectError>;
+    /// Whether the server still answers, after a call timed out.
+    fn answers_ping(&mut self) -> bool;
+    /// Restarts a server that does not answer any more.
+    fn restart_hung(&mut self) -> Result<(), ConnectError>;
     /// Waits between attempts (less when the run is interrupted).
     fn pause(&mut self, d: Duration, interrupt: &Interrupt) {
         interrupt.sleep(d);
@@ -121,6 +130,14 @@ impl Server for Client {
 
     fn restart(&mut self) -> Result<(), ConnectError> {
         Client::restart(self)
+    }
+
+    fn answers_ping(&mut self) -> bool {
+        Client::answers_ping(self)
+    }
+
+    fn restart_hung(&mut self) -> Result<(), ConnectError> {
+        Client::restart_hung(self)
     }
 }
 
@@ -240,6 +257,8 @@ struct Attempt {
     stderr: String,
     /// The server died (or its pipes broke) and needs a restart.
     server_gone: bool,
+    /// The call got no answer in time.
+    timed_out: bool,
 }
 
 fn run_one<S: Server>(
@@ -340,7 +359,7 @@ fn attempt_all<S: Server>(
             *broken = Some(restart_reason(&e));
             break;
         }
-        let attempt = call_once(server, tool, test, timeout, timeout_ms);
+        let mut attempt = call_once(server, tool, test, timeout, timeout_ms);
         if let Some(signal) = run.interrupt.signal() {
             // The interrupt stopped the server: what the call saw says nothing of the tool.
             return Err(Cut {
@@ -348,11 +367,17 @@ fn attempt_all<S: Server>(
                 in_flight: true,
             });
         }
-        let gone = attempt.server_gone;
+        let restarted = if attempt.server_gone {
+            server.restart().map_err(|e| restart_reason(&e))
+        } else if attempt.timed_out {
+            probe_after_timeout(server, &mut attempt)
+        } else {
+            Ok(())
+        };
         let passed = attempt.verdict == Verdict::Pass;
         history.push(attempt);
-        if gone && let Err(e) = server.restart() {
-            *broken = Some(restart_reason(&e));
+        if let Err(why) = restarted {
+            *broken = Some(why);
             break;
         }
         if passed {
@@ -388,6 +413,7 @@ fn call_once<S: Server>(
                 text: Some(keep_head(outcome.result.text())),
                 stderr: outcome.stderr,
                 server_gone: false,
+                timed_out: false,
             }
         }
         Err(failure) => {
@@ -407,7 +433,32 @@ fn call_once<S: Server>(
                 text: None,
                 stderr: failure.stderr,
                 server_gone: failure.error.is_fatal() || server.has_exited(),
+                timed_out: matches!(failure.error, McpError::Timeout { .. }),
             }
+        }
+    }
+}
+
+/// After a call timed out: probes the server with a `ping` and restarts it when it does not
+/// answer (a server that handles one request at a time is still stuck in the call, and every
+/// later test would time out too), saying so among the attempt's failures. `Err` holds why the
+/// restart failed.
+fn probe_after_timeout<S: Server>(server: &mut S, attempt: &mut Attempt) -> Result<(), String> {
+    if server.answers_ping() {
+        return Ok(());
+    }
+    let said = "the server did not answer a ping after the timeout";
+    match server.restart_hung() {
+        Ok(()) => {
+            attempt.failures.push(format!("{said}; restarted"));
+            Ok(())
+        }
+        Err(e) => {
+            let why = restart_reason(&e);
+            attempt
+                .failures
+                .push(format!("{said} and could not be restarted: {why}"));
+            Err(why)
         }
     }
 }
@@ -435,58 +486,6 @@ fn no_such_tool(name: &str, tools: &[Tool]) -> String {
         message.push_str(&format!(", did you mean '{near}'?"));
     }
     message
-}
-
-/// The candidate closest to `word` by edit distance, when it is close enough to be a typo
-/// (or differs only in case, `-` versus `_`, or `.` versus `_`).
-fn nearest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    let norm = |s: &str| s.to_lowercase().replace(['-', '.'], "_");
-    let word_norm = norm(word);
-    let limit = match word.chars().count() {
-        0..=4 => 1,
-        5..=8 => 2,
-        _ => 3,
-    };
-    candidates
-        .filter(|c| !c.is_empty())
-        .map(|c| {
-            let d = if norm(c) == word_norm {
-                0
-            } else {
-                distance(word, c)
-            };
-            (d, c)
-        })
-        .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
-}
-
-/// Edit distance over characters where swapping two neighbours counts as one edit
-/// (optimal string alignment), so `ecoh` is one typo away from `echo`.
-fn distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = best;
-        }
-    }
-    d[a.len()][b.len()]
 }
 
 /// Milliseconds from the config as a duration; negative values give zero (the loader

@@ -28,6 +28,10 @@ struct Fake {
     calls: Vec<(String, Duration)>,
     restarted: usize,
     pauses: Vec<Duration>,
+    /// Answers to successive pings after a timeout; answered once exhausted.
+    pings: VecDeque<bool>,
+    /// Restarts of a server that did not answer a ping.
+    hung_restarts: usize,
 }
 
 impl Fake {
@@ -118,6 +122,15 @@ impl Server for Fake {
                 stderr: stderr.into(),
             }),
         }
+    }
+
+    fn answers_ping(&mut self) -> bool {
+        self.pings.pop_front().unwrap_or(true)
+    }
+
+    fn restart_hung(&mut self) -> Result<(), ConnectError> {
+        self.hung_restarts += 1;
+        self.restart()
     }
 
     fn pause(&mut self, d: Duration, _: &Interrupt) {
@@ -239,7 +252,58 @@ fn a_timeout_is_reported_as_such_after_the_test_timeout() {
     assert_eq!(slow.latency_ms, 1500.0);
     assert_eq!(slow.is_error, None);
     assert_eq!(fake.restarted, 0, "a live server is not restarted");
+    assert_eq!(
+        fake.hung_restarts, 0,
+        "a server that answers a ping is kept"
+    );
     assert_eq!(phase.results[1].status, TestStatus::Passed);
+}
+
+#[test]
+fn a_server_that_does_not_answer_a_ping_after_a_timeout_is_restarted() {
+    let cfg = config(json!({"tests": [
+        {"name": "hangs", "tool": "echo", "timeout_ms": 300, "retries": 1},
+        {"name": "next", "tool": "echo"},
+    ]}));
+    let mut fake = Fake::new(vec![Step::Timeout, Step::Timeout]);
+    fake.pings = VecDeque::from([false, true]);
+    let phase = run_cfg(&mut fake, &tools(), &cfg, None);
+    assert_eq!(fake.hung_restarts, 1);
+    let hangs = &phase.results[0];
+    assert_eq!(hangs.status, TestStatus::Error);
+    assert_eq!(
+        hangs.failures,
+        [
+            "no answer within 300ms (timeout_ms)",
+            "attempt 1: the server did not answer a ping after the timeout; restarted"
+        ]
+    );
+    assert_eq!(phase.results[1].status, TestStatus::Passed);
+    assert_eq!(phase.reason, None);
+}
+
+#[test]
+fn a_hung_server_that_cannot_restart_leaves_the_rest_not_run() {
+    let cfg = config(json!({"tests": [
+        {"name": "hangs", "tool": "echo"},
+        {"name": "next", "tool": "echo"},
+    ]}));
+    let mut fake = Fake::new(vec![Step::Timeout]);
+    fake.pings = VecDeque::from([false]);
+    fake.restarts = VecDeque::from([Err("port in use")]);
+    let phase = run_cfg(&mut fake, &tools(), &cfg, None);
+    let why = "server exited with code 1; its stderr ends with: port in use";
+    assert_eq!(
+        phase.results[0].failures[1],
+        format!(
+            "the server did not answer a ping after the timeout and could not be restarted: {why}"
+        )
+    );
+    assert_eq!(phase.results[1].status, TestStatus::NotRun);
+    assert_eq!(
+        phase.reason.as_deref(),
+        Some(format!("the server could not be restarted: {why}").as_str())
+    );
 }
 
 #[test]

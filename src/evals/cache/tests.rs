@@ -413,6 +413,27 @@ fn unusable_files_are_corrupt_and_name_the_file() {
 }
 
 #[test]
+fn a_cache_entry_larger_than_the_limit_is_corrupt_not_loaded() {
+    let dir = scratch("huge-entry");
+    let cache = Cache::new(&dir);
+    let key = "a".repeat(64);
+    let _ = std::fs::create_dir_all(dir.join("evals"));
+    // Sparse: 100 GiB that take no disk.
+    let made = std::fs::File::create(cache.path(&key)).and_then(|f| f.set_len(100 << 30));
+    assert!(made.is_ok(), "{made:?}");
+    match cache.read(&key) {
+        Lookup::Corrupt(e) => assert_eq!(
+            e.to_string(),
+            format!(
+                "cannot read cache file {}: it is larger than the 4 MiB limit for a cache entry",
+                cache.path(&key).display()
+            )
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn a_missing_folder_is_a_miss_and_has_no_keys() {
     let dir = scratch("missing");
     let cache = Cache::new(&dir.join("nope"));

@@ -215,7 +215,7 @@ impl HttpApi {
                 format!(
                     "{} answered {status} with a body that is not JSON: {}",
                     self.who,
-                    quote(text)
+                    quote_body(text)
                 ),
                 format!("check {} (it must point at the API)", self.base_var),
             )),
@@ -368,13 +368,7 @@ pub fn describe(status: u16, parsed: Option<&Value>, text: &str) -> String {
         })
         .or_else(|| parsed.and_then(|v| v.get("detail")).and_then(Value::as_str))
         .map(quote)
-        .unwrap_or_else(|| {
-            if text.trim().is_empty() {
-                "(empty body)".to_owned()
-            } else {
-                quote(text)
-            }
-        });
+        .unwrap_or_else(|| quote_body(text));
     match kind {
         Some(k) => format!("{status} {k}: {message}"),
         None => format!("{status}: {message}"),
@@ -403,6 +397,15 @@ fn quote(text: &str) -> String {
     } else {
         let cut: String = one_line.chars().take(QUOTE).collect();
         format!("{cut}…")
+    }
+}
+
+/// A body as [`quote`] shows it, or `(empty body)`.
+fn quote_body(text: &str) -> String {
+    if text.trim().is_empty() {
+        "(empty body)".to_owned()
+    } else {
+        quote(text)
     }
 }
 

@@ -1,8 +1,9 @@
 //! The gates a model is held to, each with a one-line detail: the provider, `--offline`, the
-//! cases, `min_accuracy`, the critical cases and `min_wilson_lower`, in that order.
+//! cases, the answers, `min_accuracy`, the critical cases and `min_wilson_lower`, in that
+//! order.
 
 use super::{Rules, Tally};
-use crate::report::escape::plural;
+use crate::report::escape::{first_line, plural};
 use crate::report::model::rates::{meets, percent_against};
 use crate::report::model::{CaseStatus, EvalCaseResult, Gate, GateKind};
 
@@ -30,6 +31,9 @@ pub(super) fn check(
             false,
             "there are no eval cases".into(),
         ));
+    }
+    if error.is_none() && tally.nothing_answered() {
+        gates.push(no_answers(tally));
     }
     gates.push(min_accuracy(rules.min_accuracy, error.is_some(), tally));
     if cases.iter().any(|c| c.critical) {
@@ -62,12 +66,31 @@ fn offline(uncached: &[String]) -> Gate {
     )
 }
 
+/// Every trial that was asked failed at the provider: nothing was measured.
+fn no_answers(t: &Tally) -> Gate {
+    let mut detail = format!(
+        "no case got an answer from the provider: {} of {} trial{} failed",
+        t.provider_failed,
+        t.trials_run,
+        plural(t.trials_run)
+    );
+    if let Some(first) = &t.first_provider_error {
+        detail.push_str(&format!(", the first with: {}", first_line(first)));
+    }
+    gate(GateKind::Answers, false, detail)
+}
+
 fn min_accuracy(min: f64, unusable: bool, t: &Tally) -> Gate {
     let (value, bar) = percent_against(t.accuracy, min);
     let (passed, detail) = if unusable {
         (
             false,
             format!("accuracy not measured: the provider could not be used (minimum {bar})"),
+        )
+    } else if t.nothing_answered() {
+        (
+            false,
+            format!("accuracy not measured: no case got an answer (minimum {bar})"),
         )
     } else if t.total == 0 {
         (

@@ -68,6 +68,20 @@ struct Tally {
     trials_passed: usize,
     wilson_lower: f64,
     uncached: Vec<String>,
+    /// Trials that got no usable answer from the provider.
+    provider_failed: usize,
+    /// The first of their errors, in case order.
+    first_provider_error: Option<String>,
+    /// Trials the provider (or the cache) answered.
+    answered: usize,
+}
+
+impl Tally {
+    /// Whether the provider was asked and answered nothing at all: then no accuracy means
+    /// anything, whatever the minimum.
+    fn nothing_answered(&self) -> bool {
+        self.answered == 0 && self.provider_failed > 0
+    }
 }
 
 /// Scores one model. `error` is why the provider could not be used: then nothing the model
@@ -167,6 +181,8 @@ fn tally(rules: &Rules, unusable: bool, cases: &[EvalCaseResult]) -> Tally {
     } else {
         Vec::new()
     };
+    let all_trials = || cases.iter().flat_map(|c| &c.trials);
+    let failed = || all_trials().filter(|t| t.kind == AnswerKind::ProviderError);
     Tally {
         total,
         correct,
@@ -175,6 +191,11 @@ fn tally(rules: &Rules, unusable: bool, cases: &[EvalCaseResult]) -> Tally {
         trials_passed,
         wilson_lower: stats::wilson_lower(trials_passed, trials_run),
         uncached,
+        provider_failed: failed().count(),
+        first_provider_error: failed().find_map(|t| t.provider_error.clone()),
+        answered: all_trials()
+            .filter(|t| !matches!(t.kind, AnswerKind::ProviderError | AnswerKind::NotAsked))
+            .count(),
     }
 }
 

@@ -270,6 +270,64 @@ fn no_cases_fail_without_an_accuracy() {
     );
 }
 
+/// A trial that got no answer: the API said 429 until the retries ran out.
+fn busy() -> TrialResult {
+    provider_failed(
+        "anthropic returned 429 rate_limit_error: slow down (after 3 retries)".into(),
+        5.0,
+    )
+}
+
+#[test]
+fn a_model_that_answered_no_case_fails_whatever_the_minimum() {
+    let plain = score_model(
+        "m",
+        &rules(0.0),
+        None,
+        vec![case("x", "a", vec![busy(), busy()])],
+    );
+    assert!(!plain.passed, "{:?}", plain.gates);
+    let m = score_model(
+        "m",
+        &rules(0.0),
+        None,
+        vec![
+            case("x", "a", vec![busy(), busy()]),
+            critical(case("y", "a", vec![busy()])),
+        ],
+    );
+    assert!(!m.passed, "{:?}", m.gates);
+    let said = "no case got an answer from the provider: 3 of 3 trials failed, the first with: \
+                anthropic returned 429 rate_limit_error: slow down (after 3 retries)";
+    assert_eq!(
+        model_verdict(&m),
+        format!("{said}; 1 critical case got no usable answer from the provider: y")
+    );
+    let phase = phase(
+        crate::report::model::EvalsResults {
+            models: vec![m],
+            ..Default::default()
+        },
+        1.0,
+    );
+    assert_eq!(phase.status, PhaseStatus::Error);
+}
+
+#[test]
+fn one_answered_case_is_enough_to_score_the_rest_as_provider_errors() {
+    let m = score_model(
+        "m",
+        &rules(0.0),
+        None,
+        vec![
+            case("x", "a", vec![busy()]),
+            case("y", "a", vec![trial("a", "b")]),
+        ],
+    );
+    assert!(m.passed, "{:?}", m.gates);
+    assert_eq!(model_verdict(&m), "0% accuracy (0/2), minimum 0%");
+}
+
 #[test]
 fn several_models_name_each_verdict() {
     let good = score_model(

@@ -13,7 +13,7 @@ pub fn model_verdict(m: &ModelEval) -> String {
         return format!("the provider could not be used: {}", first_line(e));
     }
     let mut parts = Vec::new();
-    if m.total > 0 {
+    if m.total > 0 && !answered_nothing(m) {
         parts.push(accuracy_text(m));
     }
     parts.extend(
@@ -23,6 +23,13 @@ pub fn model_verdict(m: &ModelEval) -> String {
             .map(|g| g.detail.clone()),
     );
     parts.join("; ")
+}
+
+/// Whether the model's `answers` gate failed: the provider answered none of its trials.
+fn answered_nothing(m: &ModelEval) -> bool {
+    m.gates
+        .iter()
+        .any(|g| g.kind == GateKind::Answers && !g.passed)
 }
 
 /// `90% accuracy (9/10), minimum 95%`.
@@ -56,10 +63,12 @@ pub fn phase_verdict(models: &[ModelEval]) -> String {
 }
 
 /// The evals phase for `results`: passed when every model passed its gates, an error when no
-/// model could use the provider, failed otherwise; the reason is [`phase_verdict`].
+/// model got an answer (it could not use the provider, or every request failed), failed
+/// otherwise; the reason is [`phase_verdict`].
 pub fn phase(results: EvalsResults, duration_ms: f64) -> Phase<Option<EvalsResults>> {
     let models = &results.models;
-    let status = if !models.is_empty() && models.iter().all(|m| m.error.is_some()) {
+    let unanswered = |m: &ModelEval| m.error.is_some() || answered_nothing(m);
+    let status = if !models.is_empty() && models.iter().all(unanswered) {
         PhaseStatus::Error
     } else if models.iter().all(|m| m.passed) {
         PhaseStatus::Passed

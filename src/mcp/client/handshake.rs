@@ -85,7 +85,13 @@ impl Client {
         let Conn::Stdio(t) = &mut self.conn else {
             return Err(McpError::Protocol("not a stdio connection".into()));
         };
-        let decision = probe_stdio(t, &mut self.deviations, deadline)?;
+        let decision = probe_stdio(t, &mut self.deviations, deadline);
+        // Whatever the probe did not wait for is not awaited (a server that speaks both eras
+        // answers the handshake it lost too).
+        for id in [DISCOVER_ID, INIT_ID, FENCE_ID] {
+            t.abandon(&Value::from(id));
+        }
+        let decision = decision?;
         self.next_id = 3;
         match decision {
             Decision::Modern(result) => {
@@ -211,7 +217,10 @@ fn probe_stdio(
     t.send(&protocol::request(INIT_ID, "initialize", Some(initialize)))?;
     let mut probe = Probe::default();
     loop {
-        let Some(incoming) = t.recv(deadline)? else {
+        let Some(incoming) = t
+            .recv(deadline)
+            .map_err(|e| e.answering(probe.waiting_for()))?
+        else {
             return Err(McpError::Timeout {
                 method: probe.waiting_for().into(),
                 after: Duration::ZERO,

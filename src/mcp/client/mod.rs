@@ -14,6 +14,7 @@ use serde_json::{Map, Value, json};
 use super::error::{McpError, shorten};
 use super::http::{Answer, HttpSpec, HttpTransport};
 use super::protocol::{self, RpcFailure};
+use super::stdio::lines::Noise;
 use super::stdio::{StdioSpec, StdioTransport};
 use super::types::{CallOutcome, CallResult, Era, ServerInfo, Tool};
 use crate::config::ProtocolPin;
@@ -24,6 +25,13 @@ pub use super::protocol::{
 
 /// Most pages read from one listing before it counts as endless.
 const MAX_PAGES: usize = 10_000;
+/// How long a server gets to answer a `ping` after a call timed out before it counts as hung
+/// (and is restarted). A server that works on requests side by side answers at once; one stuck
+/// in the timed-out call does not answer at all, so a longer wait would only add to the run.
+pub const PING_AFTER_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long telling an HTTP server that a timed-out request is cancelled may take: a server
+/// that does not take the notification in that time is probed with a `ping` anyway.
+const CANCEL_BUDGET: Duration = Duration::from_millis(500);
 
 /// Where the server is.
 #[derive(Debug, Clone)]
@@ -78,8 +86,8 @@ pub struct Client {
     info: ServerInfo,
     era: Era,
     next_id: u64,
-    noise: Vec<String>,
-    noise_total: usize,
+    /// stdout noise of the processes already closed.
+    noise: Noise,
     deviations: deviations::Deviations,
     closed: bool,
     /// Cuts waits for HTTP answers short when the run is stopped (a stdio server is stopped
@@ -103,8 +111,7 @@ impl Client {
             info: ServerInfo::default(),
             era: Era::Legacy,
             next_id: 0,
-            noise: Vec::new(),
-            noise_total: 0,
+            noise: Noise::default(),
             deviations: deviations::Deviations::default(),
             closed: false,
             interrupt: None,
@@ -161,16 +168,14 @@ impl Client {
         }
     }
 
-    /// Non-protocol lines the server printed on stdout (kept across restarts), and their count.
+    /// Non-protocol lines the server printed on stdout (kept across restarts; the first
+    /// ones, each cut short, see [`Noise`]), and how many it printed in all.
     pub fn stdout_noise(&self) -> (Vec<String>, usize) {
-        let mut lines = self.noise.clone();
-        let mut total = self.noise_total;
+        let mut all = self.noise.clone();
         if let (Conn::Stdio(t), false) = (&self.conn, self.closed) {
-            let (now, count) = t.noise();
-            lines.extend(now.iter().cloned());
-            total += count;
+            all.extend(&t.noise());
         }
-        (lines, total)
+        (all.lines, all.total)
     }
 
     /// What the server's responses so far did that JSON-RPC 2.0 or MCP does not allow but
@@ -244,6 +249,12 @@ impl Client {
         let response = match answer {
             Ok(r) => r,
             Err(error) => {
+                if let (McpError::Timeout { .. }, Conn::Http(t)) = (&error, &mut self.conn) {
+                    // Tell an HTTP server the call is cancelled, after the latency was taken
+                    // (the stdio transport does so itself).
+                    let cancel = protocol::cancelled(&json!(self.next_id), "timed out");
+                    let _ = t.post(&cancel, None, CANCEL_BUDGET);
+                }
                 return Err(CallFailure {
                     error,
                     stderr,
@@ -304,10 +315,8 @@ impl Client {
         }
         match &mut self.conn {
             Conn::Stdio(t) => {
-                let (lines, count) = t.noise();
-                self.noise.extend(lines.iter().cloned());
-                self.noise_total += count;
                 t.close();
+                self.noise.extend(&t.noise());
             }
             Conn::Http(t) => t.close(),
         }
@@ -356,22 +365,48 @@ impl Client {
         let id = self.fresh_id();
         let params = self.with_meta(params);
         let msg = protocol::request(id, method, params);
-        let response = match &mut self.conn {
-            Conn::Stdio(t) => t.roundtrip(&msg, timeout)?,
-            Conn::Http(t) => match match &self.interrupt {
-                Some(interrupt) => {
-                    t.post_interruptible(&msg, Some(&json!(id)), timeout, interrupt)?
-                }
-                None => t.post(&msg, Some(&json!(id)), timeout)?,
-            } {
-                Answer::Response(v) => v,
-                Answer::Accepted => {
-                    return Err(McpError::Protocol(format!("no response to `{method}`")));
-                }
-            },
+        let t = match &mut self.conn {
+            Conn::Stdio(t) => {
+                let response = t.roundtrip(&msg, timeout)?;
+                self.deviations.note(method, &response);
+                return Ok(response);
+            }
+            Conn::Http(t) => t,
         };
-        self.deviations.note(method, &response);
-        Ok(response)
+        let answer = match &self.interrupt {
+            Some(interrupt) => t.post_interruptible(&msg, Some(&json!(id)), timeout, interrupt),
+            None => t.post(&msg, Some(&json!(id)), timeout),
+        };
+        match answer? {
+            Answer::Response(v) => {
+                self.deviations.note(method, &v);
+                Ok(v)
+            }
+            Answer::Accepted => Err(McpError::Protocol(format!("no response to `{method}`"))),
+        }
+    }
+
+    /// Whether the server answers a `ping` within [`PING_AFTER_TIMEOUT`]; any answer counts,
+    /// an error too (a 2026-07-28 server does not know `ping`, but it answered).
+    pub fn answers_ping(&mut self) -> bool {
+        self.roundtrip("ping", None, PING_AFTER_TIMEOUT).is_ok()
+    }
+
+    /// Restarts a server that stopped answering: a stdio server is stopped at once (SIGTERM,
+    /// then SIGKILL) instead of being given time to exit on its own, and an HTTP session is
+    /// dropped without a DELETE (which would hang too); then as [`Client::restart`].
+    pub fn restart_hung(&mut self) -> Result<(), ConnectError> {
+        if !self.closed {
+            match &mut self.conn {
+                Conn::Stdio(t) => {
+                    t.terminate();
+                    self.noise.extend(&t.noise());
+                }
+                Conn::Http(t) => t.reset_session(),
+            }
+            self.closed = true;
+        }
+        self.restart()
     }
 
     fn request_result(&mut self, method: &str, params: Option<Value>) -> Result<Value, McpError> {

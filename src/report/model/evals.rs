@@ -89,6 +89,8 @@ pub enum GateKind {
     Offline,
     /// There were cases to score.
     Cases,
+    /// Some trial got an answer from the provider (not every one a provider error).
+    Answers,
     /// The accuracy reached `min_accuracy`.
     MinAccuracy,
     /// Every critical case was right on every trial.
@@ -98,13 +100,14 @@ pub enum GateKind {
 }
 
 impl GateKind {
-    /// The name the JSON report uses: `provider`, `offline`, `cases`, `min_accuracy`,
-    /// `critical`, `min_wilson_lower`.
+    /// The name the JSON report uses: `provider`, `offline`, `cases`, `answers`,
+    /// `min_accuracy`, `critical`, `min_wilson_lower`.
     pub fn as_str(self) -> &'static str {
         match self {
             GateKind::Provider => "provider",
             GateKind::Offline => "offline",
             GateKind::Cases => "cases",
+            GateKind::Answers => "answers",
             GateKind::MinAccuracy => "min_accuracy",
             GateKind::Critical => "critical",
             GateKind::MinWilsonLower => "min_wilson_lower",

@@ -70,6 +70,32 @@ fn is_error_true_counts_a_protocol_error_as_an_error() {
 }
 
 #[test]
+fn a_protocol_error_fails_a_test_that_expects_nothing() {
+    assert_eq!(
+        run(json!({}), &protocol_error("database unreachable")),
+        ["protocol error -32602: database unreachable"]
+    );
+}
+
+#[test]
+fn a_protocol_error_fails_a_test_that_expects_success_and_says_what_it_was() {
+    assert_eq!(
+        run(json!({"is_error": false}), &protocol_error("no such row")),
+        ["protocol error -32602: no such row"]
+    );
+}
+
+#[test]
+fn a_protocol_error_passes_a_test_that_expects_an_error_and_matches_its_text() {
+    let e = protocol_error("no such row");
+    assert!(run(json!({"is_error": true, "contains": "no such row"}), &e).is_empty());
+    assert_eq!(
+        run(json!({"is_error": true, "contains": "other"}), &e),
+        [r#"result does not contain "other": no such row"#]
+    );
+}
+
+#[test]
 fn is_error_true_fails_on_success() {
     assert_eq!(
         run(json!({"is_error": true}), &text("fine")),
@@ -88,7 +114,7 @@ fn is_error_false_fails_on_an_error_with_its_text() {
             json!({"is_error": false}),
             &protocol_error("Invalid params")
         ),
-        ["expected success but the tool returned an error: Invalid params"]
+        ["protocol error -32602: Invalid params"]
     );
 }
 
@@ -470,7 +496,8 @@ fn output_schema_error_at_the_root_has_no_path() {
 fn output_schema_is_skipped_for_errors_and_when_turned_off() {
     let schema = result_schema();
     assert!(check(&expect(json!({})), &tool_error("no"), Some(&schema)).is_empty());
-    assert!(check(&expect(json!({})), &protocol_error("no"), Some(&schema)).is_empty());
+    let expects_error = expect(json!({"is_error": true}));
+    assert!(check(&expects_error, &protocol_error("no"), Some(&schema)).is_empty());
     let off = expect(json!({"output_schema": false}));
     assert!(check(&off, &text("5"), Some(&schema)).is_empty());
 }
