@@ -16,21 +16,14 @@ pub fn bin_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// An example binary (`fake_mcp`, `fake_llm`, …), built once when a filtered run has not.
+/// An example binary (`fake_mcp`, `fake_llm`, …). The examples are built once per test run
+/// (a no-op when they are current), so a filtered run never uses a stale fake.
 pub fn example(name: &str) -> String {
     static BUILD: std::sync::Once = std::sync::Once::new();
-    let path = bin_dir().join("examples").join(name);
     BUILD.call_once(|| {
-        let wanted = ["fake_mcp", "fake_llm", "fake_github"];
-        if wanted
-            .iter()
-            .all(|e| bin_dir().join("examples").join(e).exists())
-        {
-            return;
-        }
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let mut cmd = Command::new(cargo);
-        cmd.args(["build", "--examples"])
+        cmd.args(["build", "--examples", "--quiet"])
             .current_dir(env!("CARGO_MANIFEST_DIR"));
         if bin_dir().ends_with("release") {
             cmd.arg("--release");
@@ -40,6 +33,8 @@ pub fn example(name: &str) -> String {
             "cargo build --examples failed"
         );
     });
+    let path = bin_dir().join("examples").join(name);
+    assert!(path.exists(), "{} missing after building the examples", path.display());
     path.display().to_string()
 }
 
