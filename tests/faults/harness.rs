@@ -34,7 +34,11 @@ pub fn example(name: &str) -> String {
         );
     });
     let path = bin_dir().join("examples").join(name);
-    assert!(path.exists(), "{} missing after building the examples", path.display());
+    assert!(
+        path.exists(),
+        "{} missing after building the examples",
+        path.display()
+    );
     path.display().to_string()
 }
 
