@@ -22,7 +22,10 @@ pub fn example(name: &str) -> String {
     let path = bin_dir().join("examples").join(name);
     BUILD.call_once(|| {
         let wanted = ["fake_mcp", "fake_llm", "fake_github"];
-        if wanted.iter().all(|e| bin_dir().join("examples").join(e).exists()) {
+        if wanted
+            .iter()
+            .all(|e| bin_dir().join("examples").join(e).exists())
+        {
             return;
         }
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -101,6 +104,11 @@ impl Case {
 
     /// Runs toolproof in a fresh folder holding the case's files.
     pub fn run(self) -> Outcome {
+        self.spawn().wait()
+    }
+
+    /// Starts toolproof like [`Case::run`] and returns while it runs (for signals).
+    pub fn spawn(self) -> Running {
         let dir = scratch(&self.name);
         for (name, bytes) in &self.files {
             let path = dir.join(name);
@@ -116,7 +124,7 @@ impl Case {
                 args.push(file.to_string());
             }
         }
-        let out = Command::new(env!("CARGO_BIN_EXE_toolproof"))
+        let child = Command::new(env!("CARGO_BIN_EXE_toolproof"))
             .args(&args)
             .current_dir(&dir)
             .env("CI", "true")
@@ -128,11 +136,40 @@ impl Case {
             .env_remove("OPENAI_API_KEY")
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .stdin(Stdio::null())
-            .output()
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
             .expect("run toolproof");
-        Outcome {
+        Running {
             name: self.name,
             dir,
+            reports: self.reports,
+            child,
+        }
+    }
+}
+
+/// A case whose toolproof is still running.
+pub struct Running {
+    name: String,
+    /// The case's folder.
+    pub dir: PathBuf,
+    reports: bool,
+    child: std::process::Child,
+}
+
+impl Running {
+    /// toolproof's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits for toolproof to end.
+    pub fn wait(self) -> Outcome {
+        let out = self.child.wait_with_output().expect("wait for toolproof");
+        Outcome {
+            name: self.name,
+            dir: self.dir,
             reports: self.reports,
             code: out.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -194,11 +231,22 @@ impl Outcome {
             assert_eq!(json["exit_code"], code, "{}: JSON exit code", self.name);
             let junit = self.read("junit.xml");
             if let Err(e) = roxmltree::Document::parse(&junit) {
-                panic!("{}: JUnit is not well-formed XML ({e}):\n{junit}", self.name);
+                panic!(
+                    "{}: JUnit is not well-formed XML ({e}):\n{junit}",
+                    self.name
+                );
             }
             let html = self.read("report.html");
-            assert!(html.trim_end().ends_with("</html>"), "{}: HTML cut", self.name);
-            assert!(!self.read("summary.md").trim().is_empty(), "{}: summary", self.name);
+            assert!(
+                html.trim_end().ends_with("</html>"),
+                "{}: HTML cut",
+                self.name
+            );
+            assert!(
+                !self.read("summary.md").trim().is_empty(),
+                "{}: summary",
+                self.name
+            );
         }
         self
     }
