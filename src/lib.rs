@@ -69,7 +69,8 @@ where
         ));
     }
     let (events, received) = Events::channel();
-    let live = live::Live::start(settings.outputs().live(), received);
+    let secrets = report::redact::Redactor::new(settings.secrets());
+    let live = live::Live::start(settings.outputs().live(), secrets, received);
     let report = run::execute(&settings, &plan, &events, &interrupt);
     live.finish();
     writer.deliver(&report)

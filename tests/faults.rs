@@ -8,3 +8,6 @@ mod harness;
 
 #[path = "faults/servers.rs"]
 mod servers;
+
+#[path = "faults/secrets.rs"]
+mod secrets;

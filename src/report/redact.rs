@@ -57,9 +57,30 @@ impl Redactor {
         out
     }
 
-    fn apply_in_place(&self, text: &mut String) {
+    /// `text` with every secret replaced, in place.
+    pub fn apply_in_place(&self, text: &mut String) {
         if let Cow::Owned(new) = self.apply(text) {
             *text = new;
+        }
+    }
+
+    /// Every string and object key of `value` redacted, in place.
+    pub fn value(&self, value: &mut Value) {
+        value.redact(self);
+    }
+
+    /// `value` redacted through its JSON form: every string and key, whatever the nesting.
+    /// Left as it is in the (never seen) case that its JSON form does not read back.
+    pub fn serde<T: serde::Serialize + serde::de::DeserializeOwned>(&self, value: &mut T) {
+        if self.is_empty() {
+            return;
+        }
+        let Ok(mut json) = serde_json::to_value(&*value) else {
+            return;
+        };
+        json.redact(self);
+        if let Ok(clean) = serde_json::from_value(json) {
+            *value = clean;
         }
     }
 }
@@ -324,13 +345,7 @@ impl Redact for Phases {
 impl Redact for EvalsResults {
     /// Through the JSON form: every string and key in it, whatever the nesting.
     fn redact(&mut self, r: &Redactor) {
-        let Ok(mut value) = serde_json::to_value(&*self) else {
-            return;
-        };
-        value.redact(r);
-        if let Ok(clean) = serde_json::from_value(value) {
-            *self = clean;
-        }
+        r.serde(self);
     }
 }
 

@@ -232,7 +232,7 @@ fn assemble(
         phases,
         cache_audit: out.cache,
         history: out.history,
-        secrets: loaded.secrets.clone(),
+        secrets: settings.secrets().to_vec(),
     }
 }
 
