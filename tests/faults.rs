@@ -11,3 +11,6 @@ mod servers;
 
 #[path = "faults/secrets.rs"]
 mod secrets;
+
+#[path = "faults/files.rs"]
+mod files;

@@ -178,6 +178,15 @@ pub enum EntryError {
     BadStop(String),
 }
 
+/// What [`Cache::prune`] found and did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pruned {
+    /// The files no current case can hit, sorted.
+    pub stale: Vec<PathBuf>,
+    /// Those that could not be removed, with the reason (only with `apply`).
+    pub failed: Vec<(PathBuf, String)>,
+}
+
 /// The answer cache folder, `<cache_dir>/evals`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cache {
@@ -231,6 +240,9 @@ impl Cache {
     /// folder, which is then renamed over the entry, so a reader sees the old file or the new
     /// one, never a part. `choice` holds MCP tool names. Creates the folder if needed. `key`
     /// must be a key of [`key`] (64 lowercase hex digits).
+    ///
+    /// The choice is stored as given: the engine masks the run's secrets in it first, so an
+    /// answer in which the model echoed a key is stored (and replays) redacted.
     pub fn write(
         &self,
         key: &str,
@@ -245,7 +257,12 @@ impl Cache {
                 format!("cache key {key:?} is not a sha256 hex digest"),
             ));
         }
-        fs::create_dir_all(&self.dir).map_err(|e| with_path(e, "create", &self.dir))?;
+        fs::create_dir_all(&self.dir).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("cannot create cache folder {}: {e}", self.dir.display()),
+            )
+        })?;
         let text = entry_text(choice, provider, model, prompt);
         let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
         let temp = self
@@ -281,8 +298,10 @@ impl Cache {
 
     /// The files no current case can hit: entries whose key is not in `keep`, and temp files a
     /// killed writer left behind. Other files are never touched. With `apply` they are removed;
-    /// without, only listed. Sorted paths.
-    pub fn prune(&self, keep: &HashSet<String>, apply: bool) -> io::Result<Vec<PathBuf>> {
+    /// one that cannot be removed (a folder named like an entry, a read-only folder) is skipped
+    /// and named in [`Pruned::failed`], and the rest are still removed. Sorted paths. Fails
+    /// only when the folder cannot be listed.
+    pub fn prune(&self, keep: &HashSet<String>, apply: bool) -> io::Result<Pruned> {
         let mut stale: Vec<PathBuf> = self
             .entries()?
             .into_iter()
@@ -293,16 +312,17 @@ impl Cache {
             .map(|name| self.dir.join(name))
             .collect();
         stale.sort();
+        let mut failed = Vec::new();
         if apply {
             for path in &stale {
                 match fs::remove_file(path) {
                     Ok(()) => {}
                     Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                    Err(e) => return Err(with_path(e, "remove", path)),
+                    Err(e) => failed.push((path.clone(), e.to_string())),
                 }
             }
         }
-        Ok(stale)
+        Ok(Pruned { stale, failed })
     }
 
     /// File names in the folder (UTF-8 ones; cache files always are).

@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use super::model::{
     BaseComparison, CacheAudit, ChecksResults, EvalsResults, Finding, FindingChanges, Generator,
-    HistoryRecord, Inventory, ModelChange, Phase, Phases, RunReport, ServerError, ServerSummary,
-    TestChanges, TestResult, ToolSummary,
+    HistoryRecord, Inventory, ModelChange, NotRemoved, Phase, Phases, RunReport, ServerError,
+    ServerSummary, TestChanges, TestResult, ToolSummary,
 };
 
 /// Shortest secret that is redacted; shorter values would garble ordinary words and numbers.
@@ -234,6 +234,7 @@ impl Redact for CacheAudit {
             answers,
             stale,
             removed: _,
+            not_removed,
             error,
         } = self;
         dir.redact(r);
@@ -241,6 +242,10 @@ impl Redact for CacheAudit {
             answer.label.redact(r);
         }
         stale.redact(r);
+        for NotRemoved { file, error } in not_removed {
+            file.redact(r);
+            error.redact(r);
+        }
         error.redact(r);
     }
 }

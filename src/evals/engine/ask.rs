@@ -142,14 +142,18 @@ impl Asking<'_, '_> {
             Ok((answer, took)) => {
                 let choice = masked(to_choice(answer, self.ctx.api), self.ctx.run.secrets);
                 if let (true, Some(key)) = (self.cache_use.write, &item.key) {
-                    // A failed write loses a cache entry, not the answer.
-                    let _ = self.ctx.cache.write(
+                    // A failed write loses a cache entry, not the answer: it is counted and
+                    // said, and the answer is scored all the same.
+                    let written = self.ctx.cache.write(
                         key,
                         &choice,
                         provider_name(self.ctx.provider),
                         self.model,
                         &self.ctx.cfg.cases[item.case].prompt,
                     );
+                    if let Err(e) = written {
+                        self.cache_use.write_failed(e.to_string());
+                    }
                 }
                 self.cache_use.asked += 1;
                 Got::Asked(choice, took)
