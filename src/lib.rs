@@ -14,6 +14,9 @@ mod cli;
 pub mod config;
 mod evals;
 mod events;
+#[cfg(any(test, feature = "fuzzing"))]
+#[doc(hidden)]
+pub mod fuzzing;
 mod github;
 mod interrupt;
 mod live;

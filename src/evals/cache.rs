@@ -367,7 +367,7 @@ fn with_path(e: io::Error, what: &str, path: &Path) -> io::Error {
 }
 
 /// The text of a cache file: the reference's fields first, then toolproof's.
-fn entry_text(choice: &Choice, provider: &str, model: &str, prompt: &str) -> String {
+pub(crate) fn entry_text(choice: &Choice, provider: &str, model: &str, prompt: &str) -> String {
     let first = choice.calls.first();
     let mut map = Map::new();
     map.insert("provider".into(), provider.into());
@@ -414,7 +414,7 @@ fn stop_value(stop: &Stop) -> Value {
 
 /// Reads a cache file's text into a [`Choice`]. A file with `calls` was written by toolproof;
 /// one without came from the reference, which kept only the first call.
-fn parse_entry(text: &str) -> Result<Choice, EntryError> {
+pub(crate) fn parse_entry(text: &str) -> Result<Choice, EntryError> {
     let value: Value =
         serde_json::from_str(text).map_err(|e| EntryError::NotJson(e.to_string()))?;
     let Value::Object(map) = value else {

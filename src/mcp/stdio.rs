@@ -38,7 +38,8 @@ pub struct StdioSpec {
     pub cwd: Option<PathBuf>,
 }
 
-enum Event {
+/// What the stdout and exit watchers tell the transport (`pub(crate)` for `crate::fuzzing`).
+pub(crate) enum Event {
     Line(Value),
     Noise(String),
     StdoutClosed,
@@ -354,7 +355,9 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-fn read_stdout(stdout: impl Read, tx: Sender<Event>) {
+/// Reads the server's stdout line by line into messages and noise (`pub(crate)` for
+/// `crate::fuzzing`).
+pub(crate) fn read_stdout(stdout: impl Read, tx: Sender<Event>) {
     let mut reader = BufReader::with_capacity(1 << 16, stdout);
     let mut line = Vec::new();
     loop {

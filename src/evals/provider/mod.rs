@@ -6,11 +6,11 @@
 //! rejected request, an unknown model), [`ProviderError::Transient`] when this one case could
 //! not be answered after the retries of [`Pacer`]; each carries a message and, apart, a hint.
 
-mod anthropic;
-mod command;
+pub(crate) mod anthropic;
+pub(crate) mod command;
 mod error;
 mod http;
-mod openai;
+pub(crate) mod openai;
 pub mod retry;
 #[cfg(test)]
 mod testserver;
