@@ -30,6 +30,7 @@
 //! | `[[call NAME {"a": 1}]]` | a tool call with these arguments (`{}` when left out); repeat for several calls |
 //! | `[[malformed NAME RAW]]` | a tool call whose arguments are the raw text (OpenAI: the `arguments` string; Anthropic: `input` is a JSON string) |
 //! | `[[text WORDS]]` | answer text (several are joined with a space) |
+//! | `{{key}}` | inside `[[text …]]`, `[[call …]]` or `[[malformed …]]`: the API key the request carried (an echoed secret) |
 //! | `[[refuse]]` | Anthropic `stop_reason: refusal`; OpenAI `message.refusal` |
 //! | `[[max_tokens]]` | Anthropic `stop_reason: max_tokens`; OpenAI `finish_reason: length` |
 //! | `[[status CODE opts]]` | answer with that error in the API's shape; opts: `times=N` (only the first N attempts at this prompt, then answer normally), `retry-after=S`, `retry-after-ms=MS`, `should-retry=true\|false` (`x-should-retry`), `quota` (429: quota / spend limit exhausted), `echo-key` (quote the request's key in the message), `msg=TEXT` (the rest of the directive) |
@@ -81,7 +82,8 @@ usage: fake_llm [--port N] [--delay-ms N] [--log FILE] [--require-key KEY] [--re
 directives: [[call NAME {json}]] [[malformed NAME RAW]] [[text WORDS]] [[refuse]]
   [[max_tokens]] [[status CODE times=N retry-after=S retry-after-ms=MS should-retry=B quota
   echo-key msg=TEXT]]
-  [[drop times=N]] [[sleep MS]] [[nonsense]] [[empty]] [[truncated]] [[huge MIB]]
+  [[drop times=N]] [[sleep MS]] [[nonsense]] [[empty]] [[truncated]] [[huge MIB]];
+  {{key}} in text or arguments: the request's API key
 ";
 
 struct Options {
@@ -189,21 +191,21 @@ impl Server {
                 return (wire::bad_request(api, 404, &msg), none, false);
             }
         };
-        if let Some(key) = &self.require_key {
-            let given = match api {
-                Api::Anthropic => req
-                    .header("x-api-key")
-                    .map(str::to_owned)
-                    .or_else(|| bearer(req)),
-                Api::OpenAi => bearer(req),
+        let given = match api {
+            Api::Anthropic => req
+                .header("x-api-key")
+                .map(str::to_owned)
+                .or_else(|| bearer(req)),
+            Api::OpenAi => bearer(req),
+        };
+        if let Some(key) = &self.require_key
+            && given.as_deref() != Some(key.as_str())
+        {
+            let status = script::Status {
+                code: 401,
+                ..script::Status::default()
             };
-            if given.as_deref() != Some(key.as_str()) {
-                let status = script::Status {
-                    code: 401,
-                    ..script::Status::default()
-                };
-                return (wire::error(api, "", &status), none, false);
-            }
+            return (wire::error(api, "", &status), none, false);
         }
         let Ok(body) = serde_json::from_slice::<Value>(&req.body) else {
             return (
@@ -233,6 +235,7 @@ impl Server {
                 return (wire::bad_request(api, 400, &msg), none, false);
             }
         };
+        script.echo_key(given.as_deref().unwrap_or_default());
         let attempt = self.attempts.next(&format!("{api:?}\n{model}\n{prompt}"));
         let wait = Duration::from_millis(script.sleep_ms);
         if script.drops(attempt) {

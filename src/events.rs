@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::plan::PhaseKey;
 use crate::report::model::{CaseStatus, PhaseStatus, TestStatus};
+use crate::report::redact::Redactor;
 
 /// Something that happened during a run.
 #[derive(Debug, Clone, PartialEq)]
@@ -103,6 +104,91 @@ impl Events {
     pub fn emit(&self, event: Event) {
         if let Some(tx) = &self.tx {
             let _ = tx.send(event);
+        }
+    }
+}
+
+impl Event {
+    /// This event with every secret in its text replaced by `***`: what a reporter shows.
+    /// Masked before any shortening, so a cut can never leave part of a secret.
+    pub fn masked(&self, secrets: &Redactor) -> Event {
+        let mut event = self.clone();
+        if secrets.is_empty() {
+            return event;
+        }
+        let mask = |s: &mut String| secrets.apply_in_place(s);
+        match &mut event {
+            Event::Connecting { target } => mask(target),
+            Event::PhaseStarted { .. } | Event::Done => {}
+            Event::TestFinished { name, failure, .. } => {
+                mask(name);
+                failure.iter_mut().for_each(mask);
+            }
+            Event::TestRetry { name, .. } => mask(name),
+            Event::CaseFinished {
+                model,
+                name,
+                expected,
+                picked,
+                failure,
+                ..
+            } => {
+                for s in [model, name, expected, picked] {
+                    mask(s);
+                }
+                failure.iter_mut().for_each(mask);
+            }
+            Event::ProviderBackoff { reason, .. } => mask(reason),
+            Event::PhaseFinished { summary, .. } => summary.iter_mut().for_each(mask),
+        }
+        event
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_text_of_an_event_is_masked() {
+        let r = Redactor::new(&["sk-secret-1".into()]);
+        let s = || "a sk-secret-1 b".to_string();
+        let events = [
+            Event::Connecting { target: s() },
+            Event::TestFinished {
+                name: s(),
+                status: TestStatus::Failed,
+                latency_ms: 1.0,
+                failure: Some(s()),
+            },
+            Event::TestRetry {
+                name: s(),
+                attempt: 1,
+                of: 2,
+            },
+            Event::CaseFinished {
+                model: s(),
+                name: s(),
+                status: CaseStatus::Miss,
+                trials: 1,
+                expected: s(),
+                picked: s(),
+                failure: Some(s()),
+            },
+            Event::ProviderBackoff {
+                wait: Duration::ZERO,
+                reason: s(),
+            },
+            Event::PhaseFinished {
+                phase: PhaseKey::Evals,
+                status: PhaseStatus::Failed,
+                summary: Some(s()),
+            },
+        ];
+        for event in events {
+            let shown = format!("{:?}", event.masked(&r));
+            assert!(!shown.contains("sk-secret-1"), "{shown}");
+            assert!(shown.contains("a *** b"), "{shown}");
         }
     }
 }

@@ -14,6 +14,9 @@ mod cli;
 pub mod config;
 mod evals;
 mod events;
+#[cfg(any(test, feature = "fuzzing"))]
+#[doc(hidden)]
+pub mod fuzzing;
 mod github;
 mod interrupt;
 mod live;
@@ -69,7 +72,8 @@ where
         ));
     }
     let (events, received) = Events::channel();
-    let live = live::Live::start(settings.outputs().live(), received);
+    let secrets = report::redact::Redactor::new(settings.secrets());
+    let live = live::Live::start(settings.outputs().live(), secrets, received);
     let report = run::execute(&settings, &plan, &events, &interrupt);
     live.finish();
     writer.deliver(&report)

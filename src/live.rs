@@ -3,8 +3,8 @@
 //! terminal a progress bar shows done/total and the elapsed time; off a terminal a heartbeat
 //! line (`evals: 120/400 cases, 1m30s`) is printed at least every [`HEARTBEAT`] while anything
 //! runs, so CI systems never see a silent step; under GitHub Actions each long phase is folded
-//! into a `::group::`. Text from servers and models is cleaned, and workflow commands in it
-//! defused, before it is printed.
+//! into a `::group::`. Text from servers and models has the run's secrets masked, is cleaned,
+//! and has workflow commands in it defused, before it is printed.
 
 use std::io::Write;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -17,6 +17,7 @@ use crate::events::Event;
 use crate::plan::PhaseKey;
 use crate::report::escape::{clean, defuse_workflow_commands, format_ms, truncate_chars};
 use crate::report::model::{CaseStatus, PhaseStatus, TestStatus};
+use crate::report::redact::Redactor;
 use crate::settings::LiveMode;
 
 /// Longest silence off a terminal while something runs (the promise is 30 s; the margin
@@ -33,11 +34,12 @@ pub struct Live {
 }
 
 impl Live {
-    /// Starts consuming `events` (until [`Event::Done`] or the senders are gone).
-    pub fn start(mode: LiveMode, events: Receiver<Event>) -> Live {
+    /// Starts consuming `events` (until [`Event::Done`] or the senders are gone); `secrets`
+    /// are masked in every line.
+    pub fn start(mode: LiveMode, secrets: Redactor, events: Receiver<Event>) -> Live {
         let thread = std::thread::Builder::new()
             .name("toolproof-live".into())
-            .spawn(move || consume(mode, &events))
+            .spawn(move || consume(mode, &secrets, &events))
             .ok();
         Live { thread }
     }
@@ -50,14 +52,14 @@ impl Live {
     }
 }
 
-fn consume(mode: LiveMode, events: &Receiver<Event>) {
+fn consume(mode: LiveMode, secrets: &Redactor, events: &Receiver<Event>) {
     let started = Instant::now();
     let mut view = View::new(mode, started);
     loop {
         let wait = view.beat.next_due(Instant::now());
         match events.recv_timeout(wait) {
             Ok(Event::Done) => break,
-            Ok(event) => view.show(&event),
+            Ok(event) => view.show(&event.masked(secrets)),
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => break,
         }

@@ -26,3 +26,9 @@ mod http;
 
 #[path = "faults/providers_api.rs"]
 mod providers_api;
+
+#[path = "faults/secrets.rs"]
+mod secrets;
+
+#[path = "faults/files.rs"]
+mod files;

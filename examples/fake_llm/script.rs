@@ -63,7 +63,25 @@ pub struct Script {
     pub directed: bool,
 }
 
+/// What `{{key}}` in answer text and call arguments stands for: the credential the request
+/// carried, so a test can make the model echo the API key without the key being in the prompt.
+pub const KEY_PLACEHOLDER: &str = "{{key}}";
+
 impl Script {
+    /// Replaces [`KEY_PLACEHOLDER`] with `key` in the answer's text, in every string (and key)
+    /// of the calls' arguments, and in malformed raw arguments.
+    pub fn echo_key(&mut self, key: &str) {
+        for text in &mut self.text {
+            *text = text.replace(KEY_PLACEHOLDER, key);
+        }
+        for call in &mut self.calls {
+            match call {
+                Call::Args { args, .. } => fill(args, key),
+                Call::Malformed { raw, .. } => *raw = raw.replace(KEY_PLACEHOLDER, key),
+            }
+        }
+    }
+
     /// Whether this attempt (1-based) is dropped.
     pub fn drops(&self, attempt: u64) -> bool {
         matches!(self.drop, Some(times) if times.is_none_or(|n| attempt <= n))
@@ -195,6 +213,22 @@ fn apply(script: &mut Script, word: &str, arg: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Replaces [`KEY_PLACEHOLDER`] with `key` in every string and object key of `value`.
+fn fill(value: &mut Value, key: &str) {
+    match value {
+        Value::String(s) => *s = s.replace(KEY_PLACEHOLDER, key),
+        Value::Array(items) => items.iter_mut().for_each(|v| fill(v, key)),
+        Value::Object(map) => {
+            let old = std::mem::take(map);
+            for (k, mut v) in old {
+                fill(&mut v, key);
+                map.insert(k.replace(KEY_PLACEHOLDER, key), v);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// `k=v` options separated by spaces, `msg=` taking the rest; `times=N` pulled out.
 #[allow(clippy::type_complexity)]
 fn options(text: &str) -> Result<(Vec<(String, String)>, Option<u64>), String> {
@@ -312,6 +346,27 @@ mod tests {
         assert!(parse("[[bogus]]").is_err());
         assert!(parse("[[call add {oops]]").is_err());
         assert!(!parse("plain prompt").unwrap().directed);
+    }
+
+    #[test]
+    fn the_key_placeholder_is_filled_in_text_and_arguments() {
+        let mut s = parse(r#"[[text my key: {{key}}]] [[call echo {"text": "k={{key}}", "{{key}}": [1]}]] [[malformed add {{{key}}]]"#)
+            .unwrap();
+        s.echo_key("sk-1");
+        assert_eq!(s.text, ["my key: sk-1"]);
+        assert_eq!(
+            s.calls,
+            [
+                Call::Args {
+                    name: "echo".into(),
+                    args: json!({"text": "k=sk-1", "sk-1": [1]})
+                },
+                Call::Malformed {
+                    name: "add".into(),
+                    raw: "{sk-1".into()
+                }
+            ]
+        );
     }
 
     #[test]

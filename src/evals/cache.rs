@@ -178,6 +178,15 @@ pub enum EntryError {
     BadStop(String),
 }
 
+/// What [`Cache::prune`] found and did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pruned {
+    /// The files no current case can hit, sorted.
+    pub stale: Vec<PathBuf>,
+    /// Those that could not be removed, with the reason (only with `apply`).
+    pub failed: Vec<(PathBuf, String)>,
+}
+
 /// The answer cache folder, `<cache_dir>/evals`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cache {
@@ -235,6 +244,9 @@ impl Cache {
     /// folder, which is then renamed over the entry, so a reader sees the old file or the new
     /// one, never a part. `choice` holds MCP tool names. Creates the folder if needed. `key`
     /// must be a key of [`key`] (64 lowercase hex digits).
+    ///
+    /// The choice is stored as given: the engine masks the run's secrets in it first, so an
+    /// answer in which the model echoed a key is stored (and replays) redacted.
     pub fn write(
         &self,
         key: &str,
@@ -249,7 +261,12 @@ impl Cache {
                 format!("cache key {key:?} is not a sha256 hex digest"),
             ));
         }
-        fs::create_dir_all(&self.dir).map_err(|e| with_path(e, "create", &self.dir))?;
+        fs::create_dir_all(&self.dir).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("cannot create cache folder {}: {e}", self.dir.display()),
+            )
+        })?;
         let text = entry_text(choice, provider, model, prompt);
         let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
         let temp = self
@@ -285,8 +302,10 @@ impl Cache {
 
     /// The files no current case can hit: entries whose key is not in `keep`, and temp files a
     /// killed writer left behind. Other files are never touched. With `apply` they are removed;
-    /// without, only listed. Sorted paths.
-    pub fn prune(&self, keep: &HashSet<String>, apply: bool) -> io::Result<Vec<PathBuf>> {
+    /// one that cannot be removed (a folder named like an entry, a read-only folder) is skipped
+    /// and named in [`Pruned::failed`], and the rest are still removed. Sorted paths. Fails
+    /// only when the folder cannot be listed.
+    pub fn prune(&self, keep: &HashSet<String>, apply: bool) -> io::Result<Pruned> {
         let mut stale: Vec<PathBuf> = self
             .entries()?
             .into_iter()
@@ -297,16 +316,17 @@ impl Cache {
             .map(|name| self.dir.join(name))
             .collect();
         stale.sort();
+        let mut failed = Vec::new();
         if apply {
             for path in &stale {
                 match fs::remove_file(path) {
                     Ok(()) => {}
                     Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                    Err(e) => return Err(with_path(e, "remove", path)),
+                    Err(e) => failed.push((path.clone(), e.to_string())),
                 }
             }
         }
-        Ok(stale)
+        Ok(Pruned { stale, failed })
     }
 
     /// File names in the folder (UTF-8 ones; cache files always are).
@@ -351,7 +371,7 @@ fn with_path(e: io::Error, what: &str, path: &Path) -> io::Error {
 }
 
 /// The text of a cache file: the reference's fields first, then toolproof's.
-fn entry_text(choice: &Choice, provider: &str, model: &str, prompt: &str) -> String {
+pub(crate) fn entry_text(choice: &Choice, provider: &str, model: &str, prompt: &str) -> String {
     let first = choice.calls.first();
     let mut map = Map::new();
     map.insert("provider".into(), provider.into());
@@ -398,7 +418,7 @@ fn stop_value(stop: &Stop) -> Value {
 
 /// Reads a cache file's text into a [`Choice`]. A file with `calls` was written by toolproof;
 /// one without came from the reference, which kept only the first call.
-fn parse_entry(text: &str) -> Result<Choice, EntryError> {
+pub(crate) fn parse_entry(text: &str) -> Result<Choice, EntryError> {
     let value: Value =
         serde_json::from_str(text).map_err(|e| EntryError::NotJson(e.to_string()))?;
     let Value::Object(map) = value else {

@@ -58,7 +58,8 @@ impl<R: BufRead> Iterator for SseEvents<R> {
                 .read_until(b'\n', &mut self.line)
             {
                 Err(e) => return Some(Err(SseError::Io(e))),
-                Ok(0) => return data.map(Ok),
+                // An event the body ends in without its blank line still counts, unless empty.
+                Ok(0) => return data.filter(|d| !d.is_empty()).map(Ok),
                 Ok(n) if n as u64 == room && self.line.last() != Some(&b'\n') => {
                     let start = data.unwrap_or_else(|| lossy(&self.line));
                     return Some(Err(SseError::TooLarge(shorten(&start, 80))));

@@ -26,14 +26,24 @@ pub fn render(report: &RunReport) -> String {
         } else {
             "would remove"
         };
-        for file in &audit.stale {
+        let kept: Vec<&str> = audit.not_removed.iter().map(|k| k.file.as_str()).collect();
+        for file in audit.stale.iter().filter(|f| !kept.contains(&f.as_str())) {
             let _ = writeln!(out, "{verb} {file}");
         }
-        let n = audit.stale.len();
-        let _ = if n == 0 {
+        for k in &audit.not_removed {
+            let _ = writeln!(out, "could not remove {}: {}", k.file, clean(&k.error));
+        }
+        let n = audit.stale.len() - kept.len();
+        let _ = if audit.stale.is_empty() {
             writeln!(
                 out,
                 "nothing to prune: every cache file belongs to a current case"
+            )
+        } else if audit.removed && !kept.is_empty() {
+            writeln!(
+                out,
+                "removed {n} file(s); {} could not be removed (see above)",
+                kept.len()
             )
         } else if audit.removed {
             writeln!(out, "removed {n} file(s)")

@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use super::model::{
     BaseComparison, CacheAudit, ChecksResults, EvalsResults, Finding, FindingChanges, Generator,
-    HistoryRecord, Inventory, ModelChange, Phase, Phases, RunReport, ServerError, ServerSummary,
-    TestChanges, TestResult, ToolSummary,
+    HistoryRecord, Inventory, ModelChange, NotRemoved, Phase, Phases, RunReport, ServerError,
+    ServerSummary, TestChanges, TestResult, ToolSummary,
 };
 
 /// Shortest secret that is redacted; shorter values would garble ordinary words and numbers.
@@ -57,9 +57,30 @@ impl Redactor {
         out
     }
 
-    fn apply_in_place(&self, text: &mut String) {
+    /// `text` with every secret replaced, in place.
+    pub fn apply_in_place(&self, text: &mut String) {
         if let Cow::Owned(new) = self.apply(text) {
             *text = new;
+        }
+    }
+
+    /// Every string and object key of `value` redacted, in place.
+    pub fn value(&self, value: &mut Value) {
+        value.redact(self);
+    }
+
+    /// `value` redacted through its JSON form: every string and key, whatever the nesting.
+    /// Left as it is in the (never seen) case that its JSON form does not read back.
+    pub fn serde<T: serde::Serialize + serde::de::DeserializeOwned>(&self, value: &mut T) {
+        if self.is_empty() {
+            return;
+        }
+        let Ok(mut json) = serde_json::to_value(&*value) else {
+            return;
+        };
+        json.redact(self);
+        if let Ok(clean) = serde_json::from_value(json) {
+            *value = clean;
         }
     }
 }
@@ -214,6 +235,7 @@ impl Redact for CacheAudit {
             answers,
             stale,
             removed: _,
+            not_removed,
             error,
         } = self;
         dir.redact(r);
@@ -221,6 +243,10 @@ impl Redact for CacheAudit {
             answer.label.redact(r);
         }
         stale.redact(r);
+        for NotRemoved { file, error } in not_removed {
+            file.redact(r);
+            error.redact(r);
+        }
         error.redact(r);
     }
 }
@@ -327,13 +353,7 @@ impl Redact for Phases {
 impl Redact for EvalsResults {
     /// Through the JSON form: every string and key in it, whatever the nesting.
     fn redact(&mut self, r: &Redactor) {
-        let Ok(mut value) = serde_json::to_value(&*self) else {
-            return;
-        };
-        value.redact(r);
-        if let Ok(clean) = serde_json::from_value(value) {
-            *self = clean;
-        }
+        r.serde(self);
     }
 }
 

@@ -49,9 +49,16 @@ pub struct DestinationError {
 impl DestinationError {
     /// What to do about it.
     pub fn hint(&self) -> &'static str {
-        "give a path in a folder you can write to, or `-` for stdout"
+        if self.what == HISTORY {
+            "the history is read back and replaced as a whole: give the path of a regular file"
+        } else {
+            "give a path in a folder you can write to, or `-` for stdout"
+        }
     }
 }
+
+/// What the history file is called in messages.
+const HISTORY: &str = "history file";
 
 /// A report asked for: its name, where to, its format, and whether it is appended to.
 type Wanted<'a> = (&'static str, Option<&'a Target>, Format, bool);
@@ -107,6 +114,9 @@ impl ReportWriter {
                 true,
             ),
         ];
+        if let Some(path) = outputs.history() {
+            check_history(path)?;
+        }
         let stdout_id = file_id(Path::new("/dev/stdout"));
         let mut jobs = Vec::new();
         for (what, target, format, append) in wanted {
@@ -304,6 +314,24 @@ fn check(
     }
 }
 
+/// The history file is read whole and replaced through a temp file and a rename, so what is
+/// there must be a regular file (or nothing yet): a device such as `/dev/full` would be read
+/// without end, and renaming over it would replace the device itself.
+fn check_history(path: &Path) -> Result<(), DestinationError> {
+    match fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => Err(DestinationError {
+            what: HISTORY,
+            path: path.to_path_buf(),
+            source: io::Error::other(if meta.is_dir() {
+                "it is a folder"
+            } else {
+                "it is not a regular file"
+            }),
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// Creates and removes a temp file beside `path`: the atomic write needs exactly that.
 fn probe_folder(path: &Path) -> io::Result<()> {
     let folder = parent(path);
@@ -360,6 +388,21 @@ mod tests {
             "{err:?}"
         );
         let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_history_file_must_be_a_regular_file_or_nothing_yet() {
+        for (path, why) in [("/dev/full", "not a regular file"), ("/tmp", "a folder")] {
+            let err = check_history(Path::new(path)).err();
+            let text = err.as_ref().map(ToString::to_string).unwrap_or_default();
+            assert!(
+                text.starts_with(&format!("cannot write the history file to {path}: "))
+                    && text.contains(why),
+                "{text}"
+            );
+            assert!(err.is_some_and(|e| e.hint().contains("regular file")));
+        }
+        assert!(check_history(Path::new("/no/such/history.jsonl")).is_ok());
     }
 
     #[test]

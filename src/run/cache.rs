@@ -7,7 +7,7 @@ use crate::evals::cache::{Cache, Lookup};
 use crate::evals::engine;
 use crate::mcp::types::Tool;
 use crate::plan::CacheAction;
-use crate::report::model::{CacheAudit, CachedAnswer};
+use crate::report::model::{CacheAudit, CachedAnswer, NotRemoved};
 use crate::settings::Settings;
 
 /// Looks every needed answer up; for a prune, lists (or removes) the files nothing needs.
@@ -53,8 +53,17 @@ pub(super) fn audit(settings: &Settings, tools: &[Tool], action: CacheAction) ->
         CacheAction::Prune { apply } => {
             let keep: HashSet<String> = keys.into_iter().map(|(_, _, _, key)| key).collect();
             match cache.prune(&keep, apply) {
-                Ok(files) => {
-                    audit.stale = files.iter().map(|f| f.display().to_string()).collect();
+                Ok(pruned) => {
+                    let shown = |f: &std::path::PathBuf| f.display().to_string();
+                    audit.stale = pruned.stale.iter().map(shown).collect();
+                    audit.not_removed = pruned
+                        .failed
+                        .iter()
+                        .map(|(file, error)| NotRemoved {
+                            file: shown(file),
+                            error: error.clone(),
+                        })
+                        .collect();
                     audit.removed = apply;
                 }
                 Err(e) => {

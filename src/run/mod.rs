@@ -237,13 +237,13 @@ fn assemble(
         phases,
         cache_audit: out.cache,
         history: out.history,
-        secrets: loaded.secrets.clone(),
+        secrets: settings.secrets().to_vec(),
     }
 }
 
 /// Whether the run passed and its exit code: the signal's code when interrupted, else 1 when
-/// the server could not be used, a phase failed or errored, or the cache audit found missing
-/// answers; else 0. The one place the exit code is decided.
+/// the server could not be used, a phase failed or errored, the cache audit found missing
+/// answers, or a prune could not remove a stale file; else 0. The one place the exit code is decided.
 pub fn verdict(
     phases: &Phases,
     server_error: bool,
@@ -253,6 +253,7 @@ pub fn verdict(
 ) -> (bool, i32) {
     let cache_failed = cache.is_some_and(|c| {
         c.error.is_some()
+            || !c.not_removed.is_empty()
             || (plan.cache == Some(crate::plan::CacheAction::Status) && c.missing() > 0)
     });
     let failed = server_error

@@ -19,6 +19,7 @@ use crate::report::model::{
     ChecksResults, EvalsResults, FindingKey, HistoryRecord, Phase, PhaseStatus, TestCounts,
     TestResult, TestStatus,
 };
+use crate::report::redact::Redactor;
 use crate::suite::{self, Defaults, Selection};
 
 /// Adds the `stdout-noise` finding to the checks that ran, counting every non-protocol line the
@@ -121,6 +122,7 @@ pub(super) fn evals(tools: &[Tool], ctx: &Ctx<'_>) -> Phase<Option<EvalsResults>
         total,
     });
     let loaded = ctx.settings.loaded();
+    let secrets = Redactor::new(ctx.settings.secrets());
     let run = EvalRun {
         cfg,
         settings,
@@ -128,6 +130,7 @@ pub(super) fn evals(tools: &[Tool], ctx: &Ctx<'_>) -> Phase<Option<EvalsResults>
         env: ctx.settings.env(),
         events: ctx.events,
         interrupt: ctx.interrupt,
+        secrets: &secrets,
     };
     let phase = engine::run(tools, &run);
     finished(
@@ -144,7 +147,9 @@ pub(super) fn evals(tools: &[Tool], ctx: &Ctx<'_>) -> Phase<Option<EvalsResults>
 /// and the comparison with the base branch. A file that cannot be written is noted on the evals
 /// phase too, when it ran.
 pub(super) fn history(path: &Path, out: &mut Outcome, ctx: &Ctx<'_>, now: &str) -> HistoryRecord {
-    let findings: Option<Vec<FindingKey>> = out.checks.as_ref().filter(|p| p.ran()).map(|p| {
+    // The history file is written too: it gets the run's secrets masked, like every report.
+    let secrets = Redactor::new(ctx.settings.secrets());
+    let mut findings: Option<Vec<FindingKey>> = out.checks.as_ref().filter(|p| p.ran()).map(|p| {
         p.results
             .findings
             .iter()
@@ -155,18 +160,21 @@ pub(super) fn history(path: &Path, out: &mut Outcome, ctx: &Ctx<'_>, now: &str) 
             })
             .collect()
     });
-    let failed: Option<Vec<String>> = out.tests.as_ref().filter(|p| p.ran()).map(|p| {
+    secrets.serde(&mut findings);
+    let mut failed: Option<Vec<String>> = out.tests.as_ref().filter(|p| p.ran()).map(|p| {
         p.results
             .iter()
             .filter(|t| matches!(t.status, TestStatus::Failed | TestStatus::Error))
             .map(|t| t.name.clone())
             .collect()
     });
+    secrets.serde(&mut failed);
     // An evals phase that errored keeps its results (a provider that could not be used): the
     // trend is still shown, and the run is recorded without a model line.
-    let evals = out.evals.as_mut().and_then(|p| p.results.as_mut());
+    let mut recorded_evals = out.evals.as_ref().and_then(|p| p.results.clone());
+    secrets.serde(&mut recorded_evals);
     let facts = RunFacts {
-        evals: evals.as_deref(),
+        evals: recorded_evals.as_ref(),
         findings: findings.as_deref(),
         failed_tests: failed.as_deref(),
     };
@@ -180,7 +188,7 @@ pub(super) fn history(path: &Path, out: &mut Outcome, ctx: &Ctx<'_>, now: &str) 
         Ok(r) => {
             record.recorded = true;
             record.base = r.base;
-            if let Some(results) = evals {
+            if let Some(results) = out.evals.as_mut().and_then(|p| p.results.as_mut()) {
                 results.history = r.trend;
             }
         }

@@ -7,6 +7,7 @@ mod env;
 mod github;
 mod outputs;
 mod resolve;
+mod secrets;
 mod source;
 #[cfg(test)]
 mod tests;
@@ -308,6 +309,7 @@ pub struct Settings {
     outputs: Outputs,
     revision: Revision,
     env: Env,
+    secrets: Vec<String>,
 }
 
 /// Phases turned off from the command line or the environment, with who turned them off.
@@ -377,5 +379,10 @@ impl Settings {
     /// The environment snapshot (provider keys and endpoints are read from it).
     pub fn env(&self) -> &Env {
         &self.env
+    }
+    /// Values never to be written anywhere: the config's `${VAR}` values, the provider
+    /// credentials and the GitHub token of the environment. Longest first.
+    pub fn secrets(&self) -> &[String] {
+        &self.secrets
     }
 }

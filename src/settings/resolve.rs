@@ -178,6 +178,7 @@ impl Settings {
                 base_ref: env.get("GITHUB_BASE_REF").map(str::to_owned),
             },
             env: env.clone(),
+            secrets: super::secrets::resolve(env, &loaded.secrets),
             loaded,
         })
     }

@@ -103,6 +103,11 @@ impl Case {
 
     /// Runs toolproof in a fresh folder holding the case's files.
     pub fn run(self) -> Outcome {
+        self.spawn().wait()
+    }
+
+    /// Starts toolproof like [`Case::run`] and returns while it runs (for signals).
+    pub fn spawn(self) -> Running {
         let dir = scratch(&self.name);
         for (name, bytes) in &self.files {
             let path = dir.join(name);
@@ -118,7 +123,7 @@ impl Case {
                 args.push(file.to_string());
             }
         }
-        let out = Command::new(env!("CARGO_BIN_EXE_toolproof"))
+        let child = Command::new(env!("CARGO_BIN_EXE_toolproof"))
             .args(&args)
             .current_dir(&dir)
             .env("CI", "true")
@@ -130,11 +135,40 @@ impl Case {
             .env_remove("OPENAI_API_KEY")
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .stdin(Stdio::null())
-            .output()
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
             .expect("run toolproof");
-        Outcome {
+        Running {
             name: self.name,
             dir,
+            reports: self.reports,
+            child,
+        }
+    }
+}
+
+/// A case whose toolproof is still running.
+pub struct Running {
+    name: String,
+    /// The case's folder.
+    pub dir: PathBuf,
+    reports: bool,
+    child: std::process::Child,
+}
+
+impl Running {
+    /// toolproof's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits for toolproof to end.
+    pub fn wait(self) -> Outcome {
+        let out = self.child.wait_with_output().expect("wait for toolproof");
+        Outcome {
+            name: self.name,
+            dir: self.dir,
             reports: self.reports,
             code: out.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -441,7 +441,7 @@ fn a_missing_folder_is_a_miss_and_has_no_keys() {
     assert_eq!(cache.keys().unwrap(), Vec::<String>::new());
     assert_eq!(
         cache.prune(&HashSet::new(), true).unwrap(),
-        Vec::<PathBuf>::new()
+        Pruned::default()
     );
 }
 
@@ -548,17 +548,38 @@ fn keys_list_entries_only_and_prune_lists_before_it_removes() {
         cache.dir().join(&leftover),
     ];
     stale.sort();
-    assert_eq!(cache.prune(&keep, false).unwrap(), stale);
+    assert_eq!(cache.prune(&keep, false).unwrap().stale, stale);
     assert_eq!(cache.keys().unwrap().len(), 3, "a dry run removes nothing");
     assert!(cache.dir().join(&leftover).exists());
 
-    assert_eq!(cache.prune(&keep, true).unwrap(), stale);
+    let pruned = cache.prune(&keep, true).unwrap();
+    assert_eq!((pruned.stale, pruned.failed), (stale, Vec::new()));
     assert_eq!(cache.keys().unwrap(), vec![KEY_A.to_string()]);
     assert!(!cache.dir().join(&leftover).exists());
     for other in ["README.md", "notes.json", "ABCDEF.json"] {
         assert!(cache.dir().join(other).exists(), "{other} was removed");
     }
-    assert_eq!(cache.prune(&keep, true).unwrap(), Vec::<PathBuf>::new());
+    assert_eq!(cache.prune(&keep, true).unwrap(), Pruned::default());
+}
+
+#[test]
+fn prune_skips_what_it_cannot_remove_and_removes_the_rest() {
+    let dir = scratch("prune-folder");
+    let cache = Cache::new(&dir);
+    let choice = Choice {
+        calls: Vec::new(),
+        text: "t".into(),
+        stop: Stop::EndTurn,
+    };
+    cache.write(KEY_A, &choice, "p", "m", "q").unwrap();
+    cache.write(KEY_C, &choice, "p", "m", "q").unwrap();
+    // A folder named like an entry, sorted between the two files.
+    std::fs::create_dir_all(cache.path(KEY_B).join("inside")).unwrap();
+    let pruned = cache.prune(&HashSet::new(), true).unwrap();
+    assert_eq!(pruned.stale.len(), 3);
+    let failed: Vec<&PathBuf> = pruned.failed.iter().map(|(p, _)| p).collect();
+    assert_eq!(failed, [&cache.path(KEY_B)]);
+    assert!(!cache.path(KEY_A).exists() && !cache.path(KEY_C).exists());
 }
 
 #[test]

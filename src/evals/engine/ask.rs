@@ -15,8 +15,9 @@ use super::{Ctx, DEFAULT_MAX_TOKENS, Got, Item, provider_name};
 use crate::config::{EvalConfig, Provider as ProviderKind};
 use crate::evals::provider::{Answer, Pacer, Provider, ProviderError, Request};
 use crate::evals::tools::ApiTools;
-use crate::evals::{ApiTool, Call, Choice};
+use crate::evals::{ApiTool, Call, Choice, Stop};
 use crate::report::model::CacheUse;
+use crate::report::redact::Redactor;
 use crate::settings::Env;
 
 /// The provider for `provider`: API keys and endpoints from `env`, the command provider in
@@ -133,21 +134,26 @@ impl Asking<'_, '_> {
         fatal
     }
 
-    /// Turns a reply into what scoring reads, writing fresh answers to the cache.
+    /// Turns a reply into what scoring reads, writing fresh answers to the cache. The answer
+    /// is masked first (see [`masked`]): scored and stored as it will replay.
     fn record(&mut self, idx: usize, timed: Timed) -> Got {
         let item = &self.items[idx];
         match timed {
             Ok((answer, took)) => {
-                let choice = to_choice(answer, self.ctx.api);
+                let choice = masked(to_choice(answer, self.ctx.api), self.ctx.run.secrets);
                 if let (true, Some(key)) = (self.cache_use.write, &item.key) {
-                    // A failed write loses a cache entry, not the answer.
-                    let _ = self.ctx.cache.write(
+                    // A failed write loses a cache entry, not the answer: it is counted and
+                    // said, and the answer is scored all the same.
+                    let written = self.ctx.cache.write(
                         key,
                         &choice,
                         provider_name(self.ctx.provider),
                         self.model,
                         &self.ctx.cfg.cases[item.case].prompt,
                     );
+                    if let Err(e) = written {
+                        self.cache_use.write_failed(e.to_string());
+                    }
                 }
                 self.cache_use.asked += 1;
                 Got::Asked(choice, took)
@@ -192,6 +198,42 @@ fn worker(shared: &Shared, tx: &mpsc::Sender<Reply>) {
     }
 }
 
+/// `choice` with every secret of the run (an API key the model echoed, a `${VAR}` value)
+/// replaced by `***` in its text, tool names, arguments (values and keys), malformed raw
+/// arguments and stop reason.
+///
+/// An answer that held a secret is therefore stored in the cache redacted, and replays
+/// redacted: the committed cache never holds the key, and a replay scores exactly what the
+/// live run scored. The cache key is not affected: it hashes the prompt and the tool list,
+/// never the answer. An answer without a secret is stored byte for byte as before.
+pub(super) fn masked(choice: Choice, secrets: &Redactor) -> Choice {
+    if secrets.is_empty() {
+        return choice;
+    }
+    let Choice {
+        mut calls,
+        mut text,
+        mut stop,
+    } = choice;
+    secrets.apply_in_place(&mut text);
+    for call in &mut calls {
+        let Call {
+            tool,
+            args,
+            malformed,
+        } = call;
+        secrets.apply_in_place(tool);
+        secrets.value(args);
+        if let Some(raw) = malformed {
+            secrets.apply_in_place(raw);
+        }
+    }
+    if let Stop::Other(reason) = &mut stop {
+        secrets.apply_in_place(reason);
+    }
+    Choice { calls, text, stop }
+}
+
 /// An API answer in MCP terms: names mapped back, arguments parsed.
 fn to_choice(answer: Answer, api: &ApiTools) -> Choice {
     Choice {
@@ -221,5 +263,49 @@ fn to_choice(answer: Answer, api: &ApiTools) -> Choice {
             .collect(),
         text: answer.text,
         stop: answer.stop,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn choice(secret: &str) -> Choice {
+        Choice {
+            calls: vec![
+                Call {
+                    tool: format!("tool-{secret}"),
+                    args: json!({"text": format!("k={secret}"), secret: [secret, 1]}),
+                    malformed: None,
+                },
+                Call {
+                    tool: "echo".into(),
+                    args: json!({}),
+                    malformed: Some(format!("{{\"text\": {secret}")),
+                },
+            ],
+            text: format!("my key is {secret}"),
+            stop: Stop::Other(format!("stopped by {secret}")),
+        }
+    }
+
+    #[test]
+    fn every_place_a_secret_can_hide_in_an_answer_is_masked() {
+        let secret = "sk-live-0123456789";
+        let masked = masked(choice(secret), &Redactor::new(&[secret.into()]));
+        let shown = serde_json::to_string(&masked).unwrap_or_default();
+        assert!(!shown.is_empty() && !shown.contains(secret), "{shown}");
+        assert_eq!(masked, choice("***"));
+    }
+
+    #[test]
+    fn an_answer_without_secrets_is_left_exactly_as_it_came() {
+        let secrets = Redactor::new(&["sk-live-0123456789".into()]);
+        assert_eq!(masked(choice("plain"), &secrets), choice("plain"));
+        assert_eq!(
+            masked(choice("plain"), &Redactor::new(&[])),
+            choice("plain")
+        );
     }
 }

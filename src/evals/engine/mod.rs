@@ -26,6 +26,7 @@ use crate::events::Events;
 use crate::interrupt::Interrupt;
 use crate::mcp::types::Tool;
 use crate::report::model::{CacheUse, EvalsResults, ModelEval, Phase, PhaseStatus, TrialResult};
+use crate::report::redact::Redactor;
 use crate::settings::{Env, EvalSettings, EvalTarget};
 
 /// `max_tokens` sent to Anthropic when the YAML sets none (the reference's value).
@@ -46,6 +47,8 @@ pub struct EvalRun<'a> {
     pub events: &'a Events,
     /// Stops the phase early.
     pub interrupt: &'a Interrupt,
+    /// The run's secrets: masked in every answer before it is scored or stored.
+    pub secrets: &'a Redactor,
 }
 
 /// The provider's name as the cache key and reports spell it.

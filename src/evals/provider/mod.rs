@@ -6,11 +6,11 @@
 //! rejected request, an unknown model), [`ProviderError::Transient`] when this one case could
 //! not be answered after the retries of [`Pacer`]; each carries a message and, apart, a hint.
 
-mod anthropic;
-mod command;
+pub(crate) mod anthropic;
+pub(crate) mod command;
 mod error;
 mod http;
-mod openai;
+pub(crate) mod openai;
 mod program;
 pub mod retry;
 #[cfg(test)]
@@ -33,6 +33,17 @@ pub use retry::{Pacer, RetryPolicy};
 pub const ANTHROPIC_DEFAULT_BASE: &str = "https://api.anthropic.com";
 /// The OpenAI API when `OPENAI_BASE_URL` is not set (the SDK convention: with `/v1`).
 pub const OPENAI_DEFAULT_BASE: &str = "https://api.openai.com/v1";
+
+/// The environment variables whose values the HTTP providers send as credentials or account
+/// headers. Their values are secrets: the settings add them to the run's secrets, so that a
+/// model echoing one is masked in every report and in the answer cache.
+pub const CREDENTIAL_VARS: [&str; 5] = [
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "OPENAI_API_KEY",
+    "OPENAI_ORG_ID",
+    "OPENAI_PROJECT_ID",
+];
 
 /// What to ask: one prompt, with the tool list and the request options of the eval section.
 #[derive(Debug, Clone, Copy)]
@@ -239,6 +250,32 @@ mod tests {
         match p {
             Provider::Anthropic(api) | Provider::OpenAi(api) => api.url(),
             Provider::Command(_) => "",
+        }
+    }
+
+    #[test]
+    fn every_variable_the_providers_send_is_a_credential() {
+        let asked = std::sync::Mutex::new(Vec::new());
+        let look = |k: &str| {
+            if let Ok(mut a) = asked.lock() {
+                a.push(k.to_owned());
+            }
+            Some(format!("value-of-{k}"))
+        };
+        let _ = Provider::anthropic_from(look);
+        let _ = Provider::anthropic_from(|k: &str| look(k).filter(|_| k != "ANTHROPIC_API_KEY"));
+        let _ = Provider::openai_from(look);
+        let asked = asked.into_inner().unwrap_or_default();
+        let sent: Vec<&String> = asked.iter().filter(|k| !k.ends_with("_BASE_URL")).collect();
+        assert!(sent.len() >= 5, "{asked:?}");
+        for var in sent {
+            assert!(
+                CREDENTIAL_VARS.contains(&var.as_str()),
+                "{var} is sent but not masked"
+            );
+        }
+        for var in CREDENTIAL_VARS {
+            assert!(asked.iter().any(|k| k == var), "{var} is never read");
         }
     }
 

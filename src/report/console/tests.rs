@@ -165,13 +165,14 @@ fn every_miss_shows_its_why_and_failed_gates_are_listed() {
         "FAIL critical: 1 critical case missed: ord-refund",
         "Critical misses (must be right on every trial): ord-refund",
         "  start_refund → get_order ×3",
-        "Cache: 3 cached, 25 asked, 1 unreadable cache file asked again",
+        "Cache: 3 cached, 25 asked, 1 unreadable cache file asked again, 1 answer not saved",
         "Miss rate over the last 5 runs: 2% 2% 3% 4% 70% (rising)",
         "Left out (invalid input schema): search",
     ] {
         assert!(out.lines().any(|l| l == line), "missing {line:?} in\n{out}");
     }
     assert!(out.contains("WARN the miss rate is rising: 2% → 70% over the last 5 runs"));
+    assert!(out.contains("WARN 1 answer not saved to the cache: cannot create cache folder"));
     // Marks: a provider error is not a miss, and the critical row is tagged.
     assert!(out.contains("│ ERROR │ wx-tomorrow"), "{out}");
     assert!(out.contains("│ MISS  │ ord-refund         │"), "{out}");

@@ -53,6 +53,8 @@ pub struct EvalsView<'a> {
     pub cache: String,
     /// The cache folder.
     pub cache_dir: Option<&'a str>,
+    /// When fresh answers could not be saved: how many, the first reason, and what it means.
+    pub cache_warning: Option<String>,
     /// The hint for `--offline` runs that lacked cached answers (shown when a model has
     /// uncached cases).
     pub offline_hint: String,
@@ -91,6 +93,7 @@ impl<'a> EvalsView<'a> {
             }),
             cache: cache_line(ev),
             cache_dir: ev.cache.dir.as_deref(),
+            cache_warning: cache_warning(ev),
             offline_hint: format!(
                 "hint: run once without --offline and with the provider's API key to record the answers in {}, then commit it",
                 ev.cache.dir.as_deref().unwrap_or(".toolproof-cache")
@@ -138,5 +141,27 @@ fn cache_line(ev: &EvalsResults) -> String {
             plural(c.corrupt)
         ));
     }
+    if c.write_errors > 0 {
+        s.push_str(&format!(
+            ", {} answer{} not saved",
+            c.write_errors,
+            plural(c.write_errors)
+        ));
+    }
     s
+}
+
+/// `2 answers not saved to the cache: cannot create cache folder …`, when a write failed.
+fn cache_warning(ev: &EvalsResults) -> Option<String> {
+    let c = &ev.cache;
+    (c.write_errors > 0).then(|| {
+        format!(
+            "{} answer{} not saved to the cache: {}; {} for this run, but the next run asks again and an --offline run misses {}",
+            c.write_errors,
+            plural(c.write_errors),
+            c.write_error.as_deref().unwrap_or("unknown error"),
+            if c.write_errors == 1 { "it counts" } else { "they count" },
+            if c.write_errors == 1 { "it" } else { "them" },
+        )
+    })
 }

@@ -58,6 +58,12 @@ pub(super) fn section(
         cache.push_str(&format!(" · folder {dir}"));
     }
     out.push_str(&format!("<p>{}</p>\n", text(&cache, CELL_CHARS)));
+    if let Some(warning) = &view.cache_warning {
+        out.push_str(&format!(
+            "<div class=\"alert warn\" id=\"cache-not-saved\"><p>{}</p></div>\n",
+            text(warning, CELL_CHARS)
+        ));
+    }
     if let Some(h) = &view.history {
         history_block(out, h);
     }

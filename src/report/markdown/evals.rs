@@ -148,13 +148,13 @@ fn models_table(view: &EvalsView<'_>) -> String {
 fn shared(view: &EvalsView<'_>) -> String {
     let mut lines: Vec<String> = view.left_out.iter().cloned().collect();
     lines.push(view.cache.clone());
-    let mut warnings: &[String] = &[];
+    let mut warnings: Vec<&String> = view.cache_warning.iter().collect();
     if let Some(h) = &view.history {
         for line in &h.lines {
             let mark = if line.rising { " ⚠️" } else { "" };
             lines.push(format!("{}{mark}", line.text(" → ")));
         }
-        warnings = &h.warnings;
+        warnings.extend(&h.warnings);
     }
     let mut out: String = lines
         .iter()

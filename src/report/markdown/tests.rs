@@ -128,7 +128,9 @@ fn every_miss_is_listed_with_its_why() {
     );
     assert!(out.contains("> [!WARNING]\n> the miss rate is rising: 2% → 70% over the last 5 runs"));
     assert!(out.contains("- Left out (invalid input schema): search\n"));
-    assert!(out.contains("- Cache: 3 cached, 25 asked, 1 unreadable cache file asked again\n"));
+    assert!(out.contains(
+        "- Cache: 3 cached, 25 asked, 1 unreadable cache file asked again, 1 answer not saved\n"
+    ));
 }
 
 #[test]

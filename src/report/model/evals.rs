@@ -26,7 +26,7 @@ pub struct EvalsResults {
 pub struct CacheUse {
     /// Whether the cache was read (`cache: true`, not `--no-cache`, not the command provider).
     pub read: bool,
-    /// Whether new answers were written.
+    /// Whether new answers were to be written (see `write_errors` for those that were not).
     pub write: bool,
     /// The cache folder.
     pub dir: Option<String>,
@@ -36,6 +36,20 @@ pub struct CacheUse {
     pub asked: usize,
     /// Cache files that could not be read (counted as misses).
     pub corrupt: usize,
+    /// Fresh answers that could not be saved to the cache (they still count for this run).
+    #[serde(default)]
+    pub write_errors: usize,
+    /// Why the first of them could not be saved.
+    #[serde(default)]
+    pub write_error: Option<String>,
+}
+
+impl CacheUse {
+    /// Notes an answer that could not be saved, keeping the first reason.
+    pub fn write_failed(&mut self, why: String) {
+        self.write_errors += 1;
+        self.write_error.get_or_insert(why);
+    }
 }
 
 /// How one model did.

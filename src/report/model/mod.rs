@@ -86,8 +86,19 @@ pub struct CacheAudit {
     pub stale: Vec<String>,
     /// Whether the stale files were removed (`cache prune --apply`).
     pub removed: bool,
+    /// Stale files `cache prune --apply` could not remove (the others were removed).
+    pub not_removed: Vec<NotRemoved>,
     /// Why the audit could not be finished (an unreadable cache folder…).
     pub error: Option<String>,
+}
+
+/// A stale cache file that could not be removed.
+#[derive(Debug, Clone, Serialize)]
+pub struct NotRemoved {
+    /// The file.
+    pub file: String,
+    /// Why not.
+    pub error: String,
 }
 
 /// One answer a current case needs.

@@ -1,0 +1,56 @@
+//! The run's secrets: every value that must never be written anywhere. The `${VAR}` values the
+//! config expanded, the provider credentials of the environment (whatever the provider: a
+//! command provider inherits them too, and may echo them), and the GitHub token.
+
+use super::Env;
+use crate::evals::provider::CREDENTIAL_VARS;
+
+/// Variables other than the providers' whose values are secrets.
+const OTHER_SECRET_VARS: [&str; 1] = ["GITHUB_TOKEN"];
+
+/// The secrets of one invocation, longest first, each once. A value with surrounding blanks
+/// is listed as given and trimmed, since either form may be what travels.
+/// `expanded`: the values `${VAR}` expansion put into the config.
+pub(super) fn resolve(env: &Env, expanded: &[String]) -> Vec<String> {
+    let mut secrets = expanded.to_vec();
+    for var in CREDENTIAL_VARS.iter().chain(&OTHER_SECRET_VARS) {
+        if let Some(value) = env.get(var) {
+            secrets.push(value.to_owned());
+            secrets.push(value.trim().to_owned());
+        }
+    }
+    secrets.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+    secrets.dedup();
+    secrets
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn provider_keys_tokens_and_config_secrets_are_all_listed() {
+        let env = Env::from_pairs([
+            ("ANTHROPIC_API_KEY", "sk-ant-1234"),
+            ("OPENAI_API_KEY", " sk-oai-5678\n"),
+            ("GITHUB_TOKEN", "ghs_abcdef"),
+            ("OPENAI_ORG_ID", ""),
+            ("HOME", "/root"),
+        ]);
+        let secrets = resolve(&env, &["from-yaml-var".into()]);
+        for want in [
+            "sk-ant-1234",
+            " sk-oai-5678\n",
+            "sk-oai-5678",
+            "ghs_abcdef",
+            "from-yaml-var",
+        ] {
+            assert!(secrets.iter().any(|s| s == want), "{want:?}: {secrets:?}");
+        }
+        assert!(
+            !secrets.iter().any(|s| s.is_empty() || s == "/root"),
+            "{secrets:?}"
+        );
+        assert!(secrets.windows(2).all(|w| w[0].len() >= w[1].len()));
+    }
+}
