@@ -6,6 +6,7 @@ use std::cmp::Ordering;
 use serde_json::{Number, Value};
 
 use crate::config::{Expect, JsonPathCheck, JsonType, vocab};
+use crate::pycompat::re::PyRegex;
 use crate::mcp::types::{CallOutcome, CallResult};
 
 /// Most characters of a value or a text shown in one failure line.
@@ -48,19 +49,14 @@ pub fn check(expect: &Expect, outcome: &CallOutcome, output_schema: Option<&Valu
     }
 
     if let Some(pattern) = &expect.regex {
-        match regex::Regex::new(pattern) {
-            Ok(re) => {
-                if !re.is_match(&view.text) {
-                    failures.push(format!(
-                        "result does not match /{pattern}/: {}",
-                        excerpt(&view.text)
-                    ));
-                }
-            }
-            Err(e) => failures.push(format!(
-                "/{pattern}/ is not a valid regular expression: {}",
-                regex_reason(&e)
+        match PyRegex::new(pattern).map(|re| re.search(&view.text)) {
+            Ok(Ok(true)) => {}
+            Ok(Ok(false)) => failures.push(format!(
+                "result does not match /{pattern}/: {}",
+                excerpt(&view.text)
             )),
+            Ok(Err(gave_up)) => failures.push(format!("/{pattern}/ could not be applied: {gave_up}")),
+            Err(e) => failures.push(format!("/{pattern}/ is {e}")),
         }
     }
 
@@ -403,12 +399,6 @@ fn latency_text(took: f64, limit: f64) -> String {
     } else {
         format!("{took:.1}")
     }
-}
-
-fn regex_reason(e: &regex::Error) -> String {
-    let text = e.to_string();
-    let last = text.lines().last().unwrap_or("").trim();
-    last.strip_prefix("error: ").unwrap_or(last).to_owned()
 }
 
 #[cfg(test)]
