@@ -121,9 +121,7 @@ fn failures(
 /// Whether an expected argument value matches the one the model gave.
 pub fn same(expected: &Value, actual: &Value) -> bool {
     match (expected, actual) {
-        (Value::String(e), Value::String(a)) => {
-            casefold(strip(e)) == casefold(strip(a))
-        }
+        (Value::String(e), Value::String(a)) => casefold(strip(e)) == casefold(strip(a)),
         (Value::Bool(e), Value::Bool(a)) => e == a,
         (Value::Number(e), Value::Number(a)) => match (e.as_f64(), a.as_f64()) {
             (Some(x), Some(y)) => x == y,
@@ -347,7 +345,8 @@ mod tests {
         assert!(judged.failures.is_empty(), "{judged:?}");
         assert_eq!(judged.notes.len(), 1, "{judged:?}");
         assert!(
-            judged.notes[0].starts_with("arguments not checked against the input schema of lookup:"),
+            judged.notes[0]
+                .starts_with("arguments not checked against the input schema of lookup:"),
             "{judged:?}"
         );
         assert!(judged.notes[0].contains("\\N{"), "{judged:?}");

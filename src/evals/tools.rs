@@ -19,8 +19,6 @@
 //!   `_<names taken>_<m>`, with the first m from 1 that is free. No cache the reference wrote
 //!   can hold such a list, so this breaks no key.
 
-
-
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
@@ -83,6 +81,15 @@ pub fn api_tools(tools: &[Tool]) -> ApiTools {
             name,
             description: tool.description.clone().unwrap_or_default(),
             input_schema: schema.clone(),
+            exact_numbers: tool
+                .exact_numbers
+                .iter()
+                .filter_map(|(at, text)| {
+                    let within = at.strip_prefix("/inputSchema")?;
+                    (within.is_empty() || within.starts_with('/'))
+                        .then(|| (within.to_owned(), text.clone()))
+                })
+                .collect(),
         });
     }
     out

@@ -152,7 +152,9 @@ pub fn split_response(mut v: Value) -> Result<Value, RpcFailure> {
 ///
 /// [`McpError::Unreadable`]: super::error::McpError::Unreadable
 pub fn parse_message(text: &str) -> Result<Value, String> {
-    serde_json::from_str(text).map_err(|e| unreadable_reason(&e))
+    let mut message = serde_json::from_str(text).map_err(|e| unreadable_reason(&e))?;
+    super::exact::mark(&mut message, text);
+    Ok(message)
 }
 
 /// Why a message is not readable JSON, in words: nested too deep, a number out of range, or

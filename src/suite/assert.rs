@@ -6,8 +6,8 @@ use std::cmp::Ordering;
 use serde_json::{Number, Value};
 
 use crate::config::{Expect, JsonPathCheck, JsonType, vocab};
-use crate::pycompat::re::PyRegex;
 use crate::mcp::types::{CallOutcome, CallResult};
+use crate::pycompat::re::PyRegex;
 
 /// Most characters of a value or a text shown in one failure line.
 pub const SHOWN: usize = 200;
@@ -55,7 +55,9 @@ pub fn check(expect: &Expect, outcome: &CallOutcome, output_schema: Option<&Valu
                 "result does not match /{pattern}/: {}",
                 excerpt(&view.text)
             )),
-            Ok(Err(gave_up)) => failures.push(format!("/{pattern}/ could not be applied: {gave_up}")),
+            Ok(Err(gave_up)) => {
+                failures.push(format!("/{pattern}/ could not be applied: {gave_up}"))
+            }
             Err(e) => failures.push(format!("/{pattern}/ is {e}")),
         }
     }

@@ -738,7 +738,7 @@ fn answers_come_back_in_case_order_whatever_order_they_finish() {
 #[test]
 fn a_cache_written_by_mcp_toolproof_replays_with_identical_verdicts() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/reference-cache");
-    for name in ["anthropic", "openai", "tricky"] {
+    for name in ["anthropic", "openai", "tricky", "exotic"] {
         let dir = Dir::new(&format!("replay-{name}"));
         copy_tree(&fixtures.join(name), &dir.0);
         let fake_path = fake();

@@ -6,10 +6,10 @@ use crate::config::limits::{MAX_DURATION_MS, MAX_DURATION_S, MAX_DURATION_WORDS}
 use crate::config::node::Step;
 use crate::config::suggest;
 use crate::config::vocab::{CHECK_IDS, jsonpath_error};
-use crate::pycompat::re::{PyReError, PyRegex};
 use crate::config::{
     BenchConfig, BenchThresholds, ChecksConfig, Config, ConfigError, Expect, FuzzConfig, TestCase,
 };
+use crate::pycompat::re::{PyReError, PyRegex};
 
 /// `steps` plus one more key.
 pub(super) fn under<'a>(steps: &[Step<'a>], key: &'a str) -> Vec<Step<'a>> {

@@ -99,10 +99,14 @@ impl Translator {
     fn digits_escape(&mut self, first: char) -> Result<(), PyReError> {
         let mut number = first.to_string();
         if let Some(second) = self.peek().filter(char::is_ascii_digit) {
-            if let Some(third) = self.peek_at(1).filter(|&t| is_oct(Some(first)) && is_oct(Some(second)) && is_oct(Some(t))) {
+            if let Some(third) = self
+                .peek_at(1)
+                .filter(|&t| is_oct(Some(first)) && is_oct(Some(second)) && is_oct(Some(t)))
+            {
                 self.at += 2;
                 let code = u32::from_str_radix(&format!("{first}{second}{third}"), 8).unwrap_or(0);
-                let ch = char::from_u32(code).ok_or_else(|| unsupported("an octal escape out of range"))?;
+                let ch = char::from_u32(code)
+                    .ok_or_else(|| unsupported("an octal escape out of range"))?;
                 self.out.push_str(&literal(ch));
                 return Ok(());
             }

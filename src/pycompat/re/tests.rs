@@ -22,11 +22,18 @@ fn search_agrees_with_python_on_the_fixture() {
             .or_insert_with(|| PyRegex::new(&pattern));
         match regex.as_ref().map(|r| r.search(&text)) {
             Ok(Ok(got)) if got == want => {}
-            other => wrong.push(format!("{pattern:?} on {text:?}: python {want}, here {other:?}")),
+            other => wrong.push(format!(
+                "{pattern:?} on {text:?}: python {want}, here {other:?}"
+            )),
         }
     }
     assert!(n > 5000, "fixture has {n} rows");
-    assert!(wrong.is_empty(), "{} disagreements:\n{}", wrong.len(), wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "{} disagreements:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
 }
 
 #[test]
