@@ -234,7 +234,7 @@ fn check_path(path: &str, rule: &JsonPathCheck, view: &mut View<'_>, failures: &
     let compiled = match vocab::jsonpath(path) {
         Ok(p) => p,
         Err(e) => {
-            failures.push(format!("{path}: invalid JSONPath ({e})"));
+            failures.push(format!("{path}: invalid JSONPath ({})", e.problem));
             return;
         }
     };
@@ -244,7 +244,7 @@ fn check_path(path: &str, rule: &JsonPathCheck, view: &mut View<'_>, failures: &
         ));
         return;
     };
-    let nodes = compiled.query(data).all();
+    let nodes = compiled.query(data);
     let value = match nodes.as_slice() {
         [] => {
             if rule.exists {
@@ -252,8 +252,8 @@ fn check_path(path: &str, rule: &JsonPathCheck, view: &mut View<'_>, failures: &
             }
             return;
         }
-        [one] => (*one).clone(),
-        many => Value::Array(many.iter().map(|v| (*v).clone()).collect()),
+        [one] => one.clone(),
+        many => Value::Array(many.to_vec()),
     };
     if !rule.exists {
         failures.push(format!("{path}: expected no match, found {}", show(&value)));

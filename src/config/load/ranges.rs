@@ -188,12 +188,12 @@ fn check_test(ctx: &Ctx<'_>, test: &TestCase, here: &[Step<'_>]) -> Result<(), C
 /// A test's `expect:`, at `expect`: paths and patterns that parse, limits that can pass.
 fn check_expect(ctx: &Ctx<'_>, expect: &Expect, at: &[Step<'_>]) -> Result<(), ConfigError> {
     for path in expect.jsonpath.keys() {
-        if let Some(problem) = jsonpath_error(path) {
+        if let Some(e) = jsonpath_error(path) {
             let steps = under(&under(at, "jsonpath"), path);
             return Err(ctx.error(
                 ctx.pos(&steps),
-                format!("`{path}` is not a valid JSONPath: {problem}"),
-                Some("paths follow RFC 9535 and start with `$`, e.g. `$.items[0].name`".to_owned()),
+                format!("`{path}` is not a valid JSONPath: {}", e.problem),
+                Some(e.hint),
             ));
         }
     }
@@ -205,9 +205,9 @@ fn check_expect(ctx: &Ctx<'_>, expect: &Expect, at: &[Step<'_>]) -> Result<(), C
     {
         let steps = under(at, "regex");
         let hint = match err {
-            PyReError::Invalid => {
-                "patterns use Python's `re` syntax, as in mcp-toolproof: escape a literal `(`, \
-                 `[` or `{` with `\\`, and write named groups as `(?P<name>…)`"
+            PyReError::Invalid(_) => {
+                "patterns use Python's `re` syntax, as in mcp-toolproof: escape a literal `(` or \
+                 `[` with `\\`, and write named groups as `(?P<name>…)`"
             }
             PyReError::Unsupported(_) => "write the character itself or as `\\uXXXX`",
         };

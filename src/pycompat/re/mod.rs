@@ -33,9 +33,9 @@ pub struct PyRegex {
 /// Why a pattern cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PyReError {
-    /// Python's `re.compile` raises on it.
-    #[error("not a valid Python regular expression")]
-    Invalid,
+    /// Python's `re.compile` raises on it; the reason, when a Rust parser can name one.
+    #[error("not a valid Python regular expression{}", .0.as_deref().map(|r| format!(" ({r})")).unwrap_or_default())]
+    Invalid(Option<String>),
     /// Python accepts it, toolproof cannot evaluate it with Python's meaning.
     #[error("a valid Python regular expression that toolproof cannot evaluate: {0}")]
     Unsupported(String),
@@ -45,7 +45,10 @@ impl PyRegex {
     /// Compiles `pattern` with Python's syntax and meaning.
     pub fn new(pattern: &str) -> Result<PyRegex, PyReError> {
         if !compiles(pattern) {
-            return Err(PyReError::Invalid);
+            let reason = fancy_regex::Regex::new(pattern)
+                .err()
+                .map(|e| lowercase_first(&e.to_string()));
+            return Err(PyReError::Invalid(reason));
         }
         let rust = translate(pattern)?;
         let regex = fancy_regex::RegexBuilder::new(&rust)
@@ -59,6 +62,13 @@ impl PyRegex {
     pub fn search(&self, text: &str) -> Result<bool, String> {
         self.regex.is_match(text).map_err(|e| e.to_string())
     }
+}
+
+fn lowercase_first(s: &str) -> String {
+    let mut chars = s.chars();
+    chars.next().map_or_else(String::new, |c| {
+        c.to_lowercase().chain(chars).collect::<String>()
+    })
 }
 
 /// The body (no brackets) of a class made of code-point ranges.
