@@ -64,6 +64,37 @@ pub fn differing(value: &Value, text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// A `tools/list` answer with numbers beyond a 64-bit float (`1e400`, or an integer of
+/// hundreds of digits), read as Python's SDK reads it: such a float is infinite there, held
+/// here as the largest finite float with Python's `Infinity` kept for the cache key, and such
+/// an integer keeps its digits. `None` for any other message, which stays unreadable.
+pub fn overflowing_tool_list(text: &str) -> Option<Value> {
+    let mut clamped = String::with_capacity(text.len());
+    let mut copied = 0;
+    for token in number_tokens(text) {
+        if !token.parse::<f64>().is_ok_and(f64::is_infinite) {
+            continue;
+        }
+        let start = token.as_ptr() as usize - text.as_ptr() as usize;
+        clamped.push_str(&text[copied..start]);
+        if token.starts_with('-') {
+            clamped.push('-');
+        }
+        clamped.push_str("1.7976931348623157e308");
+        copied = start + token.len();
+    }
+    if copied == 0 {
+        return None;
+    }
+    clamped.push_str(&text[copied..]);
+    let mut message: Value = serde_json::from_str(&clamped).ok()?;
+    if !matches!(message.pointer("/result/tools"), Some(Value::Array(_))) {
+        return None;
+    }
+    mark(&mut message, text);
+    Some(message)
+}
+
 /// Every number of `value` in document order, with its JSON pointer.
 fn collect<'v>(value: &'v Value, at: &mut String, out: &mut Vec<(String, &'v Number)>) {
     let step = |at: &mut String, segment: &str, v: &'v Value, out: &mut Vec<_>| {
@@ -139,6 +170,7 @@ fn python_text(number: &Number, token: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn marked(text: &str) -> Value {
         let mut v: Value = serde_json::from_str(text).expect("json");
@@ -153,14 +185,34 @@ mod tests {
         );
         assert_eq!(
             v["result"]["tools"][0][EXACT_NUMBERS],
-            serde_json::json!({
+            json!({
                 "/inputSchema/maximum": "123456789012345678901234567890",
                 "/inputSchema/minimum": "0"
             })
         );
         assert_eq!(
             v["result"]["tools"][1][EXACT_NUMBERS],
-            serde_json::json!({"/x/1": "-123456789012345678901234567890"})
+            json!({"/x/1": "-123456789012345678901234567890"})
+        );
+    }
+
+    #[test]
+    fn a_tool_list_with_floats_beyond_range_reads_them_as_python_infinity() {
+        let text = r#"{"id": 2, "result": {"tools": [{"name": "a", "inputSchema": {"maximum": 1e400, "minimum": -1E999, "big": 1000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000, "f": 0.5}}]}}"#;
+        assert!(serde_json::from_str::<Value>(text).is_err());
+        let v = overflowing_tool_list(text).expect("read");
+        assert_eq!(
+            v["result"]["tools"][0]["inputSchema"]["maximum"],
+            json!(f64::MAX)
+        );
+        let exact = &v["result"]["tools"][0][EXACT_NUMBERS];
+        assert_eq!(exact["/inputSchema/maximum"], "Infinity");
+        assert_eq!(exact["/inputSchema/minimum"], "-Infinity");
+        assert_eq!(exact["/inputSchema/big"].as_str().map(str::len), Some(322));
+        assert!(exact.get("/inputSchema/f").is_none());
+        // Any other message stays unreadable.
+        assert!(
+            overflowing_tool_list(r#"{"id": 3, "result": {"content": [], "n": 1e400}}"#).is_none()
         );
     }
 
