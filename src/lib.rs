@@ -24,6 +24,7 @@ pub mod mcp;
 mod net;
 mod plan;
 mod process;
+mod pycompat;
 pub mod report;
 mod run;
 mod settings;

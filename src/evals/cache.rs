@@ -85,9 +85,19 @@ impl Keyer {
             Some(s) => pyjson::write_str(&mut middle, s),
             None => middle.push_str("null"),
         }
-        middle.push_str(", \"tools\": ");
-        let tools = Value::Array(tools.iter().map(api_tool_value).collect());
-        pyjson::dump_into(&mut middle, &tools, Style::KEY);
+        middle.push_str(", \"tools\": [");
+        for (i, tool) in tools.iter().enumerate() {
+            if i > 0 {
+                middle.push_str(", ");
+            }
+            let exact: Vec<(String, String)> = tool
+                .exact_numbers
+                .iter()
+                .map(|(at, text)| (format!("/input_schema{at}"), text.clone()))
+                .collect();
+            pyjson::dump_exact_into(&mut middle, &api_tool_value(tool), Style::KEY, &exact);
+        }
+        middle.push(']');
         Keyer { head, middle }
     }
 

@@ -50,6 +50,10 @@ pub struct ApiTool {
     pub description: String,
     /// The MCP input schema as the server sent it.
     pub input_schema: Value,
+    /// Numbers of the input schema a `Value` cannot hold as Python does: JSON pointer (within
+    /// the schema) and Python's `json.dumps` text (see [`crate::mcp::types::Tool`]).
+    #[serde(skip)]
+    pub exact_numbers: Vec<(String, String)>,
 }
 
 /// Why a model stopped.

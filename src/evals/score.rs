@@ -1,6 +1,9 @@
 //! Scoring one answer against its label: the expected tool (or none), every listed argument
-//! (strings ignore case and surrounding spaces, numbers compare by value, objects key by key,
-//! lists element by element), and the arguments valid against the tool's input schema.
+//! (strings compare as Python's `strip().casefold()` does, numbers by value, objects key by
+//! key, lists element by element), and the arguments valid against the tool's input schema,
+//! checked as mcp-toolproof checks them ([`schema`]).
+
+mod schema;
 
 use std::collections::HashMap;
 
@@ -9,6 +12,7 @@ use serde_json::{Map, Value};
 use super::{Choice, Stop};
 use crate::config::MultipleCalls;
 use crate::mcp::types::Tool;
+use crate::pycompat::{casefold, strip};
 
 /// What a case expects.
 #[derive(Debug, Clone, Copy)]
@@ -19,12 +23,34 @@ pub struct Label<'a> {
     pub args: &'a Map<String, Value>,
 }
 
-/// Why `choice` is wrong for `label`; empty when it is right.
+/// What judging one answer found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Judged {
+    /// Why the answer is wrong; empty when it is right.
+    pub failures: Vec<String>,
+    /// What could not be checked, and why (the answer is judged without it).
+    pub notes: Vec<String>,
+}
+
+/// Judges `choice` against `label`: its failures, and what could not be checked.
 pub fn judge(
     label: Label<'_>,
     choice: &Choice,
     tools: &HashMap<&str, &Tool>,
     multiple: MultipleCalls,
+) -> Judged {
+    let mut notes = Vec::new();
+    let failures = failures(label, choice, tools, multiple, &mut notes);
+    Judged { failures, notes }
+}
+
+/// Why `choice` is wrong for `label`; empty when it is right.
+fn failures(
+    label: Label<'_>,
+    choice: &Choice,
+    tools: &HashMap<&str, &Tool>,
+    multiple: MultipleCalls,
+    notes: &mut Vec<String>,
 ) -> Vec<String> {
     let first = choice.calls.first();
     let Some(expected) = label.tool else {
@@ -77,9 +103,17 @@ pub fn judge(
     if let Some(schema) = tools
         .get(call.tool.as_str())
         .and_then(|t| t.input_schema.as_ref())
-        && let Some(problem) = schema_problem(schema, &call.args)
     {
-        failures.push(format!("arguments don't match the input schema: {problem}"));
+        match schema::first_problem(schema, &call.args) {
+            Ok(None) => {}
+            Ok(Some(problem)) => {
+                failures.push(format!("arguments don't match the input schema: {problem}"));
+            }
+            Err(why) => notes.push(format!(
+                "arguments not checked against the input schema of {}: {why}",
+                call.tool
+            )),
+        }
     }
     failures
 }
@@ -87,7 +121,7 @@ pub fn judge(
 /// Whether an expected argument value matches the one the model gave.
 pub fn same(expected: &Value, actual: &Value) -> bool {
     match (expected, actual) {
-        (Value::String(e), Value::String(a)) => e.trim().to_lowercase() == a.trim().to_lowercase(),
+        (Value::String(e), Value::String(a)) => casefold(strip(e)) == casefold(strip(a)),
         (Value::Bool(e), Value::Bool(a)) => e == a,
         (Value::Number(e), Value::Number(a)) => match (e.as_f64(), a.as_f64()) {
             (Some(x), Some(y)) => x == y,
@@ -102,19 +136,6 @@ pub fn same(expected: &Value, actual: &Value) -> bool {
         (Value::Null, Value::Null) => true,
         _ => false,
     }
-}
-
-/// The first way `args` breaks `schema`, with its location; `None` when valid or when the
-/// schema cannot be compiled (the static checks report that).
-fn schema_problem(schema: &Value, args: &Value) -> Option<String> {
-    let validator = jsonschema::validator_for(schema).ok()?;
-    let error = validator.iter_errors(args).next()?;
-    let path = error.instance_path().to_string();
-    Some(if path.is_empty() {
-        error.to_string()
-    } else {
-        format!("{path}: {error}")
-    })
 }
 
 /// JSON, shortened for a message.
@@ -171,6 +192,7 @@ mod tests {
             &tools,
             MultipleCalls::First,
         )
+        .failures
     }
 
     #[test]
@@ -246,7 +268,7 @@ mod tests {
             args: &empty,
         };
         assert_eq!(
-            judge(label, &c, &tools, MultipleCalls::Miss),
+            judge(label, &c, &tools, MultipleCalls::Miss).failures,
             ["the model made 2 calls (get_forecast, get_weather) and multiple_calls is `miss`"]
         );
     }
@@ -279,5 +301,62 @@ mod tests {
         ));
         assert!(!same(&json!([1, 2]), &json!([1])));
         assert!(same(&json!("ÉCOLE"), &json!("école")));
+    }
+
+    /// Judges a `pick` of `code` with `args` against a tool whose `code` property has `pattern`.
+    fn with_pattern(pattern: &str, code: &str) -> Judged {
+        let t = Tool::from_wire(json!({
+            "name": "lookup",
+            "inputSchema": {"type": "object",
+                "properties": {"code": {"type": "string", "pattern": pattern}}}
+        }));
+        let tools = HashMap::from([("lookup", &t)]);
+        let empty = Map::new();
+        let label = Label {
+            tool: Some("lookup"),
+            args: &empty,
+        };
+        judge(
+            label,
+            &pick("lookup", json!({ "code": code })),
+            &tools,
+            MultipleCalls::First,
+        )
+    }
+
+    #[test]
+    fn schema_patterns_have_python_meaning() {
+        // Python's \d takes Arabic-Indic digits, ECMA's does not.
+        assert_eq!(with_pattern(r"^\d+$", "٣٤٥"), Judged::default());
+        // Python's $ matches before a final newline.
+        assert_eq!(with_pattern(r"^\d+$", "12\n"), Judged::default());
+        // A look-behind and a back-reference, which ECMA-in-Rust cannot compile.
+        assert_eq!(with_pattern(r"(?<=#)\d", "#1"), Judged::default());
+        assert_eq!(with_pattern(r"^(\w)\1$", "zz"), Judged::default());
+        let bad = with_pattern(r"^(?P<c>\w)(?P=c)$", "zy");
+        assert_eq!(bad.failures.len(), 1, "{bad:?}");
+        assert!(bad.failures[0].contains("does not match"), "{bad:?}");
+        assert!(bad.notes.is_empty());
+    }
+
+    #[test]
+    fn a_schema_that_cannot_be_compiled_is_noted_not_passed_quietly() {
+        let judged = with_pattern(r"^\N{DIGIT ONE}$", "1");
+        assert!(judged.failures.is_empty(), "{judged:?}");
+        assert_eq!(judged.notes.len(), 1, "{judged:?}");
+        assert!(
+            judged.notes[0]
+                .starts_with("arguments not checked against the input schema of lookup:"),
+            "{judged:?}"
+        );
+        assert!(judged.notes[0].contains("\\N{"), "{judged:?}");
+    }
+
+    #[test]
+    fn strings_compare_with_python_casefold() {
+        assert!(same(&json!("Straße"), &json!("STRASSE")));
+        assert!(same(&json!("ΟΔΟΣ"), &json!("οδος")));
+        assert!(same(&json!("\u{1c}Paris"), &json!("paris")));
+        assert!(!same(&json!("Paris"), &json!("Pariss")));
     }
 }

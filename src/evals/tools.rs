@@ -6,7 +6,7 @@
 //!
 //! - a tool is left out when its input schema fails the Draft 2020-12 meta-schema, checked the
 //!   way Python's `jsonschema` does it: `pattern` and `patternProperties` names must compile as
-//!   Python regular expressions ([`py_re`]), and URI formats are not checked (the reference's
+//!   Python regular expressions ([`crate::pycompat::re`]), and URI formats are not checked (the reference's
 //!   environment has no URI checker). A tool with no input schema, or one that is not a JSON
 //!   object, is left out too: the APIs require an object, and the Python SDK cannot list such a
 //!   tool, so no committed cache can contain it;
@@ -18,8 +18,6 @@
 //!   e.g. `"a"×60 + "_2"`, `"a"×64`, `"a"×65`), the name becomes the sanitised name cut to fit
 //!   `_<names taken>_<m>`, with the first m from 1 that is free. No cache the reference wrote
 //!   can hold such a list, so this breaks no key.
-
-mod py_re;
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -40,7 +38,7 @@ static META: LazyLock<Option<Validator>> = LazyLock::new(|| {
     jsonschema::options()
         .with_draft(Draft::Draft202012)
         .should_validate_formats(true)
-        .with_format("regex", py_re::compiles)
+        .with_format("regex", crate::pycompat::re::compiles)
         .with_format("uri", |_: &str| true)
         .with_format("uri-reference", |_: &str| true)
         .build(&meta)
@@ -83,6 +81,15 @@ pub fn api_tools(tools: &[Tool]) -> ApiTools {
             name,
             description: tool.description.clone().unwrap_or_default(),
             input_schema: schema.clone(),
+            exact_numbers: tool
+                .exact_numbers
+                .iter()
+                .filter_map(|(at, text)| {
+                    let within = at.strip_prefix("/inputSchema")?;
+                    (within.is_empty() || within.starts_with('/'))
+                        .then(|| (within.to_owned(), text.clone()))
+                })
+                .collect(),
         });
     }
     out

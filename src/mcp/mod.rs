@@ -2,6 +2,7 @@
 
 pub mod client;
 pub mod error;
+pub mod exact;
 pub mod http;
 pub mod protocol;
 pub mod sse;

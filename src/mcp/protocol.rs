@@ -152,7 +152,15 @@ pub fn split_response(mut v: Value) -> Result<Value, RpcFailure> {
 ///
 /// [`McpError::Unreadable`]: super::error::McpError::Unreadable
 pub fn parse_message(text: &str) -> Result<Value, String> {
-    serde_json::from_str(text).map_err(|e| unreadable_reason(&e))
+    let mut message = match serde_json::from_str(text) {
+        Ok(message) => message,
+        Err(e) => {
+            // A tool list with `1e400` is read as Python reads it; anything else is refused.
+            return super::exact::overflowing_tool_list(text).ok_or_else(|| unreadable_reason(&e));
+        }
+    };
+    super::exact::mark(&mut message, text);
+    Ok(message)
 }
 
 /// Why a message is not readable JSON, in words: nested too deep, a number out of range, or

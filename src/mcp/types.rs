@@ -58,11 +58,17 @@ pub struct Tool {
     pub annotations: Option<Value>,
     /// The object exactly as the server sent it.
     pub raw: Value,
+    /// Numbers a `Value` cannot hold as Python's SDK parses them (integers beyond 64 bits,
+    /// `-0`, decimals serde_json rounds differently): JSON pointer within the tool and the
+    /// text Python's `json.dumps` writes for it. Eval cache keys hash these texts.
+    #[serde(skip)]
+    pub exact_numbers: Vec<(String, String)>,
 }
 
 impl Tool {
     /// Reads a tool from its wire form, never failing.
-    pub fn from_wire(raw: Value) -> Self {
+    pub fn from_wire(mut raw: Value) -> Self {
+        let exact_numbers = take_exact_numbers(&mut raw);
         let text = |k: &str| raw.get(k).and_then(Value::as_str).map(str::to_owned);
         let present = |k: &str| raw.get(k).cloned();
         Tool {
@@ -73,6 +79,7 @@ impl Tool {
             output_schema: present("outputSchema"),
             annotations: present("annotations"),
             raw,
+            exact_numbers,
         }
     }
 
@@ -147,4 +154,19 @@ impl CallResult {
             CallResult::ProtocolError { message, .. } => message.clone(),
         }
     }
+}
+
+/// Removes the key [`crate::mcp::exact::mark`] put in a listed tool and
+/// returns what it held.
+fn take_exact_numbers(raw: &mut Value) -> Vec<(String, String)> {
+    let Some(Value::Object(found)) = raw
+        .as_object_mut()
+        .and_then(|o| o.shift_remove(crate::mcp::exact::EXACT_NUMBERS))
+    else {
+        return Vec::new();
+    };
+    found
+        .into_iter()
+        .filter_map(|(at, text)| Some((at, text.as_str()?.to_owned())))
+        .collect()
 }

@@ -7,6 +7,7 @@ use serde_json::{Number, Value};
 
 use crate::config::{Expect, JsonPathCheck, JsonType, vocab};
 use crate::mcp::types::{CallOutcome, CallResult};
+use crate::pycompat::re::PyRegex;
 
 /// Most characters of a value or a text shown in one failure line.
 pub const SHOWN: usize = 200;
@@ -48,19 +49,16 @@ pub fn check(expect: &Expect, outcome: &CallOutcome, output_schema: Option<&Valu
     }
 
     if let Some(pattern) = &expect.regex {
-        match regex::Regex::new(pattern) {
-            Ok(re) => {
-                if !re.is_match(&view.text) {
-                    failures.push(format!(
-                        "result does not match /{pattern}/: {}",
-                        excerpt(&view.text)
-                    ));
-                }
-            }
-            Err(e) => failures.push(format!(
-                "/{pattern}/ is not a valid regular expression: {}",
-                regex_reason(&e)
+        match PyRegex::new(pattern).map(|re| re.search(&view.text)) {
+            Ok(Ok(true)) => {}
+            Ok(Ok(false)) => failures.push(format!(
+                "result does not match /{pattern}/: {}",
+                excerpt(&view.text)
             )),
+            Ok(Err(gave_up)) => {
+                failures.push(format!("/{pattern}/ could not be applied: {gave_up}"))
+            }
+            Err(e) => failures.push(format!("/{pattern}/ is {e}")),
         }
     }
 
@@ -236,7 +234,7 @@ fn check_path(path: &str, rule: &JsonPathCheck, view: &mut View<'_>, failures: &
     let compiled = match vocab::jsonpath(path) {
         Ok(p) => p,
         Err(e) => {
-            failures.push(format!("{path}: invalid JSONPath ({e})"));
+            failures.push(format!("{path}: invalid JSONPath ({})", e.problem));
             return;
         }
     };
@@ -246,7 +244,7 @@ fn check_path(path: &str, rule: &JsonPathCheck, view: &mut View<'_>, failures: &
         ));
         return;
     };
-    let nodes = compiled.query(data).all();
+    let nodes = compiled.query(data);
     let value = match nodes.as_slice() {
         [] => {
             if rule.exists {
@@ -254,8 +252,8 @@ fn check_path(path: &str, rule: &JsonPathCheck, view: &mut View<'_>, failures: &
             }
             return;
         }
-        [one] => (*one).clone(),
-        many => Value::Array(many.iter().map(|v| (*v).clone()).collect()),
+        [one] => one.clone(),
+        many => Value::Array(many.to_vec()),
     };
     if !rule.exists {
         failures.push(format!("{path}: expected no match, found {}", show(&value)));
@@ -403,12 +401,6 @@ fn latency_text(took: f64, limit: f64) -> String {
     } else {
         format!("{took:.1}")
     }
-}
-
-fn regex_reason(e: &regex::Error) -> String {
-    let text = e.to_string();
-    let last = text.lines().last().unwrap_or("").trim();
-    last.strip_prefix("error: ").unwrap_or(last).to_owned()
 }
 
 #[cfg(test)]

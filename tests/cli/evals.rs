@@ -738,7 +738,7 @@ fn answers_come_back_in_case_order_whatever_order_they_finish() {
 #[test]
 fn a_cache_written_by_mcp_toolproof_replays_with_identical_verdicts() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/reference-cache");
-    for name in ["anthropic", "openai", "tricky"] {
+    for name in ["anthropic", "openai", "tricky", "exotic"] {
         let dir = Dir::new(&format!("replay-{name}"));
         copy_tree(&fixtures.join(name), &dir.0);
         let fake_path = fake();
@@ -787,6 +787,25 @@ fn a_cache_written_by_mcp_toolproof_replays_with_identical_verdicts() {
             })
             .collect();
         assert_eq!(ours, theirs, "{name}: verdicts differ");
+        if name == "exotic" {
+            // `\N{DIGIT ONE}` needs Unicode's name table: the arguments are judged without the
+            // schema, and the case says so rather than passing quietly.
+            let case = m["cases"]
+                .as_array()
+                .and_then(|cases| cases.iter().find(|c| c["name"] == "named character"))
+                .expect("named character case");
+            let note = case["trials"][0]["notes"][0].as_str().unwrap_or("");
+            assert!(
+                note.starts_with("arguments not checked against the input schema of ones: "),
+                "{case:#}"
+            );
+            assert!(
+                out.stdout
+                    .contains("note: arguments not checked against the input"),
+                "{}",
+                out.stdout
+            );
+        }
         assert_eq!(m["passed"], reference["passed"], "{name}");
         assert_eq!(
             report["phases"]["evals"]["results"]["left_out_tools"], reference["skipped_tools"],

@@ -416,3 +416,81 @@ fn the_html_report_covers_every_phase_with_failures_first() {
     let pass = html.find(">passes<").expect("passing row");
     assert!(fail < pass, "failing rows come first");
 }
+
+/// Patterns and paths as mcp-toolproof reads them; each verdict here is the one mcp-toolproof
+/// 0.3.1 gives on the same config (checked side by side when the test was written).
+const PYTHON_FORMS: &str = r#"  - name: look-behind
+    tool: echo
+    args: {text: "order #42"}
+    expect: {regex: "(?<=#)\\d+"}
+  - name: back-reference
+    tool: echo
+    args: {text: hello hello}
+    expect: {regex: "^(\\w+) \\1$"}
+  - name: named groups
+    tool: echo
+    args: {text: abba}
+    expect: {regex: "^(?P<a>a)(?P<b>b)(?P=b)(?P=a)\\Z"}
+  - name: dollar before a final newline
+    tool: echo
+    args: {text: "done\n"}
+    expect: {regex: "done$"}
+  - name: connector punctuation is not a word character
+    tool: echo
+    args: {text: "\u203f"}
+    expect: {regex: "^\\w$"}
+  - name: path without dollar and len
+    tool: add
+    args: {a: 2, b: 3}
+    expect:
+      jsonpath:
+        result: {equals: 5}
+        "`len`": {equals: 1}
+"#;
+
+#[test]
+fn python_regexes_and_jsonpath_ng_paths_get_the_reference_verdicts() {
+    let dir = Dir::new("suite-python-forms");
+    config(&dir, &[], "", PYTHON_FORMS);
+    let (out, report) = run_tests(&dir, &[]);
+    assert_eq!(out.code, 1, "{out:?}");
+    let r = results(&report);
+    let status = |n: &str| by_name(&r, n)["status"].as_str().unwrap_or("").to_owned();
+    for passing in [
+        "look-behind",
+        "back-reference",
+        "named groups",
+        "dollar before a final newline",
+        "path without dollar and len",
+    ] {
+        assert_eq!(status(passing), "passed", "{:#}", by_name(&r, passing));
+    }
+    assert_eq!(
+        by_name(&r, "connector punctuation is not a word character")["failures"][0],
+        "result does not match /^\\w$/: \u{203f}"
+    );
+}
+
+#[test]
+fn jsonpath_ng_only_syntax_is_a_config_error_with_the_rfc_9535_form() {
+    let dir = Dir::new("suite-jsonpath-ng");
+    config(
+        &dir,
+        &[],
+        "",
+        "  - name: union\n    tool: add\n    args: {a: 1, b: 2}\n    expect:\n      jsonpath:\n        \"$.result | $.other\": {}\n",
+    );
+    let (out, _) = run_tests(&dir, &[]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains("toolproof.yaml:11:31: `$.result | $.other` is not a valid JSONPath: `|` (union) or `&` (intersection) of paths is jsonpath-ng syntax, not RFC 9535"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("hint: write one `jsonpath:` entry per path"),
+        "{}",
+        out.stderr
+    );
+}

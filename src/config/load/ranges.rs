@@ -1,7 +1,7 @@
 //! Values the types accept but the settings cannot use: durations and counts that must be
 //! positive, fractions, known check ids, valid JSONPaths and regular expressions.
 
-use super::{Ctx, lowercase_first, path_of};
+use super::{Ctx, path_of};
 use crate::config::limits::{MAX_DURATION_MS, MAX_DURATION_S, MAX_DURATION_WORDS};
 use crate::config::node::Step;
 use crate::config::suggest;
@@ -9,6 +9,7 @@ use crate::config::vocab::{CHECK_IDS, jsonpath_error};
 use crate::config::{
     BenchConfig, BenchThresholds, ChecksConfig, Config, ConfigError, Expect, FuzzConfig, TestCase,
 };
+use crate::pycompat::re::{PyReError, PyRegex};
 
 /// `steps` plus one more key.
 pub(super) fn under<'a>(steps: &[Step<'a>], key: &'a str) -> Vec<Step<'a>> {
@@ -187,12 +188,12 @@ fn check_test(ctx: &Ctx<'_>, test: &TestCase, here: &[Step<'_>]) -> Result<(), C
 /// A test's `expect:`, at `expect`: paths and patterns that parse, limits that can pass.
 fn check_expect(ctx: &Ctx<'_>, expect: &Expect, at: &[Step<'_>]) -> Result<(), ConfigError> {
     for path in expect.jsonpath.keys() {
-        if let Some(problem) = jsonpath_error(path) {
+        if let Some(e) = jsonpath_error(path) {
             let steps = under(&under(at, "jsonpath"), path);
             return Err(ctx.error(
                 ctx.pos(&steps),
-                format!("`{path}` is not a valid JSONPath: {problem}"),
-                Some("paths follow RFC 9535 and start with `$`, e.g. `$.items[0].name`".to_owned()),
+                format!("`{path}` is not a valid JSONPath: {}", e.problem),
+                Some(e.hint),
             ));
         }
     }
@@ -200,24 +201,20 @@ fn check_expect(ctx: &Ctx<'_>, expect: &Expect, at: &[Step<'_>]) -> Result<(), C
         duration(ctx, limit, &under(at, "max_latency_ms"), Unit::Millis)?;
     }
     if let Some(pattern) = &expect.regex
-        && let Err(err) = regex::Regex::new(pattern)
+        && let Err(err) = PyRegex::new(pattern)
     {
         let steps = under(at, "regex");
-        // The crate's message ends with a line like "error: unclosed group".
-        let detail = err.to_string();
-        let last = detail.lines().last().unwrap_or("").trim();
-        let last = lowercase_first(last.strip_prefix("error: ").unwrap_or(last));
+        let hint = match err {
+            PyReError::Invalid(_) => {
+                "patterns use Python's `re` syntax, as in mcp-toolproof: escape a literal `(` or \
+                 `[` with `\\`, and write named groups as `(?P<name>…)`"
+            }
+            PyReError::Unsupported(_) => "write the character itself or as `\\uXXXX`",
+        };
         return Err(ctx.error(
             ctx.pos(&steps),
-            format!(
-                "`{}` is not a valid regular expression: {}",
-                path_of(&steps),
-                last.trim_end_matches('.')
-            ),
-            Some(
-                "the syntax is that of Rust's regex crate (no look-around or backreferences)"
-                    .to_owned(),
-            ),
+            format!("`{}` is {err}", path_of(&steps)),
+            Some(hint.to_owned()),
         ));
     }
     for (path, check) in &expect.jsonpath {

@@ -51,7 +51,53 @@ pub fn dump_into(out: &mut String, value: &Value, style: Style) {
     write_value(out, value, style, 0);
 }
 
+/// [`dump_into`], writing the number at each JSON pointer of `exact` as the text given there
+/// instead of from the `Value` (numbers a `Value` cannot hold as Python holds them: integers
+/// beyond 64 bits, see [`crate::mcp::protocol`]).
+pub fn dump_exact_into(out: &mut String, value: &Value, style: Style, exact: &[(String, String)]) {
+    if exact.is_empty() {
+        return dump_into(out, value, style);
+    }
+    let mut at = Exact {
+        pointer: String::new(),
+        map: exact.iter().cloned().collect(),
+    };
+    write_value_at(out, value, style, 0, &mut Some(&mut at));
+}
+
+/// Where the writer is, and the numbers to write from text.
+struct Exact {
+    pointer: String,
+    map: std::collections::HashMap<String, String>,
+}
+
+impl Exact {
+    fn enter(&mut self, segment: &str) -> usize {
+        let len = self.pointer.len();
+        self.pointer.push('/');
+        self.pointer
+            .push_str(&segment.replace('~', "~0").replace('/', "~1"));
+        len
+    }
+}
+
 fn write_value(out: &mut String, value: &Value, style: Style, depth: usize) {
+    write_value_at(out, value, style, depth, &mut None);
+}
+
+fn write_value_at(
+    out: &mut String,
+    value: &Value,
+    style: Style,
+    depth: usize,
+    at: &mut Option<&mut Exact>,
+) {
+    if let (Value::Number(_), Some(e)) = (value, at.as_deref())
+        && let Some(text) = e.map.get(&e.pointer)
+    {
+        out.push_str(text);
+        return;
+    }
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(true) => out.push_str("true"),
@@ -77,7 +123,11 @@ fn write_value(out: &mut String, value: &Value, style: Style, depth: usize) {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
                 separator(out, style, depth + 1, i == 0);
-                write_value(out, item, style, depth + 1);
+                let back = at.as_deref_mut().map(|e| e.enter(&i.to_string()));
+                write_value_at(out, item, style, depth + 1, at);
+                if let (Some(len), Some(e)) = (back, at.as_deref_mut()) {
+                    e.pointer.truncate(len);
+                }
             }
             close(out, style, depth);
             out.push(']');
@@ -96,7 +146,11 @@ fn write_value(out: &mut String, value: &Value, style: Style, depth: usize) {
                 separator(out, style, depth + 1, i == 0);
                 write_str(out, k);
                 out.push_str(": ");
-                write_value(out, v, style, depth + 1);
+                let back = at.as_deref_mut().map(|e| e.enter(k));
+                write_value_at(out, v, style, depth + 1, at);
+                if let (Some(len), Some(e)) = (back, at.as_deref_mut()) {
+                    e.pointer.truncate(len);
+                }
             }
             close(out, style, depth);
             out.push('}');

@@ -300,7 +300,7 @@ fn trial_of(ctx: &Ctx<'_>, case: &EvalCase, got: Got) -> TrialResult {
         Got::NotAsked => return scoring::not_asked(),
     };
     let expected = case.expect_tool.clone().flatten();
-    let failures = score::judge(
+    let judged = score::judge(
         Label {
             tool: expected.as_deref(),
             args: &case.expect_args,
@@ -309,7 +309,7 @@ fn trial_of(ctx: &Ctx<'_>, case: &EvalCase, got: Got) -> TrialResult {
         ctx.by_name,
         ctx.cfg.multiple_calls,
     );
-    scoring::answered(&choice, failures, cached, ms(took))
+    scoring::answered(&choice, judged, cached, ms(took))
 }
 
 /// `--offline` applies to model APIs only: a local command is no API.

@@ -111,6 +111,7 @@ mod tests {
 
     fn tools() -> Vec<ApiTool> {
         vec![ApiTool {
+            exact_numbers: Vec::new(),
             name: "math_add".into(),
             description: "Add a and b.".into(),
             input_schema: json!({"type": "object", "properties": {"a": {"type": "integer"}}}),

@@ -216,6 +216,7 @@ mod tests {
 
     fn ask(spec: &CommandSpec) -> Result<Answer, ProviderError> {
         let tools = vec![ApiTool {
+            exact_numbers: Vec::new(),
             name: "get_weather".into(),
             description: "Weather.".into(),
             input_schema: json!({"type": "object"}),

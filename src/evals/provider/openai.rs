@@ -161,6 +161,7 @@ mod tests {
     #[test]
     fn body_matches_the_reference_and_params_override() {
         let tools = vec![ApiTool {
+            exact_numbers: Vec::new(),
             name: "math_add".into(),
             description: "Add a and b.".into(),
             input_schema: json!({"type": "object"}),

@@ -16,11 +16,13 @@ const KEY: &str = "sk-test-0123456789-secret";
 fn tools() -> Vec<ApiTool> {
     vec![
         ApiTool {
+            exact_numbers: Vec::new(),
             name: "math_add".into(),
             description: "Add a and b.".into(),
             input_schema: json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"]}),
         },
         ApiTool {
+            exact_numbers: Vec::new(),
             name: "echo".into(),
             description: "Echo text.".into(),
             input_schema: json!({"type": "object", "properties": {"text": {"type": "string"}}}),

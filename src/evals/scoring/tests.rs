@@ -27,7 +27,11 @@ fn trial(expected: &str, tool: &str) -> TrialResult {
     } else {
         vec![format!("expected {expected}, got {tool}")]
     };
-    answered(&pick(tool), failures, false, 10.0)
+    let judged = crate::evals::score::Judged {
+        failures,
+        notes: Vec::new(),
+    };
+    answered(&pick(tool), judged, false, 10.0)
 }
 
 fn case(name: &str, expected: &str, trials: Vec<TrialResult>) -> LabelledCase {
@@ -371,7 +375,7 @@ fn a_trial_records_what_kind_of_answer_came_back() {
             stop: Stop::EndTurn,
             ..refused
         },
-        Vec::new(),
+        crate::evals::score::Judged::default(),
         true,
         0.0,
     );

@@ -1,6 +1,7 @@
 //! One trial as the reports record it: what kind of answer came back, the calls, and whether
 //! the judge found it right.
 
+use super::super::score::Judged;
 use super::super::{Choice, Stop};
 use crate::report::model::{AnswerKind, PickedCall, TrialResult};
 
@@ -19,14 +20,11 @@ pub fn kind_of(choice: &Choice) -> AnswerKind {
     }
 }
 
-/// A trial the model answered; `failures` is the judge's verdict (empty when right).
-pub fn answered(
-    choice: &Choice,
-    failures: Vec<String>,
-    cached: bool,
-    latency_ms: f64,
-) -> TrialResult {
+/// A trial the model answered, with the judge's verdict.
+pub fn answered(choice: &Choice, judged: Judged, cached: bool, latency_ms: f64) -> TrialResult {
+    let Judged { failures, notes } = judged;
     TrialResult {
+        notes,
         passed: failures.is_empty(),
         kind: kind_of(choice),
         calls: choice
@@ -49,6 +47,7 @@ pub fn answered(
 /// A trial that got no usable answer: the provider failed after its retries.
 pub fn provider_failed(message: String, latency_ms: f64) -> TrialResult {
     TrialResult {
+        notes: Vec::new(),
         passed: false,
         kind: AnswerKind::ProviderError,
         calls: Vec::new(),
@@ -63,6 +62,7 @@ pub fn provider_failed(message: String, latency_ms: f64) -> TrialResult {
 /// A trial never asked (`--offline` without a cached answer, or the provider was unusable).
 pub fn not_asked() -> TrialResult {
     TrialResult {
+        notes: Vec::new(),
         passed: false,
         kind: AnswerKind::NotAsked,
         calls: Vec::new(),

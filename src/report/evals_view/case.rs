@@ -40,7 +40,7 @@ pub struct CaseRow<'a> {
     /// was not run.
     pub message: String,
     /// Detail lines: failures (or the provider error, or why it was not run), a critical
-    /// note, several calls, what a text answer said, trials, cache.
+    /// note, several calls, what a text answer said, what could not be checked, trials, cache.
     pub details: Vec<String>,
     /// [`Self::details`] with `why: …` after the failures of a miss.
     pub details_with_why: Vec<String>,
@@ -197,6 +197,9 @@ fn details(
             tail.push(format!("said: {}", truncate_chars(text.trim(), SAID_CHARS)));
         }
     }
+    let mut notes: Vec<&String> = case.trials.iter().flat_map(|t| &t.notes).collect();
+    notes.dedup();
+    tail.extend(notes.into_iter().map(|n| format!("note: {n}")));
     tail.extend(trials_note.map(str::to_owned));
     tail.extend(cache_note(case));
     let why = case

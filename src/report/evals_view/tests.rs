@@ -33,6 +33,7 @@ fn json_is_spaced_and_cut() {
 
 fn trial(kind: AnswerKind, tools: &[&str]) -> TrialResult {
     TrialResult {
+        notes: Vec::new(),
         passed: false,
         kind,
         calls: tools

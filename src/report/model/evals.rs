@@ -247,6 +247,10 @@ pub struct TrialResult {
     pub provider_error: Option<String>,
     /// Request time (0 when cached).
     pub latency_ms: f64,
+    /// What could not be checked and why (e.g. an input schema toolproof cannot compile);
+    /// the verdict stands without it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// The miss-rate trend read from the history file.

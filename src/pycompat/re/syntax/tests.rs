@@ -4,7 +4,7 @@ use super::compiles;
 
 /// Patterns and whether CPython 3.11.7's `re.compile` accepts them
 /// (`fixtures/py_re.txt`, generated with the reference's interpreter).
-const FIXTURE: &str = include_str!("../fixtures/py_re.txt");
+const FIXTURE: &str = include_str!("../../fixtures/py_re.txt");
 
 #[test]
 fn agrees_with_python_on_the_fixture() {
