@@ -282,6 +282,21 @@ fn fuzz_finding_sse_an_unterminated_empty_event_at_the_end() {
     );
 }
 
+/// The second fuzz finding (`fuzz/jsonrpc_lines`, in its first runs): a line holding only a
+/// vertical tab (whitespace to `str::trim`, not to `u8::is_ascii_whitespace`) was filed as
+/// noise that reads as blank. Now a line of Unicode whitespace is skipped like an empty one.
+#[test]
+fn fuzz_finding_a_line_of_vertical_tab_is_blank_not_noise() {
+    assert_eq!(jsonrpc_lines(b"\x0b"), StdoutRead::default());
+    let read = jsonrpc_lines("\x0b\n\u{a0}\u{2028}\r\n{\"id\":1}\n# log\n".as_bytes());
+    assert_eq!(read.messages, vec![json!({"id": 1})]);
+    assert_eq!(read.noise, vec!["# log".to_owned()]);
+    let crash = b"{\"\n\n\x00\x00\x19FT-2\n\x02\n\x0b\n&\n\xff\xff\x04\ne},\"re\n";
+    let read = jsonrpc_lines(crash);
+    assert_eq!(read.unreadable.len(), 1);
+    assert_eq!(read.noise.len(), 5);
+}
+
 #[test]
 fn the_seed_configs_load() {
     for text in CONFIGS {

@@ -75,11 +75,17 @@ pub fn next(reader: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<Option<L
         if buf.last() == Some(&b'\r') {
             buf.pop();
         }
-        if !cut && buf.iter().all(u8::is_ascii_whitespace) {
+        if !cut && is_blank(buf) {
             continue;
         }
         return Ok(Some(classify(buf, cut, len)));
     }
+}
+
+/// Whether a line holds only whitespace, in Unicode's sense (a vertical tab or a no-break
+/// space too): such a line is skipped, neither a message nor noise.
+fn is_blank(line: &[u8]) -> bool {
+    std::str::from_utf8(line).is_ok_and(|text| text.trim().is_empty())
 }
 
 /// Reads one line into `buf` (with its `\n`, when it has one): at most [`MESSAGE_LIMIT`] bytes
