@@ -142,7 +142,8 @@ pub struct InspectArgs {
     /// The server.
     #[command(flatten)]
     pub server: ServerArgs,
-    /// Print the report as JSON (the same shape as `run --json`) instead of text.
+    /// Print the report as JSON instead of text: the shape of `run --json`, plus `tools` (every
+    /// definition as the server sent it), `resources`, `prompts` and `checks`.
     #[arg(long)]
     pub json: bool,
 }

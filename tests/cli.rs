@@ -239,6 +239,61 @@ fn legacy_stdio_server_is_inspected() {
 }
 
 #[test]
+fn inspect_json_has_the_reference_keys_with_whole_tool_definitions() {
+    let (out, report) = inspect_fake(&["--fault", "no-required", "--resources"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let add = report["tools"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["name"] == "add"))
+        .unwrap_or_else(|| panic!("no tools[] entry for add: {report:#}"));
+    assert_eq!(add["title"], "Add");
+    assert_eq!(add["inputSchema"]["properties"]["a"]["type"], "integer");
+    assert_eq!(
+        add["inputSchema"]["required"],
+        serde_json::json!(["a", "b"])
+    );
+    assert_eq!(
+        add["outputSchema"]["required"],
+        serde_json::json!(["result"])
+    );
+    assert_eq!(add["annotations"]["idempotentHint"], true);
+    assert_eq!(report["resources"][0]["uri"], "fake://readme");
+    assert_eq!(report["prompts"], serde_json::json!([]));
+    let warning = serde_json::json!({
+        "tool": "nothing_required",
+        "check": "required-fields",
+        "severity": "warning",
+        "message": "input schema has properties but none are marked required"
+    });
+    assert!(
+        report["checks"]
+            .as_array()
+            .is_some_and(|c| c.contains(&warning)),
+        "{:#}",
+        report["checks"]
+    );
+}
+
+#[test]
+fn inspect_text_shows_each_tools_arguments() {
+    let dir = Dir::new("inspect-text");
+    let fake = fake();
+    let out = toolproof_in(
+        &dir.0,
+        &["inspect", "--", &fake, "--fault", "no-required"],
+        &[],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    for want in [
+        "arguments: a: integer, b: integer",
+        "arguments: text: string",
+        "arguments: optional?: string",
+    ] {
+        assert!(out.stdout.contains(want), "{want} missing:\n{}", out.stdout);
+    }
+}
+
+#[test]
 fn modern_stdio_server_is_detected_and_gets_meta_on_every_request() {
     let dir = Dir::new("modern");
     let log = dir.path("wire.jsonl");
