@@ -679,6 +679,41 @@ fn warnings_fail_only_under_strict_and_checks_can_be_turned_off() {
 }
 
 #[test]
+fn the_no_forms_of_the_reference_flags_undo_the_yaml_and_the_environment() {
+    let dir = Dir::new("no-flags");
+    let cmd = yaml_list(&[&fake(), "--fault", "long-description,no-description"]);
+    dir.write(
+        "toolproof.yaml",
+        &format!("server:\n  command: {cmd}\nchecks:\n  enabled: false\n  strict: true\n"),
+    );
+    let off = toolproof_in(&dir.0, &["run", "--json", "r.json"], &[]);
+    assert_eq!(off.code, 0, "{off:?}");
+    assert_eq!(dir.json("r.json")["phases"]["checks"]["status"], "skipped");
+    // --checks turns them back on; the missing description is an error whatever the strictness.
+    let on = toolproof_in(&dir.0, &["run", "--checks", "--no-strict"], &[]);
+    assert_eq!(on.code, 1, "{on:?}");
+    dir.write(
+        "warn.yaml",
+        &format!(
+            "server:\n  command: {}\nchecks:\n  strict: true\n",
+            yaml_list(&[&fake(), "--fault", "long-description"])
+        ),
+    );
+    let strict = toolproof_in(&dir.0, &["run", "warn.yaml"], &[]);
+    assert_eq!(strict.code, 1, "{strict:?}");
+    let relaxed = toolproof_in(
+        &dir.0,
+        &["run", "warn.yaml", "--no-strict", "--json", "w.json"],
+        &[("TOOLPROOF_STRICT", "1")],
+    );
+    assert_eq!(relaxed.code, 0, "{relaxed:?}");
+    assert_eq!(
+        dir.json("w.json")["phases"]["checks"]["results"]["strict"],
+        false
+    );
+}
+
+#[test]
 fn no_checks_is_reported_as_skipped_never_passed() {
     let dir = Dir::new("nochecks");
     let cmd = yaml_list(&[&fake(), "--fault", "no-description"]);
