@@ -653,6 +653,41 @@ fn every_planted_defect_trips_its_check() {
 }
 
 #[test]
+fn findings_mcp_toolproof_never_made_can_each_be_turned_off() {
+    let dir = Dir::new("new-findings");
+    let cmd = yaml_list(&[&fake(), "--fault", "contradictory-annotations,long-name"]);
+    // Warnings only: a config that passed mcp-toolproof without strict still passes.
+    dir.write("plain.yaml", &format!("server:\n  command: {cmd}\n"));
+    let plain = toolproof_in(&dir.0, &["run", "plain.yaml", "--json", "p.json"], &[]);
+    assert_eq!(plain.code, 0, "{plain:?}");
+    let checks: Vec<String> = findings(&dir.json("p.json"))
+        .into_iter()
+        .map(|(_, check, _)| check)
+        .collect();
+    assert!(checks.iter().any(|c| c == "annotations"), "{checks:?}");
+    assert!(checks.iter().any(|c| c == "name-clients"), "{checks:?}");
+    let noisy = yaml_list(&[
+        &fake(),
+        "--fault",
+        "contradictory-annotations,long-name,stdout-noise",
+    ]);
+    dir.write(
+        "strict.yaml",
+        &format!("server:\n  command: {noisy}\nchecks:\n  strict: true\n"),
+    );
+    let strict = toolproof_in(&dir.0, &["run", "strict.yaml"], &[]);
+    assert_eq!(strict.code, 1, "{strict:?}");
+    dir.write(
+        "off.yaml",
+        &format!(
+            "server:\n  command: {noisy}\nchecks:\n  strict: true\n  disable: [stdout-noise, annotations, name-clients]\n"
+        ),
+    );
+    let off = toolproof_in(&dir.0, &["run", "off.yaml"], &[]);
+    assert_eq!(off.code, 0, "{off:?}");
+}
+
+#[test]
 fn a_clean_server_has_no_findings_and_draft07_is_honoured() {
     let (out, report) = inspect_fake(&["--fault", "draft07-schema"]);
     assert_eq!(findings(&report), Vec::new(), "{out:?}");
