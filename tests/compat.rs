@@ -12,8 +12,12 @@
 //! path are added), and optionally `# env: NAME=VALUE …`. Server commands name the test servers
 //! through `${FAKE_MCP}`, `${FAKE_URL}`, `${PY_MCP2}`, `${SDK_SERVER}` and `${EVERYTHING}`,
 //! which both tools expand in the `server:` section.
+//!
+//! The reference runs through `tests/compat/reference.py`, which imports it once per worker and
+//! forks a child per run; each child runs the real `toolproof.cli:app` from a fresh import.
 
-use std::io::{BufRead, BufReader};
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
@@ -228,11 +232,15 @@ fn configs() -> Vec<Config> {
 /// What both tools share: where the servers and the model API are.
 struct World {
     env: Vec<(String, String)>,
-    reference: String,
+    python: PathBuf,
     scratch: PathBuf,
 }
 
 const TOKEN: &str = "compat-t0ken";
+
+/// Configs run at once. Most of a run is the reference's Python start-up and waiting on
+/// servers, so a few more than the cores keeps them busy.
+const WORKERS: usize = 4;
 
 /// One tool's run of one config: exit code and verdicts.
 struct Outcome {
@@ -241,7 +249,78 @@ struct Outcome {
     stderr: String,
 }
 
-fn run_one(world: &World, cfg: &Config, program: &str, side: &str) -> Outcome {
+/// mcp-toolproof, run through `tests/compat/reference.py`: one Python interpreter that imports
+/// it once and forks a child per run (the import costs more CPU than most runs).
+struct Reference {
+    child: Child,
+    answers: BufReader<std::process::ChildStdout>,
+}
+
+impl Reference {
+    fn start(python: &Path) -> Reference {
+        let mut child = Command::new(python)
+            .arg(manifest().join("tests/compat/reference.py"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("start {}: {e}", python.display()));
+        let answers = BufReader::new(child.stdout.take().expect("reference stdout"));
+        Reference { child, answers }
+    }
+
+    /// Runs `args` in `dir` with `env`; stdout and stderr land in `dir`'s `stdout`/`stderr`.
+    fn run(&mut self, args: &[&str], dir: &Path, env: &BTreeMap<String, String>) -> i32 {
+        let request = serde_json::json!({
+            "args": args,
+            "cwd": dir,
+            "env": env,
+            "stdout": dir.join("stdout"),
+            "stderr": dir.join("stderr"),
+        });
+        let stdin = self.child.stdin.as_mut().expect("reference stdin");
+        writeln!(stdin, "{request}").expect("send a run to reference.py");
+        stdin.flush().expect("send a run to reference.py");
+        let mut line = String::new();
+        self.answers
+            .read_line(&mut line)
+            .expect("read reference.py's answer");
+        line.trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("reference.py answered {line:?}"))
+    }
+}
+
+impl Drop for Reference {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+/// The environment of both runs: ours, without anything that would change what either tool
+/// does, plus the servers, the model API and the config's own variables.
+fn run_env(world: &World, cfg: &Config) -> BTreeMap<String, String> {
+    let mut env: BTreeMap<String, String> = std::env::vars()
+        .filter(|(k, _)| {
+            !(k.starts_with("TOOLPROOF_")
+                || k.starts_with("GITHUB_")
+                || k.starts_with("ANTHROPIC_")
+                || k.starts_with("OPENAI_")
+                || k == "CI")
+        })
+        .collect();
+    env.extend(world.env.iter().cloned());
+    env.extend(cfg.env.iter().cloned());
+    env.insert("NO_COLOR".into(), "1".into());
+    env
+}
+
+fn run_one(world: &World, cfg: &Config, reference: Option<&mut Reference>) -> Outcome {
+    let side = if reference.is_some() {
+        "reference"
+    } else {
+        "toolproof"
+    };
     let dir = world.scratch.join(&cfg.name).join(side);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch dir");
@@ -263,27 +342,31 @@ fn run_one(world: &World, cfg: &Config, program: &str, side: &str) -> Outcome {
         args.push("report.json");
     }
     args.extend(cfg.args[1..].iter().map(String::as_str));
-    let mut cmd = Command::new(program);
-    cmd.args(&args).current_dir(&dir).stdin(Stdio::null());
-    for (k, _) in std::env::vars() {
-        if k.starts_with("TOOLPROOF_")
-            || k.starts_with("GITHUB_")
-            || k.starts_with("ANTHROPIC_")
-            || k.starts_with("OPENAI_")
-            || k == "CI"
-        {
-            cmd.env_remove(k);
+    let env = run_env(world, cfg);
+    let (code, stdout, stderr) = match reference {
+        Some(r) => {
+            let code = r.run(&args, &dir, &env);
+            let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap_or_default();
+            (code, read("stdout"), read("stderr"))
         }
-    }
-    cmd.envs(world.env.iter().map(|(k, v)| (k, v)))
-        .envs(cfg.env.iter().map(|(k, v)| (k, v)))
-        .env("NO_COLOR", "1");
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("run {program}: {e}"));
-    let code = out.status.code().unwrap_or(-1);
+        None => {
+            let out = Command::new(env!("CARGO_BIN_EXE_toolproof"))
+                .args(&args)
+                .current_dir(&dir)
+                .stdin(Stdio::null())
+                .env_clear()
+                .envs(&env)
+                .output()
+                .expect("run toolproof");
+            (
+                out.status.code().unwrap_or(-1),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            )
+        }
+    };
     let json = if command == "inspect" {
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        stdout
     } else {
         std::fs::read_to_string(dir.join("report.json")).unwrap_or_default()
     };
@@ -297,7 +380,7 @@ fn run_one(world: &World, cfg: &Config, program: &str, side: &str) -> Outcome {
     Outcome {
         code,
         verdicts,
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        stderr,
     }
 }
 
@@ -307,11 +390,19 @@ struct Compared {
     command: String,
     differences: Vec<Difference>,
     stderr: (String, String),
+    /// Wall time of both runs (shown, never asserted on).
+    seconds: (f64, f64),
 }
 
-fn compare(world: &World, cfg: &Config) -> Compared {
-    let reference = run_one(world, cfg, &world.reference, "reference");
-    let ours = run_one(world, cfg, env!("CARGO_BIN_EXE_toolproof"), "toolproof");
+fn compare(world: &World, cfg: &Config, runner: &mut Reference) -> Compared {
+    let started = std::time::Instant::now();
+    let reference = run_one(world, cfg, Some(runner));
+    let between = std::time::Instant::now();
+    let ours = run_one(world, cfg, None);
+    let seconds = (
+        between.duration_since(started).as_secs_f64(),
+        between.elapsed().as_secs_f64(),
+    );
     let mut differences = Vec::new();
     if reference.code != ours.code {
         differences.push(Difference {
@@ -330,6 +421,7 @@ fn compare(world: &World, cfg: &Config) -> Compared {
         command: cfg.args[0].clone(),
         differences,
         stderr: (reference.stderr, ours.stderr),
+        seconds,
     }
 }
 
@@ -386,7 +478,7 @@ fn every_config_agrees_with_mcp_toolproof_but_for_listed_differences() {
             ("OPENAI_BASE_URL".into(), format!("{llm_url}/v1")),
             ("OPENAI_API_KEY".into(), "compat-dummy-key".into()),
         ],
-        reference: reference.display().to_string(),
+        python: interop.join("py-ref/bin/python"),
         scratch: scratch.clone(),
     };
     let all = configs();
@@ -394,12 +486,13 @@ fn every_config_agrees_with_mcp_toolproof_but_for_listed_differences() {
     let queue = Mutex::new(all.iter().collect::<Vec<_>>());
     let results = Mutex::new(Vec::new());
     std::thread::scope(|s| {
-        for _ in 0..3 {
+        for _ in 0..WORKERS {
             s.spawn(|| {
+                let mut runner = Reference::start(&world.python);
                 loop {
                     let next = queue.lock().map(|mut q| q.pop()).ok().flatten();
                     let Some(cfg) = next else { break };
-                    let compared = compare(&world, cfg);
+                    let compared = compare(&world, cfg, &mut runner);
                     if let Ok(mut r) = results.lock() {
                         r.push(compared);
                     }
@@ -421,6 +514,14 @@ fn judge(results: &[Compared]) {
     let mut table = String::new();
     for r in results {
         let pending = PENDING.iter().find(|(n, _)| *n == r.name);
+        table.push_str(&format!(
+            "  {:<28} {:<7} reference {:.1}s, toolproof {:.1}s, {} difference(s)\n",
+            r.name,
+            r.command,
+            r.seconds.0,
+            r.seconds.1,
+            r.differences.len()
+        ));
         let mut unexplained = Vec::new();
         for d in &r.differences {
             match deliberate_for(&r.name, d) {
@@ -428,10 +529,11 @@ fn judge(results: &[Compared]) {
                     if let Some(i) = DELIBERATE.iter().position(|x| std::ptr::eq(x, e)) {
                         used[i] = true;
                     }
-                    table.push_str(&format!("  {:<28} deliberate {d} ({})\n", r.name, e.why));
+                    table.push_str(&format!("      deliberate {d} ({})\n", e.why));
                 }
                 None if pending.is_some() => {
-                    table.push_str(&format!("  {:<28} pending    {d}\n", r.name));
+                    let point = pending.map_or(0, |p| p.1);
+                    table.push_str(&format!("      pending (issue 10 point {point}) {d}\n"));
                 }
                 None => unexplained.push(d.to_string()),
             }
@@ -473,7 +575,8 @@ fn verdicts_of_both_report_shapes_line_up() {
         "error": null,
         "checks": [{"tool": "t", "check": "description", "severity": "error", "message": "m"}],
         "tests": [{"name": "a", "passed": true}, {"name": "b", "passed": false}],
-        "evals": {"passed": false, "cases": [{"name": null, "prompt": "p1", "passed": true}]}
+        "evals": {"passed": false, "provider": "openai", "model": "m",
+                  "cases": [{"name": null, "prompt": "p1", "passed": true}]}
     });
     let ours = serde_json::json!({
         "error": null,
@@ -482,8 +585,8 @@ fn verdicts_of_both_report_shapes_line_up() {
                 {"tool": "t", "check": "description", "severity": "error"}]}},
             "tests": {"status": "failed", "results": [
                 {"name": "a", "status": "flaky"}, {"name": "b", "status": "passed"}]},
-            "evals": {"status": "failed", "results": {"models": [{"cases": [
-                {"name": "p1", "status": "correct"}]}]}}
+            "evals": {"status": "failed", "results": {"provider": "openai", "models": [
+                {"model": "m", "cases": [{"name": "p1", "status": "correct"}]}]}}
         }
     });
     let diffs = verdicts::differences(

@@ -80,6 +80,8 @@ pub fn reference(report: &Value) -> Verdicts {
     let evals = &report["evals"];
     if evals.is_object() {
         add(&mut map, "evals", "phase", pass(evals["passed"] == true));
+        let asked = format!("{}/{}", text(&evals["provider"]), text(&evals["model"]));
+        add(&mut map, "evals", "provider/model", &asked);
         for c in items(&evals["cases"]) {
             let name = c["name"].as_str().unwrap_or_else(|| text(&c["prompt"]));
             add(&mut map, "case", name, pass(c["passed"] == true));
@@ -128,6 +130,12 @@ pub fn toolproof(report: &Value) -> Verdicts {
             pass(evals["status"] == "passed"),
         );
         let first = &evals["results"]["models"][0];
+        let asked = format!(
+            "{}/{}",
+            text(&evals["results"]["provider"]),
+            text(&first["model"])
+        );
+        add(&mut map, "evals", "provider/model", &asked);
         for c in items(&first["cases"]) {
             add(
                 &mut map,
