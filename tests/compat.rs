@@ -10,7 +10,8 @@
 //! Each config starts with a header the harness reads:
 //! `# compat: what it shows`, `# args: COMMAND FLAGS…` (the config, `--json` and its report
 //! path are added), and optionally `# env: NAME=VALUE …`. Server commands name the test servers
-//! through `${FAKE_MCP}`, `${FAKE_URL}`, `${PY_MCP2}`, `${SDK_SERVER}` and `${EVERYTHING}`,
+//! through `${FAKE_MCP}`, `${FAKE_URL}`, `${PY_MCP2}`, `${SDK_SERVER}`, `${EVERYTHING}` and
+//! `${PATTERN_SERVER}` (`tests/compat/pattern_server.py`),
 //! which both tools expand in the `server:` section.
 //!
 //! The reference runs through `tests/compat/reference.py`, which imports it once per worker and
@@ -105,6 +106,7 @@ const PENDING: &[(&str, u8)] = &[
     ("pending-python-regex", 3),
     ("pending-jsonpath-no-dollar", 4),
     ("pending-casefold", 5),
+    ("pending-uncompilable-pattern", 6),
     ("pending-base-dir", 10),
 ];
 
@@ -470,6 +472,13 @@ fn every_config_agrees_with_mcp_toolproof_but_for_listed_differences() {
                 "EVERYTHING".into(),
                 interop
                     .join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+                    .display()
+                    .to_string(),
+            ),
+            (
+                "PATTERN_SERVER".into(),
+                manifest()
+                    .join("tests/compat/pattern_server.py")
                     .display()
                     .to_string(),
             ),
