@@ -39,6 +39,9 @@ venv py-mcp2 "mcp==2.3.0"
 venv py-junit "xmlschema==4.3.2" "junitparser==5.0.3"
 # The GitHub Action's end-to-end test reads action.yml with PyYAML.
 venv py-action "pyyaml==6.0.3"
+# The compatibility suite (tests/compat.rs) runs the reference, mcp-toolproof 0.3.1, beside
+# toolproof on the same configs.
+venv py-ref "mcp-toolproof[anthropic,openai]==0.3.1"
 
 export TOOLPROOF_INTEROP_DIR="$root"
 # Benches are measured with `cargo bench`, not run as tests.

@@ -142,7 +142,8 @@ pub struct InspectArgs {
     /// The server.
     #[command(flatten)]
     pub server: ServerArgs,
-    /// Print the report as JSON (the same shape as `run --json`) instead of text.
+    /// Print the report as JSON instead of text: the shape of `run --json`, plus `tools` (every
+    /// definition as the server sent it), `resources`, `prompts` and `checks`.
     #[arg(long)]
     pub json: bool,
 }
@@ -188,11 +189,17 @@ pub struct RunArgs {
     /// The config file [env: TOOLPROOF_CONFIG] [default: toolproof.yaml].
     pub config: Option<PathBuf>,
     /// Skip the static checks [env: TOOLPROOF_NO_CHECKS].
-    #[arg(long)]
+    #[arg(long, overrides_with = "checks")]
     pub no_checks: bool,
+    /// Run the static checks even if TOOLPROOF_NO_CHECKS or `checks.enabled: false` says not to.
+    #[arg(long, overrides_with = "no_checks")]
+    pub checks: bool,
     /// Warnings fail the run too [env: TOOLPROOF_STRICT].
-    #[arg(long)]
+    #[arg(long, overrides_with = "no_strict")]
     pub strict: bool,
+    /// Warnings do not fail the run, even if TOOLPROOF_STRICT or `checks.strict: true` says so.
+    #[arg(long, overrides_with = "strict")]
+    pub no_strict: bool,
     /// Default per-test timeout in milliseconds; a test's own `timeout_ms` still wins
     /// [env: TOOLPROOF_TIMEOUT_MS].
     #[arg(long, value_name = "MS")]
@@ -205,20 +212,39 @@ pub struct RunArgs {
     #[arg(short = 'k', long = "filter", value_name = "TEXT")]
     pub filter: Option<String>,
     /// Skip the evals phase [env: TOOLPROOF_SKIP_EVALS].
-    #[arg(long)]
+    #[arg(long, overrides_with = "no_skip_evals")]
     pub skip_evals: bool,
+    /// Run the evals phase even if TOOLPROOF_SKIP_EVALS or `evals.enabled: false` says not to.
+    #[arg(long, overrides_with = "skip_evals")]
+    pub no_skip_evals: bool,
     /// Skip the bench phase [env: TOOLPROOF_SKIP_BENCH].
-    #[arg(long)]
+    #[arg(long, overrides_with = "no_skip_bench")]
     pub skip_bench: bool,
+    /// Run the bench phase even if TOOLPROOF_SKIP_BENCH or `bench.enabled: false` says not to.
+    #[arg(long, overrides_with = "skip_bench")]
+    pub no_skip_bench: bool,
     /// Skip the fuzz phase [env: TOOLPROOF_SKIP_FUZZ].
-    #[arg(long)]
+    #[arg(long, overrides_with = "no_skip_fuzz")]
     pub skip_fuzz: bool,
+    /// Run the fuzz phase even if TOOLPROOF_SKIP_FUZZ or `fuzz.enabled: false` says not to.
+    #[arg(long, overrides_with = "skip_fuzz")]
+    pub no_skip_fuzz: bool,
     /// Cache and history of the evals.
     #[command(flatten)]
     pub evals: EvalFlags,
     /// Reports.
     #[command(flatten)]
     pub reports: ReportArgs,
+}
+
+/// A `--name` / `--no-name` pair as an override: `Some(true)`, `Some(false)`, or `None` when
+/// neither was given (the later of the two wins when both are).
+pub fn switch(on: bool, off: bool) -> Option<bool> {
+    match (on, off) {
+        (true, _) => Some(true),
+        (false, true) => Some(false),
+        (false, false) => None,
+    }
 }
 
 /// A protocol revision or `auto` (`--protocol`, `TOOLPROOF_PROTOCOL`).

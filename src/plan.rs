@@ -108,12 +108,12 @@ impl Plan {
                 tests: tests_step(settings),
                 evals: evals_step(settings),
                 bench: later_step(
-                    settings.loaded().config.bench.as_ref().map(|b| b.enabled),
+                    settings.loaded().config.bench.is_some(),
                     "bench",
                     settings.skips().bench(),
                 ),
                 fuzz: later_step(
-                    settings.loaded().config.fuzz.as_ref().map(|f| f.enabled),
+                    settings.loaded().config.fuzz.is_some(),
                     "fuzz",
                     settings.skips().fuzz(),
                 ),
@@ -195,24 +195,31 @@ fn tests_step(settings: &Settings) -> Step {
 
 fn evals_step(settings: &Settings) -> Step {
     if let Some(origin) = settings.skips().evals() {
-        return Step::Skip(format!("turned off with {origin}"));
+        return Step::Skip(turned_off(origin));
     }
     match settings.eval_config() {
         None => Step::Skip("no `evals:` section in the config".into()),
-        Some(e) if !e.enabled => Step::Skip("turned off with evals.enabled: false".into()),
         Some(_) => Step::Run,
+    }
+}
+
+/// `turned off with --skip-evals`, `… with TOOLPROOF_SKIP_EVALS=1`, `… with evals.enabled: false`.
+fn turned_off(origin: &crate::settings::Origin) -> String {
+    match origin {
+        crate::settings::Origin::Yaml(key) => format!("turned off with {key}"),
+        other => format!("turned off with {other}"),
     }
 }
 
 /// Bench and fuzz: configured phases this build cannot run are skipped with that reason,
 /// never reported as passed.
-fn later_step(enabled: Option<bool>, name: &str, skip: Option<&crate::settings::Origin>) -> Step {
+fn later_step(configured: bool, name: &str, skip: Option<&crate::settings::Origin>) -> Step {
     if let Some(origin) = skip {
-        return Step::Skip(format!("turned off with {origin}"));
+        return Step::Skip(turned_off(origin));
     }
-    match enabled {
-        None => Step::Skip(format!("no `{name}:` section in the config")),
-        Some(false) => Step::Skip(format!("turned off with {name}.enabled: false")),
-        Some(true) => Step::Skip(NOT_BUILT.into()),
+    if configured {
+        Step::Skip(NOT_BUILT.into())
+    } else {
+        Step::Skip(format!("no `{name}:` section in the config"))
     }
 }

@@ -239,6 +239,61 @@ fn legacy_stdio_server_is_inspected() {
 }
 
 #[test]
+fn inspect_json_has_the_reference_keys_with_whole_tool_definitions() {
+    let (out, report) = inspect_fake(&["--fault", "no-required", "--resources"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let add = report["tools"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["name"] == "add"))
+        .unwrap_or_else(|| panic!("no tools[] entry for add: {report:#}"));
+    assert_eq!(add["title"], "Add");
+    assert_eq!(add["inputSchema"]["properties"]["a"]["type"], "integer");
+    assert_eq!(
+        add["inputSchema"]["required"],
+        serde_json::json!(["a", "b"])
+    );
+    assert_eq!(
+        add["outputSchema"]["required"],
+        serde_json::json!(["result"])
+    );
+    assert_eq!(add["annotations"]["idempotentHint"], true);
+    assert_eq!(report["resources"][0]["uri"], "fake://readme");
+    assert_eq!(report["prompts"], serde_json::json!([]));
+    let warning = serde_json::json!({
+        "tool": "nothing_required",
+        "check": "required-fields",
+        "severity": "warning",
+        "message": "input schema has properties but none are marked required"
+    });
+    assert!(
+        report["checks"]
+            .as_array()
+            .is_some_and(|c| c.contains(&warning)),
+        "{:#}",
+        report["checks"]
+    );
+}
+
+#[test]
+fn inspect_text_shows_each_tools_arguments() {
+    let dir = Dir::new("inspect-text");
+    let fake = fake();
+    let out = toolproof_in(
+        &dir.0,
+        &["inspect", "--", &fake, "--fault", "no-required"],
+        &[],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    for want in [
+        "arguments: a: integer, b: integer",
+        "arguments: text: string",
+        "arguments: optional?: string",
+    ] {
+        assert!(out.stdout.contains(want), "{want} missing:\n{}", out.stdout);
+    }
+}
+
+#[test]
 fn modern_stdio_server_is_detected_and_gets_meta_on_every_request() {
     let dir = Dir::new("modern");
     let log = dir.path("wire.jsonl");
@@ -598,6 +653,41 @@ fn every_planted_defect_trips_its_check() {
 }
 
 #[test]
+fn findings_mcp_toolproof_never_made_can_each_be_turned_off() {
+    let dir = Dir::new("new-findings");
+    let cmd = yaml_list(&[&fake(), "--fault", "contradictory-annotations,long-name"]);
+    // Warnings only: a config that passed mcp-toolproof without strict still passes.
+    dir.write("plain.yaml", &format!("server:\n  command: {cmd}\n"));
+    let plain = toolproof_in(&dir.0, &["run", "plain.yaml", "--json", "p.json"], &[]);
+    assert_eq!(plain.code, 0, "{plain:?}");
+    let checks: Vec<String> = findings(&dir.json("p.json"))
+        .into_iter()
+        .map(|(_, check, _)| check)
+        .collect();
+    assert!(checks.iter().any(|c| c == "annotations"), "{checks:?}");
+    assert!(checks.iter().any(|c| c == "name-clients"), "{checks:?}");
+    let noisy = yaml_list(&[
+        &fake(),
+        "--fault",
+        "contradictory-annotations,long-name,stdout-noise",
+    ]);
+    dir.write(
+        "strict.yaml",
+        &format!("server:\n  command: {noisy}\nchecks:\n  strict: true\n"),
+    );
+    let strict = toolproof_in(&dir.0, &["run", "strict.yaml"], &[]);
+    assert_eq!(strict.code, 1, "{strict:?}");
+    dir.write(
+        "off.yaml",
+        &format!(
+            "server:\n  command: {noisy}\nchecks:\n  strict: true\n  disable: [stdout-noise, annotations, name-clients]\n"
+        ),
+    );
+    let off = toolproof_in(&dir.0, &["run", "off.yaml"], &[]);
+    assert_eq!(off.code, 0, "{off:?}");
+}
+
+#[test]
 fn a_clean_server_has_no_findings_and_draft07_is_honoured() {
     let (out, report) = inspect_fake(&["--fault", "draft07-schema"]);
     assert_eq!(findings(&report), Vec::new(), "{out:?}");
@@ -621,6 +711,41 @@ fn warnings_fail_only_under_strict_and_checks_can_be_turned_off() {
     );
     let off = toolproof_in(&dir.0, &["run", "off.yaml"], &[]);
     assert_eq!(off.code, 0, "{off:?}");
+}
+
+#[test]
+fn the_no_forms_of_the_reference_flags_undo_the_yaml_and_the_environment() {
+    let dir = Dir::new("no-flags");
+    let cmd = yaml_list(&[&fake(), "--fault", "long-description,no-description"]);
+    dir.write(
+        "toolproof.yaml",
+        &format!("server:\n  command: {cmd}\nchecks:\n  enabled: false\n  strict: true\n"),
+    );
+    let off = toolproof_in(&dir.0, &["run", "--json", "r.json"], &[]);
+    assert_eq!(off.code, 0, "{off:?}");
+    assert_eq!(dir.json("r.json")["phases"]["checks"]["status"], "skipped");
+    // --checks turns them back on; the missing description is an error whatever the strictness.
+    let on = toolproof_in(&dir.0, &["run", "--checks", "--no-strict"], &[]);
+    assert_eq!(on.code, 1, "{on:?}");
+    dir.write(
+        "warn.yaml",
+        &format!(
+            "server:\n  command: {}\nchecks:\n  strict: true\n",
+            yaml_list(&[&fake(), "--fault", "long-description"])
+        ),
+    );
+    let strict = toolproof_in(&dir.0, &["run", "warn.yaml"], &[]);
+    assert_eq!(strict.code, 1, "{strict:?}");
+    let relaxed = toolproof_in(
+        &dir.0,
+        &["run", "warn.yaml", "--no-strict", "--json", "w.json"],
+        &[("TOOLPROOF_STRICT", "1")],
+    );
+    assert_eq!(relaxed.code, 0, "{relaxed:?}");
+    assert_eq!(
+        dir.json("w.json")["phases"]["checks"]["results"]["strict"],
+        false
+    );
 }
 
 #[test]

@@ -195,6 +195,28 @@ fn everything_over_stdio() {
 }
 
 #[test]
+fn everything_inspected_shows_arguments_and_whole_definitions() {
+    let server = node_server("server-everything");
+    let text = toolproof(
+        &["inspect", "--", "node", &server, "stdio"],
+        &std::env::temp_dir(),
+    );
+    assert!(
+        text.stdout.contains("get-sum (Get Sum Tool)")
+            && text.stdout.contains("arguments: a: number, b: number"),
+        "{}",
+        text.stdout
+    );
+    let (_, report) = inspect_json(&["--", "node", &server, "stdio"]);
+    let sum = report["tools"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["name"] == "get-sum"))
+        .unwrap_or_else(|| panic!("no get-sum in tools[]: {report:#}"));
+    assert_eq!(sum["inputSchema"]["properties"]["a"]["type"], "number");
+    assert_eq!(sum["annotations"]["readOnlyHint"], true);
+}
+
+#[test]
 fn everything_over_streamable_http_with_reports() {
     let port = free_port();
     let _server = start_http(

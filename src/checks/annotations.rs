@@ -3,8 +3,11 @@
 //! MCP hint defaults: `readOnlyHint` false, `destructiveHint` true, `idempotentHint` false,
 //! `openWorldHint` true; the last three only mean something while `readOnlyHint` is false.
 //!
-//! - `readOnlyHint` and `destructiveHint` both true is an **error**: one of them is wrong, and
+//! - `readOnlyHint` and `destructiveHint` both true is a warning: one of them is wrong, and
 //!   clients often run read-only tools without asking, so the wrong one may be `readOnlyHint`.
+//!   Not an error: the specification defines the pair (`destructiveHint` is ignored while
+//!   `readOnlyHint` is true), so a config that passed mcp-toolproof fails on it only under
+//!   strict.
 //! - `idempotentHint: false` on a read-only tool is a warning: a tool without side effects is
 //!   idempotent, so the hint contradicts `readOnlyHint`. Hints that agree with it
 //!   (`destructiveHint: false`, `idempotentHint: true`) are not flagged: spelling out all four is
@@ -79,7 +82,7 @@ pub(super) fn check(tool: &Tool, shown: &str, out: &mut Sink) {
         out.add(
             shown,
             ANNOTATIONS,
-            Severity::Error,
+            Severity::Warning,
             Problem::new(
                 "readOnlyHint and destructiveHint are both true; clients may run a destructive \
                  tool without asking because it claims to be read-only",
@@ -132,10 +135,10 @@ mod tests {
     }
 
     #[test]
-    fn read_only_and_destructive_is_an_error() {
+    fn read_only_and_destructive_is_a_warning_the_specification_allows() {
         let got = with(json!({"readOnlyHint": true, "destructiveHint": true}));
         assert_eq!(got.len(), 1);
-        assert_eq!(got[0].0, Severity::Error);
+        assert_eq!(got[0].0, Severity::Warning);
         assert!(
             got[0]
                 .1

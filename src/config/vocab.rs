@@ -74,8 +74,8 @@ pub const CHECKS: &[CheckInfo] = &[
     },
     CheckInfo {
         id: ANNOTATIONS,
-        summary: "error: readOnlyHint and destructiveHint both true; \
-                  warning: annotations malformed or a hint contradicts readOnlyHint",
+        summary: "warning: readOnlyHint and destructiveHint both true, annotations malformed, \
+                  or a hint contradicts readOnlyHint",
     },
     CheckInfo {
         id: INPUT_SCHEMA,

@@ -79,7 +79,11 @@ fn identity(out: &mut String, s: &ServerSummary) {
 }
 
 fn inventory(out: &mut String, inv: &Inventory) {
-    let _ = writeln!(out, "\ntools ({}):", inv.tools.len());
+    let _ = writeln!(
+        out,
+        "\ntools ({}; an argument marked ? is optional):",
+        inv.tools.len()
+    );
     for t in &inv.tools {
         tool_line(out, t);
     }
@@ -132,6 +136,69 @@ fn tool_line(out: &mut String, t: &ToolSummary) {
     if !t.summary.is_empty() {
         let _ = writeln!(out, "      {}", one_line(&t.summary, CHARS));
     }
+    if let Some(args) = arguments(t.definition.get("inputSchema")) {
+        let _ = writeln!(out, "      arguments: {args}");
+    }
+}
+
+/// `city: string, days?: integer` from an input schema (`?` marks an argument that is not
+/// required), `(none)` for a schema without properties, `None` without a schema.
+fn arguments(schema: Option<&Value>) -> Option<String> {
+    let schema = schema?.as_object()?;
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(Value::Object(props)) = schema.get("properties") else {
+        return Some("(none)".into());
+    };
+    if props.is_empty() {
+        return Some("(none)".into());
+    }
+    let parts: Vec<String> = props
+        .iter()
+        .map(|(name, prop)| {
+            let mark = if required.contains(&name.as_str()) {
+                ""
+            } else {
+                "?"
+            };
+            format!(
+                "{}{mark}: {}",
+                one_line(name, CHARS),
+                one_line(&type_of(prop), CHARS)
+            )
+        })
+        .collect();
+    Some(parts.join(", "))
+}
+
+/// The JSON type(s) a property schema allows, as a reader would say it.
+fn type_of(prop: &Value) -> String {
+    match prop.get("type") {
+        Some(Value::String(t)) => t.clone(),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .map(|t| t.as_str().map_or_else(|| t.to_string(), str::to_owned))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        _ => {
+            if prop.get("enum").is_some() {
+                return "enum".into();
+            }
+            if prop.get("const").is_some() {
+                return "const".into();
+            }
+            let branches = ["anyOf", "oneOf"]
+                .iter()
+                .find_map(|k| prop.get(*k).and_then(Value::as_array));
+            match branches {
+                Some(bs) => bs.iter().map(type_of).collect::<Vec<_>>().join(" | "),
+                None => "any".into(),
+            }
+        }
+    }
 }
 
 fn findings(out: &mut String, report: &RunReport) {
@@ -164,5 +231,48 @@ fn findings(out: &mut String, report: &RunReport) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn arguments_show_types_and_mark_the_optional_ones() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "city": {"type": "string"},
+                "days": {"type": ["integer", "null"]},
+                "unit": {"enum": ["c", "f"]},
+                "when": {"anyOf": [{"type": "string"}, {"type": "number"}]},
+                "raw": {}
+            },
+            "required": ["city", "unit"]
+        });
+        assert_eq!(
+            arguments(Some(&schema)).as_deref(),
+            Some(
+                "city: string, days?: integer | null, unit: enum, when?: string | number, raw?: any"
+            )
+        );
+        assert_eq!(
+            arguments(Some(&json!({"type": "object"}))).as_deref(),
+            Some("(none)")
+        );
+        assert_eq!(arguments(None), None);
+    }
+
+    #[test]
+    fn argument_names_from_the_server_are_escaped() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"a\u{1b}[31mred\nb": {"type": "str\u{7}ing"}}
+        });
+        let text = arguments(Some(&schema)).unwrap_or_default();
+        assert!(!text.chars().any(char::is_control), "{text:?}");
+        assert!(text.contains("red b"), "{text:?}");
     }
 }

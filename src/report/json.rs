@@ -1,6 +1,8 @@
 //! The JSON report: the serde form of [`RunReport`] (schema documented in
 //! `docs/json-report.md`), pretty-printed, UTF-8, with a trailing newline.
 
+use serde_json::Value;
+
 use super::model::RunReport;
 
 /// The JSON report of `report`, secrets redacted.
@@ -16,11 +18,54 @@ pub fn render(report: &RunReport) -> String {
     text
 }
 
+/// The `inspect --json` output: the JSON report plus the four top-level keys mcp-toolproof's
+/// `inspect --json` prints, so scripts written for it keep working: `tools` (every tool
+/// definition exactly as the server sent it), `resources` and `prompts` (as sent, `[]` when
+/// not offered) and `checks` (`{tool, check, severity, message}` per finding).
+pub fn render_inspect(report: &RunReport) -> String {
+    let report = report.redacted();
+    let mut value = serde_json::to_value(&*report).unwrap_or(Value::Null);
+    if let Value::Object(top) = &mut value {
+        let inv = report.inventory.as_ref();
+        let tools: Vec<Value> = inv
+            .map(|i| i.tools.iter().map(|t| t.definition.clone()).collect())
+            .unwrap_or_default();
+        let listed = |items: Option<&Vec<Value>>| Value::Array(items.cloned().unwrap_or_default());
+        let checks: Vec<Value> = report
+            .phases
+            .checks
+            .results
+            .findings
+            .iter()
+            .map(|f| {
+                serde_json::json!({
+                    "tool": f.tool,
+                    "check": f.check,
+                    "severity": f.severity,
+                    "message": f.message,
+                })
+            })
+            .collect();
+        top.insert("tools".into(), Value::Array(tools));
+        top.insert(
+            "resources".into(),
+            listed(inv.and_then(|i| i.resources.as_ref())),
+        );
+        top.insert(
+            "prompts".into(),
+            listed(inv.and_then(|i| i.prompts.as_ref())),
+        );
+        top.insert("checks".into(), Value::Array(checks));
+    }
+    let mut text = serde_json::to_string_pretty(&value).unwrap_or_else(|e| e.to_string());
+    text.push('\n');
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::report::fixtures;
-    use serde_json::Value;
 
     #[test]
     fn snapshots() {

@@ -312,11 +312,13 @@ impl Redact for ToolSummary {
             summary,
             annotations,
             has_output_schema: _,
+            definition,
         } = self;
         name.redact(r);
         title.redact(r);
         summary.redact(r);
         annotations.redact(r);
+        definition.redact(r);
     }
 }
 

@@ -156,7 +156,7 @@ impl ReportWriter {
     pub fn deliver(mut self, report: &RunReport) -> i32 {
         let mut code = report.exit_code;
         let human = match self.command {
-            CommandKind::Inspect { json: true } => json::render(report),
+            CommandKind::Inspect { json: true } => json::render_inspect(report),
             CommandKind::Inspect { json: false } => super::inspect::render(&report.redacted()),
             CommandKind::CacheStatus | CommandKind::CachePrune { .. } => {
                 super::cache::render(report)

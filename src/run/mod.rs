@@ -296,9 +296,25 @@ fn summarize(t: &Tool) -> ToolSummary {
                 .and_then(|v| v.as_str())
                 .map(str::to_owned)
         }),
-        summary: t.summary().to_owned(),
+        summary: summary_line(t),
         annotations: t.annotations.clone(),
         has_output_schema: t.output_schema.is_some(),
+        definition: t.raw.clone(),
+    }
+}
+
+/// The description's first line, ending with ` …` when more lines follow, so a reader knows
+/// the description goes on.
+fn summary_line(t: &Tool) -> String {
+    let first = t.summary();
+    let more = t
+        .description
+        .as_deref()
+        .is_some_and(|d| d.trim().lines().skip(1).any(|l| !l.trim().is_empty()));
+    if more {
+        format!("{first} …")
+    } else {
+        first.to_owned()
     }
 }
 
@@ -362,5 +378,17 @@ mod tests {
         let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_796_042_553);
         assert_eq!(rfc3339(t), "2026-11-30T12:42:33Z");
         assert_eq!(rfc3339(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00Z");
+    }
+
+    #[test]
+    fn a_multi_line_description_is_summarised_with_an_ellipsis() {
+        let tool = |d: &str| Tool::from_wire(serde_json::json!({ "name": "t", "description": d }));
+        assert_eq!(
+            summarize(&tool("Finds files.\n\nArgs:\n  pattern: a glob")).summary,
+            "Finds files. …"
+        );
+        assert_eq!(summarize(&tool("  One line.\n\n  ")).summary, "One line.");
+        let t = tool("x");
+        assert_eq!(summarize(&t).definition, t.raw);
     }
 }

@@ -312,26 +312,45 @@ pub struct Settings {
     secrets: Vec<String>,
 }
 
-/// Phases turned off from the command line or the environment, with who turned them off.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// Whether `run` turns a configured later phase off (`--skip-X`, `TOOLPROOF_SKIP_X`,
+/// `X.enabled: false`) or keeps it on against them (`--no-skip-X`, `TOOLPROOF_SKIP_X=0`).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Skips {
-    evals: Option<Origin>,
-    bench: Option<Origin>,
-    fuzz: Option<Origin>,
+    evals: Resolved<bool>,
+    bench: Resolved<bool>,
+    fuzz: Resolved<bool>,
+}
+
+impl Default for Skips {
+    fn default() -> Self {
+        let run = || Resolved {
+            value: false,
+            origin: Origin::Default,
+        };
+        Skips {
+            evals: run(),
+            bench: run(),
+            fuzz: run(),
+        }
+    }
+}
+
+fn skipped_by(r: &Resolved<bool>) -> Option<&Origin> {
+    r.value.then_some(&r.origin)
 }
 
 impl Skips {
     /// Who turned the evals off, if anyone did.
     pub fn evals(&self) -> Option<&Origin> {
-        self.evals.as_ref()
+        skipped_by(&self.evals)
     }
     /// Who turned the bench off.
     pub fn bench(&self) -> Option<&Origin> {
-        self.bench.as_ref()
+        skipped_by(&self.bench)
     }
     /// Who turned the fuzz off.
     pub fn fuzz(&self) -> Option<&Origin> {
-        self.fuzz.as_ref()
+        skipped_by(&self.fuzz)
     }
 }
 

@@ -7,7 +7,7 @@ use super::{
 };
 use crate::cli::{
     CacheCommand, Cli, Command, EvalArgs, EvalFlags, ReportArgs, ServerArgs, parse_fraction,
-    parse_pin,
+    parse_pin, switch,
 };
 use crate::config::{self, ConfigError, EvalConfig, LoadedConfig, ProtocolPin, Provider, limits};
 
@@ -148,7 +148,7 @@ impl Settings {
             None => None,
         };
         check_command_needs(command, evals.as_ref(), cfg.evals.as_ref())?;
-        let skips = resolve_skips(&flags, env)?;
+        let skips = resolve_skips(&flags, env, cfg)?;
         let mut outputs = super::outputs::resolve_outputs(cli, command, &flags, env)?;
         outputs.places = super::workspace::places(&loaded, env, env.cwd());
         let protocol = pick(
@@ -192,13 +192,15 @@ fn resolve_checks(
     let run = flags.run;
     let no_checks = env_switch(env, "TOOLPROOF_NO_CHECKS")?.map(|(v, n, raw)| (!v, n, raw));
     let enabled = pick(
-        run.and_then(|r| r.no_checks.then_some((false, "--no-checks"))),
+        run.and_then(|r| switch(r.checks, r.no_checks))
+            .map(|on| (on, if on { "--checks" } else { "--no-checks" })),
         no_checks,
         (!cfg.checks.enabled).then_some((false, "checks.enabled: false")),
         true,
     );
     let strict = pick(
-        run.and_then(|r| flag_on(r.strict, "--strict")),
+        run.and_then(|r| switch(r.strict, r.no_strict))
+            .map(|on| (on, if on { "--strict" } else { "--no-strict" })),
         env_switch(env, "TOOLPROOF_STRICT")?,
         cfg.checks.strict.then_some((true, "checks.strict: true")),
         false,
@@ -377,22 +379,51 @@ fn check_command_needs(
     }
 }
 
-fn resolve_skips(flags: &Flags<'_>, env: &Env) -> Result<Skips, ConfigError> {
+/// Whether each later phase is turned off: `--skip-X` / `--no-skip-X` > `TOOLPROOF_SKIP_X` >
+/// `X.enabled: false` > run it. Only `run` has these flags; the other commands plan their
+/// phases themselves.
+fn resolve_skips(flags: &Flags<'_>, env: &Env, cfg: &config::Config) -> Result<Skips, ConfigError> {
     let Some(run) = flags.run else {
         return Ok(Skips::default());
     };
-    let skip = |on: bool, flag: &'static str, var: &'static str| -> Result<_, ConfigError> {
-        Ok(if on {
-            Some(Origin::Flag(flag))
-        } else {
-            env_switch(env, var)?
-                .filter(|(v, _, _)| *v)
-                .map(|(_, name, raw)| Origin::Env(name, raw))
-        })
+    let one = |on: bool,
+               off: bool,
+               names: (&'static str, &'static str),
+               var: &'static str,
+               yaml: Option<(bool, &'static str)>|
+     -> Result<Resolved<bool>, ConfigError> {
+        let flag = switch(on, off).map(|skip| (skip, if skip { names.0 } else { names.1 }));
+        Ok(pick(flag, env_switch(env, var)?, yaml, false))
     };
+    let disabled =
+        |enabled: Option<bool>, key: &'static str| (enabled == Some(false)).then_some((true, key));
     Ok(Skips {
-        evals: skip(run.skip_evals, "--skip-evals", "TOOLPROOF_SKIP_EVALS")?,
-        bench: skip(run.skip_bench, "--skip-bench", "TOOLPROOF_SKIP_BENCH")?,
-        fuzz: skip(run.skip_fuzz, "--skip-fuzz", "TOOLPROOF_SKIP_FUZZ")?,
+        evals: one(
+            run.skip_evals,
+            run.no_skip_evals,
+            ("--skip-evals", "--no-skip-evals"),
+            "TOOLPROOF_SKIP_EVALS",
+            disabled(
+                cfg.evals.as_ref().map(|e| e.enabled),
+                "evals.enabled: false",
+            ),
+        )?,
+        bench: one(
+            run.skip_bench,
+            run.no_skip_bench,
+            ("--skip-bench", "--no-skip-bench"),
+            "TOOLPROOF_SKIP_BENCH",
+            disabled(
+                cfg.bench.as_ref().map(|b| b.enabled),
+                "bench.enabled: false",
+            ),
+        )?,
+        fuzz: one(
+            run.skip_fuzz,
+            run.no_skip_fuzz,
+            ("--skip-fuzz", "--no-skip-fuzz"),
+            "TOOLPROOF_SKIP_FUZZ",
+            disabled(cfg.fuzz.as_ref().map(|f| f.enabled), "fuzz.enabled: false"),
+        )?,
     })
 }

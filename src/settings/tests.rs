@@ -102,6 +102,42 @@ fn rows() -> Vec<Row> {
             expect: ["false", "true", "false", "true"],
         },
         Row {
+            name: "no-strict",
+            command: &["run"],
+            flag: &["--no-strict"],
+            env: ("TOOLPROOF_STRICT", "on"),
+            yaml: Some((Slot::Checks, "strict: true")),
+            read: |s| s.checks().strict().to_string(),
+            expect: ["false", "true", "true", "false"],
+        },
+        Row {
+            name: "strict-pair-last-wins",
+            command: &["run"],
+            flag: &["--no-strict", "--strict"],
+            env: ("TOOLPROOF_STRICT", "0"),
+            yaml: None,
+            read: |s| s.checks().strict().to_string(),
+            expect: ["true", "false", "false", "false"],
+        },
+        Row {
+            name: "checks-on",
+            command: &["run"],
+            flag: &["--checks"],
+            env: ("TOOLPROOF_NO_CHECKS", "yes"),
+            yaml: Some((Slot::Checks, "enabled: false")),
+            read: |s| crate::plan::Plan::new(s).checks.runs().to_string(),
+            expect: ["true", "false", "false", "true"],
+        },
+        Row {
+            name: "checks-pair-last-wins",
+            command: &["run"],
+            flag: &["--checks", "--no-checks"],
+            env: ("TOOLPROOF_NO_CHECKS", "no"),
+            yaml: None,
+            read: |s| crate::plan::Plan::new(s).checks.runs().to_string(),
+            expect: ["false", "true", "true", "true"],
+        },
+        Row {
             name: "timeout",
             command: &["run"],
             flag: &["--timeout-ms", "100"],
@@ -159,6 +195,43 @@ fn rows() -> Vec<Row> {
             yaml: None,
             read: |s| s.skips().fuzz().is_some().to_string(),
             expect: ["true", "true", "false", "false"],
+        },
+        Row {
+            name: "no-skip-evals",
+            command: &["run"],
+            flag: &["--no-skip-evals"],
+            env: ("TOOLPROOF_SKIP_EVALS", "1"),
+            yaml: Some((Slot::Evals, "enabled: false")),
+            read: |s| crate::plan::Plan::new(s).evals.runs().to_string(),
+            expect: ["true", "false", "false", "true"],
+        },
+        Row {
+            name: "no-skip-bench",
+            command: &["run"],
+            flag: &["--no-skip-bench"],
+            env: ("TOOLPROOF_SKIP_BENCH", "true"),
+            yaml: Some((Slot::Top, "bench: {enabled: false}")),
+            read: |s| format!("{:?}", crate::plan::Plan::new(s).bench),
+            expect: [
+                "Skip(\"not run: this toolproof build does not run this phase yet\")",
+                "Skip(\"turned off with TOOLPROOF_SKIP_BENCH=true\")",
+                "Skip(\"turned off with bench.enabled: false\")",
+                "Skip(\"no `bench:` section in the config\")",
+            ],
+        },
+        Row {
+            name: "no-skip-fuzz",
+            command: &["run"],
+            flag: &["--no-skip-fuzz"],
+            env: ("TOOLPROOF_SKIP_FUZZ", "yes"),
+            yaml: Some((Slot::Top, "fuzz: {enabled: false}")),
+            read: |s| s.skips().fuzz().map_or("run".into(), ToString::to_string),
+            expect: [
+                "run",
+                "TOOLPROOF_SKIP_FUZZ=yes",
+                "fuzz.enabled: false in the config",
+                "run",
+            ],
         },
         Row {
             name: "offline",
@@ -348,6 +421,86 @@ fn every_option_resolves_flag_then_environment_then_yaml_then_default() {
                     "{} at level {level}: got {got}, want {want}",
                     row.name
                 ));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Every flag of mcp-toolproof 0.3.1's `run`, `inspect` and `eval` (its `--help` and cli.py),
+/// with a value where it takes one: each must parse here too. What each one does is checked
+/// by the precedence table above.
+const REFERENCE_FLAGS: &[(&str, &[&str])] = &[
+    ("run", &["--junit", "j.xml"]),
+    ("run", &["--json", "r.json"]),
+    ("run", &["--html", "r.html"]),
+    ("run", &["--summary", "s.md"]),
+    ("run", &["--timeout-ms", "1500.5"]),
+    ("run", &["--retries", "2"]),
+    ("run", &["--strict"]),
+    ("run", &["--no-strict"]),
+    ("run", &["--checks"]),
+    ("run", &["--no-checks"]),
+    ("run", &["--skip-bench"]),
+    ("run", &["--no-skip-bench"]),
+    ("run", &["--skip-fuzz"]),
+    ("run", &["--no-skip-fuzz"]),
+    ("run", &["--skip-evals"]),
+    ("run", &["--no-skip-evals"]),
+    ("inspect", &["--json"]),
+    ("inspect", &["--url", "http://127.0.0.1:9/mcp"]),
+    ("inspect", &["--config", "CONFIG"]),
+    ("inspect", &["-c", "CONFIG"]),
+    ("inspect", &["--", "server", "--its-own-flag"]),
+    ("eval", &["--provider", "openai"]),
+    ("eval", &["--model", "m"]),
+    ("eval", &["--min-accuracy", "0.5"]),
+    ("eval", &["--no-cache"]),
+    ("eval", &["--junit", "j.xml"]),
+    ("eval", &["--json", "r.json"]),
+    ("eval", &["--html", "r.html"]),
+    ("eval", &["--summary", "s.md"]),
+    ("eval", &["--url", "http://127.0.0.1:9/mcp"]),
+    ("eval", &["--config", "CONFIG"]),
+    ("eval", &["--", "server"]),
+];
+
+#[test]
+fn every_reference_flag_parses_and_resolves() {
+    let dir = scratch("reference-flags");
+    let path = dir.join("toolproof.yaml");
+    let _ = std::fs::write(&path, yaml(None));
+    let config = path.display().to_string();
+    let mut wrong = Vec::new();
+    for (command, flags) in REFERENCE_FLAGS {
+        let mut args = vec!["toolproof", command];
+        if *command == "run" {
+            args.push(&config);
+        }
+        args.extend(
+            flags
+                .iter()
+                .map(|f| if *f == "CONFIG" { config.as_str() } else { f }),
+        );
+        let server_given = flags.contains(&"--") || flags.contains(&"--url");
+        if *command == "eval" && !flags.contains(&"CONFIG") && !server_given {
+            args.extend(["-c", &config]);
+        }
+        let cli = match Cli::try_parse_from(&args) {
+            Ok(cli) => cli,
+            Err(e) => {
+                wrong.push(format!("{args:?}: {e}"));
+                continue;
+            }
+        };
+        if !server_given {
+            let loaded = crate::config::load_with(&path, &|_: &str| None);
+            let resolved = loaded.map_err(|e| e.to_string()).and_then(|l| {
+                Settings::resolve(&cli, &Env::default(), l).map_err(|e| e.to_string())
+            });
+            if let Err(e) = resolved {
+                wrong.push(format!("{args:?}: {e}"));
             }
         }
     }

@@ -51,6 +51,7 @@ fn more_hostile() -> RunReport {
                     .into(),
             annotations: None,
             has_output_schema: true,
+            definition: serde_json::Value::Null,
         }],
         resources: None,
         prompts: None,

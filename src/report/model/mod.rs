@@ -199,6 +199,10 @@ pub struct ToolSummary {
     pub annotations: Option<Value>,
     /// Whether an output schema is declared.
     pub has_output_schema: bool,
+    /// The tool object exactly as the server sent it (`inspect --json` prints it as `tools[]`;
+    /// the run report leaves it out).
+    #[serde(skip)]
+    pub definition: Value,
 }
 
 /// How a phase ended.
