@@ -2,8 +2,9 @@
 //! plus the default config the command line builds for `--url` / `-- COMMAND`. The check ids
 //! and the JSONPath parser it validates against live in [`vocab`], which engines import too.
 //!
-//! Loading reads YAML 1.2 through serde-saphyr into a tree that remembers every line and
-//! column, deserializes the typed [`Config`] from that tree (so every error names the key path,
+//! Loading reads YAML through serde-saphyr into a tree that remembers every line and column
+//! (plain scalars take the YAML 1.1 meaning mcp-toolproof's PyYAML gives them: `yes` is true,
+//! `0755` octal, `1e3` text), deserializes the typed [`Config`] from that tree (so every error names the key path,
 //! the position and what was expected), then checks what types cannot say, expands `${VAR}`
 //! in `server` and resolves relative paths from the file's folder. It stops at the first
 //! error, in document order for syntax, key and type errors, then section by section.
@@ -17,6 +18,7 @@ mod suggest;
 mod tests;
 pub mod types;
 pub mod vocab;
+mod yaml11;
 
 pub use types::*;
 

@@ -812,8 +812,8 @@ fn every_key_is_read() {
     assert_eq!((t.name.as_str(), t.tool.as_str()), ("adds", "add"));
     assert_eq!(
         serde_json::Value::Object(t.args.clone()),
-        json!({"a": 2, "b": 3, "flag": "NO", "mode": "0755", "on": "yes", "t": true}),
-        "free-form values keep YAML 1.2 meaning"
+        json!({"a": 2, "b": 3, "flag": false, "mode": 493, "true": true, "t": true}),
+        "free-form values take their YAML 1.1 meaning, keys too, as in mcp-toolproof"
     );
     assert_eq!(t.expect.is_error, Some(false));
     assert_eq!(t.expect.equals, Some(json!({"result": 5})));

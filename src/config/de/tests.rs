@@ -11,7 +11,7 @@ struct Inner {
     #[serde(default)]
     timeout: Option<f64>,
     #[serde(default)]
-    on: bool,
+    flag: bool,
 }
 
 #[derive(Debug, Deserialize, PartialEq)]
@@ -57,12 +57,12 @@ fn paths_render_like_the_yaml() {
 
 #[test]
 fn reads_values_with_coercions() {
-    let v = load("items:\n  - {retries: 2.0, timeout: '30', on: yes}\nkind: beta\n");
+    let v = load("items:\n  - {retries: 2.0, timeout: '30', flag: yes}\nkind: beta\n");
     let expected = Outer {
         items: vec![Inner {
             retries: 2,
             timeout: Some(30.0),
-            on: true,
+            flag: true,
         }],
         kind: Some(Kind::Beta),
     };
