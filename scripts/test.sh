@@ -39,6 +39,9 @@ venv py-mcp2 "mcp==2.3.0"
 venv py-junit "xmlschema==4.3.2" "junitparser==5.0.3"
 # The GitHub Action's end-to-end test reads action.yml with PyYAML.
 venv py-action "pyyaml==6.0.3"
+# mcp-toolproof 0.3.1's YAML reader (PyYAML) and JSON writer (pydantic), the versions it
+# installs: tests/fixtures/yaml11/make_fixture.py --check re-resolves the committed corpus.
+venv py-yaml11 "pyyaml==6.0.4" "pydantic==2.14.4"
 
 export TOOLPROOF_INTEROP_DIR="$root"
 # Benches are measured with `cargo bench`, not run as tests.

@@ -1,0 +1,106 @@
+//! Configs written for mcp-toolproof 0.3.1 read the same here: YAML 1.1 values reach the server
+//! and the eval cache key as the reference sends them, typed fields take what pydantic takes,
+//! `base_dir` is accepted with a warning, and every config error is listed at once.
+
+use super::*;
+
+/// The `tools/call` arguments the fake server logged.
+fn logged_arguments(log: &str) -> Vec<Value> {
+    log.lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|entry| entry["message"]["method"] == "tools/call")
+        .map(|entry| entry["message"]["params"]["arguments"].clone())
+        .collect()
+}
+
+/// The values are the ones mcp-toolproof 0.3.1 sent for the same YAML, read from the same
+/// fake server's log (PyYAML `safe_load`, then pydantic's JSON).
+#[test]
+fn yaml_1_1_arguments_reach_the_server_as_mcp_toolproof_sends_them() {
+    let dir = Dir::new("yaml11-args");
+    let log = dir.path("calls.jsonl");
+    let server = yaml_list(&[&fake(), "--log", &log.display().to_string()]);
+    dir.write(
+        "toolproof.yaml",
+        &format!(
+            r#"server:
+  command: {server}
+checks:
+  enabled: false
+tests:
+  - name: yaml 1.1 values
+    tool: echo
+    args:
+      text: hi
+      a: yes
+      b: 0755
+      c: 1e3
+      d: 0x1F
+      e: 1:30
+      f: 2024-01-15
+      g: 2024-01-15 10:00:00
+      h: 2024-01-15T10:00:00Z
+      i: 2024-01-15T10:00:00.5+02:00
+      j: 1_000.5
+      n: 0b101
+      o: ~
+      p: 190:20:30.15
+      q: 2024-01-15 10:00:00.123456789
+      r: 1.0
+      s: 123456789012345678901234567890
+      t: Off
+      u: "yes"
+      v: '0755'
+      w: y
+      x: 1.0e+3
+      y: -.5
+      k: {{yes: 1, 0x10: 2}}
+    expect:
+      contains: hi
+"#
+        ),
+    );
+    let out = toolproof_in(&dir.0, &["run"], &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let sent = logged_arguments(&std::fs::read_to_string(&log).expect("the fake server's log"));
+    let want = serde_json::json!({
+        "text": "hi", "a": true, "b": 493, "c": "1e3", "d": 31, "e": 90, "f": "2024-01-15",
+        "g": "2024-01-15T10:00:00", "h": "2024-01-15T10:00:00Z",
+        "i": "2024-01-15T10:00:00.500000+02:00", "j": 1000.5, "n": 5, "o": null, "p": 685230.15,
+        "q": "2024-01-15T10:00:00.123456", "r": 1.0, "s": 1.2345678901234568e29, "t": false,
+        "u": "yes", "v": "0755", "w": "y", "x": 1000.0, "y": "-.5",
+        "k": {"true": 1, "16": 2},
+    });
+    assert_eq!(sent, vec![want]);
+}
+
+/// `tests/fixtures/yaml11/eval/.toolproof-cache` was written by mcp-toolproof 0.3.1 (see
+/// `make_eval_fixture.py`), with `temperature: 1e-1` (text under YAML 1.1),
+/// `parallel_tool_calls: no` (false), `seed: 0x10` and `user: 0755` in `params`.
+#[test]
+fn yaml_1_1_params_and_expected_arguments_hit_a_cache_mcp_toolproof_wrote() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/yaml11/eval");
+    let dir = Dir::new("yaml11-cache");
+    evals::copy_tree(&fixture, &dir.0);
+    let fake_path = fake();
+    let (out, report) = evals::eval_in(
+        &dir,
+        &["--offline"],
+        &[
+            ("FAKE_MCP", fake_path.as_str()),
+            ("OPENAI_API_KEY", ""),
+            ("OPENAI_BASE_URL", "http://127.0.0.1:9/v1"),
+        ],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let model = evals::model0(&report);
+    assert_eq!(model["uncached"], serde_json::json!([]), "{out:?}");
+    assert_eq!(report["phases"]["evals"]["results"]["cache"]["asked"], 0);
+    let statuses: Vec<&str> = model["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .filter_map(|c| c["status"].as_str())
+        .collect();
+    assert_eq!(statuses, ["correct", "correct"], "{report}");
+}
