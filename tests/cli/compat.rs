@@ -104,3 +104,60 @@ fn yaml_1_1_params_and_expected_arguments_hit_a_cache_mcp_toolproof_wrote() {
         .collect();
     assert_eq!(statuses, ["correct", "correct"], "{report}");
 }
+
+/// mcp-toolproof validates with pydantic's lax mode: quoted and numeric booleans, and numbers
+/// in text, load there, so they load here with the same meaning.
+#[test]
+fn quoted_and_numeric_booleans_load_as_pydantic_reads_them() {
+    let dir = Dir::new("lax-bool");
+    let server = yaml_list(&[&fake()]);
+    dir.write(
+        "toolproof.yaml",
+        &format!(
+            r#"server:
+  command: {server}
+checks:
+  enabled: "off"
+timeout_ms: "5_000"
+tests:
+  - name: quoted true
+    tool: fail
+    expect: {{is_error: "true"}}
+  - name: numeric false
+    tool: echo
+    args: {{text: hi}}
+    retries: "1"
+    expect: {{is_error: 0, output_schema: "N"}}
+  - name: quoted false fails on an error result
+    tool: fail
+    expect: {{is_error: "False"}}
+"#
+        ),
+    );
+    let out = toolproof_in(&dir.0, &["run", "--json", "r.json"], &[]);
+    assert_eq!(out.code, 1, "{out:?}");
+    let report: Value = serde_json::from_str(&dir.read("r.json")).expect("JSON report");
+    let verdicts: Vec<(String, String)> = report["phases"]["tests"]["results"]
+        .as_array()
+        .expect("tests")
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap_or("").to_owned(),
+                t["status"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            ("quoted true".to_owned(), "passed".to_owned()),
+            ("numeric false".to_owned(), "passed".to_owned()),
+            (
+                "quoted false fails on an error result".to_owned(),
+                "failed".to_owned()
+            ),
+        ]
+    );
+    assert_eq!(report["phases"]["checks"]["status"], "skipped", "{report}");
+}

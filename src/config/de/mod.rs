@@ -78,14 +78,16 @@ impl<'a> NodeDe<'a> {
         }
     }
 
-    /// A whole number from an integer, an integral float, or text holding one.
+    /// A whole number from an integer, an integral float, a boolean (1 or 0) or text holding
+    /// one: what pydantic's lax mode takes for an `int` field in mcp-toolproof.
     fn whole(&self) -> Option<i128> {
         match &self.node.value {
             Value::Int(n) => Some(i128::from(*n)),
             Value::UInt(n) => Some(i128::from(*n)),
             Value::Float(x) => float_to_whole(*x),
+            Value::Bool(b) => Some(i128::from(*b)),
             Value::Str(s) => {
-                let s = s.trim();
+                let s = number_text(s);
                 s.parse::<i128>()
                     .ok()
                     .or_else(|| s.parse::<f64>().ok().and_then(float_to_whole))
@@ -118,11 +120,13 @@ impl<'a> NodeDe<'a> {
     }
 
     fn number(&self) -> Result<f64, DeError> {
+        // pydantic's lax `float`: booleans are 1.0 and 0.0, text may hold a number.
         let x = match &self.node.value {
             Value::Int(n) => Some(*n as f64),
             Value::UInt(n) => Some(*n as f64),
             Value::Float(x) => Some(*x),
-            Value::Str(s) => s.trim().parse::<f64>().ok(),
+            Value::Bool(b) => Some(f64::from(u8::from(*b))),
+            Value::Str(s) => number_text(s).parse::<f64>().ok(),
             _ => None,
         };
         match x {
@@ -139,6 +143,42 @@ impl<'a> NodeDe<'a> {
 
     fn child(&self, node: &'a Node, path: KeyPath) -> NodeDe<'a> {
         NodeDe { node, path }
+    }
+}
+
+/// Number text as pydantic reads it: surrounding white space dropped, and `_` between digits
+/// (`1_000`) removed.
+fn number_text(s: &str) -> String {
+    let s = s.trim();
+    let bytes = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    for (i, c) in s.char_indices() {
+        let between_digits = i > 0
+            && bytes[i - 1].is_ascii_digit()
+            && bytes.get(i + 1).is_some_and(u8::is_ascii_digit);
+        if c != '_' || !between_digits {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A boolean as pydantic's lax mode reads one: `true`/`false`, `0`/`1` (also `0.0`/`1.0`), and
+/// in any letter case the words `true`, `false`, `t`, `f`, `yes`, `no`, `y`, `n`, `on`, `off`
+/// and the text `1`/`0`.
+fn lax_bool(value: &Value) -> Option<bool> {
+    match value {
+        Value::Bool(b) => Some(*b),
+        Value::Int(0) | Value::UInt(0) => Some(false),
+        Value::Int(1) | Value::UInt(1) => Some(true),
+        Value::Float(x) if *x == 0.0 => Some(false),
+        Value::Float(x) if *x == 1.0 => Some(true),
+        Value::Str(s) => match s.to_lowercase().as_str() {
+            "true" | "t" | "yes" | "y" | "on" | "1" => Some(true),
+            "false" | "f" | "no" | "n" | "off" | "0" => Some(false),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -224,15 +264,11 @@ impl<'de, 'a> de::Deserializer<'de> for NodeDe<'a> {
     }
 
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        let b = match &self.node.value {
-            Value::Bool(b) => *b,
-            // YAML 1.1 spellings, which the reference (PyYAML) reads as booleans.
-            Value::Str(s) => match s.as_str() {
-                "yes" | "Yes" | "YES" | "on" | "On" | "ON" => true,
-                "no" | "No" | "NO" | "off" | "Off" | "OFF" => false,
-                _ => return Err(self.fail("true or false", None)),
-            },
-            _ => return Err(self.fail("true or false", None)),
+        let Some(b) = lax_bool(&self.node.value) else {
+            return Err(self.fail(
+                "true or false",
+                Some("also accepted: yes/no, on/off, 1/0, \"true\"/\"false\"".to_owned()),
+            ));
         };
         self.placed(visitor.visit_bool(b))
     }
