@@ -95,6 +95,10 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+/// Something the config says that loads but has no effect. Rendered like a [`ConfigError`];
+/// printed on stderr as `warning: …` and listed in the JSON report's `config_warnings`.
+pub type ConfigWarning = ConfigError;
+
 /// Loads, validates and resolves a `toolproof.yaml`.
 ///
 /// After loading: `${VAR}` references in `server` are replaced (their values are in
@@ -171,6 +175,7 @@ pub fn from_target(
         config,
         secrets: Vec::new(),
         target,
+        warnings: Vec::new(),
     })
 }
 

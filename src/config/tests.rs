@@ -245,12 +245,35 @@ fn error_mapping_where_a_list_belongs() {
     );
 }
 
+/// mcp-toolproof accepts a top-level `base_dir` and ignores it (its bug 16): the file loads
+/// here too, `base_dir` stays the file's folder, and a warning says the key does nothing.
 #[test]
-fn error_base_dir_is_an_unknown_key() {
-    insta::assert_snapshot!(
-        "base_dir_key",
-        rendered("base-dir", format!("{SERVER}base_dir: /srv\n"))
+fn base_dir_loads_with_a_warning_and_changes_nothing() {
+    let c = loaded("base-dir", &format!("{SERVER}base_dir: /srv\n"));
+    let warnings: Vec<(Option<u64>, Option<u64>, String)> = c
+        .warnings
+        .iter()
+        .map(|w| (w.line, w.column, w.message.clone()))
+        .collect();
+    assert_eq!(
+        warnings,
+        [(
+            Some(3),
+            Some(1),
+            "`base_dir` has no effect: relative paths always resolve from the config file's folder"
+                .to_owned()
+        )]
     );
+    assert_ne!(c.base_dir, std::path::Path::new("/srv"));
+    assert!(
+        c.base_dir.ends_with(
+            c.path
+                .parent()
+                .and_then(|p| p.file_name())
+                .unwrap_or_default()
+        )
+    );
+    assert!(loaded("no-base-dir", SERVER).warnings.is_empty());
 }
 
 #[test]

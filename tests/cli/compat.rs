@@ -161,3 +161,38 @@ tests:
     );
     assert_eq!(report["phases"]["checks"]["status"], "skipped", "{report}");
 }
+
+/// mcp-toolproof accepts a top-level `base_dir` and ignores it (its bug 16); here the file
+/// runs too, and stderr and the JSON report say the key has no effect.
+#[test]
+fn base_dir_runs_with_a_warning_on_stderr_and_in_the_report() {
+    let dir = Dir::new("base-dir");
+    let server = yaml_list(&[&fake()]);
+    dir.write(
+        "toolproof.yaml",
+        &format!(
+            "server:\n  command: {server}\nbase_dir: /nowhere\ntests:\n  - name: echo\n    tool: echo\n    args: {{text: hi}}\n"
+        ),
+    );
+    let out = toolproof_in(&dir.0, &["run", "--json", "r.json"], &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains(
+            "warning: toolproof.yaml:3:1: `base_dir` has no effect: relative paths always resolve from the config file's folder"
+        ),
+        "{}",
+        out.stderr
+    );
+    let report: Value = serde_json::from_str(&dir.read("r.json")).expect("JSON report");
+    let warnings = report["config_warnings"]
+        .as_array()
+        .expect("config_warnings");
+    assert_eq!(warnings.len(), 1, "{report}");
+    assert!(
+        warnings[0]
+            .as_str()
+            .is_some_and(|w| w.starts_with("toolproof.yaml:3:1: `base_dir` has no effect")),
+        "{warnings:?}"
+    );
+    assert_eq!(report["phases"]["tests"]["status"], "passed");
+}

@@ -15,13 +15,6 @@ pub(crate) use path::KeyPath;
 use super::node::{Node, Value, fmt_float};
 use super::suggest;
 
-/// Extra advice for a top-level key that is not a setting.
-fn unknown_key_hint(path: &KeyPath, key: &str) -> Option<&'static str> {
-    (path.is_root() && key == "base_dir").then_some(
-        "`base_dir` is not a setting: relative paths always resolve from the config file's folder",
-    )
-}
-
 /// Deserializes `T` from `node`, which sits at `path`.
 pub(crate) fn from_node<'de, T: de::Deserialize<'de>>(
     node: &Node,
@@ -421,17 +414,11 @@ impl<'de, 'a> de::Deserializer<'de> for NodeDe<'a> {
                 let (message, hint) = match suggest::nearest(&name, fields) {
                     Some(near) => (
                         format!("unknown key `{shown}`{place}, did you mean `{near}`?"),
-                        unknown_key_hint(&self.path, &name).map(str::to_owned),
+                        None,
                     ),
                     None => (
                         format!("unknown key `{shown}`{place}"),
-                        Some(
-                            unknown_key_hint(&self.path, &name)
-                                .map(str::to_owned)
-                                .unwrap_or_else(|| {
-                                    format!("valid keys here: {}", suggest::list(fields))
-                                }),
-                        ),
+                        Some(format!("valid keys here: {}", suggest::list(fields))),
                     ),
                 };
                 return Err(DeError::located(message, hint, key.pos));

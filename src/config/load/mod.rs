@@ -213,7 +213,7 @@ fn build(
     base_dir: PathBuf,
     env: EnvLookup<'_>,
 ) -> Result<LoadedConfig, ConfigError> {
-    let root = match node::parse(text) {
+    let mut root = match node::parse(text) {
         Ok(Some(root)) => root,
         Ok(None) => {
             return Err(ConfigError::new("the config file is empty")
@@ -222,6 +222,16 @@ fn build(
         }
         Err(err) => return Err(invalid_yaml(err, file)),
     };
+    let warnings: Vec<ConfigError> = take_base_dir(&mut root)
+        .map(|pos| {
+            Ctx { file, root: &root }.error(
+                pos,
+                "`base_dir` has no effect: relative paths always resolve from the config file's folder",
+                Some("remove the key (mcp-toolproof 0.3.1 ignores it too)".to_owned()),
+            )
+        })
+        .into_iter()
+        .collect();
     let ctx = Ctx { file, root: &root };
     if !matches!(root.value, Value::Map(_)) {
         return Err(ctx.error(
@@ -252,7 +262,19 @@ fn build(
         config,
         secrets,
         target,
+        warnings,
     })
+}
+
+/// Removes a top-level `base_dir` (mcp-toolproof accepts and ignores it); where it was.
+fn take_base_dir(root: &mut Node) -> Option<Pos> {
+    let Value::Map(entries) = &mut root.value else {
+        return None;
+    };
+    let at = entries
+        .iter()
+        .position(|(k, _)| matches!(&k.value, Value::Str(s) if s == "base_dir"))?;
+    Some(entries.remove(at).0.pos)
 }
 
 /// 1-based YAML lines of every test and eval case, and of the `checks:` and `evals:` keys.
