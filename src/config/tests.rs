@@ -94,6 +94,11 @@ fn rendered(name: &str, text: impl AsRef<[u8]>) -> String {
                 "{name}: the loader panicked: {e}"
             );
             e.file = e.file.map(|_| PathBuf::from("toolproof.yaml"));
+            if let Some(others) = &mut e.others {
+                for other in &mut others.errors {
+                    other.file = other.file.as_ref().map(|_| PathBuf::from("toolproof.yaml"));
+                }
+            }
             e.to_string()
         }
     }
@@ -1369,4 +1374,81 @@ fn eval_settings_are_range_checked() {
         "evals_multiple_calls_value",
         rendered("multi", format!("{SERVER}evals:\n  multiple_calls: all\n"))
     );
+}
+
+/// mcp-toolproof (pydantic) lists every validation error; so does toolproof, each with its
+/// place and hint, in document order, one per mistake (a stand-in for a value that failed its
+/// type does not set off a second error at the same place).
+const MANY_ERRORS: &str = r#"server:
+  comand: [python, server.py]
+  startup_timeout_s: soon
+timeout_ms: -5
+checks:
+  strict: maybe
+  disable: [no-such-check]
+tests:
+  - name: t1
+    tool: echo
+    retries: many
+    expect:
+      regex: "("
+  - tool: add
+evals:
+  provider: openia
+  min_accuracy: 2
+  cases:
+    - prompt: hi
+"#;
+
+#[test]
+fn every_config_error_is_listed_at_once_with_its_place() {
+    let text = rendered("many-errors", MANY_ERRORS);
+    let places: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("error: ").or(Some(l)))
+        .filter(|l| l.starts_with("toolproof.yaml:"))
+        .filter_map(|l| l.split(": ").next())
+        .collect();
+    assert_eq!(
+        places,
+        [
+            "toolproof.yaml:2:3",
+            "toolproof.yaml:3:22",
+            "toolproof.yaml:4:13",
+            "toolproof.yaml:6:11",
+            "toolproof.yaml:7:13",
+            "toolproof.yaml:11:14",
+            "toolproof.yaml:13:14",
+            "toolproof.yaml:14:5",
+            "toolproof.yaml:16:13",
+            "toolproof.yaml:17:17",
+            "toolproof.yaml:19:7",
+        ],
+        "{text}"
+    );
+    insta::assert_snapshot!("many_errors", text);
+}
+
+#[test]
+fn past_twenty_errors_the_rest_are_counted() {
+    let keys: String = (0..25).map(|i| format!("unknown_{i:02}: 1\n")).collect();
+    let text = rendered("too-many-errors", format!("{SERVER}{keys}"));
+    let shown = text.lines().filter(|l| l.contains("unknown key")).count();
+    assert_eq!(shown, 20, "{text}");
+    assert!(text.contains("unknown key `unknown_19`"), "{text}");
+    assert!(!text.contains("unknown key `unknown_20`"), "{text}");
+    assert!(
+        text.ends_with("error: … and 5 more errors (fix these and run again to see them)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_yaml_syntax_error_stops_at_the_first() {
+    let text = rendered(
+        "syntax",
+        format!("{SERVER}tests: [\n  unknown: 1\nbad: [\n"),
+    );
+    assert_eq!(text.matches("invalid YAML").count(), 1, "{text}");
+    assert!(!text.contains("\nerror: "), "{text}");
 }

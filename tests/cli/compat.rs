@@ -196,3 +196,56 @@ fn base_dir_runs_with_a_warning_on_stderr_and_in_the_report() {
     );
     assert_eq!(report["phases"]["tests"]["status"], "passed");
 }
+
+/// mcp-toolproof lists every validation error at once; so does toolproof: exit 2, each error
+/// on stderr with `file:line:column` and its hint, across sections, in document order.
+#[test]
+fn every_config_error_is_reported_at_once_with_exit_2() {
+    let dir = Dir::new("many-errors");
+    dir.write(
+        "toolproof.yaml",
+        r#"server:
+  command: [python, server.py]
+  startup_timeout_s: soon
+checks:
+  strict: maybe
+tests:
+  - name: t1
+    tool: echo
+    expect: {is_eror: true}
+  - tool: add
+bench:
+  calls: 0
+evals:
+  provider: openia
+"#,
+    );
+    let out = toolproof_in(&dir.0, &["run", "--json", "r.json"], &[]);
+    assert_eq!(out.code, 2, "{out:?}");
+    let places: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("error: toolproof.yaml:"))
+        .filter_map(|l| l.split(": ").next())
+        .collect();
+    assert_eq!(
+        places,
+        ["3:22", "5:11", "9:14", "10:5", "12:10", "14:13"],
+        "{}",
+        out.stderr
+    );
+    for needle in [
+        "`server.startup_timeout_s` must be a number",
+        "`checks.strict` must be true or false",
+        "unknown key `is_eror` in `tests[0].expect`, did you mean `is_error`?",
+        "`tests[1]` is missing the required key `name`",
+        "`bench.calls` must be at least 1",
+        "hint: did you mean `openai`?",
+    ] {
+        assert!(out.stderr.contains(needle), "{needle}: {}", out.stderr);
+    }
+    assert!(
+        !dir.path("r.json").exists(),
+        "no report is written for a config that cannot run"
+    );
+}

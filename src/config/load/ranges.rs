@@ -79,7 +79,8 @@ fn within(
         unit.ceiling(),
         unit.word()
     );
-    Err(ctx.bad_value(steps, &must))
+    ctx.report(ctx.bad_value(steps, &must));
+    Ok(())
 }
 
 pub(super) fn at_least_one(
@@ -87,19 +88,17 @@ pub(super) fn at_least_one(
     value: u32,
     steps: &[Step<'_>],
 ) -> Result<(), ConfigError> {
-    if value >= 1 {
-        Ok(())
-    } else {
-        Err(ctx.bad_value(steps, "at least 1"))
+    if value < 1 {
+        ctx.report(ctx.bad_value(steps, "at least 1"));
     }
+    Ok(())
 }
 
 pub(super) fn fraction(ctx: &Ctx<'_>, value: f64, steps: &[Step<'_>]) -> Result<(), ConfigError> {
-    if (0.0..=1.0).contains(&value) {
-        Ok(())
-    } else {
-        Err(ctx.bad_value(steps, "between 0 and 1"))
+    if !(0.0..=1.0).contains(&value) {
+        ctx.report(ctx.bad_value(steps, "between 0 and 1"));
     }
+    Ok(())
 }
 
 pub(super) fn not_negative(
@@ -107,11 +106,11 @@ pub(super) fn not_negative(
     value: f64,
     steps: &[Step<'_>],
 ) -> Result<(), ConfigError> {
-    if value >= 0.0 {
-        Ok(())
-    } else {
-        Err(ctx.bad_value(steps, "0 or more"))
+    // NaN fails too.
+    if value.is_nan() || value < 0.0 {
+        ctx.report(ctx.bad_value(steps, "0 or more"));
     }
+    Ok(())
 }
 
 /// Every section but `server` (checked before `${VAR}` expansion) and the files of `evals`,
@@ -153,24 +152,24 @@ fn check_checks(ctx: &Ctx<'_>, cfg: &ChecksConfig) -> Result<(), ConfigError> {
         cfg.similarity_threshold,
         &[checks, Step::Key("similarity_threshold")],
     )?;
-    let Some((i, id)) = cfg
+    let unknown = cfg
         .disable
         .iter()
         .enumerate()
-        .find(|(_, id)| !CHECK_IDS.contains(&id.as_str()))
-    else {
-        return Ok(());
-    };
-    let steps = [checks, Step::Key("disable"), Step::Index(i)];
-    let message = match suggest::nearest(id, CHECK_IDS) {
-        Some(n) => format!("unknown check id `{id}` in checks.disable, did you mean `{n}`?"),
-        None => format!("unknown check id `{id}` in checks.disable"),
-    };
-    Err(ctx.error(
-        ctx.pos(&steps),
-        message,
-        Some(format!("check ids are {}", suggest::list(CHECK_IDS))),
-    ))
+        .filter(|(_, id)| !CHECK_IDS.contains(&id.as_str()));
+    for (i, id) in unknown {
+        let steps = [checks, Step::Key("disable"), Step::Index(i)];
+        let message = match suggest::nearest(id, CHECK_IDS) {
+            Some(n) => format!("unknown check id `{id}` in checks.disable, did you mean `{n}`?"),
+            None => format!("unknown check id `{id}` in checks.disable"),
+        };
+        ctx.report(ctx.error(
+            ctx.pos(&steps),
+            message,
+            Some(format!("check ids are {}", suggest::list(CHECK_IDS))),
+        ));
+    }
+    Ok(())
 }
 
 /// One entry of `tests:`, at `here`.
@@ -189,7 +188,7 @@ fn check_expect(ctx: &Ctx<'_>, expect: &Expect, at: &[Step<'_>]) -> Result<(), C
     for path in expect.jsonpath.keys() {
         if let Some(problem) = jsonpath_error(path) {
             let steps = under(&under(at, "jsonpath"), path);
-            return Err(ctx.error(
+            ctx.report(ctx.error(
                 ctx.pos(&steps),
                 format!("`{path}` is not a valid JSONPath: {problem}"),
                 Some("paths follow RFC 9535 and start with `$`, e.g. `$.items[0].name`".to_owned()),
@@ -207,25 +206,27 @@ fn check_expect(ctx: &Ctx<'_>, expect: &Expect, at: &[Step<'_>]) -> Result<(), C
         let detail = err.to_string();
         let last = detail.lines().last().unwrap_or("").trim();
         let last = lowercase_first(last.strip_prefix("error: ").unwrap_or(last));
-        return Err(ctx.error(
-            ctx.pos(&steps),
-            format!(
-                "`{}` is not a valid regular expression: {}",
-                path_of(&steps),
-                last.trim_end_matches('.')
+        ctx.report(
+            ctx.error(
+                ctx.pos(&steps),
+                format!(
+                    "`{}` is not a valid regular expression: {}",
+                    path_of(&steps),
+                    last.trim_end_matches('.')
+                ),
+                Some(
+                    "the syntax is that of Rust's regex crate (no look-around or backreferences)"
+                        .to_owned(),
+                ),
             ),
-            Some(
-                "the syntax is that of Rust's regex crate (no look-around or backreferences)"
-                    .to_owned(),
-            ),
-        ));
+        );
     }
     for (path, check) in &expect.jsonpath {
         if let (Some(min), Some(max)) = (check.min, check.max)
             && min > max
         {
             let steps = under(&under(at, "jsonpath"), path);
-            return Err(ctx.error(
+            ctx.report(ctx.error(
                 ctx.pos(&steps),
                 format!(
                     "`{}` has min {min} above max {max}, so nothing can pass",
