@@ -212,13 +212,14 @@ impl<'a> Ctx<'a> {
     /// `` `path` must be …, got … `` at the value's position.
     fn bad_value(&self, steps: &[Step<'_>], must: &str) -> ConfigError {
         let node = self.node(steps);
+        // A number setting took this text as a number (`1e300` is text in YAML 1.1).
+        let got = match &node.value {
+            Value::Str(s) if s.trim().parse::<f64>().is_ok() => format!("number {}", s.trim()),
+            other => other.describe(),
+        };
         self.error(
             node.pos,
-            format!(
-                "`{}` must be {must}, got {}",
-                path_of(steps),
-                node.value.describe()
-            ),
+            format!("`{}` must be {must}, got {got}", path_of(steps)),
             None,
         )
     }
