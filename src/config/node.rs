@@ -32,6 +32,10 @@ pub(crate) struct Node {
     pub pos: Pos,
     /// Character offset where the node itself is written (for an alias: the anchored node).
     pub defined_at: Option<u64>,
+    /// The text of a plain scalar that YAML 1.1 reads as something else but YAML 1.2 (and
+    /// toolproof before it followed mcp-toolproof) as text: `yes`, `0755`, `1:30`. A text
+    /// setting still takes it.
+    pub was_text: Option<String>,
 }
 
 /// The value of a node: plain scalars resolved by YAML 1.1 rules, as PyYAML does.
@@ -227,7 +231,11 @@ fn resolve_plain(node: &mut Node, plain: &HashMap<u64, String>) {
         }
         _ => {
             if let Some(text) = node.defined_at.and_then(|at| plain.get(&at)) {
-                node.value = yaml11_value(yaml11::resolve(text));
+                let value = yaml11_value(yaml11::resolve(text));
+                if matches!(node.value, Value::Str(_)) && !matches!(value, Value::Str(_)) {
+                    node.was_text = Some(text.clone());
+                }
+                node.value = value;
             }
         }
     }
@@ -355,6 +363,7 @@ impl<'de> Deserialize<'de> for Node {
             value,
             pos: Pos::default(),
             defined_at: None,
+            was_text: None,
         })
     }
 }
@@ -368,6 +377,7 @@ fn spanned_node(s: Spanned<Node>) -> Node {
         value: s.value.value,
         pos,
         defined_at: Some(s.defined.span().offset()),
+        was_text: None,
     }
 }
 

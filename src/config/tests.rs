@@ -1452,3 +1452,29 @@ fn a_yaml_syntax_error_stops_at_the_first() {
     assert_eq!(text.matches("invalid YAML").count(), 1, "{text}");
     assert!(!text.contains("\nerror: "), "{text}");
 }
+
+/// Text settings still take a plain `yes`, `0755` or `1:30` as the text written (toolproof took
+/// them so before it read YAML 1.1), while free-form values get the YAML 1.1 meaning.
+#[test]
+fn text_settings_keep_plain_words_and_digits_as_written() {
+    let c = loaded(
+        "text-settings",
+        "server:\n  command: [python, server.py, on]\n  env: {DEBUG: yes, MODE: 0755, AT: 1:30}\ntests:\n  - {name: no, tool: off, args: {flag: no}}\n",
+    );
+    let env = &c.config.server.env;
+    assert_eq!(env.get("DEBUG").map(String::as_str), Some("yes"));
+    assert_eq!(env.get("MODE").map(String::as_str), Some("0755"));
+    assert_eq!(env.get("AT").map(String::as_str), Some("1:30"));
+    assert_eq!(
+        c.config
+            .server
+            .command
+            .as_deref()
+            .and_then(|c| c.get(2))
+            .map(String::as_str),
+        Some("on")
+    );
+    let t = &c.config.tests[0];
+    assert_eq!((t.name.as_str(), t.tool.as_str()), ("no", "off"));
+    assert_eq!(t.args.get("flag"), Some(&serde_json::json!(false)));
+}

@@ -456,8 +456,8 @@ impl<'de, 'a> de::Deserializer<'de> for NodeDe<'a> {
     }
 
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        match &self.node.value {
-            Value::Str(s) => self.placed(visitor.visit_str(s)),
+        match (&self.node.value, &self.node.was_text) {
+            (Value::Str(s), _) | (_, Some(s)) => self.placed(visitor.visit_str(s)),
             _ => {
                 self.record(self.fail("a string", self.quote_hint()));
                 self.placed(visitor.visit_str(""))
@@ -591,6 +591,7 @@ impl<'de, 'a> de::Deserializer<'de> for NodeDe<'a> {
                     value,
                     pos: self.node.pos,
                     defined_at: None,
+                    was_text: None,
                 };
                 (
                     stand_in(Value::Str((*field).to_owned())),
