@@ -42,6 +42,9 @@ venv py-action "pyyaml==6.0.3"
 # The compatibility suite (tests/compat.rs) runs the reference, mcp-toolproof 0.3.1, beside
 # toolproof on the same configs.
 venv py-ref "mcp-toolproof[anthropic,openai]==0.3.1"
+# mcp-toolproof 0.3.1's YAML reader (PyYAML) and JSON writer (pydantic), the versions it
+# installs: tests/fixtures/yaml11/make_fixture.py --check re-resolves the committed corpus.
+venv py-yaml11 "pyyaml==6.0.4" "pydantic==2.14.4"
 
 export TOOLPROOF_INTEROP_DIR="$root"
 # Benches are measured with `cargo bench`, not run as tests.

@@ -106,6 +106,9 @@ impl StartError {
 fn prepare(cli: &Cli, env: &Env) -> Result<(Settings, ReportWriter), StartError> {
     let source = settings::config_source(cli, env)?;
     let loaded = source.load(env)?;
+    for warning in &loaded.warnings {
+        to_stderr(&format!("warning: {warning}"));
+    }
     let settings = Settings::resolve(cli, env, loaded)?;
     let writer = ReportWriter::prepare(settings.command(), settings.outputs())?;
     Ok((settings, writer))

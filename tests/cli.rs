@@ -207,6 +207,8 @@ fn http_fake(args: &[&str]) -> Listening {
     listening(&fake(), &all)
 }
 
+#[path = "cli/compat.rs"]
+mod compat;
 #[path = "cli/evals.rs"]
 mod evals;
 #[path = "cli/github.rs"]

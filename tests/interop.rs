@@ -550,3 +550,5 @@ mod action;
 mod html;
 #[path = "interop/junit.rs"]
 mod junit;
+#[path = "interop/yaml11.rs"]
+mod yaml11;

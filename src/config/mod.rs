@@ -2,11 +2,13 @@
 //! plus the default config the command line builds for `--url` / `-- COMMAND`. The check ids
 //! and the JSONPath parser it validates against live in [`vocab`], which engines import too.
 //!
-//! Loading reads YAML 1.2 through serde-saphyr into a tree that remembers every line and
-//! column, deserializes the typed [`Config`] from that tree (so every error names the key path,
+//! Loading reads YAML through serde-saphyr into a tree that remembers every line and column
+//! (plain scalars take the YAML 1.1 meaning mcp-toolproof's PyYAML gives them: `yes` is true,
+//! `0755` octal, `1e3` text), deserializes the typed [`Config`] from that tree (so every error names the key path,
 //! the position and what was expected), then checks what types cannot say, expands `${VAR}`
-//! in `server` and resolves relative paths from the file's folder. It stops at the first
-//! error, in document order for syntax, key and type errors, then section by section.
+//! in `server` and resolves relative paths from the file's folder. A YAML syntax error stops
+//! at once; every other error is collected (unknown keys, wrong types, missing keys, values out
+//! of range…) and they are reported together in document order, at most [`MAX_ERRORS`].
 
 mod de;
 pub mod limits;
@@ -17,6 +19,7 @@ mod suggest;
 mod tests;
 pub mod types;
 pub mod vocab;
+mod yaml11;
 
 pub use types::*;
 
@@ -37,7 +40,21 @@ pub struct ConfigError {
     pub message: String,
     /// What to do about it.
     pub hint: Option<String>,
+    /// The other errors found in the same file, when there are any.
+    pub others: Option<Box<Others>>,
 }
+
+/// The errors a [`ConfigError`] carries besides its own.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Others {
+    /// In document order; with the first, at most [`MAX_ERRORS`].
+    pub errors: Vec<ConfigError>,
+    /// How many more were found than are kept.
+    pub not_shown: usize,
+}
+
+/// The most config errors reported at once; the rest are counted.
+pub const MAX_ERRORS: usize = 20;
 
 impl ConfigError {
     /// An error with no location.
@@ -48,7 +65,34 @@ impl ConfigError {
             column: None,
             message: message.into(),
             hint: None,
+            others: None,
         }
+    }
+
+    /// All of `errors` as one: sorted by position, the first carrying the others, at most
+    /// [`MAX_ERRORS`] kept. `None` when there are none.
+    pub fn all(mut errors: Vec<ConfigError>) -> Option<ConfigError> {
+        errors.sort_by_key(|e| (e.line.unwrap_or(0), e.column.unwrap_or(0)));
+        errors.dedup();
+        let total = errors.len();
+        let mut kept = errors.into_iter().take(MAX_ERRORS);
+        let mut first = kept.next()?;
+        let errors: Vec<ConfigError> = kept.collect();
+        let not_shown = total - 1 - errors.len();
+        if !errors.is_empty() {
+            first.others = Some(Box::new(Others { errors, not_shown }));
+        }
+        Some(first)
+    }
+
+    /// The other errors this one carries, in order.
+    pub fn also(&self) -> &[ConfigError] {
+        self.others.as_ref().map_or(&[], |o| &o.errors)
+    }
+
+    /// The other errors this one carries, taken out of it.
+    pub fn take_others(&mut self) -> Vec<ConfigError> {
+        self.others.take().map(|o| o.errors).unwrap_or_default()
     }
 
     /// Adds a hint.
@@ -87,11 +131,26 @@ impl fmt::Display for ConfigError {
         if let Some(hint) = &self.hint {
             write!(f, "\nhint: {hint}")?;
         }
+        for other in self.also() {
+            write!(f, "\nerror: {other}")?;
+        }
+        let not_shown = self.others.as_ref().map_or(0, |o| o.not_shown);
+        if not_shown > 0 {
+            let s = if not_shown == 1 { "" } else { "s" };
+            write!(
+                f,
+                "\nerror: … and {not_shown} more error{s} (fix these and run again to see them)"
+            )?;
+        }
         Ok(())
     }
 }
 
 impl std::error::Error for ConfigError {}
+
+/// Something the config says that loads but has no effect. Rendered like a [`ConfigError`];
+/// printed on stderr as `warning: …` and listed in the JSON report's `config_warnings`.
+pub type ConfigWarning = ConfigError;
 
 /// Loads, validates and resolves a `toolproof.yaml`.
 ///
@@ -169,6 +228,7 @@ pub fn from_target(
         config,
         secrets: Vec::new(),
         target,
+        warnings: Vec::new(),
     })
 }
 

@@ -1,11 +1,18 @@
 //! The YAML document as a tree of nodes that remember their line and column: the one place
 //! that talks to serde-saphyr. Everything after parsing works on this tree.
+//!
+//! Plain scalars take their YAML 1.1 meaning, as mcp-toolproof's PyYAML gives them
+//! ([`super::yaml11`]): serde-saphyr builds the tree, then a second pass over the parser's
+//! events finds each plain, untagged scalar by where it starts and resolves its text again.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use serde::Deserialize;
 use serde::de::{self, MapAccess, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
+
+use super::yaml11;
 
 /// 1-based line and column of a node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -23,9 +30,15 @@ pub(crate) struct Node {
     pub value: Value,
     /// Where it starts (for an alias: where the alias is used).
     pub pos: Pos,
+    /// Character offset where the node itself is written (for an alias: the anchored node).
+    pub defined_at: Option<u64>,
+    /// The text of a plain scalar that YAML 1.1 reads as something else but YAML 1.2 (and
+    /// toolproof before it followed mcp-toolproof) as text: `yes`, `0755`, `1:30`. A text
+    /// setting still takes it.
+    pub was_text: Option<String>,
 }
 
-/// The value of a node, resolved with YAML 1.2 core-schema rules.
+/// The value of a node: plain scalars resolved by YAML 1.1 rules, as PyYAML does.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Value {
     /// `null`, `~` or nothing.
@@ -158,8 +171,8 @@ pub(crate) struct SyntaxError {
 pub(crate) fn parse(text: &str) -> Result<Option<Node>, SyntaxError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let options = serde_saphyr::options! {
-        // Free-form values (args, expect.equals, params) keep YAML 1.2 meaning:
-        // `NO`/`yes` stay strings, `0755` stays a string.
+        // Plain scalars are resolved again by YAML 1.1 rules afterwards (`resolve_plain`);
+        // these keep serde-saphyr's own reading from guessing in between.
         strict_booleans: true,
         leading_zero_numbers_as_strings: true,
         // NaN and infinity reach the tree; the deserializer names the key they are under.
@@ -178,7 +191,8 @@ pub(crate) fn parse(text: &str) -> Result<Option<Node>, SyntaxError> {
     };
     match serde_saphyr::from_str_with_options::<Option<Spanned<Node>>>(text, options) {
         Ok(Some(spanned)) => {
-            let node = spanned_node(spanned);
+            let mut node = spanned_node(spanned);
+            resolve_plain(&mut node, &plain_scalars(text));
             if node.value == Value::Null {
                 Ok(None)
             } else {
@@ -188,6 +202,59 @@ pub(crate) fn parse(text: &str) -> Result<Option<Node>, SyntaxError> {
         Ok(None) => Ok(None),
         Err(serde_saphyr::Error::Eof { .. }) => Ok(None),
         Err(err) => Err(syntax_error(&err)),
+    }
+}
+
+/// The text of every plain, untagged scalar, by the character offset where it starts.
+fn plain_scalars(text: &str) -> HashMap<u64, String> {
+    use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle};
+    let mut plain = HashMap::new();
+    for item in Parser::new_from_str(text) {
+        // serde-saphyr has read the same text without an error, so none comes here.
+        let Ok((event, span)) = item else { break };
+        if let Event::Scalar(value, ScalarStyle::Plain, _, None) = event {
+            plain.insert(span.start.index() as u64, value.into_owned());
+        }
+    }
+    plain
+}
+
+/// Gives every plain scalar in the tree (keys too) its YAML 1.1 value.
+fn resolve_plain(node: &mut Node, plain: &HashMap<u64, String>) {
+    match &mut node.value {
+        Value::Seq(items) => items.iter_mut().for_each(|n| resolve_plain(n, plain)),
+        Value::Map(entries) => {
+            for (key, value) in entries {
+                resolve_plain(key, plain);
+                resolve_plain(value, plain);
+            }
+        }
+        _ => {
+            if let Some(text) = node.defined_at.and_then(|at| plain.get(&at)) {
+                let value = yaml11_value(yaml11::resolve(text));
+                if matches!(node.value, Value::Str(_)) && !matches!(value, Value::Str(_)) {
+                    node.was_text = Some(text.clone());
+                }
+                node.value = value;
+            }
+        }
+    }
+}
+
+fn yaml11_value(scalar: yaml11::Scalar) -> Value {
+    use yaml11::Scalar as S;
+    match scalar {
+        S::Null => Value::Null,
+        S::Bool(b) => Value::Bool(b),
+        // JSON carries integers from i64::MIN to u64::MAX exactly, larger ones as floats (the
+        // reference's MCP client does the same).
+        S::Int(n) => match (i64::try_from(n), u64::try_from(n)) {
+            (Ok(n), _) => Value::Int(n),
+            (_, Ok(n)) => Value::UInt(n),
+            _ => Value::Float(n as f64),
+        },
+        S::BigInt(x) | S::Float(x) => Value::Float(x),
+        S::Timestamp(s) | S::Str(s) => Value::Str(s),
     }
 }
 
@@ -295,6 +362,8 @@ impl<'de> Deserialize<'de> for Node {
         d.deserialize_any(NodeVisitor).map(|value| Node {
             value,
             pos: Pos::default(),
+            defined_at: None,
+            was_text: None,
         })
     }
 }
@@ -307,6 +376,8 @@ fn spanned_node(s: Spanned<Node>) -> Node {
     Node {
         value: s.value.value,
         pos,
+        defined_at: Some(s.defined.span().offset()),
+        was_text: None,
     }
 }
 
@@ -410,17 +481,44 @@ mod tests {
     }
 
     #[test]
-    fn yaml_1_2_scalars() {
-        let t = tree("a: NO\nb: yes\nc: 0755\nd: true\ne: 1.5\nf: ~\ng: 2025-06-18\nh: '12'\n");
+    fn plain_scalars_take_their_yaml_1_1_meaning_and_quoted_ones_stay_text() {
+        let t = tree(concat!(
+            "a: NO\nb: yes\nc: 0755\nd: true\ne: 1.5\nf: ~\ng: 2025-06-18\nh: '12'\n",
+            "i: 1e3\nj: 0x1F\nk: 1:30\nl: \"yes\"\nm: &x off\nn: *x\no: !!str 0755\n",
+            "p: [on, 0b11]\nq: {1e-1: 1_000}\nr: 18446744073709551615\ns: |\n  yes\n",
+        ));
         let get = |k: &str| t.get(k).map(|n| n.value.clone());
-        assert_eq!(get("a"), Some(Value::Str("NO".into())));
-        assert_eq!(get("b"), Some(Value::Str("yes".into())));
-        assert_eq!(get("c"), Some(Value::Str("0755".into())));
+        assert_eq!(get("a"), Some(Value::Bool(false)));
+        assert_eq!(get("b"), Some(Value::Bool(true)));
+        assert_eq!(get("c"), Some(Value::Int(493)));
         assert_eq!(get("d"), Some(Value::Bool(true)));
         assert_eq!(get("e"), Some(Value::Float(1.5)));
         assert_eq!(get("f"), Some(Value::Null));
         assert_eq!(get("g"), Some(Value::Str("2025-06-18".into())));
         assert_eq!(get("h"), Some(Value::Str("12".into())));
+        assert_eq!(get("i"), Some(Value::Str("1e3".into())));
+        assert_eq!(get("j"), Some(Value::Int(31)));
+        assert_eq!(get("k"), Some(Value::Int(90)));
+        assert_eq!(get("l"), Some(Value::Str("yes".into())));
+        assert_eq!(get("m"), Some(Value::Bool(false)));
+        assert_eq!(
+            get("n"),
+            Some(Value::Bool(false)),
+            "an alias resolves like its anchor"
+        );
+        assert_eq!(get("o"), Some(Value::Str("0755".into())), "a tag decides");
+        let p = get("p").map(|v| match v {
+            Value::Seq(items) => items.into_iter().map(|n| n.value).collect::<Vec<_>>(),
+            _ => Vec::new(),
+        });
+        assert_eq!(p, Some(vec![Value::Bool(true), Value::Int(3)]));
+        let q = t.get("q").and_then(|n| match &n.value {
+            Value::Map(e) => e.first().map(|(k, v)| (k.value.clone(), v.value.clone())),
+            _ => None,
+        });
+        assert_eq!(q, Some((Value::Str("1e-1".into()), Value::Int(1000))));
+        assert_eq!(get("r"), Some(Value::UInt(u64::MAX)));
+        assert_eq!(get("s"), Some(Value::Str("yes\n".into())));
     }
 
     #[test]

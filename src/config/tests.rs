@@ -94,6 +94,11 @@ fn rendered(name: &str, text: impl AsRef<[u8]>) -> String {
                 "{name}: the loader panicked: {e}"
             );
             e.file = e.file.map(|_| PathBuf::from("toolproof.yaml"));
+            if let Some(others) = &mut e.others {
+                for other in &mut others.errors {
+                    other.file = other.file.as_ref().map(|_| PathBuf::from("toolproof.yaml"));
+                }
+            }
             e.to_string()
         }
     }
@@ -245,12 +250,35 @@ fn error_mapping_where_a_list_belongs() {
     );
 }
 
+/// mcp-toolproof accepts a top-level `base_dir` and ignores it (its bug 16): the file loads
+/// here too, `base_dir` stays the file's folder, and a warning says the key does nothing.
 #[test]
-fn error_base_dir_is_an_unknown_key() {
-    insta::assert_snapshot!(
-        "base_dir_key",
-        rendered("base-dir", format!("{SERVER}base_dir: /srv\n"))
+fn base_dir_loads_with_a_warning_and_changes_nothing() {
+    let c = loaded("base-dir", &format!("{SERVER}base_dir: /srv\n"));
+    let warnings: Vec<(Option<u64>, Option<u64>, String)> = c
+        .warnings
+        .iter()
+        .map(|w| (w.line, w.column, w.message.clone()))
+        .collect();
+    assert_eq!(
+        warnings,
+        [(
+            Some(3),
+            Some(1),
+            "`base_dir` has no effect: relative paths always resolve from the config file's folder"
+                .to_owned()
+        )]
     );
+    assert_ne!(c.base_dir, std::path::Path::new("/srv"));
+    assert!(
+        c.base_dir.ends_with(
+            c.path
+                .parent()
+                .and_then(|p| p.file_name())
+                .unwrap_or_default()
+        )
+    );
+    assert!(loaded("no-base-dir", SERVER).warnings.is_empty());
 }
 
 #[test]
@@ -812,8 +840,8 @@ fn every_key_is_read() {
     assert_eq!((t.name.as_str(), t.tool.as_str()), ("adds", "add"));
     assert_eq!(
         serde_json::Value::Object(t.args.clone()),
-        json!({"a": 2, "b": 3, "flag": "NO", "mode": "0755", "on": "yes", "t": true}),
-        "free-form values keep YAML 1.2 meaning"
+        json!({"a": 2, "b": 3, "flag": false, "mode": 493, "true": true, "t": true}),
+        "free-form values take their YAML 1.1 meaning, keys too, as in mcp-toolproof"
     );
     assert_eq!(t.expect.is_error, Some(false));
     assert_eq!(t.expect.equals, Some(json!({"result": 5})));
@@ -1346,4 +1374,107 @@ fn eval_settings_are_range_checked() {
         "evals_multiple_calls_value",
         rendered("multi", format!("{SERVER}evals:\n  multiple_calls: all\n"))
     );
+}
+
+/// mcp-toolproof (pydantic) lists every validation error; so does toolproof, each with its
+/// place and hint, in document order, one per mistake (a stand-in for a value that failed its
+/// type does not set off a second error at the same place).
+const MANY_ERRORS: &str = r#"server:
+  comand: [python, server.py]
+  startup_timeout_s: soon
+timeout_ms: -5
+checks:
+  strict: maybe
+  disable: [no-such-check]
+tests:
+  - name: t1
+    tool: echo
+    retries: many
+    expect:
+      regex: "("
+  - tool: add
+evals:
+  provider: openia
+  min_accuracy: 2
+  cases:
+    - prompt: hi
+"#;
+
+#[test]
+fn every_config_error_is_listed_at_once_with_its_place() {
+    let text = rendered("many-errors", MANY_ERRORS);
+    let places: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("error: ").or(Some(l)))
+        .filter(|l| l.starts_with("toolproof.yaml:"))
+        .filter_map(|l| l.split(": ").next())
+        .collect();
+    assert_eq!(
+        places,
+        [
+            "toolproof.yaml:2:3",
+            "toolproof.yaml:3:22",
+            "toolproof.yaml:4:13",
+            "toolproof.yaml:6:11",
+            "toolproof.yaml:7:13",
+            "toolproof.yaml:11:14",
+            "toolproof.yaml:13:14",
+            "toolproof.yaml:14:5",
+            "toolproof.yaml:16:13",
+            "toolproof.yaml:17:17",
+            "toolproof.yaml:19:7",
+        ],
+        "{text}"
+    );
+    insta::assert_snapshot!("many_errors", text);
+}
+
+#[test]
+fn past_twenty_errors_the_rest_are_counted() {
+    let keys: String = (0..25).map(|i| format!("unknown_{i:02}: 1\n")).collect();
+    let text = rendered("too-many-errors", format!("{SERVER}{keys}"));
+    let shown = text.lines().filter(|l| l.contains("unknown key")).count();
+    assert_eq!(shown, 20, "{text}");
+    assert!(text.contains("unknown key `unknown_19`"), "{text}");
+    assert!(!text.contains("unknown key `unknown_20`"), "{text}");
+    assert!(
+        text.ends_with("error: … and 5 more errors (fix these and run again to see them)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_yaml_syntax_error_stops_at_the_first() {
+    let text = rendered(
+        "syntax",
+        format!("{SERVER}tests: [\n  unknown: 1\nbad: [\n"),
+    );
+    assert_eq!(text.matches("invalid YAML").count(), 1, "{text}");
+    assert!(!text.contains("\nerror: "), "{text}");
+}
+
+/// Text settings still take a plain `yes`, `0755` or `1:30` as the text written (toolproof took
+/// them so before it read YAML 1.1), while free-form values get the YAML 1.1 meaning.
+#[test]
+fn text_settings_keep_plain_words_and_digits_as_written() {
+    let c = loaded(
+        "text-settings",
+        "server:\n  command: [python, server.py, on]\n  env: {DEBUG: yes, MODE: 0755, AT: 1:30}\ntests:\n  - {name: no, tool: off, args: {flag: no}}\n",
+    );
+    let env = &c.config.server.env;
+    assert_eq!(env.get("DEBUG").map(String::as_str), Some("yes"));
+    assert_eq!(env.get("MODE").map(String::as_str), Some("0755"));
+    assert_eq!(env.get("AT").map(String::as_str), Some("1:30"));
+    assert_eq!(
+        c.config
+            .server
+            .command
+            .as_deref()
+            .and_then(|c| c.get(2))
+            .map(String::as_str),
+        Some("on")
+    );
+    let t = &c.config.tests[0];
+    assert_eq!((t.name.as_str(), t.tool.as_str()), ("no", "off"));
+    assert_eq!(t.args.get("flag"), Some(&serde_json::json!(false)));
 }

@@ -151,6 +151,7 @@ impl Redact for RunReport {
             stdout_noise,
             stdout_noise_total: _,
             interrupted: _,
+            config_warnings,
             phases,
             cache_audit,
             history,
@@ -164,6 +165,7 @@ impl Redact for RunReport {
         error.redact(r);
         inventory.redact(r);
         stdout_noise.redact(r);
+        config_warnings.redact(r);
         phases.redact(r);
         if let Some(audit) = cache_audit {
             audit.redact(r);

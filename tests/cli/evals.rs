@@ -22,7 +22,7 @@ fn command_config(dir: &Dir, evals_extra: &str, cases: &str) -> PathBuf {
     )
 }
 
-fn eval_in(dir: &Dir, extra: &[&str], env: &[(&str, &str)]) -> (Out, Value) {
+pub(super) fn eval_in(dir: &Dir, extra: &[&str], env: &[(&str, &str)]) -> (Out, Value) {
     let mut args = vec![
         "eval",
         "-c",
@@ -42,7 +42,7 @@ fn eval_in(dir: &Dir, extra: &[&str], env: &[(&str, &str)]) -> (Out, Value) {
     (out, report)
 }
 
-fn model0(report: &Value) -> &Value {
+pub(super) fn model0(report: &Value) -> &Value {
     &report["phases"]["evals"]["results"]["models"][0]
 }
 
@@ -819,7 +819,7 @@ fn a_cache_written_by_mcp_toolproof_replays_with_identical_verdicts() {
     }
 }
 
-fn copy_tree(from: &Path, to: &Path) {
+pub(super) fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("mkdir");
     for entry in std::fs::read_dir(from).expect("read fixture dir").flatten() {
         let target = to.join(entry.file_name());

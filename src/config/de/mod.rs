@@ -1,11 +1,18 @@
 //! A serde `Deserializer` over the located YAML tree: it knows the key path and the line of
 //! every value, so each error names both and says what was expected in plain words. The key
 //! paths are in [`path`], the errors and their wording in [`error`].
+//!
+//! It does not stop at the first mistake: an unknown key, a value of the wrong type, an unknown
+//! choice or a missing required key is recorded, and a stand-in (the key skipped, `false`, `0`,
+//! empty text, an empty list) lets deserialization go on, so one pass finds them all. Only an
+//! error raised by serde itself (a custom type that refuses a value) still ends the pass.
 
 mod error;
 mod path;
 #[cfg(test)]
 mod tests;
+
+use std::cell::RefCell;
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
@@ -15,36 +22,91 @@ pub(crate) use path::KeyPath;
 use super::node::{Node, Value, fmt_float};
 use super::suggest;
 
-/// Extra advice for a top-level key that is not a setting.
-fn unknown_key_hint(path: &KeyPath, key: &str) -> Option<&'static str> {
-    (path.is_root() && key == "base_dir").then_some(
-        "`base_dir` is not a setting: relative paths always resolve from the config file's folder",
-    )
-}
-
-/// Deserializes `T` from `node`, which sits at `path`.
+/// Deserializes `T` from `node`, which sits at `path`; the first error, if any.
+#[cfg(test)]
 pub(crate) fn from_node<'de, T: de::Deserialize<'de>>(
     node: &Node,
     path: KeyPath,
 ) -> Result<T, Located> {
-    let de = NodeDe { node, path };
-    T::deserialize(de).map_err(|e| match e.located {
-        Some(l) => l,
-        None => Located {
-            message: e.to_string(),
+    match from_node_all(node, path) {
+        (Some(value), errors) if errors.is_empty() => Ok(value),
+        (_, errors) => Err(errors.into_iter().next().unwrap_or(Located {
+            message: "invalid value".to_owned(),
             hint: None,
             pos: node.pos,
-        },
-    })
+        })),
+    }
 }
+
+/// Deserializes `T` from `node`, which sits at `path`, and every error found on the way, in
+/// the order met. The value is there unless serde itself gave up; when there are errors it
+/// holds stand-ins and is only good for checks that report by position.
+pub(crate) fn from_node_all<'de, T: de::Deserialize<'de>>(
+    node: &Node,
+    path: KeyPath,
+) -> (Option<T>, Vec<Located>) {
+    let sink = Sink::default();
+    let result = T::deserialize(NodeDe {
+        node,
+        path,
+        sink: &sink,
+        quiet: false,
+    });
+    let mut errors = sink.0.into_inner();
+    match result {
+        Ok(value) => (Some(value), errors),
+        Err(e) => {
+            let message = e.to_string();
+            let located = e.located.unwrap_or(Located {
+                message,
+                hint: None,
+                pos: node.pos,
+            });
+            if !errors.contains(&located) {
+                errors.push(located);
+            }
+            (None, errors)
+        }
+    }
+}
+
+/// The errors recorded so far.
+#[derive(Default)]
+struct Sink(RefCell<Vec<Located>>);
+
+/// Keys a struct cannot do without, by the struct's name: checked up front so each missing one
+/// is reported and a stand-in lets the rest of the struct be checked too.
+const REQUIRED: &[(&str, &[&str])] = &[
+    ("Config", &["server"]),
+    ("TestCase", &["name", "tool"]),
+    ("EvalCase", &["prompt"]),
+    ("BenchTarget", &["tool"]),
+];
 
 /// The deserializer for one node.
 struct NodeDe<'a> {
     node: &'a Node,
     path: KeyPath,
+    sink: &'a Sink,
+    /// A stand-in for a missing key: takes any shape without recording anything.
+    quiet: bool,
 }
 
 impl<'a> NodeDe<'a> {
+    /// Records an error (never twice, never for a stand-in).
+    fn record(&self, err: DeError) {
+        if self.quiet {
+            return;
+        }
+        let located = err.place(self.node, &self.path).located;
+        if let Some(l) = located {
+            let mut errors = self.sink.0.borrow_mut();
+            if !errors.contains(&l) {
+                errors.push(l);
+            }
+        }
+    }
+
     fn fail(&self, expected: &str, hint: Option<String>) -> DeError {
         let at = self.path.subject();
         DeError::located(
@@ -78,14 +140,16 @@ impl<'a> NodeDe<'a> {
         }
     }
 
-    /// A whole number from an integer, an integral float, or text holding one.
+    /// A whole number from an integer, an integral float, a boolean (1 or 0) or text holding
+    /// one: what pydantic's lax mode takes for an `int` field in mcp-toolproof.
     fn whole(&self) -> Option<i128> {
         match &self.node.value {
             Value::Int(n) => Some(i128::from(*n)),
             Value::UInt(n) => Some(i128::from(*n)),
             Value::Float(x) => float_to_whole(*x),
+            Value::Bool(b) => Some(i128::from(*b)),
             Value::Str(s) => {
-                let s = s.trim();
+                let s = number_text(s);
                 s.parse::<i128>()
                     .ok()
                     .or_else(|| s.parse::<f64>().ok().and_then(float_to_whole))
@@ -118,11 +182,13 @@ impl<'a> NodeDe<'a> {
     }
 
     fn number(&self) -> Result<f64, DeError> {
+        // pydantic's lax `float`: booleans are 1.0 and 0.0, text may hold a number.
         let x = match &self.node.value {
             Value::Int(n) => Some(*n as f64),
             Value::UInt(n) => Some(*n as f64),
             Value::Float(x) => Some(*x),
-            Value::Str(s) => s.trim().parse::<f64>().ok(),
+            Value::Bool(b) => Some(f64::from(u8::from(*b))),
+            Value::Str(s) => number_text(s).parse::<f64>().ok(),
             _ => None,
         };
         match x {
@@ -138,7 +204,121 @@ impl<'a> NodeDe<'a> {
     }
 
     fn child(&self, node: &'a Node, path: KeyPath) -> NodeDe<'a> {
-        NodeDe { node, path }
+        NodeDe {
+            node,
+            path,
+            sink: self.sink,
+            quiet: self.quiet,
+        }
+    }
+
+    /// The entries of a mapping whose keys are text, with each other key recorded as an error.
+    fn text_keyed(&self, entries: &'a [(Node, Node)]) -> Vec<Entry<'a>> {
+        entries
+            .iter()
+            .filter_map(|(key, value)| match key_text(key) {
+                Some(text) => Some(Entry {
+                    key,
+                    text,
+                    value,
+                    quiet: self.quiet,
+                }),
+                None => {
+                    self.record(bad_key(key, &self.path));
+                    None
+                }
+            })
+            .collect()
+    }
+
+    /// `unknown key …` for an entry no field takes, with the nearest field or the list.
+    fn unknown_key(&self, entry: &Entry<'_>, fields: &[&str]) -> DeError {
+        let shown = entry.text.escape_debug().to_string();
+        let place = if self.path.is_root() {
+            String::new()
+        } else {
+            format!(" in `{}`", self.path)
+        };
+        let (message, hint) = match suggest::nearest(&entry.text, fields) {
+            Some(near) => (
+                format!("unknown key `{shown}`{place}, did you mean `{near}`?"),
+                None,
+            ),
+            None => (
+                format!("unknown key `{shown}`{place}"),
+                Some(format!("valid keys here: {}", suggest::list(fields))),
+            ),
+        };
+        DeError::located(message, hint, entry.key.pos)
+    }
+
+    /// The required keys of struct `name` that `entries` lacks, each recorded as an error.
+    fn missing_required(&self, name: &str, entries: &[Entry<'_>]) -> Vec<&'static str> {
+        let required = REQUIRED
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(&[][..], |(_, keys)| *keys);
+        let missing: Vec<&'static str> = required
+            .iter()
+            .copied()
+            .filter(|key| !entries.iter().any(|e| e.text == *key))
+            .collect();
+        // A value that is not a mapping at all was reported as such already.
+        if matches!(self.node.value, Value::Map(_) | Value::Null) {
+            for key in &missing {
+                self.record(de::Error::missing_field(key));
+            }
+        }
+        missing
+    }
+
+    fn map_access<'b>(&'b self, entries: Vec<Entry<'b>>) -> MapDe<'b>
+    where
+        'a: 'b,
+    {
+        MapDe {
+            entries: entries.into_iter(),
+            pending: None,
+            path: self.path.clone(),
+            pos: self.node.pos,
+            sink: self.sink,
+        }
+    }
+}
+
+/// Number text as pydantic reads it: surrounding white space dropped, and `_` between digits
+/// (`1_000`) removed.
+fn number_text(s: &str) -> String {
+    let s = s.trim();
+    let bytes = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    for (i, c) in s.char_indices() {
+        let between_digits = i > 0
+            && bytes[i - 1].is_ascii_digit()
+            && bytes.get(i + 1).is_some_and(u8::is_ascii_digit);
+        if c != '_' || !between_digits {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A boolean as pydantic's lax mode reads one: `true`/`false`, `0`/`1` (also `0.0`/`1.0`), and
+/// in any letter case the words `true`, `false`, `t`, `f`, `yes`, `no`, `y`, `n`, `on`, `off`
+/// and the text `1`/`0`.
+fn lax_bool(value: &Value) -> Option<bool> {
+    match value {
+        Value::Bool(b) => Some(*b),
+        Value::Int(0) | Value::UInt(0) => Some(false),
+        Value::Int(1) | Value::UInt(1) => Some(true),
+        Value::Float(x) if *x == 0.0 => Some(false),
+        Value::Float(x) if *x == 1.0 => Some(true),
+        Value::Str(s) => match s.to_lowercase().as_str() {
+            "true" | "t" | "yes" | "y" | "on" | "1" => Some(true),
+            "false" | "f" | "no" | "n" | "off" | "0" => Some(false),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -173,8 +353,15 @@ fn bad_key(key: &Node, path: &KeyPath) -> DeError {
 macro_rules! unsigned_method {
     ($method:ident, $visit:ident, $ty:ty) => {
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-            let v = self.unsigned(u64::from(<$ty>::MAX))?;
-            let v = <$ty>::try_from(v).map_err(|_| self.fail("a smaller whole number", None))?;
+            let v = self
+                .unsigned(u64::from(<$ty>::MAX))
+                .and_then(|v| {
+                    <$ty>::try_from(v).map_err(|_| self.fail("a smaller whole number", None))
+                })
+                .unwrap_or_else(|e| {
+                    self.record(e);
+                    0
+                });
             self.placed(visitor.$visit(v))
         }
     };
@@ -183,8 +370,15 @@ macro_rules! unsigned_method {
 macro_rules! signed_method {
     ($method:ident, $visit:ident, $ty:ty) => {
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-            let v = self.signed(i64::from(<$ty>::MIN), i64::from(<$ty>::MAX))?;
-            let v = <$ty>::try_from(v).map_err(|_| self.fail("a smaller whole number", None))?;
+            let v = self
+                .signed(i64::from(<$ty>::MIN), i64::from(<$ty>::MAX))
+                .and_then(|v| {
+                    <$ty>::try_from(v).map_err(|_| self.fail("a smaller whole number", None))
+                })
+                .unwrap_or_else(|e| {
+                    self.record(e);
+                    0
+                });
             self.placed(visitor.$visit(v))
         }
     };
@@ -201,39 +395,38 @@ impl<'de, 'a> de::Deserializer<'de> for NodeDe<'a> {
             Value::UInt(n) => visitor.visit_u64(*n),
             Value::Float(x) if x.is_finite() => visitor.visit_f64(*x),
             Value::Float(_) => {
-                return Err(self.fail(
-                    "a finite number",
-                    Some(
-                        "JSON has no NaN or infinity; put the value in quotes to send text"
-                            .to_owned(),
+                self.record(
+                    self.fail(
+                        "a finite number",
+                        Some(
+                            "JSON has no NaN or infinity; put the value in quotes to send text"
+                                .to_owned(),
+                        ),
                     ),
-                ));
+                );
+                visitor.visit_unit()
             }
             Value::Str(s) => visitor.visit_str(s),
             Value::Seq(items) => visitor.visit_seq(SeqDe {
                 items: items.iter().enumerate(),
                 parent: &self,
             }),
-            Value::Map(entries) => visitor.visit_map(MapDe {
-                entries: entries.iter(),
-                pending: None,
-                parent: &self,
-            }),
+            Value::Map(entries) => {
+                let entries = self.text_keyed(entries);
+                visitor.visit_map(self.map_access(entries))
+            }
         };
         result.map_err(|e| e.place(self.node, &self.path))
     }
 
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        let b = match &self.node.value {
-            Value::Bool(b) => *b,
-            // YAML 1.1 spellings, which the reference (PyYAML) reads as booleans.
-            Value::Str(s) => match s.as_str() {
-                "yes" | "Yes" | "YES" | "on" | "On" | "ON" => true,
-                "no" | "No" | "NO" | "off" | "Off" | "OFF" => false,
-                _ => return Err(self.fail("true or false", None)),
-            },
-            _ => return Err(self.fail("true or false", None)),
-        };
+        let b = lax_bool(&self.node.value).unwrap_or_else(|| {
+            self.record(self.fail(
+                "true or false",
+                Some("also accepted: yes/no, on/off, 1/0, \"true\"/\"false\"".to_owned()),
+            ));
+            false
+        });
         self.placed(visitor.visit_bool(b))
     }
 
@@ -251,7 +444,10 @@ impl<'de, 'a> de::Deserializer<'de> for NodeDe<'a> {
     }
 
     fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        let x = self.number()?;
+        let x = self.number().unwrap_or_else(|e| {
+            self.record(e);
+            0.0
+        });
         self.placed(visitor.visit_f64(x))
     }
 
@@ -260,9 +456,12 @@ impl<'de, 'a> de::Deserializer<'de> for NodeDe<'a> {
     }
 
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        match &self.node.value {
-            Value::Str(s) => self.placed(visitor.visit_str(s)),
-            _ => Err(self.fail("a string", self.quote_hint())),
+        match (&self.node.value, &self.node.was_text) {
+            (Value::Str(s), _) | (_, Some(s)) => self.placed(visitor.visit_str(s)),
+            _ => {
+                self.record(self.fail("a string", self.quote_hint()));
+                self.placed(visitor.visit_str(""))
+            }
         }
     }
 
@@ -288,10 +487,10 @@ impl<'de, 'a> de::Deserializer<'de> for NodeDe<'a> {
     }
 
     fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        match &self.node.value {
-            Value::Null => self.placed(visitor.visit_unit()),
-            _ => Err(self.fail("null", None)),
+        if self.node.value != Value::Null {
+            self.record(self.fail("null", None));
         }
+        self.placed(visitor.visit_unit())
     }
 
     fn deserialize_unit_struct<V: Visitor<'de>>(
@@ -319,7 +518,10 @@ impl<'de, 'a> de::Deserializer<'de> for NodeDe<'a> {
             Value::Seq(items) => items,
             // `tests:` with every entry commented out means no tests.
             Value::Null => &EMPTY,
-            _ => return Err(self.fail("a list", self.list_hint())),
+            _ => {
+                self.record(self.fail("a list", self.list_hint()));
+                &EMPTY
+            }
         };
         visitor
             .visit_seq(SeqDe {
@@ -347,64 +549,65 @@ impl<'de, 'a> de::Deserializer<'de> for NodeDe<'a> {
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        static EMPTY: Vec<(Node, Node)> = Vec::new();
         let entries = match &self.node.value {
-            Value::Map(entries) => entries,
-            Value::Null => &EMPTY,
-            _ => return Err(self.fail("a mapping", None)),
+            Value::Map(entries) => self.text_keyed(entries),
+            Value::Null => Vec::new(),
+            _ => {
+                self.record(self.fail("a mapping", None));
+                Vec::new()
+            }
         };
         visitor
-            .visit_map(MapDe {
-                entries: entries.iter(),
-                pending: None,
-                parent: &self,
-            })
+            .visit_map(self.map_access(entries))
             .map_err(|e| e.place(self.node, &self.path))
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
         self,
-        _name: &'static str,
+        name: &'static str,
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, DeError> {
-        if let Value::Map(entries) = &self.node.value {
-            for (key, _) in entries {
-                let Some(name) = key_text(key) else {
-                    return Err(bad_key(key, &self.path));
-                };
-                if fields.contains(&name.as_str()) {
-                    continue;
-                }
-                let shown = name.escape_debug().to_string();
-                let place = if self.path.is_root() {
-                    String::new()
-                } else {
-                    format!(" in `{}`", self.path)
-                };
-                let (message, hint) = match suggest::nearest(&name, fields) {
-                    Some(near) => (
-                        format!("unknown key `{shown}`{place}, did you mean `{near}`?"),
-                        unknown_key_hint(&self.path, &name).map(str::to_owned),
-                    ),
-                    None => (
-                        format!("unknown key `{shown}`{place}"),
-                        Some(
-                            unknown_key_hint(&self.path, &name)
-                                .map(str::to_owned)
-                                .unwrap_or_else(|| {
-                                    format!("valid keys here: {}", suggest::list(fields))
-                                }),
-                        ),
-                    ),
-                };
-                return Err(DeError::located(message, hint, key.pos));
+        let mut entries = match &self.node.value {
+            Value::Map(entries) => self.text_keyed(entries),
+            Value::Null => Vec::new(),
+            _ => {
+                self.record(self.fail("a mapping", None));
+                Vec::new()
             }
-        }
-        match &self.node.value {
-            Value::Map(_) | Value::Null => self.deserialize_map(visitor),
-            _ => Err(self.fail("a mapping", None)),
-        }
+        };
+        entries.retain(|entry| {
+            let known = fields.contains(&entry.text.as_str());
+            if !known {
+                self.record(self.unknown_key(entry, fields));
+            }
+            known
+        });
+        let missing = self.missing_required(name, &entries);
+        let stand_ins: Vec<(Node, Node)> = missing
+            .iter()
+            .map(|field| {
+                let stand_in = |value| Node {
+                    value,
+                    pos: self.node.pos,
+                    defined_at: None,
+                    was_text: None,
+                };
+                (
+                    stand_in(Value::Str((*field).to_owned())),
+                    stand_in(Value::Null),
+                )
+            })
+            .collect();
+        entries.extend(stand_ins.iter().map(|(key, value)| Entry {
+            key,
+            text: key_text(key).unwrap_or_default(),
+            value,
+            quiet: true,
+        }));
+        visitor
+            .visit_map(self.map_access(entries))
+            .map_err(|e| e.place(self.node, &self.path))
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -413,12 +616,22 @@ impl<'de, 'a> de::Deserializer<'de> for NodeDe<'a> {
         variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, DeError> {
-        match &self.node.value {
-            Value::Str(s) => visitor
-                .visit_enum(s.as_str().into_deserializer())
-                .map_err(|e: DeError| e.place(self.node, &self.path)),
-            _ => Err(self.fail(&format!("one of {}", suggest::list(variants)), None)),
-        }
+        let choice = match &self.node.value {
+            Value::Str(s) if variants.contains(&s.as_str()) || variants.is_empty() => s.as_str(),
+            _ => {
+                let hint = match &self.node.value {
+                    Value::Str(s) => {
+                        suggest::nearest(s, variants).map(|n| format!("did you mean `{n}`?"))
+                    }
+                    _ => None,
+                };
+                self.record(self.fail(&format!("one of {}", suggest::list(variants)), hint));
+                variants[0]
+            }
+        };
+        visitor
+            .visit_enum(choice.into_deserializer())
+            .map_err(|e: DeError| e.place(self.node, &self.path))
     }
 
     fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
@@ -459,47 +672,57 @@ where
     }
 }
 
-/// Walks a mapping: keys as text, values with the key added to the path.
-struct MapDe<'p, 'a, I> {
-    entries: I,
-    pending: Option<(String, &'a Node)>,
-    parent: &'p NodeDe<'a>,
+/// One mapping entry whose key is text.
+struct Entry<'a> {
+    key: &'a Node,
+    text: String,
+    value: &'a Node,
+    /// A stand-in for a missing required key.
+    quiet: bool,
 }
 
-impl<'de, 'p, 'a, I> de::MapAccess<'de> for MapDe<'p, 'a, I>
-where
-    I: Iterator<Item = &'a (Node, Node)>,
-{
+/// Walks a mapping: keys as text, values with the key added to the path.
+struct MapDe<'a> {
+    entries: std::vec::IntoIter<Entry<'a>>,
+    pending: Option<(String, &'a Node, bool)>,
+    path: KeyPath,
+    pos: super::node::Pos,
+    sink: &'a Sink,
+}
+
+impl<'de, 'a> de::MapAccess<'de> for MapDe<'a> {
     type Error = DeError;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, DeError> {
-        let Some((key, value)) = self.entries.next() else {
+        let Some(entry) = self.entries.next() else {
             return Ok(None);
         };
-        let Some(text) = key_text(key) else {
-            return Err(bad_key(key, &self.parent.path));
-        };
-        let path = self.parent.path.key(&text);
+        let path = self.path.key(&entry.text);
         let result = seed
-            .deserialize(de::value::StrDeserializer::<DeError>::new(&text))
-            .map_err(|e| e.place(key, &path));
-        self.pending = Some((text, value));
+            .deserialize(de::value::StrDeserializer::<DeError>::new(&entry.text))
+            .map_err(|e| e.place(entry.key, &path));
+        self.pending = Some((entry.text, entry.value, entry.quiet));
         result.map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
-        let Some((key, node)) = self.pending.take() else {
+        let Some((key, node, quiet)) = self.pending.take() else {
             return Err(DeError::located(
                 "internal error: value asked for before its key".to_owned(),
                 None,
-                self.parent.node.pos,
+                self.pos,
             ));
         };
-        let path = self.parent.path.key(&key);
-        let child = self.parent.child(node, path.clone());
+        let path = self.path.key(&key);
+        let child = NodeDe {
+            node,
+            path: path.clone(),
+            sink: self.sink,
+            quiet,
+        };
         seed.deserialize(child).map_err(|e| e.place(node, &path))
     }
 }

@@ -11,7 +11,7 @@ struct Inner {
     #[serde(default)]
     timeout: Option<f64>,
     #[serde(default)]
-    on: bool,
+    flag: bool,
 }
 
 #[derive(Debug, Deserialize, PartialEq)]
@@ -57,12 +57,12 @@ fn paths_render_like_the_yaml() {
 
 #[test]
 fn reads_values_with_coercions() {
-    let v = load("items:\n  - {retries: 2.0, timeout: '30', on: yes}\nkind: beta\n");
+    let v = load("items:\n  - {retries: 2.0, timeout: '30', flag: yes}\nkind: beta\n");
     let expected = Outer {
         items: vec![Inner {
             retries: 2,
             timeout: Some(30.0),
-            on: true,
+            flag: true,
         }],
         kind: Some(Kind::Beta),
     };
@@ -118,4 +118,133 @@ fn null_reads_as_an_empty_list() {
             kind: None
         })
     );
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+struct Typed {
+    #[serde(default)]
+    b: Option<bool>,
+    #[serde(default)]
+    i: Option<u32>,
+    #[serde(default)]
+    x: Option<f64>,
+}
+
+fn typed(yaml: &str) -> Result<Typed, Located> {
+    let node = parse(yaml).ok().flatten().expect("test YAML parses");
+    from_node(&node, KeyPath::root())
+}
+
+/// The verdicts of pydantic 2.14 (lax mode, as mcp-toolproof 0.3.1 validates) for a `bool`
+/// field, measured in the reference's venv with `TypeAdapter(bool).validate_python`.
+#[test]
+fn bool_fields_take_exactly_what_pydantic_takes() {
+    let accepted = [
+        ("true", true),
+        ("'true'", true),
+        ("'false'", false),
+        ("'True'", true),
+        ("'TRUE'", true),
+        ("'tRuE'", true),
+        ("'t'", true),
+        ("'f'", false),
+        ("'T'", true),
+        ("'y'", true),
+        ("'n'", false),
+        ("y", true),
+        ("N", false),
+        ("'yes'", true),
+        ("'no'", false),
+        ("yes", true),
+        ("off", false),
+        ("'ON'", true),
+        ("'1'", true),
+        ("'0'", false),
+        ("1", true),
+        ("0", false),
+        ("1.0", true),
+        ("0.0", false),
+    ];
+    for (text, want) in accepted {
+        let got = typed(&format!("b: {text}\n")).map(|t| t.b);
+        assert_eq!(got, Ok(Some(want)), "b: {text}");
+    }
+    let rejected = [
+        "2",
+        "-1",
+        "1.5",
+        "'2'",
+        "' true'",
+        "'true '",
+        "''",
+        "'0.0'",
+        "'1.0'",
+        "'5'",
+        "1e3",
+        "'1_000'",
+        "'+5'",
+        "'inf'",
+        "'nan'",
+        "[true]",
+        "{a: 1}",
+        "2024-01-15",
+        "maybe",
+    ];
+    for text in rejected {
+        let err = typed(&format!("b: {text}\n")).expect_err(text);
+        assert!(
+            err.message.contains("must be true or false"),
+            "b: {text}: {err:?}"
+        );
+        assert_eq!((err.pos.line, err.pos.column), (1, 4), "b: {text}");
+    }
+}
+
+/// pydantic's lax `int` and `float`: booleans count as 1 and 0, text may hold the number
+/// (white space and `_` between digits allowed), a float with no fraction is a whole number.
+#[test]
+fn number_fields_take_what_pydantic_takes() {
+    let whole = [
+        ("true", 1),
+        ("false", 0),
+        ("'5'", 5),
+        ("' 5 '", 5),
+        ("'1_000'", 1000),
+        ("'+5'", 5),
+        ("5.0", 5),
+        ("'5.0'", 5),
+        ("'0755'", 755),
+        ("0755", 493),
+    ];
+    for (text, want) in whole {
+        assert_eq!(
+            typed(&format!("i: {text}\n")).map(|t| t.i),
+            Ok(Some(want)),
+            "i: {text}"
+        );
+    }
+    for text in ["1.5", "'5.5'", "'yes'", "'0x10'", "'1__0'", "'_1'", "[1]"] {
+        let err = typed(&format!("i: {text}\n")).expect_err(text);
+        assert!(err.message.contains("whole number"), "i: {text}: {err:?}");
+    }
+    let floats = [
+        ("true", 1.0),
+        ("no", 0.0),
+        ("'1e3'", 1000.0),
+        ("1e3", 1000.0),
+        ("' 2.5 '", 2.5),
+        ("'1_000.5'", 1000.5),
+        ("1:30", 90.0),
+    ];
+    for (text, want) in floats {
+        assert_eq!(
+            typed(&format!("x: {text}\n")).map(|t| t.x),
+            Ok(Some(want)),
+            "x: {text}"
+        );
+    }
+    for text in ["'yes'", "'0x10'", "''", "[1]"] {
+        let err = typed(&format!("x: {text}\n")).expect_err(text);
+        assert!(err.message.contains("number"), "x: {text}: {err:?}");
+    }
 }

@@ -20,17 +20,19 @@ pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), Confi
     )?;
     match &evals.command {
         Some(command) if command.first().is_none_or(|p| p.trim().is_empty()) => {
-            return Err(ctx.error(
-                ctx.pos(&[e, Step::Key("command")]),
-                "`evals.command` is empty",
-                Some(
-                    "give the picker program and its arguments, e.g. [python, picker.py]"
-                        .to_owned(),
+            ctx.report(
+                ctx.error(
+                    ctx.pos(&[e, Step::Key("command")]),
+                    "`evals.command` is empty",
+                    Some(
+                        "give the picker program and its arguments, e.g. [python, picker.py]"
+                            .to_owned(),
+                    ),
                 ),
-            ));
+            );
         }
         None if evals.provider == Some(Provider::Command) => {
-            return Err(ctx.error(
+            ctx.report(ctx.error(
                 ctx.pos(&[e, Step::Key("provider")]),
                 "`evals.provider` is `command` but `evals.command` is not set",
                 Some("add `command: [program, args…]`: the program that picks a tool for each prompt".to_owned()),
@@ -54,7 +56,7 @@ pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), Confi
         at_least_one(ctx, n, &[e, Step::Key("max_tokens")])?;
     }
     if evals.model.is_some() && !evals.models.is_empty() {
-        return Err(ctx.error(
+        ctx.report(ctx.error(
             ctx.pos(&[e, Step::Key("models")]),
             "`evals.model` and `evals.models` are both set",
             Some(
@@ -64,7 +66,7 @@ pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), Confi
     }
     for (i, m) in evals.models.iter().enumerate() {
         if m.trim().is_empty() {
-            return Err(ctx.error(
+            ctx.report(ctx.error(
                 ctx.pos(&[e, Step::Key("models"), Step::Index(i)]),
                 format!("`evals.models[{i}]` is empty"),
                 Some("give the model id the provider knows".to_owned()),
@@ -72,7 +74,7 @@ pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), Confi
         }
     }
     if evals.system.is_some() && evals.system_file.is_some() {
-        return Err(ctx.error(
+        ctx.report(ctx.error(
             ctx.pos(&[e, Step::Key("system_file")]),
             "`evals.system` and `evals.system_file` are both set",
             Some("keep one: `system_file` reads the prompt your client ships".to_owned()),
@@ -86,7 +88,7 @@ fn check_cases(ctx: &Ctx<'_>, cases: &[EvalCase], at: &[Step<'_>]) -> Result<(),
     for (i, case) in cases.iter().enumerate() {
         let here: Vec<Step<'_>> = at.iter().copied().chain([Step::Index(i)]).collect();
         if case.expect_tool.is_none() {
-            return Err(ctx.error(
+            ctx.report(ctx.error(
                 ctx.pos(&here),
                 format!("`{}` has no `expect_tool`", path_of(&here)),
                 Some("set expect_tool (use null when no tool should be called)".to_owned()),
@@ -107,7 +109,7 @@ pub(super) fn read_eval_files(
     root: &Node,
     evals: &mut EvalConfig,
 ) -> Result<(), ConfigError> {
-    let ctx = Ctx { file, root };
+    let ctx = Ctx::new(file, root);
     if let Some(path) = &evals.system_file {
         let bytes = read_capped(path).map_err(|err| {
             err.into_config_error(path, |err| unreadable(&ctx, "system_file", path, &err))
@@ -127,14 +129,22 @@ pub(super) fn read_eval_files(
         Ok(None) => return Ok(()),
         Err(err) => return Err(invalid_yaml(err, &path)),
     };
-    let cctx = Ctx {
-        file: &path,
-        root: &cases_root,
-    };
+    let cctx = Ctx::new(&path, &cases_root);
     let (list, prefix) = case_list(&cctx)?;
-    let mut cases: Vec<EvalCase> = de::from_node(list, path_of(&prefix))
-        .map_err(|Located { message, hint, pos }| cctx.error(pos, message, hint))?;
+    let (cases, errors) = de::from_node_all::<Vec<EvalCase>>(list, path_of(&prefix));
+    let typing: Vec<ConfigError> = errors
+        .into_iter()
+        .map(|Located { message, hint, pos }| cctx.error(pos, message, hint))
+        .collect();
+    let Some(mut cases) = cases.filter(|_| typing.is_empty()) else {
+        return Err(
+            ConfigError::all(typing).unwrap_or_else(|| cctx.error(list.pos, "invalid cases", None))
+        );
+    };
     check_cases(&cctx, &cases, &prefix)?;
+    if let Some(all) = ConfigError::all(cctx.errors.take()) {
+        return Err(all);
+    }
     for (i, case) in cases.iter_mut().enumerate() {
         let mut steps = prefix.clone();
         steps.push(Step::Index(i));

@@ -10,6 +10,7 @@ mod paths;
 mod ranges;
 mod server;
 
+use std::cell::RefCell;
 use std::env::VarError;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -157,13 +158,36 @@ fn lowercase_first(s: &str) -> String {
     }
 }
 
-/// Builds errors located in one file.
+/// Builds errors located in one file, and keeps those that do not stop the checks.
 struct Ctx<'a> {
     file: &'a Path,
     root: &'a Node,
+    /// Errors reported so far; the checks go on after each.
+    errors: RefCell<Vec<ConfigError>>,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    fn new(file: &'a Path, root: &'a Node) -> Self {
+        Ctx {
+            file,
+            root,
+            errors: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// Records an error (and those it carries); the caller goes on checking.
+    fn report(&self, mut err: ConfigError) {
+        let also = err.take_others();
+        let mut errors = self.errors.borrow_mut();
+        errors.push(err);
+        errors.extend(also);
+    }
+
+    /// Records the error of a check that stopped at it.
+    fn keep<T>(&self, result: Result<T, ConfigError>) -> Option<T> {
+        result.map_err(|e| self.report(e)).ok()
+    }
+
     fn error(&self, pos: Pos, message: impl Into<String>, hint: Option<String>) -> ConfigError {
         let mut err = ConfigError::new(message).in_file(self.file);
         if pos.line > 0 {
@@ -188,13 +212,14 @@ impl Ctx<'_> {
     /// `` `path` must be …, got … `` at the value's position.
     fn bad_value(&self, steps: &[Step<'_>], must: &str) -> ConfigError {
         let node = self.node(steps);
+        // A number setting took this text as a number (`1e300` is text in YAML 1.1).
+        let got = match &node.value {
+            Value::Str(s) if s.trim().parse::<f64>().is_ok() => format!("number {}", s.trim()),
+            other => other.describe(),
+        };
         self.error(
             node.pos,
-            format!(
-                "`{}` must be {must}, got {}",
-                path_of(steps),
-                node.value.describe()
-            ),
+            format!("`{}` must be {must}, got {got}", path_of(steps)),
             None,
         )
     }
@@ -213,7 +238,7 @@ fn build(
     base_dir: PathBuf,
     env: EnvLookup<'_>,
 ) -> Result<LoadedConfig, ConfigError> {
-    let root = match node::parse(text) {
+    let mut root = match node::parse(text) {
         Ok(Some(root)) => root,
         Ok(None) => {
             return Err(ConfigError::new("the config file is empty")
@@ -222,7 +247,17 @@ fn build(
         }
         Err(err) => return Err(invalid_yaml(err, file)),
     };
-    let ctx = Ctx { file, root: &root };
+    let warnings: Vec<ConfigError> = take_base_dir(&mut root)
+        .map(|pos| {
+            Ctx::new(file, &root).error(
+                pos,
+                "`base_dir` has no effect: relative paths always resolve from the config file's folder",
+                Some("remove the key (mcp-toolproof 0.3.1 ignores it too)".to_owned()),
+            )
+        })
+        .into_iter()
+        .collect();
+    let ctx = Ctx::new(file, &root);
     if !matches!(root.value, Value::Map(_)) {
         return Err(ctx.error(
             root.pos,
@@ -233,18 +268,33 @@ fn build(
             Some("start the file with `server:` and write each setting as `key: value`".to_owned()),
         ));
     }
-    let mut config: Config = de::from_node(&root, KeyPath::root())
-        .map_err(|Located { message, hint, pos }| ctx.error(pos, message, hint))?;
+    let (config, typing) = de::from_node_all::<Config>(&root, KeyPath::root());
+    let typing: Vec<ConfigError> = typing
+        .into_iter()
+        .map(|Located { message, hint, pos }| ctx.error(pos, message, hint))
+        .collect();
+    let Some(mut config) = config else {
+        return Err(
+            ConfigError::all(typing).unwrap_or_else(|| ctx.error(root.pos, "invalid config", None))
+        );
+    };
     fill_lines(&mut config, &root);
-
     let target = target_of(&config.server);
-    server::check_server(&ctx, &config.server)?;
-    let secrets = server::expand_server(&ctx, &mut config.server, env)?;
-    server::check_url_scheme(&ctx, &config.server)?;
-    ranges::check_ranges(&ctx, &config)?;
-    resolve_paths(&mut config, &base_dir);
-    if let Some(evals) = &mut config.evals {
-        evals::read_eval_files(file, &root, evals)?;
+    let secrets = validate(&ctx, &mut config, env, &base_dir).unwrap_or_default();
+    // A value that already failed its type holds a stand-in: whatever a later check says about
+    // that place repeats the first error.
+    let later: Vec<ConfigError> = ctx
+        .errors
+        .take()
+        .into_iter()
+        .filter(|e| {
+            !typing
+                .iter()
+                .any(|t| (t.line, t.column) == (e.line, e.column))
+        })
+        .collect();
+    if let Some(all) = ConfigError::all(typing.into_iter().chain(later).collect()) {
+        return Err(all);
     }
     Ok(LoadedConfig {
         path: file.to_path_buf(),
@@ -252,7 +302,38 @@ fn build(
         config,
         secrets,
         target,
+        warnings,
     })
+}
+
+/// Removes a top-level `base_dir` (mcp-toolproof accepts and ignores it); where it was.
+fn take_base_dir(root: &mut Node) -> Option<Pos> {
+    let Value::Map(entries) = &mut root.value else {
+        return None;
+    };
+    let at = entries
+        .iter()
+        .position(|(k, _)| matches!(&k.value, Value::Str(s) if s == "base_dir"))?;
+    Some(entries.remove(at).0.pos)
+}
+
+/// What the types cannot say, every check run, each error kept in `ctx`; the secrets that
+/// `${VAR}` expansion put in `server`. Paths are resolved and eval files read on the way.
+fn validate(
+    ctx: &Ctx<'_>,
+    config: &mut Config,
+    env: EnvLookup<'_>,
+    base_dir: &Path,
+) -> Option<Vec<String>> {
+    ctx.keep(server::check_server(ctx, &config.server));
+    let secrets = ctx.keep(server::expand_server(ctx, &mut config.server, env));
+    ctx.keep(server::check_url_scheme(ctx, &config.server));
+    ctx.keep(ranges::check_ranges(ctx, config));
+    resolve_paths(config, base_dir);
+    if let Some(evals) = &mut config.evals {
+        ctx.keep(evals::read_eval_files(ctx.file, ctx.root, evals));
+    }
+    secrets
 }
 
 /// 1-based YAML lines of every test and eval case, and of the `checks:` and `evals:` keys.

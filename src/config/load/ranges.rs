@@ -80,7 +80,8 @@ fn within(
         unit.ceiling(),
         unit.word()
     );
-    Err(ctx.bad_value(steps, &must))
+    ctx.report(ctx.bad_value(steps, &must));
+    Ok(())
 }
 
 pub(super) fn at_least_one(
@@ -88,19 +89,17 @@ pub(super) fn at_least_one(
     value: u32,
     steps: &[Step<'_>],
 ) -> Result<(), ConfigError> {
-    if value >= 1 {
-        Ok(())
-    } else {
-        Err(ctx.bad_value(steps, "at least 1"))
+    if value < 1 {
+        ctx.report(ctx.bad_value(steps, "at least 1"));
     }
+    Ok(())
 }
 
 pub(super) fn fraction(ctx: &Ctx<'_>, value: f64, steps: &[Step<'_>]) -> Result<(), ConfigError> {
-    if (0.0..=1.0).contains(&value) {
-        Ok(())
-    } else {
-        Err(ctx.bad_value(steps, "between 0 and 1"))
+    if !(0.0..=1.0).contains(&value) {
+        ctx.report(ctx.bad_value(steps, "between 0 and 1"));
     }
+    Ok(())
 }
 
 pub(super) fn not_negative(
@@ -108,11 +107,11 @@ pub(super) fn not_negative(
     value: f64,
     steps: &[Step<'_>],
 ) -> Result<(), ConfigError> {
-    if value >= 0.0 {
-        Ok(())
-    } else {
-        Err(ctx.bad_value(steps, "0 or more"))
+    // NaN fails too.
+    if value.is_nan() || value < 0.0 {
+        ctx.report(ctx.bad_value(steps, "0 or more"));
     }
+    Ok(())
 }
 
 /// Every section but `server` (checked before `${VAR}` expansion) and the files of `evals`,
@@ -154,24 +153,24 @@ fn check_checks(ctx: &Ctx<'_>, cfg: &ChecksConfig) -> Result<(), ConfigError> {
         cfg.similarity_threshold,
         &[checks, Step::Key("similarity_threshold")],
     )?;
-    let Some((i, id)) = cfg
+    let unknown = cfg
         .disable
         .iter()
         .enumerate()
-        .find(|(_, id)| !CHECK_IDS.contains(&id.as_str()))
-    else {
-        return Ok(());
-    };
-    let steps = [checks, Step::Key("disable"), Step::Index(i)];
-    let message = match suggest::nearest(id, CHECK_IDS) {
-        Some(n) => format!("unknown check id `{id}` in checks.disable, did you mean `{n}`?"),
-        None => format!("unknown check id `{id}` in checks.disable"),
-    };
-    Err(ctx.error(
-        ctx.pos(&steps),
-        message,
-        Some(format!("check ids are {}", suggest::list(CHECK_IDS))),
-    ))
+        .filter(|(_, id)| !CHECK_IDS.contains(&id.as_str()));
+    for (i, id) in unknown {
+        let steps = [checks, Step::Key("disable"), Step::Index(i)];
+        let message = match suggest::nearest(id, CHECK_IDS) {
+            Some(n) => format!("unknown check id `{id}` in checks.disable, did you mean `{n}`?"),
+            None => format!("unknown check id `{id}` in checks.disable"),
+        };
+        ctx.report(ctx.error(
+            ctx.pos(&steps),
+            message,
+            Some(format!("check ids are {}", suggest::list(CHECK_IDS))),
+        ));
+    }
+    Ok(())
 }
 
 /// One entry of `tests:`, at `here`.
@@ -190,7 +189,7 @@ fn check_expect(ctx: &Ctx<'_>, expect: &Expect, at: &[Step<'_>]) -> Result<(), C
     for path in expect.jsonpath.keys() {
         if let Some(e) = jsonpath_error(path) {
             let steps = under(&under(at, "jsonpath"), path);
-            return Err(ctx.error(
+            ctx.report(ctx.error(
                 ctx.pos(&steps),
                 format!("`{path}` is not a valid JSONPath: {}", e.problem),
                 Some(e.hint),
@@ -211,7 +210,7 @@ fn check_expect(ctx: &Ctx<'_>, expect: &Expect, at: &[Step<'_>]) -> Result<(), C
             }
             PyReError::Unsupported(_) => "write the character itself or as `\\uXXXX`",
         };
-        return Err(ctx.error(
+        ctx.report(ctx.error(
             ctx.pos(&steps),
             format!("`{}` is {err}", path_of(&steps)),
             Some(hint.to_owned()),
@@ -222,7 +221,7 @@ fn check_expect(ctx: &Ctx<'_>, expect: &Expect, at: &[Step<'_>]) -> Result<(), C
             && min > max
         {
             let steps = under(&under(at, "jsonpath"), path);
-            return Err(ctx.error(
+            ctx.report(ctx.error(
                 ctx.pos(&steps),
                 format!(
                     "`{}` has min {min} above max {max}, so nothing can pass",

@@ -32,6 +32,8 @@ pub struct LoadedConfig {
     /// How to show the server: the URL or the command (items joined by spaces) as written,
     /// before `${VAR}` expansion, so it never holds a secret.
     pub target: String,
+    /// What loads but has no effect (a top-level `base_dir`), each with its place.
+    pub warnings: Vec<super::ConfigWarning>,
 }
 
 /// Top level of `toolproof.yaml`.

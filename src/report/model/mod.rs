@@ -61,6 +61,9 @@ pub struct RunReport {
     /// The signal that stopped the run (`SIGINT`, `SIGTERM`), when one did; phases it cut
     /// short say so in their reason.
     pub interrupted: Option<String>,
+    /// What the config says that loads but has no effect (`file:line:col: message`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub config_warnings: Vec<String>,
     /// The phases, always all five, in run order.
     pub phases: Phases,
     /// What `cache status` or `cache prune` found (only for those commands).

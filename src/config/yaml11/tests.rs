@@ -1,0 +1,117 @@
+//! The resolver against PyYAML: `tests/fixtures/yaml11/scalars.json` holds how PyYAML's
+//! `safe_load` reads each of several hundred plain scalars (written by `make_fixture.py` in the
+//! same folder; the interop tests re-run it live so the file cannot drift from PyYAML).
+
+use super::*;
+use crate::evals::cache::pyjson::float_repr;
+
+#[derive(serde::Deserialize)]
+struct Entry {
+    scalar: String,
+    kind: String,
+    value: serde_json::Value,
+}
+
+fn fixture() -> Vec<Entry> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/yaml11/scalars.json"
+    );
+    let text = std::fs::read_to_string(path).expect("read the PyYAML fixture");
+    serde_json::from_str(&text).expect("the PyYAML fixture is JSON")
+}
+
+/// Our resolution in the fixture's terms: (kind, value).
+fn ours(scalar: &str) -> (String, serde_json::Value) {
+    use serde_json::Value as J;
+    match resolve(scalar) {
+        Scalar::Null => ("null".into(), J::Null),
+        Scalar::Bool(b) => ("bool".into(), J::Bool(b)),
+        Scalar::Int(n) => ("int".into(), J::String(n.to_string())),
+        // Beyond 128 bits only the float the value travels as is compared.
+        Scalar::BigInt(x) => ("int".into(), J::String(py_repr(x))),
+        Scalar::Float(x) => ("float".into(), J::String(py_repr(x))),
+        Scalar::Timestamp(t) => ("timestamp".into(), J::String(t)),
+        Scalar::Str(s) => ("str".into(), J::String(s)),
+    }
+}
+
+/// Python's `repr` of a float.
+fn py_repr(x: f64) -> String {
+    match float_repr(x).as_str() {
+        "Infinity" => "inf".into(),
+        "-Infinity" => "-inf".into(),
+        "NaN" => "nan".into(),
+        other => other.to_owned(),
+    }
+}
+
+/// Python's `float(int(text))` for the fixture's decimal text of a huge integer.
+fn python_float_of_int(digits: &str) -> String {
+    py_repr(digits.parse::<f64>().expect("decimal digits"))
+}
+
+#[test]
+fn plain_scalars_resolve_as_pyyaml_safe_load_does() {
+    let entries = fixture();
+    assert!(
+        entries.len() >= 300,
+        "the corpus has {} scalars",
+        entries.len()
+    );
+    let mut wrong = Vec::new();
+    for e in &entries {
+        let (kind, value) = ours(&e.scalar);
+        let agrees = match e.kind.as_str() {
+            // PyYAML refuses these; the file fails to load there, and we keep the text.
+            "error" => kind == "str" && value == e.scalar.as_str(),
+            "int" if value.as_str().is_some_and(|v| v.contains(['e', '.'])) => {
+                let digits = e.value.as_str().unwrap_or_default();
+                kind == "int" && value == python_float_of_int(digits).as_str()
+            }
+            _ => kind == e.kind && value == e.value,
+        };
+        if !agrees {
+            wrong.push(format!(
+                "{:?}: PyYAML {} {}, ours {kind} {value}",
+                e.scalar, e.kind, e.value
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} disagreements:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_corpus_covers_every_kind() {
+    let entries = fixture();
+    for kind in ["null", "bool", "int", "float", "timestamp", "str", "error"] {
+        let n = entries.iter().filter(|e| e.kind == kind).count();
+        assert!(n >= 4, "only {n} `{kind}` scalars in the corpus");
+    }
+}
+
+#[test]
+fn the_values_the_issue_names() {
+    assert_eq!(resolve("yes"), Scalar::Bool(true));
+    assert_eq!(resolve("OFF"), Scalar::Bool(false));
+    assert_eq!(resolve("y"), Scalar::Str("y".into()));
+    assert_eq!(resolve("0755"), Scalar::Int(493));
+    assert_eq!(resolve("0x1F"), Scalar::Int(31));
+    assert_eq!(resolve("1:30"), Scalar::Int(90));
+    assert_eq!(resolve("1e3"), Scalar::Str("1e3".into()));
+    assert_eq!(resolve("1e-1"), Scalar::Str("1e-1".into()));
+    assert_eq!(resolve("1.0e+3"), Scalar::Float(1000.0));
+    assert_eq!(resolve("1_000.5"), Scalar::Float(1000.5));
+    assert_eq!(resolve("~"), Scalar::Null);
+    assert_eq!(resolve(""), Scalar::Null);
+    assert_eq!(
+        resolve("2024-01-15 10:00:00 +00:00"),
+        Scalar::Timestamp("2024-01-15T10:00:00Z".into())
+    );
+    assert_eq!(resolve("2024-1-5"), Scalar::Str("2024-1-5".into()));
+}
