@@ -101,7 +101,9 @@ impl Plan {
                 "inspect runs only the static checks",
             ),
             CommandKind::Eval => Plan::only(settings, PhaseKey::Evals, "eval runs only the evals"),
-            CommandKind::Bench => Plan::only(settings, PhaseKey::Bench, "bench runs only the bench"),
+            CommandKind::Bench => {
+                Plan::only(settings, PhaseKey::Bench, "bench runs only the bench")
+            }
             CommandKind::CacheStatus => Plan::cache(CacheAction::Status),
             CommandKind::CachePrune { apply } => Plan::cache(CacheAction::Prune { apply }),
             CommandKind::Run => Plan {

@@ -143,6 +143,25 @@ pub(super) fn resolve_bench(
             "pass --tool (with --args), or add `bench.targets` or tests that expect success to the config",
         ));
     }
+    let (baseline, max_regression) = resolve_baseline(&section, baseline, env)?;
+    Ok(Some(BenchSettings {
+        calls,
+        concurrency,
+        connections,
+        warmup,
+        timeout_ms,
+        targets,
+        baseline,
+        max_regression,
+    }))
+}
+
+/// `--baseline` > `TOOLPROOF_BASELINE` > `bench.baseline`, and the same for the regression.
+fn resolve_baseline(
+    section: &BenchConfig,
+    baseline: Option<&BaselineArgs>,
+    env: &Env,
+) -> Result<(Option<PathBuf>, f64), ConfigError> {
     let baseline_path = pick(
         baseline
             .and_then(|b| b.baseline.clone())
@@ -159,14 +178,8 @@ pub(super) fn resolve_bench(
         section.max_regression.map(|v| (v, "bench.max_regression")),
         DEFAULT_MAX_REGRESSION,
     );
-    Ok(Some(BenchSettings {
-        calls,
-        concurrency,
-        connections,
-        warmup,
-        timeout_ms,
-        targets,
-        baseline: Some(baseline_path.value).filter(|p| !p.as_os_str().is_empty()),
-        max_regression: max_regression.value,
-    }))
+    Ok((
+        Some(baseline_path.value).filter(|p| !p.as_os_str().is_empty()),
+        max_regression.value,
+    ))
 }

@@ -17,7 +17,7 @@ mod workspace;
 use std::fmt;
 use std::path::PathBuf;
 
-pub use bench::{BenchSettings, BenchTargetSettings, DEFAULT_MAX_REGRESSION, Thresholds};
+pub use bench::{BenchSettings, BenchTargetSettings, Thresholds};
 pub use env::Env;
 pub use github::{Github, PrComment, PrCommentMode};
 pub use source::config_source;
