@@ -9,6 +9,7 @@
 // Functions stay small enough to hold in one's head (the limit is in clippy.toml).
 #![warn(clippy::too_many_lines)]
 
+mod bench;
 pub mod checks;
 mod cli;
 pub mod config;

@@ -101,17 +101,16 @@ impl Plan {
                 "inspect runs only the static checks",
             ),
             CommandKind::Eval => Plan::only(settings, PhaseKey::Evals, "eval runs only the evals"),
+            CommandKind::Bench => {
+                Plan::only(settings, PhaseKey::Bench, "bench runs only the bench")
+            }
             CommandKind::CacheStatus => Plan::cache(CacheAction::Status),
             CommandKind::CachePrune { apply } => Plan::cache(CacheAction::Prune { apply }),
             CommandKind::Run => Plan {
                 checks: checks_step(settings),
                 tests: tests_step(settings),
                 evals: evals_step(settings),
-                bench: later_step(
-                    settings.loaded().config.bench.is_some(),
-                    "bench",
-                    settings.skips().bench(),
-                ),
+                bench: bench_step(settings),
                 fuzz: later_step(
                     settings.loaded().config.fuzz.is_some(),
                     "fuzz",
@@ -149,7 +148,9 @@ impl Plan {
             }
             // `eval` runs the section even when `enabled: false` keeps it out of `run`.
             PhaseKey::Evals => plan.evals = Step::Run,
-            PhaseKey::Tests | PhaseKey::Bench | PhaseKey::Fuzz => {}
+            // `bench` too runs the section whatever `enabled` says.
+            PhaseKey::Bench => plan.bench = Step::Run,
+            PhaseKey::Tests | PhaseKey::Fuzz => {}
         }
         plan
     }
@@ -211,7 +212,21 @@ fn turned_off(origin: &crate::settings::Origin) -> String {
     }
 }
 
-/// Bench and fuzz: configured phases this build cannot run are skipped with that reason,
+/// The bench in `run`: turned off, not configured, or with nothing to call.
+fn bench_step(settings: &Settings) -> Step {
+    if let Some(origin) = settings.skips().bench() {
+        return Step::Skip(turned_off(origin));
+    }
+    match settings.bench() {
+        None => Step::Skip("no `bench:` section in the config".into()),
+        Some(b) if b.targets.is_empty() => Step::Skip(
+            "nothing to benchmark: no `bench.targets` and no test that expects success".into(),
+        ),
+        Some(_) => Step::Run,
+    }
+}
+
+/// Fuzz: configured phases this build cannot run are skipped with that reason,
 /// never reported as passed.
 fn later_step(configured: bool, name: &str, skip: Option<&crate::settings::Origin>) -> Step {
     if let Some(origin) = skip {

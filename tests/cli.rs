@@ -207,6 +207,8 @@ fn http_fake(args: &[&str]) -> Listening {
     listening(&fake(), &all)
 }
 
+#[path = "cli/bench.rs"]
+mod bench;
 #[path = "cli/compat.rs"]
 mod compat;
 #[path = "cli/evals.rs"]

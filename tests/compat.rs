@@ -89,18 +89,6 @@ const DELIBERATE: &[Deliberate] = &[
         name: "",
         why: "A1: the reference's fuzz phase crashes with the hypothesis it installs and writes no report; toolproof does not run fuzz yet and reports the phase as skipped",
     },
-    Deliberate {
-        config: "bench-section",
-        kind: "bench",
-        name: "",
-        why: "toolproof does not run the bench phase yet: it is reported as skipped, never as passed",
-    },
-    Deliberate {
-        config: "bench-command",
-        kind: "*",
-        name: "",
-        why: "toolproof has no bench command yet (exit 2, usage error)",
-    },
 ];
 
 /// Configs that exercise points of issue 10 fixed on other branches: a difference there is

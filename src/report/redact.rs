@@ -361,6 +361,13 @@ impl Redact for EvalsResults {
     }
 }
 
+impl Redact for crate::report::model::BenchResults {
+    /// Through the JSON form: names, failures and first errors.
+    fn redact(&mut self, r: &Redactor) {
+        r.serde(self);
+    }
+}
+
 impl Redact for ChecksResults {
     fn redact(&mut self, r: &Redactor) {
         let ChecksResults {

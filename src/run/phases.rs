@@ -205,3 +205,31 @@ pub(super) fn history(path: &Path, out: &mut Outcome, ctx: &Ctx<'_>, now: &str) 
     }
     record
 }
+
+/// The latency benchmarks, on this session and as many more as `connections` asks.
+pub(super) fn bench(
+    client: &mut Client,
+    tools: &[Tool],
+    ctx: &Ctx<'_>,
+) -> Phase<Option<crate::report::model::BenchResults>> {
+    let Some(settings) = ctx.settings.bench() else {
+        return Phase::skipped("no `bench:` section in the config");
+    };
+    ctx.events.emit(Event::PhaseStarted {
+        phase: PhaseKey::Bench,
+        total: settings.targets.len(),
+    });
+    let (spec, opts) = super::server_spec(ctx.settings.loaded());
+    let run = crate::bench::BenchRun {
+        settings,
+        server: (&spec, &opts),
+        interrupt: ctx.interrupt,
+    };
+    let phase = crate::bench::run(client, tools, &run);
+    let summary = phase.results.as_ref().map_or_else(
+        || phase.reason.clone().unwrap_or_default(),
+        |r| format!("{}/{} within limits", r.passed(), r.targets.len()),
+    );
+    finished(ctx.events, PhaseKey::Bench, phase.status, Some(summary));
+    phase
+}

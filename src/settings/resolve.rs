@@ -20,6 +20,8 @@ pub(super) struct Flags<'a> {
     server: Option<&'a ServerArgs>,
     model: Option<&'a str>,
     run: Option<&'a crate::cli::RunArgs>,
+    bench: Option<&'a crate::cli::BenchArgs>,
+    baseline: Option<&'a crate::cli::BaselineArgs>,
 }
 
 fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
@@ -37,6 +39,17 @@ fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
                 reports: Some(&a.reports),
                 eval: Some(&a.evals),
                 run: Some(a),
+                baseline: Some(&a.baseline),
+                ..Flags::default()
+            },
+        ),
+        Command::Bench(a) => (
+            CommandKind::Bench,
+            Flags {
+                reports: Some(&a.reports),
+                server: Some(&a.server),
+                bench: Some(a),
+                baseline: Some(&a.baseline),
                 ..Flags::default()
             },
         ),
@@ -149,6 +162,13 @@ impl Settings {
         };
         check_command_needs(command, evals.as_ref(), cfg.evals.as_ref())?;
         let skips = resolve_skips(&flags, env, cfg)?;
+        let bench = super::bench::resolve_bench(
+            cfg.bench.as_ref(),
+            &cfg.tests,
+            flags.bench,
+            flags.baseline,
+            env,
+        )?;
         let mut outputs = super::outputs::resolve_outputs(cli, command, &flags, env)?;
         outputs.places = super::workspace::places(&loaded, env, env.cwd());
         let protocol = pick(
@@ -167,6 +187,7 @@ impl Settings {
             checks,
             tests,
             evals,
+            bench,
             skips,
             outputs,
             revision: Revision {

@@ -12,6 +12,7 @@
 //! `tests`, `evals`, `bench` and `fuzz`; every table row of a result has a `data-status` (the
 //! JSON report's word for it) and one class of `fail`, `warn`, `skip` or `pass`.
 
+mod bench;
 mod evals;
 mod marks;
 mod phases;
@@ -98,7 +99,7 @@ pub fn render(report: &RunReport) -> String {
         EvalsView::of(&r.phases.evals).as_ref(),
         r.config_file.as_deref(),
     );
-    other_section(&mut out, &bench, r.phases.bench.results.as_ref());
+    bench::section(&mut out, &bench, r.phases.bench.results.as_ref());
     other_section(&mut out, &fuzz, r.phases.fuzz.results.as_ref());
     out.push_str("</main>\n");
 

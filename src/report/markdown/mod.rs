@@ -4,6 +4,7 @@
 //! every miss with its `why`, confusion pairs, the miss-rate trend). Every untrusted string is
 //! escaped for Markdown and HTML, and the whole text stays under [`SUMMARY_BUDGET`] bytes by cutting lists with a note.
 
+mod bench;
 mod evals;
 mod list;
 pub mod pr_comment;
@@ -86,10 +87,10 @@ fn phase_table(r: &RunReport, view: Option<&EvalsView<'_>>) -> String {
         Some(view) => evals::row(&evals, view),
         None => phase_row(&evals, None),
     });
-    for phase in [bench, fuzz] {
-        out.push_str(&phase_row(&phase, None));
-    }
+    out.push_str(&bench::row(&bench, r.phases.bench.results.as_ref()));
+    out.push_str(&phase_row(&fuzz, None));
     out.push('\n');
+    out.push_str(&bench::table(r.phases.bench.results.as_ref()));
     out
 }
 

@@ -5,12 +5,14 @@
 use serde::Serialize;
 use serde_json::Value;
 
+mod bench;
 mod checks;
 mod evals;
 mod history;
 pub mod rates;
 mod suite;
 
+pub use bench::{BaselineDelta, BaselineInfo, BenchResults, BenchTargetResult, Latency, Limits};
 pub use checks::{ChecksResults, Finding, Severity};
 
 /// How "no tool" is written wherever a tool name would be.
@@ -279,7 +281,7 @@ pub struct Phases {
     /// Tool-selection evals.
     pub evals: Phase<Option<EvalsResults>>,
     /// Latency benchmarks.
-    pub bench: Phase<Option<Value>>,
+    pub bench: Phase<Option<BenchResults>>,
     /// Schema fuzzing.
     pub fuzz: Phase<Option<Value>>,
 }
