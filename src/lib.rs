@@ -14,6 +14,7 @@ mod cli;
 pub mod config;
 mod evals;
 mod events;
+mod fuzz;
 #[cfg(any(test, feature = "fuzzing"))]
 #[doc(hidden)]
 pub mod fuzzing;

@@ -101,6 +101,7 @@ impl Plan {
                 "inspect runs only the static checks",
             ),
             CommandKind::Eval => Plan::only(settings, PhaseKey::Evals, "eval runs only the evals"),
+            CommandKind::Fuzz => Plan::only(settings, PhaseKey::Fuzz, "fuzz runs only the fuzzing"),
             CommandKind::CacheStatus => Plan::cache(CacheAction::Status),
             CommandKind::CachePrune { apply } => Plan::cache(CacheAction::Prune { apply }),
             CommandKind::Run => Plan {
@@ -112,11 +113,7 @@ impl Plan {
                     "bench",
                     settings.skips().bench(),
                 ),
-                fuzz: later_step(
-                    settings.loaded().config.fuzz.is_some(),
-                    "fuzz",
-                    settings.skips().fuzz(),
-                ),
+                fuzz: fuzz_step(settings),
                 inventory: false,
                 cache: None,
             },
@@ -149,7 +146,9 @@ impl Plan {
             }
             // `eval` runs the section even when `enabled: false` keeps it out of `run`.
             PhaseKey::Evals => plan.evals = Step::Run,
-            PhaseKey::Tests | PhaseKey::Bench | PhaseKey::Fuzz => {}
+            // `fuzz` fuzzes even when `fuzz.enabled: false` keeps it out of `run`.
+            PhaseKey::Fuzz => plan.fuzz = Step::Run,
+            PhaseKey::Tests | PhaseKey::Bench => {}
         }
         plan
     }
@@ -208,6 +207,18 @@ fn turned_off(origin: &crate::settings::Origin) -> String {
     match origin {
         crate::settings::Origin::Yaml(key) => format!("turned off with {key}"),
         other => format!("turned off with {other}"),
+    }
+}
+
+/// The fuzz phase of `run`: skipped when turned off, or when the config has no `fuzz:`.
+fn fuzz_step(settings: &Settings) -> Step {
+    if let Some(origin) = settings.skips().fuzz() {
+        return Step::Skip(turned_off(origin));
+    }
+    if settings.fuzz().is_some() {
+        Step::Run
+    } else {
+        Step::Skip("no `fuzz:` section in the config".into())
     }
 }
 

@@ -161,7 +161,7 @@ impl ReportWriter {
             CommandKind::CacheStatus | CommandKind::CachePrune { .. } => {
                 super::cache::render(report)
             }
-            CommandKind::Run | CommandKind::Eval => console::render(
+            CommandKind::Run | CommandKind::Eval | CommandKind::Fuzz => console::render(
                 report,
                 &console::ConsoleOptions {
                     color: self.color,

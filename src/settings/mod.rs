@@ -4,6 +4,7 @@
 //! value is immutable and its fields are private.
 
 mod env;
+mod fuzz;
 mod github;
 mod outputs;
 mod resolve;
@@ -17,6 +18,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 pub use env::Env;
+pub use fuzz::FuzzSettings;
 pub use github::{Github, PrComment, PrCommentMode};
 pub use source::config_source;
 
@@ -36,6 +38,8 @@ pub enum CommandKind {
     Run,
     /// `toolproof eval`.
     Eval,
+    /// `toolproof fuzz`.
+    Fuzz,
     /// `toolproof cache status`.
     CacheStatus,
     /// `toolproof cache prune` (`apply`: remove the files, not only list them).
@@ -52,6 +56,7 @@ impl CommandKind {
             CommandKind::Inspect { .. } => "inspect",
             CommandKind::Run => "run",
             CommandKind::Eval => "eval",
+            CommandKind::Fuzz => "fuzz",
             CommandKind::CacheStatus => "cache status",
             CommandKind::CachePrune { .. } => "cache prune",
         }
@@ -305,6 +310,7 @@ pub struct Settings {
     checks: CheckSettings,
     tests: TestSettings,
     evals: Option<EvalSettings>,
+    fuzz: Option<FuzzSettings>,
     skips: Skips,
     outputs: Outputs,
     revision: Revision,
@@ -382,6 +388,10 @@ impl Settings {
     /// Evals, when the config has an `evals:` section.
     pub fn evals(&self) -> Option<&EvalSettings> {
         self.evals.as_ref()
+    }
+    /// Fuzzing: for `fuzz`, and for `run` when the config has a `fuzz:` section.
+    pub fn fuzz(&self) -> Option<&FuzzSettings> {
+        self.fuzz.as_ref()
     }
     /// Phases turned off by flags or the environment.
     pub fn skips(&self) -> &Skips {

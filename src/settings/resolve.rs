@@ -20,6 +20,7 @@ pub(super) struct Flags<'a> {
     server: Option<&'a ServerArgs>,
     model: Option<&'a str>,
     run: Option<&'a crate::cli::RunArgs>,
+    pub(super) fuzz: Option<&'a crate::cli::FuzzArgs>,
 }
 
 fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
@@ -51,6 +52,15 @@ fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
                 ..Flags::default()
             },
         ),
+        Command::Fuzz(a) => (
+            CommandKind::Fuzz,
+            Flags {
+                reports: Some(&a.reports),
+                server: Some(&a.server),
+                fuzz: Some(a),
+                ..Flags::default()
+            },
+        ),
         Command::Cache(CacheCommand::Status(a)) => (
             CommandKind::CacheStatus,
             Flags {
@@ -71,7 +81,7 @@ fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
 }
 
 /// flag > environment > YAML > default.
-pub(super) fn pick<T>(
+pub(crate) fn pick<T>(
     flag: Option<(T, &'static str)>,
     env: Option<(T, &'static str, String)>,
     yaml: Option<(T, &'static str)>,
@@ -102,7 +112,7 @@ pub(super) fn pick<T>(
 
 /// A typed environment variable: `None` when unset or blank, an error naming it when its value
 /// does not parse.
-pub(super) fn env_value<T>(
+pub(crate) fn env_value<T>(
     env: &Env,
     name: &'static str,
     parse: impl Fn(&str) -> Result<T, String>,
@@ -149,6 +159,7 @@ impl Settings {
         };
         check_command_needs(command, evals.as_ref(), cfg.evals.as_ref())?;
         let skips = resolve_skips(&flags, env, cfg)?;
+        let fuzz = super::fuzz::resolve(command, flags.fuzz, env, cfg.fuzz.as_ref())?;
         let mut outputs = super::outputs::resolve_outputs(cli, command, &flags, env)?;
         outputs.places = super::workspace::places(&loaded, env, env.cwd());
         let protocol = pick(
@@ -167,6 +178,7 @@ impl Settings {
             checks,
             tests,
             evals,
+            fuzz,
             skips,
             outputs,
             revision: Revision {

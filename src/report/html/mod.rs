@@ -13,6 +13,7 @@
 //! JSON report's word for it) and one class of `fail`, `warn`, `skip` or `pass`.
 
 mod evals;
+mod fuzz;
 mod marks;
 mod phases;
 mod text;
@@ -99,7 +100,7 @@ pub fn render(report: &RunReport) -> String {
         r.config_file.as_deref(),
     );
     other_section(&mut out, &bench, r.phases.bench.results.as_ref());
-    other_section(&mut out, &fuzz, r.phases.fuzz.results.as_ref());
+    fuzz::section(&mut out, &fuzz, r.phases.fuzz.results.as_ref());
     out.push_str("</main>\n");
 
     out.push_str(&format!(

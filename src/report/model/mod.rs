@@ -7,11 +7,13 @@ use serde_json::Value;
 
 mod checks;
 mod evals;
+mod fuzz;
 mod history;
 pub mod rates;
 mod suite;
 
 pub use checks::{ChecksResults, Finding, Severity};
+pub use fuzz::{FuzzFinding, FuzzResults, FuzzTool};
 
 /// How "no tool" is written wherever a tool name would be.
 pub const NO_TOOL: &str = "(no tool)";
@@ -281,7 +283,7 @@ pub struct Phases {
     /// Latency benchmarks.
     pub bench: Phase<Option<Value>>,
     /// Schema fuzzing.
-    pub fuzz: Phase<Option<Value>>,
+    pub fuzz: Phase<Option<FuzzResults>>,
 }
 
 impl PhaseStatus {
