@@ -33,7 +33,7 @@ pub fn test_entry(f: &EntryFacts<'_>) -> String {
         flow(f.input)
     );
     if let Some(ms) = f.timeout_ms {
-        out.push_str(&format!("  timeout_ms: {}\n", number(ms)));
+        out.push_str(&format!("  timeout_ms: {ms}\n"));
     }
     let is_error = f.mode == Mode::Invalid;
     out.push_str(&format!("  expect:\n    is_error: {is_error}\n"));
@@ -123,7 +123,7 @@ mod tests {
         let back: Vec<serde_json::Value> = serde_saphyr::from_str(&yaml).expect("valid YAML");
         assert_eq!(back[0]["tool"], json!("we\"ird: tool"));
         assert_eq!(back[0]["args"], input);
-        assert_eq!(back[0]["timeout_ms"], json!(250.0));
+        assert_eq!(back[0]["timeout_ms"].as_f64(), Some(250.0));
         assert_eq!(back[0]["expect"]["is_error"], json!(false));
     }
 

@@ -34,8 +34,8 @@ pub use inputs::Inputs;
 
 /// Most calls spent shrinking one finding.
 const SHRINK_BUDGET: u64 = 120;
-/// Most calls spent shrinking a hang (each one waits for the whole timeout).
-const SHRINK_BUDGET_HANG: u64 = 8;
+/// Most calls that hang while shrinking a hang (each one waits for the whole timeout).
+const SHRINK_BUDGET_HANG: u64 = 12;
 /// Hangs after which a tool is left alone.
 const MAX_HANGS: u32 = 3;
 
@@ -127,9 +127,9 @@ pub fn run<T: Target>(
     } else if let Some(why) = &broken {
         (PhaseStatus::Error, Some(format!("the server could not be restarted: {why}")))
     } else if findings > 0 {
-        (PhaseStatus::Failed, Some(results.counts_text()))
+        (PhaseStatus::Failed, None)
     } else {
-        (PhaseStatus::Passed, Some(results.counts_text()))
+        (PhaseStatus::Passed, None)
     };
     Phase {
         status,
@@ -297,14 +297,17 @@ impl<'a, T: Target> ToolFuzzer<'a, T> {
     }
 
     fn shrunk_finding(&mut self, inputs: &Inputs, found: Value, mode: Mode, verdict: Verdict, stderr: String) -> FuzzFinding {
-        let budget = if verdict.kind == Kind::Hang { SHRINK_BUDGET_HANG } else { SHRINK_BUDGET };
         let mut last: Option<(Verdict, String)> = None;
+        let mut hung = 0;
         self.shrinking = true;
-        let (input, asked) = shrink::shrink(&found, budget, |candidate| {
-            if inputs.mode_of(candidate) != mode || self.stop_reason().is_some() {
+        let (input, asked) = shrink::shrink(&found, SHRINK_BUDGET, |candidate| {
+            if inputs.mode_of(candidate) != mode || self.stop_reason().is_some() || hung >= SHRINK_BUDGET_HANG {
                 return None;
             }
             let (v, err) = self.try_input(candidate, mode);
+            if v.as_ref().is_some_and(|v| v.kind == Kind::Hang) {
+                hung += 1;
+            }
             let kept = v.as_ref().is_some_and(|v| v.kind == verdict.kind);
             if kept {
                 last = v.map(|v| (v, err));

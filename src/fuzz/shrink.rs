@@ -83,7 +83,11 @@ pub fn variants(v: &Value) -> Vec<Value> {
             let n = chars.len();
             if n > 0 {
                 out.push(json!(""));
-                out.push(Value::String(chars[..n / 2].iter().collect()));
+                for keep in [n / 2, n * 3 / 4, n * 7 / 8] {
+                    if keep < n {
+                        out.push(Value::String(chars[..keep].iter().collect()));
+                    }
+                }
                 out.push(Value::String(chars[n / 2..].iter().collect()));
                 if n <= 64 {
                     out.push(Value::String(chars[..n - 1].iter().collect()));

@@ -148,7 +148,11 @@ pub(super) fn fuzz(client: &mut Client, tools: &[Tool], ctx: &Ctx<'_>) -> Phase<
         return Phase::skipped("no `fuzz:` section in the config");
     };
     let phase = crate::fuzz::run(client, tools, settings, ctx.events, ctx.interrupt);
-    finished(ctx.events, PhaseKey::Fuzz, phase.status, phase.reason.clone());
+    let summary = phase
+        .reason
+        .clone()
+        .or_else(|| phase.results.as_ref().map(FuzzResults::counts_text));
+    finished(ctx.events, PhaseKey::Fuzz, phase.status, summary);
     phase
 }
 

@@ -3,6 +3,7 @@
 //! stdout, and a one-line summary. Also decides whether colour is used.
 
 mod evals;
+mod fuzz;
 mod phases;
 
 #[cfg(test)]
@@ -138,11 +139,12 @@ pub fn render(report: &RunReport, opts: &ConsoleOptions) -> String {
             out.push('\n');
         }
     }
-    for phase in [bench, fuzz] {
+    for phase in [bench] {
         let detail = phase.reason.map(|s| clean(s).into_owned());
         phase_line(&mut out, &phase, detail.as_deref(), color);
         out.push('\n');
     }
+    fuzz::section(&mut out, &fuzz, r.phases.fuzz.results.as_ref(), width, color);
 
     summary_line(&mut out, r, color);
     defuse_workflow_commands(&out).into_owned()
@@ -252,7 +254,13 @@ fn summary_line(out: &mut String, r: &RunReport, color: bool) {
         None => {}
     }
     for phase in &r.phases.overview()[3..] {
-        if phase.status != PhaseStatus::Skipped {
+        if phase.key == "fuzz"
+            && let Some(f) = r.phases.fuzz.results.as_ref().filter(|_| phase.status != PhaseStatus::Error)
+        {
+            let counts = f.counts_text();
+            let counts = counts.split(" (seed").next().unwrap_or_default();
+            parts.push(format!("fuzz: {counts}"));
+        } else if phase.status != PhaseStatus::Skipped {
             parts.push(format!("{}: {}", phase.key, phase.status.as_str()));
         }
     }

@@ -11,9 +11,9 @@ const INPUT_CHARS: usize = 2000;
 
 pub(super) fn section(out: &mut String, phase: &PhaseOverview<'_>, results: Option<&FuzzResults>) {
     section_open(out, phase, "Fuzzing");
-    let reason = phase.reason.unwrap_or(phase.status.as_str());
     if ran(phase) {
-        out.push_str(&format!("<p class=\"pre\">{}</p>\n", text(reason, CELL_CHARS)));
+        let counts = results.map_or_else(|| phase.status.as_str().to_owned(), FuzzResults::counts_text);
+        out.push_str(&format!("<p class=\"pre\">{}</p>\n", text(&counts, CELL_CHARS)));
     } else {
         out.push_str(&not_run_line(phase));
     }

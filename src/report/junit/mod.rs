@@ -33,6 +33,7 @@
 //! `<system-out>` starts with `MISS`, so the XML never fails a passing run.
 
 mod evals;
+mod fuzz;
 mod phases;
 mod xml;
 
@@ -99,7 +100,7 @@ pub fn render_with(report: &RunReport, options: &JunitOptions) -> String {
         None => suites.push(phase_suite(&evals)),
     }
     suites.push(phase_suite(&bench));
-    suites.push(phase_suite(&fuzz));
+    suites.push(fuzz::suite(&fuzz, r.phases.fuzz.results.as_ref()));
     for mut suite in suites {
         if let Some(t) = started {
             suite.set_timestamp(t);
