@@ -211,6 +211,8 @@ fn http_fake(args: &[&str]) -> Listening {
 mod compat;
 #[path = "cli/evals.rs"]
 mod evals;
+#[path = "cli/fuzz.rs"]
+mod fuzz;
 #[path = "cli/github.rs"]
 mod github;
 #[path = "cli/lifecycle.rs"]

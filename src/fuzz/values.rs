@@ -17,6 +17,8 @@ const SOFT_DEPTH: usize = 6;
 const HARD_DEPTH: usize = 24;
 /// Longest string generated without a `maxLength` (edge strings aside).
 const PLAIN_MAX_LEN: i64 = 24;
+/// Longest "long" string generated without a `maxLength`.
+const LONG_MAX_LEN: i64 = 2000;
 /// Most array items generated above `minItems`.
 const EXTRA_ITEMS: i64 = 4;
 
@@ -280,7 +282,9 @@ impl<'a> Gen<'a> {
                 return self.rng.pick(&fits).clone();
             }
         }
-        let top = max.min(min.max(0) + PLAIN_MAX_LEN);
+        // Now and then a long one, up to the limit (long inputs are where buffers break).
+        let reach = if self.rng.chance(1, 6) { LONG_MAX_LEN } else { PLAIN_MAX_LEN };
+        let top = max.min(min.max(0) + reach);
         self.plain_string(min, top.max(min))
     }
 
