@@ -371,12 +371,13 @@ impl<'a> Gen<'a> {
     }
 
     fn number(&mut self, s: &Map<String, Value>) -> Option<Value> {
-        if self.rng.chance(1, 3) || s.get("multipleOf").is_some() {
-            return self.integer(s).map(Value::from).or_else(|| {
-                s.get("multipleOf")
-                    .and_then(Value::as_f64)
-                    .map(|m| json!(m * self.rng.between(0, 10) as f64))
-            });
+        if self.rng.chance(1, 3) || s.contains_key("multipleOf") {
+            if let Some(i) = self.integer(s) {
+                return Some(Value::from(i));
+            }
+            if let Some(m) = s.get("multipleOf").and_then(Value::as_f64) {
+                return Number::from_f64(m * self.rng.between(0, 10) as f64).map(Value::Number);
+            }
         }
         let lo = bound(s, "minimum", "exclusiveMinimum", true).unwrap_or(-1e6);
         let hi = bound(s, "maximum", "exclusiveMaximum", false).unwrap_or(1e6);
