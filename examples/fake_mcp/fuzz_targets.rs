@@ -101,9 +101,7 @@ pub fn strict_schema() -> Value {
 
 /// The tools, in list order.
 pub fn tools() -> Vec<ToolEntry> {
-    let object = |props: Value, required: Value| {
-        json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
-    };
+    let object = |props: Value, required: Value| json!({"type": "object", "properties": props, "required": required, "additionalProperties": false});
     let mut list = vec![
         tool(
             "fz_crash",
@@ -123,7 +121,10 @@ pub fn tools() -> Vec<ToolEntry> {
         tool(
             "fz_hang",
             "Stores a text; never answers one over 40 characters.",
-            object(json!({"text": {"type": "string", "maxLength": 500}}), json!(["text"])),
+            object(
+                json!({"text": {"type": "string", "maxLength": 500}}),
+                json!(["text"]),
+            ),
             Bug::Hang,
         ),
         tool(
@@ -175,7 +176,10 @@ pub fn tools() -> Vec<ToolEntry> {
     let mut output = tool(
         "fz_output",
         "Counts items; for 3 or more it reports the count as a word.",
-        object(json!({"items": {"type": "array", "items": {"type": "string"}, "maxItems": 5}}), json!(["items"])),
+        object(
+            json!({"items": {"type": "array", "items": {"type": "string"}, "maxItems": 5}}),
+            json!(["items"]),
+        ),
         Bug::Output,
     );
     output.def["outputSchema"] = json!({

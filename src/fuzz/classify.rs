@@ -5,9 +5,9 @@
 
 use serde_json::Value;
 
+use crate::mcp::CallFailure;
 use crate::mcp::error::McpError;
 use crate::mcp::types::{CallOutcome, CallResult};
-use crate::mcp::CallFailure;
 
 /// Whether an input satisfies the tool's input schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -138,14 +138,16 @@ pub fn classify(
         (Mode::Invalid, _) => None,
         (Mode::Valid, true) if rules.valid_must_succeed => v(
             Kind::UnexpectedError,
-            format!("valid input got an error result: {}", excerpt(&content_text)),
+            format!(
+                "valid input got an error result: {}",
+                excerpt(&content_text)
+            ),
         ),
         (Mode::Valid, true) => None,
-        (Mode::Valid, false) => output_problem(output_schema, structured)
-            .map(|detail| Verdict {
-                kind: Kind::OutputSchema,
-                detail,
-            }),
+        (Mode::Valid, false) => output_problem(output_schema, structured).map(|detail| Verdict {
+            kind: Kind::OutputSchema,
+            detail,
+        }),
     }
 }
 
@@ -163,12 +165,19 @@ fn looks_unhandled(text: &str) -> bool {
 fn output_problem(schema: Option<&Value>, structured: Option<&Value>) -> Option<String> {
     let schema = schema.filter(|s| s.is_object())?;
     let Some(structured) = structured else {
-        return Some("output schema: the tool declares an outputSchema but returned no structuredContent".into());
+        return Some(
+            "output schema: the tool declares an outputSchema but returned no structuredContent"
+                .into(),
+        );
     };
     let validator = jsonschema::validator_for(schema).ok()?;
     validator.iter_errors(structured).next().map(|e| {
         let at = e.instance_path().as_str().to_owned();
-        let at = if at.is_empty() { String::new() } else { format!("{at}: ") };
+        let at = if at.is_empty() {
+            String::new()
+        } else {
+            format!("{at}: ")
+        };
         format!("output schema: {at}{}", excerpt(&e.to_string()))
     })
 }
@@ -193,7 +202,11 @@ mod tests {
         invalid_must_fail: true,
     };
 
-    fn result(text: &str, is_error: bool, structured: Option<Value>) -> Result<CallOutcome, CallFailure> {
+    fn result(
+        text: &str,
+        is_error: bool,
+        structured: Option<Value>,
+    ) -> Result<CallOutcome, CallFailure> {
         Ok(CallOutcome {
             latency: Duration::ZERO,
             result: CallResult::Result {
@@ -226,7 +239,8 @@ mod tests {
     }
 
     fn kind(mode: Mode, o: &Result<CallOutcome, CallFailure>, rules: Rules) -> Option<Kind> {
-        let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+        let schema =
+            json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
         classify(mode, o, Some(&schema), rules, 100.0).map(|v| v.kind)
     }
 
@@ -244,7 +258,10 @@ mod tests {
         assert_eq!(kind(Invalid, &exited, RULES), Some(Kind::Crash));
         assert_eq!(kind(Invalid, &rpc(-32602), RULES), None);
         assert_eq!(kind(Valid, &rpc(-32602), RULES), Some(Kind::RejectedValid));
-        assert_eq!(kind(Invalid, &rpc(-32603), RULES), Some(Kind::InternalError));
+        assert_eq!(
+            kind(Invalid, &rpc(-32603), RULES),
+            Some(Kind::InternalError)
+        );
         let trace = result("Traceback (most recent call last):\n  boom", true, None);
         assert_eq!(kind(Invalid, &trace, RULES), Some(Kind::UnhandledException));
         let bare = result("Error executing tool divide", true, None);

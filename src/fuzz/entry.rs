@@ -57,7 +57,10 @@ pub fn flow(v: &Value) -> String {
             format!("[{}]", parts.join(", "))
         }
         Value::Object(m) => {
-            let parts: Vec<String> = m.iter().map(|(k, v)| format!("{}: {}", quoted(k), flow(v))).collect();
+            let parts: Vec<String> = m
+                .iter()
+                .map(|(k, v)| format!("{}: {}", quoted(k), flow(v)))
+                .collect();
             format!("{{{}}}", parts.join(", "))
         }
     }
@@ -73,8 +76,16 @@ fn number(f: f64) -> String {
     }
     let s = format!("{f:e}");
     let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
-    let mantissa = if mantissa.contains('.') { mantissa.to_owned() } else { format!("{mantissa}.0") };
-    let exp = if exp.starts_with('-') { exp.to_owned() } else { format!("+{exp}") };
+    let mantissa = if mantissa.contains('.') {
+        mantissa.to_owned()
+    } else {
+        format!("{mantissa}.0")
+    };
+    let exp = if exp.starts_with('-') {
+        exp.to_owned()
+    } else {
+        format!("+{exp}")
+    };
     format!("{mantissa}e{exp}")
 }
 

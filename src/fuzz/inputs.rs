@@ -61,14 +61,22 @@ impl Inputs {
 
     /// Whether `v` satisfies the schema.
     pub fn mode_of(&self, v: &Value) -> Mode {
-        if self.validator.is_valid(v) { Mode::Valid } else { Mode::Invalid }
+        if self.validator.is_valid(v) {
+            Mode::Valid
+        } else {
+            Mode::Invalid
+        }
     }
 
     /// The schema's first objection to `v` (`/order/qty: -1 is less than the minimum of 0`).
     pub fn why_invalid(&self, v: &Value) -> Option<String> {
         self.validator.iter_errors(v).next().map(|e| {
             let at = e.instance_path().as_str().to_owned();
-            if at.is_empty() { e.to_string() } else { format!("{at}: {e}") }
+            if at.is_empty() {
+                e.to_string()
+            } else {
+                format!("{at}: {e}")
+            }
         })
     }
 }

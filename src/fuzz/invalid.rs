@@ -106,7 +106,14 @@ fn effective(root: &Value, schema: &Value) -> Map<String, Value> {
     s
 }
 
-fn walk(root: &Value, schema: &Value, value: &Value, at: String, out: &mut Vec<Planted>, depth: usize) {
+fn walk(
+    root: &Value,
+    schema: &Value,
+    value: &Value,
+    at: String,
+    out: &mut Vec<Planted>,
+    depth: usize,
+) {
     if depth > 32 {
         return;
     }
@@ -127,10 +134,12 @@ fn walk(root: &Value, schema: &Value, value: &Value, at: String, out: &mut Vec<P
         Value::Array(items) => {
             let prefix = s.get("prefixItems").and_then(Value::as_array);
             for (i, v) in items.iter().enumerate() {
-                let sub = prefix.and_then(|p| p.get(i)).or_else(|| match s.get("items") {
-                    Some(Value::Array(t)) => t.get(i),
-                    other => other,
-                });
+                let sub = prefix
+                    .and_then(|p| p.get(i))
+                    .or_else(|| match s.get("items") {
+                        Some(Value::Array(t)) => t.get(i),
+                        other => other,
+                    });
                 if let Some(sub) = sub {
                     walk(root, sub, v, format!("{at}/{i}"), out, depth + 1);
                 }
@@ -163,8 +172,18 @@ fn here(s: &Map<String, Value>, value: &Value, at: &str, out: &mut Vec<Planted>)
         if !types.iter().any(|t| t == "null") {
             put(Defect::Null);
         }
-        let others = [json!(true), json!(0), json!(1.5), json!("x"), json!([]), json!({})];
-        if let Some(v) = others.into_iter().find(|v| !types.iter().any(|t| fits(t, v))) {
+        let others = [
+            json!(true),
+            json!(0),
+            json!(1.5),
+            json!("x"),
+            json!([]),
+            json!({}),
+        ];
+        if let Some(v) = others
+            .into_iter()
+            .find(|v| !types.iter().any(|t| fits(t, v)))
+        {
             put(Defect::WrongType(v));
         }
     }
@@ -180,13 +199,21 @@ fn here(s: &Map<String, Value>, value: &Value, at: &str, out: &mut Vec<Planted>)
         if let Some(max) = s.get("maxLength").and_then(Value::as_u64) {
             put(Defect::TooLong(max as usize + 1));
         }
-        if let Some(min) = s.get("minLength").and_then(Value::as_u64).filter(|m| *m > 0) {
+        if let Some(min) = s
+            .get("minLength")
+            .and_then(Value::as_u64)
+            .filter(|m| *m > 0)
+        {
             put(Defect::TooShort(min as usize - 1));
         }
     }
     if let Some(Value::Array(options)) = s.get("enum") {
         let strings = options.iter().any(Value::is_string);
-        let candidate = if strings { json!("not-one-of-the-enum") } else { json!(-987_654_321) };
+        let candidate = if strings {
+            json!("not-one-of-the-enum")
+        } else {
+            json!(-987_654_321)
+        };
         if !options.contains(&candidate) {
             put(Defect::NotInEnum(candidate));
         }
@@ -196,7 +223,12 @@ fn here(s: &Map<String, Value>, value: &Value, at: &str, out: &mut Vec<Planted>)
 fn allowed_types(s: &Map<String, Value>) -> Option<Vec<String>> {
     match s.get("type") {
         Some(Value::String(t)) => Some(vec![t.clone()]),
-        Some(Value::Array(ts)) => Some(ts.iter().filter_map(Value::as_str).map(str::to_owned).collect()),
+        Some(Value::Array(ts)) => Some(
+            ts.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect(),
+        ),
         _ => None,
     }
 }

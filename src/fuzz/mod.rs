@@ -8,14 +8,14 @@
 
 pub mod classify;
 pub mod entry;
-pub mod invalid;
 mod inputs;
+pub mod invalid;
 pub mod regex;
 pub mod rng;
 pub mod shrink;
-pub mod values;
 #[cfg(test)]
 mod tests;
+pub mod values;
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -42,7 +42,12 @@ const MAX_HANGS: u32 = 3;
 /// What the fuzzer needs from a connection; [`Client`] in production.
 pub trait Target {
     /// One `tools/call`.
-    fn call(&mut self, tool: &str, args: &Map<String, Value>, timeout: Duration) -> Result<CallOutcome, CallFailure>;
+    fn call(
+        &mut self,
+        tool: &str,
+        args: &Map<String, Value>,
+        timeout: Duration,
+    ) -> Result<CallOutcome, CallFailure>;
     /// Whether the server process has ended.
     fn has_exited(&self) -> bool;
     /// Starts the server again after it died.
@@ -54,7 +59,12 @@ pub trait Target {
 }
 
 impl Target for Client {
-    fn call(&mut self, tool: &str, args: &Map<String, Value>, timeout: Duration) -> Result<CallOutcome, CallFailure> {
+    fn call(
+        &mut self,
+        tool: &str,
+        args: &Map<String, Value>,
+        timeout: Duration,
+    ) -> Result<CallOutcome, CallFailure> {
         self.call_tool(tool, args, timeout)
     }
     fn has_exited(&self) -> bool {
@@ -104,7 +114,9 @@ pub fn run<T: Target>(
         let row = match (&broken, skip_reason(tool, settings)) {
             (Some(why), _) => skipped(tool, format!("not run: {why}")),
             (None, Some(why)) => skipped(tool, why),
-            (None, None) if interrupt.is_set() => skipped(tool, "not run: the run was interrupted".into()),
+            (None, None) if interrupt.is_set() => {
+                skipped(tool, "not run: the run was interrupted".into())
+            }
             (None, None) => {
                 let mut fuzzer = ToolFuzzer::new(server, tool, settings, interrupt);
                 let row = fuzzer.run();
@@ -125,7 +137,10 @@ pub fn run<T: Target>(
             )),
         )
     } else if let Some(why) = &broken {
-        (PhaseStatus::Error, Some(format!("the server could not be restarted: {why}")))
+        (
+            PhaseStatus::Error,
+            Some(format!("the server could not be restarted: {why}")),
+        )
     } else if findings > 0 {
         (PhaseStatus::Failed, None)
     } else {
@@ -149,7 +164,12 @@ fn skip_reason(tool: &Tool, settings: &FuzzSettings) -> Option<String> {
     if settings.include_destructive() {
         return None;
     }
-    let hint = |k: &str| tool.annotations.as_ref().and_then(|a| a.get(k)).and_then(Value::as_bool);
+    let hint = |k: &str| {
+        tool.annotations
+            .as_ref()
+            .and_then(|a| a.get(k))
+            .and_then(Value::as_bool)
+    };
     if hint("readOnlyHint") == Some(true) {
         return None;
     }
@@ -186,7 +206,12 @@ struct ToolFuzzer<'a, T: Target> {
 }
 
 impl<'a, T: Target> ToolFuzzer<'a, T> {
-    fn new(server: &'a mut T, tool: &'a Tool, settings: &'a FuzzSettings, interrupt: &'a Interrupt) -> Self {
+    fn new(
+        server: &'a mut T,
+        tool: &'a Tool,
+        settings: &'a FuzzSettings,
+        interrupt: &'a Interrupt,
+    ) -> Self {
         ToolFuzzer {
             server,
             tool,
@@ -206,14 +231,25 @@ impl<'a, T: Target> ToolFuzzer<'a, T> {
 
     fn run(&mut self) -> FuzzTool {
         let started = Instant::now();
-        let schema = self.tool.input_schema.clone().unwrap_or_else(|| serde_json::json!({"type": "object"}));
+        let schema = self
+            .tool
+            .input_schema
+            .clone()
+            .unwrap_or_else(|| serde_json::json!({"type": "object"}));
         match Inputs::new(&schema, self.settings.seed(), &self.tool.name) {
             Err(why) => self.row.findings.push(bad_schema(&why)),
             Ok(mut inputs) => self.examples(&mut inputs),
         }
-        self.row.findings.sort_by_key(|f| (f.mode != "valid", f.kind.clone()));
+        self.row
+            .findings
+            .sort_by_key(|f| (f.mode != "valid", f.kind.clone()));
         self.row.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
-        self.row.status = if self.row.findings.is_empty() { "passed" } else { "failed" }.into();
+        self.row.status = if self.row.findings.is_empty() {
+            "passed"
+        } else {
+            "failed"
+        }
+        .into();
         std::mem::take(&mut self.row)
     }
 
@@ -252,7 +288,10 @@ impl<'a, T: Target> ToolFuzzer<'a, T> {
             return Some("the run was interrupted".into());
         }
         if Instant::now() >= self.deadline {
-            return Some(format!("max_time_s ({}s) reached", self.settings.max_time().as_secs_f64()));
+            return Some(format!(
+                "max_time_s ({}s) reached",
+                self.settings.max_time().as_secs_f64()
+            ));
         }
         if self.hangs >= MAX_HANGS {
             return Some(format!("stopped after {MAX_HANGS} hangs"));
@@ -264,12 +303,20 @@ impl<'a, T: Target> ToolFuzzer<'a, T> {
     fn try_input(&mut self, input: &Value, mode: Mode) -> (Option<Verdict>, String) {
         let args = input.as_object().cloned().unwrap_or_default();
         self.row.calls += 1;
-        let outcome = self.server.call(&self.tool.name, &args, self.settings.timeout());
+        let outcome = self
+            .server
+            .call(&self.tool.name, &args, self.settings.timeout());
         let rules = Rules {
             valid_must_succeed: self.settings.valid_must_succeed(),
             invalid_must_fail: self.settings.invalid_must_fail(),
         };
-        let verdict = classify::classify(mode, &outcome, self.tool.output_schema.as_ref(), rules, self.settings.timeout_ms());
+        let verdict = classify::classify(
+            mode,
+            &outcome,
+            self.tool.output_schema.as_ref(),
+            rules,
+            self.settings.timeout_ms(),
+        );
         let stderr = match &outcome {
             Ok(o) => o.stderr.clone(),
             Err(f) => f.stderr.clone(),
@@ -285,7 +332,11 @@ impl<'a, T: Target> ToolFuzzer<'a, T> {
             if !self.shrinking {
                 self.hangs += 1;
             }
-            if self.server.answers_ping() { Ok(()) } else { self.server.restart_hung() }
+            if self.server.answers_ping() {
+                Ok(())
+            } else {
+                self.server.restart_hung()
+            }
         } else if error.is_fatal() || self.server.has_exited() {
             self.server.restart()
         } else {
@@ -296,12 +347,22 @@ impl<'a, T: Target> ToolFuzzer<'a, T> {
         }
     }
 
-    fn shrunk_finding(&mut self, inputs: &Inputs, found: Value, mode: Mode, verdict: Verdict, stderr: String) -> FuzzFinding {
+    fn shrunk_finding(
+        &mut self,
+        inputs: &Inputs,
+        found: Value,
+        mode: Mode,
+        verdict: Verdict,
+        stderr: String,
+    ) -> FuzzFinding {
         let mut last: Option<(Verdict, String)> = None;
         let mut hung = 0;
         self.shrinking = true;
         let (input, asked) = shrink::shrink(&found, SHRINK_BUDGET, |candidate| {
-            if inputs.mode_of(candidate) != mode || self.stop_reason().is_some() || hung >= SHRINK_BUDGET_HANG {
+            if inputs.mode_of(candidate) != mode
+                || self.stop_reason().is_some()
+                || hung >= SHRINK_BUDGET_HANG
+            {
                 return None;
             }
             let (v, err) = self.try_input(candidate, mode);
@@ -327,7 +388,9 @@ impl<'a, T: Target> ToolFuzzer<'a, T> {
         FuzzFinding {
             kind: kind.into(),
             mode: mode.as_str().into(),
-            defect: (mode == Mode::Invalid).then(|| inputs.why_invalid(&input)).flatten(),
+            defect: (mode == Mode::Invalid)
+                .then(|| inputs.why_invalid(&input))
+                .flatten(),
             detail: verdict.detail,
             stderr: (!stderr.trim().is_empty()).then_some(stderr),
             found_input: found,

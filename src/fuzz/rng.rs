@@ -82,18 +82,24 @@ mod tests {
 
     #[test]
     fn the_same_seed_gives_the_same_stream_and_another_seed_another() {
-        let a: Vec<u64> = (0..5).map({
-            let mut r = Rng::new(7);
-            move |_| r.next_u64()
-        }).collect();
-        let b: Vec<u64> = (0..5).map({
-            let mut r = Rng::new(7);
-            move |_| r.next_u64()
-        }).collect();
-        let c: Vec<u64> = (0..5).map({
-            let mut r = Rng::new(8);
-            move |_| r.next_u64()
-        }).collect();
+        let a: Vec<u64> = (0..5)
+            .map({
+                let mut r = Rng::new(7);
+                move |_| r.next_u64()
+            })
+            .collect();
+        let b: Vec<u64> = (0..5)
+            .map({
+                let mut r = Rng::new(7);
+                move |_| r.next_u64()
+            })
+            .collect();
+        let c: Vec<u64> = (0..5)
+            .map({
+                let mut r = Rng::new(8);
+                move |_| r.next_u64()
+            })
+            .collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
     }

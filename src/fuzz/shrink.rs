@@ -9,7 +9,11 @@ use serde_json::{Map, Value, json};
 
 /// Shrinks `input` while `keeps` says a variant still shows the finding. `keeps` is asked at
 /// most `budget` times. Returns the smallest input and how many times `keeps` was asked.
-pub fn shrink(input: &Value, budget: u64, mut keeps: impl FnMut(&Value) -> Option<bool>) -> (Value, u64) {
+pub fn shrink(
+    input: &Value,
+    budget: u64,
+    mut keeps: impl FnMut(&Value) -> Option<bool>,
+) -> (Value, u64) {
     let mut current = input.clone();
     let mut asked = 0;
     'outer: loop {
@@ -93,7 +97,10 @@ pub fn variants(v: &Value) -> Vec<Value> {
                     out.push(Value::String(chars[..n - 1].iter().collect()));
                     out.push(Value::String(chars[1..].iter().collect()));
                 }
-                let plain: String = chars.iter().map(|c| if c.is_ascii_alphanumeric() { *c } else { 'a' }).collect();
+                let plain: String = chars
+                    .iter()
+                    .map(|c| if c.is_ascii_alphanumeric() { *c } else { 'a' })
+                    .collect();
                 if plain != *s {
                     out.push(Value::String(plain));
                 }
@@ -136,7 +143,11 @@ mod tests {
             "flag": true
         });
         let (small, asked) = shrink(&input, 1000, |v| {
-            Some(v.pointer("/order/qty").and_then(Value::as_i64).is_some_and(|q| q < 0))
+            Some(
+                v.pointer("/order/qty")
+                    .and_then(Value::as_i64)
+                    .is_some_and(|q| q < 0),
+            )
         });
         assert_eq!(small, json!({"order": {"qty": -1}}));
         assert!(asked > 0);
@@ -146,9 +157,10 @@ mod tests {
     fn a_variant_outside_the_mode_is_not_counted_and_the_budget_holds() {
         let input = json!({"text": "x".repeat(200)});
         // Only strings longer than 50 reproduce; variants without `text` are "not valid".
-        let (small, _) = shrink(&input, 1000, |v| match v.get("text").and_then(Value::as_str) {
-            None => None,
-            Some(t) => Some(t.chars().count() > 50),
+        let (small, _) = shrink(&input, 1000, |v| {
+            v.get("text")
+                .and_then(Value::as_str)
+                .map(|t| t.chars().count() > 50)
         });
         assert_eq!(small["text"].as_str().map(str::len), Some(51));
         let (_, asked) = shrink(&input, 3, |_| Some(false));
@@ -161,6 +173,10 @@ mod tests {
         // Every variant "keeps" the finding: shrinking must still end, on something simpler.
         let (small, _) = shrink(&v, 10_000, |_| Some(true));
         assert_eq!(small, json!({}));
-        assert!(variants(&v).iter().any(|c| simpler(c, &v) == Ordering::Less));
+        assert!(
+            variants(&v)
+                .iter()
+                .any(|c| simpler(c, &v) == Ordering::Less)
+        );
     }
 }

@@ -75,16 +75,29 @@ fn invalid_inputs_reach_nested_places_and_every_defect_kind() {
     let schema = &corpus()[7];
     let value = json!({"order": {"items": [{"sku": "a", "qty": 2}]}});
     let all = candidates(schema, &value);
-    let at = |p: &str| all.iter().filter(|c| c.at == p).map(|c| c.defect.clone()).collect::<Vec<_>>();
+    let at = |p: &str| {
+        all.iter()
+            .filter(|c| c.at == p)
+            .map(|c| c.defect.clone())
+            .collect::<Vec<_>>()
+    };
     let item = at("/order/items/0");
     assert!(item.contains(&Defect::Missing("sku".into())));
     assert!(item.contains(&Defect::Extra));
     assert!(at("/order/items/0/qty").contains(&Defect::OutOfRange(json!(0.0))));
     assert!(at("/order/items/0/sku").contains(&Defect::TooShort(0)));
-    assert!(at("/order/items/0/qty").iter().any(|d| matches!(d, Defect::WrongType(_))));
+    assert!(
+        at("/order/items/0/qty")
+            .iter()
+            .any(|d| matches!(d, Defect::WrongType(_)))
+    );
     assert!(at("/order/items/0/qty").contains(&Defect::Null));
     let enums = candidates(&corpus()[4], &json!({"level": "a", "v": {"x": 1}}));
-    assert!(enums.iter().any(|c| c.at == "/level" && matches!(c.defect, Defect::NotInEnum(_))));
+    assert!(
+        enums
+            .iter()
+            .any(|c| c.at == "/level" && matches!(c.defect, Defect::NotInEnum(_)))
+    );
     let long = candidates(&corpus()[1], &json!({"s": "abcd"}));
     assert!(long.iter().any(|c| c.defect == Defect::TooLong(6)));
 }

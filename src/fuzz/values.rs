@@ -6,7 +6,7 @@
 //! is required is generated, and past [`HARD_DEPTH`] (a `$ref` cycle that requires itself) the
 //! walk gives up. [`super::Inputs`] keeps only what the schema validator accepts.
 
-use serde_json::{Map, Number, Value, json};
+use serde_json::{Map, Number, Value};
 
 use super::regex;
 use super::rng::Rng;
@@ -170,8 +170,7 @@ impl<'a> Gen<'a> {
         let mut n = 0;
         while open
             && out.len() < max_props
-            && (out.len() < min_props
-                || (explicit && depth < SOFT_DEPTH && self.rng.chance(1, 4)))
+            && (out.len() < min_props || (explicit && depth < SOFT_DEPTH && self.rng.chance(1, 4)))
         {
             n += 1;
             let key = format!("extra_{n}");
@@ -283,7 +282,11 @@ impl<'a> Gen<'a> {
             }
         }
         // Now and then a long one, up to the limit (long inputs are where buffers break).
-        let reach = if self.rng.chance(1, 6) { LONG_MAX_LEN } else { PLAIN_MAX_LEN };
+        let reach = if self.rng.chance(1, 6) {
+            LONG_MAX_LEN
+        } else {
+            PLAIN_MAX_LEN
+        };
         let top = max.min(min.max(0) + reach);
         self.plain_string(min, top.max(min))
     }
@@ -302,14 +305,26 @@ impl<'a> Gen<'a> {
     fn format(&mut self, format: &str) -> Option<String> {
         let r = &mut *self.rng;
         let n = |r: &mut Rng, lo: i64, hi: i64| r.between(lo, hi);
-        let date = |r: &mut Rng| format!("{:04}-{:02}-{:02}", n(r, 1970, 2099), n(r, 1, 12), n(r, 1, 28));
-        let time = |r: &mut Rng| format!("{:02}:{:02}:{:02}", n(r, 0, 23), n(r, 0, 59), n(r, 0, 59));
+        let date = |r: &mut Rng| {
+            format!(
+                "{:04}-{:02}-{:02}",
+                n(r, 1970, 2099),
+                n(r, 1, 12),
+                n(r, 1, 28)
+            )
+        };
+        let time =
+            |r: &mut Rng| format!("{:02}:{:02}:{:02}", n(r, 0, 23), n(r, 0, 59), n(r, 0, 59));
         let hex = |r: &mut Rng, k: usize| -> String {
-            (0..k).map(|_| char::from(b"0123456789abcdef"[r.index(16)])).collect()
+            (0..k)
+                .map(|_| char::from(b"0123456789abcdef"[r.index(16)]))
+                .collect()
         };
         let word = |r: &mut Rng| -> String {
             let len = r.between(1, 8);
-            (0..len).map(|_| char::from(b'a' + r.below(26) as u8)).collect()
+            (0..len)
+                .map(|_| char::from(b'a' + r.below(26) as u8))
+                .collect()
         };
         Some(match format {
             "date-time" => format!("{}T{}Z", date(r), time(r)),
@@ -318,7 +333,13 @@ impl<'a> Gen<'a> {
             "duration" => format!("P{}DT{}H", n(r, 0, 30), n(r, 0, 23)),
             "email" | "idn-email" => format!("{}@{}.com", word(r), word(r)),
             "hostname" | "idn-hostname" => format!("{}.{}.org", word(r), word(r)),
-            "ipv4" => format!("{}.{}.{}.{}", n(r, 1, 254), n(r, 0, 255), n(r, 0, 255), n(r, 1, 254)),
+            "ipv4" => format!(
+                "{}.{}.{}.{}",
+                n(r, 1, 254),
+                n(r, 0, 255),
+                n(r, 0, 255),
+                n(r, 1, 254)
+            ),
             "ipv6" => format!("2001:db8::{}", hex(r, 4)),
             "uri" | "iri" | "url" => format!("https://{}.example/{}", word(r), word(r)),
             "uri-reference" | "iri-reference" => format!("/{}/{}", word(r), word(r)),
@@ -340,12 +361,16 @@ impl<'a> Gen<'a> {
 
     fn integer(&mut self, s: &Map<String, Value>) -> Option<i64> {
         let (lo, hi) = int_bounds(s)?;
-        if let Some(m) = s.get("multipleOf").and_then(Value::as_f64).filter(|m| *m > 0.0) {
+        if let Some(m) = s
+            .get("multipleOf")
+            .and_then(Value::as_f64)
+            .filter(|m| *m > 0.0)
+        {
             if m.fract() != 0.0 || m > 1e15 {
                 // A fractional step: zero and the bounds are the safe integers to try.
-                return [0, lo, hi].into_iter().find(|v| {
-                    (*v as f64 / m).fract() == 0.0 && *v >= lo && *v <= hi
-                });
+                return [0, lo, hi]
+                    .into_iter()
+                    .find(|v| (*v as f64 / m).fract() == 0.0 && *v >= lo && *v <= hi);
             }
             let m = m as i64;
             let first = lo.div_euclid(m) + i64::from(lo.rem_euclid(m) != 0);
@@ -353,7 +378,10 @@ impl<'a> Gen<'a> {
             if first > last {
                 return None;
             }
-            return Some(self.rng.between(first, last.min(first + 1000)).checked_mul(m)?);
+            return self
+                .rng
+                .between(first, last.min(first + 1000))
+                .checked_mul(m);
         }
         let edges = [0, 1, -1, lo, hi, i64::from(i32::MAX), i64::from(i32::MIN)];
         if self.rng.chance(1, 4) {
@@ -392,13 +420,30 @@ impl<'a> Gen<'a> {
 /// `type` a schema without one implies from its keywords.
 fn implied_type(s: &Map<String, Value>) -> &'static str {
     let has = |keys: &[&str]| keys.iter().any(|k| s.contains_key(*k));
-    if has(&["properties", "required", "additionalProperties", "minProperties"]) {
+    if has(&[
+        "properties",
+        "required",
+        "additionalProperties",
+        "minProperties",
+    ]) {
         "object"
-    } else if has(&["items", "prefixItems", "minItems", "maxItems", "uniqueItems"]) {
+    } else if has(&[
+        "items",
+        "prefixItems",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+    ]) {
         "array"
     } else if has(&["minLength", "maxLength", "pattern", "format"]) {
         "string"
-    } else if has(&["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]) {
+    } else if has(&[
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+    ]) {
         "number"
     } else {
         "any"
@@ -409,7 +454,12 @@ fn implied_type(s: &Map<String, Value>) -> &'static str {
 pub fn required_names(s: &Map<String, Value>) -> Vec<String> {
     s.get("required")
         .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -418,7 +468,9 @@ fn required_in(out: &Map<String, Value>, required: &[String]) -> usize {
 }
 
 fn usize_of(s: &Map<String, Value>, key: &str) -> Option<usize> {
-    s.get(key).and_then(Value::as_f64).map(|v| v.max(0.0) as usize)
+    s.get(key)
+        .and_then(Value::as_f64)
+        .map(|v| v.max(0.0) as usize)
 }
 
 fn i64_of(s: &Map<String, Value>, key: &str) -> Option<i64> {
@@ -446,8 +498,12 @@ fn int_bounds(s: &Map<String, Value>) -> Option<(i64, i64)> {
     let int_side = |inclusive: &str, exclusive: &str, low: bool| -> Option<i64> {
         let incl = s.get(inclusive).and_then(Value::as_f64);
         let excl = match s.get(exclusive) {
-            Some(Value::Number(n)) => n.as_f64().map(|v| if low { v.floor() + 1.0 } else { v.ceil() - 1.0 }),
-            Some(Value::Bool(true)) => incl.map(|v| if low { v.floor() + 1.0 } else { v.ceil() - 1.0 }),
+            Some(Value::Number(n)) => n
+                .as_f64()
+                .map(|v| if low { v.floor() + 1.0 } else { v.ceil() - 1.0 }),
+            Some(Value::Bool(true)) => {
+                incl.map(|v| if low { v.floor() + 1.0 } else { v.ceil() - 1.0 })
+            }
             _ => None,
         };
         let incl = incl.map(|v| if low { v.ceil() } else { v.floor() });

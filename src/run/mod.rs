@@ -17,8 +17,8 @@ use crate::mcp::types::{Era, Tool};
 use crate::mcp::{Client, ClientOptions, ServerSpec};
 use crate::plan::{PhaseKey, Plan, Step};
 use crate::report::model::{
-    CacheAudit, ChecksResults, EvalsResults, FuzzResults, Generator, HistoryRecord, Inventory, Phase,
-    PhaseStatus, Phases, RunReport, ServerError, ServerSummary, TestResult, ToolSummary,
+    CacheAudit, ChecksResults, EvalsResults, FuzzResults, Generator, HistoryRecord, Inventory,
+    Phase, PhaseStatus, Phases, RunReport, ServerError, ServerSummary, TestResult, ToolSummary,
 };
 use crate::settings::Settings;
 

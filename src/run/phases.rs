@@ -16,8 +16,8 @@ use crate::mcp::Client;
 use crate::mcp::types::Tool;
 use crate::plan::PhaseKey;
 use crate::report::model::{
-    ChecksResults, EvalsResults, FindingKey, FuzzResults, HistoryRecord, Phase, PhaseStatus, TestCounts,
-    TestResult, TestStatus,
+    ChecksResults, EvalsResults, FindingKey, FuzzResults, HistoryRecord, Phase, PhaseStatus,
+    TestCounts, TestResult, TestStatus,
 };
 use crate::report::redact::Redactor;
 use crate::suite::{self, Defaults, Selection};
@@ -143,7 +143,11 @@ pub(super) fn evals(tools: &[Tool], ctx: &Ctx<'_>) -> Phase<Option<EvalsResults>
 }
 
 /// The schema fuzzing.
-pub(super) fn fuzz(client: &mut Client, tools: &[Tool], ctx: &Ctx<'_>) -> Phase<Option<FuzzResults>> {
+pub(super) fn fuzz(
+    client: &mut Client,
+    tools: &[Tool],
+    ctx: &Ctx<'_>,
+) -> Phase<Option<FuzzResults>> {
     let Some(settings) = ctx.settings.fuzz() else {
         return Phase::skipped("no `fuzz:` section in the config");
     };

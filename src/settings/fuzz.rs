@@ -81,7 +81,10 @@ pub(super) fn resolve(
     let max_examples = flags.and_then(|f| f.examples).unwrap_or(cfg.max_examples);
     let timeout_ms = flags.and_then(|f| f.timeout_ms).unwrap_or(cfg.timeout_ms);
     let max_time_s = flags.and_then(|f| f.max_time).unwrap_or(cfg.max_time_s);
-    check(max_examples >= 1, "--examples / fuzz.max_examples must be at least 1")?;
+    check(
+        max_examples >= 1,
+        "--examples / fuzz.max_examples must be at least 1",
+    )?;
     check(
         timeout_ms > 0.0 && timeout_ms <= limits::MAX_DURATION_MS,
         &format!(
@@ -91,12 +94,15 @@ pub(super) fn resolve(
     )?;
     check(
         max_time_s > 0.0 && max_time_s <= limits::MAX_DURATION_MS / 1000.0,
-        &format!("--max-time / fuzz.max_time_s must be a number of seconds above 0, got {max_time_s}"),
+        &format!(
+            "--max-time / fuzz.max_time_s must be a number of seconds above 0, got {max_time_s}"
+        ),
     )?;
     let seed = pick(
         flags.and_then(|f| f.seed).map(|s| (s, "--seed")),
         env_value(env, "TOOLPROOF_FUZZ_SEED", |s| {
-            s.parse::<u64>().map_err(|_| format!("must be a whole number, got `{s}`"))
+            s.parse::<u64>()
+                .map_err(|_| format!("must be a whole number, got `{s}`"))
         })?,
         cfg.seed.map(|s| (s, "fuzz.seed")),
         fresh_seed(),

@@ -27,6 +27,38 @@ pub(super) fn section(
         out.push('\n');
         return;
     };
+    out.push_str(&table(r).render(width, color));
+    out.push_str(&format!("Repeat this run with --seed {}\n", r.seed));
+    for t in &r.tools {
+        for f in &t.findings {
+            if let Some(stderr) = &f.stderr {
+                let line = format!(
+                    "Server stderr during fuzz {} {} ({}):",
+                    clean(&t.tool),
+                    f.kind,
+                    f.mode
+                );
+                out.push_str(&Paint::Red.paint(&line.replace('\n', " "), color));
+                out.push('\n');
+                push_gutter(out, stderr);
+            }
+            if !f.test.is_empty() {
+                let line = format!(
+                    "Reproduce fuzz {} {} ({}) with this test:",
+                    clean(&t.tool),
+                    f.kind,
+                    f.mode
+                );
+                out.push_str(&line.replace('\n', " "));
+                out.push('\n');
+                push_gutter(out, &f.test);
+            }
+        }
+    }
+    out.push('\n');
+}
+
+fn table(r: &FuzzResults) -> Table {
     let mut table = Table::new(vec![
         Column::fixed(""),
         Column::text("Tool"),
@@ -54,7 +86,12 @@ pub(super) fn section(
                 Cell::new(t.calls.to_string()),
                 Cell::new(""),
                 Cell::new(""),
-                Cell::new(t.stopped.as_deref().map(|s| clean(s).into_owned()).unwrap_or_default()),
+                Cell::new(
+                    t.stopped
+                        .as_deref()
+                        .map(|s| clean(s).into_owned())
+                        .unwrap_or_default(),
+                ),
             ]);
             continue;
         }
@@ -62,34 +99,28 @@ pub(super) fn section(
             let first = i == 0;
             let input = serde_json::to_string(&f.input).unwrap_or_default();
             table.row(vec![
-                if first { Cell::painted("FAIL", Paint::Red) } else { Cell::new("") },
-                Cell::new(if first { clean(&t.tool).into_owned() } else { String::new() }),
-                Cell::new(if first { t.calls.to_string() } else { String::new() }),
+                if first {
+                    Cell::painted("FAIL", Paint::Red)
+                } else {
+                    Cell::new("")
+                },
+                Cell::new(if first {
+                    clean(&t.tool).into_owned()
+                } else {
+                    String::new()
+                }),
+                Cell::new(if first {
+                    t.calls.to_string()
+                } else {
+                    String::new()
+                }),
                 Cell::new(format!("{} ({})", f.kind, f.mode)),
                 Cell::new(short(&clean(&input), INPUT_CHARS)),
                 Cell::new(clean(f.detail.lines().next().unwrap_or("")).into_owned()),
             ]);
         }
     }
-    out.push_str(&table.render(width, color));
-    out.push_str(&format!("Repeat this run with --seed {}\n", r.seed));
-    for t in &r.tools {
-        for f in &t.findings {
-            if let Some(stderr) = &f.stderr {
-                let line = format!("Server stderr during fuzz {} {} ({}):", clean(&t.tool), f.kind, f.mode);
-                out.push_str(&Paint::Red.paint(&line.replace('\n', " "), color));
-                out.push('\n');
-                push_gutter(out, stderr);
-            }
-            if !f.test.is_empty() {
-                let line = format!("Reproduce fuzz {} {} ({}) with this test:", clean(&t.tool), f.kind, f.mode);
-                out.push_str(&line.replace('\n', " "));
-                out.push('\n');
-                push_gutter(out, &f.test);
-            }
-        }
-    }
-    out.push('\n');
+    table
 }
 
 /// `text` cut to `max` characters, with `...` when cut.

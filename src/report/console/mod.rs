@@ -139,12 +139,16 @@ pub fn render(report: &RunReport, opts: &ConsoleOptions) -> String {
             out.push('\n');
         }
     }
-    for phase in [bench] {
-        let detail = phase.reason.map(|s| clean(s).into_owned());
-        phase_line(&mut out, &phase, detail.as_deref(), color);
-        out.push('\n');
-    }
-    fuzz::section(&mut out, &fuzz, r.phases.fuzz.results.as_ref(), width, color);
+    let detail = bench.reason.map(|s| clean(s).into_owned());
+    phase_line(&mut out, &bench, detail.as_deref(), color);
+    out.push('\n');
+    fuzz::section(
+        &mut out,
+        &fuzz,
+        r.phases.fuzz.results.as_ref(),
+        width,
+        color,
+    );
 
     summary_line(&mut out, r, color);
     defuse_workflow_commands(&out).into_owned()
@@ -255,7 +259,12 @@ fn summary_line(out: &mut String, r: &RunReport, color: bool) {
     }
     for phase in &r.phases.overview()[3..] {
         if phase.key == "fuzz"
-            && let Some(f) = r.phases.fuzz.results.as_ref().filter(|_| phase.status != PhaseStatus::Error)
+            && let Some(f) = r
+                .phases
+                .fuzz
+                .results
+                .as_ref()
+                .filter(|_| phase.status != PhaseStatus::Error)
         {
             let counts = f.counts_text();
             let counts = counts.split(" (seed").next().unwrap_or_default();

@@ -48,10 +48,17 @@ fn tool_case(t: &FuzzTool, seed: u64) -> TestCase {
             .collect();
         let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
         let n = t.findings.len();
-        let many = if n == 1 { String::new() } else { format!("{n} findings, first: ") };
-        s.set_message(message(&format!("{many}{} ({}): {}", first.kind, first.mode, first.detail)))
-            .set_type(first.kind.as_str())
-            .set_description(body(&format!("{}\n(seed {seed})", lines.join("\n"))));
+        let many = if n == 1 {
+            String::new()
+        } else {
+            format!("{n} findings, first: ")
+        };
+        s.set_message(message(&format!(
+            "{many}{} ({}): {}",
+            first.kind, first.mode, first.detail
+        )))
+        .set_type(first.kind.as_str())
+        .set_description(body(&format!("{}\n(seed {seed})", lines.join("\n"))));
         s
     } else {
         TestCaseStatus::success()
@@ -65,10 +72,17 @@ fn tool_case(t: &FuzzTool, seed: u64) -> TestCase {
             t.calls,
             t.valid_inputs,
             t.invalid_inputs,
-            t.stopped.as_deref().map(|s| format!(" stopped: {}", one_line(s))).unwrap_or_default()
+            t.stopped
+                .as_deref()
+                .map(|s| format!(" stopped: {}", one_line(s)))
+                .unwrap_or_default()
         ));
     }
-    let stderr: Vec<&str> = t.findings.iter().filter_map(|f| f.stderr.as_deref()).collect();
+    let stderr: Vec<&str> = t
+        .findings
+        .iter()
+        .filter_map(|f| f.stderr.as_deref())
+        .collect();
     if !stderr.is_empty() {
         case.set_system_err(stderr_text(&stderr.join("\n")));
     }
