@@ -75,7 +75,8 @@
 //!
 //! `fuzz-targets` adds the `fz_*` tools, each planting one defect for `toolproof fuzz` (see
 //! `fake_mcp/fuzz_targets.rs`): `fz_crash` exits when a nested quantity is negative, `fz_hang`
-//! never answers a text over 40 characters, `fz_accept` accepts invalid input, `fz_output`
+//! never answers a text over 40 characters (`fz_stuck` blocks the whole server, ping included,
+//! for one), `fz_accept` accepts invalid input, `fz_output`
 //! breaks its outputSchema for 3 items or more, `fz_reject` answers -32602 to a name with a
 //! space, `fz_internal` answers -32603 to an empty label, `fz_traceback` returns a Python
 //! traceback for a path with a slash, `fz_unexpected` fails odd numbers, `fz_strict` validates

@@ -26,6 +26,8 @@ pub enum Bug {
     Unexpected,
     /// Validates its arguments exactly: no defect.
     Strict,
+    /// Blocks the whole server (ping included) for a `text` longer than 40 characters.
+    Stuck,
 }
 
 /// What a call does.
@@ -38,6 +40,8 @@ pub enum Reply {
     Crash,
     /// No answer, ever (other requests still get theirs).
     Hang,
+    /// No answer, and nothing else answered either, for a minute.
+    Stuck,
 }
 
 fn read_only() -> Value {
@@ -161,6 +165,15 @@ pub fn tools() -> Vec<ToolEntry> {
             Bug::Traceback,
         ),
         tool(
+            "fz_stuck",
+            "Stores a text; a text over 40 characters blocks the whole server.",
+            object(
+                json!({"text": {"type": "string", "maxLength": 500}}),
+                json!(["text"]),
+            ),
+            Bug::Stuck,
+        ),
+        tool(
             "fz_unexpected",
             "Halves an even number; odd numbers get an error result.",
             object(json!({"n": {"type": "integer"}}), json!(["n"])),
@@ -221,7 +234,8 @@ pub fn call(bug: Bug, schema: &Value, args: &Map<String, Value>) -> Reply {
             Some(q) if q < 0 => Reply::Crash,
             _ => ok("ordered".into()),
         },
-        Bug::Hang => match str_arg("text") {
+        Bug::Hang | Bug::Stuck => match str_arg("text") {
+            Some(t) if t.chars().count() > 40 && bug == Bug::Stuck => Reply::Stuck,
             Some(t) if t.chars().count() > 40 => Reply::Hang,
             Some(_) => ok("stored".into()),
             None => Reply::Result(text_result("`text` must be a string".into(), true)),

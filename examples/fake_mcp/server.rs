@@ -703,6 +703,11 @@ impl Server {
                         std::process::exit(4);
                     }
                     crate::fuzz_targets::Reply::Hang => Outcome::Hang,
+                    crate::fuzz_targets::Reply::Stuck => {
+                        // On the reading thread: nothing else is read, `ping` included.
+                        std::thread::sleep(Duration::from_secs(60));
+                        Outcome::Hang
+                    }
                 }
             }
             Behaviour::Slow => match catalog::slow_millis(args) {

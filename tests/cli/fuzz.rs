@@ -346,3 +346,47 @@ fn a_tool_name_the_server_lacks_fails_and_bad_numbers_are_usage_errors() {
         assert!(out.stderr.contains("error:"), "{}", out.stderr);
     }
 }
+
+#[test]
+fn a_hang_that_blocks_the_server_is_cancelled_and_the_server_restarted() {
+    let dir = Dir::new("fuzz-stuck");
+    let log = dir.path("server.log").display().to_string();
+    // `fz_stuck` blocks even `ping` on a long text, so only a restart frees the server.
+    let flags = [
+        "--examples",
+        "15",
+        "--timeout-ms",
+        "200",
+        "--max-time",
+        "6",
+        "--seed",
+        "11",
+        "--tool",
+        "fz_stuck",
+    ];
+    let (out, report) = fuzz_fake(&dir, &flags, &["--log", &log]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let row = tool(&report, "fz_stuck");
+    assert_eq!(row["findings"][0]["kind"], "hang", "{row:#}");
+    let methods: Vec<String> = dir
+        .read("server.log")
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|v| v["message"]["method"].as_str().map(str::to_owned))
+        .collect();
+    let count = |m: &str| methods.iter().filter(|x| *x == m).count();
+    // The blocked server never reads the cancellation nor the ping; it is stopped and started
+    // again, and fuzzing goes on with the new process.
+    assert!(
+        count("initialize") >= 2,
+        "the server was not restarted: {methods:?}"
+    );
+    let after_restart = methods
+        .iter()
+        .skip_while(|m| *m != "tools/call")
+        .skip_while(|m| *m != "initialize");
+    assert!(
+        after_restart.clone().any(|m| m == "tools/call"),
+        "{methods:?}"
+    );
+}
