@@ -37,6 +37,8 @@ pub enum Command {
     Eval(EvalArgs),
     /// Run only the latency benchmarks.
     Bench(BenchArgs),
+    /// Fuzz the server's tools with inputs generated from their input schemas.
+    Fuzz(FuzzArgs),
     /// Inspect or clean the committed eval answer cache.
     #[command(subcommand)]
     Cache(CacheCommand),
@@ -75,6 +77,51 @@ pub struct EvalArgs {
     /// Cache and history.
     #[command(flatten)]
     pub flags: EvalFlags,
+    /// Reports.
+    #[command(flatten)]
+    pub reports: ReportArgs,
+}
+
+/// `toolproof fuzz`: the flags of mcp-toolproof's `fuzz`, each `--no-…` form a real override.
+#[derive(Debug, Args)]
+pub struct FuzzArgs {
+    /// The server.
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Valid and invalid inputs per tool, each (fuzz.max_examples, default 50).
+    #[arg(long, value_name = "N")]
+    pub examples: Option<u32>,
+    /// Per-call timeout in milliseconds (fuzz.timeout_ms, default 2000).
+    #[arg(long, value_name = "MS")]
+    pub timeout_ms: Option<f64>,
+    /// Time budget per tool in seconds, shrinking included (fuzz.max_time_s, default 60).
+    #[arg(long, value_name = "SECONDS")]
+    pub max_time: Option<f64>,
+    /// Seed of the inputs; the same seed gives the same inputs and calls (fuzz.seed, default
+    /// random, printed) [env: TOOLPROOF_FUZZ_SEED].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Fuzz only this tool (repeatable; replaces fuzz.tools).
+    #[arg(long = "tool", value_name = "NAME")]
+    pub tools: Vec<String>,
+    /// Fuzz tools that are, or may be, destructive too.
+    #[arg(long, overrides_with = "no_include_destructive")]
+    pub include_destructive: bool,
+    /// Leave destructive tools alone, even if fuzz.include_destructive says otherwise.
+    #[arg(long, overrides_with = "include_destructive")]
+    pub no_include_destructive: bool,
+    /// An error result for a valid input is a finding.
+    #[arg(long, overrides_with = "no_valid_must_succeed")]
+    pub valid_must_succeed: bool,
+    /// An error result for a valid input is not a finding, even if the config says it is.
+    #[arg(long, overrides_with = "valid_must_succeed")]
+    pub no_valid_must_succeed: bool,
+    /// A success result for an invalid input is a finding (the default).
+    #[arg(long, overrides_with = "no_invalid_must_fail")]
+    pub invalid_must_fail: bool,
+    /// A success result for an invalid input is not a finding.
+    #[arg(long, overrides_with = "invalid_must_fail")]
+    pub no_invalid_must_fail: bool,
     /// Reports.
     #[command(flatten)]
     pub reports: ReportArgs,

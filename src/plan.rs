@@ -88,9 +88,6 @@ pub struct Plan {
     pub cache: Option<CacheAction>,
 }
 
-/// Why a phase a later toolproof will run is not run by this one.
-const NOT_BUILT: &str = "not run: this toolproof build does not run this phase yet";
-
 impl Plan {
     /// Decides every phase from the settings.
     pub fn new(settings: &Settings) -> Plan {
@@ -104,6 +101,7 @@ impl Plan {
             CommandKind::Bench => {
                 Plan::only(settings, PhaseKey::Bench, "bench runs only the bench")
             }
+            CommandKind::Fuzz => Plan::only(settings, PhaseKey::Fuzz, "fuzz runs only the fuzzing"),
             CommandKind::CacheStatus => Plan::cache(CacheAction::Status),
             CommandKind::CachePrune { apply } => Plan::cache(CacheAction::Prune { apply }),
             CommandKind::Run => Plan {
@@ -111,11 +109,7 @@ impl Plan {
                 tests: tests_step(settings),
                 evals: evals_step(settings),
                 bench: bench_step(settings),
-                fuzz: later_step(
-                    settings.loaded().config.fuzz.is_some(),
-                    "fuzz",
-                    settings.skips().fuzz(),
-                ),
+                fuzz: fuzz_step(settings),
                 inventory: false,
                 cache: None,
             },
@@ -148,9 +142,10 @@ impl Plan {
             }
             // `eval` runs the section even when `enabled: false` keeps it out of `run`.
             PhaseKey::Evals => plan.evals = Step::Run,
-            // `bench` too runs the section whatever `enabled` says.
+            // `bench` and `fuzz` run their section whatever `enabled` says.
             PhaseKey::Bench => plan.bench = Step::Run,
-            PhaseKey::Tests | PhaseKey::Fuzz => {}
+            PhaseKey::Fuzz => plan.fuzz = Step::Run,
+            PhaseKey::Tests => {}
         }
         plan
     }
@@ -226,15 +221,14 @@ fn bench_step(settings: &Settings) -> Step {
     }
 }
 
-/// Fuzz: configured phases this build cannot run are skipped with that reason,
-/// never reported as passed.
-fn later_step(configured: bool, name: &str, skip: Option<&crate::settings::Origin>) -> Step {
-    if let Some(origin) = skip {
+/// The fuzz phase of `run`: skipped when turned off, or when the config has no `fuzz:`.
+fn fuzz_step(settings: &Settings) -> Step {
+    if let Some(origin) = settings.skips().fuzz() {
         return Step::Skip(turned_off(origin));
     }
-    if configured {
-        Step::Skip(NOT_BUILT.into())
+    if settings.fuzz().is_some() {
+        Step::Run
     } else {
-        Step::Skip(format!("no `{name}:` section in the config"))
+        Step::Skip("no `fuzz:` section in the config".into())
     }
 }

@@ -213,6 +213,8 @@ mod bench;
 mod compat;
 #[path = "cli/evals.rs"]
 mod evals;
+#[path = "cli/fuzz.rs"]
+mod fuzz;
 #[path = "cli/github.rs"]
 mod github;
 #[path = "cli/lifecycle.rs"]
@@ -1003,6 +1005,7 @@ fn help_output() {
         ("help_top", &["--help"][..]),
         ("help_run", &["run", "--help"][..]),
         ("help_inspect", &["inspect", "--help"][..]),
+        ("help_fuzz", &["fuzz", "--help"][..]),
     ] {
         let out = toolproof_in(&dir.0, args, &[("COLUMNS", "100")]);
         assert_eq!(out.code, 0, "{out:?}");

@@ -93,7 +93,13 @@ const DELIBERATE: &[Deliberate] = &[
         config: "fuzz-section",
         kind: "*",
         name: "",
-        why: "A1: the reference's fuzz phase crashes with the hypothesis it installs and writes no report; toolproof does not run fuzz yet and reports the phase as skipped",
+        why: "A1: the reference's fuzz phase crashes with the hypothesis it installs and writes no report; toolproof fuzzes and reports what it finds",
+    },
+    Deliberate {
+        config: "fuzz-command",
+        kind: "*",
+        name: "",
+        why: "A1: the reference's fuzz command crashes with the hypothesis it installs and writes no report; toolproof accepts every flag, fuzzes and reports",
     },
 ];
 

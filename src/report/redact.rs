@@ -368,6 +368,13 @@ impl Redact for crate::report::model::BenchResults {
     }
 }
 
+impl Redact for crate::report::model::FuzzResults {
+    /// Through the JSON form, like the evals: inputs are arbitrary JSON.
+    fn redact(&mut self, r: &Redactor) {
+        r.serde(self);
+    }
+}
+
 impl Redact for ChecksResults {
     fn redact(&mut self, r: &Redactor) {
         let ChecksResults {

@@ -16,8 +16,8 @@ use crate::mcp::Client;
 use crate::mcp::types::Tool;
 use crate::plan::PhaseKey;
 use crate::report::model::{
-    ChecksResults, EvalsResults, FindingKey, HistoryRecord, Phase, PhaseStatus, TestCounts,
-    TestResult, TestStatus,
+    ChecksResults, EvalsResults, FindingKey, FuzzResults, HistoryRecord, Phase, PhaseStatus,
+    TestCounts, TestResult, TestStatus,
 };
 use crate::report::redact::Redactor;
 use crate::suite::{self, Defaults, Selection};
@@ -139,6 +139,24 @@ pub(super) fn evals(tools: &[Tool], ctx: &Ctx<'_>) -> Phase<Option<EvalsResults>
         phase.status,
         phase.reason.clone(),
     );
+    phase
+}
+
+/// The schema fuzzing.
+pub(super) fn fuzz(
+    client: &mut Client,
+    tools: &[Tool],
+    ctx: &Ctx<'_>,
+) -> Phase<Option<FuzzResults>> {
+    let Some(settings) = ctx.settings.fuzz() else {
+        return Phase::skipped("no `fuzz:` section in the config");
+    };
+    let phase = crate::fuzz::run(client, tools, settings, ctx.events, ctx.interrupt);
+    let summary = phase
+        .reason
+        .clone()
+        .or_else(|| phase.results.as_ref().map(FuzzResults::counts_text));
+    finished(ctx.events, PhaseKey::Fuzz, phase.status, summary);
     phase
 }
 

@@ -5,6 +5,7 @@
 
 mod bench;
 mod env;
+mod fuzz;
 mod github;
 mod outputs;
 mod resolve;
@@ -19,6 +20,7 @@ use std::path::PathBuf;
 
 pub use bench::{BenchSettings, BenchTargetSettings, Thresholds};
 pub use env::Env;
+pub use fuzz::FuzzSettings;
 pub use github::{Github, PrComment, PrCommentMode};
 pub use source::config_source;
 
@@ -40,6 +42,8 @@ pub enum CommandKind {
     Eval,
     /// `toolproof bench`.
     Bench,
+    /// `toolproof fuzz`.
+    Fuzz,
     /// `toolproof cache status`.
     CacheStatus,
     /// `toolproof cache prune` (`apply`: remove the files, not only list them).
@@ -57,6 +61,7 @@ impl CommandKind {
             CommandKind::Run => "run",
             CommandKind::Eval => "eval",
             CommandKind::Bench => "bench",
+            CommandKind::Fuzz => "fuzz",
             CommandKind::CacheStatus => "cache status",
             CommandKind::CachePrune { .. } => "cache prune",
         }
@@ -311,6 +316,7 @@ pub struct Settings {
     tests: TestSettings,
     evals: Option<EvalSettings>,
     bench: Option<BenchSettings>,
+    fuzz: Option<FuzzSettings>,
     skips: Skips,
     outputs: Outputs,
     revision: Revision,
@@ -392,6 +398,11 @@ impl Settings {
     /// The latency benchmarks: `run` with a `bench:` section, or `bench`.
     pub fn bench(&self) -> Option<&BenchSettings> {
         self.bench.as_ref()
+    }
+
+    /// Fuzzing: for `fuzz`, and for `run` when the config has a `fuzz:` section.
+    pub fn fuzz(&self) -> Option<&FuzzSettings> {
+        self.fuzz.as_ref()
     }
     /// Phases turned off by flags or the environment.
     pub fn skips(&self) -> &Skips {

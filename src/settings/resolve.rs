@@ -22,6 +22,7 @@ pub(super) struct Flags<'a> {
     run: Option<&'a crate::cli::RunArgs>,
     bench: Option<&'a crate::cli::BenchArgs>,
     baseline: Option<&'a crate::cli::BaselineArgs>,
+    pub(super) fuzz: Option<&'a crate::cli::FuzzArgs>,
 }
 
 fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
@@ -64,6 +65,15 @@ fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
                 ..Flags::default()
             },
         ),
+        Command::Fuzz(a) => (
+            CommandKind::Fuzz,
+            Flags {
+                reports: Some(&a.reports),
+                server: Some(&a.server),
+                fuzz: Some(a),
+                ..Flags::default()
+            },
+        ),
         Command::Cache(CacheCommand::Status(a)) => (
             CommandKind::CacheStatus,
             Flags {
@@ -84,7 +94,7 @@ fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
 }
 
 /// flag > environment > YAML > default.
-pub(super) fn pick<T>(
+pub(crate) fn pick<T>(
     flag: Option<(T, &'static str)>,
     env: Option<(T, &'static str, String)>,
     yaml: Option<(T, &'static str)>,
@@ -115,7 +125,7 @@ pub(super) fn pick<T>(
 
 /// A typed environment variable: `None` when unset or blank, an error naming it when its value
 /// does not parse.
-pub(super) fn env_value<T>(
+pub(crate) fn env_value<T>(
     env: &Env,
     name: &'static str,
     parse: impl Fn(&str) -> Result<T, String>,
@@ -169,6 +179,7 @@ impl Settings {
             flags.baseline,
             env,
         )?;
+        let fuzz = super::fuzz::resolve(command, flags.fuzz, env, cfg.fuzz.as_ref())?;
         let mut outputs = super::outputs::resolve_outputs(cli, command, &flags, env)?;
         outputs.places = super::workspace::places(&loaded, env, env.cwd());
         let protocol = pick(
@@ -188,6 +199,7 @@ impl Settings {
             tests,
             evals,
             bench,
+            fuzz,
             skips,
             outputs,
             revision: Revision {

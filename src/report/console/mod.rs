@@ -4,6 +4,7 @@
 
 mod bench;
 mod evals;
+mod fuzz;
 mod phases;
 
 #[cfg(test)]
@@ -146,9 +147,13 @@ pub fn render(report: &RunReport, opts: &ConsoleOptions) -> String {
         width,
         color,
     );
-    let detail = fuzz.reason.map(|s| clean(s).into_owned());
-    phase_line(&mut out, &fuzz, detail.as_deref(), color);
-    out.push('\n');
+    fuzz::section(
+        &mut out,
+        &fuzz,
+        r.phases.fuzz.results.as_ref(),
+        width,
+        color,
+    );
 
     summary_line(&mut out, r, color);
     defuse_workflow_commands(&out).into_owned()
@@ -264,6 +269,17 @@ fn summary_line(out: &mut String, r: &RunReport, color: bool) {
                 "bench: {passed} passed, {} failed",
                 b.targets.len() - passed
             ));
+        } else if phase.key == "fuzz"
+            && let Some(f) = r
+                .phases
+                .fuzz
+                .results
+                .as_ref()
+                .filter(|_| phase.status != PhaseStatus::Error)
+        {
+            let counts = f.counts_text();
+            let counts = counts.split(" (seed").next().unwrap_or_default();
+            parts.push(format!("fuzz: {counts}"));
         } else if phase.status != PhaseStatus::Skipped {
             parts.push(format!("{}: {}", phase.key, phase.status.as_str()));
         }

@@ -34,6 +34,7 @@
 
 mod bench;
 mod evals;
+mod fuzz;
 mod phases;
 mod xml;
 
@@ -100,7 +101,7 @@ pub fn render_with(report: &RunReport, options: &JunitOptions) -> String {
         None => suites.push(phase_suite(&evals)),
     }
     suites.push(bench::suite(&bench, r.phases.bench.results.as_ref()));
-    suites.push(phase_suite(&fuzz));
+    suites.push(fuzz::suite(&fuzz, r.phases.fuzz.results.as_ref()));
     for mut suite in suites {
         if let Some(t) = started {
             suite.set_timestamp(t);

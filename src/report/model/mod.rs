@@ -8,12 +8,14 @@ use serde_json::Value;
 mod bench;
 mod checks;
 mod evals;
+mod fuzz;
 mod history;
 pub mod rates;
 mod suite;
 
 pub use bench::{BaselineDelta, BaselineInfo, BenchResults, BenchTargetResult, Latency, Limits};
 pub use checks::{ChecksResults, Finding, Severity};
+pub use fuzz::{FuzzFinding, FuzzResults, FuzzTool};
 
 /// How "no tool" is written wherever a tool name would be.
 pub const NO_TOOL: &str = "(no tool)";
@@ -283,7 +285,7 @@ pub struct Phases {
     /// Latency benchmarks.
     pub bench: Phase<Option<BenchResults>>,
     /// Schema fuzzing.
-    pub fuzz: Phase<Option<Value>>,
+    pub fuzz: Phase<Option<FuzzResults>>,
 }
 
 impl PhaseStatus {
