@@ -73,6 +73,15 @@
 //! `wrong-structured` [wrong_structured: structuredContent breaks its outputSchema],
 //! `flaky` [flaky: an isError result on the 1st, 3rd, … call, success on the others].
 //!
+//! `fuzz-targets` adds the `fz_*` tools, each planting one defect for `toolproof fuzz` (see
+//! `fake_mcp/fuzz_targets.rs`): `fz_crash` exits when a nested quantity is negative, `fz_hang`
+//! never answers a text over 40 characters (`fz_stuck` blocks the whole server, ping included,
+//! for one), `fz_accept` accepts invalid input, `fz_output`
+//! breaks its outputSchema for 3 items or more, `fz_reject` answers -32602 to a name with a
+//! space, `fz_internal` answers -32603 to an empty label, `fz_traceback` returns a Python
+//! traceback for a path with a slash, `fz_unexpected` fails odd numbers, `fz_strict` validates
+//! its rich schema exactly (no defect), and `fz_unannotated` has no annotations.
+//!
 //! Behaviour faults:
 //! - `stdout-noise`: a banner line on stdout at start (stdio only).
 //! - `exit-before-initialize`: a stderr line, then exit 1 at start.
@@ -115,6 +124,8 @@
 
 #[path = "fake_mcp/catalog.rs"]
 mod catalog;
+#[path = "fake_mcp/fuzz_targets.rs"]
+mod fuzz_targets;
 #[path = "fake_mcp/hostile.rs"]
 mod hostile;
 #[path = "fake_mcp/http.rs"]

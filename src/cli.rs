@@ -35,6 +35,10 @@ pub enum Command {
     Run(RunArgs),
     /// Run only the tool-selection evals.
     Eval(EvalArgs),
+    /// Run only the latency benchmarks.
+    Bench(BenchArgs),
+    /// Fuzz the server's tools with inputs generated from their input schemas.
+    Fuzz(FuzzArgs),
     /// Inspect or clean the committed eval answer cache.
     #[command(subcommand)]
     Cache(CacheCommand),
@@ -73,6 +77,51 @@ pub struct EvalArgs {
     /// Cache and history.
     #[command(flatten)]
     pub flags: EvalFlags,
+    /// Reports.
+    #[command(flatten)]
+    pub reports: ReportArgs,
+}
+
+/// `toolproof fuzz`: the flags of mcp-toolproof's `fuzz`, each `--no-…` form a real override.
+#[derive(Debug, Args)]
+pub struct FuzzArgs {
+    /// The server.
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Valid and invalid inputs per tool, each (fuzz.max_examples, default 50).
+    #[arg(long, value_name = "N")]
+    pub examples: Option<u32>,
+    /// Per-call timeout in milliseconds (fuzz.timeout_ms, default 2000).
+    #[arg(long, value_name = "MS")]
+    pub timeout_ms: Option<f64>,
+    /// Time budget per tool in seconds, shrinking included (fuzz.max_time_s, default 60).
+    #[arg(long, value_name = "SECONDS")]
+    pub max_time: Option<f64>,
+    /// Seed of the inputs; the same seed gives the same inputs and calls (fuzz.seed, default
+    /// random, printed) [env: TOOLPROOF_FUZZ_SEED].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Fuzz only this tool (repeatable; replaces fuzz.tools).
+    #[arg(long = "tool", value_name = "NAME")]
+    pub tools: Vec<String>,
+    /// Fuzz tools that are, or may be, destructive too.
+    #[arg(long, overrides_with = "no_include_destructive")]
+    pub include_destructive: bool,
+    /// Leave destructive tools alone, even if fuzz.include_destructive says otherwise.
+    #[arg(long, overrides_with = "include_destructive")]
+    pub no_include_destructive: bool,
+    /// An error result for a valid input is a finding.
+    #[arg(long, overrides_with = "no_valid_must_succeed")]
+    pub valid_must_succeed: bool,
+    /// An error result for a valid input is not a finding, even if the config says it is.
+    #[arg(long, overrides_with = "valid_must_succeed")]
+    pub no_valid_must_succeed: bool,
+    /// A success result for an invalid input is a finding (the default).
+    #[arg(long, overrides_with = "no_invalid_must_fail")]
+    pub invalid_must_fail: bool,
+    /// A success result for an invalid input is not a finding.
+    #[arg(long, overrides_with = "invalid_must_fail")]
+    pub no_invalid_must_fail: bool,
     /// Reports.
     #[command(flatten)]
     pub reports: ReportArgs,
@@ -232,6 +281,9 @@ pub struct RunArgs {
     /// Cache and history of the evals.
     #[command(flatten)]
     pub evals: EvalFlags,
+    /// Comparison of the bench with an earlier report.
+    #[command(flatten)]
+    pub baseline: BaselineArgs,
     /// Reports.
     #[command(flatten)]
     pub reports: ReportArgs,
@@ -261,4 +313,96 @@ pub fn parse_pin(s: &str) -> Result<ProtocolPin, String> {
             ));
         }
     })
+}
+
+/// `--baseline` and `--max-regression`, shared by `run` and `bench`.
+#[derive(Debug, Args)]
+pub struct BaselineArgs {
+    /// Compare the bench with this earlier JSON report (`--json`) and fail a target whose p95
+    /// grew by more than --max-regression [env: TOOLPROOF_BASELINE].
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Largest p95 increase over the baseline that still passes, in percent
+    /// [env: TOOLPROOF_MAX_REGRESSION] [default: 10].
+    #[arg(long, value_name = "PCT", value_parser = parse_non_negative)]
+    pub max_regression: Option<f64>,
+}
+
+/// `toolproof bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// The server.
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Benchmark only this tool (replaces the config's targets).
+    #[arg(long, value_name = "NAME")]
+    pub tool: Option<String>,
+    /// Arguments for --tool, as a JSON object.
+    #[arg(long, value_name = "JSON", value_parser = parse_args_object)]
+    pub args: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Measured calls per target.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub calls: Option<u32>,
+    /// Requests in flight at once on each connection.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub concurrency: Option<u32>,
+    /// Separate sessions (server processes for stdio) to spread the calls over.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub connections: Option<u32>,
+    /// Unmeasured calls before each target.
+    #[arg(long, value_name = "N")]
+    pub warmup: Option<u32>,
+    /// Per-call timeout in milliseconds.
+    #[arg(long, value_name = "MS", value_parser = parse_positive)]
+    pub timeout_ms: Option<f64>,
+    /// Fail a target whose p50 is over this many milliseconds.
+    #[arg(long, value_name = "MS", value_parser = parse_positive)]
+    pub p50_ms: Option<f64>,
+    /// Fail a target whose p95 is over this many milliseconds.
+    #[arg(long, value_name = "MS", value_parser = parse_positive)]
+    pub p95_ms: Option<f64>,
+    /// Fail a target whose p99 is over this many milliseconds.
+    #[arg(long, value_name = "MS", value_parser = parse_positive)]
+    pub p99_ms: Option<f64>,
+    /// Fail a target whose share of failed calls is over this, 0 to 1 [default: 0].
+    #[arg(long, value_name = "FRACTION", value_parser = parse_fraction)]
+    pub max_error_rate: Option<f64>,
+    /// Fail a target that completes fewer calls per second.
+    #[arg(long, value_name = "CALLS_PER_S", value_parser = parse_non_negative)]
+    pub min_throughput: Option<f64>,
+    /// Comparison with an earlier report.
+    #[command(flatten)]
+    pub baseline: BaselineArgs,
+    /// Reports.
+    #[command(flatten)]
+    pub reports: ReportArgs,
+}
+
+/// A number above 0 (milliseconds).
+pub fn parse_positive(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
+    if v > 0.0 && v.is_finite() {
+        Ok(v)
+    } else {
+        Err(format!("must be greater than 0, got {v}"))
+    }
+}
+
+/// A number of 0 or more.
+pub fn parse_non_negative(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
+    if v >= 0.0 && v.is_finite() {
+        Ok(v)
+    } else {
+        Err(format!("must be 0 or more, got {v}"))
+    }
+}
+
+/// `--args`: a JSON object.
+pub fn parse_args_object(s: &str) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+    match serde_json::from_str(s) {
+        Ok(serde_json::Value::Object(map)) => Ok(map),
+        Ok(_) => Err("--args must be a JSON object, e.g. '{\"text\": \"hi\"}'".into()),
+        Err(e) => Err(format!("--args is not valid JSON: {e}")),
+    }
 }

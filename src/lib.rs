@@ -9,11 +9,13 @@
 // Functions stay small enough to hold in one's head (the limit is in clippy.toml).
 #![warn(clippy::too_many_lines)]
 
+mod bench;
 pub mod checks;
 mod cli;
 pub mod config;
 mod evals;
 mod events;
+mod fuzz;
 #[cfg(any(test, feature = "fuzzing"))]
 #[doc(hidden)]
 pub mod fuzzing;

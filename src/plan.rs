@@ -88,9 +88,6 @@ pub struct Plan {
     pub cache: Option<CacheAction>,
 }
 
-/// Why a phase a later toolproof will run is not run by this one.
-const NOT_BUILT: &str = "not run: this toolproof build does not run this phase yet";
-
 impl Plan {
     /// Decides every phase from the settings.
     pub fn new(settings: &Settings) -> Plan {
@@ -101,22 +98,18 @@ impl Plan {
                 "inspect runs only the static checks",
             ),
             CommandKind::Eval => Plan::only(settings, PhaseKey::Evals, "eval runs only the evals"),
+            CommandKind::Bench => {
+                Plan::only(settings, PhaseKey::Bench, "bench runs only the bench")
+            }
+            CommandKind::Fuzz => Plan::only(settings, PhaseKey::Fuzz, "fuzz runs only the fuzzing"),
             CommandKind::CacheStatus => Plan::cache(CacheAction::Status),
             CommandKind::CachePrune { apply } => Plan::cache(CacheAction::Prune { apply }),
             CommandKind::Run => Plan {
                 checks: checks_step(settings),
                 tests: tests_step(settings),
                 evals: evals_step(settings),
-                bench: later_step(
-                    settings.loaded().config.bench.is_some(),
-                    "bench",
-                    settings.skips().bench(),
-                ),
-                fuzz: later_step(
-                    settings.loaded().config.fuzz.is_some(),
-                    "fuzz",
-                    settings.skips().fuzz(),
-                ),
+                bench: bench_step(settings),
+                fuzz: fuzz_step(settings),
                 inventory: false,
                 cache: None,
             },
@@ -149,7 +142,10 @@ impl Plan {
             }
             // `eval` runs the section even when `enabled: false` keeps it out of `run`.
             PhaseKey::Evals => plan.evals = Step::Run,
-            PhaseKey::Tests | PhaseKey::Bench | PhaseKey::Fuzz => {}
+            // `bench` and `fuzz` run their section whatever `enabled` says.
+            PhaseKey::Bench => plan.bench = Step::Run,
+            PhaseKey::Fuzz => plan.fuzz = Step::Run,
+            PhaseKey::Tests => {}
         }
         plan
     }
@@ -211,15 +207,28 @@ fn turned_off(origin: &crate::settings::Origin) -> String {
     }
 }
 
-/// Bench and fuzz: configured phases this build cannot run are skipped with that reason,
-/// never reported as passed.
-fn later_step(configured: bool, name: &str, skip: Option<&crate::settings::Origin>) -> Step {
-    if let Some(origin) = skip {
+/// The bench in `run`: turned off, not configured, or with nothing to call.
+fn bench_step(settings: &Settings) -> Step {
+    if let Some(origin) = settings.skips().bench() {
         return Step::Skip(turned_off(origin));
     }
-    if configured {
-        Step::Skip(NOT_BUILT.into())
+    match settings.bench() {
+        None => Step::Skip("no `bench:` section in the config".into()),
+        Some(b) if b.targets.is_empty() => Step::Skip(
+            "nothing to benchmark: no `bench.targets` and no test that expects success".into(),
+        ),
+        Some(_) => Step::Run,
+    }
+}
+
+/// The fuzz phase of `run`: skipped when turned off, or when the config has no `fuzz:`.
+fn fuzz_step(settings: &Settings) -> Step {
+    if let Some(origin) = settings.skips().fuzz() {
+        return Step::Skip(turned_off(origin));
+    }
+    if settings.fuzz().is_some() {
+        Step::Run
     } else {
-        Step::Skip(format!("no `{name}:` section in the config"))
+        Step::Skip("no `fuzz:` section in the config".into())
     }
 }

@@ -207,10 +207,14 @@ fn http_fake(args: &[&str]) -> Listening {
     listening(&fake(), &all)
 }
 
+#[path = "cli/bench.rs"]
+mod bench;
 #[path = "cli/compat.rs"]
 mod compat;
 #[path = "cli/evals.rs"]
 mod evals;
+#[path = "cli/fuzz.rs"]
+mod fuzz;
 #[path = "cli/github.rs"]
 mod github;
 #[path = "cli/lifecycle.rs"]
@@ -1001,6 +1005,7 @@ fn help_output() {
         ("help_top", &["--help"][..]),
         ("help_run", &["run", "--help"][..]),
         ("help_inspect", &["inspect", "--help"][..]),
+        ("help_fuzz", &["fuzz", "--help"][..]),
     ] {
         let out = toolproof_in(&dir.0, args, &[("COLUMNS", "100")]);
         assert_eq!(out.code, 0, "{out:?}");

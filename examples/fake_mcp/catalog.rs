@@ -24,6 +24,8 @@ pub enum Behaviour {
     Plain,
     /// Fails on the 1st, 3rd, 5th… call and succeeds on the others.
     Flaky,
+    /// One of the `fz_*` tools (fault `fuzz-targets`).
+    Fuzz(crate::fuzz_targets::Bug),
 }
 
 /// Calls of the `flaky` tool so far in this process.
@@ -444,6 +446,7 @@ fn fault_tools(fault: Fault) -> Vec<ToolEntry> {
             }),
             Behaviour::Flaky,
         )],
+        Fault::FuzzTargets => crate::fuzz_targets::tools(),
         _ => Vec::new(),
     }
 }
@@ -525,7 +528,7 @@ pub fn call_now(tool: &ToolEntry, args: &Map<String, Value>, huge_result: bool) 
             "structuredContent": {"count": "three"},
             "isError": false
         }),
-        Behaviour::Plain | Behaviour::Slow | Behaviour::Crash => {
+        Behaviour::Plain | Behaviour::Slow | Behaviour::Crash | Behaviour::Fuzz(_) => {
             text_result(format!("{name} ok: {}", Value::Object(args.clone())), false)
         }
     }

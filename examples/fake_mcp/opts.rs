@@ -64,6 +64,8 @@ pub enum Fault {
     WrongStructured,
     /// A tool `flaky` that fails every other call.
     Flaky,
+    /// The `fz_*` tools, each with one defect a fuzzer should find.
+    FuzzTargets,
     /// A banner line on stdout before any answer (stdio).
     StdoutNoise,
     /// Writes to stderr and exits 1 at start.
@@ -128,7 +130,7 @@ pub enum Fault {
 }
 
 /// Every fault with its command-line name and a one-line summary.
-pub const FAULTS: [(&str, Fault, &str); 47] = [
+pub const FAULTS: [(&str, Fault, &str); 48] = [
     (
         "no-description",
         Fault::NoDescription,
@@ -204,6 +206,11 @@ pub const FAULTS: [(&str, Fault, &str); 47] = [
         "wrong-structured",
         Fault::WrongStructured,
         "structuredContent that breaks its outputSchema",
+    ),
+    (
+        "fuzz-targets",
+        Fault::FuzzTargets,
+        "add the fz_* tools, each with one defect for the fuzzer to find",
     ),
     (
         "flaky",

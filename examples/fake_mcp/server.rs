@@ -688,6 +688,28 @@ impl Server {
                 eprintln!("about to crash");
                 std::process::exit(3);
             }
+            Behaviour::Fuzz(bug) => {
+                match crate::fuzz_targets::call(bug, &tool.def["inputSchema"], args) {
+                    crate::fuzz_targets::Reply::Result(r) => Outcome::Reply {
+                        msg: reply(Ok(r)),
+                        status: 200,
+                    },
+                    crate::fuzz_targets::Reply::Rpc(code, message) => Outcome::Reply {
+                        msg: reply(Err(RpcError::new(code, message))),
+                        status: 200,
+                    },
+                    crate::fuzz_targets::Reply::Crash => {
+                        eprintln!("fz_crash: negative quantity, giving up");
+                        std::process::exit(4);
+                    }
+                    crate::fuzz_targets::Reply::Hang => Outcome::Hang,
+                    crate::fuzz_targets::Reply::Stuck => {
+                        // On the reading thread: nothing else is read, `ping` included.
+                        std::thread::sleep(Duration::from_secs(60));
+                        Outcome::Hang
+                    }
+                }
+            }
             Behaviour::Slow => match catalog::slow_millis(args) {
                 Ok(ms) => {
                     let server = Arc::clone(self);

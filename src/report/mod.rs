@@ -26,3 +26,5 @@ pub mod writer;
 
 #[cfg(test)]
 mod fixtures;
+#[cfg(test)]
+mod fuzz_tests;

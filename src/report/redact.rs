@@ -361,6 +361,20 @@ impl Redact for EvalsResults {
     }
 }
 
+impl Redact for crate::report::model::BenchResults {
+    /// Through the JSON form: names, failures and first errors.
+    fn redact(&mut self, r: &Redactor) {
+        r.serde(self);
+    }
+}
+
+impl Redact for crate::report::model::FuzzResults {
+    /// Through the JSON form, like the evals: inputs are arbitrary JSON.
+    fn redact(&mut self, r: &Redactor) {
+        r.serde(self);
+    }
+}
+
 impl Redact for ChecksResults {
     fn redact(&mut self, r: &Redactor) {
         let ChecksResults {

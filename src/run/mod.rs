@@ -17,8 +17,8 @@ use crate::mcp::types::{Era, Tool};
 use crate::mcp::{Client, ClientOptions, ServerSpec};
 use crate::plan::{PhaseKey, Plan, Step};
 use crate::report::model::{
-    CacheAudit, ChecksResults, EvalsResults, Generator, HistoryRecord, Inventory, Phase,
-    PhaseStatus, Phases, RunReport, ServerError, ServerSummary, TestResult, ToolSummary,
+    CacheAudit, ChecksResults, EvalsResults, FuzzResults, Generator, HistoryRecord, Inventory,
+    Phase, PhaseStatus, Phases, RunReport, ServerError, ServerSummary, TestResult, ToolSummary,
 };
 use crate::settings::Settings;
 
@@ -72,6 +72,8 @@ struct Outcome {
     checks: Option<Phase<ChecksResults>>,
     tests: Option<Phase<Vec<TestResult>>>,
     evals: Option<Phase<Option<EvalsResults>>>,
+    bench: Option<Phase<Option<crate::report::model::BenchResults>>>,
+    fuzz: Option<Phase<Option<FuzzResults>>>,
     cache: Option<CacheAudit>,
     history: Option<HistoryRecord>,
 }
@@ -171,6 +173,12 @@ fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
     if ctx.plan.evals.runs() && !ctx.interrupt.is_set() {
         out.evals = Some(phases::evals(&tools, ctx));
     }
+    if ctx.plan.bench.runs() && !ctx.interrupt.is_set() {
+        out.bench = Some(phases::bench(client, &tools, ctx));
+    }
+    if ctx.plan.fuzz.runs() && !ctx.interrupt.is_set() {
+        out.fuzz = Some(phases::fuzz(client, &tools, ctx));
+    }
     if let Some(path) = ctx.settings.outputs().history()
         && !ctx.interrupt.is_set()
     {
@@ -206,8 +214,8 @@ fn assemble(
         checks: settle(&plan.checks, out.checks, &why_not),
         tests: settle(&plan.tests, out.tests, &why_not),
         evals: settle(&plan.evals, out.evals, &why_not),
-        bench: settle(&plan.bench, None, &why_not),
-        fuzz: settle(&plan.fuzz, None, &why_not),
+        bench: settle(&plan.bench, out.bench, &why_not),
+        fuzz: settle(&plan.fuzz, out.fuzz, &why_not),
     };
     let interrupted = signal.map(|s| s.name().to_owned());
     let (passed, exit_code) = verdict(

@@ -16,8 +16,8 @@ use crate::mcp::Client;
 use crate::mcp::types::Tool;
 use crate::plan::PhaseKey;
 use crate::report::model::{
-    ChecksResults, EvalsResults, FindingKey, HistoryRecord, Phase, PhaseStatus, TestCounts,
-    TestResult, TestStatus,
+    ChecksResults, EvalsResults, FindingKey, FuzzResults, HistoryRecord, Phase, PhaseStatus,
+    TestCounts, TestResult, TestStatus,
 };
 use crate::report::redact::Redactor;
 use crate::suite::{self, Defaults, Selection};
@@ -142,6 +142,24 @@ pub(super) fn evals(tools: &[Tool], ctx: &Ctx<'_>) -> Phase<Option<EvalsResults>
     phase
 }
 
+/// The schema fuzzing.
+pub(super) fn fuzz(
+    client: &mut Client,
+    tools: &[Tool],
+    ctx: &Ctx<'_>,
+) -> Phase<Option<FuzzResults>> {
+    let Some(settings) = ctx.settings.fuzz() else {
+        return Phase::skipped("no `fuzz:` section in the config");
+    };
+    let phase = crate::fuzz::run(client, tools, settings, ctx.events, ctx.interrupt);
+    let summary = phase
+        .reason
+        .clone()
+        .or_else(|| phase.results.as_ref().map(FuzzResults::counts_text));
+    finished(ctx.events, PhaseKey::Fuzz, phase.status, summary);
+    phase
+}
+
 /// Records the run in the history file (`--history`) after the phases: the eval results per
 /// model (the trend goes into the evals' results), the failing findings and the failed tests,
 /// and the comparison with the base branch. A file that cannot be written is noted on the evals
@@ -204,4 +222,32 @@ pub(super) fn history(path: &Path, out: &mut Outcome, ctx: &Ctx<'_>, now: &str) 
         }
     }
     record
+}
+
+/// The latency benchmarks, on this session and as many more as `connections` asks.
+pub(super) fn bench(
+    client: &mut Client,
+    tools: &[Tool],
+    ctx: &Ctx<'_>,
+) -> Phase<Option<crate::report::model::BenchResults>> {
+    let Some(settings) = ctx.settings.bench() else {
+        return Phase::skipped("no `bench:` section in the config");
+    };
+    ctx.events.emit(Event::PhaseStarted {
+        phase: PhaseKey::Bench,
+        total: settings.targets.len(),
+    });
+    let (spec, opts) = super::server_spec(ctx.settings.loaded());
+    let run = crate::bench::BenchRun {
+        settings,
+        server: (&spec, &opts),
+        interrupt: ctx.interrupt,
+    };
+    let phase = crate::bench::run(client, tools, &run);
+    let summary = phase.results.as_ref().map_or_else(
+        || phase.reason.clone().unwrap_or_default(),
+        |r| format!("{}/{} within limits", r.passed(), r.targets.len()),
+    );
+    finished(ctx.events, PhaseKey::Bench, phase.status, Some(summary));
+    phase
 }

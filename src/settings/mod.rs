@@ -3,7 +3,9 @@
 //! [`Settings::resolve`]. Nothing after it reads `std::env` or the raw flags for an option; the
 //! value is immutable and its fields are private.
 
+mod bench;
 mod env;
+mod fuzz;
 mod github;
 mod outputs;
 mod resolve;
@@ -16,7 +18,9 @@ mod workspace;
 use std::fmt;
 use std::path::PathBuf;
 
+pub use bench::{BenchSettings, BenchTargetSettings, Thresholds};
 pub use env::Env;
+pub use fuzz::FuzzSettings;
 pub use github::{Github, PrComment, PrCommentMode};
 pub use source::config_source;
 
@@ -36,6 +40,10 @@ pub enum CommandKind {
     Run,
     /// `toolproof eval`.
     Eval,
+    /// `toolproof bench`.
+    Bench,
+    /// `toolproof fuzz`.
+    Fuzz,
     /// `toolproof cache status`.
     CacheStatus,
     /// `toolproof cache prune` (`apply`: remove the files, not only list them).
@@ -52,6 +60,8 @@ impl CommandKind {
             CommandKind::Inspect { .. } => "inspect",
             CommandKind::Run => "run",
             CommandKind::Eval => "eval",
+            CommandKind::Bench => "bench",
+            CommandKind::Fuzz => "fuzz",
             CommandKind::CacheStatus => "cache status",
             CommandKind::CachePrune { .. } => "cache prune",
         }
@@ -305,6 +315,8 @@ pub struct Settings {
     checks: CheckSettings,
     tests: TestSettings,
     evals: Option<EvalSettings>,
+    bench: Option<BenchSettings>,
+    fuzz: Option<FuzzSettings>,
     skips: Skips,
     outputs: Outputs,
     revision: Revision,
@@ -382,6 +394,15 @@ impl Settings {
     /// Evals, when the config has an `evals:` section.
     pub fn evals(&self) -> Option<&EvalSettings> {
         self.evals.as_ref()
+    }
+    /// The latency benchmarks: `run` with a `bench:` section, or `bench`.
+    pub fn bench(&self) -> Option<&BenchSettings> {
+        self.bench.as_ref()
+    }
+
+    /// Fuzzing: for `fuzz`, and for `run` when the config has a `fuzz:` section.
+    pub fn fuzz(&self) -> Option<&FuzzSettings> {
+        self.fuzz.as_ref()
     }
     /// Phases turned off by flags or the environment.
     pub fn skips(&self) -> &Skips {

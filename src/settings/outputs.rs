@@ -28,7 +28,10 @@ pub(super) fn resolve_outputs(
     )
     .value;
     let github = env.get("GITHUB_ACTIONS") == Some("true");
-    let quiet = !matches!(command, CommandKind::Run | CommandKind::Eval);
+    let quiet = !matches!(
+        command,
+        CommandKind::Run | CommandKind::Eval | CommandKind::Bench | CommandKind::Fuzz
+    );
     let live_color = color_choice(color_flag, env.stderr_tty(), env);
     let mut outputs = Outputs {
         color: color_choice(color_flag, env.stdout_tty(), env),

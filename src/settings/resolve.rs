@@ -20,6 +20,9 @@ pub(super) struct Flags<'a> {
     server: Option<&'a ServerArgs>,
     model: Option<&'a str>,
     run: Option<&'a crate::cli::RunArgs>,
+    bench: Option<&'a crate::cli::BenchArgs>,
+    baseline: Option<&'a crate::cli::BaselineArgs>,
+    pub(super) fuzz: Option<&'a crate::cli::FuzzArgs>,
 }
 
 fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
@@ -37,6 +40,17 @@ fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
                 reports: Some(&a.reports),
                 eval: Some(&a.evals),
                 run: Some(a),
+                baseline: Some(&a.baseline),
+                ..Flags::default()
+            },
+        ),
+        Command::Bench(a) => (
+            CommandKind::Bench,
+            Flags {
+                reports: Some(&a.reports),
+                server: Some(&a.server),
+                bench: Some(a),
+                baseline: Some(&a.baseline),
                 ..Flags::default()
             },
         ),
@@ -48,6 +62,15 @@ fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
                 eval_args: Some(a),
                 server: Some(&a.server),
                 model: a.model.as_deref(),
+                ..Flags::default()
+            },
+        ),
+        Command::Fuzz(a) => (
+            CommandKind::Fuzz,
+            Flags {
+                reports: Some(&a.reports),
+                server: Some(&a.server),
+                fuzz: Some(a),
                 ..Flags::default()
             },
         ),
@@ -71,7 +94,7 @@ fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
 }
 
 /// flag > environment > YAML > default.
-pub(super) fn pick<T>(
+pub(crate) fn pick<T>(
     flag: Option<(T, &'static str)>,
     env: Option<(T, &'static str, String)>,
     yaml: Option<(T, &'static str)>,
@@ -102,7 +125,7 @@ pub(super) fn pick<T>(
 
 /// A typed environment variable: `None` when unset or blank, an error naming it when its value
 /// does not parse.
-pub(super) fn env_value<T>(
+pub(crate) fn env_value<T>(
     env: &Env,
     name: &'static str,
     parse: impl Fn(&str) -> Result<T, String>,
@@ -149,6 +172,14 @@ impl Settings {
         };
         check_command_needs(command, evals.as_ref(), cfg.evals.as_ref())?;
         let skips = resolve_skips(&flags, env, cfg)?;
+        let bench = super::bench::resolve_bench(
+            cfg.bench.as_ref(),
+            &cfg.tests,
+            flags.bench,
+            flags.baseline,
+            env,
+        )?;
+        let fuzz = super::fuzz::resolve(command, flags.fuzz, env, cfg.fuzz.as_ref())?;
         let mut outputs = super::outputs::resolve_outputs(cli, command, &flags, env)?;
         outputs.places = super::workspace::places(&loaded, env, env.cwd());
         let protocol = pick(
@@ -167,6 +198,8 @@ impl Settings {
             checks,
             tests,
             evals,
+            bench,
+            fuzz,
             skips,
             outputs,
             revision: Revision {

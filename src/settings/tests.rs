@@ -213,7 +213,7 @@ fn rows() -> Vec<Row> {
             yaml: Some((Slot::Top, "bench: {enabled: false}")),
             read: |s| format!("{:?}", crate::plan::Plan::new(s).bench),
             expect: [
-                "Skip(\"not run: this toolproof build does not run this phase yet\")",
+                "Run",
                 "Skip(\"turned off with TOOLPROOF_SKIP_BENCH=true\")",
                 "Skip(\"turned off with bench.enabled: false\")",
                 "Skip(\"no `bench:` section in the config\")",

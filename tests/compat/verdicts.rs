@@ -145,6 +145,14 @@ pub fn toolproof(report: &Value) -> Verdicts {
             );
         }
     }
+    for b in items(&phases["bench"]["results"]["targets"]) {
+        add(
+            &mut map,
+            "bench",
+            text(&b["name"]),
+            pass(b["passed"] == true),
+        );
+    }
     map
 }
 

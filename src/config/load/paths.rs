@@ -35,6 +35,9 @@ pub(crate) fn resolve_paths(config: &mut Config, base_dir: &Path) {
     } else if let Some(cwd) = &server.cwd {
         server.cwd = Some(join_clean(base_dir, cwd));
     }
+    if let Some(baseline) = config.bench.as_mut().and_then(|b| b.baseline.as_mut()) {
+        *baseline = join_clean(base_dir, baseline);
+    }
     if let Some(evals) = &mut config.evals {
         evals.cache_dir = join_clean(base_dir, &evals.cache_dir);
         for path in [&mut evals.system_file, &mut evals.cases_file]

@@ -257,6 +257,10 @@ fn check_bench(ctx: &Ctx<'_>, bench: &BenchConfig) -> Result<(), ConfigError> {
     let b = Step::Key("bench");
     at_least_one(ctx, bench.calls, &[b, Step::Key("calls")])?;
     at_least_one(ctx, bench.concurrency, &[b, Step::Key("concurrency")])?;
+    at_least_one(ctx, bench.connections, &[b, Step::Key("connections")])?;
+    if let Some(pct) = bench.max_regression {
+        not_negative(ctx, pct, &[b, Step::Key("max_regression")])?;
+    }
     duration(
         ctx,
         bench.timeout_ms,

@@ -79,9 +79,12 @@ pub struct BenchConfig {
     /// Measured calls per target.
     #[serde(default = "default_calls")]
     pub calls: u32,
-    /// Concurrent callers.
+    /// Requests in flight at once on each connection.
     #[serde(default = "default_concurrency")]
     pub concurrency: u32,
+    /// Separate sessions to spread the calls over (for stdio, one server process each).
+    #[serde(default = "one")]
+    pub connections: u32,
     /// Unmeasured calls first.
     #[serde(default = "default_warmup")]
     pub warmup: u32,
@@ -94,6 +97,16 @@ pub struct BenchConfig {
     /// Targets; empty means every test not expecting an error.
     #[serde(default)]
     pub targets: Vec<BenchTarget>,
+    /// A previous JSON report (`--json`) to compare with, relative to the config file.
+    #[serde(default)]
+    pub baseline: Option<std::path::PathBuf>,
+    /// Largest p95 increase over the baseline that still passes, in percent.
+    #[serde(default)]
+    pub max_regression: Option<f64>,
+}
+
+fn one() -> u32 {
+    1
 }
 
 fn default_calls() -> u32 {
@@ -107,10 +120,13 @@ impl Default for BenchConfig {
             enabled: true,
             calls: default_calls(),
             concurrency: default_concurrency(),
+            connections: one(),
             warmup: default_warmup(),
             timeout_ms: default_timeout_ms(),
             thresholds: BenchThresholds::default(),
             targets: Vec::new(),
+            baseline: None,
+            max_regression: None,
         }
     }
 }

@@ -4,6 +4,7 @@
 
 mod deviations;
 mod handshake;
+pub mod pipeline;
 
 use crate::interrupt::Interrupt;
 use std::collections::HashSet;

@@ -2,7 +2,9 @@
 //! there is something to show), the connection error with the server's stderr, non-protocol
 //! stdout, and a one-line summary. Also decides whether colour is used.
 
+mod bench;
 mod evals;
+mod fuzz;
 mod phases;
 
 #[cfg(test)]
@@ -138,11 +140,20 @@ pub fn render(report: &RunReport, opts: &ConsoleOptions) -> String {
             out.push('\n');
         }
     }
-    for phase in [bench, fuzz] {
-        let detail = phase.reason.map(|s| clean(s).into_owned());
-        phase_line(&mut out, &phase, detail.as_deref(), color);
-        out.push('\n');
-    }
+    bench::section(
+        &mut out,
+        &bench,
+        r.phases.bench.results.as_ref(),
+        width,
+        color,
+    );
+    fuzz::section(
+        &mut out,
+        &fuzz,
+        r.phases.fuzz.results.as_ref(),
+        width,
+        color,
+    );
 
     summary_line(&mut out, r, color);
     defuse_workflow_commands(&out).into_owned()
@@ -252,7 +263,24 @@ fn summary_line(out: &mut String, r: &RunReport, color: bool) {
         None => {}
     }
     for phase in &r.phases.overview()[3..] {
-        if phase.status != PhaseStatus::Skipped {
+        if let (Some(b), "bench") = (&r.phases.bench.results, phase.key) {
+            let passed = b.passed();
+            parts.push(format!(
+                "bench: {passed} passed, {} failed",
+                b.targets.len() - passed
+            ));
+        } else if phase.key == "fuzz"
+            && let Some(f) = r
+                .phases
+                .fuzz
+                .results
+                .as_ref()
+                .filter(|_| phase.status != PhaseStatus::Error)
+        {
+            let counts = f.counts_text();
+            let counts = counts.split(" (seed").next().unwrap_or_default();
+            parts.push(format!("fuzz: {counts}"));
+        } else if phase.status != PhaseStatus::Skipped {
             parts.push(format!("{}: {}", phase.key, phase.status.as_str()));
         }
     }

@@ -12,7 +12,9 @@
 //! `tests`, `evals`, `bench` and `fuzz`; every table row of a result has a `data-status` (the
 //! JSON report's word for it) and one class of `fail`, `warn`, `skip` or `pass`.
 
+mod bench;
 mod evals;
+mod fuzz;
 mod marks;
 mod phases;
 mod text;
@@ -20,15 +22,10 @@ mod text;
 #[cfg(test)]
 mod tests;
 
-use serde_json::Value;
-
 use super::escape::{format_secs, plural};
 use super::evals_view::EvalsView;
 use super::model::{PhaseOverview, PhaseStatus, RunReport, TestCounts};
-use marks::{
-    TABLE_CLOSE, Tone, by_rank, cell, not_run_line, phase_mark, ran, row_open, section_open,
-    table_open,
-};
+use marks::{TABLE_CLOSE, Tone, by_rank, cell, phase_mark, ran, row_open, table_open};
 use text::{details_pre, duration, esc, one_line, pre_block, started, text};
 
 /// Longest name (tool, test, case, model, check), in characters.
@@ -44,8 +41,6 @@ const STDERR_LINES: usize = 200;
 const STDERR_CHARS: usize = 20_000;
 /// Most non-protocol stdout lines shown.
 const NOISE_LINES: usize = 20;
-/// Longest raw JSON block (bench and fuzz results), in characters.
-const JSON_CHARS: usize = 20_000;
 
 /// The stylesheet, inlined in `<head>`. Light and dark colours come from custom properties;
 /// under 640px every `table.cards` becomes a stack of cards labelled by `data-label`.
@@ -98,8 +93,8 @@ pub fn render(report: &RunReport) -> String {
         EvalsView::of(&r.phases.evals).as_ref(),
         r.config_file.as_deref(),
     );
-    other_section(&mut out, &bench, r.phases.bench.results.as_ref());
-    other_section(&mut out, &fuzz, r.phases.fuzz.results.as_ref());
+    bench::section(&mut out, &bench, r.phases.bench.results.as_ref());
+    fuzz::section(&mut out, &fuzz, r.phases.fuzz.results.as_ref());
     out.push_str("</main>\n");
 
     out.push_str(&format!(
@@ -301,29 +296,4 @@ fn phase_result(r: &RunReport, phase: &PhaseOverview<'_>) -> String {
         (None, Some(reason)) => reason,
         (None, None) => phase.status.as_str().to_string(),
     }
-}
-
-// ---- Bench and fuzz ----------------------------------------------------------------------
-
-fn other_section(out: &mut String, phase: &PhaseOverview<'_>, results: Option<&Value>) {
-    section_open(out, phase, phase.title);
-    if ran(phase) {
-        let reason = phase.reason.unwrap_or(phase.status.as_str());
-        out.push_str(&format!(
-            "<p class=\"pre\">{}</p>\n",
-            text(reason, CELL_CHARS)
-        ));
-    } else {
-        out.push_str(&not_run_line(phase));
-    }
-    if let Some(value) = results {
-        let json = serde_json::to_string_pretty(value).unwrap_or_default();
-        out.push_str(&details_pre(
-            "Results (JSON)",
-            &format!("<pre>{}</pre>", text(&json, JSON_CHARS)),
-            false,
-        ));
-        out.push('\n');
-    }
-    out.push_str("</section>\n");
 }

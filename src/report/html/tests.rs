@@ -64,8 +64,19 @@ fn more_hostile() -> RunReport {
         "]]>zz</pre><script>x</script>"
     ));
     r.phases.bench = crate::report::model::Phase {
-        results: Some(serde_json::json!({"first_error": "<script>b</script> sk-live-123456"})),
-        ..crate::report::model::Phase::error("bench said \"onload=<b>x</b>")
+        status: crate::report::model::PhaseStatus::Failed,
+        reason: None,
+        duration_ms: 1.0,
+        results: Some(crate::report::model::BenchResults {
+            targets: vec![crate::report::model::BenchTargetResult {
+                name: "<script>n</script>".into(),
+                tool: "<img src=x>".into(),
+                failures: vec!["bench said \"onload=<b>x</b>".into()],
+                first_error: Some("<script>b</script> sk-live-123456".into()),
+                ..Default::default()
+            }],
+            baseline: None,
+        }),
     };
     r
 }

@@ -32,7 +32,9 @@
 //! model failed its gates; when the gates held despite misses, those cases are successes whose
 //! `<system-out>` starts with `MISS`, so the XML never fails a passing run.
 
+mod bench;
 mod evals;
+mod fuzz;
 mod phases;
 mod xml;
 
@@ -98,8 +100,8 @@ pub fn render_with(report: &RunReport, options: &JunitOptions) -> String {
         Some(view) => suites.extend(evals::suites(&evals, &view, config_file, &places)),
         None => suites.push(phase_suite(&evals)),
     }
-    suites.push(phase_suite(&bench));
-    suites.push(phase_suite(&fuzz));
+    suites.push(bench::suite(&bench, r.phases.bench.results.as_ref()));
+    suites.push(fuzz::suite(&fuzz, r.phases.fuzz.results.as_ref()));
     for mut suite in suites {
         if let Some(t) = started {
             suite.set_timestamp(t);

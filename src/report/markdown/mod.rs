@@ -4,7 +4,9 @@
 //! every miss with its `why`, confusion pairs, the miss-rate trend). Every untrusted string is
 //! escaped for Markdown and HTML, and the whole text stays under [`SUMMARY_BUDGET`] bytes by cutting lists with a note.
 
+mod bench;
 mod evals;
+mod fuzz;
 mod list;
 pub mod pr_comment;
 mod text;
@@ -50,9 +52,10 @@ fn render_within(report: &RunReport, budget: usize) -> String {
 
     let findings = finding_rows(&r.phases.checks.results);
     let failed = failed_test_rows(r);
+    let fuzzed = fuzz::findings(r.phases.fuzz.results.as_ref());
     let blocks = view.as_ref().map_or_else(Vec::new, evals::blocks);
     let fixed: usize = blocks.iter().map(|b| b.head.len() + b.tail.len()).sum();
-    let mut lists = vec![&findings, &failed];
+    let mut lists = vec![&findings, &failed, &fuzzed];
     lists.extend(blocks.iter().map(|b| &b.misses));
     let available = budget.saturating_sub(out.len() + fixed + lists.len() * SECTION_OVERHEAD);
     let allotments = share(
@@ -61,7 +64,8 @@ fn render_within(report: &RunReport, budget: usize) -> String {
     );
     findings.render_into(&mut out, allotments[0]);
     failed.render_into(&mut out, allotments[1]);
-    for (block, allotment) in blocks.iter().zip(&allotments[2..]) {
+    fuzzed.render_into(&mut out, allotments[2]);
+    for (block, allotment) in blocks.iter().zip(&allotments[3..]) {
         out.push_str(&block.head);
         block.misses.render_into(&mut out, *allotment);
         out.push_str(&block.tail);
@@ -86,10 +90,13 @@ fn phase_table(r: &RunReport, view: Option<&EvalsView<'_>>) -> String {
         Some(view) => evals::row(&evals, view),
         None => phase_row(&evals, None),
     });
-    for phase in [bench, fuzz] {
-        out.push_str(&phase_row(&phase, None));
-    }
+    out.push_str(&bench::row(&bench, r.phases.bench.results.as_ref()));
+    out.push_str(&phase_row(
+        &fuzz,
+        fuzz::result(&fuzz, r.phases.fuzz.results.as_ref()),
+    ));
     out.push('\n');
+    out.push_str(&bench::table(r.phases.bench.results.as_ref()));
     out
 }
 

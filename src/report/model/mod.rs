@@ -5,13 +5,17 @@
 use serde::Serialize;
 use serde_json::Value;
 
+mod bench;
 mod checks;
 mod evals;
+mod fuzz;
 mod history;
 pub mod rates;
 mod suite;
 
+pub use bench::{BaselineDelta, BaselineInfo, BenchResults, BenchTargetResult, Latency, Limits};
 pub use checks::{ChecksResults, Finding, Severity};
+pub use fuzz::{FuzzFinding, FuzzResults, FuzzTool};
 
 /// How "no tool" is written wherever a tool name would be.
 pub const NO_TOOL: &str = "(no tool)";
@@ -279,9 +283,9 @@ pub struct Phases {
     /// Tool-selection evals.
     pub evals: Phase<Option<EvalsResults>>,
     /// Latency benchmarks.
-    pub bench: Phase<Option<Value>>,
+    pub bench: Phase<Option<BenchResults>>,
     /// Schema fuzzing.
-    pub fuzz: Phase<Option<Value>>,
+    pub fuzz: Phase<Option<FuzzResults>>,
 }
 
 impl PhaseStatus {

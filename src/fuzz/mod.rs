@@ -1,0 +1,416 @@
+//! The fuzz phase: for each selected tool, valid inputs generated from the whole input schema
+//! and invalid inputs with one defect each, called on the server with a per-call timeout; each
+//! outcome is classified ([`classify`]), each finding shrunk ([`shrink`]) and turned into a
+//! `tests:` entry that reproduces it ([`entry`]). A crash restarts the server and keeps its
+//! stderr; a hang is cancelled, probed with a ping and the server restarted when it does not
+//! answer. Inputs come from one seed ([`rng`]): the same seed gives the same inputs and calls.
+//! Never prints; progress goes out as events.
+
+pub mod classify;
+pub mod entry;
+mod inputs;
+pub mod invalid;
+pub mod regex;
+pub mod rng;
+pub mod shrink;
+#[cfg(test)]
+mod tests;
+pub mod values;
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+
+use crate::events::{Event, Events};
+use crate::interrupt::Interrupt;
+use crate::mcp::types::{CallOutcome, Tool};
+use crate::mcp::{CallFailure, Client, ConnectError, McpError};
+use crate::report::model::{FuzzFinding, FuzzResults, FuzzTool, Phase, PhaseStatus};
+use crate::settings::FuzzSettings;
+
+use classify::{Kind, Mode, Rules, Verdict};
+pub use inputs::Inputs;
+
+/// Most calls spent shrinking one finding.
+const SHRINK_BUDGET: u64 = 120;
+/// Most calls that hang while shrinking a hang (each one waits for the whole timeout).
+const SHRINK_BUDGET_HANG: u64 = 12;
+/// Hangs after which a tool is left alone.
+const MAX_HANGS: u32 = 3;
+
+/// What the fuzzer needs from a connection; [`Client`] in production.
+pub trait Target {
+    /// One `tools/call`.
+    fn call(
+        &mut self,
+        tool: &str,
+        args: &Map<String, Value>,
+        timeout: Duration,
+    ) -> Result<CallOutcome, CallFailure>;
+    /// Whether the server process has ended.
+    fn has_exited(&self) -> bool;
+    /// Starts the server again after it died.
+    fn restart(&mut self) -> Result<(), ConnectError>;
+    /// Whether the server still answers after a timeout.
+    fn answers_ping(&mut self) -> bool;
+    /// Stops a stuck server and starts it again.
+    fn restart_hung(&mut self) -> Result<(), ConnectError>;
+}
+
+impl Target for Client {
+    fn call(
+        &mut self,
+        tool: &str,
+        args: &Map<String, Value>,
+        timeout: Duration,
+    ) -> Result<CallOutcome, CallFailure> {
+        self.call_tool(tool, args, timeout)
+    }
+    fn has_exited(&self) -> bool {
+        Client::has_exited(self)
+    }
+    fn restart(&mut self) -> Result<(), ConnectError> {
+        Client::restart(self)
+    }
+    fn answers_ping(&mut self) -> bool {
+        Client::answers_ping(self)
+    }
+    fn restart_hung(&mut self) -> Result<(), ConnectError> {
+        Client::restart_hung(self)
+    }
+}
+
+/// Runs the fuzz phase over `tools` (server order).
+pub fn run<T: Target>(
+    server: &mut T,
+    tools: &[Tool],
+    settings: &FuzzSettings,
+    events: &Events,
+    interrupt: &Interrupt,
+) -> Phase<Option<FuzzResults>> {
+    let started = Instant::now();
+    let mut results = FuzzResults {
+        seed: settings.seed(),
+        max_examples: settings.max_examples(),
+        tools: Vec::new(),
+    };
+    let unknown: Vec<&str> = settings
+        .tools()
+        .iter()
+        .filter(|name| !tools.iter().any(|t| &t.name == *name))
+        .map(String::as_str)
+        .collect();
+    let selected: Vec<&Tool> = tools
+        .iter()
+        .filter(|t| settings.tools().is_empty() || settings.tools().contains(&t.name))
+        .collect();
+    events.emit(Event::PhaseStarted {
+        phase: crate::plan::PhaseKey::Fuzz,
+        total: selected.len(),
+    });
+    let mut broken: Option<String> = None;
+    for tool in selected {
+        let row = match (&broken, skip_reason(tool, settings)) {
+            (Some(why), _) => skipped(tool, format!("not run: {why}")),
+            (None, Some(why)) => skipped(tool, why),
+            (None, None) if interrupt.is_set() => {
+                skipped(tool, "not run: the run was interrupted".into())
+            }
+            (None, None) => {
+                let mut fuzzer = ToolFuzzer::new(server, tool, settings, interrupt);
+                let row = fuzzer.run();
+                broken = fuzzer.broken.take();
+                row
+            }
+        };
+        results.tools.push(row);
+    }
+    let findings = results.findings();
+    let (status, reason) = if !unknown.is_empty() {
+        let names: Vec<String> = unknown.iter().map(|n| format!("`{n}`")).collect();
+        (
+            PhaseStatus::Error,
+            Some(format!(
+                "fuzz.tools (or --tool) names tools the server does not have: {}",
+                names.join(", ")
+            )),
+        )
+    } else if let Some(why) = &broken {
+        (
+            PhaseStatus::Error,
+            Some(format!("the server could not be restarted: {why}")),
+        )
+    } else if findings > 0 {
+        (PhaseStatus::Failed, None)
+    } else {
+        (PhaseStatus::Passed, None)
+    };
+    Phase {
+        status,
+        reason,
+        duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+        results: Some(results),
+    }
+}
+
+/// Why a tool is not fuzzed: listed in `skip`, or destructive (the MCP default for a tool
+/// that is not read-only and does not say `destructiveHint: false`) without
+/// `include_destructive`.
+fn skip_reason(tool: &Tool, settings: &FuzzSettings) -> Option<String> {
+    if settings.skip().contains(&tool.name) {
+        return Some("in fuzz.skip".into());
+    }
+    if settings.include_destructive() {
+        return None;
+    }
+    let hint = |k: &str| {
+        tool.annotations
+            .as_ref()
+            .and_then(|a| a.get(k))
+            .and_then(Value::as_bool)
+    };
+    if hint("readOnlyHint") == Some(true) {
+        return None;
+    }
+    match hint("destructiveHint") {
+        Some(false) => None,
+        Some(true) => Some("marked destructive (destructiveHint: true); set fuzz.include_destructive or pass --include-destructive to fuzz it".into()),
+        None => Some("may be destructive: not marked readOnlyHint: true nor destructiveHint: false, and MCP counts such a tool as destructive; set fuzz.include_destructive or pass --include-destructive to fuzz it".into()),
+    }
+}
+
+fn skipped(tool: &Tool, why: String) -> FuzzTool {
+    FuzzTool {
+        tool: tool.name.clone(),
+        status: "skipped".into(),
+        skipped: Some(why),
+        ..FuzzTool::default()
+    }
+}
+
+/// One tool's fuzzing.
+struct ToolFuzzer<'a, T: Target> {
+    server: &'a mut T,
+    tool: &'a Tool,
+    settings: &'a FuzzSettings,
+    interrupt: &'a Interrupt,
+    row: FuzzTool,
+    seen: HashSet<(Kind, Mode)>,
+    hangs: u32,
+    /// Hangs while shrinking do not count towards [`MAX_HANGS`].
+    shrinking: bool,
+    deadline: Instant,
+    /// Why the server cannot be used any more.
+    broken: Option<String>,
+}
+
+impl<'a, T: Target> ToolFuzzer<'a, T> {
+    fn new(
+        server: &'a mut T,
+        tool: &'a Tool,
+        settings: &'a FuzzSettings,
+        interrupt: &'a Interrupt,
+    ) -> Self {
+        ToolFuzzer {
+            server,
+            tool,
+            settings,
+            interrupt,
+            row: FuzzTool {
+                tool: tool.name.clone(),
+                ..FuzzTool::default()
+            },
+            seen: HashSet::new(),
+            hangs: 0,
+            shrinking: false,
+            deadline: Instant::now() + settings.max_time(),
+            broken: None,
+        }
+    }
+
+    fn run(&mut self) -> FuzzTool {
+        let started = Instant::now();
+        let schema = self
+            .tool
+            .input_schema
+            .clone()
+            .unwrap_or_else(|| serde_json::json!({"type": "object"}));
+        match Inputs::new(&schema, self.settings.seed(), &self.tool.name) {
+            Err(why) => self.row.findings.push(bad_schema(&why)),
+            Ok(mut inputs) => self.examples(&mut inputs),
+        }
+        self.row
+            .findings
+            .sort_by_key(|f| (f.mode != "valid", f.kind.clone()));
+        self.row.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+        self.row.status = if self.row.findings.is_empty() {
+            "passed"
+        } else {
+            "failed"
+        }
+        .into();
+        std::mem::take(&mut self.row)
+    }
+
+    fn examples(&mut self, inputs: &mut Inputs) {
+        for _ in 0..self.settings.max_examples() {
+            for mode in [Mode::Valid, Mode::Invalid] {
+                if let Some(why) = self.stop_reason() {
+                    self.row.stopped = Some(why);
+                    return;
+                }
+                let input = match mode {
+                    Mode::Valid => inputs.valid(),
+                    Mode::Invalid => inputs.invalid(),
+                };
+                let Some(input) = input else { continue };
+                match mode {
+                    Mode::Valid => self.row.valid_inputs += 1,
+                    Mode::Invalid => self.row.invalid_inputs += 1,
+                }
+                let (verdict, stderr) = self.try_input(&input, mode);
+                if let Some(v) = verdict
+                    && self.seen.insert((v.kind, mode))
+                {
+                    let finding = self.shrunk_finding(inputs, input, mode, v, stderr);
+                    self.row.findings.push(finding);
+                }
+            }
+        }
+    }
+
+    fn stop_reason(&self) -> Option<String> {
+        if self.broken.is_some() {
+            return Some("the server could not be restarted".into());
+        }
+        if self.interrupt.is_set() {
+            return Some("the run was interrupted".into());
+        }
+        if Instant::now() >= self.deadline {
+            return Some(format!(
+                "max_time_s ({}s) reached",
+                self.settings.max_time().as_secs_f64()
+            ));
+        }
+        if self.hangs >= MAX_HANGS {
+            return Some(format!("stopped after {MAX_HANGS} hangs"));
+        }
+        None
+    }
+
+    /// Calls the tool with one input, restarting the server when the call killed or stuck it.
+    fn try_input(&mut self, input: &Value, mode: Mode) -> (Option<Verdict>, String) {
+        let args = input.as_object().cloned().unwrap_or_default();
+        self.row.calls += 1;
+        let outcome = self
+            .server
+            .call(&self.tool.name, &args, self.settings.timeout());
+        let rules = Rules {
+            valid_must_succeed: self.settings.valid_must_succeed(),
+            invalid_must_fail: self.settings.invalid_must_fail(),
+        };
+        let verdict = classify::classify(
+            mode,
+            &outcome,
+            self.tool.output_schema.as_ref(),
+            rules,
+            self.settings.timeout_ms(),
+        );
+        let stderr = match &outcome {
+            Ok(o) => o.stderr.clone(),
+            Err(f) => f.stderr.clone(),
+        };
+        if let Err(failure) = &outcome {
+            self.recover(&failure.error);
+        }
+        (verdict, stderr)
+    }
+
+    fn recover(&mut self, error: &McpError) {
+        let restarted = if matches!(error, McpError::Timeout { .. }) {
+            if !self.shrinking {
+                self.hangs += 1;
+            }
+            if self.server.answers_ping() {
+                Ok(())
+            } else {
+                self.server.restart_hung()
+            }
+        } else if error.is_fatal() || self.server.has_exited() {
+            self.server.restart()
+        } else {
+            Ok(())
+        };
+        if let Err(e) = restarted {
+            self.broken = Some(e.error.to_string());
+        }
+    }
+
+    fn shrunk_finding(
+        &mut self,
+        inputs: &Inputs,
+        found: Value,
+        mode: Mode,
+        verdict: Verdict,
+        stderr: String,
+    ) -> FuzzFinding {
+        let mut last: Option<(Verdict, String)> = None;
+        let mut hung = 0;
+        self.shrinking = true;
+        let (input, asked) = shrink::shrink(&found, SHRINK_BUDGET, |candidate| {
+            if inputs.mode_of(candidate) != mode
+                || self.stop_reason().is_some()
+                || hung >= SHRINK_BUDGET_HANG
+            {
+                return None;
+            }
+            let (v, err) = self.try_input(candidate, mode);
+            if v.as_ref().is_some_and(|v| v.kind == Kind::Hang) {
+                hung += 1;
+            }
+            let kept = v.as_ref().is_some_and(|v| v.kind == verdict.kind);
+            if kept {
+                last = v.map(|v| (v, err));
+            }
+            Some(kept)
+        });
+        self.shrinking = false;
+        let (verdict, stderr) = last.unwrap_or((verdict, stderr));
+        let kind = verdict.kind.as_str();
+        let test = entry::test_entry(&entry::EntryFacts {
+            tool: &self.tool.name,
+            kind,
+            mode,
+            input: &input,
+            timeout_ms: (verdict.kind == Kind::Hang).then(|| self.settings.timeout_ms()),
+        });
+        FuzzFinding {
+            kind: kind.into(),
+            mode: mode.as_str().into(),
+            defect: (mode == Mode::Invalid)
+                .then(|| inputs.why_invalid(&input))
+                .flatten(),
+            detail: verdict.detail,
+            stderr: (!stderr.trim().is_empty()).then_some(stderr),
+            found_input: found,
+            input,
+            shrink_calls: asked,
+            test,
+        }
+    }
+}
+
+fn bad_schema(why: &str) -> FuzzFinding {
+    FuzzFinding {
+        kind: "bad-schema".into(),
+        mode: "valid".into(),
+        input: Value::Object(Map::new()),
+        defect: None,
+        detail: format!("can't generate inputs: {why}"),
+        stderr: None,
+        found_input: Value::Object(Map::new()),
+        shrink_calls: 0,
+        test: String::new(),
+    }
+}

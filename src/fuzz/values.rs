@@ -1,0 +1,605 @@
+//! Valid values from a JSON Schema: every keyword the fuzzer understands (types and type
+//! arrays, `enum`/`const`, `oneOf`/`anyOf`/`allOf`, local `$ref` into `$defs`/`definitions`,
+//! number bounds and `multipleOf`, string lengths, `pattern` and `format`, nested objects with
+//! `additionalProperties`, arrays with `items`/`prefixItems`/`uniqueItems`), plus the edge
+//! strings every fuzzer of MCP servers tries. The walk is bounded: past [`SOFT_DEPTH`] only what
+//! is required is generated, and past [`HARD_DEPTH`] (a `$ref` cycle that requires itself) the
+//! walk gives up. [`super::Inputs`] keeps only what the schema validator accepts.
+
+use serde_json::{Map, Number, Value};
+
+use super::regex;
+use super::rng::Rng;
+
+/// Past this depth, optional properties and array items are left out.
+const SOFT_DEPTH: usize = 6;
+/// Past this depth the value is given up (a required cycle).
+const HARD_DEPTH: usize = 24;
+/// Longest string generated without a `maxLength` (edge strings aside).
+const PLAIN_MAX_LEN: i64 = 24;
+/// Longest "long" string generated without a `maxLength`.
+const LONG_MAX_LEN: i64 = 2000;
+/// Most array items generated above `minItems`.
+const EXTRA_ITEMS: i64 = 4;
+
+/// The strings every string field is tried with, when its schema allows them.
+pub fn edge_strings() -> Vec<String> {
+    vec![
+        String::new(),
+        " ".into(),
+        "0".into(),
+        "null".into(),
+        "\n\r\t".into(),
+        "\u{0}".into(),
+        "😀".repeat(50),
+        "שלום עולם".into(),
+        "'; DROP TABLE users; --".into(),
+        "../../../../etc/passwd".into(),
+        "A".repeat(100_000),
+        "\u{202e}gnp.exe".into(),
+        "%s%n%x".into(),
+        "{{7*7}}".into(),
+    ]
+}
+
+/// A walk over one root schema.
+pub struct Gen<'a> {
+    root: &'a Value,
+    rng: &'a mut Rng,
+}
+
+impl<'a> Gen<'a> {
+    /// A generator for `root`, drawing from `rng`.
+    pub fn new(root: &'a Value, rng: &'a mut Rng) -> Gen<'a> {
+        Gen { root, rng }
+    }
+
+    /// A value for the root schema (`None` when the walk gave up).
+    pub fn value(&mut self) -> Option<Value> {
+        self.of(self.root, 0)
+    }
+
+    /// A value for `schema`, `depth` levels down.
+    pub fn of(&mut self, schema: &Value, depth: usize) -> Option<Value> {
+        if depth > HARD_DEPTH {
+            return None;
+        }
+        let s = match schema {
+            Value::Bool(true) => return Some(self.any_scalar()),
+            Value::Bool(false) => return None,
+            Value::Object(s) => s,
+            _ => return Some(self.any_scalar()),
+        };
+        if let Some(r) = s.get("$ref").and_then(Value::as_str) {
+            let target = resolve(self.root, r)?;
+            if s.len() == 1 || !target.is_object() {
+                return self.of(target, depth + 1);
+            }
+            // Keywords beside `$ref` (2019-09 and later) apply too: merge them in.
+            let mut merged = target.as_object().cloned().unwrap_or_default();
+            for (k, v) in s.iter().filter(|(k, _)| k.as_str() != "$ref") {
+                merged.insert(k.clone(), v.clone());
+            }
+            return self.of(&Value::Object(merged), depth + 1);
+        }
+        if let Some(c) = s.get("const") {
+            return Some(c.clone());
+        }
+        if let Some(Value::Array(options)) = s.get("enum") {
+            return (!options.is_empty()).then(|| self.rng.pick(options).clone());
+        }
+        if let Some(Value::Array(all)) = s.get("allOf") {
+            let merged = merge_all(s, all, self.root);
+            return self.of(&merged, depth + 1);
+        }
+        for key in ["oneOf", "anyOf"] {
+            if let Some(Value::Array(branches)) = s.get(key)
+                && !branches.is_empty()
+            {
+                let branch = self.rng.pick(branches).clone();
+                let merged = merge_all(s, std::slice::from_ref(&branch), self.root);
+                return self.of(&merged, depth + 1);
+            }
+        }
+        let ty = self.pick_type(s)?;
+        match ty.as_str() {
+            "object" => self.object(s, depth),
+            "array" => self.array(s, depth),
+            "string" => Some(Value::String(self.string(s))),
+            "integer" => self.integer(s).map(Value::from),
+            "number" => self.number(s),
+            "boolean" => Some(Value::Bool(self.rng.chance(1, 2))),
+            "null" => Some(Value::Null),
+            _ => Some(self.any_scalar()),
+        }
+    }
+
+    /// The type to generate: one of a type array, the one named, or what the keywords imply.
+    fn pick_type(&mut self, s: &Map<String, Value>) -> Option<String> {
+        match s.get("type") {
+            Some(Value::String(t)) => Some(t.clone()),
+            Some(Value::Array(ts)) => {
+                let names: Vec<&str> = ts.iter().filter_map(Value::as_str).collect();
+                (!names.is_empty()).then(|| (*self.rng.pick(&names)).to_owned())
+            }
+            _ => Some(implied_type(s).to_owned()),
+        }
+    }
+
+    fn any_scalar(&mut self) -> Value {
+        match self.rng.below(4) {
+            0 => Value::from(self.rng.between(-100, 100)),
+            1 => Value::String(self.plain_string(0, 8)),
+            2 => Value::Bool(self.rng.chance(1, 2)),
+            _ => Value::Null,
+        }
+    }
+
+    fn object(&mut self, s: &Map<String, Value>, depth: usize) -> Option<Value> {
+        let empty = Map::new();
+        let props = s
+            .get("properties")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        let required = required_names(s);
+        let min_props = usize_of(s, "minProperties").unwrap_or(0);
+        let max_props = usize_of(s, "maxProperties").unwrap_or(usize::MAX);
+        let mut out = Map::new();
+        for (name, sub) in props {
+            let needed = required.iter().any(|r| r == name);
+            let room = out.len() + (required.len() - required_in(&out, &required)) < max_props;
+            let wanted = depth < SOFT_DEPTH && room && self.rng.chance(1, 2);
+            if needed || wanted {
+                out.insert(name.clone(), self.of(sub, depth + 1)?);
+            }
+        }
+        // Required names without a property schema take any value the rest allows.
+        let extra_schema = s.get("additionalProperties").cloned();
+        for name in &required {
+            if !out.contains_key(name) {
+                let sub = extra_schema.clone().unwrap_or(Value::Bool(true));
+                out.insert(name.clone(), self.of(&sub, depth + 1)?);
+            }
+        }
+        let open = match &extra_schema {
+            None | Some(Value::Bool(true)) => true,
+            Some(Value::Object(_)) => true,
+            Some(_) => false,
+        };
+        let explicit = extra_schema.is_some();
+        let mut n = 0;
+        while open
+            && out.len() < max_props
+            && (out.len() < min_props || (explicit && depth < SOFT_DEPTH && self.rng.chance(1, 4)))
+        {
+            n += 1;
+            let key = format!("extra_{n}");
+            let sub = extra_schema.clone().unwrap_or(Value::Bool(true));
+            if !props.contains_key(&key) {
+                out.insert(key, self.of(&sub, depth + 1)?);
+            }
+            if n > 64 {
+                break;
+            }
+        }
+        // Optional properties fill up a `minProperties` the extras could not.
+        for (name, sub) in props {
+            if out.len() >= min_props {
+                break;
+            }
+            if !out.contains_key(name) {
+                out.insert(name.clone(), self.of(sub, depth + 1)?);
+            }
+        }
+        Some(Value::Object(out))
+    }
+
+    fn array(&mut self, s: &Map<String, Value>, depth: usize) -> Option<Value> {
+        let min = i64_of(s, "minItems").unwrap_or(0).max(0);
+        let max = i64_of(s, "maxItems").unwrap_or(i64::MAX);
+        let top = if depth < SOFT_DEPTH {
+            max.min(min + EXTRA_ITEMS)
+        } else {
+            min
+        };
+        let len = self.rng.between(min, top.max(min)) as usize;
+        let prefix: Vec<Value> = s
+            .get("prefixItems")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let items = match s.get("items") {
+            // Draft 4-7 tuple form.
+            Some(Value::Array(tuple)) => {
+                return self.tuple(tuple, s.get("additionalItems"), len, depth);
+            }
+            Some(other) => other.clone(),
+            None => Value::Bool(true),
+        };
+        let unique = s.get("uniqueItems") == Some(&Value::Bool(true));
+        let mut out: Vec<Value> = Vec::with_capacity(len);
+        let mut tries = 0;
+        while out.len() < len {
+            let sub = prefix.get(out.len()).unwrap_or(&items);
+            let v = self.of(sub, depth + 1)?;
+            tries += 1;
+            if unique && out.contains(&v) {
+                if tries > len * 8 + 16 {
+                    return None;
+                }
+                continue;
+            }
+            out.push(v);
+        }
+        Some(Value::Array(out))
+    }
+
+    fn tuple(
+        &mut self,
+        tuple: &[Value],
+        additional: Option<&Value>,
+        len: usize,
+        depth: usize,
+    ) -> Option<Value> {
+        let mut out = Vec::new();
+        for (i, sub) in tuple.iter().enumerate() {
+            if i >= len.max(tuple.len()) {
+                break;
+            }
+            out.push(self.of(sub, depth + 1)?);
+        }
+        if let Some(extra @ Value::Object(_)) = additional {
+            while out.len() < len {
+                out.push(self.of(extra, depth + 1)?);
+            }
+        }
+        Some(Value::Array(out))
+    }
+
+    fn string(&mut self, s: &Map<String, Value>) -> String {
+        let min = i64_of(s, "minLength").unwrap_or(0).max(0);
+        let max = i64_of(s, "maxLength").unwrap_or(i64::MAX);
+        if let Some(p) = s.get("pattern").and_then(Value::as_str)
+            && let Some(v) = regex::matching(p, self.rng)
+        {
+            return v;
+        }
+        if let Some(f) = s.get("format").and_then(Value::as_str)
+            && let Some(v) = self.format(f)
+        {
+            return v;
+        }
+        if self.rng.chance(1, 4) {
+            let fits: Vec<String> = edge_strings()
+                .into_iter()
+                .filter(|e| {
+                    let n = e.chars().count() as i64;
+                    n >= min && n <= max
+                })
+                .collect();
+            if !fits.is_empty() {
+                return self.rng.pick(&fits).clone();
+            }
+        }
+        // Now and then a long one, up to the limit (long inputs are where buffers break).
+        let reach = if self.rng.chance(1, 6) {
+            LONG_MAX_LEN
+        } else {
+            PLAIN_MAX_LEN
+        };
+        let top = max.min(min.max(0) + reach);
+        self.plain_string(min, top.max(min))
+    }
+
+    fn plain_string(&mut self, min: i64, max: i64) -> String {
+        const ALPHABET: &[char] = &[
+            'a', 'b', 'c', 'x', 'y', 'z', 'A', 'Q', 'Z', '0', '1', '9', ' ', '-', '_', '.', '/',
+            'é', 'ß', '中', '😀',
+        ];
+        let len = self.rng.between(min, max);
+        (0..len).map(|_| *self.rng.pick(ALPHABET)).collect()
+    }
+
+    /// A string in a known `format`; `None` for formats this generator does not know (the
+    /// plain string then has to pass, since unknown formats are not checked).
+    fn format(&mut self, format: &str) -> Option<String> {
+        let r = &mut *self.rng;
+        let n = |r: &mut Rng, lo: i64, hi: i64| r.between(lo, hi);
+        let date = |r: &mut Rng| {
+            format!(
+                "{:04}-{:02}-{:02}",
+                n(r, 1970, 2099),
+                n(r, 1, 12),
+                n(r, 1, 28)
+            )
+        };
+        let time =
+            |r: &mut Rng| format!("{:02}:{:02}:{:02}", n(r, 0, 23), n(r, 0, 59), n(r, 0, 59));
+        let hex = |r: &mut Rng, k: usize| -> String {
+            (0..k)
+                .map(|_| char::from(b"0123456789abcdef"[r.index(16)]))
+                .collect()
+        };
+        let word = |r: &mut Rng| -> String {
+            let len = r.between(1, 8);
+            (0..len)
+                .map(|_| char::from(b'a' + r.below(26) as u8))
+                .collect()
+        };
+        Some(match format {
+            "date-time" => format!("{}T{}Z", date(r), time(r)),
+            "date" => date(r),
+            "time" => format!("{}Z", time(r)),
+            "duration" => format!("P{}DT{}H", n(r, 0, 30), n(r, 0, 23)),
+            "email" | "idn-email" => format!("{}@{}.com", word(r), word(r)),
+            "hostname" | "idn-hostname" => format!("{}.{}.org", word(r), word(r)),
+            "ipv4" => format!(
+                "{}.{}.{}.{}",
+                n(r, 1, 254),
+                n(r, 0, 255),
+                n(r, 0, 255),
+                n(r, 1, 254)
+            ),
+            "ipv6" => format!("2001:db8::{}", hex(r, 4)),
+            "uri" | "iri" | "url" => format!("https://{}.example/{}", word(r), word(r)),
+            "uri-reference" | "iri-reference" => format!("/{}/{}", word(r), word(r)),
+            "uri-template" => format!("https://example.com/{{{}}}", word(r)),
+            "uuid" => format!(
+                "{}-{}-4{}-a{}-{}",
+                hex(r, 8),
+                hex(r, 4),
+                hex(r, 3),
+                hex(r, 3),
+                hex(r, 12)
+            ),
+            "json-pointer" => format!("/{}/{}", word(r), n(r, 0, 9)),
+            "relative-json-pointer" => format!("{}/{}", n(r, 0, 3), word(r)),
+            "regex" => format!("^{}$", word(r)),
+            _ => return None,
+        })
+    }
+
+    fn integer(&mut self, s: &Map<String, Value>) -> Option<i64> {
+        let (lo, hi) = int_bounds(s)?;
+        if let Some(m) = s
+            .get("multipleOf")
+            .and_then(Value::as_f64)
+            .filter(|m| *m > 0.0)
+        {
+            if m.fract() != 0.0 || m > 1e15 {
+                // A fractional step: zero and the bounds are the safe integers to try.
+                return [0, lo, hi]
+                    .into_iter()
+                    .find(|v| (*v as f64 / m).fract() == 0.0 && *v >= lo && *v <= hi);
+            }
+            let m = m as i64;
+            let first = lo.div_euclid(m) + i64::from(lo.rem_euclid(m) != 0);
+            let last = hi.div_euclid(m);
+            if first > last {
+                return None;
+            }
+            return self
+                .rng
+                .between(first, last.min(first + 1000))
+                .checked_mul(m);
+        }
+        let edges = [0, 1, -1, lo, hi, i64::from(i32::MAX), i64::from(i32::MIN)];
+        if self.rng.chance(1, 4) {
+            let ok: Vec<i64> = edges.into_iter().filter(|v| *v >= lo && *v <= hi).collect();
+            if !ok.is_empty() {
+                return Some(*self.rng.pick(&ok));
+            }
+        }
+        let (a, b) = (lo.max(-1000), hi.min(1000));
+        Some(if a <= b {
+            self.rng.between(a, b)
+        } else {
+            self.rng.between(lo, lo.saturating_add(1000).min(hi))
+        })
+    }
+
+    fn number(&mut self, s: &Map<String, Value>) -> Option<Value> {
+        if self.rng.chance(1, 3) || s.contains_key("multipleOf") {
+            if let Some(i) = self.integer(s) {
+                return Some(Value::from(i));
+            }
+            if let Some(m) = s.get("multipleOf").and_then(Value::as_f64) {
+                return Number::from_f64(m * self.rng.between(0, 10) as f64).map(Value::Number);
+            }
+        }
+        let lo = bound(s, "minimum", "exclusiveMinimum", true).unwrap_or(-1e6);
+        let hi = bound(s, "maximum", "exclusiveMaximum", false).unwrap_or(1e6);
+        let (lo, hi) = (lo.max(-1e6).min(hi), hi.min(1e6).max(lo));
+        let mut v = lo + (hi - lo) * self.rng.unit();
+        v = (v * 1000.0).round() / 1000.0;
+        let v = v.clamp(lo, hi);
+        Number::from_f64(v).map(Value::Number)
+    }
+}
+
+/// `type` a schema without one implies from its keywords.
+fn implied_type(s: &Map<String, Value>) -> &'static str {
+    let has = |keys: &[&str]| keys.iter().any(|k| s.contains_key(*k));
+    if has(&[
+        "properties",
+        "required",
+        "additionalProperties",
+        "minProperties",
+    ]) {
+        "object"
+    } else if has(&[
+        "items",
+        "prefixItems",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+    ]) {
+        "array"
+    } else if has(&["minLength", "maxLength", "pattern", "format"]) {
+        "string"
+    } else if has(&[
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+    ]) {
+        "number"
+    } else {
+        "any"
+    }
+}
+
+/// The names in `required`.
+pub fn required_names(s: &Map<String, Value>) -> Vec<String> {
+    s.get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn required_in(out: &Map<String, Value>, required: &[String]) -> usize {
+    required.iter().filter(|r| out.contains_key(*r)).count()
+}
+
+fn usize_of(s: &Map<String, Value>, key: &str) -> Option<usize> {
+    s.get(key)
+        .and_then(Value::as_f64)
+        .map(|v| v.max(0.0) as usize)
+}
+
+fn i64_of(s: &Map<String, Value>, key: &str) -> Option<i64> {
+    s.get(key).and_then(Value::as_f64).map(|v| v as i64)
+}
+
+/// The inclusive bound from `minimum`/`exclusiveMinimum` (draft 6+ number or draft 4 boolean),
+/// or the maximum side.
+pub fn bound(s: &Map<String, Value>, inclusive: &str, exclusive: &str, low: bool) -> Option<f64> {
+    let step = if low { 1.0 } else { -1.0 };
+    let incl = s.get(inclusive).and_then(Value::as_f64);
+    let excl = match s.get(exclusive) {
+        Some(Value::Number(n)) => n.as_f64().map(|v| v + step * 1e-3),
+        Some(Value::Bool(true)) => incl.map(|v| v + step * 1e-3),
+        _ => None,
+    };
+    match (incl, excl) {
+        (Some(a), Some(b)) => Some(if low { a.max(b) } else { a.min(b) }),
+        (a, b) => b.or(a),
+    }
+}
+
+/// Integer bounds (inclusive), `None` when no integer fits.
+fn int_bounds(s: &Map<String, Value>) -> Option<(i64, i64)> {
+    let int_side = |inclusive: &str, exclusive: &str, low: bool| -> Option<i64> {
+        let incl = s.get(inclusive).and_then(Value::as_f64);
+        let excl = match s.get(exclusive) {
+            Some(Value::Number(n)) => n
+                .as_f64()
+                .map(|v| if low { v.floor() + 1.0 } else { v.ceil() - 1.0 }),
+            Some(Value::Bool(true)) => {
+                incl.map(|v| if low { v.floor() + 1.0 } else { v.ceil() - 1.0 })
+            }
+            _ => None,
+        };
+        let incl = incl.map(|v| if low { v.ceil() } else { v.floor() });
+        let v = match (incl, excl) {
+            (Some(a), Some(b)) => Some(if low { a.max(b) } else { a.min(b) }),
+            (a, b) => b.or(a),
+        }?;
+        Some(v.clamp(-9.0e15, 9.0e15) as i64)
+    };
+    let lo = int_side("minimum", "exclusiveMinimum", true).unwrap_or(i64::MIN / 2);
+    let hi = int_side("maximum", "exclusiveMaximum", false).unwrap_or(i64::MAX / 2);
+    (lo <= hi).then_some((lo, hi))
+}
+
+/// A local `$ref` (`#`, `#/$defs/x`, `#/definitions/x`, any JSON pointer) into the root.
+pub fn resolve<'v>(root: &'v Value, reference: &str) -> Option<&'v Value> {
+    let pointer = reference.strip_prefix('#')?;
+    if pointer.is_empty() {
+        return Some(root);
+    }
+    let decoded = percent_decode(pointer);
+    root.pointer(&decoded)
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16)
+        {
+            out.push(b);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// `s` without its combinator `key`s, merged with each of `parts` (refs resolved one level):
+/// properties and required names are unioned, the tighter bound wins, other keys are taken as
+/// they come. Good enough for the `allOf` schemas tools declare; the validator judges the rest.
+fn merge_all(s: &Map<String, Value>, parts: &[Value], root: &Value) -> Value {
+    let mut out: Map<String, Value> = s
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "allOf" | "oneOf" | "anyOf"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    for part in parts {
+        let part = match part.get("$ref").and_then(Value::as_str) {
+            Some(r) => resolve(root, r).unwrap_or(part),
+            None => part,
+        };
+        let Some(p) = part.as_object() else { continue };
+        for (k, v) in p {
+            merge_key(&mut out, k, v);
+        }
+    }
+    Value::Object(out)
+}
+
+fn merge_key(out: &mut Map<String, Value>, k: &str, v: &Value) {
+    match (k, out.get_mut(k)) {
+        ("properties", Some(Value::Object(mine))) => {
+            if let Value::Object(theirs) = v {
+                for (name, sub) in theirs {
+                    mine.entry(name.clone()).or_insert_with(|| sub.clone());
+                }
+            }
+        }
+        ("required", Some(Value::Array(mine))) => {
+            if let Value::Array(theirs) = v {
+                for r in theirs {
+                    if !mine.contains(r) {
+                        mine.push(r.clone());
+                    }
+                }
+            }
+        }
+        ("minimum" | "minLength" | "minItems" | "exclusiveMinimum", Some(mine)) => {
+            if v.as_f64() > mine.as_f64() {
+                *mine = v.clone();
+            }
+        }
+        ("maximum" | "maxLength" | "maxItems" | "exclusiveMaximum", Some(mine)) => {
+            if v.as_f64() < mine.as_f64() {
+                *mine = v.clone();
+            }
+        }
+        (_, Some(_)) => {}
+        (_, None) => {
+            out.insert(k.to_owned(), v.clone());
+        }
+    }
+}

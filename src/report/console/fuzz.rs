@@ -1,0 +1,134 @@
+//! The fuzz section of the console report: one row per tool (and per finding), the seed to
+//! repeat the run, then each finding's server stderr and the `tests:` entry that reproduces it.
+
+use super::{phase_line, push_gutter};
+use crate::report::escape::clean;
+use crate::report::model::{FuzzResults, PhaseOverview};
+use crate::report::table::{Cell, Column, Paint, Table};
+
+/// Longest input shown in the table, in characters.
+const INPUT_CHARS: usize = 60;
+
+pub(super) fn section(
+    out: &mut String,
+    phase: &PhaseOverview<'_>,
+    results: Option<&FuzzResults>,
+    width: usize,
+    color: bool,
+) {
+    let counts = results.map(FuzzResults::counts_text);
+    let detail = match (phase.reason, counts) {
+        (Some(reason), Some(counts)) => Some(format!("{}; {counts}", clean(reason))),
+        (Some(reason), None) => Some(clean(reason).into_owned()),
+        (None, counts) => counts,
+    };
+    phase_line(out, phase, detail.as_deref(), color);
+    let Some(r) = results.filter(|r| !r.tools.is_empty()) else {
+        out.push('\n');
+        return;
+    };
+    out.push_str(&table(r).render(width, color));
+    out.push_str(&format!("Repeat this run with --seed {}\n", r.seed));
+    for t in &r.tools {
+        for f in &t.findings {
+            if let Some(stderr) = &f.stderr {
+                let line = format!(
+                    "Server stderr during fuzz {} {} ({}):",
+                    clean(&t.tool),
+                    f.kind,
+                    f.mode
+                );
+                out.push_str(&Paint::Red.paint(&line.replace('\n', " "), color));
+                out.push('\n');
+                push_gutter(out, stderr);
+            }
+            if !f.test.is_empty() {
+                let line = format!(
+                    "Reproduce fuzz {} {} ({}) with this test:",
+                    clean(&t.tool),
+                    f.kind,
+                    f.mode
+                );
+                out.push_str(&line.replace('\n', " "));
+                out.push('\n');
+                push_gutter(out, &f.test);
+            }
+        }
+    }
+    out.push('\n');
+}
+
+fn table(r: &FuzzResults) -> Table {
+    let mut table = Table::new(vec![
+        Column::fixed(""),
+        Column::text("Tool"),
+        Column::fixed_right("Calls"),
+        Column::text("Finding"),
+        Column::text("Smallest input"),
+        Column::text("Details"),
+    ]);
+    for t in &r.tools {
+        if let Some(why) = &t.skipped {
+            table.row(vec![
+                Cell::painted("SKIP", Paint::Dim),
+                Cell::new(clean(&t.tool)),
+                Cell::new("0"),
+                Cell::new(""),
+                Cell::new(""),
+                Cell::new(clean(why)),
+            ]);
+            continue;
+        }
+        if t.findings.is_empty() {
+            table.row(vec![
+                Cell::painted("PASS", Paint::Green),
+                Cell::new(clean(&t.tool)),
+                Cell::new(t.calls.to_string()),
+                Cell::new(""),
+                Cell::new(""),
+                Cell::new(
+                    t.stopped
+                        .as_deref()
+                        .map(|s| clean(s).into_owned())
+                        .unwrap_or_default(),
+                ),
+            ]);
+            continue;
+        }
+        for (i, f) in t.findings.iter().enumerate() {
+            let first = i == 0;
+            let input = serde_json::to_string(&f.input).unwrap_or_default();
+            table.row(vec![
+                if first {
+                    Cell::painted("FAIL", Paint::Red)
+                } else {
+                    Cell::new("")
+                },
+                Cell::new(if first {
+                    clean(&t.tool).into_owned()
+                } else {
+                    String::new()
+                }),
+                Cell::new(if first {
+                    t.calls.to_string()
+                } else {
+                    String::new()
+                }),
+                Cell::new(format!("{} ({})", f.kind, f.mode)),
+                Cell::new(short(&clean(&input), INPUT_CHARS)),
+                Cell::new(clean(f.detail.lines().next().unwrap_or("")).into_owned()),
+            ]);
+        }
+    }
+    table
+}
+
+/// `text` cut to `max` characters, with `...` when cut.
+fn short(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut s: String = text.chars().take(max).collect();
+    s.push_str("...");
+    s
+}

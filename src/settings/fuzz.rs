@@ -1,0 +1,149 @@
+//! The fuzz phase's settings: `toolproof fuzz` flags > `TOOLPROOF_FUZZ_SEED` > the `fuzz:`
+//! section > the defaults. A seed nobody set is drawn here, once, so the report can print it.
+
+use std::time::Duration;
+
+use super::resolve::{env_value, pick};
+use super::{CommandKind, Env, Resolved};
+use crate::cli::{FuzzArgs, switch};
+use crate::config::{ConfigError, FuzzConfig, limits};
+
+/// Everything the fuzz phase needs, resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FuzzSettings {
+    max_examples: u32,
+    timeout_ms: f64,
+    max_time_s: f64,
+    seed: Resolved<u64>,
+    tools: Vec<String>,
+    skip: Vec<String>,
+    include_destructive: bool,
+    valid_must_succeed: bool,
+    invalid_must_fail: bool,
+}
+
+impl FuzzSettings {
+    /// Valid (and invalid) inputs per tool.
+    pub fn max_examples(&self) -> u32 {
+        self.max_examples
+    }
+    /// Per-call timeout in milliseconds.
+    pub fn timeout_ms(&self) -> f64 {
+        self.timeout_ms
+    }
+    /// Per-call timeout.
+    pub fn timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.timeout_ms / 1000.0)
+    }
+    /// Time budget per tool.
+    pub fn max_time(&self) -> Duration {
+        Duration::from_secs_f64(self.max_time_s)
+    }
+    /// The seed.
+    pub fn seed(&self) -> u64 {
+        self.seed.value
+    }
+    /// Only these tools (empty: all).
+    pub fn tools(&self) -> &[String] {
+        &self.tools
+    }
+    /// Tools left out.
+    pub fn skip(&self) -> &[String] {
+        &self.skip
+    }
+    /// Fuzz destructive tools too.
+    pub fn include_destructive(&self) -> bool {
+        self.include_destructive
+    }
+    /// An error result for a valid input is a finding.
+    pub fn valid_must_succeed(&self) -> bool {
+        self.valid_must_succeed
+    }
+    /// A success result for an invalid input is a finding.
+    pub fn invalid_must_fail(&self) -> bool {
+        self.invalid_must_fail
+    }
+}
+
+/// The fuzz settings of `fuzz` (the section or its defaults) and of `run` (when the config
+/// has a `fuzz:` section); `None` otherwise.
+pub(super) fn resolve(
+    command: CommandKind,
+    flags: Option<&FuzzArgs>,
+    env: &Env,
+    section: Option<&FuzzConfig>,
+) -> Result<Option<FuzzSettings>, ConfigError> {
+    let cfg = match (command, section) {
+        (CommandKind::Fuzz, s) => s.cloned().unwrap_or_default(),
+        (CommandKind::Run, Some(s)) => s.clone(),
+        _ => return Ok(None),
+    };
+    let max_examples = flags.and_then(|f| f.examples).unwrap_or(cfg.max_examples);
+    let timeout_ms = flags.and_then(|f| f.timeout_ms).unwrap_or(cfg.timeout_ms);
+    let max_time_s = flags.and_then(|f| f.max_time).unwrap_or(cfg.max_time_s);
+    check(
+        max_examples >= 1,
+        "--examples / fuzz.max_examples must be at least 1",
+    )?;
+    check(
+        timeout_ms > 0.0 && timeout_ms <= limits::MAX_DURATION_MS,
+        &format!(
+            "--timeout-ms / fuzz.timeout_ms must be above 0 and at most {} milliseconds, got {timeout_ms}",
+            limits::MAX_DURATION_MS
+        ),
+    )?;
+    check(
+        max_time_s > 0.0 && max_time_s <= limits::MAX_DURATION_MS / 1000.0,
+        &format!(
+            "--max-time / fuzz.max_time_s must be a number of seconds above 0, got {max_time_s}"
+        ),
+    )?;
+    let seed = pick(
+        flags.and_then(|f| f.seed).map(|s| (s, "--seed")),
+        env_value(env, "TOOLPROOF_FUZZ_SEED", |s| {
+            s.parse::<u64>()
+                .map_err(|_| format!("must be a whole number, got `{s}`"))
+        })?,
+        cfg.seed.map(|s| (s, "fuzz.seed")),
+        fresh_seed(),
+    );
+    let tools = match flags.map(|f| &f.tools) {
+        Some(t) if !t.is_empty() => t.clone(),
+        _ => cfg.tools.clone(),
+    };
+    let f = flags;
+    Ok(Some(FuzzSettings {
+        max_examples,
+        timeout_ms,
+        max_time_s,
+        seed,
+        tools,
+        skip: cfg.skip.clone(),
+        include_destructive: f
+            .and_then(|f| switch(f.include_destructive, f.no_include_destructive))
+            .unwrap_or(cfg.include_destructive),
+        valid_must_succeed: f
+            .and_then(|f| switch(f.valid_must_succeed, f.no_valid_must_succeed))
+            .unwrap_or(cfg.valid_must_succeed),
+        invalid_must_fail: f
+            .and_then(|f| switch(f.invalid_must_fail, f.no_invalid_must_fail))
+            .unwrap_or(cfg.invalid_must_fail),
+    }))
+}
+
+fn check(ok: bool, message: &str) -> Result<(), ConfigError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(ConfigError::new(message.to_owned()))
+    }
+}
+
+/// A seed below 1,000,000 (short enough to type back), from the clock and the process id.
+fn fresh_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let mut r = crate::fuzz::rng::Rng::new(nanos ^ (u64::from(std::process::id()) << 32));
+    r.below(1_000_000)
+}

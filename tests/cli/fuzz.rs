@@ -1,0 +1,392 @@
+//! The fuzz phase end to end: `toolproof fuzz` and `run` with a `fuzz:` section against the
+//! fake server's `fz_*` tools, each hiding one defect. Every kind is found and shrunk, the same
+//! seed makes the same calls, a printed `tests:` entry reproduces its finding, destructive tools
+//! are left alone unless asked, and every report agrees with the exit code.
+
+use super::*;
+use serde_json::json;
+
+/// `toolproof fuzz` on the fake server with `fuzz-targets`, writing `r.json`.
+fn fuzz_fake(dir: &Dir, flags: &[&str], fake_args: &[&str]) -> (Out, Value) {
+    let fake = fake();
+    let mut args = vec!["fuzz", "--json", "r.json"];
+    args.extend_from_slice(flags);
+    args.extend(["--", fake.as_str(), "--fault", "fuzz-targets"]);
+    args.extend_from_slice(fake_args);
+    let out = toolproof_in(&dir.0, &args, &[]);
+    let report =
+        serde_json::from_str(&std::fs::read_to_string(dir.path("r.json")).unwrap_or_default())
+            .unwrap_or(Value::Null);
+    (out, report)
+}
+
+fn tool<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["phases"]["fuzz"]["results"]["tools"]
+        .as_array()
+        .and_then(|tools| tools.iter().find(|t| t["tool"] == name))
+        .unwrap_or_else(|| panic!("no fuzz row for {name} in {report:#}"))
+}
+
+#[test]
+fn fuzz_finds_and_shrinks_each_planted_defect() {
+    let dir = Dir::new("fuzz-kinds");
+    let mut flags = vec![
+        "--examples",
+        "15",
+        "--timeout-ms",
+        "300",
+        "--seed",
+        "11",
+        "--valid-must-succeed",
+    ];
+    let names = [
+        "fz_crash",
+        "fz_hang",
+        "fz_accept",
+        "fz_output",
+        "fz_reject",
+        "fz_internal",
+        "fz_traceback",
+        "fz_unexpected",
+        "fz_strict",
+    ];
+    for n in names {
+        flags.extend(["--tool", n]);
+    }
+    let (out, report) = fuzz_fake(&dir, &flags, &[]);
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("Repeat this run with --seed 11"),
+        "{}",
+        out.stdout
+    );
+    let expected = [
+        ("fz_crash", "crash", "valid", json!({"order": {"qty": -1}})),
+        ("fz_accept", "accepted-invalid", "invalid", json!({})),
+        (
+            "fz_output",
+            "output-schema",
+            "valid",
+            json!({"items": ["", "", ""]}),
+        ),
+        ("fz_reject", "rejected-valid", "valid", json!({"name": " "})),
+        (
+            "fz_internal",
+            "internal-error",
+            "valid",
+            json!({"tags": [{"label": ""}]}),
+        ),
+        (
+            "fz_traceback",
+            "unhandled-exception",
+            "valid",
+            json!({"path": "/"}),
+        ),
+        (
+            "fz_unexpected",
+            "unexpected-error",
+            "valid",
+            json!({"n": 1}),
+        ),
+    ];
+    for (name, kind, mode, input) in expected {
+        let row = tool(&report, name);
+        let findings = row["findings"].as_array().expect("findings");
+        assert_eq!(findings.len(), 1, "{name}: {row:#}");
+        let f = &findings[0];
+        assert_eq!(
+            (f["kind"].as_str(), f["mode"].as_str()),
+            (Some(kind), Some(mode)),
+            "{name}: {f:#}"
+        );
+        assert_eq!(f["input"], input, "{name} was not shrunk: {f:#}");
+        assert!(
+            f["test"].as_str().is_some_and(|t| t.contains(name)),
+            "{f:#}"
+        );
+    }
+    // The crash restarted the server and kept the dying words; fuzzing went on after it.
+    let crash = &tool(&report, "fz_crash")["findings"][0];
+    assert!(
+        crash["stderr"]
+            .as_str()
+            .unwrap_or("")
+            .contains("negative quantity"),
+        "{crash:#}"
+    );
+    assert!(tool(&report, "fz_crash")["valid_inputs"].as_u64() > Some(1));
+    // The hang: cancelled, and shrunk to the shortest text that still hangs.
+    let hang = &tool(&report, "fz_hang")["findings"][0];
+    assert_eq!(hang["kind"], "hang");
+    assert_eq!(
+        hang["input"]["text"].as_str().map(|t| t.chars().count()),
+        Some(41),
+        "{hang:#}"
+    );
+    // The strict tool validates with the schema: every valid input passed and every invalid
+    // one was refused, through nested objects, $ref cycles, oneOf, formats and patterns.
+    let strict = tool(&report, "fz_strict");
+    assert_eq!(strict["status"], "passed", "{strict:#}");
+    assert!(strict["valid_inputs"].as_u64() >= Some(10), "{strict:#}");
+    assert!(strict["invalid_inputs"].as_u64() >= Some(10), "{strict:#}");
+}
+
+/// The `tools/call` params the fake server received, in order.
+fn calls_in(log: &str) -> Vec<Value> {
+    log.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["message"]["method"] == "tools/call")
+        .map(|v| v["message"]["params"].clone())
+        .collect()
+}
+
+#[test]
+fn the_same_seed_gives_the_same_calls_and_another_seed_others() {
+    let dir = Dir::new("fuzz-seed");
+    let run = |seed: &str, log: &str| {
+        let log_path = dir.path(log).display().to_string();
+        let flags = [
+            "--examples",
+            "8",
+            "--seed",
+            seed,
+            "--tool",
+            "fz_strict",
+            "--tool",
+            "fz_accept",
+        ];
+        let (out, _) = fuzz_fake(&dir, &flags, &["--log", &log_path]);
+        assert!(
+            out.stdout.contains(&format!("seed {seed}")),
+            "{}",
+            out.stdout
+        );
+        calls_in(&dir.read(log))
+    };
+    let first = run("5", "a.log");
+    let again = run("5", "b.log");
+    let other = run("6", "c.log");
+    assert!(first.len() >= 16, "{first:?}");
+    assert_eq!(first, again);
+    assert_ne!(first, other);
+}
+
+#[test]
+fn a_printed_test_entry_reproduces_its_finding() {
+    let dir = Dir::new("fuzz-paste");
+    let flags = [
+        "--examples",
+        "10",
+        "--seed",
+        "3",
+        "--tool",
+        "fz_crash",
+        "--tool",
+        "fz_accept",
+        "--tool",
+        "fz_internal",
+    ];
+    let (out, report) = fuzz_fake(&dir, &flags, &[]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let mut entries = String::new();
+    for name in ["fz_crash", "fz_accept", "fz_internal"] {
+        let test = tool(&report, name)["findings"][0]["test"]
+            .as_str()
+            .expect("entry")
+            .to_owned();
+        // The console shows the same entry.
+        assert!(
+            out.stdout.contains(test.lines().next().unwrap_or("-")),
+            "{}",
+            out.stdout
+        );
+        entries.push_str(&test);
+    }
+    let server = yaml_list(&[&fake(), "--fault", "fuzz-targets"]);
+    dir.write(
+        "toolproof.yaml",
+        &format!("server:\n  command: {server}\nchecks:\n  enabled: false\ntests:\n{entries}"),
+    );
+    let out = toolproof_in(&dir.0, &["run", "--json", "t.json"], &[]);
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    let tests = dir.json("t.json")["phases"]["tests"]["results"].clone();
+    let tests = tests.as_array().expect("tests");
+    assert_eq!(tests.len(), 3);
+    for t in tests {
+        assert_ne!(t["status"], "passed", "{t:#}");
+    }
+}
+
+#[test]
+fn destructive_tools_are_skipped_unless_asked_and_the_no_form_overrides_the_config() {
+    let dir = Dir::new("fuzz-destructive");
+    let flags = [
+        "--examples",
+        "2",
+        "--tool",
+        "fz_unannotated",
+        "--tool",
+        "crash",
+    ];
+    let (out, report) = fuzz_fake(&dir, &flags, &[]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(
+        tool(&report, "crash")["skipped"]
+            .as_str()
+            .unwrap_or("")
+            .contains("destructiveHint: true")
+    );
+    assert!(
+        tool(&report, "fz_unannotated")["skipped"]
+            .as_str()
+            .unwrap_or("")
+            .contains("MCP counts such a tool as destructive")
+    );
+
+    let mut asked = flags.to_vec();
+    asked.push("--include-destructive");
+    let (out, report) = fuzz_fake(&dir, &asked, &[]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    // `crash` exits on every call: each call is a crash, and the server is restarted each time.
+    assert_eq!(tool(&report, "crash")["findings"][0]["kind"], "crash");
+    assert_eq!(
+        tool(&report, "fz_unannotated")["findings"][0]["kind"],
+        "accepted-invalid"
+    );
+
+    let server = yaml_list(&[&fake(), "--fault", "fuzz-targets"]);
+    dir.write(
+        "toolproof.yaml",
+        &format!("server:\n  command: {server}\nfuzz:\n  include_destructive: true\n  max_examples: 2\n  tools: [fz_unannotated]\n"),
+    );
+    let out = toolproof_in(
+        &dir.0,
+        &[
+            "fuzz",
+            "-c",
+            "toolproof.yaml",
+            "--no-include-destructive",
+            "--json",
+            "n.json",
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(dir.json("n.json")["phases"]["fuzz"]["results"]["tools"][0]["skipped"].is_string());
+}
+
+#[test]
+fn run_fuzzes_its_fuzz_section_and_junit_agrees_with_the_exit_code() {
+    let dir = Dir::new("fuzz-run");
+    let server = yaml_list(&[&fake(), "--fault", "fuzz-targets"]);
+    dir.write(
+        "toolproof.yaml",
+        &format!(
+            "server:\n  command: {server}\nchecks:\n  enabled: false\nfuzz:\n  max_examples: 6\n  timeout_ms: 500\n  seed: 9\n  tools: [fz_output, fz_strict]\n"
+        ),
+    );
+    let out = toolproof_in(
+        &dir.0,
+        &[
+            "run",
+            "--junit",
+            "j.xml",
+            "--json",
+            "r.json",
+            "--summary",
+            "s.md",
+            "--html",
+            "r.html",
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    let xml = dir.read("j.xml");
+    let doc = roxmltree::Document::parse(&xml).expect("JUnit parses");
+    let suite = doc
+        .descendants()
+        .find(|n| n.has_tag_name("testsuite") && n.attribute("name") == Some("fuzz"))
+        .expect("fuzz suite");
+    assert_eq!(suite.attribute("tests"), Some("2"));
+    assert_eq!(suite.attribute("failures"), Some("1"));
+    let failing = suite
+        .children()
+        .find(|c| c.attribute("name") == Some("fz_output"))
+        .expect("fz_output case");
+    assert!(failing.children().any(|c| c.has_tag_name("failure")));
+    assert!(dir.read("s.md").contains("output-schema (valid)"));
+    assert!(dir.read("r.html").contains("output-schema"));
+    assert_eq!(dir.json("r.json")["phases"]["fuzz"]["results"]["seed"], 9);
+
+    let out = toolproof_in(&dir.0, &["run", "--skip-fuzz", "--json", "r.json"], &[]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(dir.json("r.json")["phases"]["fuzz"]["status"], "skipped");
+}
+
+#[test]
+fn a_tool_name_the_server_lacks_fails_and_bad_numbers_are_usage_errors() {
+    let dir = Dir::new("fuzz-typo");
+    let (out, report) = fuzz_fake(&dir, &["--examples", "2", "--tool", "fz_acept"], &[]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert_eq!(report["phases"]["fuzz"]["status"], "error");
+    assert!(
+        report["phases"]["fuzz"]["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("`fz_acept`")
+    );
+
+    for bad in [
+        ["--examples", "0"],
+        ["--timeout-ms", "-5"],
+        ["--max-time", "0"],
+    ] {
+        let (out, _) = fuzz_fake(&dir, &bad, &[]);
+        assert_eq!(out.code, 2, "{bad:?}: {}", out.stderr);
+        assert!(out.stderr.contains("error:"), "{}", out.stderr);
+    }
+}
+
+#[test]
+fn a_hang_that_blocks_the_server_is_cancelled_and_the_server_restarted() {
+    let dir = Dir::new("fuzz-stuck");
+    let log = dir.path("server.log").display().to_string();
+    // `fz_stuck` blocks even `ping` on a long text, so only a restart frees the server.
+    let flags = [
+        "--examples",
+        "15",
+        "--timeout-ms",
+        "200",
+        "--max-time",
+        "6",
+        "--seed",
+        "11",
+        "--tool",
+        "fz_stuck",
+    ];
+    let (out, report) = fuzz_fake(&dir, &flags, &["--log", &log]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let row = tool(&report, "fz_stuck");
+    assert_eq!(row["findings"][0]["kind"], "hang", "{row:#}");
+    let methods: Vec<String> = dir
+        .read("server.log")
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|v| v["message"]["method"].as_str().map(str::to_owned))
+        .collect();
+    let count = |m: &str| methods.iter().filter(|x| *x == m).count();
+    // The blocked server never reads the cancellation nor the ping; it is stopped and started
+    // again, and fuzzing goes on with the new process.
+    assert!(
+        count("initialize") >= 2,
+        "the server was not restarted: {methods:?}"
+    );
+    let after_restart = methods
+        .iter()
+        .skip_while(|m| *m != "tools/call")
+        .skip_while(|m| *m != "initialize");
+    assert!(
+        after_restart.clone().any(|m| m == "tools/call"),
+        "{methods:?}"
+    );
+}
