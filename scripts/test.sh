@@ -47,5 +47,8 @@ venv py-ref "mcp-toolproof[anthropic,openai]==0.3.1"
 venv py-yaml11 "pyyaml==6.0.4" "pydantic==2.14.4"
 
 export TOOLPROOF_INTEROP_DIR="$root"
+# The fakes the tests start are the examples' binaries, which `cargo test --examples` does not
+# build (it builds the examples as tests): build them first, so none is left from an older build.
+cargo build --examples --features interop --quiet
 # Benches are measured with `cargo bench`, not run as tests.
 cargo test --lib --bins --tests --examples --features interop "$@"

@@ -16,23 +16,16 @@ fn bin_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// The fake server's binary. `cargo test` builds examples; a filtered run (`--test cli`) may
-/// not have, so build them once here.
+/// The fake server's binary. The examples are built once per test run (a no-op when they are
+/// current): `cargo test --examples` builds them as tests, not as the binaries used here, so a
+/// fake left from an older build would otherwise be used.
 fn fake() -> String {
     static BUILD: std::sync::Once = std::sync::Once::new();
     let path = bin_dir().join("examples/fake_mcp");
     BUILD.call_once(|| {
-        let others = ["fake_llm", "fake_github"];
-        if path.exists()
-            && others
-                .iter()
-                .all(|o| bin_dir().join("examples").join(o).exists())
-        {
-            return;
-        }
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let mut cmd = Command::new(cargo);
-        cmd.args(["build", "--examples"])
+        cmd.args(["build", "--examples", "--quiet"])
             .current_dir(env!("CARGO_MANIFEST_DIR"));
         if bin_dir().ends_with("release") {
             cmd.arg("--release");

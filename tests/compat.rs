@@ -127,12 +127,7 @@ fn example(name: &str) -> String {
         .expect("target folder")
         .join("examples");
     BUILD.call_once(|| {
-        if ["fake_mcp", "fake_llm"]
-            .iter()
-            .all(|e| dir.join(e).exists())
-        {
-            return;
-        }
+        // Always (a no-op when current): a fake from an older build must never be used.
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let mut cmd = Command::new(cargo);
         cmd.args(["build", "--examples"]).current_dir(manifest());

@@ -10,14 +10,15 @@ use std::process::Command;
 
 use super::{interop_dir, temp_dir};
 
-/// The fake MCP server, built with the examples when a filtered run has not built them yet.
+/// The fake MCP server, built with the examples once per run (a no-op when current).
 fn fake() -> String {
     let bin = Path::new(env!("CARGO_BIN_EXE_toolproof"))
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_default();
     let path = bin.join("examples/fake_mcp");
-    if !path.exists() {
+    static BUILD: std::sync::Once = std::sync::Once::new();
+    BUILD.call_once(|| {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let status = Command::new(cargo)
             .args(["build", "--examples"])
@@ -25,7 +26,7 @@ fn fake() -> String {
             .status()
             .expect("run cargo build --examples");
         assert!(status.success(), "cargo build --examples failed");
-    }
+    });
     path.display().to_string()
 }
 
