@@ -1062,6 +1062,7 @@ mod client {
                 pin: ProtocolPin::Auto,
                 startup_timeout: Duration::from_secs(10),
                 request_timeout: Duration::from_secs(10),
+                capabilities: Value::Object(Default::default()),
             },
         )
         .unwrap_or_else(|e| panic!("connect: {} {}", e.error, e.stderr))
@@ -1182,6 +1183,7 @@ mod client {
                         pin: ProtocolPin::Auto,
                         startup_timeout: Duration::from_secs(10),
                         request_timeout: Duration::from_secs(10),
+                        capabilities: Value::Object(Default::default()),
                     },
                 )
                 .unwrap_or_else(|e| panic!("{}", e.error));
