@@ -219,6 +219,8 @@ mod fuzz;
 mod github;
 #[path = "cli/lifecycle.rs"]
 mod lifecycle;
+#[path = "cli/requests.rs"]
+mod requests;
 #[path = "cli/suite.rs"]
 mod suite;
 
