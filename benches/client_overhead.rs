@@ -92,6 +92,7 @@ fn client() -> Duration {
             pin: ProtocolPin::V20251125,
             startup_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(10),
+            capabilities: json!({}),
         },
     )
     .unwrap_or_else(|e| panic!("connect: {}", e.error));

@@ -96,6 +96,12 @@
 //!   `roots/list` to the client and waits for both answers (HTTP: over SSE, up to 30 s), then
 //!   writes to stderr `fake_mcp: server-requests: ping answered with result {}` (or
 //!   `answered with error {…}`, `got no answer`).
+//! - `client-requests` (legacy only): adds `book(party)`, `summarize(text)` and `list_roots`,
+//!   which send `elicitation/create` (a `time` with default `18:00`), `sampling/createMessage`
+//!   and `roots/list` during the call (HTTP: on the POST's SSE stream) and answer with what they
+//!   got (`booked 2 at {"time":"19:00"}`, `not booked: the user chose decline`,
+//!   `summary: … (model …)`, `roots: [file:///…]`); an `isError` result when the client did not
+//!   declare the capability at `initialize` or refused the request.
 //! - `notifications`: a `notifications/message` and a `notifications/progress` (the request's
 //!   `progressToken`, else `fake-progress`) before every answer; adds the `logging` capability.
 //! - `one-at-a-time`: one request at a time (stdio: `slow` runs on the reading thread; HTTP:
@@ -122,6 +128,8 @@
 //! Malformed input gets -32700 (not JSON) or -32600 (not a request); unknown methods -32601.
 //! The server exits 0 when stdin ends (stdio), 2 on a bad command line.
 
+#[path = "fake_mcp/asking.rs"]
+mod asking;
 #[path = "fake_mcp/catalog.rs"]
 mod catalog;
 #[path = "fake_mcp/fuzz_targets.rs"]

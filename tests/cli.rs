@@ -212,6 +212,8 @@ mod fuzz;
 mod github;
 #[path = "cli/lifecycle.rs"]
 mod lifecycle;
+#[path = "cli/requests.rs"]
+mod requests;
 #[path = "cli/suite.rs"]
 mod suite;
 
@@ -1055,6 +1057,7 @@ mod client {
                 pin: ProtocolPin::Auto,
                 startup_timeout: Duration::from_secs(10),
                 request_timeout: Duration::from_secs(10),
+                capabilities: Value::Object(Default::default()),
             },
         )
         .unwrap_or_else(|e| panic!("connect: {} {}", e.error, e.stderr))
@@ -1175,6 +1178,7 @@ mod client {
                         pin: ProtocolPin::Auto,
                         startup_timeout: Duration::from_secs(10),
                         request_timeout: Duration::from_secs(10),
+                        capabilities: Value::Object(Default::default()),
                     },
                 )
                 .unwrap_or_else(|e| panic!("{}", e.error));

@@ -26,6 +26,8 @@ pub enum Behaviour {
     Flaky,
     /// One of the `fz_*` tools (fault `fuzz-targets`).
     Fuzz(crate::fuzz_targets::Bug),
+    /// Asks the client during the call (fault `client-requests`).
+    AsksClient,
 }
 
 /// Calls of the `flaky` tool so far in this process.
@@ -447,6 +449,7 @@ fn fault_tools(fault: Fault) -> Vec<ToolEntry> {
             Behaviour::Flaky,
         )],
         Fault::FuzzTargets => crate::fuzz_targets::tools(),
+        Fault::ClientRequests => crate::asking::tools(),
         _ => Vec::new(),
     }
 }
@@ -528,7 +531,11 @@ pub fn call_now(tool: &ToolEntry, args: &Map<String, Value>, huge_result: bool) 
             "structuredContent": {"count": "three"},
             "isError": false
         }),
-        Behaviour::Plain | Behaviour::Slow | Behaviour::Crash | Behaviour::Fuzz(_) => {
+        Behaviour::Plain
+        | Behaviour::Slow
+        | Behaviour::Crash
+        | Behaviour::Fuzz(_)
+        | Behaviour::AsksClient => {
             text_result(format!("{name} ok: {}", Value::Object(args.clone())), false)
         }
     }

@@ -88,6 +88,8 @@ pub enum Fault {
     HttpHtml,
     /// Sends `ping` and `roots/list` to the client before the first `tools/list` answer.
     ServerRequests,
+    /// Adds `book`, `summarize` and `list_roots`, which ask the client during the call.
+    ClientRequests,
     /// Sends `notifications/message` and `notifications/progress` before every answer.
     Notifications,
     /// Handles one request at a time: `slow` blocks everything, `ping` included, until it ends.
@@ -130,7 +132,7 @@ pub enum Fault {
 }
 
 /// Every fault with its command-line name and a one-line summary.
-pub const FAULTS: [(&str, Fault, &str); 48] = [
+pub const FAULTS: [(&str, Fault, &str); 49] = [
     (
         "no-description",
         Fault::NoDescription,
@@ -263,6 +265,11 @@ pub const FAULTS: [(&str, Fault, &str); 48] = [
         "server-requests",
         Fault::ServerRequests,
         "send ping and roots/list before the first tools/list answer",
+    ),
+    (
+        "client-requests",
+        Fault::ClientRequests,
+        "tools book/summarize/list_roots that send elicitation, sampling, roots/list",
     ),
     (
         "notifications",

@@ -83,6 +83,8 @@ pub struct Session {
     pub initialized: bool,
     /// The `server-requests` fault already asked the client.
     pub asked_client: bool,
+    /// The `capabilities` the client declared in `initialize`.
+    pub client_capabilities: Value,
 }
 
 /// What one incoming message is.
@@ -440,6 +442,7 @@ impl Server {
                 version: version.clone(),
                 initialized: false,
                 asked_client: false,
+                client_capabilities: params.get("capabilities").cloned().unwrap_or(Value::Null),
             });
             self.chatter(params, peer);
             let result = json!({
@@ -511,6 +514,9 @@ impl Server {
         }
         self.chatter(params, peer);
         if method == "tools/call" {
+            if let Some(out) = self.call_asking(id, params, ctx, peer) {
+                return out;
+            }
             return self.call_tool(id, params, modern, peer);
         }
         let result = match method {
@@ -618,6 +624,32 @@ impl Server {
                 request["method"].as_str().unwrap_or("")
             );
         }
+    }
+
+    /// A call of a `client-requests` tool in a legacy session; `None` for any other call.
+    fn call_asking(
+        &self,
+        id: &Value,
+        params: &Value,
+        ctx: &Ctx,
+        peer: &mut dyn Peer,
+    ) -> Option<Outcome> {
+        let session = ctx.session.as_ref()?;
+        let name = params.get("name").and_then(Value::as_str)?;
+        let tool = self.tools.iter().find(|t| t.def["name"] == name)?;
+        if tool.behaviour != catalog::Behaviour::AsksClient {
+            return None;
+        }
+        let empty = Map::new();
+        let args = params
+            .get("arguments")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        let result = crate::asking::call(self, name, args, &session.client_capabilities, peer);
+        Some(Outcome::Reply {
+            msg: response(id, result),
+            status: 200,
+        })
     }
 
     fn list_tools(&self, params: &Value) -> Result<Value, RpcError> {

@@ -219,6 +219,9 @@ pub fn from_target(
         fuzz: None,
         bench: None,
         evals: None,
+        elicitation: None,
+        sampling: None,
+        roots: None,
     };
     let base_dir = load::absolute(cwd);
     load::resolve_paths(&mut config, &base_dir);

@@ -1478,3 +1478,74 @@ fn text_settings_keep_plain_words_and_digits_as_written() {
     assert_eq!((t.name.as_str(), t.tool.as_str()), ("no", "off"));
     assert_eq!(t.args.get("flag"), Some(&serde_json::json!(false)));
 }
+
+// ---------------------------------------------------------------- scripted answers
+
+#[test]
+fn scripted_answers_load_at_the_top_and_per_test() {
+    let cfg = loaded(
+        "answers",
+        &format!(
+            "{SERVER}roots: [\"file:///srv\"]\nsampling: {{text: top}}\ntests:\n  - name: t\n    tool: book\n    elicitation: {{action: accept, content: {{time: \"19:00\"}}}}\n    sampling: {{text: \"a short summary\", model: m1}}\n  - name: u\n    tool: book\n    elicitation: {{action: cancel}}\n"
+        ),
+    )
+    .config;
+    assert_eq!(cfg.roots, Some(vec!["file:///srv".to_owned()]));
+    assert_eq!(cfg.sampling.map(|s| s.text).as_deref(), Some("top"));
+    let first = &cfg.tests[0];
+    let e = first
+        .elicitation
+        .clone()
+        .unwrap_or_else(|| panic!("no elicitation"));
+    assert_eq!(e.action, crate::config::ElicitationAction::Accept);
+    assert_eq!(
+        e.content.and_then(|c| c.get("time").cloned()),
+        Some("19:00".into())
+    );
+    assert_eq!(
+        first.sampling.as_ref().and_then(|s| s.model.as_deref()),
+        Some("m1")
+    );
+    let second = cfg.tests[1].elicitation.as_ref().map(|e| e.action);
+    assert_eq!(second, Some(crate::config::ElicitationAction::Cancel));
+}
+
+#[test]
+fn bad_scripted_answers_are_located_errors() {
+    let tests = "tests:\n  - name: t\n    tool: book\n";
+    let unknown_action = rendered(
+        "answers-action",
+        format!("{SERVER}{tests}    elicitation: {{action: maybe}}\n"),
+    );
+    assert!(
+        unknown_action.contains("toolproof.yaml:6:"),
+        "{unknown_action}"
+    );
+    assert!(unknown_action.contains("maybe"), "{unknown_action}");
+    let content = rendered(
+        "answers-content",
+        format!("{SERVER}{tests}    elicitation: {{action: decline, content: {{a: 1}}}}\n"),
+    );
+    assert!(
+        content.contains("toolproof.yaml:6:")
+            && content.contains(
+                "`tests[0].elicitation.content` is only sent with `action: accept`, not with `decline`"
+            ),
+        "{content}"
+    );
+    let root = rendered("answers-root", format!("{SERVER}roots: [/tmp/x]\n"));
+    assert!(
+        root.contains("toolproof.yaml:3:9")
+            && root.contains("`roots[0]` must be a `file://` URI")
+            && root.contains("hint:"),
+        "{root}"
+    );
+    let sampling = rendered(
+        "answers-sampling",
+        format!("{SERVER}{tests}    sampling: {{txt: hi}}\n"),
+    );
+    assert!(
+        sampling.contains("toolproof.yaml:6:") && sampling.contains("txt"),
+        "{sampling}"
+    );
+}

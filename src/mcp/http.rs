@@ -11,6 +11,7 @@ use ureq::Agent;
 
 use super::error::{McpError, shorten};
 use super::protocol::{self, MESSAGE_LIMIT};
+use super::requests::Responder;
 use super::sse::{SseError, SseEvents};
 use super::types::Era;
 use crate::interrupt::Interrupt;
@@ -38,6 +39,8 @@ pub struct HttpTransport {
     session: Option<String>,
     protocol: Option<String>,
     era: Era,
+    /// Answers the server's requests on response streams.
+    responder: Responder,
 }
 
 /// What a POST gave back.
@@ -62,7 +65,13 @@ impl HttpTransport {
             session: None,
             protocol: None,
             era: Era::Legacy,
+            responder: Responder::default(),
         }
+    }
+
+    /// From now on, answers the server's requests with `responder`.
+    pub fn answer_with(&mut self, responder: Responder) {
+        self.responder = responder;
     }
 
     /// The endpoint.
@@ -273,8 +282,8 @@ impl HttpTransport {
                 start: shorten(&data, 80),
             })?;
             match (v.get("id"), v.get("method").and_then(Value::as_str)) {
-                (Some(id), Some(m)) => {
-                    let reply = protocol::answer_server_request(id.clone(), m);
+                (Some(_), Some(_)) => {
+                    let reply = self.responder.answer(&v);
                     self.post(&reply, None, timeout)?;
                 }
                 (Some(id), None) if id == want => return Ok(Answer::Response(v)),

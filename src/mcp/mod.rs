@@ -5,6 +5,7 @@ pub mod error;
 pub mod exact;
 pub mod http;
 pub mod protocol;
+pub mod requests;
 pub mod sse;
 pub mod stdio;
 pub mod types;

@@ -58,28 +58,28 @@ pub fn cancelled(id: &Value, reason: &str) -> Value {
         "params": {"requestId": id, "reason": reason}})
 }
 
-/// The `_meta` every stateless (2026-07-28) request carries.
-pub fn modern_meta() -> Value {
+/// The `_meta` every stateless (2026-07-28) request carries, declaring `capabilities`.
+pub fn modern_meta(capabilities: &Value) -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
         "io.modelcontextprotocol/clientInfo": client_info(),
-        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
     })
 }
 
 /// `params` with the stateless `_meta` added (an absent or non-object `params` becomes `{}`).
-pub fn with_modern_meta(params: Option<Value>) -> Value {
+pub fn with_modern_meta(params: Option<Value>, capabilities: &Value) -> Value {
     let mut p = match params {
         Some(Value::Object(m)) => m,
         _ => Map::new(),
     };
-    p.insert("_meta".into(), modern_meta());
+    p.insert("_meta".into(), modern_meta(capabilities));
     Value::Object(p)
 }
 
-/// The params of a legacy `initialize` offering `version`.
-pub fn initialize_params(version: &str) -> Value {
-    json!({"protocolVersion": version, "capabilities": {}, "clientInfo": client_info()})
+/// The params of a legacy `initialize` offering `version` and declaring `capabilities`.
+pub fn initialize_params(version: &str, capabilities: &Value) -> Value {
+    json!({"protocolVersion": version, "capabilities": capabilities, "clientInfo": client_info()})
 }
 
 /// Whether a `server/discover` result lists the stateless revision.
@@ -253,7 +253,7 @@ mod tests {
             (refused["id"].clone(), refused["error"]["code"].clone()),
             (json!("x"), json!(-32601))
         );
-        let meta = with_modern_meta(Some(json!({"cursor": "c"})));
+        let meta = with_modern_meta(Some(json!({"cursor": "c"})), &json!({}));
         assert_eq!(meta["cursor"], "c");
         assert_eq!(
             meta["_meta"]["io.modelcontextprotocol/protocolVersion"],

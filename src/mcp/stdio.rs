@@ -20,6 +20,7 @@ use serde_json::Value;
 
 use super::error::McpError;
 use super::protocol;
+use super::requests::Responder;
 use crate::process::{GroupGuard, Kill};
 use lines::{Line, Noise};
 
@@ -75,6 +76,8 @@ pub struct StdioTransport {
     abandoned: HashSet<String>,
     /// Keeps the server's process group known to the interrupt handler while it runs.
     _group: Option<GroupGuard>,
+    /// Answers the server's own requests.
+    responder: Responder,
 }
 
 impl StdioTransport {
@@ -134,7 +137,13 @@ impl StdioTransport {
             pending: VecDeque::new(),
             abandoned: HashSet::new(),
             _group: group,
+            responder: Responder::default(),
         })
+    }
+
+    /// From now on, answers the server's requests with `responder`.
+    pub fn answer_with(&mut self, responder: Responder) {
+        self.responder = responder;
     }
 
     /// Writes one message as a line.
@@ -235,8 +244,9 @@ impl StdioTransport {
             };
             for m in protocol::flatten(incoming) {
                 match (m.get("id"), m.get("method").and_then(Value::as_str)) {
-                    (Some(rid), Some(server_method)) => {
-                        self.send(&protocol::answer_server_request(rid.clone(), server_method))?;
+                    (Some(_), Some(_)) => {
+                        let reply = self.responder.answer(&m);
+                        self.send(&reply)?;
                     }
                     (Some(rid), None) if rid == id => return Ok(m),
                     (Some(rid), None) if !self.abandoned.contains(&rid.to_string()) => {

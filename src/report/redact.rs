@@ -421,7 +421,12 @@ impl Redact for TestResult {
             stderr,
             tags,
             line: _,
+            server_requests,
         } = self;
+        for request in server_requests {
+            request.answer.redact(r);
+            request.problem.redact(r);
+        }
         name.redact(r);
         tool.redact(r);
         failures.redact(r);

@@ -57,6 +57,7 @@ pub fn server_spec(loaded: &LoadedConfig) -> (ServerSpec, ClientOptions) {
         pin: server.protocol,
         startup_timeout: startup,
         request_timeout: startup.max(Duration::from_secs(30)),
+        capabilities: crate::suite::declared_answers(&loaded.config).capabilities(),
     };
     (spec, opts)
 }

@@ -18,6 +18,7 @@ use crate::events::{Event, Events};
 use crate::interrupt::{Interrupt, Signal};
 use crate::mcp::client::{CallFailure, Client, ConnectError};
 use crate::mcp::error::McpError;
+use crate::mcp::requests::{Script, ServerRequest};
 use crate::mcp::types::{CallOutcome, CallResult, Tool};
 use crate::report::model::{Phase, PhaseStatus, TestResult, TestStatus};
 
@@ -108,6 +109,12 @@ trait Server {
     fn answers_ping(&mut self) -> bool;
     /// Restarts a server that does not answer any more.
     fn restart_hung(&mut self) -> Result<(), ConnectError>;
+    /// Answers the server's own requests from `script` from now on.
+    fn script_answers(&mut self, _script: Script) {}
+    /// The server's own requests since the last call of this.
+    fn server_requests(&mut self) -> Vec<ServerRequest> {
+        Vec::new()
+    }
     /// Waits between attempts (less when the run is interrupted).
     fn pause(&mut self, d: Duration, interrupt: &Interrupt) {
         interrupt.sleep(d);
@@ -139,6 +146,35 @@ impl Server for Client {
     fn restart_hung(&mut self) -> Result<(), ConnectError> {
         Client::restart_hung(self)
     }
+
+    fn script_answers(&mut self, script: Script) {
+        Client::script_answers(self, script);
+    }
+
+    fn server_requests(&mut self) -> Vec<ServerRequest> {
+        self.take_server_requests()
+    }
+}
+
+/// The answers a test scripts for the server's own requests (the loader already filled in the
+/// top-level ones).
+pub fn script_of(test: &TestCase) -> Script {
+    Script {
+        elicitation: test.elicitation.clone(),
+        sampling: test.sampling.clone(),
+        roots: test.roots.clone(),
+    }
+}
+
+/// Every kind of answer the config scripts anywhere, so the connection declares the matching
+/// client capabilities at `initialize`.
+pub fn declared_answers(cfg: &crate::config::Config) -> Script {
+    let top = Script {
+        elicitation: cfg.elicitation.clone(),
+        sampling: cfg.sampling.clone(),
+        roots: cfg.roots.clone(),
+    };
+    cfg.tests.iter().fold(top, |all, t| all.or(&script_of(t)))
 }
 
 fn run_on<S: Server>(
@@ -237,6 +273,7 @@ fn blank(test: &TestCase) -> TestResult {
         stderr: None,
         tags: test.tags.clone(),
         line: test.line,
+        server_requests: Vec::new(),
     }
 }
 
@@ -259,6 +296,8 @@ struct Attempt {
     server_gone: bool,
     /// The call got no answer in time.
     timed_out: bool,
+    /// The server's own requests during the call.
+    requests: Vec<ServerRequest>,
 }
 
 fn run_one<S: Server>(
@@ -307,6 +346,7 @@ fn run_one<S: Server>(
     result.latency_ms = last.latency_ms;
     result.is_error = last.is_error;
     result.text = last.text;
+    result.server_requests = last.requests;
     if matches!(result.status, TestStatus::Failed | TestStatus::Error)
         && !last.stderr.trim().is_empty()
     {
@@ -394,7 +434,29 @@ fn call_once<S: Server>(
     timeout: Duration,
     timeout_ms: f64,
 ) -> Attempt {
-    match server.call(&test.tool, &test.args, timeout) {
+    server.script_answers(script_of(test));
+    let answer = server.call(&test.tool, &test.args, timeout);
+    let requests = server.server_requests();
+    let mut attempt = attempt_of(server, tool, test, answer, timeout_ms);
+    for problem in requests.iter().filter_map(|r| r.problem.as_ref()) {
+        attempt.failures.push(problem.clone());
+        if attempt.verdict == Verdict::Pass {
+            attempt.verdict = Verdict::Fail;
+        }
+    }
+    attempt.requests = requests;
+    attempt
+}
+
+/// What one call's answer says about the test.
+fn attempt_of<S: Server>(
+    server: &mut S,
+    tool: &Tool,
+    test: &TestCase,
+    answer: Result<CallOutcome, CallFailure>,
+    timeout_ms: f64,
+) -> Attempt {
+    match answer {
         Ok(outcome) => {
             let failures = assert::check(&test.expect, &outcome, tool.output_schema.as_ref());
             let is_error = match &outcome.result {
@@ -414,6 +476,7 @@ fn call_once<S: Server>(
                 stderr: outcome.stderr,
                 server_gone: false,
                 timed_out: false,
+                requests: Vec::new(),
             }
         }
         Err(failure) => {
@@ -434,6 +497,7 @@ fn call_once<S: Server>(
                 stderr: failure.stderr,
                 server_gone: failure.error.is_fatal() || server.has_exited(),
                 timed_out: matches!(failure.error, McpError::Timeout { .. }),
+                requests: Vec::new(),
             }
         }
     }

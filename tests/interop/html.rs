@@ -29,6 +29,7 @@ fn test(name: &str, tool: &str, status: TestStatus, failures: &[&str], line: u32
         stderr: None,
         tags: vec!["smoke".into()],
         line: Some(line),
+        server_requests: Vec::new(),
     }
 }
 

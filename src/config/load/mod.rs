@@ -5,6 +5,7 @@
 //! [`ranges`] (values of every other section), [`evals`] (plus the files it names), and
 //! [`paths`].
 
+mod answers;
 mod evals;
 mod paths;
 mod ranges;
@@ -279,6 +280,7 @@ fn build(
         );
     };
     fill_lines(&mut config, &root);
+    fill_answers(&mut config);
     let target = target_of(&config.server);
     let secrets = validate(&ctx, &mut config, env, &base_dir).unwrap_or_default();
     // A value that already failed its type holds a stand-in: whatever a later check says about
@@ -329,11 +331,27 @@ fn validate(
     let secrets = ctx.keep(server::expand_server(ctx, &mut config.server, env));
     ctx.keep(server::check_url_scheme(ctx, &config.server));
     ctx.keep(ranges::check_ranges(ctx, config));
+    answers::check_answers(ctx, config);
     resolve_paths(config, base_dir);
     if let Some(evals) = &mut config.evals {
         ctx.keep(evals::read_eval_files(ctx.file, ctx.root, evals));
     }
     secrets
+}
+
+/// The top-level `elicitation`, `sampling` and `roots` into every test that sets none itself.
+fn fill_answers(config: &mut Config) {
+    for test in &mut config.tests {
+        if test.elicitation.is_none() {
+            test.elicitation.clone_from(&config.elicitation);
+        }
+        if test.sampling.is_none() {
+            test.sampling.clone_from(&config.sampling);
+        }
+        if test.roots.is_none() {
+            test.roots.clone_from(&config.roots);
+        }
+    }
 }
 
 /// 1-based YAML lines of every test and eval case, and of the `checks:` and `evals:` keys.

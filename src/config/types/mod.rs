@@ -66,6 +66,15 @@ pub struct Config {
     /// Tool-selection evals; present means the phase runs in `run`.
     #[serde(default)]
     pub evals: Option<EvalConfig>,
+    /// Default answer to `elicitation/create` for tests that set none.
+    #[serde(default)]
+    pub elicitation: Option<ElicitationAnswer>,
+    /// Default answer to `sampling/createMessage` for tests that set none.
+    #[serde(default)]
+    pub sampling: Option<SamplingAnswer>,
+    /// Default roots answered to `roots/list` for tests that set none.
+    #[serde(default)]
+    pub roots: Option<Vec<String>>,
 }
 
 fn default_timeout_ms() -> f64 {

@@ -33,9 +33,63 @@ pub struct TestCase {
     /// Labels for `--filter`/`-k`.
     #[serde(default)]
     pub tags: Vec<String>,
+    /// The answer to `elicitation/create` during the call; beats the top-level value.
+    #[serde(default)]
+    pub elicitation: Option<ElicitationAnswer>,
+    /// The answer to `sampling/createMessage` during the call; beats the top-level value.
+    #[serde(default)]
+    pub sampling: Option<SamplingAnswer>,
+    /// The roots answered to `roots/list` during the call; beats the top-level value.
+    #[serde(default)]
+    pub roots: Option<Vec<String>>,
     /// YAML line of this entry (filled by the loader).
     #[serde(skip)]
     pub line: Option<u32>,
+}
+
+/// `elicitation:`: how the user answers the server's `elicitation/create`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ElicitationAnswer {
+    /// `accept`, `decline` or `cancel`.
+    pub action: ElicitationAction,
+    /// With `accept`: the form's content; without it, the requested schema's defaults.
+    #[serde(default)]
+    pub content: Option<serde_json::Map<String, Value>>,
+}
+
+/// `elicitation.action`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ElicitationAction {
+    /// The user submitted the form.
+    Accept,
+    /// The user refused.
+    Decline,
+    /// The user dismissed the form without a choice.
+    Cancel,
+}
+
+impl ElicitationAction {
+    /// The word on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ElicitationAction::Accept => "accept",
+            ElicitationAction::Decline => "decline",
+            ElicitationAction::Cancel => "cancel",
+        }
+    }
+}
+
+/// `sampling:`: what the model answers to the server's `sampling/createMessage`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SamplingAnswer {
+    /// The assistant message's text.
+    pub text: String,
+    /// The `model` reported (default `toolproof-scripted`).
+    #[serde(default)]
+    pub model: Option<String>,
 }
 
 /// `expect:` of a test.

@@ -60,7 +60,10 @@ impl Client {
         self.era = Era::Legacy;
         let response = self.roundtrip(
             "initialize",
-            Some(protocol::initialize_params(version)),
+            Some(protocol::initialize_params(
+                version,
+                &self.opts.capabilities,
+            )),
             Self::remaining(deadline),
         )?;
         let result = result_of("initialize", response)?;
@@ -85,7 +88,7 @@ impl Client {
         let Conn::Stdio(t) = &mut self.conn else {
             return Err(McpError::Protocol("not a stdio connection".into()));
         };
-        let decision = probe_stdio(t, &mut self.deviations, deadline);
+        let decision = probe_stdio(t, &mut self.deviations, &self.opts.capabilities, deadline);
         // Whatever the probe did not wait for is not awaited (a server that speaks both eras
         // answers the handshake it lost too).
         for id in [DISCOVER_ID, INIT_ID, FENCE_ID] {
@@ -205,15 +208,16 @@ const FENCE_ID: u64 = 3;
 fn probe_stdio(
     t: &mut StdioTransport,
     deviations: &mut Deviations,
+    capabilities: &Value,
     deadline: Instant,
 ) -> Result<Decision, McpError> {
-    let discover = protocol::with_modern_meta(None);
+    let discover = protocol::with_modern_meta(None, capabilities);
     t.send(&protocol::request(
         DISCOVER_ID,
         "server/discover",
         Some(discover),
     ))?;
-    let initialize = protocol::initialize_params(LATEST_LEGACY);
+    let initialize = protocol::initialize_params(LATEST_LEGACY, capabilities);
     t.send(&protocol::request(INIT_ID, "initialize", Some(initialize)))?;
     let mut probe = Probe::default();
     loop {

@@ -15,6 +15,7 @@ use serde_json::{Map, Value, json};
 use super::error::{McpError, shorten};
 use super::http::{Answer, HttpSpec, HttpTransport};
 use super::protocol::{self, RpcFailure};
+use super::requests::{Responder, Script, ServerRequest};
 use super::stdio::lines::Noise;
 use super::stdio::{StdioSpec, StdioTransport};
 use super::types::{CallOutcome, CallResult, Era, ServerInfo, Tool};
@@ -52,6 +53,9 @@ pub struct ClientOptions {
     pub startup_timeout: Duration,
     /// Budget for listings and other non-tool requests.
     pub request_timeout: Duration,
+    /// Client capabilities declared at `initialize` (and in stateless `_meta`): `{}`, or what
+    /// the config's scripted answers need (see [`Script::capabilities`]).
+    pub capabilities: Value,
 }
 
 /// The server could not be brought up: what failed, and what it wrote to stderr meanwhile.
@@ -94,6 +98,8 @@ pub struct Client {
     /// Cuts waits for HTTP answers short when the run is stopped (a stdio server is stopped
     /// through its process group instead).
     interrupt: Option<Interrupt>,
+    /// Answers the server's own requests; shared with the transport.
+    responder: Responder,
 }
 
 impl Client {
@@ -104,7 +110,8 @@ impl Client {
 
     /// Starts or reaches the server and completes the handshake.
     pub fn connect(spec: ServerSpec, opts: ClientOptions) -> Result<Client, ConnectError> {
-        let conn = open(&spec)?;
+        let responder = Responder::default();
+        let conn = open(&spec, &responder)?;
         let mut client = Client {
             spec,
             opts,
@@ -116,6 +123,7 @@ impl Client {
             deviations: deviations::Deviations::default(),
             closed: false,
             interrupt: None,
+            responder,
         };
         let started = Instant::now();
         match client.handshake(started + client.opts.startup_timeout) {
@@ -135,7 +143,7 @@ impl Client {
     /// Closes the server and starts it again (stdio), or starts a new session (HTTP).
     pub fn restart(&mut self) -> Result<(), ConnectError> {
         self.close_conn();
-        self.conn = open(&self.spec)?;
+        self.conn = open(&self.spec, &self.responder)?;
         self.closed = false;
         self.next_id = 0;
         let started = Instant::now();
@@ -149,6 +157,17 @@ impl Client {
                 error: self.explain_startup(error, started.elapsed()),
             }
         })
+    }
+
+    /// From now on, answers the server's requests from `script` (defaults where it says
+    /// nothing).
+    pub fn script_answers(&mut self, script: Script) {
+        self.responder.set_script(script);
+    }
+
+    /// The requests the server sent since the last call of this, with what was answered.
+    pub fn take_server_requests(&mut self) -> Vec<ServerRequest> {
+        self.responder.take_seen()
     }
 
     /// What the server said about itself.
@@ -353,7 +372,7 @@ impl Client {
         if self.era != Era::Modern {
             return params;
         }
-        Some(protocol::with_modern_meta(params))
+        Some(protocol::with_modern_meta(params, &self.opts.capabilities))
     }
 
     /// Sends a request and returns the whole response object (with `result` or `error`).
@@ -463,17 +482,21 @@ impl Client {
     }
 }
 
-fn open(spec: &ServerSpec) -> Result<Conn, ConnectError> {
+fn open(spec: &ServerSpec, responder: &Responder) -> Result<Conn, ConnectError> {
     match spec {
         ServerSpec::Stdio(s) => {
-            StdioTransport::spawn(s)
-                .map(Conn::Stdio)
-                .map_err(|error| ConnectError {
-                    error,
-                    stderr: String::new(),
-                })
+            let mut t = StdioTransport::spawn(s).map_err(|error| ConnectError {
+                error,
+                stderr: String::new(),
+            })?;
+            t.answer_with(responder.clone());
+            Ok(Conn::Stdio(t))
         }
-        ServerSpec::Http(h) => Ok(Conn::Http(HttpTransport::new(h.clone()))),
+        ServerSpec::Http(h) => {
+            let mut t = HttpTransport::new(h.clone());
+            t.answer_with(responder.clone());
+            Ok(Conn::Http(t))
+        }
     }
 }
 

@@ -103,6 +103,16 @@ pub(super) fn tests_section(
             TestStatus::NotRun if details.is_empty() => details.push("not run".into()),
             _ => {}
         }
+        if matches!(t.status, TestStatus::Failed | TestStatus::Error)
+            && !t.server_requests.is_empty()
+        {
+            let asked: Vec<String> = t
+                .server_requests
+                .iter()
+                .map(|r| format!("{} → {}", r.method, r.answer))
+                .collect();
+            details.push(clean(&format!("server asked: {}", asked.join(", "))).into_owned());
+        }
         let time = if t.status == TestStatus::NotRun {
             "-".to_string()
         } else {

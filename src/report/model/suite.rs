@@ -43,6 +43,10 @@ pub struct TestResult {
     pub tags: Vec<String>,
     /// YAML line of the test.
     pub line: Option<u32>,
+    /// Requests the server sent toolproof during the last attempt's call (`elicitation/create`,
+    /// `sampling/createMessage`, `roots/list`), with what was answered; omitted when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub server_requests: Vec<crate::mcp::requests::ServerRequest>,
 }
 
 /// How many YAML tests ended which way.
