@@ -221,6 +221,8 @@ mod github;
 mod lifecycle;
 #[path = "cli/suite.rs"]
 mod suite;
+#[path = "cli/transports.rs"]
+mod transports;
 
 // ---------------------------------------------------------------- connecting, both eras
 

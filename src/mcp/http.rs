@@ -4,7 +4,7 @@
 
 use std::io::BufReader;
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use ureq::Agent;
@@ -38,6 +38,39 @@ pub struct HttpTransport {
     session: Option<String>,
     protocol: Option<String>,
     era: Era,
+}
+
+/// Most reconnections in a row to a response stream that bring no new event.
+const MAX_IDLE_RESUMES: u32 = 5;
+/// Wait before reconnecting when the server gave no `retry`.
+const DEFAULT_RETRY_WAIT: Duration = Duration::from_millis(500);
+/// Longest wait before reconnecting, whatever `retry` the server asked for.
+const MAX_RETRY_WAIT: Duration = Duration::from_secs(10);
+
+/// Where a response stream can be resumed from.
+#[derive(Debug, Default)]
+struct Resume {
+    /// The last event id seen.
+    last_id: Option<String>,
+    /// The server's reconnection time.
+    retry: Option<Duration>,
+    /// Reconnections since the last new event id.
+    idle: u32,
+}
+
+impl Resume {
+    /// Takes the stream's last event id and `retry`; a new id counts as progress.
+    fn note(&mut self, last_id: Option<&str>, retry: Option<Duration>) {
+        if let Some(id) = last_id
+            && self.last_id.as_deref() != Some(id)
+        {
+            self.last_id = Some(id.to_owned());
+            self.idle = 0;
+        }
+        if retry.is_some() {
+            self.retry = retry;
+        }
+    }
 }
 
 /// What a POST gave back.
@@ -243,7 +276,9 @@ impl HttpTransport {
     }
 
     /// Reads an SSE answer until the response to `want`, answering the server's requests on
-    /// the stream.
+    /// the stream. A stream that ends first is resumed (2025-11-25): after the server's `retry`
+    /// interval, a GET with `Last-Event-ID` continues it, up to [`MAX_IDLE_RESUMES`] times in a
+    /// row without a new event, within the request's `timeout`.
     fn read_events(
         &mut self,
         resp: ureq::http::Response<ureq::Body>,
@@ -251,12 +286,40 @@ impl HttpTransport {
         method: &str,
         timeout: Duration,
     ) -> Result<Answer, McpError> {
-        let reader = BufReader::new(resp.into_body().into_reader());
-        for event in SseEvents::new(reader) {
+        let deadline = Instant::now() + timeout;
+        let mut resume = Resume::default();
+        let mut resp = resp;
+        loop {
+            if let Some(answer) = self.read_stream(resp, want, method, timeout, &mut resume)? {
+                return Ok(answer);
+            }
+            resp = self.resume(method, &mut resume, deadline, timeout)?;
+        }
+    }
+
+    /// Reads one event stream: `Some` with the response, `None` when the stream ended (or
+    /// broke off, when it can be resumed) before it.
+    fn read_stream(
+        &mut self,
+        resp: ureq::http::Response<ureq::Body>,
+        want: &Value,
+        method: &str,
+        timeout: Duration,
+        resume: &mut Resume,
+    ) -> Result<Option<Answer>, McpError> {
+        let mut events = SseEvents::new(BufReader::new(resp.into_body().into_reader()));
+        loop {
+            let event = events.next_event();
+            resume.note(events.last_event_id(), events.retry());
             let data = match event {
-                Ok(data) => data,
-                Err(SseError::Io(e)) => return Err(self.read_error(e, method, timeout)),
-                Err(SseError::TooLarge(start)) => {
+                None => return Ok(None),
+                Some(Ok(event)) => event.data,
+                Some(Err(SseError::Io(e))) => match self.read_error(e, method, timeout) {
+                    // A connection that breaks off is resumed like one that ends.
+                    McpError::Connect { .. } if resume.last_id.is_some() => return Ok(None),
+                    e => return Err(e),
+                },
+                Some(Err(SseError::TooLarge(start))) => {
                     return Err(McpError::Unreadable {
                         method: method.to_owned(),
                         reason: format!(
@@ -267,24 +330,103 @@ impl HttpTransport {
                     });
                 }
             };
-            let v = protocol::parse_message(&data).map_err(|reason| McpError::Unreadable {
-                method: method.to_owned(),
-                reason,
-                start: shorten(&data, 80),
-            })?;
-            match (v.get("id"), v.get("method").and_then(Value::as_str)) {
-                (Some(id), Some(m)) => {
-                    let reply = protocol::answer_server_request(id.clone(), m);
-                    self.post(&reply, None, timeout)?;
-                }
-                (Some(id), None) if id == want => return Ok(Answer::Response(v)),
-                (Some(id), None) => return Err(McpError::stray(method, want, id)),
-                // Notifications.
-                (None, _) => {}
+            if let Some(answer) = self.on_message(&data, want, method, timeout)? {
+                return Ok(Some(answer));
             }
         }
+    }
+
+    /// One message on a response stream: the response to `want`, or `None` after answering a
+    /// server request or reading a notification.
+    fn on_message(
+        &mut self,
+        data: &str,
+        want: &Value,
+        method: &str,
+        timeout: Duration,
+    ) -> Result<Option<Answer>, McpError> {
+        let v = protocol::parse_message(data).map_err(|reason| McpError::Unreadable {
+            method: method.to_owned(),
+            reason,
+            start: shorten(data, 80),
+        })?;
+        match (v.get("id"), v.get("method").and_then(Value::as_str)) {
+            (Some(id), Some(m)) => {
+                let reply = protocol::answer_server_request(id.clone(), m);
+                self.post(&reply, None, timeout)?;
+                Ok(None)
+            }
+            (Some(id), None) if id == want => Ok(Some(Answer::Response(v))),
+            (Some(id), None) => Err(McpError::stray(method, want, id)),
+            // Notifications.
+            (None, _) => Ok(None),
+        }
+    }
+
+    /// Reopens a stream that ended before the response: waits the server's `retry` interval
+    /// (at most [`MAX_RETRY_WAIT`]), then GETs it again from the last event id.
+    fn resume(
+        &self,
+        method: &str,
+        resume: &mut Resume,
+        deadline: Instant,
+        timeout: Duration,
+    ) -> Result<ureq::http::Response<ureq::Body>, McpError> {
+        let ended = format!("the event stream for `{method}` ended without a response");
+        let Some(last_id) = resume.last_id.clone() else {
+            return Err(McpError::Protocol(ended));
+        };
+        if resume.idle >= MAX_IDLE_RESUMES {
+            return Err(McpError::Protocol(format!(
+                "{ended}, and {MAX_IDLE_RESUMES} reconnections in a row (GET with Last-Event-ID {}) brought nothing new",
+                shorten(&last_id, 60)
+            )));
+        }
+        resume.idle += 1;
+        let wait = resume
+            .retry
+            .unwrap_or(DEFAULT_RETRY_WAIT)
+            .min(MAX_RETRY_WAIT);
+        let left = deadline.saturating_duration_since(Instant::now());
+        let timed_out = McpError::Timeout {
+            method: method.to_owned(),
+            after: timeout,
+        };
+        if wait >= left {
+            std::thread::sleep(left);
+            return Err(timed_out);
+        }
+        std::thread::sleep(wait);
+        let left = deadline.saturating_duration_since(Instant::now());
+        let req = self
+            .agent
+            .get(&self.spec.url)
+            .config()
+            .timeout_global(Some(left))
+            .build()
+            .header("accept", "text/event-stream")
+            .header("last-event-id", last_id.as_str());
+        let mut resp = self
+            .session_headers(req, self.session.as_deref())
+            .call()
+            .map_err(|e| self.transport_error(e, method, timeout))?;
+        let status = resp.status().as_u16();
+        let content_type = header(&resp, "content-type")
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if status == 200 && content_type.starts_with("text/event-stream") {
+            return Ok(resp);
+        }
+        let text = resp
+            .body_mut()
+            .with_config()
+            .limit(ERROR_BODY_LIMIT)
+            .read_to_string()
+            .unwrap_or_default();
+        let (detail, _) = http_detail(status, &content_type, &text, self.session.is_some());
         Err(McpError::Protocol(format!(
-            "the event stream for `{method}` ended without a response"
+            "{ended}, and resuming it (GET with Last-Event-ID {}) got HTTP {status}: {detail}",
+            shorten(&last_id, 60)
         )))
     }
 
