@@ -1179,6 +1179,7 @@ mod client {
                     ServerSpec::Http(toolproof::mcp::http::HttpSpec {
                         url: server.url.clone(),
                         headers: Vec::new(),
+                        transport: Default::default(),
                     }),
                     ClientOptions {
                         pin: ProtocolPin::Auto,

@@ -13,7 +13,10 @@ use super::error::{McpError, shorten};
 use super::protocol::{self, MESSAGE_LIMIT};
 use super::sse::{SseError, SseEvents};
 use super::types::Era;
+use crate::config::TransportPref;
 use crate::interrupt::Interrupt;
+
+mod legacy;
 
 /// Most bytes read from one response body (one JSON-RPC message).
 const BODY_LIMIT: u64 = MESSAGE_LIMIT as u64;
@@ -27,6 +30,8 @@ pub struct HttpSpec {
     pub url: String,
     /// Extra headers sent with every request.
     pub headers: Vec<(String, String)>,
+    /// Streamable HTTP, the 2024-11-05 HTTP+SSE transport, or detected.
+    pub transport: TransportPref,
 }
 
 /// A streamable HTTP connection. Cloning it shares the connection pool and copies the session,
@@ -38,6 +43,8 @@ pub struct HttpTransport {
     session: Option<String>,
     protocol: Option<String>,
     era: Era,
+    /// The event stream of the 2024-11-05 HTTP+SSE transport, once opened.
+    legacy: Option<std::sync::Arc<legacy::LegacyStream>>,
 }
 
 /// Most reconnections in a row to a response stream that bring no new event.
@@ -95,7 +102,18 @@ impl HttpTransport {
             session: None,
             protocol: None,
             era: Era::Legacy,
+            legacy: None,
         }
+    }
+
+    /// The transport preference of the spec.
+    pub fn transport(&self) -> TransportPref {
+        self.spec.transport
+    }
+
+    /// `sse` for the 2024-11-05 HTTP+SSE transport, else `http`.
+    pub fn name(&self) -> &'static str {
+        if self.legacy.is_some() { "sse" } else { "http" }
     }
 
     /// The endpoint.
@@ -118,6 +136,7 @@ impl HttpTransport {
     /// Forgets the legacy session (after a failed probe, or to start over).
     pub fn reset_session(&mut self) {
         self.session = None;
+        self.legacy = None;
     }
 
     /// POSTs one message and returns the response with id `want`, if any is awaited.
@@ -127,6 +146,9 @@ impl HttpTransport {
         want: Option<&Value>,
         timeout: Duration,
     ) -> Result<Answer, McpError> {
+        if let Some(stream) = &self.legacy {
+            return self.post_legacy(stream, msg, want, timeout);
+        }
         let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
         let req = self.post_request(msg, method, timeout);
         let body = serde_json::to_vec(msg).map_err(|e| McpError::Io(e.to_string()))?;
@@ -486,6 +508,8 @@ impl HttpTransport {
 
     /// Ends a legacy session with DELETE, when there is one.
     pub fn close(&mut self) {
+        // An HTTP+SSE session ends when its stream is dropped.
+        self.legacy = None;
         let Some(sid) = self.session.take() else {
             return;
         };
