@@ -118,6 +118,10 @@
 //! - `http-401-call`, `sse-endless`, `sse-malformed`, `sse-huge-event`, `trickle` (HTTP, on
 //!   `tools/call`): 401 with a JSON-RPC error for its id; notifications every 20 ms and never the
 //!   response; an event of cut JSON; one 70 MiB event; the answer a byte every 20 ms.
+//! - `sse-resume`, `sse-drop` (HTTP, on `tools/call`): the response stream sends only a priming
+//!   event (`id: N-1`, `retry: 50`, empty data) and closes. With `sse-resume` a
+//!   `GET /mcp` with `Last-Event-ID: N-1` gets a stream holding the response (event id `N-2`;
+//!   an unknown id gets 404); with `sse-drop` GET stays 405 and the response never comes.
 //!
 //! # Log
 //!

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::config::ProtocolPin;
+use crate::config::{ProtocolPin, TransportPref};
 use crate::report::console::ColorFlag;
 
 /// Tests MCP servers in CI: static checks, tool-call tests, tool-selection evals.
@@ -180,6 +180,10 @@ pub struct ServerArgs {
     /// Pin the protocol revision instead of detecting it [env: TOOLPROOF_PROTOCOL].
     #[arg(long, value_name = "REVISION", value_parser = parse_pin)]
     pub protocol: Option<ProtocolPin>,
+    /// HTTP transport: auto, streamable-http or sse (the 2024-11-05 HTTP+SSE transport)
+    /// [env: TOOLPROOF_TRANSPORT].
+    #[arg(long, value_name = "TRANSPORT", value_parser = parse_transport)]
+    pub transport: Option<TransportPref>,
     /// The stdio server's command line, after `--`.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
@@ -310,6 +314,20 @@ pub fn parse_pin(s: &str) -> Result<ProtocolPin, String> {
         other => {
             return Err(format!(
                 "unknown revision `{other}`: use auto, 2025-03-26, 2025-06-18, 2025-11-25 or 2026-07-28"
+            ));
+        }
+    })
+}
+
+/// An HTTP transport (`--transport`, `TOOLPROOF_TRANSPORT`).
+pub fn parse_transport(s: &str) -> Result<TransportPref, String> {
+    Ok(match s {
+        "auto" => TransportPref::Auto,
+        "streamable-http" => TransportPref::StreamableHttp,
+        "sse" => TransportPref::Sse,
+        other => {
+            return Err(format!(
+                "unknown transport `{other}`: use auto, streamable-http or sse"
             ));
         }
     })

@@ -216,6 +216,8 @@ mod lifecycle;
 mod requests;
 #[path = "cli/suite.rs"]
 mod suite;
+#[path = "cli/transports.rs"]
+mod transports;
 
 // ---------------------------------------------------------------- connecting, both eras
 
@@ -1173,6 +1175,7 @@ mod client {
                     ServerSpec::Http(toolproof::mcp::http::HttpSpec {
                         url: server.url.clone(),
                         headers: Vec::new(),
+                        transport: Default::default(),
                     }),
                     ClientOptions {
                         pin: ProtocolPin::Auto,

@@ -292,6 +292,11 @@ fn answer(server: &Arc<Server>, req: &Request, stream: &mut TcpStream) -> io::Re
             return Ok(ka);
         }
     }
+    if req.method == "GET"
+        && let Some(done) = crate::http_faults::resume_get(&server.opts, req, stream)
+    {
+        return done;
+    }
     match req.method.as_str() {
         "POST" => post(server, req, stream),
         "DELETE" => delete(server, req, stream),
@@ -532,6 +537,12 @@ fn post(server: &Arc<Server>, req: &Request, stream: &mut TcpStream) -> io::Resu
 
     if method == Some("tools/call")
         && let Some(done) = crate::http_faults::tools_call(opts, &msg, stream)
+    {
+        return done;
+    }
+    if method == Some("tools/call")
+        && let Some(done) =
+            crate::http_faults::closed_stream(server, &msg, &mut ctx, &headers, stream)
     {
         return done;
     }

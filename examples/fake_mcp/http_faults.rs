@@ -1,15 +1,112 @@
 //! The HTTP faults of a `tools/call` POST, answered before the server looks at the call: a 401
 //! whose body is a JSON-RPC error for the request's id, an event stream that never ends, an
 //! event of cut-off JSON, one event too large to keep, and an answer sent a byte at a time.
+//! Also a response stream closed after its priming event, to be resumed with a GET and
+//! `Last-Event-ID` (`sse-resume`) or never (`sse-drop`).
 
+use std::collections::HashMap;
 use std::io::{self, Write};
 use std::net::TcpStream;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::http1::Request;
 use crate::opts::{Fault, Options};
-use crate::server::{RpcError, error_response, notification};
+use crate::server::{Ctx, Outcome, Peer, RpcError, Server, error_response, lock, notification};
+
+/// Responses of `sse-resume` streams, by the id of the event they follow.
+static RESUMABLE: Mutex<Option<HashMap<String, String>>> = Mutex::new(None);
+/// The `retry` interval a closed stream asks for, in milliseconds.
+const RESUME_RETRY_MS: u64 = 50;
+
+/// A peer that drops what the server would send before the response.
+struct Quiet;
+
+impl Peer for Quiet {
+    fn notify(&mut self, _msg: &Value) {}
+
+    fn ask(&mut self, _server: &Server, requests: &[Value]) -> Vec<Option<Value>> {
+        vec![None; requests.len()]
+    }
+}
+
+/// `sse-resume` and `sse-drop`: runs the call, then opens an event stream, sends a priming
+/// event with an id and `retry`, and closes it. With `sse-resume` the response waits for the
+/// GET that resumes the stream. `None` when neither fault is planted.
+pub fn closed_stream(
+    server: &Arc<Server>,
+    msg: &Value,
+    ctx: &mut Ctx,
+    headers: &[(String, String)],
+    stream: &mut TcpStream,
+) -> Option<io::Result<bool>> {
+    let resumes = server.opts.has(Fault::SseResume);
+    if !resumes && !server.opts.has(Fault::SseDrop) {
+        return None;
+    }
+    let reply = match server.handle(msg, ctx, &mut Quiet) {
+        Outcome::Reply { msg, .. } => Some(msg.to_string()),
+        Outcome::Later(work) => work().map(|m| m.to_string()),
+        Outcome::Garbage(text) => Some(text),
+        Outcome::Hang | Outcome::Nothing => None,
+    };
+    let id = format!("{}-1", server.next_number());
+    if let (true, Some(reply)) = (resumes, reply) {
+        lock(&RESUMABLE)
+            .get_or_insert_with(HashMap::new)
+            .insert(id.clone(), reply);
+    }
+    let mut head =
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\
+                    Transfer-Encoding: chunked\r\nConnection: close\r\n"
+            .to_owned();
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    let priming = format!("id: {id}\nretry: {RESUME_RETRY_MS}\ndata:\n\n");
+    let sent = send(stream, &[head.as_bytes()])
+        .and_then(|()| chunk(stream, priming.as_bytes()))
+        .and_then(|()| send(stream, &[b"0\r\n\r\n"]));
+    Some(sent.map(|()| false))
+}
+
+/// A GET that resumes an `sse-resume` stream: the response it held back, after
+/// `Last-Event-ID`. `None` when the fault is not planted (GET is not served then).
+pub fn resume_get(
+    opts: &Options,
+    req: &Request,
+    stream: &mut TcpStream,
+) -> Option<io::Result<bool>> {
+    if !opts.has(Fault::SseResume) {
+        return None;
+    }
+    let last = req.header("last-event-id").unwrap_or("");
+    let reply = lock(&RESUMABLE).as_mut().and_then(|m| m.remove(last));
+    let Some(reply) = reply else {
+        let body = format!("no stream to resume after Last-Event-ID {last:?}");
+        let head = format!(
+            "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n",
+            body.len()
+        );
+        return Some(send(stream, &[head.as_bytes(), body.as_bytes()]).map(|()| false));
+    };
+    let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\
+                Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+    let next = last.strip_suffix("-1").unwrap_or(last);
+    let mut event = format!("id: {next}-2\n");
+    for line in reply.split('\n') {
+        event.push_str(&format!("data: {line}\n"));
+    }
+    event.push('\n');
+    let sent = send(stream, &[head.as_bytes()])
+        .and_then(|()| chunk(stream, event.as_bytes()))
+        .and_then(|()| send(stream, &[b"0\r\n\r\n"]));
+    Some(sent.map(|()| false))
+}
 
 /// Pause between two notifications of `sse-endless` and two bytes of `trickle`.
 const TICK: Duration = Duration::from_millis(20);

@@ -129,10 +129,15 @@ pub enum Fault {
     SseHugeEvent,
     /// HTTP: the `tools/call` answer is sent one byte every 20 ms.
     Trickle,
+    /// HTTP: `tools/call` gets a priming event (id, `retry: 50`) and the stream closes; the
+    /// response comes on a GET with that `Last-Event-ID`.
+    SseResume,
+    /// HTTP: as `sse-resume`, but GET is refused (405): the response never comes.
+    SseDrop,
 }
 
 /// Every fault with its command-line name and a one-line summary.
-pub const FAULTS: [(&str, Fault, &str); 49] = [
+pub const FAULTS: [(&str, Fault, &str); 51] = [
     (
         "no-description",
         Fault::NoDescription,
@@ -365,6 +370,16 @@ pub const FAULTS: [(&str, Fault, &str); 49] = [
         "trickle",
         Fault::Trickle,
         "HTTP: the tools/call answer comes a byte per 20 ms",
+    ),
+    (
+        "sse-resume",
+        Fault::SseResume,
+        "HTTP: tools/call stream closes after a priming event; answer on GET + Last-Event-ID",
+    ),
+    (
+        "sse-drop",
+        Fault::SseDrop,
+        "HTTP: tools/call stream closes after a priming event; GET refused (405)",
     ),
 ];
 

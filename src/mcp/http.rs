@@ -4,7 +4,7 @@
 
 use std::io::BufReader;
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use ureq::Agent;
@@ -14,7 +14,10 @@ use super::protocol::{self, MESSAGE_LIMIT};
 use super::requests::Responder;
 use super::sse::{SseError, SseEvents};
 use super::types::Era;
+use crate::config::TransportPref;
 use crate::interrupt::Interrupt;
+
+mod legacy;
 
 /// Most bytes read from one response body (one JSON-RPC message).
 const BODY_LIMIT: u64 = MESSAGE_LIMIT as u64;
@@ -28,6 +31,8 @@ pub struct HttpSpec {
     pub url: String,
     /// Extra headers sent with every request.
     pub headers: Vec<(String, String)>,
+    /// Streamable HTTP, the 2024-11-05 HTTP+SSE transport, or detected.
+    pub transport: TransportPref,
 }
 
 /// A streamable HTTP connection. Cloning it shares the connection pool and copies the session,
@@ -41,6 +46,41 @@ pub struct HttpTransport {
     era: Era,
     /// Answers the server's requests on response streams.
     responder: Responder,
+    /// The event stream of the 2024-11-05 HTTP+SSE transport, once opened.
+    legacy: Option<std::sync::Arc<legacy::LegacyStream>>,
+}
+
+/// Most reconnections in a row to a response stream that bring no new event.
+const MAX_IDLE_RESUMES: u32 = 5;
+/// Wait before reconnecting when the server gave no `retry`.
+const DEFAULT_RETRY_WAIT: Duration = Duration::from_millis(500);
+/// Longest wait before reconnecting, whatever `retry` the server asked for.
+const MAX_RETRY_WAIT: Duration = Duration::from_secs(10);
+
+/// Where a response stream can be resumed from.
+#[derive(Debug, Default)]
+struct Resume {
+    /// The last event id seen.
+    last_id: Option<String>,
+    /// The server's reconnection time.
+    retry: Option<Duration>,
+    /// Reconnections since the last new event id.
+    idle: u32,
+}
+
+impl Resume {
+    /// Takes the stream's last event id and `retry`; a new id counts as progress.
+    fn note(&mut self, last_id: Option<&str>, retry: Option<Duration>) {
+        if let Some(id) = last_id
+            && self.last_id.as_deref() != Some(id)
+        {
+            self.last_id = Some(id.to_owned());
+            self.idle = 0;
+        }
+        if retry.is_some() {
+            self.retry = retry;
+        }
+    }
 }
 
 /// What a POST gave back.
@@ -66,12 +106,23 @@ impl HttpTransport {
             protocol: None,
             era: Era::Legacy,
             responder: Responder::default(),
+            legacy: None,
         }
     }
 
     /// From now on, answers the server's requests with `responder`.
     pub fn answer_with(&mut self, responder: Responder) {
         self.responder = responder;
+    }
+
+    /// The transport preference of the spec.
+    pub fn transport(&self) -> TransportPref {
+        self.spec.transport
+    }
+
+    /// `sse` for the 2024-11-05 HTTP+SSE transport, else `http`.
+    pub fn name(&self) -> &'static str {
+        if self.legacy.is_some() { "sse" } else { "http" }
     }
 
     /// The endpoint.
@@ -94,6 +145,7 @@ impl HttpTransport {
     /// Forgets the legacy session (after a failed probe, or to start over).
     pub fn reset_session(&mut self) {
         self.session = None;
+        self.legacy = None;
     }
 
     /// POSTs one message and returns the response with id `want`, if any is awaited.
@@ -103,6 +155,9 @@ impl HttpTransport {
         want: Option<&Value>,
         timeout: Duration,
     ) -> Result<Answer, McpError> {
+        if let Some(stream) = &self.legacy {
+            return self.post_legacy(stream, msg, want, timeout);
+        }
         let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
         let req = self.post_request(msg, method, timeout);
         let body = serde_json::to_vec(msg).map_err(|e| McpError::Io(e.to_string()))?;
@@ -252,7 +307,9 @@ impl HttpTransport {
     }
 
     /// Reads an SSE answer until the response to `want`, answering the server's requests on
-    /// the stream.
+    /// the stream. A stream that ends first is resumed (2025-11-25): after the server's `retry`
+    /// interval, a GET with `Last-Event-ID` continues it, up to [`MAX_IDLE_RESUMES`] times in a
+    /// row without a new event, within the request's `timeout`.
     fn read_events(
         &mut self,
         resp: ureq::http::Response<ureq::Body>,
@@ -260,12 +317,40 @@ impl HttpTransport {
         method: &str,
         timeout: Duration,
     ) -> Result<Answer, McpError> {
-        let reader = BufReader::new(resp.into_body().into_reader());
-        for event in SseEvents::new(reader) {
+        let deadline = Instant::now() + timeout;
+        let mut resume = Resume::default();
+        let mut resp = resp;
+        loop {
+            if let Some(answer) = self.read_stream(resp, want, method, timeout, &mut resume)? {
+                return Ok(answer);
+            }
+            resp = self.resume(method, &mut resume, deadline, timeout)?;
+        }
+    }
+
+    /// Reads one event stream: `Some` with the response, `None` when the stream ended (or
+    /// broke off, when it can be resumed) before it.
+    fn read_stream(
+        &mut self,
+        resp: ureq::http::Response<ureq::Body>,
+        want: &Value,
+        method: &str,
+        timeout: Duration,
+        resume: &mut Resume,
+    ) -> Result<Option<Answer>, McpError> {
+        let mut events = SseEvents::new(BufReader::new(resp.into_body().into_reader()));
+        loop {
+            let event = events.next_event();
+            resume.note(events.last_event_id(), events.retry());
             let data = match event {
-                Ok(data) => data,
-                Err(SseError::Io(e)) => return Err(self.read_error(e, method, timeout)),
-                Err(SseError::TooLarge(start)) => {
+                None => return Ok(None),
+                Some(Ok(event)) => event.data,
+                Some(Err(SseError::Io(e))) => match self.read_error(e, method, timeout) {
+                    // A connection that breaks off is resumed like one that ends.
+                    McpError::Connect { .. } if resume.last_id.is_some() => return Ok(None),
+                    e => return Err(e),
+                },
+                Some(Err(SseError::TooLarge(start))) => {
                     return Err(McpError::Unreadable {
                         method: method.to_owned(),
                         reason: format!(
@@ -276,24 +361,103 @@ impl HttpTransport {
                     });
                 }
             };
-            let v = protocol::parse_message(&data).map_err(|reason| McpError::Unreadable {
-                method: method.to_owned(),
-                reason,
-                start: shorten(&data, 80),
-            })?;
-            match (v.get("id"), v.get("method").and_then(Value::as_str)) {
-                (Some(_), Some(_)) => {
-                    let reply = self.responder.answer(&v);
-                    self.post(&reply, None, timeout)?;
-                }
-                (Some(id), None) if id == want => return Ok(Answer::Response(v)),
-                (Some(id), None) => return Err(McpError::stray(method, want, id)),
-                // Notifications.
-                (None, _) => {}
+            if let Some(answer) = self.on_message(&data, want, method, timeout)? {
+                return Ok(Some(answer));
             }
         }
+    }
+
+    /// One message on a response stream: the response to `want`, or `None` after answering a
+    /// server request or reading a notification.
+    fn on_message(
+        &mut self,
+        data: &str,
+        want: &Value,
+        method: &str,
+        timeout: Duration,
+    ) -> Result<Option<Answer>, McpError> {
+        let v = protocol::parse_message(data).map_err(|reason| McpError::Unreadable {
+            method: method.to_owned(),
+            reason,
+            start: shorten(data, 80),
+        })?;
+        match (v.get("id"), v.get("method").and_then(Value::as_str)) {
+            (Some(_), Some(_)) => {
+                let reply = self.responder.answer(&v);
+                self.post(&reply, None, timeout)?;
+                Ok(None)
+            }
+            (Some(id), None) if id == want => Ok(Some(Answer::Response(v))),
+            (Some(id), None) => Err(McpError::stray(method, want, id)),
+            // Notifications.
+            (None, _) => Ok(None),
+        }
+    }
+
+    /// Reopens a stream that ended before the response: waits the server's `retry` interval
+    /// (at most [`MAX_RETRY_WAIT`]), then GETs it again from the last event id.
+    fn resume(
+        &self,
+        method: &str,
+        resume: &mut Resume,
+        deadline: Instant,
+        timeout: Duration,
+    ) -> Result<ureq::http::Response<ureq::Body>, McpError> {
+        let ended = format!("the event stream for `{method}` ended without a response");
+        let Some(last_id) = resume.last_id.clone() else {
+            return Err(McpError::Protocol(ended));
+        };
+        if resume.idle >= MAX_IDLE_RESUMES {
+            return Err(McpError::Protocol(format!(
+                "{ended}, and {MAX_IDLE_RESUMES} reconnections in a row (GET with Last-Event-ID {}) brought nothing new",
+                shorten(&last_id, 60)
+            )));
+        }
+        resume.idle += 1;
+        let wait = resume
+            .retry
+            .unwrap_or(DEFAULT_RETRY_WAIT)
+            .min(MAX_RETRY_WAIT);
+        let left = deadline.saturating_duration_since(Instant::now());
+        let timed_out = McpError::Timeout {
+            method: method.to_owned(),
+            after: timeout,
+        };
+        if wait >= left {
+            std::thread::sleep(left);
+            return Err(timed_out);
+        }
+        std::thread::sleep(wait);
+        let left = deadline.saturating_duration_since(Instant::now());
+        let req = self
+            .agent
+            .get(&self.spec.url)
+            .config()
+            .timeout_global(Some(left))
+            .build()
+            .header("accept", "text/event-stream")
+            .header("last-event-id", last_id.as_str());
+        let mut resp = self
+            .session_headers(req, self.session.as_deref())
+            .call()
+            .map_err(|e| self.transport_error(e, method, timeout))?;
+        let status = resp.status().as_u16();
+        let content_type = header(&resp, "content-type")
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if status == 200 && content_type.starts_with("text/event-stream") {
+            return Ok(resp);
+        }
+        let text = resp
+            .body_mut()
+            .with_config()
+            .limit(ERROR_BODY_LIMIT)
+            .read_to_string()
+            .unwrap_or_default();
+        let (detail, _) = http_detail(status, &content_type, &text, self.session.is_some());
         Err(McpError::Protocol(format!(
-            "the event stream for `{method}` ended without a response"
+            "{ended}, and resuming it (GET with Last-Event-ID {}) got HTTP {status}: {detail}",
+            shorten(&last_id, 60)
         )))
     }
 
@@ -353,6 +517,8 @@ impl HttpTransport {
 
     /// Ends a legacy session with DELETE, when there is one.
     pub fn close(&mut self) {
+        // An HTTP+SSE session ends when its stream is dropped.
+        self.legacy = None;
         let Some(sid) = self.session.take() else {
             return;
         };

@@ -1,8 +1,10 @@
 //! A reader of `text/event-stream` bodies: yields the `data` of each event, as the WHATWG
 //! rules build it (lines joined with `\n`, comments and empty events skipped), holding at most
-//! one event of [`MESSAGE_LIMIT`] bytes in memory.
+//! one event of [`MESSAGE_LIMIT`] bytes in memory. It keeps what resuming a stream needs: the
+//! last event id and the server's `retry` interval, empty (priming) events included.
 
 use std::io::{BufRead, Read};
+use std::time::Duration;
 
 use super::error::shorten;
 use super::protocol::MESSAGE_LIMIT;
@@ -16,11 +18,23 @@ pub enum SseError {
     TooLarge(String),
 }
 
-/// Iterates over the data payloads of the events in `reader`.
+/// One event: its type (`message` when the stream names none) and its data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    /// The `event` field, `message` by default.
+    pub name: String,
+    /// The `data` lines joined with `\n`.
+    pub data: String,
+}
+
+/// Iterates over the data payloads of the events in `reader` ([`SseEvents::next_event`] gives
+/// their types too).
 pub struct SseEvents<R> {
     reader: R,
     line: Vec<u8>,
     limit: usize,
+    last_id: Option<String>,
+    retry: Option<Duration>,
 }
 
 impl<R: BufRead> SseEvents<R> {
@@ -35,7 +49,19 @@ impl<R: BufRead> SseEvents<R> {
             reader,
             line: Vec::new(),
             limit,
+            last_id: None,
+            retry: None,
         }
+    }
+
+    /// The last event id the stream set (`id:` field), to resume it from.
+    pub fn last_event_id(&self) -> Option<&str> {
+        self.last_id.as_deref().filter(|id| !id.is_empty())
+    }
+
+    /// The reconnection time the server asked for (`retry:` field).
+    pub fn retry(&self) -> Option<Duration> {
+        self.retry
     }
 }
 
@@ -46,7 +72,19 @@ impl<R: BufRead> Iterator for SseEvents<R> {
     type Item = Result<String, SseError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        self.next_event().map(|e| e.map(|e| e.data))
+    }
+}
+
+impl<R: BufRead> SseEvents<R> {
+    /// The next event with data, its type included.
+    pub fn next_event(&mut self) -> Option<Result<Event, SseError>> {
         let mut data: Option<String> = None;
+        let mut name: Option<String> = None;
+        let event = |data: String, name: Option<String>| Event {
+            name: name.unwrap_or_else(|| "message".to_owned()),
+            data,
+        };
         loop {
             self.line.clear();
             let used = data.as_ref().map_or(0, String::len);
@@ -59,7 +97,7 @@ impl<R: BufRead> Iterator for SseEvents<R> {
             {
                 Err(e) => return Some(Err(SseError::Io(e))),
                 // An event the body ends in without its blank line still counts, unless empty.
-                Ok(0) => return data.filter(|d| !d.is_empty()).map(Ok),
+                Ok(0) => return data.filter(|d| !d.is_empty()).map(|d| Ok(event(d, name))),
                 Ok(n) if n as u64 == room && self.line.last() != Some(&b'\n') => {
                     let start = data.unwrap_or_else(|| lossy(&self.line));
                     return Some(Err(SseError::TooLarge(shorten(&start, 80))));
@@ -70,8 +108,11 @@ impl<R: BufRead> Iterator for SseEvents<R> {
             let text = text.trim_end_matches(['\n', '\r']);
             if text.is_empty() {
                 match data.take() {
-                    Some(d) if !d.is_empty() => return Some(Ok(d)),
-                    _ => continue,
+                    Some(d) if !d.is_empty() => return Some(Ok(event(d, name))),
+                    _ => {
+                        name = None;
+                        continue;
+                    }
                 }
             }
             if text.starts_with(':') {
@@ -81,6 +122,16 @@ impl<R: BufRead> Iterator for SseEvents<R> {
                 Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
                 None => (text, ""),
             };
+            match field {
+                "id" if !value.contains('\0') => self.last_id = Some(value.to_owned()),
+                "retry" => {
+                    if let Ok(ms) = value.parse::<u64>() {
+                        self.retry = Some(Duration::from_millis(ms));
+                    }
+                }
+                "event" => name = Some(value.to_owned()),
+                _ => {}
+            }
             if field == "data" {
                 match data.as_mut() {
                     Some(d) => {
@@ -136,6 +187,26 @@ mod tests {
             .filter_map(Result::ok)
             .collect();
         assert_eq!(got, ["z".repeat(100), "next".into()]);
+    }
+
+    #[test]
+    fn keeps_the_last_id_retry_and_event_type() {
+        let body =
+            "id: a-1\nretry: 250\ndata:\n\nevent: endpoint\ndata: /messages?s=1\n\ndata: x\n\n";
+        let mut events = SseEvents::new(body.as_bytes());
+        let first = events.next_event().and_then(Result::ok);
+        assert_eq!(
+            first,
+            Some(Event {
+                name: "endpoint".into(),
+                data: "/messages?s=1".into()
+            })
+        );
+        assert_eq!(events.last_event_id(), Some("a-1"));
+        assert_eq!(events.retry(), Some(Duration::from_millis(250)));
+        let second = events.next_event().and_then(Result::ok).map(|e| e.name);
+        assert_eq!(second.as_deref(), Some("message"));
+        assert!(events.next_event().is_none());
     }
 
     #[test]

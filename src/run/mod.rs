@@ -35,6 +35,7 @@ pub fn server_spec(loaded: &LoadedConfig) -> (ServerSpec, ClientOptions) {
     let spec = match (&server.url, &server.command) {
         (Some(url), _) => ServerSpec::Http(HttpSpec {
             url: url.clone(),
+            transport: server.transport,
             headers: server
                 .headers
                 .iter()

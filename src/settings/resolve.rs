@@ -7,9 +7,11 @@ use super::{
 };
 use crate::cli::{
     CacheCommand, Cli, Command, EvalArgs, EvalFlags, ReportArgs, ServerArgs, parse_fraction,
-    parse_pin, switch,
+    parse_pin, parse_transport, switch,
 };
-use crate::config::{self, ConfigError, EvalConfig, LoadedConfig, ProtocolPin, Provider, limits};
+use crate::config::{
+    self, ConfigError, EvalConfig, LoadedConfig, ProtocolPin, Provider, TransportPref, limits,
+};
 
 /// The flags of one command, as the resolver needs them whatever the command.
 #[derive(Default)]
@@ -191,8 +193,18 @@ impl Settings {
             Some((cfg.server.protocol, "server.protocol")),
             ProtocolPin::Auto,
         );
+        let transport = pick(
+            flags
+                .server
+                .and_then(|s| s.transport)
+                .map(|t| (t, "--transport")),
+            env_value(env, "TOOLPROOF_TRANSPORT", parse_transport)?,
+            Some((cfg.server.transport, "server.transport")),
+            TransportPref::Auto,
+        );
         let mut loaded = loaded;
         loaded.config.server.protocol = protocol.value;
+        loaded.config.server.transport = transport.value;
         Ok(Settings {
             command,
             checks,

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use super::ranges::{Unit, duration};
 use super::{Ctx, EnvLookup, path_of};
 use crate::config::node::Step;
-use crate::config::{ConfigError, ServerConfig};
+use crate::config::{ConfigError, ServerConfig, TransportPref};
 
 pub(super) const SERVER: Step<'static> = Step::Key("server");
 
@@ -57,6 +57,7 @@ pub(super) fn check_server(ctx: &Ctx<'_>, server: &ServerConfig) -> Result<(), C
                 }
                 Some(_) => {}
             }
+            check_no_transport(ctx, server)?;
             if !server.headers.is_empty() {
                 let key = ctx
                     .root
@@ -89,6 +90,18 @@ pub(super) fn check_server(ctx: &Ctx<'_>, server: &ServerConfig) -> Result<(), C
         &[SERVER, Step::Key("startup_timeout_s")],
         Unit::Seconds,
     )
+}
+
+/// `transport` is for `url` servers: a `command` server speaks stdio.
+fn check_no_transport(ctx: &Ctx<'_>, server: &ServerConfig) -> Result<(), ConfigError> {
+    if server.transport == TransportPref::Auto {
+        return Ok(());
+    }
+    Err(ctx.error(
+        ctx.pos(&[SERVER, Step::Key("transport")]),
+        "`server.transport` only applies to `url` servers",
+        Some("remove `transport`: a `command` server speaks stdio".to_owned()),
+    ))
 }
 
 /// Expands `${NAME}` in every string value of `server`; returns the values substituted.

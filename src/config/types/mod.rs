@@ -102,6 +102,22 @@ pub enum ProtocolPin {
     V20260728,
 }
 
+/// Which HTTP transport to use for a `url` server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+pub enum TransportPref {
+    /// Streamable HTTP; when `initialize` gets 400, 404 or 405, the 2024-11-05 HTTP+SSE
+    /// transport (the specification's backwards-compatibility procedure).
+    #[default]
+    #[serde(rename = "auto")]
+    Auto,
+    /// Streamable HTTP only.
+    #[serde(rename = "streamable-http")]
+    StreamableHttp,
+    /// The 2024-11-05 HTTP+SSE transport: `url` is the SSE endpoint.
+    #[serde(rename = "sse")]
+    Sse,
+}
+
 /// `server:`: exactly one of `command` and `url`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -127,6 +143,9 @@ pub struct ServerConfig {
     /// Pin the protocol revision instead of detecting it.
     #[serde(default)]
     pub protocol: ProtocolPin,
+    /// HTTP transport of a `url` server.
+    #[serde(default)]
+    pub transport: TransportPref,
 }
 
 fn default_startup_timeout_s() -> f64 {
@@ -144,6 +163,7 @@ impl Default for ServerConfig {
             cwd: None,
             startup_timeout_s: default_startup_timeout_s(),
             protocol: ProtocolPin::default(),
+            transport: TransportPref::default(),
         }
     }
 }

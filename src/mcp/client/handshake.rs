@@ -8,15 +8,61 @@ use serde_json::Value;
 
 use super::deviations::Deviations;
 use super::{Client, Conn, result_of};
-use crate::config::ProtocolPin;
+use crate::config::{ProtocolPin, TransportPref};
 use crate::mcp::error::{McpError, Refusal, shorten};
 use crate::mcp::protocol::{self, LATEST_LEGACY, LEGACY_VERSIONS, MODERN_VERSION};
 use crate::mcp::stdio::StdioTransport;
 use crate::mcp::types::Era;
 
 impl Client {
-    /// Brings the connection to a usable era before `deadline`.
+    /// Brings the connection to a usable era before `deadline`. Over HTTP, the transport
+    /// first: `sse` opens the 2024-11-05 event stream; `auto` falls back to it when the
+    /// streamable HTTP handshake gets 400, 404 or 405 (the specification's
+    /// backwards-compatibility procedure), keeping the first error when that fails too.
     pub(super) fn handshake(&mut self, deadline: Instant) -> Result<(), McpError> {
+        let Conn::Http(t) = &mut self.conn else {
+            return self.handshake_era(deadline);
+        };
+        match t.transport() {
+            TransportPref::StreamableHttp => self.handshake_era(deadline),
+            TransportPref::Sse => {
+                t.open_legacy(Self::remaining(deadline))?;
+                self.handshake_legacy_sse(deadline)
+            }
+            TransportPref::Auto => match self.handshake_era(deadline) {
+                Err(
+                    e @ McpError::Http {
+                        status: 400 | 404 | 405,
+                        ..
+                    },
+                ) => {
+                    let Conn::Http(t) = &mut self.conn else {
+                        return Err(e);
+                    };
+                    t.reset_session();
+                    t.set_protocol_none();
+                    if t.open_legacy(Self::remaining(deadline)).is_err() {
+                        return Err(e);
+                    }
+                    self.handshake_legacy_sse(deadline)
+                }
+                other => other,
+            },
+        }
+    }
+
+    /// The legacy handshake over HTTP+SSE (a transport that predates 2026-07-28).
+    fn handshake_legacy_sse(&mut self, deadline: Instant) -> Result<(), McpError> {
+        let version = match self.opts.pin {
+            ProtocolPin::V20250326 => "2025-03-26",
+            ProtocolPin::V20250618 => "2025-06-18",
+            ProtocolPin::Auto | ProtocolPin::V20251125 | ProtocolPin::V20260728 => LATEST_LEGACY,
+        };
+        self.legacy_only(version, deadline)
+    }
+
+    /// The era: pinned, or detected.
+    fn handshake_era(&mut self, deadline: Instant) -> Result<(), McpError> {
         let legacy_version = match self.opts.pin {
             ProtocolPin::Auto => None,
             ProtocolPin::V20250326 => Some("2025-03-26"),

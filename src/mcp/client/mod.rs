@@ -180,11 +180,11 @@ impl Client {
         self.era
     }
 
-    /// `stdio` or `http`.
+    /// `stdio`, `http` (streamable HTTP) or `sse` (the 2024-11-05 HTTP+SSE transport).
     pub fn transport_name(&self) -> &'static str {
-        match self.conn {
+        match &self.conn {
             Conn::Stdio(_) => "stdio",
-            Conn::Http(_) => "http",
+            Conn::Http(t) => t.name(),
         }
     }
 
