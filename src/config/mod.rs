@@ -219,6 +219,7 @@ pub fn from_target(
         fuzz: None,
         bench: None,
         evals: None,
+        protocol: None,
     };
     let base_dir = load::absolute(cwd);
     load::resolve_paths(&mut config, &base_dir);
