@@ -113,6 +113,10 @@
 //!   `tools/call`): 401 with a JSON-RPC error for its id; notifications every 20 ms and never the
 //!   response; an event of cut JSON; one 70 MiB event; the answer a byte every 20 ms.
 //!
+//! Protocol defects, one per check of `toolproof protocol` (stdio): `protocol-<check id>`, e.g.
+//! `protocol-ping` (ping gets -32601), `protocol-batch` (batches processed),
+//! `protocol-malformed` (bad lines ignored); `--help` lists all seventeen.
+//!
 //! # Log
 //!
 //! `--log FILE` appends one JSON object per received message: stdio

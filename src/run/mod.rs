@@ -128,6 +128,10 @@ pub fn execute(
             }
         }
     }
+    // On probe connections of its own: it runs even when the main connection failed.
+    if plan.protocol.runs() && !interrupt.is_set() {
+        out.protocol = Some(phases::protocol(&ctx));
+    }
     let report = assemble(settings, plan, interrupt, out, started_at, started);
     events.emit(Event::Done);
     report
@@ -180,9 +184,7 @@ fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
     if ctx.plan.fuzz.runs() && !ctx.interrupt.is_set() {
         out.fuzz = Some(phases::fuzz(client, &tools, ctx));
     }
-    if ctx.plan.protocol.runs() && !ctx.interrupt.is_set() {
-        out.protocol = Some(phases::protocol(ctx));
-    }
+
     if let Some(path) = ctx.settings.outputs().history()
         && !ctx.interrupt.is_set()
     {
