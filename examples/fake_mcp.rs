@@ -123,6 +123,10 @@
 //!   `GET /mcp` with `Last-Event-ID: N-1` gets a stream holding the response (event id `N-2`;
 //!   an unknown id gets 404); with `sse-drop` GET stays 405 and the response never comes.
 //!
+//! Protocol defects, one per check of `toolproof protocol` (stdio): `protocol-<check id>`, e.g.
+//! `protocol-ping` (ping gets -32601), `protocol-batch` (batches processed),
+//! `protocol-malformed` (bad lines ignored); `--help` lists all seventeen.
+//!
 //! # Log
 //!
 //! `--log FILE` appends one JSON object per received message: stdio

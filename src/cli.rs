@@ -39,6 +39,8 @@ pub enum Command {
     Bench(BenchArgs),
     /// Fuzz the server's tools with inputs generated from their input schemas.
     Fuzz(FuzzArgs),
+    /// Check the server's protocol behaviour: lifecycle, JSON-RPC, capabilities, pagination.
+    Protocol(ProtocolArgs),
     /// Inspect or clean the committed eval answer cache.
     #[command(subcommand)]
     Cache(CacheCommand),
@@ -122,6 +124,26 @@ pub struct FuzzArgs {
     /// A success result for an invalid input is not a finding.
     #[arg(long, overrides_with = "invalid_must_fail")]
     pub no_invalid_must_fail: bool,
+    /// Reports.
+    #[command(flatten)]
+    pub reports: ReportArgs,
+}
+
+/// `toolproof protocol`: the protocol checks, with the `protocol:` section or its defaults.
+#[derive(Debug, Args)]
+pub struct ProtocolArgs {
+    /// The server.
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Failed warnings fail the run too (protocol.strict).
+    #[arg(long, overrides_with = "no_strict")]
+    pub strict: bool,
+    /// Failed warnings do not fail the run, even if protocol.strict says so.
+    #[arg(long, overrides_with = "strict")]
+    pub no_strict: bool,
+    /// How long a probe waits for one answer, in milliseconds (protocol.timeout_ms, default 5000).
+    #[arg(long, value_name = "MS")]
+    pub timeout_ms: Option<f64>,
     /// Reports.
     #[command(flatten)]
     pub reports: ReportArgs,
@@ -282,6 +304,13 @@ pub struct RunArgs {
     /// Run the fuzz phase even if TOOLPROOF_SKIP_FUZZ or `fuzz.enabled: false` says not to.
     #[arg(long, overrides_with = "skip_fuzz")]
     pub no_skip_fuzz: bool,
+    /// Skip the protocol phase [env: TOOLPROOF_SKIP_PROTOCOL].
+    #[arg(long, overrides_with = "no_skip_protocol")]
+    pub skip_protocol: bool,
+    /// Run the protocol phase even if TOOLPROOF_SKIP_PROTOCOL or `protocol.enabled: false` says
+    /// not to.
+    #[arg(long, overrides_with = "skip_protocol")]
+    pub no_skip_protocol: bool,
     /// Cache and history of the evals.
     #[command(flatten)]
     pub evals: EvalFlags,

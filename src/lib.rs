@@ -26,6 +26,7 @@ pub mod mcp;
 mod net;
 mod plan;
 mod process;
+pub mod protocol;
 mod pycompat;
 pub mod report;
 mod run;

@@ -17,16 +17,19 @@ pub enum PhaseKey {
     Bench,
     /// Schema fuzzing.
     Fuzz,
+    /// The server's protocol behaviour.
+    Protocol,
 }
 
 impl PhaseKey {
     /// All phases in run order.
-    pub const ALL: [PhaseKey; 5] = [
+    pub const ALL: [PhaseKey; 6] = [
         PhaseKey::Checks,
         PhaseKey::Tests,
         PhaseKey::Evals,
         PhaseKey::Bench,
         PhaseKey::Fuzz,
+        PhaseKey::Protocol,
     ];
 
     /// The key in the JSON report: `checks`, `tests`, `evals`, `bench`, `fuzz`.
@@ -37,6 +40,7 @@ impl PhaseKey {
             PhaseKey::Evals => "evals",
             PhaseKey::Bench => "bench",
             PhaseKey::Fuzz => "fuzz",
+            PhaseKey::Protocol => "protocol",
         }
     }
 }
@@ -82,6 +86,8 @@ pub struct Plan {
     pub bench: Step,
     /// The fuzz.
     pub fuzz: Step,
+    /// The protocol checks.
+    pub protocol: Step,
     /// List resources and prompts too (`inspect`).
     pub inventory: bool,
     /// The cache audit (`cache status`/`cache prune`).
@@ -102,6 +108,11 @@ impl Plan {
                 Plan::only(settings, PhaseKey::Bench, "bench runs only the bench")
             }
             CommandKind::Fuzz => Plan::only(settings, PhaseKey::Fuzz, "fuzz runs only the fuzzing"),
+            CommandKind::Protocol => Plan::only(
+                settings,
+                PhaseKey::Protocol,
+                "protocol runs only the protocol checks",
+            ),
             CommandKind::CacheStatus => Plan::cache(CacheAction::Status),
             CommandKind::CachePrune { apply } => Plan::cache(CacheAction::Prune { apply }),
             CommandKind::Run => Plan {
@@ -110,6 +121,7 @@ impl Plan {
                 evals: evals_step(settings),
                 bench: bench_step(settings),
                 fuzz: fuzz_step(settings),
+                protocol: protocol_step(settings),
                 inventory: false,
                 cache: None,
             },
@@ -124,6 +136,7 @@ impl Plan {
             PhaseKey::Evals => &self.evals,
             PhaseKey::Bench => &self.bench,
             PhaseKey::Fuzz => &self.fuzz,
+            PhaseKey::Protocol => &self.protocol,
         }
     }
 
@@ -145,6 +158,7 @@ impl Plan {
             // `bench` and `fuzz` run their section whatever `enabled` says.
             PhaseKey::Bench => plan.bench = Step::Run,
             PhaseKey::Fuzz => plan.fuzz = Step::Run,
+            PhaseKey::Protocol => plan.protocol = Step::Run,
             PhaseKey::Tests => {}
         }
         plan
@@ -166,6 +180,7 @@ impl Plan {
             evals: skip(),
             bench: skip(),
             fuzz: skip(),
+            protocol: skip(),
             inventory: false,
             cache: None,
         }
@@ -230,5 +245,17 @@ fn fuzz_step(settings: &Settings) -> Step {
         Step::Run
     } else {
         Step::Skip("no `fuzz:` section in the config".into())
+    }
+}
+
+/// The protocol phase of `run`: off unless the config has a `protocol:` section.
+fn protocol_step(settings: &Settings) -> Step {
+    if let Some(origin) = settings.skips().protocol() {
+        return Step::Skip(turned_off(origin));
+    }
+    if settings.protocol().is_some() {
+        Step::Run
+    } else {
+        Step::Skip("no `protocol:` section in the config".into())
     }
 }

@@ -214,6 +214,9 @@ mod github;
 mod lifecycle;
 #[path = "cli/requests.rs"]
 mod requests;
+
+#[path = "cli/protocol.rs"]
+mod protocol;
 #[path = "cli/suite.rs"]
 mod suite;
 #[path = "cli/transports.rs"]
@@ -1023,6 +1026,34 @@ fn check_table() -> String {
         rows.push_str(&format!("| `{}` | {severity} | {what} |\n", check.id));
     }
     rows
+}
+
+/// The README's protocol-check table, as the code defines the checks.
+fn protocol_table() -> String {
+    let mut rows =
+        String::from("| id | severity | what it flags | why this severity |\n|---|---|---|---|\n");
+    for check in toolproof::config::vocab::PROTOCOL_CHECKS {
+        let (severity, what) = check
+            .summary
+            .split_once(": ")
+            .unwrap_or(("", check.summary));
+        rows.push_str(&format!(
+            "| `{}` | {severity} | {what} | {} |\n",
+            check.id, check.why
+        ));
+    }
+    rows
+}
+
+#[test]
+fn readme_lists_every_protocol_check_as_the_code_defines_it() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    let table = protocol_table();
+    assert!(
+        readme.contains(&table),
+        "README.md's protocol check table is out of date; it should read:\n{table}"
+    );
 }
 
 #[test]

@@ -134,10 +134,12 @@ pub enum Fault {
     SseResume,
     /// HTTP: as `sse-resume`, but GET is refused (405): the response never comes.
     SseDrop,
+    /// One defect for `toolproof protocol`: the id of the check that must find it.
+    Protocol(&'static str),
 }
 
 /// Every fault with its command-line name and a one-line summary.
-pub const FAULTS: [(&str, Fault, &str); 51] = [
+pub const FAULTS: [(&str, Fault, &str); 68] = [
     (
         "no-description",
         Fault::NoDescription,
@@ -381,6 +383,91 @@ pub const FAULTS: [(&str, Fault, &str); 51] = [
         Fault::SseDrop,
         "HTTP: tools/call stream closes after a priming event; GET refused (405)",
     ),
+    (
+        "protocol-init-version",
+        Fault::Protocol("init-version"),
+        "initialize echoes any requested version, even unsupported ones",
+    ),
+    (
+        "protocol-initialized",
+        Fault::Protocol("initialized"),
+        "ignore notifications/initialized (later requests get -32600)",
+    ),
+    (
+        "protocol-before-initialize",
+        Fault::Protocol("before-initialize"),
+        "answer requests sent before initialize",
+    ),
+    (
+        "protocol-ping",
+        Fault::Protocol("ping"),
+        "answer ping with -32601",
+    ),
+    (
+        "protocol-unknown-method",
+        Fault::Protocol("unknown-method"),
+        "answer unknown methods (not */list ones) with an empty result",
+    ),
+    (
+        "protocol-notifications",
+        Fault::Protocol("notifications"),
+        "answer every notification with an error",
+    ),
+    (
+        "protocol-capabilities",
+        Fault::Protocol("capabilities"),
+        "advertise resources without serving resources/list",
+    ),
+    (
+        "protocol-unadvertised",
+        Fault::Protocol("unadvertised"),
+        "answer prompts/list without advertising prompts",
+    ),
+    (
+        "protocol-logging",
+        Fault::Protocol("logging"),
+        "advertise logging without serving logging/setLevel",
+    ),
+    (
+        "protocol-unknown-tool",
+        Fault::Protocol("unknown-tool"),
+        "answer a call of an unknown tool with success",
+    ),
+    (
+        "protocol-invalid-arguments",
+        Fault::Protocol("invalid-arguments"),
+        "answer tools/call without required arguments with success",
+    ),
+    (
+        "protocol-invalid-cursor",
+        Fault::Protocol("invalid-cursor"),
+        "treat a cursor never issued as the first page",
+    ),
+    (
+        "protocol-pagination",
+        Fault::Protocol("pagination"),
+        "issue a nextCursor that tools/list then refuses",
+    ),
+    (
+        "protocol-resources-read",
+        Fault::Protocol("resources-read"),
+        "refuse resources/read of the listed resource",
+    ),
+    (
+        "protocol-prompts-get",
+        Fault::Protocol("prompts-get"),
+        "refuse prompts/get of the listed prompt",
+    ),
+    (
+        "protocol-batch",
+        Fault::Protocol("batch"),
+        "process JSON-RPC batches (stdio)",
+    ),
+    (
+        "protocol-malformed",
+        Fault::Protocol("malformed"),
+        "ignore lines that are not JSON and invalid requests",
+    ),
 ];
 
 /// Everything the command line chose.
@@ -435,6 +522,11 @@ impl Options {
     /// Whether `fault` was asked for.
     pub fn has(&self, fault: Fault) -> bool {
         self.faults.contains(&fault)
+    }
+
+    /// Whether the protocol defect for check `id` is planted.
+    pub fn planted(&self, id: &'static str) -> bool {
+        self.has(Fault::Protocol(id))
     }
 }
 

@@ -332,8 +332,11 @@ impl Server {
         if self.opts.prompts {
             caps.insert("prompts".into(), json!({}));
         }
-        if self.opts.has(Fault::Notifications) {
+        if self.opts.has(Fault::Notifications) || self.opts.planted("logging") {
             caps.insert("logging".into(), json!({}));
+        }
+        if self.opts.planted("capabilities") {
+            caps.insert("resources".into(), json!({}));
         }
         Value::Object(caps)
     }
@@ -348,12 +351,22 @@ impl Server {
             Incoming::Request { id, method, params } => self.request(id, method, params, ctx, peer),
             Incoming::Notification { method, params } => {
                 self.notification(method, params, ctx);
+                if self.opts.planted("notifications") {
+                    let e = RpcError::new(-32601, format!("Method not found: {method}"));
+                    return Outcome::Reply {
+                        msg: error_response(&Value::Null, &e),
+                        status: 200,
+                    };
+                }
                 Outcome::Nothing
             }
             Incoming::Response => {
                 if !self.deliver(msg) {
                     eprintln!("fake_mcp: response to no pending request: {msg}");
                 }
+                Outcome::Nothing
+            }
+            Incoming::Invalid { .. } if self.opts.planted("malformed") && !msg.is_array() => {
                 Outcome::Nothing
             }
             Incoming::Invalid { id, reason } => Outcome::Reply {
@@ -368,6 +381,7 @@ impl Server {
 
     fn notification(&self, method: &str, params: &Value, ctx: &mut Ctx) {
         match method {
+            "notifications/initialized" if self.opts.planted("initialized") => {}
             "notifications/initialized" => match ctx.session.as_mut() {
                 Some(s) => s.initialized = true,
                 None => eprintln!("fake_mcp: notifications/initialized outside a session"),
@@ -435,7 +449,11 @@ impl Server {
             let asked = params.get("protocolVersion").and_then(Value::as_str);
             let version = match (&self.opts.legacy_version, asked) {
                 (Some(forced), _) => forced.clone(),
-                (None, Some(v)) if LEGACY_VERSIONS.contains(&v) => v.to_owned(),
+                (None, Some(v))
+                    if LEGACY_VERSIONS.contains(&v) || self.opts.planted("init-version") =>
+                {
+                    v.to_owned()
+                }
                 _ => LEGACY_FALLBACK.to_owned(),
             };
             ctx.session = Some(Session {
@@ -497,6 +515,7 @@ impl Server {
             }
         } else {
             match &ctx.session {
+                None if self.opts.planted("before-initialize") => {}
                 None => {
                     return fail(RpcError::new(
                         -32600,
@@ -520,6 +539,7 @@ impl Server {
             return self.call_tool(id, params, modern, peer);
         }
         let result = match method {
+            "ping" if self.opts.planted("ping") => Err(not_found()),
             "ping" => Ok(json!({})),
             "tools/list" => {
                 self.ask_client_once(ctx, modern, peer);
@@ -527,6 +547,9 @@ impl Server {
             }
             "resources/list" if self.opts.resources => {
                 Ok(json!({"resources": [catalog::resource()]}))
+            }
+            "resources/read" if self.opts.planted("resources-read") => {
+                Err(RpcError::new(-32603, "cannot read resources today"))
             }
             "resources/read" if self.opts.resources => {
                 let uri = params.get("uri").and_then(Value::as_str);
@@ -539,7 +562,12 @@ impl Server {
                     Err(RpcError::new(code, "Resource not found"))
                 }
             }
-            "prompts/list" if self.opts.prompts => Ok(json!({"prompts": [catalog::prompt()]})),
+            "prompts/list" if self.opts.prompts || self.opts.planted("unadvertised") => {
+                Ok(json!({"prompts": [catalog::prompt()]}))
+            }
+            "prompts/get" if self.opts.planted("prompts-get") => {
+                Err(RpcError::new(-32603, "cannot render prompts today"))
+            }
             "prompts/get" if self.opts.prompts => {
                 let who = params
                     .get("arguments")
@@ -556,6 +584,7 @@ impl Server {
                 }
             }
             "logging/setLevel" if !modern && self.opts.has(Fault::Notifications) => Ok(json!({})),
+            _ if self.opts.planted("unknown-method") && !method.ends_with("/list") => Ok(json!({})),
             _ => Err(not_found()),
         };
         match result {
@@ -659,22 +688,30 @@ impl Server {
             let page = defs().take(self.opts.page_size.max(1)).collect::<Vec<_>>();
             return Ok(json!({"tools": page, "nextCursor": ENDLESS_CURSOR}));
         }
-        if self.opts.page_size == 0 {
-            return Ok(json!({"tools": defs().collect::<Vec<_>>()}));
-        }
         let start = match cursor {
             None => 0,
+            Some(_) if self.opts.planted("invalid-cursor") => 0,
             Some(c) => c
                 .strip_prefix("offset-")
                 .and_then(|n| n.parse::<usize>().ok())
                 .filter(|n| *n < self.tools.len())
                 .ok_or_else(|| RpcError::new(-32602, format!("Invalid cursor: {c}")))?,
         };
-        let end = (start + self.opts.page_size).min(self.tools.len());
+        let page_size = match self.opts.page_size {
+            0 if self.opts.planted("pagination") => 1,
+            0 => self.tools.len(),
+            n => n,
+        };
+        let end = (start + page_size).min(self.tools.len());
         let page: Vec<Value> = defs().skip(start).take(end - start).collect();
         let mut result = json!({"tools": page});
         if end < self.tools.len() {
-            result["nextCursor"] = json!(format!("offset-{end}"));
+            let next = if self.opts.planted("pagination") {
+                format!("page-{end}")
+            } else {
+                format!("offset-{end}")
+            };
+            result["nextCursor"] = json!(next);
         }
         Ok(result)
     }
@@ -709,6 +746,16 @@ impl Server {
                 };
             }
         };
+        let planted = |id| self.opts.planted(id);
+        let known = self.tools.iter().any(|t| t.def["name"] == name);
+        if (planted("unknown-tool") && !known)
+            || (planted("invalid-arguments") && known && args.is_empty())
+        {
+            return Outcome::Reply {
+                msg: reply(Ok(catalog::text_result("done".to_owned(), false))),
+                status: 200,
+            };
+        }
         let Some(tool) = self.tools.iter().find(|t| t.def["name"] == name) else {
             return Outcome::Reply {
                 msg: reply(Err(RpcError::new(-32602, format!("Unknown tool: {name}")))),

@@ -112,12 +112,24 @@ pub fn serve(server: Arc<Server>) -> i32 {
     while let Some(line) = peer.next(&server) {
         let msg = match line {
             Line::Msg(v) => v,
+            Line::Bad(_) if server.opts.planted("malformed") => continue,
             Line::Bad(reason) => {
                 let e = RpcError::new(-32700, format!("Parse error: {reason}"));
                 send(&error_response(&Value::Null, &e));
                 continue;
             }
         };
+        if let (Value::Array(items), true) = (&msg, server.opts.planted("batch")) {
+            let answers: Vec<Value> = items
+                .iter()
+                .filter_map(|m| match server.handle(m, &mut ctx, &mut peer) {
+                    Outcome::Reply { msg, .. } => Some(msg),
+                    _ => None,
+                })
+                .collect();
+            send(&Value::Array(answers));
+            continue;
+        }
         match server.handle(&msg, &mut ctx, &mut peer) {
             Outcome::Reply { msg, .. } => send(&msg),
             Outcome::Later(work) if server.opts.has(Fault::OneAtATime) => {

@@ -222,6 +222,7 @@ pub fn from_target(
         elicitation: None,
         sampling: None,
         roots: None,
+        protocol: None,
     };
     let base_dir = load::absolute(cwd);
     load::resolve_paths(&mut config, &base_dir);

@@ -112,6 +112,139 @@ pub const CHECKS: &[CheckInfo] = &[
     },
 ];
 
+/// One protocol check: its id, what it looks for (with its severity) and the specification's
+/// reason for that severity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProtocolCheckInfo {
+    /// Stable id, as used in `protocol.disable` and in the reports.
+    pub id: &'static str,
+    /// `error: …` or `warning: …`: what it looks for, one line.
+    pub summary: &'static str,
+    /// Why that severity: what the specification says.
+    pub why: &'static str,
+}
+
+/// Every protocol check, in the order it runs.
+pub const PROTOCOL_CHECKS: &[ProtocolCheckInfo] = &[
+    ProtocolCheckInfo {
+        id: "init-version",
+        summary: "error: `initialize` asking for an unsupported version is not answered with \
+                  a version the server supports, with `capabilities` and `serverInfo`",
+        why: "lifecycle: the server MUST answer with another version it supports; the result's \
+              fields are required",
+    },
+    ProtocolCheckInfo {
+        id: "initialized",
+        summary: "error: after `initialize` and `notifications/initialized`, `tools/list` \
+                  (or `ping`) is not answered with a result",
+        why: "lifecycle: the client MUST send `initialized`, after which normal operation begins",
+    },
+    ProtocolCheckInfo {
+        id: "before-initialize",
+        summary: "warning: a request sent before `initialize` is not refused with an error",
+        why: "lifecycle: requests other than pings SHOULD NOT come before initialization; \
+              answering them hides a client bug, silence hangs the client",
+    },
+    ProtocolCheckInfo {
+        id: "ping",
+        summary: "error: `ping` is not answered with an empty result",
+        why: "ping utility: the receiver MUST respond promptly with an empty response",
+    },
+    ProtocolCheckInfo {
+        id: "unknown-method",
+        summary: "error: an unknown method is not answered with error -32601",
+        why: "JSON-RPC 2.0: a request MUST get a response, and -32601 is the code for a \
+              method that does not exist",
+    },
+    ProtocolCheckInfo {
+        id: "notifications",
+        summary: "error: a notification (`notifications/initialized`, an unknown one) gets a \
+                  response",
+        why: "JSON-RPC 2.0 and MCP: the receiver MUST NOT send a response to a notification",
+    },
+    ProtocolCheckInfo {
+        id: "capabilities",
+        summary: "error: an advertised capability's list method (`tools/list`, \
+                  `resources/list`, `prompts/list`) fails",
+        why: "capability negotiation: an advertised capability is one the server supports",
+    },
+    ProtocolCheckInfo {
+        id: "unadvertised",
+        summary: "warning: the list method of a capability the server did not advertise \
+                  answers with a result",
+        why: "capability negotiation: parties SHOULD only use negotiated capabilities; a \
+              result contradicts the advertisement",
+    },
+    ProtocolCheckInfo {
+        id: "logging",
+        summary: "error: `logging/setLevel` fails although the server advertises `logging`",
+        why: "logging: a server that declares `logging` accepts `logging/setLevel` requests",
+    },
+    ProtocolCheckInfo {
+        id: "unknown-tool",
+        summary: "warning: `tools/call` of a tool that does not exist is answered with success",
+        why: "tools: an unknown tool is an error (-32602 in the specification's examples)",
+    },
+    ProtocolCheckInfo {
+        id: "invalid-arguments",
+        summary: "error: `tools/call` without a tool's required arguments is answered with \
+                  success",
+        why: "tools: servers MUST validate all tool inputs",
+    },
+    ProtocolCheckInfo {
+        id: "invalid-cursor",
+        summary: "warning: `tools/list` with a cursor the server never issued is not refused \
+                  with -32602",
+        why: "pagination: invalid cursors SHOULD result in an error with code -32602",
+    },
+    ProtocolCheckInfo {
+        id: "pagination",
+        summary: "error: a `nextCursor` the server issued is refused or repeats",
+        why: "pagination: the cursor is how the client MUST ask for the next page; a refused \
+              or repeating one loses or loops over the list",
+    },
+    ProtocolCheckInfo {
+        id: "resources-read",
+        summary: "warning: `resources/read` of a listed resource fails or has no `contents`",
+        why: "resources: a listed resource is one a client can read; the specification has no \
+              MUST for it",
+    },
+    ProtocolCheckInfo {
+        id: "prompts-get",
+        summary: "warning: `prompts/get` of a listed prompt, its required arguments filled, \
+                  fails or has no `messages`",
+        why: "prompts: a listed prompt is one a client can get; the specification has no MUST \
+              for it",
+    },
+    ProtocolCheckInfo {
+        id: "batch",
+        summary: "warning: a JSON-RPC batch is processed on revisions that removed batching \
+                  (2025-06-18 on), or not answered on 2025-03-26, which requires it",
+        why: "2025-06-18 removed batching, so a batch is an invalid request there (no MUST to \
+              refuse it); 2025-03-26 says implementations MUST support receiving batches",
+    },
+    ProtocolCheckInfo {
+        id: "malformed",
+        summary: "warning: a line that is not JSON is not answered with -32700, or a request \
+                  whose `method` is not a string not with -32600",
+        why: "JSON-RPC 2.0 defines both errors, but MCP does not require answering input a \
+              conforming client never sends",
+    },
+];
+
+/// Every protocol check id, in run order (validates `protocol.disable`).
+pub const PROTOCOL_CHECK_IDS: &[&str] = &protocol_ids();
+
+const fn protocol_ids() -> [&'static str; PROTOCOL_CHECKS.len()] {
+    let mut out = [""; PROTOCOL_CHECKS.len()];
+    let mut i = 0;
+    while i < PROTOCOL_CHECKS.len() {
+        out[i] = PROTOCOL_CHECKS[i].id;
+        i += 1;
+    }
+    out
+}
+
 /// Every check id, in the order its findings appear (validates `checks.disable`). Derived
 /// from [`CHECKS`], so the two cannot drift apart.
 pub const CHECK_IDS: &[&str] = &ids();

@@ -345,12 +345,14 @@ impl Redact for Phases {
             evals,
             bench,
             fuzz,
+            protocol,
         } = self;
         checks.redact(r);
         tests.redact(r);
         evals.redact(r);
         bench.redact(r);
         fuzz.redact(r);
+        protocol.redact(r);
     }
 }
 
@@ -363,6 +365,13 @@ impl Redact for EvalsResults {
 
 impl Redact for crate::report::model::BenchResults {
     /// Through the JSON form: names, failures and first errors.
+    fn redact(&mut self, r: &Redactor) {
+        r.serde(self);
+    }
+}
+
+impl Redact for crate::report::model::ProtocolResults {
+    /// Through the JSON form: details quote what the server sent.
     fn redact(&mut self, r: &Redactor) {
         r.serde(self);
     }

@@ -161,15 +161,17 @@ impl ReportWriter {
             CommandKind::CacheStatus | CommandKind::CachePrune { .. } => {
                 super::cache::render(report)
             }
-            CommandKind::Run | CommandKind::Eval | CommandKind::Bench | CommandKind::Fuzz => {
-                console::render(
-                    report,
-                    &console::ConsoleOptions {
-                        color: self.color,
-                        width: self.width,
-                    },
-                )
-            }
+            CommandKind::Run
+            | CommandKind::Eval
+            | CommandKind::Bench
+            | CommandKind::Fuzz
+            | CommandKind::Protocol => console::render(
+                report,
+                &console::ConsoleOptions {
+                    color: self.color,
+                    width: self.width,
+                },
+            ),
         };
         let console_to_stderr = self.stdout_taken();
         self.human(&human, console_to_stderr);

@@ -76,6 +76,7 @@ struct Outcome {
     evals: Option<Phase<Option<EvalsResults>>>,
     bench: Option<Phase<Option<crate::report::model::BenchResults>>>,
     fuzz: Option<Phase<Option<FuzzResults>>>,
+    protocol: Option<Phase<Option<crate::report::model::ProtocolResults>>>,
     cache: Option<CacheAudit>,
     history: Option<HistoryRecord>,
 }
@@ -129,6 +130,10 @@ pub fn execute(
             }
         }
     }
+    // On probe connections of its own: it runs even when the main connection failed.
+    if plan.protocol.runs() && !interrupt.is_set() {
+        out.protocol = Some(phases::protocol(&ctx));
+    }
     let report = assemble(settings, plan, interrupt, out, started_at, started);
     events.emit(Event::Done);
     report
@@ -181,6 +186,7 @@ fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
     if ctx.plan.fuzz.runs() && !ctx.interrupt.is_set() {
         out.fuzz = Some(phases::fuzz(client, &tools, ctx));
     }
+
     if let Some(path) = ctx.settings.outputs().history()
         && !ctx.interrupt.is_set()
     {
@@ -218,6 +224,7 @@ fn assemble(
         evals: settle(&plan.evals, out.evals, &why_not),
         bench: settle(&plan.bench, out.bench, &why_not),
         fuzz: settle(&plan.fuzz, out.fuzz, &why_not),
+        protocol: settle(&plan.protocol, out.protocol, &why_not),
     };
     let interrupted = signal.map(|s| s.name().to_owned());
     let (passed, exit_code) = verdict(
@@ -273,7 +280,8 @@ pub fn verdict(
         || phases.tests.fails()
         || phases.evals.fails()
         || phases.bench.fails()
-        || phases.fuzz.fails();
+        || phases.fuzz.fails()
+        || phases.protocol.fails();
     match interrupted {
         Some(code) => (false, code),
         None if failed => (false, EXIT_FAILED),

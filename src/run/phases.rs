@@ -251,3 +251,41 @@ pub(super) fn bench(
     finished(ctx.events, PhaseKey::Bench, phase.status, Some(summary));
     phase
 }
+
+/// The protocol checks, on probe connections of their own.
+pub(super) fn protocol(ctx: &Ctx<'_>) -> Phase<Option<crate::report::model::ProtocolResults>> {
+    let Some(settings) = ctx.settings.protocol() else {
+        return Phase::skipped("no `protocol:` section in the config");
+    };
+    let started = std::time::Instant::now();
+    ctx.events.emit(Event::PhaseStarted {
+        phase: PhaseKey::Protocol,
+        total: crate::protocol::PROTOCOL_CHECK_IDS.len(),
+    });
+    let (spec, _) = super::server_spec(ctx.settings.loaded());
+    let run = crate::protocol::ProtocolRun {
+        disabled: settings.disable(),
+        strict: settings.strict(),
+        timeout: settings.timeout(),
+        interrupt: ctx.interrupt,
+    };
+    let results = crate::protocol::run(&spec, &run);
+    let status = if results.fails() {
+        PhaseStatus::Failed
+    } else {
+        PhaseStatus::Passed
+    };
+    let summary = results.counts_text();
+    finished(
+        ctx.events,
+        PhaseKey::Protocol,
+        status,
+        Some(summary.clone()),
+    );
+    Phase {
+        status,
+        reason: Some(summary),
+        duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+        results: Some(results),
+    }
+}

@@ -8,6 +8,7 @@ mod env;
 mod fuzz;
 mod github;
 mod outputs;
+mod protocol;
 mod resolve;
 mod secrets;
 mod source;
@@ -22,6 +23,7 @@ pub use bench::{BenchSettings, BenchTargetSettings, Thresholds};
 pub use env::Env;
 pub use fuzz::FuzzSettings;
 pub use github::{Github, PrComment, PrCommentMode};
+pub use protocol::ProtocolSettings;
 pub use source::config_source;
 
 use crate::config::{EvalConfig, LoadedConfig, Provider, TestCase};
@@ -44,6 +46,8 @@ pub enum CommandKind {
     Bench,
     /// `toolproof fuzz`.
     Fuzz,
+    /// `toolproof protocol`.
+    Protocol,
     /// `toolproof cache status`.
     CacheStatus,
     /// `toolproof cache prune` (`apply`: remove the files, not only list them).
@@ -62,6 +66,7 @@ impl CommandKind {
             CommandKind::Eval => "eval",
             CommandKind::Bench => "bench",
             CommandKind::Fuzz => "fuzz",
+            CommandKind::Protocol => "protocol",
             CommandKind::CacheStatus => "cache status",
             CommandKind::CachePrune { .. } => "cache prune",
         }
@@ -317,6 +322,7 @@ pub struct Settings {
     evals: Option<EvalSettings>,
     bench: Option<BenchSettings>,
     fuzz: Option<FuzzSettings>,
+    protocol: Option<ProtocolSettings>,
     skips: Skips,
     outputs: Outputs,
     revision: Revision,
@@ -331,6 +337,7 @@ pub struct Skips {
     evals: Resolved<bool>,
     bench: Resolved<bool>,
     fuzz: Resolved<bool>,
+    protocol: Resolved<bool>,
 }
 
 impl Default for Skips {
@@ -343,6 +350,7 @@ impl Default for Skips {
             evals: run(),
             bench: run(),
             fuzz: run(),
+            protocol: run(),
         }
     }
 }
@@ -363,6 +371,10 @@ impl Skips {
     /// Who turned the fuzz off.
     pub fn fuzz(&self) -> Option<&Origin> {
         skipped_by(&self.fuzz)
+    }
+    /// Who turned the protocol phase off.
+    pub fn protocol(&self) -> Option<&Origin> {
+        skipped_by(&self.protocol)
     }
 }
 
@@ -403,6 +415,10 @@ impl Settings {
     /// Fuzzing: for `fuzz`, and for `run` when the config has a `fuzz:` section.
     pub fn fuzz(&self) -> Option<&FuzzSettings> {
         self.fuzz.as_ref()
+    }
+    /// The protocol checks: for `protocol`, and for `run` with a `protocol:` section.
+    pub fn protocol(&self) -> Option<&ProtocolSettings> {
+        self.protocol.as_ref()
     }
     /// Phases turned off by flags or the environment.
     pub fn skips(&self) -> &Skips {

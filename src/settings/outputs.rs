@@ -30,7 +30,11 @@ pub(super) fn resolve_outputs(
     let github = env.get("GITHUB_ACTIONS") == Some("true");
     let quiet = !matches!(
         command,
-        CommandKind::Run | CommandKind::Eval | CommandKind::Bench | CommandKind::Fuzz
+        CommandKind::Run
+            | CommandKind::Eval
+            | CommandKind::Bench
+            | CommandKind::Fuzz
+            | CommandKind::Protocol
     );
     let live_color = color_choice(color_flag, env.stderr_tty(), env);
     let mut outputs = Outputs {

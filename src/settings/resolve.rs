@@ -25,6 +25,7 @@ pub(super) struct Flags<'a> {
     bench: Option<&'a crate::cli::BenchArgs>,
     baseline: Option<&'a crate::cli::BaselineArgs>,
     pub(super) fuzz: Option<&'a crate::cli::FuzzArgs>,
+    protocol: Option<&'a crate::cli::ProtocolArgs>,
 }
 
 fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
@@ -73,6 +74,15 @@ fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
                 reports: Some(&a.reports),
                 server: Some(&a.server),
                 fuzz: Some(a),
+                ..Flags::default()
+            },
+        ),
+        Command::Protocol(a) => (
+            CommandKind::Protocol,
+            Flags {
+                reports: Some(&a.reports),
+                server: Some(&a.server),
+                protocol: Some(a),
                 ..Flags::default()
             },
         ),
@@ -182,6 +192,8 @@ impl Settings {
             env,
         )?;
         let fuzz = super::fuzz::resolve(command, flags.fuzz, env, cfg.fuzz.as_ref())?;
+        let protocol_settings =
+            super::protocol::resolve(command, flags.protocol, cfg.protocol.as_ref())?;
         let mut outputs = super::outputs::resolve_outputs(cli, command, &flags, env)?;
         outputs.places = super::workspace::places(&loaded, env, env.cwd());
         let protocol = pick(
@@ -212,6 +224,7 @@ impl Settings {
             evals,
             bench,
             fuzz,
+            protocol: protocol_settings,
             skips,
             outputs,
             revision: Revision {
@@ -469,6 +482,16 @@ fn resolve_skips(flags: &Flags<'_>, env: &Env, cfg: &config::Config) -> Result<S
             ("--skip-fuzz", "--no-skip-fuzz"),
             "TOOLPROOF_SKIP_FUZZ",
             disabled(cfg.fuzz.as_ref().map(|f| f.enabled), "fuzz.enabled: false"),
+        )?,
+        protocol: one(
+            run.skip_protocol,
+            run.no_skip_protocol,
+            ("--skip-protocol", "--no-skip-protocol"),
+            "TOOLPROOF_SKIP_PROTOCOL",
+            disabled(
+                cfg.protocol.as_ref().map(|p| p.enabled),
+                "protocol.enabled: false",
+            ),
         )?,
     })
 }

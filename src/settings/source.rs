@@ -54,6 +54,7 @@ pub fn config_source(cli: &Cli, env: &Env) -> Result<ConfigSource, ConfigError> 
         Command::Eval(args) => &args.server,
         Command::Bench(args) => &args.server,
         Command::Fuzz(args) => &args.server,
+        Command::Protocol(args) => &args.server,
         Command::Cache(CacheCommand::Status(args)) => &args.server,
         Command::Cache(CacheCommand::Prune(args)) => &args.cache.server,
     };

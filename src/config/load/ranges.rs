@@ -5,9 +5,10 @@ use super::{Ctx, path_of};
 use crate::config::limits::{MAX_DURATION_MS, MAX_DURATION_S, MAX_DURATION_WORDS};
 use crate::config::node::Step;
 use crate::config::suggest;
-use crate::config::vocab::{CHECK_IDS, jsonpath_error};
+use crate::config::vocab::{CHECK_IDS, PROTOCOL_CHECK_IDS, jsonpath_error};
 use crate::config::{
-    BenchConfig, BenchThresholds, ChecksConfig, Config, ConfigError, Expect, FuzzConfig, TestCase,
+    BenchConfig, BenchThresholds, ChecksConfig, Config, ConfigError, Expect, FuzzConfig,
+    ProtocolConfig, TestCase,
 };
 use crate::pycompat::re::{PyReError, PyRegex};
 
@@ -141,6 +142,39 @@ pub(super) fn check_ranges(ctx: &Ctx<'_>, config: &Config) -> Result<(), ConfigE
     }
     if let Some(evals) = &config.evals {
         super::evals::check_evals(ctx, evals)?;
+    }
+    if let Some(protocol) = &config.protocol {
+        check_protocol(ctx, protocol)?;
+    }
+    Ok(())
+}
+
+/// `protocol:`: a probe timeout, and only known ids in `disable`.
+fn check_protocol(ctx: &Ctx<'_>, cfg: &ProtocolConfig) -> Result<(), ConfigError> {
+    let p = Step::Key("protocol");
+    duration(
+        ctx,
+        cfg.timeout_ms,
+        &[p, Step::Key("timeout_ms")],
+        Unit::Millis,
+    )?;
+    let ids = PROTOCOL_CHECK_IDS;
+    for (i, id) in cfg.disable.iter().enumerate() {
+        if ids.contains(&id.as_str()) {
+            continue;
+        }
+        let steps = [p, Step::Key("disable"), Step::Index(i)];
+        let message = match suggest::nearest(id, ids) {
+            Some(n) => {
+                format!("unknown protocol check id `{id}` in protocol.disable, did you mean `{n}`?")
+            }
+            None => format!("unknown protocol check id `{id}` in protocol.disable"),
+        };
+        ctx.report(ctx.error(
+            ctx.pos(&steps),
+            message,
+            Some(format!("protocol check ids are {}", suggest::list(ids))),
+        ));
     }
     Ok(())
 }

@@ -75,6 +75,43 @@ pub struct Config {
     /// Default roots answered to `roots/list` for tests that set none.
     #[serde(default)]
     pub roots: Option<Vec<String>>,
+    /// Checks of the server's protocol behaviour; present means the phase runs in `run`.
+    #[serde(default)]
+    pub protocol: Option<ProtocolConfig>,
+}
+
+/// `protocol:` (toolproof's own; mcp-toolproof has no such section).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProtocolConfig {
+    /// Run the phase in `run`.
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Failed warnings fail the phase.
+    #[serde(default)]
+    pub strict: bool,
+    /// Protocol check ids to turn off.
+    #[serde(default)]
+    pub disable: Vec<String>,
+    /// How long a probe waits for one answer, in milliseconds.
+    #[serde(default = "default_probe_timeout_ms")]
+    pub timeout_ms: f64,
+}
+
+impl Default for ProtocolConfig {
+    /// The values used when the YAML has no `protocol:` section.
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            strict: false,
+            disable: Vec::new(),
+            timeout_ms: default_probe_timeout_ms(),
+        }
+    }
+}
+
+fn default_probe_timeout_ms() -> f64 {
+    5000.0
 }
 
 fn default_timeout_ms() -> f64 {

@@ -6,6 +6,7 @@ mod bench;
 mod evals;
 mod fuzz;
 mod phases;
+mod protocol;
 
 #[cfg(test)]
 mod tests;
@@ -129,7 +130,7 @@ pub fn render(report: &RunReport, opts: &ConsoleOptions) -> String {
         out.push('\n');
     }
 
-    let [checks, tests, evals, bench, fuzz] = r.phases.overview();
+    let [checks, tests, evals, bench, fuzz, proto] = r.phases.overview();
     phases::checks_section(&mut out, &checks, &r.phases.checks.results, width, color);
     phases::tests_section(&mut out, &tests, &r.phases.tests.results, width, color);
     match EvalsView::of(&r.phases.evals) {
@@ -151,6 +152,13 @@ pub fn render(report: &RunReport, opts: &ConsoleOptions) -> String {
         &mut out,
         &fuzz,
         r.phases.fuzz.results.as_ref(),
+        width,
+        color,
+    );
+    protocol::section(
+        &mut out,
+        &proto,
+        r.phases.protocol.results.as_ref(),
         width,
         color,
     );

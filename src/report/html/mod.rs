@@ -17,6 +17,7 @@ mod evals;
 mod fuzz;
 mod marks;
 mod phases;
+mod protocol;
 mod text;
 
 #[cfg(test)]
@@ -74,7 +75,7 @@ pub fn render(report: &RunReport) -> String {
     connection_error(&mut out, r);
     stdout_noise(&mut out, r);
     phases_table(&mut out, r);
-    let [checks, tests, evals, bench, fuzz] = r.phases.overview();
+    let [checks, tests, evals, bench, fuzz, proto] = r.phases.overview();
     phases::checks_section(
         &mut out,
         &checks,
@@ -95,6 +96,7 @@ pub fn render(report: &RunReport) -> String {
     );
     bench::section(&mut out, &bench, r.phases.bench.results.as_ref());
     fuzz::section(&mut out, &fuzz, r.phases.fuzz.results.as_ref());
+    protocol::section(&mut out, &proto, r.phases.protocol.results.as_ref());
     out.push_str("</main>\n");
 
     out.push_str(&format!(

@@ -36,6 +36,7 @@ mod bench;
 mod evals;
 mod fuzz;
 mod phases;
+mod protocol;
 mod xml;
 
 #[cfg(test)]
@@ -89,7 +90,7 @@ pub fn render_with(report: &RunReport, options: &JunitOptions) -> String {
 
     suites.extend(server_suite(r));
 
-    let [checks, tests, evals, bench, fuzz] = r.phases.overview();
+    let [checks, tests, evals, bench, fuzz, proto] = r.phases.overview();
     suites.push(phases::checks_suite(&checks, &r.phases.checks.results));
     suites.push(phases::tests_suite(
         &tests,
@@ -102,6 +103,7 @@ pub fn render_with(report: &RunReport, options: &JunitOptions) -> String {
     }
     suites.push(bench::suite(&bench, r.phases.bench.results.as_ref()));
     suites.push(fuzz::suite(&fuzz, r.phases.fuzz.results.as_ref()));
+    suites.push(protocol::suite(&proto, r.phases.protocol.results.as_ref()));
     for mut suite in suites {
         if let Some(t) = started {
             suite.set_timestamp(t);

@@ -9,6 +9,7 @@ mod evals;
 mod fuzz;
 mod list;
 pub mod pr_comment;
+mod protocol;
 mod text;
 
 #[cfg(test)]
@@ -53,9 +54,10 @@ fn render_within(report: &RunReport, budget: usize) -> String {
     let findings = finding_rows(&r.phases.checks.results);
     let failed = failed_test_rows(r);
     let fuzzed = fuzz::findings(r.phases.fuzz.results.as_ref());
+    let protocol = protocol::findings(r.phases.protocol.results.as_ref());
     let blocks = view.as_ref().map_or_else(Vec::new, evals::blocks);
     let fixed: usize = blocks.iter().map(|b| b.head.len() + b.tail.len()).sum();
-    let mut lists = vec![&findings, &failed, &fuzzed];
+    let mut lists = vec![&findings, &failed, &fuzzed, &protocol];
     lists.extend(blocks.iter().map(|b| &b.misses));
     let available = budget.saturating_sub(out.len() + fixed + lists.len() * SECTION_OVERHEAD);
     let allotments = share(
@@ -65,7 +67,8 @@ fn render_within(report: &RunReport, budget: usize) -> String {
     findings.render_into(&mut out, allotments[0]);
     failed.render_into(&mut out, allotments[1]);
     fuzzed.render_into(&mut out, allotments[2]);
-    for (block, allotment) in blocks.iter().zip(&allotments[3..]) {
+    protocol.render_into(&mut out, allotments[3]);
+    for (block, allotment) in blocks.iter().zip(&allotments[4..]) {
         out.push_str(&block.head);
         block.misses.render_into(&mut out, *allotment);
         out.push_str(&block.tail);
@@ -77,7 +80,7 @@ fn render_within(report: &RunReport, budget: usize) -> String {
 /// One row per phase, then a blank line.
 fn phase_table(r: &RunReport, view: Option<&EvalsView<'_>>) -> String {
     let mut out = String::from("| Phase | Result |\n|---|---|\n");
-    let [checks, tests, evals, bench, fuzz] = r.phases.overview();
+    let [checks, tests, evals, bench, fuzz, proto] = r.phases.overview();
     out.push_str(&phase_row(
         &checks,
         checks_result(&checks, &r.phases.checks.results),
@@ -94,6 +97,10 @@ fn phase_table(r: &RunReport, view: Option<&EvalsView<'_>>) -> String {
     out.push_str(&phase_row(
         &fuzz,
         fuzz::result(&fuzz, r.phases.fuzz.results.as_ref()),
+    ));
+    out.push_str(&phase_row(
+        &proto,
+        protocol::result(&proto, r.phases.protocol.results.as_ref()),
     ));
     out.push('\n');
     out.push_str(&bench::table(r.phases.bench.results.as_ref()));

@@ -1,9 +1,9 @@
 //! Static-check results: findings with their severity.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Severity of a static-check finding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Fails the run.

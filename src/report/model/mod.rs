@@ -10,12 +10,14 @@ mod checks;
 mod evals;
 mod fuzz;
 mod history;
+mod protocol;
 pub mod rates;
 mod suite;
 
 pub use bench::{BaselineDelta, BaselineInfo, BenchResults, BenchTargetResult, Latency, Limits};
 pub use checks::{ChecksResults, Finding, Severity};
 pub use fuzz::{FuzzFinding, FuzzResults, FuzzTool};
+pub use protocol::{ProtocolCheck, ProtocolResults};
 
 /// How "no tool" is written wherever a tool name would be.
 pub const NO_TOOL: &str = "(no tool)";
@@ -286,6 +288,8 @@ pub struct Phases {
     pub bench: Phase<Option<BenchResults>>,
     /// Schema fuzzing.
     pub fuzz: Phase<Option<FuzzResults>>,
+    /// The server's protocol behaviour.
+    pub protocol: Phase<Option<ProtocolResults>>,
 }
 
 impl PhaseStatus {
@@ -317,7 +321,7 @@ pub struct PhaseOverview<'a> {
 
 impl Phases {
     /// All five phases in run order, without their results.
-    pub fn overview(&self) -> [PhaseOverview<'_>; 5] {
+    pub fn overview(&self) -> [PhaseOverview<'_>; 6] {
         fn view<'a, T>(
             key: &'static str,
             title: &'static str,
@@ -337,6 +341,7 @@ impl Phases {
             view("evals", "Evals", &self.evals),
             view("bench", "Bench", &self.bench),
             view("fuzz", "Fuzz", &self.fuzz),
+            view("protocol", "Protocol", &self.protocol),
         ]
     }
 }

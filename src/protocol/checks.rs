@@ -1,0 +1,535 @@
+//! The checks over stdio. Each opens its own probe on a fresh server process, or shares the
+//! session probe where order does not matter; malformed input and batches come last on
+//! processes of their own, as they may break a server.
+
+use serde_json::{Map, Value, json};
+
+use super::probe::{Line, PROBE_VERSION, Probe, brief, error_code};
+use super::{PROTOCOL_CHECK_IDS, ProtocolRun, Verdict};
+use crate::mcp::stdio::StdioSpec;
+
+/// The version no server supports, for the negotiation check.
+const BOGUS_VERSION: &str = "1999-01-01";
+/// Pages followed before the pagination check gives up.
+const MAX_PAGES: usize = 100;
+/// Resources and prompts fetched at most.
+const MAX_ITEMS: usize = 5;
+
+/// The probes of one phase over stdio: the shared session and what its handshake said.
+pub(super) struct Stdio<'a> {
+    spec: &'a StdioSpec,
+    run: &'a ProtocolRun<'a>,
+    session: Option<Probe>,
+    init: Option<Value>,
+    /// Set once `initialized` failed: the shared session is unusable.
+    broken: bool,
+}
+
+/// The checks that need their own fresh process rather than the shared session.
+const OWN_PROCESS: [&str; 4] = ["init-version", "before-initialize", "batch", "malformed"];
+
+impl<'a> Stdio<'a> {
+    pub(super) fn new(spec: &'a StdioSpec, run: &'a ProtocolRun<'a>) -> Stdio<'a> {
+        Stdio {
+            spec,
+            run,
+            session: None,
+            init: None,
+            broken: false,
+        }
+    }
+
+    /// The version the shared session negotiated.
+    pub(super) fn version(&self) -> Option<String> {
+        self.init.as_ref()?["protocolVersion"]
+            .as_str()
+            .map(str::to_owned)
+    }
+
+    /// Every check, in order; turned-off ones and those after an interrupt are skipped.
+    pub(super) fn all(&mut self) -> Vec<(&'static str, Verdict)> {
+        let mut out = Vec::new();
+        let setup = self.open_session();
+        for id in PROTOCOL_CHECK_IDS {
+            let verdict = if self.run.disabled.iter().any(|d| d == id) {
+                Verdict::Skip("turned off with protocol.disable".into())
+            } else if self.run.interrupt.is_set() {
+                Verdict::Skip("the run was interrupted".into())
+            } else if let (Err(why), false) = (&setup, *id == "before-initialize") {
+                Verdict::Skip(why.clone())
+            } else if self.broken && !OWN_PROCESS.contains(id) {
+                Verdict::Skip(
+                    "the session does not work after `initialized` (see that check)".into(),
+                )
+            } else {
+                self.check(id)
+            };
+            if *id == "initialized" && matches!(verdict, Verdict::Fail(_)) {
+                self.broken = true;
+            }
+            out.push((*id, verdict));
+        }
+        out
+    }
+
+    fn check(&mut self, id: &str) -> Verdict {
+        match id {
+            "init-version" => self.init_version(),
+            "initialized" => self.initialized(),
+            "before-initialize" => self.before_initialize(),
+            "ping" => self.ping(),
+            "unknown-method" => self.unknown_method(),
+            "notifications" => self.notifications(),
+            "capabilities" => self.capabilities(),
+            "unadvertised" => self.unadvertised(),
+            "logging" => self.logging(),
+            "unknown-tool" => self.unknown_tool(),
+            "invalid-arguments" => self.invalid_arguments(),
+            "invalid-cursor" => self.invalid_cursor(),
+            "pagination" => self.pagination(),
+            "resources-read" => self.resources_read(),
+            "prompts-get" => self.prompts_get(),
+            "batch" => self.batch(),
+            "malformed" => self.malformed(),
+            other => Verdict::Skip(format!("no probe for `{other}`")),
+        }
+    }
+
+    fn fresh(&self) -> Result<Probe, String> {
+        Probe::spawn(self.spec, self.run.timeout)
+    }
+
+    /// The shared session: a handshake asking for [`PROBE_VERSION`].
+    fn open_session(&mut self) -> Result<(), String> {
+        let mut probe = self.fresh()?;
+        let init = probe.handshake(PROBE_VERSION).map_err(|e| {
+            format!(
+                "{e}; the protocol checks need the `initialize` lifecycle (2025-11-25 and earlier)"
+            )
+        })?;
+        self.init = Some(init);
+        self.session = Some(probe);
+        Ok(())
+    }
+
+    fn probe(&mut self) -> &mut Probe {
+        self.session
+            .as_mut()
+            .expect("the checks that use the session run only after it opened")
+    }
+
+    fn capability(&self, name: &str) -> bool {
+        self.init
+            .as_ref()
+            .and_then(|i| i.get("capabilities"))
+            .and_then(|c| c.get(name))
+            .is_some_and(|v| !v.is_null())
+    }
+
+    fn init_version(&mut self) -> Verdict {
+        let mut probe = match self.fresh() {
+            Ok(p) => p,
+            Err(e) => return Verdict::Fail(e),
+        };
+        let answer = match probe.call("initialize", super::probe::init_params(BOGUS_VERSION)) {
+            Ok(a) => a,
+            Err(w) => return Verdict::Fail(format!("`initialize` for {BOGUS_VERSION} got {w}")),
+        };
+        let Some(result) = answer.get("result") else {
+            return Verdict::Fail(format!(
+                "`initialize` for {BOGUS_VERSION} was refused instead of answered with a \
+                 supported version: {}",
+                brief(&answer)
+            ));
+        };
+        let version = result.get("protocolVersion").and_then(Value::as_str);
+        let missing: Vec<&str> = ["capabilities", "serverInfo"]
+            .into_iter()
+            .filter(|k| !result.get(*k).is_some_and(Value::is_object))
+            .collect();
+        match version {
+            None => Verdict::Fail("the `initialize` result has no `protocolVersion`".into()),
+            Some(BOGUS_VERSION) => Verdict::Fail(format!(
+                "`initialize` echoed the unsupported version {BOGUS_VERSION}"
+            )),
+            Some(_) if !missing.is_empty() => Verdict::Fail(format!(
+                "the `initialize` result lacks {}",
+                missing.join(" and ")
+            )),
+            Some(_) => Verdict::Pass,
+        }
+    }
+
+    fn initialized(&mut self) -> Verdict {
+        let method = if self.capability("tools") {
+            "tools/list"
+        } else {
+            "ping"
+        };
+        result_of(self.probe().call(method, json!({})), method)
+    }
+
+    fn before_initialize(&mut self) -> Verdict {
+        let mut probe = match self.fresh() {
+            Ok(p) => p,
+            Err(e) => return Verdict::Fail(e),
+        };
+        match probe.call("tools/list", json!({})) {
+            Ok(a) if a.get("error").is_some() => Verdict::Pass,
+            Ok(a) => Verdict::Fail(format!(
+                "`tools/list` before `initialize` was answered: {}",
+                brief(&a)
+            )),
+            Err(w) => Verdict::Fail(format!("`tools/list` before `initialize` got {w}")),
+        }
+    }
+
+    fn ping(&mut self) -> Verdict {
+        match self.probe().call("ping", json!({})) {
+            Ok(a) if a.get("result").is_some_and(Value::is_object) => Verdict::Pass,
+            Ok(a) => Verdict::Fail(format!("`ping` was answered with {}", brief(&a))),
+            Err(w) => Verdict::Fail(format!("`ping` got {w}")),
+        }
+    }
+
+    fn unknown_method(&mut self) -> Verdict {
+        let method = "toolproof/no-such-method";
+        match self.probe().call(method, json!({})) {
+            Ok(a) if error_code(&a) == Some(-32601) => Verdict::Pass,
+            Ok(a) => Verdict::Fail(format!("`{method}` was answered with {}", brief(&a))),
+            Err(w) => Verdict::Fail(format!("`{method}` got {w}")),
+        }
+    }
+
+    fn notifications(&mut self) -> Verdict {
+        let probe = self.probe();
+        probe.notify("notifications/toolproof/probe");
+        probe.notify("notifications/roots/list_changed");
+        let id = probe.request("ping", json!({}));
+        let mut others = Vec::new();
+        match probe.response_to(id, &mut others) {
+            Ok(_) => {}
+            Err(w) => return Verdict::Fail(format!("`ping` after the notifications got {w}")),
+        }
+        match others.first() {
+            None => Verdict::Pass,
+            Some(Line::Json(v)) => {
+                Verdict::Fail(format!("a notification was answered: {}", brief(v)))
+            }
+            Some(Line::Text(t)) => Verdict::Fail(format!("a notification was answered: {t}")),
+        }
+    }
+
+    fn capabilities(&mut self) -> Verdict {
+        let mut fails = Vec::new();
+        for (cap, method) in LISTS {
+            if !self.capability(cap) {
+                continue;
+            }
+            if let Verdict::Fail(why) = result_of(self.probe().call(method, json!({})), method) {
+                fails.push(format!("`{cap}` is advertised but {why}"));
+            }
+        }
+        joined(fails)
+    }
+
+    fn unadvertised(&mut self) -> Verdict {
+        let mut fails = Vec::new();
+        let mut tried = 0;
+        for (cap, method) in LISTS {
+            if self.capability(cap) {
+                continue;
+            }
+            tried += 1;
+            match self.probe().call(method, json!({})) {
+                Ok(a) if a.get("result").is_some() => fails.push(format!(
+                    "`{method}` answered with a result although `{cap}` is not advertised"
+                )),
+                Ok(_) => {}
+                Err(w) => fails.push(format!("`{method}` got {w}")),
+            }
+        }
+        if tried == 0 {
+            return Verdict::Skip("the server advertises tools, resources and prompts".into());
+        }
+        joined(fails)
+    }
+
+    fn logging(&mut self) -> Verdict {
+        if !self.capability("logging") {
+            return Verdict::Skip("the server does not advertise `logging`".into());
+        }
+        let method = "logging/setLevel";
+        result_of(self.probe().call(method, json!({"level": "info"})), method)
+    }
+
+    fn unknown_tool(&mut self) -> Verdict {
+        if !self.capability("tools") {
+            return Verdict::Skip("the server does not advertise `tools`".into());
+        }
+        let params = json!({"name": "toolproof-no-such-tool", "arguments": {}});
+        refused(self.probe().call("tools/call", params), "the unknown tool")
+    }
+
+    fn invalid_arguments(&mut self) -> Verdict {
+        if !self.capability("tools") {
+            return Verdict::Skip("the server does not advertise `tools`".into());
+        }
+        let tools = match self.probe().call("tools/list", json!({})) {
+            Ok(a) => a["result"]["tools"].as_array().cloned().unwrap_or_default(),
+            Err(w) => return Verdict::Fail(format!("`tools/list` got {w}")),
+        };
+        let Some(tool) = tools.iter().find(|t| callable_without_harm(t)) else {
+            return Verdict::Skip(
+                "no tool on the first page has required arguments and is marked not destructive"
+                    .into(),
+            );
+        };
+        let name = tool["name"].as_str().unwrap_or_default().to_owned();
+        let params = json!({"name": name, "arguments": {}});
+        refused(
+            self.probe().call("tools/call", params),
+            &format!("`{name}` without its required arguments"),
+        )
+    }
+
+    fn invalid_cursor(&mut self) -> Verdict {
+        let params = json!({"cursor": "toolproof-never-issued-cursor"});
+        match self.probe().call("tools/list", params) {
+            Ok(a) if error_code(&a) == Some(-32602) => Verdict::Pass,
+            Ok(a) => Verdict::Fail(format!(
+                "`tools/list` with a cursor it never issued was answered with {}",
+                brief(&a)
+            )),
+            Err(w) => Verdict::Fail(format!("`tools/list` with an invalid cursor got {w}")),
+        }
+    }
+
+    fn pagination(&mut self) -> Verdict {
+        let mut seen: Vec<String> = Vec::new();
+        let mut params = json!({});
+        for _ in 0..MAX_PAGES {
+            let answer = match self.probe().call("tools/list", params) {
+                Ok(a) => a,
+                Err(w) => return Verdict::Fail(format!("`tools/list` got {w}")),
+            };
+            let Some(result) = answer.get("result") else {
+                return match seen.last() {
+                    Some(c) => Verdict::Fail(format!(
+                        "the cursor {c:?} the server issued was refused: {}",
+                        brief(&answer)
+                    )),
+                    None => Verdict::Skip("`tools/list` fails (see `capabilities`)".into()),
+                };
+            };
+            let Some(cursor) = result.get("nextCursor").and_then(Value::as_str) else {
+                return if seen.is_empty() {
+                    Verdict::Skip("the tool list fits one page".into())
+                } else {
+                    Verdict::Pass
+                };
+            };
+            if seen.iter().any(|c| c == cursor) {
+                return Verdict::Fail(format!("the cursor {cursor:?} came back a second time"));
+            }
+            seen.push(cursor.to_owned());
+            params = json!({"cursor": cursor});
+        }
+        Verdict::Fail(format!(
+            "the tool list did not end within {MAX_PAGES} pages"
+        ))
+    }
+
+    fn resources_read(&mut self) -> Verdict {
+        if !self.capability("resources") {
+            return Verdict::Skip("the server does not advertise `resources`".into());
+        }
+        let listed = self.listed("resources/list", "resources");
+        if listed.is_empty() {
+            return Verdict::Skip("the server lists no resources".into());
+        }
+        let mut fails = Vec::new();
+        for r in listed.iter().take(MAX_ITEMS) {
+            let uri = r["uri"].as_str().unwrap_or_default();
+            match self.probe().call("resources/read", json!({"uri": uri})) {
+                Ok(a) if a["result"]["contents"].is_array() => {}
+                Ok(a) => fails.push(format!("reading {uri:?} gave {}", brief(&a))),
+                Err(w) => fails.push(format!("reading {uri:?} got {w}")),
+            }
+        }
+        joined(fails)
+    }
+
+    fn prompts_get(&mut self) -> Verdict {
+        if !self.capability("prompts") {
+            return Verdict::Skip("the server does not advertise `prompts`".into());
+        }
+        let listed = self.listed("prompts/list", "prompts");
+        if listed.is_empty() {
+            return Verdict::Skip("the server lists no prompts".into());
+        }
+        let mut fails = Vec::new();
+        for p in listed.iter().take(MAX_ITEMS) {
+            let name = p["name"].as_str().unwrap_or_default();
+            let args: Map<String, Value> = p["arguments"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|a| a["required"] == true)
+                .filter_map(|a| a["name"].as_str())
+                .map(|n| (n.to_owned(), json!("toolproof")))
+                .collect();
+            let params = json!({"name": name, "arguments": args});
+            match self.probe().call("prompts/get", params) {
+                Ok(a) if a["result"]["messages"].is_array() => {}
+                Ok(a) => fails.push(format!("getting {name:?} gave {}", brief(&a))),
+                Err(w) => fails.push(format!("getting {name:?} got {w}")),
+            }
+        }
+        joined(fails)
+    }
+
+    /// The first page of a list, empty when it fails.
+    fn listed(&mut self, method: &str, key: &str) -> Vec<Value> {
+        self.probe()
+            .call(method, json!({}))
+            .ok()
+            .and_then(|a| a["result"][key].as_array().cloned())
+            .unwrap_or_default()
+    }
+
+    fn batch(&mut self) -> Verdict {
+        let mut probe = match self.fresh() {
+            Ok(p) => p,
+            Err(e) => return Verdict::Fail(e),
+        };
+        let version = match probe.handshake(PROBE_VERSION) {
+            Ok(init) => init["protocolVersion"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+            Err(e) => return Verdict::Fail(e),
+        };
+        if let Err(w) = probe.call("ping", json!({})) {
+            return Verdict::Fail(format!("`ping` after the handshake got {w}"));
+        }
+        let id = probe.id();
+        probe.send(&json!([{"jsonrpc": "2.0", "id": id, "method": "ping"}]));
+        let marker = probe.request("ping", json!({}));
+        let mut others = Vec::new();
+        if let Err(w) = probe.response_to(marker, &mut others) {
+            return Verdict::Fail(format!("`ping` after the batch got {w}"));
+        }
+        let processed = others.iter().any(|l| {
+            matches!(l, Line::Json(Value::Array(items))
+                if items.iter().any(|i| i.get("result").is_some()))
+        });
+        let refused = others
+            .iter()
+            .any(|l| matches!(l, Line::Json(v) if v.get("error").is_some()));
+        if version == "2025-03-26" {
+            return if processed {
+                Verdict::Pass
+            } else {
+                Verdict::Fail("revision 2025-03-26 requires batches, but a batch of one `ping` was not answered with an array".into())
+            };
+        }
+        match (processed, refused) {
+            (true, _) => Verdict::Fail(format!(
+                "a batch was processed although revision {version} removed batching"
+            )),
+            (false, true) => Verdict::Pass,
+            (false, false) => Verdict::Fail("a batch got no answer at all".into()),
+        }
+    }
+
+    fn malformed(&mut self) -> Verdict {
+        let mut probe = match self.fresh() {
+            Ok(p) => p,
+            Err(e) => return Verdict::Fail(e),
+        };
+        if let Err(e) = probe.handshake(PROBE_VERSION) {
+            return Verdict::Fail(e);
+        }
+        // Whatever the handshake left behind (`notifications` finds it) is read first.
+        if let Err(w) = probe.call("ping", json!({})) {
+            return Verdict::Fail(format!("`ping` after the handshake got {w}"));
+        }
+        let mut fails = Vec::new();
+        probe.send_raw("{this is not json");
+        if let Some(why) = answered_with(&mut probe, &[-32700]) {
+            fails.push(format!("a line that is not JSON {why}"));
+        }
+        let id = probe.id();
+        probe.send(&json!({"jsonrpc": "2.0", "id": id, "method": 42}));
+        if let Some(why) = answered_with(&mut probe, &[-32600, -32700]) {
+            fails.push(format!("a request whose `method` is 42 {why}"));
+        }
+        joined(fails)
+    }
+}
+
+/// The three list methods and their capabilities.
+const LISTS: [(&str, &str); 3] = [
+    ("tools", "tools/list"),
+    ("resources", "resources/list"),
+    ("prompts", "prompts/list"),
+];
+
+/// After something that deserves an error: sends a `ping` and looks at what came before its
+/// answer. `None` when an error with one of `codes` came; else what happened instead.
+fn answered_with(probe: &mut Probe, codes: &[i64]) -> Option<String> {
+    let marker = probe.request("ping", json!({}));
+    let mut others = Vec::new();
+    if let Err(w) = probe.response_to(marker, &mut others) {
+        return Some(format!("was followed by a `ping` that got {w}"));
+    }
+    let errors: Vec<&Value> = others
+        .iter()
+        .filter_map(|l| match l {
+            Line::Json(v) if v.get("error").is_some() => Some(v),
+            _ => None,
+        })
+        .collect();
+    match errors.first() {
+        None => Some("got no answer".into()),
+        Some(e) if error_code(e).is_some_and(|c| codes.contains(&c)) => None,
+        Some(e) => Some(format!("was answered with {}", brief(e))),
+    }
+}
+
+/// Pass when the answer has a result.
+fn result_of(answer: Result<Value, super::probe::Waited>, method: &str) -> Verdict {
+    match answer {
+        Ok(a) if a.get("result").is_some() => Verdict::Pass,
+        Ok(a) => Verdict::Fail(format!("`{method}` was answered with {}", brief(&a))),
+        Err(w) => Verdict::Fail(format!("`{method}` got {w}")),
+    }
+}
+
+/// Pass when a `tools/call` answer is a JSON-RPC error or an `isError` result.
+fn refused(answer: Result<Value, super::probe::Waited>, what: &str) -> Verdict {
+    match answer {
+        Ok(a) if a.get("error").is_some() || a["result"]["isError"] == true => Verdict::Pass,
+        Ok(a) => Verdict::Fail(format!("calling {what} succeeded: {}", brief(&a))),
+        Err(w) => Verdict::Fail(format!("calling {what} got {w}")),
+    }
+}
+
+/// A tool with required arguments that does not say it is destructive (called without them).
+fn callable_without_harm(tool: &Value) -> bool {
+    let required = tool["inputSchema"]["required"]
+        .as_array()
+        .is_some_and(|r| !r.is_empty());
+    let annotations = &tool["annotations"];
+    let harmless = annotations["readOnlyHint"] == true || annotations["destructiveHint"] == false;
+    required && (harmless || annotations["destructiveHint"].is_null())
+}
+
+fn joined(fails: Vec<String>) -> Verdict {
+    if fails.is_empty() {
+        Verdict::Pass
+    } else {
+        Verdict::Fail(fails.join("; "))
+    }
+}

@@ -1,0 +1,59 @@
+//! The protocol phase's settings: `toolproof protocol` flags > the `protocol:` section > the
+//! defaults. `run` has them only when the config has a `protocol:` section.
+
+use std::time::Duration;
+
+use super::CommandKind;
+use crate::cli::{ProtocolArgs, switch};
+use crate::config::{ConfigError, ProtocolConfig, limits};
+
+/// Everything the protocol phase needs, resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProtocolSettings {
+    strict: bool,
+    disable: Vec<String>,
+    timeout_ms: f64,
+}
+
+impl ProtocolSettings {
+    /// Failed warnings fail the phase.
+    pub fn strict(&self) -> bool {
+        self.strict
+    }
+    /// Check ids turned off.
+    pub fn disable(&self) -> &[String] {
+        &self.disable
+    }
+    /// How long a probe waits for one answer.
+    pub fn timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.timeout_ms / 1000.0)
+    }
+}
+
+/// The settings of `protocol` (the section or its defaults) and of `run` (with a `protocol:`
+/// section); `None` otherwise.
+pub(super) fn resolve(
+    command: CommandKind,
+    flags: Option<&ProtocolArgs>,
+    section: Option<&ProtocolConfig>,
+) -> Result<Option<ProtocolSettings>, ConfigError> {
+    let cfg = match (command, section) {
+        (CommandKind::Protocol, s) => s.cloned().unwrap_or_default(),
+        (CommandKind::Run, Some(s)) => s.clone(),
+        _ => return Ok(None),
+    };
+    let timeout_ms = flags.and_then(|f| f.timeout_ms).unwrap_or(cfg.timeout_ms);
+    if !(timeout_ms > 0.0 && timeout_ms <= limits::MAX_DURATION_MS) {
+        return Err(ConfigError::new(format!(
+            "--timeout-ms / protocol.timeout_ms must be above 0 and at most {} milliseconds, got {timeout_ms}",
+            limits::MAX_DURATION_MS
+        )));
+    }
+    Ok(Some(ProtocolSettings {
+        strict: flags
+            .and_then(|f| switch(f.strict, f.no_strict))
+            .unwrap_or(cfg.strict),
+        disable: cfg.disable,
+        timeout_ms,
+    }))
+}
