@@ -150,6 +150,8 @@ mod http;
 mod http1;
 #[path = "fake_mcp/http_faults.rs"]
 mod http_faults;
+#[path = "fake_mcp/http_protocol.rs"]
+mod http_protocol;
 #[path = "fake_mcp/opts.rs"]
 mod opts;
 #[path = "fake_mcp/server.rs"]

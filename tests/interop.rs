@@ -550,5 +550,7 @@ mod action;
 mod html;
 #[path = "interop/junit.rs"]
 mod junit;
+#[path = "interop/protocol.rs"]
+mod protocol;
 #[path = "interop/yaml11.rs"]
 mod yaml11;

@@ -20,7 +20,7 @@ use crate::server::{
 const ASK_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Writes a complete response with a `Content-Length` body.
-fn write_full(
+pub fn write_full(
     w: &mut impl Write,
     status: u16,
     content_type: Option<&str>,
@@ -292,6 +292,9 @@ fn answer(server: &Arc<Server>, req: &Request, stream: &mut TcpStream) -> io::Re
             return Ok(ka);
         }
     }
+    if let Some(done) = crate::http_protocol::screen(&server.opts, req, stream) {
+        return done;
+    }
     if req.method == "GET"
         && let Some(done) = crate::http_faults::resume_get(&server.opts, req, stream)
     {
@@ -340,7 +343,12 @@ fn delete(server: &Server, req: &Request, stream: &mut TcpStream) -> io::Result<
         )?;
         return Ok(ka);
     };
-    if lock(&server.sessions).remove(sid).is_some() {
+    let ended = if server.opts.planted("http-delete") {
+        lock(&server.sessions).contains_key(sid)
+    } else {
+        lock(&server.sessions).remove(sid).is_some()
+    };
+    if ended {
         write_full(stream, 204, None, &[], b"", ka)?;
     } else {
         write_json(stream, 404, &[], &refusal(-32001, "Session not found"), ka)?;
@@ -425,7 +433,8 @@ fn post(server: &Arc<Server>, req: &Request, stream: &mut TcpStream) -> io::Resu
         return Ok(ka);
     }
     let accept = req.header("accept").unwrap_or("").to_ascii_lowercase();
-    if !(accept.contains("application/json") && accept.contains("text/event-stream")) {
+    let acceptable = accept.contains("application/json") && accept.contains("text/event-stream");
+    if !acceptable && !opts.planted("http-accept") {
         let body = refusal(
             -32000,
             "Not Acceptable: Accept must list application/json and text/event-stream",
@@ -492,9 +501,14 @@ fn post(server: &Arc<Server>, req: &Request, stream: &mut TcpStream) -> io::Resu
             new_session = Some(id);
         } else if let Some(sid) = sid {
             let Some(session) = lock(&server.sessions).get(sid).cloned() else {
+                let foreign = !sid.starts_with("fake");
                 write_json(
                     stream,
-                    404,
+                    if foreign && opts.planted("http-unknown-session") {
+                        400
+                    } else {
+                        404
+                    },
                     &[],
                     &refusal_of(&msg, -32001, "Session not found"),
                     ka,
@@ -502,7 +516,8 @@ fn post(server: &Arc<Server>, req: &Request, stream: &mut TcpStream) -> io::Resu
                 return Ok(ka);
             };
             let sent = req.header("mcp-protocol-version");
-            let fine = sent == Some(session.version.as_str())
+            let fine = opts.planted("http-protocol-version")
+                || sent == Some(session.version.as_str())
                 || (sent.is_none() && session.version == "2025-03-26");
             if !fine {
                 let body = refusal_of(
@@ -518,7 +533,9 @@ fn post(server: &Arc<Server>, req: &Request, stream: &mut TcpStream) -> io::Resu
                 return Ok(ka);
             }
             ctx.session = Some(session);
-        } else if method != Some("server/discover") {
+        } else if method != Some("server/discover")
+            && !(method == Some("ping") && opts.planted("http-missing-session"))
+        {
             write_json(
                 stream,
                 400,
@@ -601,6 +618,9 @@ fn post(server: &Arc<Server>, req: &Request, stream: &mut TcpStream) -> io::Resu
             )?;
         }
         None if peer.started => peer.finish(),
+        None if opts.planted("http-notification") => {
+            write_full(peer.stream, 200, None, &[], b"", ka)?;
+        }
         None => write_full(peer.stream, 202, None, &[], b"", ka)?,
     }
     Ok(ka && !peer.broken)

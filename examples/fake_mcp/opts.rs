@@ -139,7 +139,7 @@ pub enum Fault {
 }
 
 /// Every fault with its command-line name and a one-line summary.
-pub const FAULTS: [(&str, Fault, &str); 68] = [
+pub const FAULTS: [(&str, Fault, &str); 78] = [
     (
         "no-description",
         Fault::NoDescription,
@@ -467,6 +467,56 @@ pub const FAULTS: [(&str, Fault, &str); 68] = [
         "protocol-malformed",
         Fault::Protocol("malformed"),
         "ignore lines that are not JSON and invalid requests",
+    ),
+    (
+        "protocol-list-changed",
+        Fault::Protocol("list-changed"),
+        "send notifications/tools/list_changed on tools/list without advertising listChanged",
+    ),
+    (
+        "protocol-http-session",
+        Fault::Protocol("http-session"),
+        "HTTP: issue session ids with spaces in them",
+    ),
+    (
+        "protocol-http-missing-session",
+        Fault::Protocol("http-missing-session"),
+        "HTTP: answer a ping that carries no session id",
+    ),
+    (
+        "protocol-http-unknown-session",
+        Fault::Protocol("http-unknown-session"),
+        "HTTP: answer a session id it never issued with 400, not 404",
+    ),
+    (
+        "protocol-http-delete",
+        Fault::Protocol("http-delete"),
+        "HTTP: DELETE answers 204 but the session lives on",
+    ),
+    (
+        "protocol-http-protocol-version",
+        Fault::Protocol("http-protocol-version"),
+        "HTTP: accept any MCP-Protocol-Version header",
+    ),
+    (
+        "protocol-http-accept",
+        Fault::Protocol("http-accept"),
+        "HTTP: ignore the Accept header",
+    ),
+    (
+        "protocol-http-notification",
+        Fault::Protocol("http-notification"),
+        "HTTP: answer notifications with 200 instead of 202",
+    ),
+    (
+        "protocol-http-get",
+        Fault::Protocol("http-get"),
+        "HTTP: answer GET with 200 application/json",
+    ),
+    (
+        "protocol-http-origin",
+        Fault::Protocol("http-origin"),
+        "HTTP: accept requests from any Origin",
     ),
 ];
 

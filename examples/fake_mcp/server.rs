@@ -255,6 +255,9 @@ impl Server {
 
     /// A fresh session id (visible ASCII).
     pub fn new_session_id(&self) -> String {
+        if self.opts.planted("http-session") {
+            return format!("fake session {}", self.next_number());
+        }
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_nanos() as u64)
@@ -331,6 +334,7 @@ impl Server {
         }
         if self.opts.prompts {
             caps.insert("prompts".into(), json!({}));
+            caps.insert("completions".into(), json!({}));
         }
         if self.opts.has(Fault::Notifications) || self.opts.planted("logging") {
             caps.insert("logging".into(), json!({}));
@@ -542,6 +546,11 @@ impl Server {
             "ping" if self.opts.planted("ping") => Err(not_found()),
             "ping" => Ok(json!({})),
             "tools/list" => {
+                if self.opts.planted("list-changed") {
+                    peer.notify(&json!({
+                        "jsonrpc": "2.0", "method": "notifications/tools/list_changed"
+                    }));
+                }
                 self.ask_client_once(ctx, modern, peer);
                 self.list_tools(params)
             }
@@ -564,6 +573,15 @@ impl Server {
             }
             "prompts/list" if self.opts.prompts || self.opts.planted("unadvertised") => {
                 Ok(json!({"prompts": [catalog::prompt()]}))
+            }
+            "completion/complete" if self.opts.prompts => {
+                let who = params["ref"]["name"] == "greet" && params["argument"]["name"] == "who";
+                let values = if who {
+                    json!(["Ada", "Grace"])
+                } else {
+                    json!([])
+                };
+                Ok(json!({"completion": {"values": values, "hasMore": false}}))
             }
             "prompts/get" if self.opts.planted("prompts-get") => {
                 Err(RpcError::new(-32603, "cannot render prompts today"))

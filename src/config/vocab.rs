@@ -211,15 +211,24 @@ pub const PROTOCOL_CHECKS: &[ProtocolCheckInfo] = &[
     },
     ProtocolCheckInfo {
         id: "prompts-get",
-        summary: "warning: `prompts/get` of a listed prompt, its required arguments filled, \
-                  fails or has no `messages`",
+        summary: "warning: `prompts/get` of a listed prompt fails or has no `messages` (its \
+                  required arguments filled with the server's completions; where toolproof had \
+                  to make a value up, an error answer is accepted)",
         why: "prompts: a listed prompt is one a client can get; the specification has no MUST \
               for it",
     },
     ProtocolCheckInfo {
+        id: "list-changed",
+        summary: "warning: the server sends `notifications/tools/list_changed` (or the \
+                  resources or prompts one) without advertising `listChanged` for it",
+        why: "capabilities: `listChanged` says whether the server will emit list-change \
+              notifications; a client that was told it will not may ignore them",
+    },
+    ProtocolCheckInfo {
         id: "batch",
         summary: "warning: a JSON-RPC batch is processed on revisions that removed batching \
-                  (2025-06-18 on), or not answered on 2025-03-26, which requires it",
+                  (2025-06-18 on; refusing or ignoring it is fine), or not answered on \
+                  2025-03-26, which requires it",
         why: "2025-06-18 removed batching, so a batch is an invalid request there (no MUST to \
               refuse it); 2025-03-26 says implementations MUST support receiving batches",
     },
@@ -229,6 +238,70 @@ pub const PROTOCOL_CHECKS: &[ProtocolCheckInfo] = &[
                   whose `method` is not a string not with -32600",
         why: "JSON-RPC 2.0 defines both errors, but MCP does not require answering input a \
               conforming client never sends",
+    },
+    ProtocolCheckInfo {
+        id: "http-session",
+        summary: "error: the `Mcp-Session-Id` the server issued has characters other than \
+                  visible ASCII, or a request carrying it is refused",
+        why: "streamable HTTP, session management: the id MUST only contain visible ASCII \
+              (0x21 to 0x7E), and clients MUST send it on every later request",
+    },
+    ProtocolCheckInfo {
+        id: "http-missing-session",
+        summary: "warning: a request without the session id the server issued is not refused \
+                  with 400",
+        why: "streamable HTTP: servers that require a session id SHOULD answer requests \
+              without one (other than initialization) with 400 Bad Request",
+    },
+    ProtocolCheckInfo {
+        id: "http-unknown-session",
+        summary: "warning: a request with a session id the server never issued is not \
+                  answered with 404",
+        why: "streamable HTTP: 404 is how a server says a session does not exist, and the \
+              answer that makes a client start a new one",
+    },
+    ProtocolCheckInfo {
+        id: "http-delete",
+        summary: "error: DELETE of a session is answered with neither 2xx nor 405, or the \
+                  session still works after it",
+        why: "streamable HTTP: the server MAY answer 405; once a session is terminated it \
+              MUST answer requests carrying its id with 404 Not Found",
+    },
+    ProtocolCheckInfo {
+        id: "http-protocol-version",
+        summary: "error: a request with an unsupported `MCP-Protocol-Version` header is not \
+                  refused with 400",
+        why: "streamable HTTP (2025-06-18 on): an invalid or unsupported \
+              MCP-Protocol-Version MUST get 400 Bad Request",
+    },
+    ProtocolCheckInfo {
+        id: "http-accept",
+        summary: "warning: a POST whose `Accept` lists neither application/json nor \
+                  text/event-stream is answered with success",
+        why: "HTTP content negotiation: the answer would be in a type the client did not \
+              accept; 406 Not Acceptable says so (the specification requires clients to list \
+              both)",
+    },
+    ProtocolCheckInfo {
+        id: "http-notification",
+        summary: "error: a POSTed notification is answered with anything but 202 Accepted \
+                  and no body",
+        why: "streamable HTTP: for an accepted notification the server MUST return 202 \
+              Accepted with no body",
+    },
+    ProtocolCheckInfo {
+        id: "http-get",
+        summary: "error: a GET asking for text/event-stream gets neither an event stream nor \
+                  405",
+        why: "streamable HTTP: the server MUST either return Content-Type: text/event-stream \
+              to a GET or else 405 Method Not Allowed",
+    },
+    ProtocolCheckInfo {
+        id: "http-origin",
+        summary: "error: a request with a foreign `Origin` header is accepted (or, on \
+                  2025-11-25, refused with a status other than 403)",
+        why: "streamable HTTP, security: servers MUST validate Origin to prevent DNS \
+              rebinding; 2025-11-25: a present and invalid Origin MUST get 403 Forbidden",
     },
 ];
 

@@ -1,13 +1,16 @@
 //! The protocol phase: checks of the server's own protocol behaviour (lifecycle, JSON-RPC,
-//! capabilities, tools, pagination, resources and prompts), each on raw probe connections to
-//! fresh server processes so that state from one probe never hides a defect from another.
+//! capabilities, tools, pagination, resources and prompts, and the streamable HTTP transport),
+//! each on raw probe connections (fresh server processes over stdio, fresh sessions over HTTP)
+//! so that state from one probe never hides a defect from another.
 //! The checks and their severities are listed in [`crate::config::vocab::PROTOCOL_CHECKS`].
 
 mod checks;
+mod http;
 pub(crate) mod probe;
 
 use std::time::Duration;
 
+use crate::config::TransportPref;
 use crate::config::vocab::PROTOCOL_CHECKS;
 use crate::mcp::ServerSpec;
 use crate::report::model::{ProtocolCheck, ProtocolResults, Severity};
@@ -44,20 +47,25 @@ pub fn run(spec: &ServerSpec, run: &ProtocolRun<'_>) -> ProtocolResults {
         ..ProtocolResults::default()
     };
     let verdicts: Vec<(&'static str, Verdict)> = match spec {
-        ServerSpec::Stdio(stdio) => {
-            results.transport = "stdio".into();
-            let mut session = checks::Stdio::new(stdio, run);
-            let verdicts = session.all();
-            results.protocol_version = session.version();
-            verdicts
-        }
-        ServerSpec::Http(_) => {
-            results.transport = "streamable-http".into();
-            let why = "the protocol probes speak only stdio so far";
+        ServerSpec::Http(h) if h.transport == TransportPref::Sse => {
+            results.transport = "sse".into();
+            let why = "the protocol probes speak stdio and streamable HTTP, not the 2024-11-05 \
+                       HTTP+SSE transport";
             PROTOCOL_CHECKS
                 .iter()
                 .map(|c| (c.id, Verdict::Skip(why.into())))
                 .collect()
+        }
+        _ => {
+            results.transport = match spec {
+                ServerSpec::Stdio(_) => "stdio",
+                ServerSpec::Http(_) => "streamable-http",
+            }
+            .into();
+            let mut session = checks::Session::new(spec, run);
+            let verdicts = session.all();
+            results.protocol_version = session.version();
+            verdicts
         }
     };
     for info in PROTOCOL_CHECKS {

@@ -1,6 +1,6 @@
-//! The protocol phase end to end: `toolproof protocol` against the fake server finds nothing on
-//! a well-behaved server and finds each planted defect (one per check) with the right
-//! severity; `run` leaves the phase off until the config has a `protocol:` section; a bad
+//! The protocol phase end to end: `toolproof protocol` against the fake server (over stdio and
+//! streamable HTTP) finds nothing on a well-behaved server and finds each planted defect (one
+//! per check) with the right severity; `run` leaves the phase off until the config has a `protocol:` section; a bad
 //! `protocol.disable` id is a config error with its place.
 
 use super::*;
@@ -13,10 +13,25 @@ fn protocol_fake(dir: &Dir, flags: &[&str], fake_args: &[&str]) -> (Out, Value) 
     args.extend(["--", fake.as_str()]);
     args.extend_from_slice(fake_args);
     let out = toolproof_in(&dir.0, &args, &[]);
-    let report =
-        serde_json::from_str(&std::fs::read_to_string(dir.path("r.json")).unwrap_or_default())
-            .unwrap_or(Value::Null);
-    (out, report)
+    (out, read_report(dir))
+}
+
+/// The same over streamable HTTP: the fake listens on loopback, the config names its URL.
+fn protocol_http_fake(dir: &Dir, flags: &[&str], fake_args: &[&str]) -> (Out, Value) {
+    let server = http_fake(fake_args);
+    dir.write(
+        "toolproof.yaml",
+        &format!("server:\n  url: {}\nprotocol: {{}}\n", server.url),
+    );
+    let mut args = vec!["protocol", "--json", "r.json", "--junit", "r.xml"];
+    args.extend_from_slice(flags);
+    let out = toolproof_in(&dir.0, &args, &[]);
+    (out, read_report(dir))
+}
+
+fn read_report(dir: &Dir) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.path("r.json")).unwrap_or_default())
+        .unwrap_or(Value::Null)
 }
 
 fn checks(report: &Value) -> Vec<Value> {
@@ -34,6 +49,23 @@ fn failed_ids(report: &Value) -> Vec<String> {
         .collect()
 }
 
+fn skipped_ids(report: &Value) -> Vec<String> {
+    checks(report)
+        .iter()
+        .filter(|c| c["status"] == "skipped")
+        .map(|c| c["id"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+/// The HTTP transport's own checks, which a stdio server skips.
+fn http_ids() -> Vec<String> {
+    toolproof::protocol::PROTOCOL_CHECK_IDS
+        .iter()
+        .filter(|id| id.starts_with("http-"))
+        .map(|id| (*id).to_owned())
+        .collect()
+}
+
 #[test]
 fn a_well_behaved_server_passes_every_protocol_check() {
     let dir = Dir::new("protocol-clean");
@@ -42,62 +74,150 @@ fn a_well_behaved_server_passes_every_protocol_check() {
     assert_eq!(failed_ids(&report), Vec::<String>::new(), "{report:#}");
     let all = checks(&report);
     assert_eq!(all.len(), toolproof::protocol::PROTOCOL_CHECK_IDS.len());
-    let passed = all.iter().filter(|c| c["status"] == "passed").count();
-    // Only `unadvertised` (everything is advertised) and `logging` (not advertised) skip.
-    assert_eq!(passed, all.len() - 2, "{report:#}");
+    // `unadvertised` (everything is advertised), `logging` (not advertised) and the HTTP
+    // transport's checks skip.
+    let mut expected = vec!["unadvertised".to_owned(), "logging".to_owned()];
+    expected.extend(http_ids());
+    assert_eq!(skipped_ids(&report), expected, "{report:#}");
     assert_eq!(report["phases"]["protocol"]["status"], "passed");
+    assert_eq!(
+        report["phases"]["protocol"]["results"]["transport"],
+        "stdio"
+    );
     assert_eq!(report["phases"]["checks"]["status"], "skipped");
     assert!(out.stdout.contains("Protocol: PASS"), "{}", out.stdout);
 }
 
+#[test]
+fn a_well_behaved_http_server_passes_every_protocol_check_the_transport_ones_too() {
+    let dir = Dir::new("protocol-clean-http");
+    let (out, report) =
+        protocol_http_fake(&dir, &[], &["--resources", "--prompts", "--page-size", "1"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(failed_ids(&report), Vec::<String>::new(), "{report:#}");
+    assert_eq!(
+        skipped_ids(&report),
+        ["unadvertised", "logging"],
+        "{report:#}"
+    );
+    assert_eq!(
+        report["phases"]["protocol"]["results"]["transport"],
+        "streamable-http"
+    );
+    // Answering in an event stream changes nothing.
+    let (out, report) = protocol_http_fake(&dir, &[], &["--sse", "--resources", "--prompts"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(failed_ids(&report), Vec::<String>::new(), "{report:#}");
+}
+
+/// Where a planted defect is found: over stdio, over HTTP, or both.
+#[derive(Clone, Copy, PartialEq)]
+enum Over {
+    Stdio,
+    Http,
+    Both,
+}
+
 /// Every planted defect is found by its check and by no other, with the check's severity
-/// deciding the exit code.
+/// deciding the exit code, over each transport it applies to.
 #[test]
 fn each_planted_protocol_defect_is_found_by_its_check() {
-    let rows: &[(&str, &[&str], &str)] = &[
-        ("init-version", &[], "error"),
-        ("initialized", &[], "error"),
-        ("before-initialize", &[], "warning"),
-        ("ping", &[], "error"),
-        ("unknown-method", &[], "error"),
-        ("notifications", &[], "error"),
-        ("capabilities", &[], "error"),
-        ("unadvertised", &[], "warning"),
-        ("logging", &[], "error"),
-        ("unknown-tool", &[], "warning"),
-        ("invalid-arguments", &[], "error"),
-        ("invalid-cursor", &[], "warning"),
-        ("pagination", &[], "error"),
-        ("resources-read", &["--resources"], "warning"),
-        ("prompts-get", &["--prompts"], "warning"),
-        ("batch", &[], "warning"),
-        ("malformed", &[], "warning"),
+    use Over::{Both, Http, Stdio};
+    // The fake refuses batches, malformed bodies and session-less requests in its HTTP layer,
+    // before the planted stdio defect could show.
+    let rows: &[(&str, &[&str], &str, Over)] = &[
+        ("init-version", &[], "error", Both),
+        ("initialized", &[], "error", Both),
+        ("before-initialize", &[], "warning", Stdio),
+        ("ping", &[], "error", Both),
+        ("unknown-method", &[], "error", Both),
+        ("notifications", &[], "error", Both),
+        ("capabilities", &[], "error", Both),
+        ("unadvertised", &[], "warning", Both),
+        ("logging", &[], "error", Both),
+        ("unknown-tool", &[], "warning", Both),
+        ("invalid-arguments", &[], "error", Both),
+        ("invalid-cursor", &[], "warning", Both),
+        ("pagination", &[], "error", Both),
+        ("resources-read", &["--resources"], "warning", Both),
+        ("prompts-get", &["--prompts"], "warning", Both),
+        ("list-changed", &[], "warning", Both),
+        ("batch", &[], "warning", Stdio),
+        ("malformed", &[], "warning", Both),
+        ("http-session", &[], "error", Http),
+        ("http-missing-session", &[], "warning", Http),
+        ("http-unknown-session", &[], "warning", Http),
+        ("http-delete", &[], "error", Http),
+        ("http-protocol-version", &[], "error", Http),
+        ("http-accept", &[], "warning", Http),
+        ("http-notification", &[], "error", Http),
+        ("http-get", &[], "error", Http),
+        ("http-origin", &[], "error", Http),
     ];
-    assert_eq!(rows.len(), toolproof::protocol::PROTOCOL_CHECK_IDS.len());
+    let ids: Vec<&str> = rows.iter().map(|r| r.0).collect();
+    assert_eq!(ids, toolproof::protocol::PROTOCOL_CHECK_IDS);
     let dir = Dir::new("protocol-faults");
-    for (id, extra, severity) in rows {
+    for (id, extra, severity, over) in rows {
         let fault = format!("protocol-{id}");
         let mut fake_args = vec!["--fault", fault.as_str()];
         fake_args.extend_from_slice(extra);
-        let (out, report) = protocol_fake(&dir, &["--timeout-ms", "3000"], &fake_args);
-        assert_eq!(
-            failed_ids(&report),
-            vec![id.to_string()],
-            "{fault}: {report:#}"
-        );
+        let flags = ["--timeout-ms", "3000"];
+        let mut runs = Vec::new();
+        if *over != Http {
+            runs.push(("stdio", protocol_fake(&dir, &flags, &fake_args)));
+        }
+        if *over != Stdio {
+            runs.push(("http", protocol_http_fake(&dir, &flags, &fake_args)));
+        }
+        for (transport, (out, report)) in runs {
+            let mut expected = vec![id.to_string()];
+            // A notification answered with a body breaks the HTTP rule for notifications too.
+            if *id == "notifications" && transport == "http" {
+                expected.push("http-notification".into());
+            }
+            assert_eq!(
+                failed_ids(&report),
+                expected,
+                "{fault} over {transport}: {report:#}"
+            );
+            let check = checks(&report)
+                .into_iter()
+                .find(|c| c["id"] == *id)
+                .expect("the check is reported");
+            assert_eq!(check["severity"], *severity, "{fault}");
+            assert!(check["detail"].as_str().is_some_and(|d| !d.is_empty()));
+            let code = if *severity == "error" { 1 } else { 0 };
+            assert_eq!(out.code, code, "{fault}: {}\n{}", out.stdout, out.stderr);
+            let xml = dir.read("r.xml");
+            assert!(
+                xml.contains(&format!("classname=\"toolproof.protocol.{id}\"")),
+                "{xml}"
+            );
+        }
+    }
+}
+
+/// The planted HTTP defects are found with details that say what the server did.
+#[test]
+fn http_findings_name_the_status_the_server_gave() {
+    let dir = Dir::new("protocol-http-details");
+    let cases = [
+        ("http-origin", "was accepted (HTTP 200"),
+        ("http-protocol-version", "was answered with HTTP 200"),
+        ("http-unknown-session", "HTTP 400"),
+        ("http-delete", "after its DELETE was answered with HTTP 200"),
+        ("http-get", "HTTP 200 (application/json)"),
+        ("http-session", "\"fake session"),
+    ];
+    for (id, words) in cases {
+        let fault = format!("protocol-{id}");
+        let (_, report) = protocol_http_fake(&dir, &[], &["--fault", &fault]);
         let check = checks(&report)
             .into_iter()
-            .find(|c| c["id"] == *id)
-            .expect("the check is reported");
-        assert_eq!(check["severity"], *severity, "{fault}");
-        assert!(check["detail"].as_str().is_some_and(|d| !d.is_empty()));
-        let code = if *severity == "error" { 1 } else { 0 };
-        assert_eq!(out.code, code, "{fault}: {}\n{}", out.stdout, out.stderr);
-        let xml = dir.read("r.xml");
-        assert!(
-            xml.contains(&format!("classname=\"toolproof.protocol.{id}\"")),
-            "{xml}"
-        );
+            .find(|c| c["id"] == id)
+            .expect("reported");
+        let detail = check["detail"].as_str().unwrap_or_default();
+        assert!(detail.contains(words), "{id}: {detail}");
     }
 }
 

@@ -1,12 +1,15 @@
-//! The checks over stdio. Each opens its own probe on a fresh server process, or shares the
-//! session probe where order does not matter; malformed input and batches come last on
-//! processes of their own, as they may break a server.
+//! The transport-neutral checks. Each opens its own probe (a fresh server process over stdio,
+//! a fresh session over HTTP), or shares the session probe where order does not matter;
+//! malformed input and batches come last on probes of their own, as they may break a server.
+//! The checks of the HTTP transport itself are in `http.rs`.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::probe::{Line, PROBE_VERSION, Probe, brief, error_code};
 use super::{PROTOCOL_CHECK_IDS, ProtocolRun, Verdict};
-use crate::mcp::stdio::StdioSpec;
+
+mod lists;
+use crate::mcp::ServerSpec;
 
 /// The version no server supports, for the negotiation check.
 const BOGUS_VERSION: &str = "1999-01-01";
@@ -15,9 +18,9 @@ const MAX_PAGES: usize = 100;
 /// Resources and prompts fetched at most.
 const MAX_ITEMS: usize = 5;
 
-/// The probes of one phase over stdio: the shared session and what its handshake said.
-pub(super) struct Stdio<'a> {
-    spec: &'a StdioSpec,
+/// The probes of one phase: the shared session and what its handshake said.
+pub(super) struct Session<'a> {
+    spec: &'a ServerSpec,
     run: &'a ProtocolRun<'a>,
     session: Option<Probe>,
     init: Option<Value>,
@@ -26,11 +29,18 @@ pub(super) struct Stdio<'a> {
 }
 
 /// The checks that need their own fresh process rather than the shared session.
-const OWN_PROCESS: [&str; 4] = ["init-version", "before-initialize", "batch", "malformed"];
+const OWN_PROCESS: [&str; 6] = [
+    "init-version",
+    "before-initialize",
+    "batch",
+    "malformed",
+    "http-delete",
+    "http-origin",
+];
 
-impl<'a> Stdio<'a> {
-    pub(super) fn new(spec: &'a StdioSpec, run: &'a ProtocolRun<'a>) -> Stdio<'a> {
-        Stdio {
+impl<'a> Session<'a> {
+    pub(super) fn new(spec: &'a ServerSpec, run: &'a ProtocolRun<'a>) -> Session<'a> {
+        Session {
             spec,
             run,
             session: None,
@@ -57,6 +67,8 @@ impl<'a> Stdio<'a> {
                 Verdict::Skip("the run was interrupted".into())
             } else if let (Err(why), false) = (&setup, *id == "before-initialize") {
                 Verdict::Skip(why.clone())
+            } else if id.starts_with("http-") && !self.over_http() {
+                Verdict::Skip("a check of the streamable HTTP transport".into())
             } else if self.broken && !OWN_PROCESS.contains(id) {
                 Verdict::Skip(
                     "the session does not work after `initialized` (see that check)".into(),
@@ -91,12 +103,19 @@ impl<'a> Stdio<'a> {
             "prompts-get" => self.prompts_get(),
             "batch" => self.batch(),
             "malformed" => self.malformed(),
+            "list-changed" => self.list_changed(),
+            other if other.starts_with("http-") => super::http::check(self, other),
             other => Verdict::Skip(format!("no probe for `{other}`")),
         }
     }
 
-    fn fresh(&self) -> Result<Probe, String> {
-        Probe::spawn(self.spec, self.run.timeout)
+    pub(super) fn fresh(&self) -> Result<Probe, String> {
+        Probe::open(self.spec, self.run.timeout)
+    }
+
+    /// Whether the probes speak HTTP.
+    pub(super) fn over_http(&self) -> bool {
+        matches!(self.spec, ServerSpec::Http(_))
     }
 
     /// The shared session: a handshake asking for [`PROBE_VERSION`].
@@ -112,13 +131,13 @@ impl<'a> Stdio<'a> {
         Ok(())
     }
 
-    fn probe(&mut self) -> &mut Probe {
+    pub(super) fn probe(&mut self) -> &mut Probe {
         self.session
             .as_mut()
             .expect("the checks that use the session run only after it opened")
     }
 
-    fn capability(&self, name: &str) -> bool {
+    pub(super) fn capability(&self, name: &str) -> bool {
         self.init
             .as_ref()
             .and_then(|i| i.get("capabilities"))
@@ -170,6 +189,13 @@ impl<'a> Stdio<'a> {
     }
 
     fn before_initialize(&mut self) -> Verdict {
+        if self.over_http() && self.session_id().is_none() {
+            return Verdict::Skip(
+                "the server issues no session id, so it cannot tell a request before \
+                 `initialize` from one after it"
+                    .into(),
+            );
+        }
         let mut probe = match self.fresh() {
             Ok(p) => p,
             Err(e) => return Verdict::Fail(e),
@@ -182,6 +208,37 @@ impl<'a> Stdio<'a> {
             )),
             Err(w) => Verdict::Fail(format!("`tools/list` before `initialize` got {w}")),
         }
+    }
+
+    /// The session id the shared HTTP session got, if any.
+    pub(super) fn session_id(&mut self) -> Option<String> {
+        self.session
+            .as_mut()
+            .and_then(Probe::http)
+            .and_then(|h| h.session().map(str::to_owned))
+    }
+
+    /// The negotiated revision of the shared session.
+    pub(super) fn negotiated(&self) -> String {
+        self.version().unwrap_or_default()
+    }
+
+    fn list_changed(&mut self) -> Verdict {
+        let notes = self.probe().notes().to_vec();
+        let mut fails = Vec::new();
+        for (cap, _) in LISTS {
+            let method = format!("notifications/{cap}/list_changed");
+            let advertised = self
+                .init
+                .as_ref()
+                .is_some_and(|i| i["capabilities"][cap]["listChanged"] == true);
+            if !advertised && notes.contains(&method) {
+                fails.push(format!(
+                    "the server sent `{method}` but does not advertise `{cap}.listChanged`"
+                ));
+            }
+        }
+        joined(fails)
     }
 
     fn ping(&mut self) -> Verdict {
@@ -293,111 +350,6 @@ impl<'a> Stdio<'a> {
         )
     }
 
-    fn invalid_cursor(&mut self) -> Verdict {
-        let params = json!({"cursor": "toolproof-never-issued-cursor"});
-        match self.probe().call("tools/list", params) {
-            Ok(a) if error_code(&a) == Some(-32602) => Verdict::Pass,
-            Ok(a) => Verdict::Fail(format!(
-                "`tools/list` with a cursor it never issued was answered with {}",
-                brief(&a)
-            )),
-            Err(w) => Verdict::Fail(format!("`tools/list` with an invalid cursor got {w}")),
-        }
-    }
-
-    fn pagination(&mut self) -> Verdict {
-        let mut seen: Vec<String> = Vec::new();
-        let mut params = json!({});
-        for _ in 0..MAX_PAGES {
-            let answer = match self.probe().call("tools/list", params) {
-                Ok(a) => a,
-                Err(w) => return Verdict::Fail(format!("`tools/list` got {w}")),
-            };
-            let Some(result) = answer.get("result") else {
-                return match seen.last() {
-                    Some(c) => Verdict::Fail(format!(
-                        "the cursor {c:?} the server issued was refused: {}",
-                        brief(&answer)
-                    )),
-                    None => Verdict::Skip("`tools/list` fails (see `capabilities`)".into()),
-                };
-            };
-            let Some(cursor) = result.get("nextCursor").and_then(Value::as_str) else {
-                return if seen.is_empty() {
-                    Verdict::Skip("the tool list fits one page".into())
-                } else {
-                    Verdict::Pass
-                };
-            };
-            if seen.iter().any(|c| c == cursor) {
-                return Verdict::Fail(format!("the cursor {cursor:?} came back a second time"));
-            }
-            seen.push(cursor.to_owned());
-            params = json!({"cursor": cursor});
-        }
-        Verdict::Fail(format!(
-            "the tool list did not end within {MAX_PAGES} pages"
-        ))
-    }
-
-    fn resources_read(&mut self) -> Verdict {
-        if !self.capability("resources") {
-            return Verdict::Skip("the server does not advertise `resources`".into());
-        }
-        let listed = self.listed("resources/list", "resources");
-        if listed.is_empty() {
-            return Verdict::Skip("the server lists no resources".into());
-        }
-        let mut fails = Vec::new();
-        for r in listed.iter().take(MAX_ITEMS) {
-            let uri = r["uri"].as_str().unwrap_or_default();
-            match self.probe().call("resources/read", json!({"uri": uri})) {
-                Ok(a) if a["result"]["contents"].is_array() => {}
-                Ok(a) => fails.push(format!("reading {uri:?} gave {}", brief(&a))),
-                Err(w) => fails.push(format!("reading {uri:?} got {w}")),
-            }
-        }
-        joined(fails)
-    }
-
-    fn prompts_get(&mut self) -> Verdict {
-        if !self.capability("prompts") {
-            return Verdict::Skip("the server does not advertise `prompts`".into());
-        }
-        let listed = self.listed("prompts/list", "prompts");
-        if listed.is_empty() {
-            return Verdict::Skip("the server lists no prompts".into());
-        }
-        let mut fails = Vec::new();
-        for p in listed.iter().take(MAX_ITEMS) {
-            let name = p["name"].as_str().unwrap_or_default();
-            let args: Map<String, Value> = p["arguments"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter(|a| a["required"] == true)
-                .filter_map(|a| a["name"].as_str())
-                .map(|n| (n.to_owned(), json!("toolproof")))
-                .collect();
-            let params = json!({"name": name, "arguments": args});
-            match self.probe().call("prompts/get", params) {
-                Ok(a) if a["result"]["messages"].is_array() => {}
-                Ok(a) => fails.push(format!("getting {name:?} gave {}", brief(&a))),
-                Err(w) => fails.push(format!("getting {name:?} got {w}")),
-            }
-        }
-        joined(fails)
-    }
-
-    /// The first page of a list, empty when it fails.
-    fn listed(&mut self, method: &str, key: &str) -> Vec<Value> {
-        self.probe()
-            .call(method, json!({}))
-            .ok()
-            .and_then(|a| a["result"][key].as_array().cloned())
-            .unwrap_or_default()
-    }
-
     fn batch(&mut self) -> Verdict {
         let mut probe = match self.fresh() {
             Ok(p) => p,
@@ -420,13 +372,12 @@ impl<'a> Stdio<'a> {
         if let Err(w) = probe.response_to(marker, &mut others) {
             return Verdict::Fail(format!("`ping` after the batch got {w}"));
         }
-        let processed = others.iter().any(|l| {
-            matches!(l, Line::Json(Value::Array(items))
-                if items.iter().any(|i| i.get("result").is_some()))
+        // Answered as an array, or (over HTTP) as the inner request's own response.
+        let processed = others.iter().any(|l| match l {
+            Line::Json(Value::Array(items)) => items.iter().any(|i| i.get("result").is_some()),
+            Line::Json(v) => v.get("result").is_some() && v["id"].as_i64() == Some(id),
+            Line::Text(_) => false,
         });
-        let refused = others
-            .iter()
-            .any(|l| matches!(l, Line::Json(v) if v.get("error").is_some()));
         if version == "2025-03-26" {
             return if processed {
                 Verdict::Pass
@@ -434,12 +385,12 @@ impl<'a> Stdio<'a> {
                 Verdict::Fail("revision 2025-03-26 requires batches, but a batch of one `ping` was not answered with an array".into())
             };
         }
-        match (processed, refused) {
-            (true, _) => Verdict::Fail(format!(
+        if processed {
+            Verdict::Fail(format!(
                 "a batch was processed although revision {version} removed batching"
-            )),
-            (false, true) => Verdict::Pass,
-            (false, false) => Verdict::Fail("a batch got no answer at all".into()),
+            ))
+        } else {
+            Verdict::Pass
         }
     }
 
@@ -494,6 +445,14 @@ fn answered_with(probe: &mut Probe, codes: &[i64]) -> Option<String> {
     match errors.first() {
         None => Some("got no answer".into()),
         Some(e) if error_code(e).is_some_and(|c| codes.contains(&c)) => None,
+        // Streamable HTTP: an error status is the refusal; a JSON-RPC body is optional.
+        Some(e)
+            if e["httpStatus"]
+                .as_u64()
+                .is_some_and(|s| (400..500).contains(&s)) =>
+        {
+            None
+        }
         Some(e) => Some(format!("was answered with {}", brief(e))),
     }
 }

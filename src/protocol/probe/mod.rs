@@ -1,22 +1,26 @@
-//! The probe client: a raw line-level connection to a fresh stdio server process, so a check can
-//! send anything (a non-JSON line, a batch, a request before `initialize`) and see exactly what
-//! comes back. It answers the server's own requests (`ping`, `roots/list`) so it never stalls.
+//! The probe client: a raw connection to the server, so a check can send anything (a non-JSON
+//! line, a batch, a request before `initialize`) and see exactly what comes back. Over stdio a
+//! probe is a fresh server process; over streamable HTTP it is a fresh session, and what each
+//! POST gets back is queued as the lines a stdio server would have printed. The probe answers
+//! the server's own requests (`ping`, `roots/list`) so it never stalls, and remembers the
+//! notifications it passed over.
 
-use std::io::{BufRead, BufReader, Write};
-use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::thread;
-use std::time::{Duration, Instant};
+mod http;
+mod stdio;
+
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::mcp::stdio::StdioSpec;
+pub(crate) use http::{Ask, HttpWire, Reply};
+use stdio::StdioWire;
+
+use crate::mcp::ServerSpec;
 
 /// The revision the probes ask for when the server's own is not the point.
 pub(crate) const PROBE_VERSION: &str = "2025-11-25";
 
-/// One line from the server's stdout.
+/// One message from the server.
 #[derive(Debug, Clone)]
 pub(crate) enum Line {
     /// A JSON value.
@@ -32,6 +36,8 @@ pub(crate) enum Waited {
     Timeout,
     /// The server closed stdout (exited).
     Closed,
+    /// An HTTP exchange ended without the message: what it got instead.
+    Http(String),
 }
 
 impl std::fmt::Display for Waited {
@@ -39,65 +45,51 @@ impl std::fmt::Display for Waited {
         match self {
             Waited::Timeout => f.write_str("no answer within the probe timeout"),
             Waited::Closed => f.write_str("the server closed its output"),
+            Waited::Http(what) => f.write_str(what),
         }
     }
 }
 
-/// A fresh server process and its pipes.
+/// How a probe reaches the server.
+enum Wire {
+    Stdio(StdioWire),
+    Http(HttpWire),
+}
+
+/// One probe connection.
 pub(crate) struct Probe {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    rx: Receiver<Line>,
-    timeout: Duration,
+    wire: Wire,
     next_id: i64,
-    _group: Option<crate::process::GroupGuard>,
+    /// The methods of the notifications the server sent, in order.
+    notes: Vec<String>,
 }
 
 impl Probe {
-    /// Starts the server; stderr is discarded (the main connection shows it).
-    pub(crate) fn spawn(spec: &StdioSpec, timeout: Duration) -> Result<Probe, String> {
-        let Some((program, args)) = spec.command.split_first() else {
-            return Err("the command is empty".into());
+    /// A fresh connection: a new process over stdio, a new (not yet initialised) session over
+    /// HTTP.
+    pub(crate) fn open(spec: &ServerSpec, timeout: Duration) -> Result<Probe, String> {
+        let wire = match spec {
+            ServerSpec::Stdio(s) => Wire::Stdio(StdioWire::spawn(s, timeout)?),
+            ServerSpec::Http(h) => Wire::Http(HttpWire::new(h, timeout)),
         };
-        let mut cmd = Command::new(program);
-        cmd.args(args)
-            .envs(&spec.env)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .process_group(0);
-        if let Some(cwd) = &spec.cwd {
-            cmd.current_dir(cwd);
-        }
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| format!("could not start `{program}`: {e}"))?;
-        let group = crate::process::register(child.id());
-        let (tx, rx) = channel();
-        if let Some(out) = child.stdout.take() {
-            thread::spawn(move || {
-                for line in BufReader::new(out).lines() {
-                    let Ok(line) = line else { break };
-                    let text = line.trim();
-                    if text.is_empty() {
-                        continue;
-                    }
-                    let msg = serde_json::from_str(text)
-                        .map_or_else(|_| Line::Text(text.to_owned()), Line::Json);
-                    if tx.send(msg).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
         Ok(Probe {
-            stdin: child.stdin.take(),
-            child,
-            rx,
-            timeout,
+            wire,
             next_id: 0,
-            _group: group,
+            notes: Vec::new(),
         })
+    }
+
+    /// The HTTP side of the probe, when it speaks HTTP.
+    pub(crate) fn http(&mut self) -> Option<&mut HttpWire> {
+        match &mut self.wire {
+            Wire::Http(h) => Some(h),
+            Wire::Stdio(_) => None,
+        }
+    }
+
+    /// The notifications the server sent so far (their methods).
+    pub(crate) fn notes(&self) -> &[String] {
+        &self.notes
     }
 
     /// A fresh request id.
@@ -106,13 +98,11 @@ impl Probe {
         9000 + self.next_id
     }
 
-    /// Writes one raw line (a newline is added).
+    /// Sends one raw message: a line over stdio, a POST body over HTTP.
     pub(crate) fn send_raw(&mut self, text: &str) {
-        if let Some(stdin) = self.stdin.as_mut() {
-            let _ = stdin
-                .write_all(text.as_bytes())
-                .and_then(|()| stdin.write_all(b"\n"))
-                .and_then(|()| stdin.flush());
+        match &mut self.wire {
+            Wire::Stdio(s) => s.send_raw(text),
+            Wire::Http(h) => h.post_raw(text),
         }
     }
 
@@ -133,16 +123,13 @@ impl Probe {
         self.send(&json!({"jsonrpc": "2.0", "method": method}));
     }
 
-    /// The next line that is not the server's notification, answering the server's requests.
-    /// Responses, batches and non-JSON lines come back to the caller.
+    /// The next message that is not the server's notification, answering the server's
+    /// requests. Responses, batches and non-JSON lines come back to the caller.
     pub(crate) fn next(&mut self) -> Result<Line, Waited> {
-        let deadline = Instant::now() + self.timeout;
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = match self.rx.recv_timeout(left) {
-                Ok(line) => line,
-                Err(RecvTimeoutError::Timeout) => return Err(Waited::Timeout),
-                Err(RecvTimeoutError::Disconnected) => return Err(Waited::Closed),
+            let line = match &mut self.wire {
+                Wire::Stdio(s) => s.next()?,
+                Wire::Http(h) => h.next()?,
             };
             if let Line::Json(Value::Object(obj)) = &line
                 && let Some(method) = obj.get("method").and_then(Value::as_str)
@@ -154,6 +141,8 @@ impl Probe {
                         json!({})
                     };
                     self.send(&json!({"jsonrpc": "2.0", "id": id, "result": result}));
+                } else {
+                    self.notes.push(method.to_owned());
                 }
                 continue;
             }
@@ -187,19 +176,14 @@ impl Probe {
             .map_err(|w| format!("`initialize` got {w}"))?;
         match answer.get("result") {
             Some(result) if result.is_object() => {
+                if let (Some(h), Some(v)) = (self.http(), result["protocolVersion"].as_str()) {
+                    h.set_version(v);
+                }
                 self.notify("notifications/initialized");
                 Ok(result.clone())
             }
             _ => Err(format!("`initialize` was answered with {}", brief(&answer))),
         }
-    }
-}
-
-impl Drop for Probe {
-    fn drop(&mut self) {
-        self.stdin.take();
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -1,0 +1,350 @@
+//! A probe over streamable HTTP: one session of its own. Each message is one POST; the JSON
+//! body or the events of the response stream are queued as the messages a stdio server would
+//! have printed, and an HTTP error status is turned into the error response of the request it
+//! refused (with the status in `httpStatus`), so the transport-neutral checks read both alike.
+
+use std::collections::VecDeque;
+use std::io::{BufReader, Read};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use ureq::Agent;
+
+use super::{Line, Waited};
+use crate::mcp::http::HttpSpec;
+use crate::mcp::sse::SseEvents;
+
+/// Most bytes a probe reads of one answer.
+const BODY_LIMIT: u64 = 4 << 20;
+/// How long the DELETE that ends a probe's session may take.
+const DELETE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// One HTTP request of a check, beyond what every request carries.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Ask<'a> {
+    /// `POST`, `GET` or `DELETE`.
+    pub method: &'a str,
+    /// The body of a POST.
+    pub body: Option<String>,
+    /// Send the probe's session id (when it has one).
+    pub session: bool,
+    /// Send the negotiated `MCP-Protocol-Version` (when there is one).
+    pub version: bool,
+    /// Headers that replace the defaults of the same name (`accept`, `mcp-session-id`, ...).
+    pub headers: Vec<(&'a str, String)>,
+    /// Read the body (a GET's event stream is left unread).
+    pub read_body: bool,
+}
+
+impl<'a> Ask<'a> {
+    /// A POST of `body` on the probe's session.
+    pub(crate) fn post(body: String) -> Ask<'a> {
+        Ask {
+            method: "POST",
+            body: Some(body),
+            session: true,
+            version: true,
+            headers: Vec::new(),
+            read_body: true,
+        }
+    }
+
+    /// The same request with header `name` set to `value`.
+    pub(crate) fn with(mut self, name: &'a str, value: impl Into<String>) -> Ask<'a> {
+        self.headers.push((name, value.into()));
+        self
+    }
+}
+
+/// What the server answered one request with.
+#[derive(Debug, Clone)]
+pub(crate) struct Reply {
+    /// The HTTP status.
+    pub status: u16,
+    /// The content type, lowercase (empty when none).
+    pub content_type: String,
+    /// The `Mcp-Session-Id` it set.
+    pub session: Option<String>,
+    /// The messages in the body (one JSON body, or the events of a stream).
+    pub messages: Vec<Line>,
+    /// The body as text when it was not an event stream (cut at 200 characters).
+    pub text: String,
+}
+
+impl Reply {
+    /// Status and content type, for a finding.
+    pub(crate) fn shown(&self) -> String {
+        let ct = if self.content_type.is_empty() {
+            "no content type".to_owned()
+        } else {
+            self.content_type.clone()
+        };
+        if self.text.trim().is_empty() {
+            format!("HTTP {} ({ct})", self.status)
+        } else {
+            format!("HTTP {} ({ct}): {}", self.status, self.text.trim())
+        }
+    }
+
+    /// A 2xx status.
+    pub(crate) fn ok(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+}
+
+/// A probe's own session on a streamable HTTP server.
+pub(crate) struct HttpWire {
+    agent: Agent,
+    spec: HttpSpec,
+    timeout: Duration,
+    session: Option<String>,
+    version: Option<String>,
+    queue: VecDeque<Line>,
+    /// What the last POST got, for a wait that found nothing queued.
+    last: String,
+    /// Each notification POSTed: its method and the reply.
+    notified: Vec<(String, Reply)>,
+}
+
+impl HttpWire {
+    pub(super) fn new(spec: &HttpSpec, timeout: Duration) -> HttpWire {
+        HttpWire {
+            agent: crate::net::agent_config(&spec.url)
+                .max_redirects(0)
+                .build()
+                .into(),
+            spec: spec.clone(),
+            timeout,
+            session: None,
+            version: None,
+            queue: VecDeque::new(),
+            last: "nothing was sent".into(),
+            notified: Vec::new(),
+        }
+    }
+
+    /// The session id the server issued, if any.
+    pub(crate) fn session(&self) -> Option<&str> {
+        self.session.as_deref()
+    }
+
+    /// Takes `sid` as the probe's session (ended with DELETE when the probe goes).
+    pub(crate) fn adopt_session(&mut self, sid: String) {
+        self.session = Some(sid);
+    }
+
+    /// Forgets the session (it has ended).
+    pub(crate) fn forget_session(&mut self) {
+        self.session = None;
+    }
+
+    /// The negotiated revision, sent as `MCP-Protocol-Version` from now on.
+    pub(crate) fn set_version(&mut self, version: &str) {
+        self.version = Some(version.to_owned());
+    }
+
+    /// The notifications POSTed so far and what each got.
+    pub(crate) fn notified(&self) -> &[(String, Reply)] {
+        &self.notified
+    }
+
+    /// POSTs one message and queues what comes back.
+    pub(super) fn post_raw(&mut self, text: &str) {
+        let sent: Option<Value> = serde_json::from_str(text).ok();
+        let id = sent.as_ref().and_then(|v| v.get("id")).cloned();
+        let method = sent
+            .as_ref()
+            .and_then(|v| v.get("method"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let reply = match self.exchange(&Ask::post(text.to_owned())) {
+            Ok(r) => r,
+            Err(e) => {
+                self.last = e;
+                return;
+            }
+        };
+        if let Some(sid) = &reply.session {
+            self.session = Some(sid.clone());
+        }
+        self.last = format!("the POST was answered with {}", reply.shown());
+        if let (Some(m), None) = (&method, &id) {
+            self.notified.push((m.clone(), reply.clone()));
+        }
+        if reply.ok() {
+            self.queue.extend(reply.messages);
+            return;
+        }
+        // An error status refuses the message: as the error response of the request it was.
+        let mut refusal = match reply.messages.first() {
+            Some(Line::Json(v @ Value::Object(_))) => v.clone(),
+            _ => json!({"jsonrpc": "2.0", "error": {"message": reply.shown()}}),
+        };
+        // A refused notification is no answer (`notified` keeps it for the HTTP checks).
+        if method.is_some() && id.is_none() {
+            return;
+        }
+        if let Some(obj) = refusal.as_object_mut() {
+            // The status answers this POST, whatever id (or none) its body names.
+            if let Some(id) = id {
+                obj.insert("id".into(), id);
+            }
+            obj.insert("httpStatus".into(), json!(reply.status));
+        }
+        self.queue.push_back(Line::Json(refusal));
+    }
+
+    /// The next queued message; nothing more can come once the queue is empty.
+    pub(super) fn next(&mut self) -> Result<Line, Waited> {
+        self.queue
+            .pop_front()
+            .ok_or_else(|| Waited::Http(format!("no response: {}", self.last)))
+    }
+
+    /// Sends a request with the probe's timeout.
+    fn run<S: ureq::AsSendBody>(
+        &self,
+        request: ureq::http::Request<S>,
+    ) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
+        let request = self
+            .agent
+            .configure_request(request)
+            .timeout_global(Some(self.timeout))
+            .build();
+        self.agent.run(request)
+    }
+
+    /// One request with the probe's headers (as `ask` says) and the user's.
+    pub(crate) fn exchange(&self, ask: &Ask<'_>) -> Result<Reply, String> {
+        let mut headers: Vec<(String, String)> = vec![
+            ("accept".into(), accept_of(ask.method).into()),
+            ("content-type".into(), "application/json".into()),
+        ];
+        if let (true, Some(s)) = (ask.session, &self.session) {
+            headers.push(("mcp-session-id".into(), s.clone()));
+        }
+        if let (true, Some(v)) = (ask.version, &self.version) {
+            headers.push(("mcp-protocol-version".into(), v.clone()));
+        }
+        for (name, value) in &ask.headers {
+            headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+            headers.push(((*name).to_owned(), value.clone()));
+        }
+        let uri = &self.spec.url;
+        let builder = ureq::http::Request::builder().method(ask.method).uri(uri);
+        let builder = self
+            .spec
+            .headers
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .chain(headers)
+            .fold(builder, |b, (k, v)| b.header(k, v));
+        let sent = match &ask.body {
+            Some(body) => builder.body(body.clone()).map(|r| self.run(r)),
+            None => builder.body(()).map(|r| self.run(r)),
+        };
+        let mut resp = sent
+            .map_err(|e| format!("the request could not be built: {e}"))?
+            .map_err(|e| format!("{} {uri} failed: {e}", ask.method))?;
+        let header = |name: &str| {
+            resp.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let content_type = header("content-type")
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let session = header("mcp-session-id");
+        let status = resp.status().as_u16();
+        let mut reply = Reply {
+            status,
+            content_type,
+            session,
+            messages: Vec::new(),
+            text: String::new(),
+        };
+        if !ask.read_body {
+            return Ok(reply);
+        }
+        let body = resp.body_mut().as_reader().take(BODY_LIMIT);
+        if reply.content_type.starts_with("text/event-stream") {
+            reply.messages = read_events(body);
+        } else {
+            let mut raw = String::new();
+            let _ = BufReader::new(body).read_to_string(&mut raw);
+            let trimmed = raw.trim();
+            if !trimmed.is_empty() {
+                reply.messages.push(
+                    serde_json::from_str(trimmed)
+                        .map_or_else(|_| Line::Text(trimmed.to_owned()), Line::Json),
+                );
+            }
+            reply.text = cut(trimmed, 200);
+        }
+        Ok(reply)
+    }
+}
+
+impl Drop for HttpWire {
+    fn drop(&mut self) {
+        let Some(session) = self.session.take() else {
+            return;
+        };
+        let mut request = ureq::http::Request::builder()
+            .method("DELETE")
+            .uri(&self.spec.url)
+            .header("mcp-session-id", session);
+        if let Some(v) = &self.version {
+            request = request.header("mcp-protocol-version", v);
+        }
+        for (k, v) in &self.spec.headers {
+            request = request.header(k, v);
+        }
+        if let Ok(request) = request.body(()) {
+            let request = self
+                .agent
+                .configure_request(request)
+                .timeout_global(Some(DELETE_TIMEOUT))
+                .build();
+            let _ = self.agent.run(request);
+        }
+    }
+}
+
+/// What a request of `method` accepts.
+fn accept_of(method: &str) -> &'static str {
+    if method == "GET" {
+        "text/event-stream"
+    } else {
+        "application/json, text/event-stream"
+    }
+}
+
+/// The messages of an event stream, up to and with the first response (the stream of a POST
+/// may stay open after it).
+fn read_events(body: impl Read) -> Vec<Line> {
+    let mut out = Vec::new();
+    for event in SseEvents::new(BufReader::new(body)) {
+        let Ok(data) = event else { break };
+        let line = serde_json::from_str(&data).map_or(Line::Text(data), Line::Json);
+        let response = match &line {
+            Line::Json(Value::Array(_)) => true,
+            Line::Json(v) => v.get("method").is_none() && v.get("id").is_some(),
+            Line::Text(_) => false,
+        };
+        out.push(line);
+        if response {
+            break;
+        }
+    }
+    out
+}
+
+/// `text` cut at `n` characters.
+fn cut(text: &str, n: usize) -> String {
+    match text.char_indices().nth(n) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}

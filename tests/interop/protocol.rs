@@ -1,0 +1,152 @@
+//! The protocol phase against servers others wrote: the official `everything` server (stdio and
+//! streamable HTTP) and the Python SDK 1.x and 2.x servers (stdio and HTTP). Each expected
+//! finding below names the rule of the specification it rests on; anything else that fails,
+//! and any check that stops running, fails the test.
+
+use super::*;
+
+/// What `toolproof protocol` found: (failed ids, skipped ids), the exit code, the report.
+fn protocol(name: &str, target: &[&str]) -> (Vec<String>, Vec<String>, i32, Value) {
+    let dir = temp_dir(name);
+    std::fs::write(dir.join("toolproof.yaml"), "protocol: {}\n").expect("write config");
+    let mut args = vec!["protocol", "--json", "r.json"];
+    args.extend_from_slice(target);
+    let out = toolproof(&args, &dir);
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("r.json")).unwrap_or_default())
+            .unwrap_or_else(|e| panic!("no JSON report ({e}):\n{}\n{}", out.stdout, out.stderr));
+    let checks = report["phases"]["protocol"]["results"]["checks"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let with = |status: &str| -> Vec<String> {
+        checks
+            .iter()
+            .filter(|c| c["status"] == status)
+            .filter_map(|c| c["id"].as_str().map(str::to_owned))
+            .collect()
+    };
+    (with("failed"), with("skipped"), out.code, report)
+}
+
+/// The HTTP transport's checks, which every stdio run skips.
+fn http_checks() -> Vec<String> {
+    toolproof::protocol::PROTOCOL_CHECK_IDS
+        .iter()
+        .filter(|id| id.starts_with("http-"))
+        .map(|id| (*id).to_owned())
+        .collect()
+}
+
+fn ids(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| (*s).to_owned()).collect()
+}
+
+// Findings every one of these servers shares, and why each is right:
+// - `invalid-cursor`: `tools/list` with a cursor the server never issued returns the whole list;
+//   pagination says invalid cursors SHOULD get -32602 (a warning).
+// - `malformed` (stdio): a line that is not JSON gets no answer at all; JSON-RPC 2.0, which
+//   every MCP message MUST follow, answers it with -32700 (a warning: MCP adds no MUST).
+
+#[test]
+fn everything_over_stdio_has_the_findings_the_specification_supports() {
+    let (failed, skipped, code, report) = protocol(
+        "proto-everything",
+        &["--", "node", &node_server("server-everything"), "stdio"],
+    );
+    // `before-initialize`: `tools/list` sent before `initialize` is answered with the tool list;
+    // the initialization phase MUST be the first interaction (a warning: the SHOULD NOT is
+    // the client's).
+    assert_eq!(
+        failed,
+        ids(&["before-initialize", "invalid-cursor", "malformed"]),
+        "{report:#}"
+    );
+    // `unadvertised`: it advertises tools, resources and prompts; `pagination`: one page.
+    let mut expected = ids(&["unadvertised", "pagination"]);
+    expected.extend(http_checks());
+    assert_eq!(skipped, expected);
+    assert_eq!(code, 0, "only warnings: {report:#}");
+    assert_eq!(
+        report["phases"]["protocol"]["results"]["transport"],
+        "stdio"
+    );
+}
+
+#[test]
+fn everything_over_streamable_http_has_the_findings_the_specification_supports() {
+    let port = free_port();
+    let _server = start_http(
+        "node",
+        &[&node_server("server-everything"), "streamableHttp"],
+        &[("PORT", port.to_string())],
+        "listening on port",
+    );
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let (failed, skipped, code, report) = protocol("proto-everything-http", &["--url", &url]);
+    assert_eq!(
+        failed,
+        ids(&[
+            "invalid-cursor",
+            // A batch of one `ping` is answered: 2025-06-18 removed batching (a warning).
+            "batch",
+            // A never-issued session id gets 400 "No valid session ID provided", not the 404
+            // that tells a client to start a new session (a warning).
+            "http-unknown-session",
+            // After a DELETE the session's id gets 400, where a terminated session MUST get
+            // 404 Not Found (an error).
+            "http-delete",
+            // `Origin: http://dns-rebinding.toolproof.invalid` is accepted: servers MUST
+            // validate Origin, and 2025-11-25 asks for 403 (an error).
+            "http-origin",
+        ]),
+        "{report:#}"
+    );
+    assert_eq!(skipped, ids(&["unadvertised", "pagination"]));
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(
+        report["phases"]["protocol"]["results"]["transport"],
+        "streamable-http"
+    );
+}
+
+#[test]
+fn python_sdk_servers_have_the_findings_the_specification_supports() {
+    let script = sdk_server_script();
+    for sdk in ["py-mcp1", "py-mcp2"] {
+        let py = python(sdk);
+        let (failed, skipped, code, report) =
+            protocol(&format!("proto-{sdk}"), &["--", &py, &script, "stdio"]);
+        let mut expected = Vec::new();
+        if sdk == "py-mcp1" {
+            // An unknown method gets -32602 "Invalid request parameters", where JSON-RPC's
+            // code for a method that does not exist is -32601 (an error).
+            expected.push("unknown-method");
+        }
+        expected.extend(["invalid-cursor", "malformed"]);
+        assert_eq!(failed, ids(&expected), "{sdk} over stdio: {report:#}");
+        let mut skips = ids(&["unadvertised", "logging", "pagination"]);
+        skips.extend(http_checks());
+        assert_eq!(skipped, skips, "{sdk}");
+        assert_eq!(code, i32::from(sdk == "py-mcp1"), "{sdk}: {report:#}");
+
+        let port = free_port();
+        let _server = start_http(
+            &py,
+            &[&script, "http", &port.to_string()],
+            &[],
+            "Uvicorn running",
+        );
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        let (failed, skipped, _, report) = protocol(&format!("proto-{sdk}-http"), &["--url", &url]);
+        expected.retain(|id| *id != "malformed");
+        // Every HTTP check passes: sessions, 404 after DELETE, 400 on a bad version header,
+        // 406 on a bad Accept, 202 for notifications, and 403 for a foreign Origin.
+        assert_eq!(failed, ids(&expected), "{sdk} over HTTP: {report:#}");
+        assert_eq!(
+            skipped,
+            ids(&["unadvertised", "logging", "pagination"]),
+            "{sdk}"
+        );
+    }
+}
