@@ -2,7 +2,9 @@
 //! and answering with what it got: `book(party)` sends `elicitation/create` for a time,
 //! `summarize(text)` sends `sampling/createMessage`, `list_roots` sends `roots/list`. Each first
 //! checks that the client declared the capability at `initialize` (as the SDKs do) and answers
-//! an `isError` result naming it when not. Legacy sessions only.
+//! an `isError` result naming it when not. In a legacy session the question is a request to the
+//! client during the call; statelessly (2026-07-28) it is an `input_required` result, answered
+//! by a retry of the call (multi round-trip requests).
 
 use serde_json::{Map, Value, json};
 
@@ -43,15 +45,9 @@ pub fn booking_form() -> Value {
         "required": ["time"]})
 }
 
-/// Calls one of the tools: asks the client, then answers with what came back.
-pub fn call(
-    server: &Server,
-    name: &str,
-    args: &Map<String, Value>,
-    capabilities: &Value,
-    peer: &mut dyn Peer,
-) -> Value {
-    let (capability, method, params) = match name {
+/// What tool `name` asks the client: the capability it needs, the method and its params.
+fn question(name: &str, args: &Map<String, Value>) -> (&'static str, &'static str, Value) {
+    match name {
         "book" => (
             "elicitation",
             "elicitation/create",
@@ -65,16 +61,73 @@ pub fn call(
                 "maxTokens": 50}),
         ),
         _ => ("roots", "roots/list", json!({})),
-    };
+    }
+}
+
+/// Calls one of the tools in a legacy session: asks the client, then answers with what came
+/// back.
+pub fn call(
+    server: &Server,
+    name: &str,
+    args: &Map<String, Value>,
+    capabilities: &Value,
+    peer: &mut dyn Peer,
+) -> Value {
+    let (capability, method, params) = question(name, args);
     if capabilities.get(capability).is_none() {
-        return text_result(
-            format!("the client did not declare the `{capability}` capability"),
-            true,
-        );
+        return undeclared(capability);
     }
     let n = server.next_number();
     let request = json!({"jsonrpc": "2.0", "id": format!("fake-ask-{n}"), "method": method, "params": params});
     let answer = peer.ask(server, &[request]).pop().flatten();
+    finish(name, args, method, answer)
+}
+
+/// The key of the one input request a 2026-07-28 call asks for, and the state it carries.
+const INPUT_KEY: &str = "ask";
+
+/// Calls one of the tools statelessly (2026-07-28, multi round-trip requests): the first call
+/// answers `input_required` with the question; the retry carries the client's answer in
+/// `inputResponses` and the `requestState` it was given.
+pub fn call_stateless(name: &str, params: &Value, capabilities: &Value) -> Value {
+    let empty = Map::new();
+    let args = params
+        .get("arguments")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let (capability, method, question) = question(name, args);
+    if capabilities.get(capability).is_none() {
+        return undeclared(capability);
+    }
+    let state = format!("fake-state-{name}");
+    match params.get("inputResponses").and_then(|r| r.get(INPUT_KEY)) {
+        Some(answer) if params.get("requestState") == Some(&json!(state)) => {
+            finish(name, args, method, Some(json!({"result": answer})))
+        }
+        Some(_) => text_result(
+            format!(
+                "requestState is {}, not the {state:?} this tool sent",
+                params["requestState"]
+            ),
+            true,
+        ),
+        None => json!({
+            "resultType": "input_required",
+            "inputRequests": {INPUT_KEY: {"method": method, "params": question}},
+            "requestState": state,
+        }),
+    }
+}
+
+fn undeclared(capability: &str) -> Value {
+    text_result(
+        format!("the client did not declare the `{capability}` capability"),
+        true,
+    )
+}
+
+/// The tool's result from the client's answer.
+fn finish(name: &str, args: &Map<String, Value>, method: &str, answer: Option<Value>) -> Value {
     let Some(answer) = answer else {
         return text_result(format!("{method}: no answer"), true);
     };

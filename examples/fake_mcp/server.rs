@@ -673,7 +673,8 @@ impl Server {
         }
     }
 
-    /// A call of a `client-requests` tool in a legacy session; `None` for any other call.
+    /// A call of a `client-requests` tool (in a legacy session, or stateless); `None` for any
+    /// other call.
     fn call_asking(
         &self,
         id: &Value,
@@ -681,12 +682,22 @@ impl Server {
         ctx: &Ctx,
         peer: &mut dyn Peer,
     ) -> Option<Outcome> {
-        let session = ctx.session.as_ref()?;
         let name = params.get("name").and_then(Value::as_str)?;
         let tool = self.tools.iter().find(|t| t.def["name"] == name)?;
         if tool.behaviour != catalog::Behaviour::AsksClient {
             return None;
         }
+        let Some(session) = ctx.session.as_ref() else {
+            let caps = params["_meta"][META_CAPABILITIES].clone();
+            let mut result = crate::asking::call_stateless(name, params, &caps);
+            if result.get("resultType").is_none() {
+                mark_modern(&mut result, false);
+            }
+            return Some(Outcome::Reply {
+                msg: response(id, result),
+                status: 200,
+            });
+        };
         let empty = Map::new();
         let args = params
             .get("arguments")

@@ -109,6 +109,73 @@ fn scripted_answers_reach_an_http_server_on_the_post_stream() {
 }
 
 #[test]
+fn scripted_answers_reach_a_stateless_server_as_input_responses() {
+    // 2026-07-28 has no server-to-client requests: the tool answers `input_required`, and the
+    // call is sent again with the scripted answer in `inputResponses`.
+    for transport in ["stdio", "http"] {
+        let dir = Dir::new(&format!("requests-mrtr-{transport}"));
+        let log = dir.path("wire.jsonl").display().to_string();
+        let args = [
+            "--era",
+            "modern",
+            "--fault",
+            "client-requests",
+            "--log",
+            &log,
+        ];
+        let _http;
+        let server = if transport == "http" {
+            _http = http_fake(&args);
+            format!("server:\n  url: {}\n", _http.url)
+        } else {
+            let mut command = vec![fake()];
+            command.extend(args.iter().map(|a| (*a).to_owned()));
+            let refs: Vec<&str> = command.iter().map(String::as_str).collect();
+            format!("server:\n  command: {}\n", yaml_list(&refs))
+        };
+        write_config(&dir, &server);
+        assert_all_scripted_answers_arrive(&dir);
+        let retries: Vec<Value> = dir
+            .read("wire.jsonl")
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .map(|entry| entry["message"].clone())
+            .filter(|m| m["method"] == "tools/call" && m["params"].get("inputResponses").is_some())
+            .collect();
+        // One retry per test: seven tests, each answered in one round.
+        assert_eq!(retries.len(), 7, "{transport}: {retries:#?}");
+        assert!(
+            retries.iter().all(|m| m["params"]["requestState"]
+                .as_str()
+                .is_some_and(|s| s.starts_with("fake-state-"))),
+            "{retries:#?}"
+        );
+    }
+}
+
+#[test]
+fn a_stateless_tool_asking_for_unscripted_sampling_says_what_to_script() {
+    // Sampling is declared (another test scripts it), so the tool asks; this test scripts no
+    // answer, and a refusal cannot be sent as an input response.
+    let dir = Dir::new("requests-mrtr-unscripted");
+    dir.write(
+        "toolproof.yaml",
+        &format!(
+            "server:\n  command: {}\nchecks:\n  enabled: false\ntests:\n  - name: scripted\n    tool: summarize\n    args: {{text: t}}\n    sampling: {{text: s}}\n  - name: summary\n    tool: summarize\n    args: {{text: t}}\n    expect: {{is_error: false}}\n",
+            yaml_list(&[&fake(), "--era", "modern", "--fault", "client-requests"])
+        ),
+    );
+    let out = toolproof_in(&dir.0, &["run", "--json", "r.json"], &[]);
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    let r = report(&dir);
+    let text = test_named(&r, "summary").to_string();
+    assert!(
+        text.contains("`sampling/createMessage`") && text.contains("script `sampling:`"),
+        "{text}"
+    );
+}
+
+#[test]
 fn unscripted_requests_keep_the_defaults_and_declare_no_capability() {
     let dir = Dir::new("requests-default");
     dir.write(

@@ -34,6 +34,8 @@ pub const PING_AFTER_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long telling an HTTP server that a timed-out request is cancelled may take: a server
 /// that does not take the notification in that time is probed with a `ping` anyway.
 const CANCEL_BUDGET: Duration = Duration::from_millis(500);
+/// Most times a 2026-07-28 `tools/call` is sent again with answers to its `input_required`.
+const INPUT_ROUNDS: usize = 8;
 
 /// Where the server is.
 #[derive(Debug, Clone)]
@@ -262,8 +264,21 @@ impl Client {
     ) -> Result<CallOutcome, CallFailure> {
         let mark = self.stderr_mark();
         let started = Instant::now();
-        let params = json!({"name": name, "arguments": arguments});
-        let answer = self.roundtrip("tools/call", Some(params), timeout);
+        let mut params = json!({"name": name, "arguments": arguments});
+        let mut answer = self.roundtrip("tools/call", Some(params.clone()), timeout);
+        // 2026-07-28: a tool that needs input answers `input_required`; the call is sent again
+        // with the answers (from the test's script), within the same timeout.
+        let mut rounds = 0;
+        while rounds < INPUT_ROUNDS {
+            let Ok(response) = &answer else { break };
+            let Some(next) = self.input_answers(&params, response) else {
+                break;
+            };
+            params = next;
+            rounds += 1;
+            let left = timeout.saturating_sub(started.elapsed());
+            answer = self.roundtrip("tools/call", Some(params.clone()), left);
+        }
         let latency = started.elapsed();
         let stderr = self.stderr_since(mark);
         let response = match answer {
@@ -307,10 +322,7 @@ impl Client {
                 Some(result) => result,
                 None => {
                     return Err(CallFailure {
-                        error: McpError::Protocol(
-                            "the tool asked for input (resultType input_required), which toolproof does not provide"
-                                .into(),
-                        ),
+                        error: McpError::Protocol(input_refused(&r, rounds == INPUT_ROUNDS)),
                         stderr,
                         latency,
                     });
@@ -322,6 +334,32 @@ impl Client {
             result,
             stderr,
         })
+    }
+
+    /// The params of the retried call when `response` is an `input_required` result whose
+    /// every request the script (or its defaults) can answer; `None` otherwise.
+    fn input_answers(&self, params: &Value, response: &Value) -> Option<Value> {
+        let result = response.get("result")?;
+        if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+            return None;
+        }
+        let mut answers = Map::new();
+        for (key, request) in result.get("inputRequests")?.as_object()? {
+            let asked = json!({
+                "id": key,
+                "method": request.get("method")?,
+                "params": request.get("params").cloned().unwrap_or(json!({})),
+            });
+            let answered = self.responder.answer(&asked);
+            answers.insert(key.clone(), answered.get("result")?.clone());
+        }
+        let mut next = params.as_object()?.clone();
+        next.insert("inputResponses".into(), Value::Object(answers));
+        match result.get("requestState") {
+            Some(state) => next.insert("requestState".into(), state.clone()),
+            None => next.remove("requestState"),
+        };
+        Some(Value::Object(next))
     }
 
     /// Ends the session (DELETE for HTTP) or stops the process (stdio).
@@ -507,6 +545,34 @@ fn result_of(method: &str, response: Value) -> Result<Value, McpError> {
         code: e.code,
         message: e.message,
     })
+}
+
+/// Why an `input_required` result was left unanswered: the methods it asked for, and whether
+/// the tool kept asking (`exhausted`) or asked for what no script answers.
+fn input_refused(r: &Value, exhausted: bool) -> String {
+    let methods: Vec<String> = r
+        .get("inputRequests")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter_map(|(_, req)| req.get("method").and_then(Value::as_str))
+        .map(|m| format!("`{m}`"))
+        .collect();
+    let asked = if methods.is_empty() {
+        "input".to_owned()
+    } else {
+        methods.join(", ")
+    };
+    if exhausted {
+        format!(
+            "the tool still asked for {asked} (resultType input_required) after {INPUT_ROUNDS} answered rounds"
+        )
+    } else {
+        format!(
+            "the tool asked for {asked} (resultType input_required), which toolproof cannot answer \
+             unscripted; hint: script `sampling:` (or `elicitation:`, `roots:`) in the test"
+        )
+    }
 }
 
 /// A `tools/call` result as a [`CallResult`]; `None` when the tool asked for input instead.
