@@ -1,6 +1,7 @@
 //! The streamable HTTP transport: a minimal HTTP/1.1 server on `std::net`, one thread per
 //! connection, keep-alive, `Content-Length` (or chunked) request bodies, JSON or SSE answers,
-//! legacy sessions and the 2026-07-28 header rules.
+//! legacy sessions and the 2026-07-28 header rules. With `--legacy-sse` the requests go to the
+//! 2024-11-05 HTTP+SSE transport in `legacy_sse` instead.
 
 use crate::http1::{ReadError, Request, read_request, reason};
 use std::io::{self, BufReader, Read, Write};
@@ -20,7 +21,7 @@ use crate::server::{
 const ASK_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Writes a complete response with a `Content-Length` body.
-fn write_full(
+pub fn write_full(
     w: &mut impl Write,
     status: u16,
     content_type: Option<&str>,
@@ -46,7 +47,7 @@ fn write_full(
     w.flush()
 }
 
-fn write_json(
+pub fn write_json(
     w: &mut impl Write,
     status: u16,
     extra: &[(String, String)],
@@ -64,7 +65,7 @@ fn write_json(
 }
 
 /// A JSON-RPC error body for an HTTP-level refusal before the body was read.
-fn refusal(code: i64, message: impl Into<String>) -> Value {
+pub fn refusal(code: i64, message: impl Into<String>) -> Value {
     error_response(&Value::Null, &RpcError::new(code, message))
 }
 
@@ -194,7 +195,12 @@ pub fn serve(server: Arc<Server>, addr: SocketAddr) -> i32 {
         }
     };
     let mut out = io::stdout().lock();
-    if writeln!(out, "listening on http://{local}/mcp")
+    let path = if server.opts.legacy_sse {
+        crate::legacy_sse::STREAM_PATH
+    } else {
+        "/mcp"
+    };
+    if writeln!(out, "listening on http://{local}{path}")
         .and_then(|_| out.flush())
         .is_err()
     {
@@ -236,7 +242,12 @@ fn connection(server: &Arc<Server>, mut stream: TcpStream) {
             }
         };
         log_request(server, &req);
-        match answer(server, &req, &mut stream) {
+        let answered = if server.opts.legacy_sse {
+            crate::legacy_sse::answer(server, &req, &mut stream)
+        } else {
+            answer(server, &req, &mut stream)
+        };
+        match answered {
             Ok(true) if req.keep_alive => {}
             _ => return,
         }
@@ -253,11 +264,14 @@ fn log_request(server: &Server, req: &Request) {
         headers.insert(name.clone(), Value::String(joined));
     }
     let mut entry = json!({
-        "transport": "http",
+        "transport": if server.opts.legacy_sse { "sse" } else { "http" },
         "method": req.method,
         "path": req.path,
         "headers": headers,
     });
+    if !req.query.is_empty() {
+        entry["query"] = json!(req.query);
+    }
     if !req.body.is_empty() {
         match serde_json::from_slice::<Value>(&req.body) {
             Ok(v) => entry["message"] = v,
@@ -281,16 +295,8 @@ fn answer(server: &Arc<Server>, req: &Request, stream: &mut TcpStream) -> io::Re
         )?;
         return Ok(ka);
     }
-    for (name, value) in &server.opts.require_headers {
-        if req.header(name) != Some(value.as_str()) {
-            let extra = [("WWW-Authenticate".to_owned(), "Bearer".to_owned())];
-            let body = refusal(
-                -32000,
-                format!("Unauthorized: header `{name}` missing or wrong"),
-            );
-            write_json(stream, 401, &extra, &body, ka)?;
-            return Ok(ka);
-        }
+    if let Some(done) = unauthorized(server, req, stream) {
+        return done;
     }
     if req.method == "GET"
         && let Some(done) = crate::http_faults::resume_get(&server.opts, req, stream)
@@ -313,6 +319,26 @@ fn answer(server: &Arc<Server>, req: &Request, stream: &mut TcpStream) -> io::Re
             Ok(ka)
         }
     }
+}
+
+/// A 401 when a `--require-header` is missing or wrong; `None` when all are there.
+pub fn unauthorized(
+    server: &Server,
+    req: &Request,
+    stream: &mut TcpStream,
+) -> Option<io::Result<bool>> {
+    let (name, _) = server
+        .opts
+        .require_headers
+        .iter()
+        .find(|(name, value)| req.header(name) != Some(value.as_str()))?;
+    let extra = [("WWW-Authenticate".to_owned(), "Bearer".to_owned())];
+    let body = refusal(
+        -32000,
+        format!("Unauthorized: header `{name}` missing or wrong"),
+    );
+    let ka = req.keep_alive;
+    Some(write_json(stream, 401, &extra, &body, ka).map(|()| ka))
 }
 
 fn delete(server: &Server, req: &Request, stream: &mut TcpStream) -> io::Result<bool> {
