@@ -170,6 +170,8 @@ mod http_faults;
 mod legacy_sse;
 #[path = "fake_mcp/opts.rs"]
 mod opts;
+#[path = "fake_mcp/post_stream.rs"]
+mod post_stream;
 #[path = "fake_mcp/server.rs"]
 mod server;
 #[path = "fake_mcp/stdio.rs"]
