@@ -1,5 +1,6 @@
-//! `fake_mcp`: a scripted fake MCP server that toolproof's integration tests start over stdio or
-//! streamable HTTP, in either protocol era, with planted defects and faults.
+//! `fake_mcp`: a scripted fake MCP server that toolproof's integration tests start over stdio,
+//! streamable HTTP or the 2024-11-05 HTTP+SSE transport, in either protocol era, with planted
+//! defects and faults.
 //!
 //! Build with `cargo build --examples`; the binary lands in `target/debug/examples/fake_mcp`.
 //!
@@ -10,6 +11,7 @@
 //! | `--http ADDR` | serve streamable HTTP on ADDR (loopback only, e.g. `127.0.0.1:0`) instead of stdio |
 //! | `--era legacy\|modern\|both` | protocol generation, default `legacy` |
 //! | `--sse` | HTTP: answer every POST request as `text/event-stream` |
+//! | `--legacy-sse` | HTTP: speak the 2024-11-05 HTTP+SSE transport instead (see below) |
 //! | `--require-header 'Name: value'` | HTTP: 401 unless the header has that value (repeatable) |
 //! | `--tools N` | add N generated tools `tool_0001`… with short distinct descriptions |
 //! | `--page-size K` | K tools per `tools/list` page, with `nextCursor` (default: one page) |
@@ -22,7 +24,8 @@
 //! # Startup line (HTTP)
 //!
 //! With `--http`, the first and only stdout line is `listening on http://127.0.0.1:PORT/mcp`
-//! (flushed at once), so a test can read the port. Diagnostics go to stderr.
+//! (`…/sse` with `--legacy-sse`), flushed at once, so a test can read the port. Diagnostics go
+//! to stderr.
 //!
 //! # Eras
 //!
@@ -50,6 +53,18 @@
 //! GET gets 405. Answers are `application/json`, or SSE with `--sse` (a priming event with empty
 //! data, a `notifications/message` event, then the response) and whenever the server has to send
 //! something before the response (faults `notifications`, `server-requests`).
+//!
+//! # Legacy HTTP+SSE (`--legacy-sse`, 2024-11-05)
+//!
+//! `GET /sse` (Accept with `text/event-stream`, else 406) opens a session: an event stream whose
+//! first event is `event: endpoint` with data `/messages?session_id=ID`. Messages are POSTed
+//! there (`Content-Type: application/json`, else 415; no or an unknown session 400/404) and
+//! answered `202 Accepted` without a body; responses, notifications and the server's own requests
+//! (faults `server-requests`, `client-requests`) come on the stream as `event: message`, and the
+//! client POSTs its answers to the endpoint too. A POST to `/sse` gets 405 (`Allow: GET`), so a
+//! client that tries streamable HTTP first falls back. Messages of a session are handled in
+//! order; closing the stream ends the session. `--era legacy` or `both` (legacy sessions only);
+//! the streamable HTTP faults do not apply.
 //!
 //! # Tools
 //!
@@ -131,7 +146,8 @@
 //!
 //! `--log FILE` appends one JSON object per received message: stdio
 //! `{"transport":"stdio","message":…}` (or `"raw"` for a line that is not JSON); HTTP
-//! `{"transport":"http","method":"POST","path":"/mcp","headers":{lowercase name: value},"message":…}`.
+//! `{"transport":"http","method":"POST","path":"/mcp","headers":{lowercase name: value},"message":…}`
+//! (`"transport":"sse"` with `--legacy-sse`; a `"query"` when the URL has one).
 //!
 //! Malformed input gets -32700 (not JSON) or -32600 (not a request); unknown methods -32601.
 //! The server exits 0 when stdin ends (stdio), 2 on a bad command line.
@@ -152,8 +168,12 @@ mod http1;
 mod http_faults;
 #[path = "fake_mcp/http_protocol.rs"]
 mod http_protocol;
+#[path = "fake_mcp/legacy_sse.rs"]
+mod legacy_sse;
 #[path = "fake_mcp/opts.rs"]
 mod opts;
+#[path = "fake_mcp/post_stream.rs"]
+mod post_stream;
 #[path = "fake_mcp/server.rs"]
 mod server;
 #[path = "fake_mcp/stdio.rs"]

@@ -1,6 +1,6 @@
 //! Interop: `toolproof inspect` and `run` against MCP servers that others wrote — the official
-//! reference servers from npm and servers on the official Python SDK (1.x and 2.x), over stdio
-//! and streamable HTTP — and toolproof's reports read by tools others wrote (the JUnit XML by
+//! reference servers from npm and servers on the official Python SDK (1.x and 2.x), over stdio,
+//! streamable HTTP and the 2024-11-05 HTTP+SSE transport — and toolproof's reports read by tools others wrote (the JUnit XML by
 //! Python `xmlschema` and junitparser). `scripts/test.sh` installs them and sets
 //! `TOOLPROOF_INTEROP_DIR`.
 
@@ -262,6 +262,33 @@ fn everything_over_streamable_http_with_reports() {
 }
 
 #[test]
+fn everything_over_http_sse_lists_the_stdio_tools_with_sse_and_auto() {
+    let server = node_server("server-everything");
+    let (_, stdio) = inspect_json(&["--", "node", &server, "stdio"]);
+    let want = tool_names(&stdio);
+    assert!(want.iter().any(|t| t == "echo"), "{want:?}");
+    let port = free_port();
+    let _server = start_http(
+        "node",
+        &[&server, "sse"],
+        &[("PORT", port.to_string())],
+        "Server is running on port",
+    );
+    let url = format!("http://127.0.0.1:{port}/sse");
+    // `auto` POSTs to the stream URL first; the server answers 404 and toolproof falls back.
+    for transport in ["sse", "auto"] {
+        let (code, report) = inspect_json(&["--url", &url, "--transport", transport]);
+        assert_eq!(
+            report["server"]["transport"], "sse",
+            "{transport}: {report:#}"
+        );
+        assert_eq!(report["server"]["name"], "mcp-servers/everything");
+        assert_eq!(tool_names(&report), want, "{transport}");
+        assert_exit_matches_checks(code, &report);
+    }
+}
+
+#[test]
 fn filesystem_server_in_a_temp_folder() {
     let root = temp_dir("fs-root");
     let (code, report) = inspect_json(&[
@@ -431,6 +458,52 @@ tests:
     let (code, report, stdout) = run_config("tests-everything", &yaml);
     all_passed(&report, &stdout);
     assert_eq!(code, 0, "{stdout}");
+}
+
+#[test]
+fn scripted_answers_reach_server_everything_over_http_sse() {
+    let port = free_port();
+    let _server = start_http(
+        "node",
+        &[&node_server("server-everything"), "sse"],
+        &[("PORT", port.to_string())],
+        "Server is running on port",
+    );
+    // Its sampling and elicitation tools exist only for a client that declares the
+    // capabilities, which the scripts make toolproof do; the requests come on the event stream.
+    let yaml = format!(
+        r#"server:
+  url: http://127.0.0.1:{port}/sse
+  transport: sse
+checks:
+  enabled: false
+tests:
+  - name: echo says it back
+    tool: echo
+    args: {{message: hello there}}
+    expect: {{contains: "Echo: hello there"}}
+  - name: sampling answered as scripted
+    tool: trigger-sampling-request
+    args: {{prompt: say hi}}
+    sampling: {{text: a scripted hello}}
+    expect: {{contains: "a scripted hello"}}
+  - name: elicitation accepted as scripted
+    tool: trigger-elicitation-request
+    elicitation: {{action: accept, content: {{name: Ada Lovelace}}}}
+    expect: {{contains: "- Name: Ada Lovelace"}}
+"#
+    );
+    let (code, report, stdout) = run_config("tests-everything-sse", &yaml);
+    all_passed(&report, &stdout);
+    assert_eq!(code, 0, "{stdout}");
+    assert_eq!(report["server"]["transport"], "sse");
+    let asked: Vec<&str> = report["phases"]["tests"]["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["server_requests"][0]["method"].as_str())
+        .collect();
+    assert_eq!(asked, ["sampling/createMessage", "elicitation/create"]);
 }
 
 #[test]

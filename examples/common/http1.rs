@@ -191,3 +191,52 @@ pub fn reason(status: u16) -> &'static str {
         _ => "Unknown",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::BufReader;
+
+    fn parse(raw: &str) -> Result<Option<Request>, ReadError> {
+        read_request(&mut BufReader::new(raw.as_bytes()))
+    }
+
+    #[test]
+    fn reads_content_length_and_chunked_bodies() {
+        let raw =
+            "POST /mcp?x=1 HTTP/1.1\r\nContent-Length: 4\r\nMcp-Method: ping\r\n\r\nabcdEXTRA";
+        let Ok(Some(req)) = parse(raw) else {
+            panic!("not parsed")
+        };
+        assert_eq!(
+            (req.path.as_str(), req.body.as_slice()),
+            ("/mcp", &b"abcd"[..])
+        );
+        assert_eq!(req.header("mcp-method"), Some("ping"));
+        assert!(req.keep_alive);
+        let raw = "POST /mcp HTTP/1.1\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n\
+                   3\r\nabc\r\n2;ext=1\r\nde\r\n0\r\n\r\n";
+        let Ok(Some(req)) = parse(raw) else {
+            panic!("not parsed")
+        };
+        assert_eq!(req.body, b"abcde");
+        assert!(!req.keep_alive);
+    }
+
+    #[test]
+    fn refuses_malformed_requests() {
+        assert!(matches!(parse(""), Ok(None)));
+        assert!(matches!(
+            parse("NONSENSE\r\n\r\n"),
+            Err(ReadError::Bad(400, _))
+        ));
+        assert!(matches!(
+            parse("POST / HTTP/1.1\r\nContent-Length: 99999999999\r\n\r\n"),
+            Err(ReadError::Bad(413, _))
+        ));
+        assert!(matches!(
+            parse("POST / HTTP/1.1\r\nno colon\r\n\r\n"),
+            Err(ReadError::Bad(400, _))
+        ));
+    }
+}

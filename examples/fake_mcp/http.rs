@@ -1,8 +1,11 @@
 //! The streamable HTTP transport: a minimal HTTP/1.1 server on `std::net`, one thread per
-//! connection, keep-alive, `Content-Length` (or chunked) request bodies, JSON or SSE answers,
-//! legacy sessions and the 2026-07-28 header rules.
+//! connection, keep-alive, `Content-Length` (or chunked) request bodies, JSON or SSE answers (the
+//! event stream of one POST is in `post_stream`), legacy sessions and the 2026-07-28 header
+//! rules. With `--legacy-sse` the requests go to the 2024-11-05 HTTP+SSE transport in
+//! `legacy_sse` instead.
 
 use crate::http1::{ReadError, Request, read_request, reason};
+use crate::post_stream::HttpPeer;
 use std::io::{self, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::Arc;
@@ -12,12 +15,8 @@ use serde_json::{Map, Value, json};
 
 use crate::opts::{Era, Fault};
 use crate::server::{
-    Ctx, Incoming, Outcome, Peer, RpcError, Server, classify, error_response, lock, meta_version,
-    notification,
+    Ctx, Incoming, Outcome, RpcError, Server, classify, error_response, lock, meta_version,
 };
-
-/// How long a server request sent over SSE waits for the client's answer.
-const ASK_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Writes a complete response with a `Content-Length` body.
 pub fn write_full(
@@ -46,7 +45,7 @@ pub fn write_full(
     w.flush()
 }
 
-fn write_json(
+pub fn write_json(
     w: &mut impl Write,
     status: u16,
     extra: &[(String, String)],
@@ -64,7 +63,7 @@ fn write_json(
 }
 
 /// A JSON-RPC error body for an HTTP-level refusal before the body was read.
-fn refusal(code: i64, message: impl Into<String>) -> Value {
+pub fn refusal(code: i64, message: impl Into<String>) -> Value {
     error_response(&Value::Null, &RpcError::new(code, message))
 }
 
@@ -72,109 +71,6 @@ fn refusal(code: i64, message: impl Into<String>) -> Value {
 fn refusal_of(msg: &Value, code: i64, message: impl Into<String>) -> Value {
     let id = msg.get("id").filter(|id| id.is_string() || id.is_number());
     error_response(id.unwrap_or(&Value::Null), &RpcError::new(code, message))
-}
-
-/// The side channel of one POST: turns the response into an SSE stream on first use.
-struct HttpPeer<'a> {
-    stream: &'a mut TcpStream,
-    headers: Vec<(String, String)>,
-    keep_alive: bool,
-    started: bool,
-    note_first: bool,
-    stream_no: u64,
-    events: u64,
-    broken: bool,
-}
-
-impl HttpPeer<'_> {
-    fn chunk(&mut self, data: &[u8]) {
-        if self.broken || data.is_empty() {
-            return;
-        }
-        let mut out = format!("{:x}\r\n", data.len()).into_bytes();
-        out.extend_from_slice(data);
-        out.extend_from_slice(b"\r\n");
-        if self
-            .stream
-            .write_all(&out)
-            .and_then(|_| self.stream.flush())
-            .is_err()
-        {
-            self.broken = true;
-        }
-    }
-
-    fn event(&mut self, data: &str) {
-        self.events += 1;
-        let mut text = format!("id: {}-{}\n", self.stream_no, self.events);
-        for line in data.split('\n') {
-            text.push_str(&format!("data: {line}\n"));
-        }
-        text.push('\n');
-        self.chunk(text.as_bytes());
-    }
-
-    /// Sends the SSE head, the priming event and (with `--sse`) a first notification.
-    fn start(&mut self) {
-        if self.started {
-            return;
-        }
-        self.started = true;
-        let mut head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\
-                        Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n"
-            .to_owned();
-        for (name, value) in &self.headers {
-            head.push_str(&format!("{name}: {value}\r\n"));
-        }
-        let connection = if self.keep_alive {
-            "keep-alive"
-        } else {
-            "close"
-        };
-        head.push_str(&format!("Connection: {connection}\r\n\r\n"));
-        if self.stream.write_all(head.as_bytes()).is_err() {
-            self.broken = true;
-        }
-        self.events += 1;
-        let priming = format!("id: {}-{}\ndata:\n\n", self.stream_no, self.events);
-        self.chunk(priming.as_bytes());
-        if self.note_first {
-            let note = notification(
-                "notifications/message",
-                json!({"level": "debug", "logger": "fake_mcp", "data": "answering over SSE"}),
-            );
-            self.event(&note.to_string());
-        }
-    }
-
-    fn finish(&mut self) {
-        if !self.broken
-            && self
-                .stream
-                .write_all(b"0\r\n\r\n")
-                .and_then(|_| self.stream.flush())
-                .is_err()
-        {
-            self.broken = true;
-        }
-    }
-}
-
-impl Peer for HttpPeer<'_> {
-    fn notify(&mut self, msg: &Value) {
-        self.start();
-        self.event(&msg.to_string());
-    }
-
-    fn ask(&mut self, server: &Server, requests: &[Value]) -> Vec<Option<Value>> {
-        let ids: Vec<String> = requests.iter().map(|r| r["id"].to_string()).collect();
-        server.expect_answers(&ids);
-        self.start();
-        for r in requests {
-            self.event(&r.to_string());
-        }
-        server.take_answers(&ids, Some(ASK_TIMEOUT))
-    }
 }
 
 /// Serves HTTP forever; returns the exit status if listening fails.
@@ -194,7 +90,12 @@ pub fn serve(server: Arc<Server>, addr: SocketAddr) -> i32 {
         }
     };
     let mut out = io::stdout().lock();
-    if writeln!(out, "listening on http://{local}/mcp")
+    let path = if server.opts.legacy_sse {
+        crate::legacy_sse::STREAM_PATH
+    } else {
+        "/mcp"
+    };
+    if writeln!(out, "listening on http://{local}{path}")
         .and_then(|_| out.flush())
         .is_err()
     {
@@ -236,7 +137,12 @@ fn connection(server: &Arc<Server>, mut stream: TcpStream) {
             }
         };
         log_request(server, &req);
-        match answer(server, &req, &mut stream) {
+        let answered = if server.opts.legacy_sse {
+            crate::legacy_sse::answer(server, &req, &mut stream)
+        } else {
+            answer(server, &req, &mut stream)
+        };
+        match answered {
             Ok(true) if req.keep_alive => {}
             _ => return,
         }
@@ -253,11 +159,14 @@ fn log_request(server: &Server, req: &Request) {
         headers.insert(name.clone(), Value::String(joined));
     }
     let mut entry = json!({
-        "transport": "http",
+        "transport": if server.opts.legacy_sse { "sse" } else { "http" },
         "method": req.method,
         "path": req.path,
         "headers": headers,
     });
+    if !req.query.is_empty() {
+        entry["query"] = json!(req.query);
+    }
     if !req.body.is_empty() {
         match serde_json::from_slice::<Value>(&req.body) {
             Ok(v) => entry["message"] = v,
@@ -281,16 +190,8 @@ fn answer(server: &Arc<Server>, req: &Request, stream: &mut TcpStream) -> io::Re
         )?;
         return Ok(ka);
     }
-    for (name, value) in &server.opts.require_headers {
-        if req.header(name) != Some(value.as_str()) {
-            let extra = [("WWW-Authenticate".to_owned(), "Bearer".to_owned())];
-            let body = refusal(
-                -32000,
-                format!("Unauthorized: header `{name}` missing or wrong"),
-            );
-            write_json(stream, 401, &extra, &body, ka)?;
-            return Ok(ka);
-        }
+    if let Some(done) = unauthorized(server, req, stream) {
+        return done;
     }
     if let Some(done) = crate::http_protocol::screen(&server.opts, req, stream) {
         return done;
@@ -316,6 +217,26 @@ fn answer(server: &Arc<Server>, req: &Request, stream: &mut TcpStream) -> io::Re
             Ok(ka)
         }
     }
+}
+
+/// A 401 when a `--require-header` is missing or wrong; `None` when all are there.
+pub fn unauthorized(
+    server: &Server,
+    req: &Request,
+    stream: &mut TcpStream,
+) -> Option<io::Result<bool>> {
+    let (name, _) = server
+        .opts
+        .require_headers
+        .iter()
+        .find(|(name, value)| req.header(name) != Some(value.as_str()))?;
+    let extra = [("WWW-Authenticate".to_owned(), "Bearer".to_owned())];
+    let body = refusal(
+        -32000,
+        format!("Unauthorized: header `{name}` missing or wrong"),
+    );
+    let ka = req.keep_alive;
+    Some(write_json(stream, 401, &extra, &body, ka).map(|()| ka))
 }
 
 fn delete(server: &Server, req: &Request, stream: &mut TcpStream) -> io::Result<bool> {
@@ -646,53 +567,5 @@ fn hang_until_closed(stream: &mut TcpStream) {
                 ) => {}
             Err(_) => return,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse(raw: &str) -> Result<Option<Request>, ReadError> {
-        read_request(&mut BufReader::new(raw.as_bytes()))
-    }
-
-    #[test]
-    fn reads_content_length_and_chunked_bodies() {
-        let raw =
-            "POST /mcp?x=1 HTTP/1.1\r\nContent-Length: 4\r\nMcp-Method: ping\r\n\r\nabcdEXTRA";
-        let Ok(Some(req)) = parse(raw) else {
-            panic!("not parsed")
-        };
-        assert_eq!(
-            (req.path.as_str(), req.body.as_slice()),
-            ("/mcp", &b"abcd"[..])
-        );
-        assert_eq!(req.header("mcp-method"), Some("ping"));
-        assert!(req.keep_alive);
-        let raw = "POST /mcp HTTP/1.1\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n\
-                   3\r\nabc\r\n2;ext=1\r\nde\r\n0\r\n\r\n";
-        let Ok(Some(req)) = parse(raw) else {
-            panic!("not parsed")
-        };
-        assert_eq!(req.body, b"abcde");
-        assert!(!req.keep_alive);
-    }
-
-    #[test]
-    fn refuses_malformed_requests() {
-        assert!(matches!(parse(""), Ok(None)));
-        assert!(matches!(
-            parse("NONSENSE\r\n\r\n"),
-            Err(ReadError::Bad(400, _))
-        ));
-        assert!(matches!(
-            parse("POST / HTTP/1.1\r\nContent-Length: 99999999999\r\n\r\n"),
-            Err(ReadError::Bad(413, _))
-        ));
-        assert!(matches!(
-            parse("POST / HTTP/1.1\r\nno colon\r\n\r\n"),
-            Err(ReadError::Bad(400, _))
-        ));
     }
 }

@@ -529,6 +529,8 @@ pub struct Options {
     pub era: Era,
     /// Answer POSTs with `text/event-stream`.
     pub sse: bool,
+    /// Speak the 2024-11-05 HTTP+SSE transport (`GET /sse`, POSTs to the `endpoint`).
+    pub legacy_sse: bool,
     /// Headers every HTTP request must carry, as (lowercase name, value).
     pub require_headers: Vec<(String, String)>,
     /// Number of generated `tool_NNNN` tools.
@@ -555,6 +557,7 @@ impl Default for Options {
             http: None,
             era: Era::Legacy,
             sse: false,
+            legacy_sse: false,
             require_headers: Vec::new(),
             extra_tools: 0,
             page_size: 0,
@@ -606,6 +609,9 @@ options:
                            `listening on http://127.0.0.1:PORT/mcp`
   --era legacy|modern|both protocol generation (default legacy)
   --sse                    HTTP: answer POSTs as text/event-stream
+  --legacy-sse             HTTP: speak the 2024-11-05 HTTP+SSE transport instead: GET /sse
+                           streams an `endpoint` event, then every message; POSTs to the
+                           endpoint get 202 (the startup line names /sse)
   --require-header 'N: V'  HTTP: answer 401 unless header N has value V (repeatable)
   --tools N                add N generated tools tool_0001..tool_N
   --page-size K            K tools per tools/list page (default: all in one page)
@@ -660,6 +666,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
                 }
             }
             "--sse" => opts.sse = true,
+            "--legacy-sse" => opts.legacy_sse = true,
             "--require-header" => {
                 let v = value("--require-header")?;
                 let (name, val) = v
@@ -689,6 +696,15 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
             "--legacy-version" => opts.legacy_version = Some(value("--legacy-version")?),
             other => return Err(format!("unknown option `{other}`")),
         }
+    }
+    if opts.legacy_sse && opts.http.is_none() {
+        return Err("--legacy-sse: needs --http ADDR (it is an HTTP transport)".into());
+    }
+    if opts.legacy_sse && opts.era == Era::Modern {
+        return Err(
+            "--legacy-sse: the 2024-11-05 transport has no 2026-07-28 era; use --era legacy or both"
+                .into(),
+        );
     }
     Ok(Parsed::Run(Box::new(opts)))
 }
@@ -743,6 +759,46 @@ mod tests {
         assert!(run(&["--fault", "nope"]).is_err_and(|e| e.contains("unknown fault")));
         assert!(run(&["--tools"]).is_err_and(|e| e.contains("needs a value")));
         assert!(run(&["--help"]).is_err_and(|e| e == "help"));
+    }
+
+    #[test]
+    fn help_lists_every_flag_and_each_is_parsed() {
+        let h = help();
+        let flags = [
+            ("--http", Some("127.0.0.1:0")),
+            ("--era", Some("both")),
+            ("--sse", None),
+            ("--legacy-sse", None),
+            ("--require-header", Some("A: b")),
+            ("--tools", Some("1")),
+            ("--page-size", Some("1")),
+            ("--resources", None),
+            ("--prompts", None),
+            ("--fault", Some("garbage")),
+            ("--log", Some("wire.jsonl")),
+            ("--name", Some("n")),
+            ("--legacy-version", Some("2024-11-05")),
+        ];
+        for (flag, value) in flags {
+            assert!(
+                h.contains(&format!("  {flag} ")),
+                "{flag} missing from --help"
+            );
+            let mut args = vec!["--http", "127.0.0.1:0", flag];
+            args.extend(value);
+            assert!(run(&args).is_ok(), "{flag} is not parsed");
+        }
+    }
+
+    #[test]
+    fn legacy_sse_needs_http_and_a_legacy_era() {
+        let o = run(&["--http", "127.0.0.1:0", "--legacy-sse"]).unwrap_or_default();
+        assert!(o.legacy_sse);
+        assert!(run(&["--legacy-sse"]).is_err_and(|e| e.contains("needs --http")));
+        assert!(
+            run(&["--http", "127.0.0.1:0", "--legacy-sse", "--era", "modern"])
+                .is_err_and(|e| e.contains("no 2026-07-28 era"))
+        );
     }
 
     #[test]

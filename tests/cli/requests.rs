@@ -1,5 +1,6 @@
 //! Scripted answers to the server's own requests (`elicitation`, `sampling`, `roots`) through
-//! the `toolproof` binary and the fake server's `client-requests` tools, over stdio and HTTP.
+//! the `toolproof` binary and the fake server's `client-requests` tools, over stdio, streamable
+//! HTTP and the 2024-11-05 HTTP+SSE transport.
 
 use super::*;
 use serde_json::json;
@@ -173,6 +174,18 @@ fn a_stateless_tool_asking_for_unscripted_sampling_says_what_to_script() {
         text.contains("`sampling/createMessage`") && text.contains("script `sampling:`"),
         "{text}"
     );
+}
+
+#[test]
+fn scripted_answers_reach_an_http_sse_server_on_its_event_stream() {
+    let dir = Dir::new("requests-legacy-sse");
+    let server = http_fake(&["--fault", "client-requests", "--legacy-sse"]);
+    write_config(
+        &dir,
+        &format!("server:\n  url: {}\n  transport: sse\n", server.url),
+    );
+    assert_all_scripted_answers_arrive(&dir);
+    assert_eq!(report(&dir)["server"]["transport"], "sse");
 }
 
 #[test]

@@ -18,13 +18,14 @@ impl Client {
     /// Brings the connection to a usable era before `deadline`. Over HTTP, the transport
     /// first: `sse` opens the 2024-11-05 event stream; `auto` falls back to it when the
     /// streamable HTTP handshake gets 400, 404 or 405 (the specification's
-    /// backwards-compatibility procedure), keeping the first error when that fails too.
+    /// backwards-compatibility procedure), keeping the first error when that fails too;
+    /// `streamable-http` says when its refusal may come from an HTTP+SSE server.
     pub(super) fn handshake(&mut self, deadline: Instant) -> Result<(), McpError> {
         let Conn::Http(t) = &mut self.conn else {
             return self.handshake_era(deadline);
         };
         match t.transport() {
-            TransportPref::StreamableHttp => self.handshake_era(deadline),
+            TransportPref::StreamableHttp => self.handshake_era(deadline).map_err(hint_sse),
             TransportPref::Sse => {
                 t.open_legacy(Self::remaining(deadline))?;
                 self.handshake_legacy_sse(deadline)
@@ -178,6 +179,33 @@ impl Client {
             t.set_protocol(version, Era::Legacy);
         }
         self.notify("notifications/initialized")
+    }
+}
+
+/// What an HTTP+SSE (2024-11-05) server answers a POST to its stream URL: 400, 404 or 405,
+/// the statuses `auto` falls back on. Such an error of a `streamable-http` handshake names
+/// `transport: sse` as a way out.
+fn hint_sse(error: McpError) -> McpError {
+    match error {
+        McpError::Http {
+            status: status @ (400 | 404 | 405),
+            url,
+            detail,
+            hint,
+        } => {
+            let sse = "if the server speaks the 2024-11-05 HTTP+SSE transport, set \
+                       `server.transport: sse` or `auto`, with `server.url` its event stream";
+            McpError::Http {
+                status,
+                url,
+                detail,
+                hint: Some(match hint {
+                    Some(h) => format!("{h}; {sse}"),
+                    None => sse.to_owned(),
+                }),
+            }
+        }
+        other => other,
     }
 }
 

@@ -16,6 +16,7 @@ use ureq::Agent;
 use super::{Answer, ERROR_BODY_LIMIT, HttpTransport, header, http_detail};
 use crate::mcp::error::McpError;
 use crate::mcp::protocol;
+use crate::mcp::requests::Responder;
 use crate::mcp::sse::SseEvents;
 
 /// The open event stream of a 2024-11-05 server.
@@ -80,6 +81,7 @@ impl HttpTransport {
             agent: self.agent.clone(),
             url: self.spec.url.clone(),
             headers: self.spec.headers.clone(),
+            responder: self.responder.clone(),
         };
         let body = resp.into_body();
         std::thread::spawn(move || reader.run(body, &tx));
@@ -222,6 +224,9 @@ struct Reader {
     agent: Agent,
     url: String,
     headers: Vec<(String, String)>,
+    /// Answers the server's requests from the current test's script, and records them (shared
+    /// with the client, as on the other transports).
+    responder: Responder,
 }
 
 impl Reader {
@@ -262,15 +267,16 @@ impl Reader {
         }
     }
 
-    /// A message on the stream: a response goes to its waiter, a server request is answered,
-    /// anything else (notifications, late responses) is dropped.
+    /// A message on the stream: a response goes to its waiter, a server request is answered
+    /// (as the current test scripts it) with a POST to the endpoint, anything else
+    /// (notifications, late responses) is dropped.
     fn dispatch(&self, stream: &LegacyStream, data: &str) {
         let Ok(v) = protocol::parse_message(data) else {
             return;
         };
         match (v.get("id"), v.get("method").and_then(Value::as_str)) {
-            (Some(id), Some(m)) => {
-                let reply = protocol::answer_server_request(id.clone(), m);
+            (Some(_), Some(_)) => {
+                let reply = self.responder.answer(&v);
                 let timeout = Duration::from_secs(30);
                 let _ = post_message(
                     &self.agent,

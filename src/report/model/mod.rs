@@ -166,7 +166,7 @@ pub struct ServerSummary {
     pub protocol_version: String,
     /// `legacy` (initialize) or `modern` (server/discover).
     pub era: String,
-    /// `stdio` or `http`.
+    /// `stdio`, `http` (streamable HTTP) or `sse` (the 2024-11-05 HTTP+SSE transport).
     pub transport: String,
     /// The capabilities object as sent.
     pub capabilities: Value,
