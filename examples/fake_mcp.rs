@@ -158,6 +158,8 @@ mod asking;
 mod catalog;
 #[path = "fake_mcp/fuzz_targets.rs"]
 mod fuzz_targets;
+#[path = "fake_mcp/get_stream.rs"]
+mod get_stream;
 #[path = "fake_mcp/hostile.rs"]
 mod hostile;
 #[path = "fake_mcp/http.rs"]

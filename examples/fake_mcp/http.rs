@@ -201,6 +201,9 @@ fn answer(server: &Arc<Server>, req: &Request, stream: &mut TcpStream) -> io::Re
     {
         return done;
     }
+    if req.method == "GET" && server.opts.has(Fault::GetStream) {
+        return crate::get_stream::get(server, req, stream);
+    }
     match req.method.as_str() {
         "POST" => post(server, req, stream),
         "DELETE" => delete(server, req, stream),
@@ -494,7 +497,13 @@ fn post(server: &Arc<Server>, req: &Request, stream: &mut TcpStream) -> io::Resu
         events: 0,
         broken: false,
     };
-    let outcome = server.handle(&msg, &mut ctx, &mut peer);
+    let outcome = match sid.filter(|_| opts.has(Fault::GetStream)) {
+        Some(sid) => {
+            let sid = sid.to_owned();
+            server.handle(&msg, &mut ctx, &mut crate::get_stream::GetPeer { sid })
+        }
+        None => server.handle(&msg, &mut ctx, &mut peer),
+    };
     if let Some(session) = ctx.session {
         let mut sessions = lock(&server.sessions);
         match (&new_session, sid) {

@@ -134,12 +134,15 @@ pub enum Fault {
     SseResume,
     /// HTTP: as `sse-resume`, but GET is refused (405): the response never comes.
     SseDrop,
+    /// HTTP: sessions have a GET stream that closes after its priming event and is resumed
+    /// with `Last-Event-ID`; the server's own requests and notifications go there.
+    GetStream,
     /// One defect for `toolproof protocol`: the id of the check that must find it.
     Protocol(&'static str),
 }
 
 /// Every fault with its command-line name and a one-line summary.
-pub const FAULTS: [(&str, Fault, &str); 78] = [
+pub const FAULTS: [(&str, Fault, &str); 79] = [
     (
         "no-description",
         Fault::NoDescription,
@@ -382,6 +385,11 @@ pub const FAULTS: [(&str, Fault, &str); 78] = [
         "sse-drop",
         Fault::SseDrop,
         "HTTP: tools/call stream closes after a priming event; GET refused (405)",
+    ),
+    (
+        "get-stream",
+        Fault::GetStream,
+        "HTTP: a GET stream per session, closed after priming and resumed; server requests go there",
     ),
     (
         "protocol-init-version",

@@ -17,7 +17,9 @@ use super::types::Era;
 use crate::config::TransportPref;
 use crate::interrupt::Interrupt;
 
+mod errors;
 mod legacy;
+mod listen;
 mod resume;
 
 use resume::Resume;
@@ -51,6 +53,8 @@ pub struct HttpTransport {
     responder: Responder,
     /// The event stream of the 2024-11-05 HTTP+SSE transport, once opened.
     legacy: Option<std::sync::Arc<legacy::LegacyStream>>,
+    /// The reader of the session's GET stream, once started.
+    listener: Option<std::sync::Arc<listen::Listener>>,
 }
 
 /// What a POST gave back.
@@ -77,6 +81,7 @@ impl HttpTransport {
             era: Era::Legacy,
             responder: Responder::default(),
             legacy: None,
+            listener: None,
         }
     }
 
@@ -116,6 +121,7 @@ impl HttpTransport {
     pub fn reset_session(&mut self) {
         self.session = None;
         self.legacy = None;
+        self.stop_listening();
     }
 
     /// POSTs one message and returns the response with id `want`, if any is awaited.
@@ -422,6 +428,7 @@ impl HttpTransport {
     pub fn close(&mut self) {
         // An HTTP+SSE session ends when its stream is dropped.
         self.legacy = None;
+        self.stop_listening();
         let Some(sid) = self.session.take() else {
             return;
         };
@@ -434,6 +441,12 @@ impl HttpTransport {
         let req = self.session_headers(req, Some(&sid));
         // 405 (not allowed) and errors are fine: the session ends with us either way.
         let _ = req.call();
+    }
+
+    fn stop_listening(&mut self) {
+        if let Some(listener) = self.listener.take() {
+            listener.stop();
+        }
     }
 
     /// The YAML's headers, the negotiated revision and the session, on any request.
@@ -452,57 +465,6 @@ impl HttpTransport {
             req = req.header("mcp-session-id", s);
         }
         req
-    }
-
-    fn transport_error(&self, e: ureq::Error, method: &str, timeout: Duration) -> McpError {
-        match e {
-            ureq::Error::Timeout(_) => McpError::Timeout {
-                method: method.to_owned(),
-                after: timeout,
-            },
-            ureq::Error::BodyExceedsLimit(n) => McpError::Unreadable {
-                method: method.to_owned(),
-                reason: format!("its body is over the {} MiB limit for one message", n >> 20),
-                start: String::new(),
-            },
-            ureq::Error::Io(io) => self.read_error(io, method, timeout),
-            ureq::Error::HostNotFound => McpError::Connect {
-                url: self.spec.url.clone(),
-                reason: "host not found".into(),
-            },
-            other => McpError::Connect {
-                url: self.spec.url.clone(),
-                reason: other.to_string(),
-            },
-        }
-    }
-
-    fn read_error(&self, e: std::io::Error, method: &str, timeout: Duration) -> McpError {
-        use std::io::ErrorKind::*;
-        match e.kind() {
-            TimedOut | WouldBlock => McpError::Timeout {
-                method: method.to_owned(),
-                after: timeout,
-            },
-            ConnectionRefused => McpError::Connect {
-                url: self.spec.url.clone(),
-                reason: "connection refused (is the server running?)".into(),
-            },
-            _ => {
-                let text = e.to_string();
-                if text.contains("timeout") {
-                    McpError::Timeout {
-                        method: method.to_owned(),
-                        after: timeout,
-                    }
-                } else {
-                    McpError::Connect {
-                        url: self.spec.url.clone(),
-                        reason: text,
-                    }
-                }
-            }
-        }
     }
 }
 

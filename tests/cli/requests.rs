@@ -110,6 +110,35 @@ fn scripted_answers_reach_an_http_server_on_the_post_stream() {
 }
 
 #[test]
+fn scripted_answers_reach_an_http_server_on_its_resumed_get_stream() {
+    // The server sends its requests on the session's GET stream, which it closes after the
+    // priming event: they arrive only if toolproof listens there and resumes it.
+    let dir = Dir::new("requests-get-stream");
+    let log = dir.path("wire.jsonl").display().to_string();
+    let server = http_fake(&["--fault", "client-requests,get-stream", "--log", &log]);
+    write_config(&dir, &format!("server:\n  url: {}\n", server.url));
+    assert_all_scripted_answers_arrive(&dir);
+    let gets: Vec<Value> = dir
+        .read("wire.jsonl")
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["method"] == "GET")
+        .collect();
+    let first = gets
+        .first()
+        .unwrap_or_else(|| panic!("no GET stream opened"));
+    assert!(first["headers"].get("last-event-id").is_none(), "{first:#}");
+    assert_eq!(first["headers"]["accept"], "text/event-stream");
+    let sid = first["headers"]["mcp-session-id"].as_str().unwrap_or("?");
+    let resumed = format!("{sid}-0");
+    assert!(
+        gets.iter()
+            .any(|g| g["headers"]["last-event-id"].as_str() == Some(resumed.as_str())),
+        "no GET resumed the stream after its priming event {resumed}: {gets:#?}"
+    );
+}
+
+#[test]
 fn scripted_answers_reach_a_stateless_server_as_input_responses() {
     // 2026-07-28 has no server-to-client requests: the tool answers `input_required`, and the
     // call is sent again with the scripted answer in `inputResponses`.

@@ -178,7 +178,11 @@ impl Client {
         if let Conn::Http(t) = &mut self.conn {
             t.set_protocol(version, Era::Legacy);
         }
-        self.notify("notifications/initialized")
+        self.notify("notifications/initialized")?;
+        if let Conn::Http(t) = &mut self.conn {
+            t.listen();
+        }
+        Ok(())
     }
 }
 

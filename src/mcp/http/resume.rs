@@ -7,7 +7,7 @@ use super::{ERROR_BODY_LIMIT, HttpTransport, header, http_detail};
 use crate::mcp::error::{McpError, shorten};
 
 /// Most reconnections in a row to a response stream that bring no new event.
-const MAX_IDLE_RESUMES: u32 = 5;
+pub(super) const MAX_IDLE_RESUMES: u32 = 5;
 /// Wait before reconnecting when the server gave no `retry`.
 const DEFAULT_RETRY_WAIT: Duration = Duration::from_millis(500);
 /// Longest wait before reconnecting, whatever `retry` the server asked for.
@@ -21,7 +21,7 @@ pub(super) struct Resume {
     /// The server's reconnection time.
     retry: Option<Duration>,
     /// Reconnections since the last new event id.
-    idle: u32,
+    pub(super) idle: u32,
 }
 
 impl Resume {
@@ -36,6 +36,11 @@ impl Resume {
         if retry.is_some() {
             self.retry = retry;
         }
+    }
+
+    /// How long to wait before reconnecting: the server's `retry`, at most [`MAX_RETRY_WAIT`].
+    pub(super) fn wait(&self) -> Duration {
+        self.retry.unwrap_or(DEFAULT_RETRY_WAIT).min(MAX_RETRY_WAIT)
     }
 }
 
@@ -60,10 +65,7 @@ impl HttpTransport {
             )));
         }
         resume.idle += 1;
-        let wait = resume
-            .retry
-            .unwrap_or(DEFAULT_RETRY_WAIT)
-            .min(MAX_RETRY_WAIT);
+        let wait = resume.wait();
         let left = deadline.saturating_duration_since(Instant::now());
         let timed_out = McpError::Timeout {
             method: method.to_owned(),
