@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value, json};
 
+use super::keywords::{bound, required_names, resolve};
 use super::rng::Rng;
-use super::values::{bound, required_names, resolve};
 
 /// One way an input breaks its schema.
 #[derive(Debug, Clone, PartialEq)]

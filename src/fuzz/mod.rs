@@ -10,6 +10,7 @@ pub mod classify;
 pub mod entry;
 mod inputs;
 pub mod invalid;
+pub mod keywords;
 pub mod regex;
 pub mod rng;
 pub mod shrink;
@@ -18,14 +19,14 @@ mod tests;
 pub mod values;
 
 use std::collections::HashSet;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::{Map, Value};
 
 use crate::events::{Event, Events};
 use crate::interrupt::Interrupt;
-use crate::mcp::types::{CallOutcome, Tool};
-use crate::mcp::{CallFailure, Client, ConnectError, McpError};
+use crate::mcp::types::Tool;
+use crate::mcp::{McpError, ToolServer};
 use crate::report::model::{FuzzFinding, FuzzResults, FuzzTool, Phase, PhaseStatus};
 use crate::settings::FuzzSettings;
 
@@ -39,50 +40,8 @@ const SHRINK_BUDGET_HANG: u64 = 12;
 /// Hangs after which a tool is left alone.
 const MAX_HANGS: u32 = 3;
 
-/// What the fuzzer needs from a connection; [`Client`] in production.
-pub trait Target {
-    /// One `tools/call`.
-    fn call(
-        &mut self,
-        tool: &str,
-        args: &Map<String, Value>,
-        timeout: Duration,
-    ) -> Result<CallOutcome, CallFailure>;
-    /// Whether the server process has ended.
-    fn has_exited(&self) -> bool;
-    /// Starts the server again after it died.
-    fn restart(&mut self) -> Result<(), ConnectError>;
-    /// Whether the server still answers after a timeout.
-    fn answers_ping(&mut self) -> bool;
-    /// Stops a stuck server and starts it again.
-    fn restart_hung(&mut self) -> Result<(), ConnectError>;
-}
-
-impl Target for Client {
-    fn call(
-        &mut self,
-        tool: &str,
-        args: &Map<String, Value>,
-        timeout: Duration,
-    ) -> Result<CallOutcome, CallFailure> {
-        self.call_tool(tool, args, timeout)
-    }
-    fn has_exited(&self) -> bool {
-        Client::has_exited(self)
-    }
-    fn restart(&mut self) -> Result<(), ConnectError> {
-        Client::restart(self)
-    }
-    fn answers_ping(&mut self) -> bool {
-        Client::answers_ping(self)
-    }
-    fn restart_hung(&mut self) -> Result<(), ConnectError> {
-        Client::restart_hung(self)
-    }
-}
-
 /// Runs the fuzz phase over `tools` (server order).
-pub fn run<T: Target>(
+pub fn run<T: ToolServer>(
     server: &mut T,
     tools: &[Tool],
     settings: &FuzzSettings,
@@ -190,7 +149,7 @@ fn skipped(tool: &Tool, why: String) -> FuzzTool {
 }
 
 /// One tool's fuzzing.
-struct ToolFuzzer<'a, T: Target> {
+struct ToolFuzzer<'a, T: ToolServer> {
     server: &'a mut T,
     tool: &'a Tool,
     settings: &'a FuzzSettings,
@@ -205,7 +164,7 @@ struct ToolFuzzer<'a, T: Target> {
     broken: Option<String>,
 }
 
-impl<'a, T: Target> ToolFuzzer<'a, T> {
+impl<'a, T: ToolServer> ToolFuzzer<'a, T> {
     fn new(
         server: &'a mut T,
         tool: &'a Tool,

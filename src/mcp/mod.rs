@@ -6,9 +6,11 @@ pub mod exact;
 pub mod http;
 pub mod protocol;
 pub mod requests;
+mod server;
 pub mod sse;
 pub mod stdio;
 pub mod types;
 
 pub use client::{CallFailure, Client, ClientOptions, ConnectError, ServerSpec};
 pub use error::McpError;
+pub use server::ToolServer;

@@ -11,11 +11,10 @@ use typo::nearest;
 
 use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value};
-
 use crate::config::TestCase;
 use crate::events::{Event, Events};
 use crate::interrupt::{Interrupt, Signal};
+use crate::mcp::ToolServer as Server;
 use crate::mcp::client::{CallFailure, Client, ConnectError};
 use crate::mcp::error::McpError;
 use crate::mcp::requests::{Script, ServerRequest};
@@ -93,67 +92,6 @@ pub fn select(tests: &[TestCase], filter: Option<&str>) -> Vec<usize> {
         })
         .map(|(i, _)| i)
         .collect()
-}
-
-/// What the runner needs from a server connection; [`Client`] in production.
-trait Server {
-    fn call(
-        &mut self,
-        tool: &str,
-        args: &Map<String, Value>,
-        timeout: Duration,
-    ) -> Result<CallOutcome, CallFailure>;
-    fn has_exited(&self) -> bool;
-    fn restart(&mut self) -> Result<(), ConnectError>;
-    /// Whether the server still answers, after a call timed out.
-    fn answers_ping(&mut self) -> bool;
-    /// Restarts a server that does not answer any more.
-    fn restart_hung(&mut self) -> Result<(), ConnectError>;
-    /// Answers the server's own requests from `script` from now on.
-    fn script_answers(&mut self, _script: Script) {}
-    /// The server's own requests since the last call of this.
-    fn server_requests(&mut self) -> Vec<ServerRequest> {
-        Vec::new()
-    }
-    /// Waits between attempts (less when the run is interrupted).
-    fn pause(&mut self, d: Duration, interrupt: &Interrupt) {
-        interrupt.sleep(d);
-    }
-}
-
-impl Server for Client {
-    fn call(
-        &mut self,
-        tool: &str,
-        args: &Map<String, Value>,
-        timeout: Duration,
-    ) -> Result<CallOutcome, CallFailure> {
-        self.call_tool(tool, args, timeout)
-    }
-
-    fn has_exited(&self) -> bool {
-        Client::has_exited(self)
-    }
-
-    fn restart(&mut self) -> Result<(), ConnectError> {
-        Client::restart(self)
-    }
-
-    fn answers_ping(&mut self) -> bool {
-        Client::answers_ping(self)
-    }
-
-    fn restart_hung(&mut self) -> Result<(), ConnectError> {
-        Client::restart_hung(self)
-    }
-
-    fn script_answers(&mut self, script: Script) {
-        Client::script_answers(self, script);
-    }
-
-    fn server_requests(&mut self) -> Vec<ServerRequest> {
-        self.take_server_requests()
-    }
 }
 
 /// The answers a test scripts for the server's own requests (the loader already filled in the

@@ -7,14 +7,19 @@
 //! empty text, an empty list) lets deserialization go on, so one pass finds them all. Only an
 //! error raised by serde itself (a custom type that refuses a value) still ends the pass.
 
+mod access;
 mod error;
+mod lax;
 mod path;
+
+use access::{Entry, MapDe, SeqDe, bad_key, key_text};
+use lax::{float_to_whole, lax_bool, number_text};
 #[cfg(test)]
 mod tests;
 
 use std::cell::RefCell;
 
-use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
+use serde::de::{self, IntoDeserializer, Visitor};
 
 pub(crate) use error::{DeError, Located};
 pub(crate) use path::KeyPath;
@@ -284,70 +289,6 @@ impl<'a> NodeDe<'a> {
             sink: self.sink,
         }
     }
-}
-
-/// Number text as pydantic reads it: surrounding white space dropped, and `_` between digits
-/// (`1_000`) removed.
-fn number_text(s: &str) -> String {
-    let s = s.trim();
-    let bytes = s.as_bytes();
-    let mut out = String::with_capacity(s.len());
-    for (i, c) in s.char_indices() {
-        let between_digits = i > 0
-            && bytes[i - 1].is_ascii_digit()
-            && bytes.get(i + 1).is_some_and(u8::is_ascii_digit);
-        if c != '_' || !between_digits {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// A boolean as pydantic's lax mode reads one: `true`/`false`, `0`/`1` (also `0.0`/`1.0`), and
-/// in any letter case the words `true`, `false`, `t`, `f`, `yes`, `no`, `y`, `n`, `on`, `off`
-/// and the text `1`/`0`.
-fn lax_bool(value: &Value) -> Option<bool> {
-    match value {
-        Value::Bool(b) => Some(*b),
-        Value::Int(0) | Value::UInt(0) => Some(false),
-        Value::Int(1) | Value::UInt(1) => Some(true),
-        Value::Float(x) if *x == 0.0 => Some(false),
-        Value::Float(x) if *x == 1.0 => Some(true),
-        Value::Str(s) => match s.to_lowercase().as_str() {
-            "true" | "t" | "yes" | "y" | "on" | "1" => Some(true),
-            "false" | "f" | "no" | "n" | "off" | "0" => Some(false),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-fn float_to_whole(x: f64) -> Option<i128> {
-    (x.is_finite() && x.fract() == 0.0 && x.abs() < 1e30).then_some(x as i128)
-}
-
-/// Text form of a scalar mapping key (`1:` becomes "1"); `None` for lists, mappings, null.
-fn key_text(key: &Node) -> Option<String> {
-    match &key.value {
-        Value::Str(s) => Some(s.clone()),
-        Value::Bool(b) => Some(b.to_string()),
-        Value::Int(n) => Some(n.to_string()),
-        Value::UInt(n) => Some(n.to_string()),
-        Value::Float(x) => Some(fmt_float(*x)),
-        Value::Null | Value::Seq(_) | Value::Map(_) => None,
-    }
-}
-
-fn bad_key(key: &Node, path: &KeyPath) -> DeError {
-    let at = path.subject();
-    DeError::located(
-        format!(
-            "{at} has a key that is {}; keys must be plain text",
-            key.value.describe()
-        ),
-        None,
-        key.pos,
-    )
 }
 
 macro_rules! unsigned_method {
@@ -640,89 +581,5 @@ impl<'de, 'a> de::Deserializer<'de> for NodeDe<'a> {
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
         visitor.visit_unit()
-    }
-}
-
-/// Walks a sequence, giving each item its index in the path.
-struct SeqDe<'p, 'a, I> {
-    items: I,
-    parent: &'p NodeDe<'a>,
-}
-
-impl<'de, 'p, 'a, I> de::SeqAccess<'de> for SeqDe<'p, 'a, I>
-where
-    I: Iterator<Item = (usize, &'a Node)>,
-{
-    type Error = DeError;
-
-    fn next_element_seed<T: DeserializeSeed<'de>>(
-        &mut self,
-        seed: T,
-    ) -> Result<Option<T::Value>, DeError> {
-        match self.items.next() {
-            Some((i, node)) => {
-                let child = self.parent.child(node, self.parent.path.index(i));
-                let (node, path) = (child.node, child.path.clone());
-                seed.deserialize(child)
-                    .map(Some)
-                    .map_err(|e| e.place(node, &path))
-            }
-            None => Ok(None),
-        }
-    }
-}
-
-/// One mapping entry whose key is text.
-struct Entry<'a> {
-    key: &'a Node,
-    text: String,
-    value: &'a Node,
-    /// A stand-in for a missing required key.
-    quiet: bool,
-}
-
-/// Walks a mapping: keys as text, values with the key added to the path.
-struct MapDe<'a> {
-    entries: std::vec::IntoIter<Entry<'a>>,
-    pending: Option<(String, &'a Node, bool)>,
-    path: KeyPath,
-    pos: super::node::Pos,
-    sink: &'a Sink,
-}
-
-impl<'de, 'a> de::MapAccess<'de> for MapDe<'a> {
-    type Error = DeError;
-
-    fn next_key_seed<K: DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, DeError> {
-        let Some(entry) = self.entries.next() else {
-            return Ok(None);
-        };
-        let path = self.path.key(&entry.text);
-        let result = seed
-            .deserialize(de::value::StrDeserializer::<DeError>::new(&entry.text))
-            .map_err(|e| e.place(entry.key, &path));
-        self.pending = Some((entry.text, entry.value, entry.quiet));
-        result.map(Some)
-    }
-
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
-        let Some((key, node, quiet)) = self.pending.take() else {
-            return Err(DeError::located(
-                "internal error: value asked for before its key".to_owned(),
-                None,
-                self.pos,
-            ));
-        };
-        let path = self.path.key(&key);
-        let child = NodeDe {
-            node,
-            path: path.clone(),
-            sink: self.sink,
-            quiet,
-        };
-        seed.deserialize(child).map_err(|e| e.place(node, &path))
     }
 }
