@@ -69,18 +69,30 @@ const FIELDS: &[&str] = &[
 
 /// What to do instead of a JSON Schema keyword Gemini lacks; any other is simply removed.
 const INSTEAD: &[(&str, &str)] = &[
-    ("$ref", "inline the definition it points to"),
-    ("$defs", "inline the definitions where they are used"),
-    ("definitions", "inline the definitions where they are used"),
-    ("oneOf", "use `anyOf`"),
-    ("allOf", "merge the branches into one schema"),
-    ("const", "use `enum` with the one value"),
-    ("exclusiveMinimum", "use `minimum`"),
-    ("exclusiveMaximum", "use `maximum`"),
-    ("examples", "use `example` (one value)"),
+    ("$ref", "inline what `$ref` points to"),
+    ("$defs", "inline the `$defs` where they are used"),
+    (
+        "definitions",
+        "inline the `definitions` where they are used",
+    ),
+    ("oneOf", "use `anyOf` instead of `oneOf`"),
+    ("allOf", "merge the `allOf` branches into one schema"),
+    ("const", "use `enum` with the one value instead of `const`"),
+    (
+        "exclusiveMinimum",
+        "use `minimum` instead of `exclusiveMinimum`",
+    ),
+    (
+        "exclusiveMaximum",
+        "use `maximum` instead of `exclusiveMaximum`",
+    ),
+    (
+        "examples",
+        "use `example` (one value) instead of `examples`",
+    ),
     (
         "additionalProperties",
-        "remove it: Gemini cannot forbid other keys, so the tool must refuse them",
+        "Gemini cannot forbid other keys, so the tool must refuse them itself",
     ),
 ];
 
@@ -109,16 +121,13 @@ fn unknown_keyword(node: &Node, hits: &mut Vec<Hit>) {
     if unknown.is_empty() {
         return;
     }
-    let mut fixes: Vec<String> = Vec::new();
-    for key in &unknown {
-        if let Some((_, fix)) = INSTEAD.iter().find(|(k, _)| k == key) {
-            fixes.push(format!("`{key}`: {fix}"));
-        }
-    }
     let list = names(unknown.iter().copied(), 8);
     let mut hint = format!("remove {list} at {}", place(&node.pointer));
-    if !fixes.is_empty() {
-        hint.push_str(&format!(" ({})", fixes.join("; ")));
+    for key in &unknown {
+        if let Some((_, fix)) = INSTEAD.iter().find(|(k, _)| k == key) {
+            hint.push_str("; ");
+            hint.push_str(fix);
+        }
     }
     hits.push(Hit::new(
         "unknown-keyword",
@@ -267,12 +276,9 @@ mod tests {
             "{}",
             hits[0].what
         );
-        assert!(
-            hits[1]
-                .hint
-                .contains("`const`: use `enum` with the one value"),
-            "{}",
-            hits[1].hint
+        assert_eq!(
+            hits[1].hint,
+            "remove `const` at /properties/city; use `enum` with the one value instead of `const`"
         );
     }
 

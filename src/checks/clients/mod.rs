@@ -77,32 +77,30 @@ const CLIENTS: &[Client] = &[
         check: CLIENT_OPENAI_STRICT,
         id: "openai-strict",
         label: "OpenAI strict mode",
-        effect: "a client that sends the tool with `strict: true` gets HTTP 400 \
-                 (invalid_function_parameters) for the whole request",
+        effect: "sent with `strict: true`, the whole request fails (HTTP 400)",
         rules: openai::rules,
     },
     Client {
         check: CLIENT_GEMINI,
         id: "gemini",
         label: "Gemini",
-        effect: "a client that sends the schema as the function declaration's `parameters` \
-                 gets HTTP 400 (INVALID_ARGUMENT) for the whole request",
+        effect: "sent as a function declaration's `parameters`, the whole request fails \
+                 (HTTP 400)",
         rules: gemini::rules,
     },
     Client {
         check: CLIENT_ANTHROPIC,
         id: "anthropic",
         label: "Claude API",
-        effect: "every request that carries this tool fails with HTTP 400 \
-                 (invalid_request_error), so a Claude client must drop the tool or the server",
+        effect: "every request carrying this tool fails (HTTP 400), whatever tool the model \
+                 was going to use",
         rules: anthropic::rules,
     },
     Client {
         check: CLIENT_ANTHROPIC_STRICT,
         id: "anthropic-strict",
         label: "Claude strict tool use",
-        effect: "a client that sends the tool with `strict: true` gets HTTP 400 for the whole \
-                 request",
+        effect: "sent with `strict: true`, the whole request fails (HTTP 400)",
         rules: anthropic_strict::rules,
     },
 ];

@@ -99,8 +99,8 @@ fn a_finding_names_client_rule_place_and_the_fix_there() {
     assert_eq!(
         open.message,
         "OpenAI strict mode rule `additional-properties` at /properties/filter: the object does \
-         not set `additionalProperties: false`; a client that sends the tool with `strict: \
-         true` gets HTTP 400 (invalid_function_parameters) for the whole request"
+         not set `additionalProperties: false`; sent with `strict: true`, the whole request \
+         fails (HTTP 400)"
     );
     assert_eq!(
         open.hint.as_deref(),
