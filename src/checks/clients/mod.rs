@@ -11,8 +11,9 @@
 //! A schema the `input-schema` check rejects (missing, not an object, no `type: object` at the
 //! root) is left to that check.
 //!
-//! At most [`MAX_PER_TOOL`] places are reported per tool and check; one more finding counts
-//! the rest, so a large generated schema cannot bury the report.
+//! At most [`MAX_PER_TOOL`] places are reported per tool and check, the first place of every
+//! rule before the second of any; one more finding counts the rest, so a large generated schema
+//! cannot bury the report.
 
 mod anthropic;
 mod anthropic_strict;
@@ -149,10 +150,24 @@ fn object_root(tool: &Tool) -> Option<&Map<String, Value>> {
     (map.get("type").and_then(Value::as_str) == Some("object")).then_some(map)
 }
 
-/// Files the first [`MAX_PER_TOOL`] hits as findings and counts the rest in one more.
-fn report(client: &Client, shown: &str, hits: Vec<Hit>, out: &mut Sink) {
+/// Files the first [`MAX_PER_TOOL`] hits as findings and counts the rest in one more. The
+/// first place of each rule comes before the second place of any, so the cap keeps every kind
+/// of problem in view.
+fn report(client: &Client, shown: &str, mut hits: Vec<Hit>, out: &mut Sink) {
     let total = hits.len();
-    for hit in hits.into_iter().take(MAX_PER_TOOL) {
+    let mut seen: std::collections::HashMap<&'static str, usize> = Default::default();
+    let rank: Vec<usize> = hits
+        .iter()
+        .map(|h| {
+            let n = seen.entry(h.rule).or_default();
+            *n += 1;
+            *n
+        })
+        .collect();
+    let mut ranked: Vec<(usize, Hit)> = rank.into_iter().zip(hits.drain(..)).collect();
+    ranked.sort_by_key(|(rank, _)| *rank);
+    let hits = ranked.into_iter().map(|(_, h)| h);
+    for hit in hits.take(MAX_PER_TOOL) {
         let message = format!(
             "{} rule `{}` at {}: {}; {}",
             client.label,

@@ -142,6 +142,39 @@ fn at_most_six_places_per_tool_then_a_count() {
 }
 
 #[test]
+fn the_cap_shows_every_rule_before_repeating_one() {
+    // Twelve open objects, one inside the other: `additional-properties` and `all-required`
+    // at every level, `nesting-depth` only at the eleventh.
+    let mut schema = json!({"type": "string"});
+    for _ in 0..12 {
+        schema = json!({"type": "object", "properties": {"n": schema}});
+    }
+    let raw = json!({"name": "deep", "description": "Takes a deep object", "inputSchema": schema});
+    let got = client_findings(vec![raw], &cfg(&["openai-strict"]));
+    let rules: Vec<&str> = got
+        .iter()
+        .take(6)
+        .map(|f| f.message.split('`').nth(1).unwrap_or(""))
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            "additional-properties",
+            "all-required",
+            "nesting-depth",
+            "additional-properties",
+            "all-required",
+            "additional-properties"
+        ]
+    );
+    assert!(
+        got[6].message.starts_with("19 more places"),
+        "{}",
+        got[6].message
+    );
+}
+
+#[test]
 fn schemas_the_input_schema_check_rejects_are_left_to_it() {
     let mut array = troubled();
     array["inputSchema"]["type"] = json!("array");
