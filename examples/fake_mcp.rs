@@ -128,6 +128,10 @@
 //! - `huge-noise` (4 stdout lines of 50 MiB), `noise-flood` (100,000 short stdout lines): at
 //!   start, stdio only. `stderr-flood`: 100 MiB on stderr at start.
 //! - `notification-flood`: 10,000 `notifications/message` before every `tools/call` answer.
+//! - `client-compat`: tools `pick_route` (`anyOf` at the root), `fetch_page` (zod-style
+//!   `$schema`, closed object, `["number","null"]`, `format: uri`, `maxLength`),
+//!   `strict_lookup` (closed, all required) and `loose_query` (plain), which model clients
+//!   accept or refuse differently (see `fake_mcp/client_compat.rs`).
 //! - `hostile-schemas`: tools `self_ref` (`$ref: "#"`), `deep_schema` (55 levels),
 //!   `bad_pattern` (`"(("`), `remote_ref` (a `$ref` to 127.0.0.1:9), `huge_enum` (100,000 values).
 //! - `http-401-call`, `sse-endless`, `sse-malformed`, `sse-huge-event`, `trickle` (HTTP, on
@@ -156,6 +160,8 @@
 mod asking;
 #[path = "fake_mcp/catalog.rs"]
 mod catalog;
+#[path = "fake_mcp/client_compat.rs"]
+mod client_compat;
 #[path = "fake_mcp/fuzz_targets.rs"]
 mod fuzz_targets;
 #[path = "fake_mcp/get_stream.rs"]

@@ -202,6 +202,8 @@ fn http_fake(args: &[&str]) -> Listening {
 
 #[path = "cli/bench.rs"]
 mod bench;
+#[path = "cli/clients.rs"]
+mod clients;
 #[path = "cli/compat.rs"]
 mod compat;
 #[path = "cli/evals.rs"]

@@ -78,6 +78,12 @@ const DELIBERATE: &[Deliberate] = &[
         why: "new warning: tools whose names and descriptions overlap (the reference has no such check)",
     },
     Deliberate {
+        config: "*",
+        kind: "check",
+        name: " client-anthropic",
+        why: "new warning: oneOf/allOf/anyOf at the root of an input schema, which the Claude API refuses with every request carrying the tool (the reference has no client checks; the other client-* checks are off unless checks.clients names them)",
+    },
+    Deliberate {
         config: "uncompilable-pattern",
         kind: "check",
         name: " input-schema",

@@ -303,12 +303,11 @@ fn fault_tools(fault: Fault) -> Vec<ToolEntry> {
         })
     };
     let plain = |def: Value| vec![entry(def, Behaviour::Plain)];
-    if fault == Fault::HostileSchemas {
-        return crate::hostile::schema_tools()
-            .into_iter()
-            .map(|def| entry(def, Behaviour::Plain))
-            .collect();
-    }
+    let plain_all = |defs: Vec<Value>| -> Vec<ToolEntry> {
+        defs.into_iter()
+            .map(|d| entry(d, Behaviour::Plain))
+            .collect()
+    };
     match fault {
         Fault::NoDescription => plain(json!({
             "name": "undocumented",
@@ -449,6 +448,8 @@ fn fault_tools(fault: Fault) -> Vec<ToolEntry> {
             Behaviour::Flaky,
         )],
         Fault::FuzzTargets => crate::fuzz_targets::tools(),
+        Fault::HostileSchemas => plain_all(crate::hostile::schema_tools()),
+        Fault::ClientCompat => plain_all(crate::client_compat::tools()),
         Fault::ClientRequests => crate::asking::tools(),
         _ => Vec::new(),
     }

@@ -116,6 +116,8 @@ pub enum Fault {
     StderrFlood,
     /// Sends 10,000 `notifications/message` before every `tools/call` answer.
     NotificationFlood,
+    /// Adds tools whose input schemas some model clients refuse and others accept.
+    ClientCompat,
     /// Adds tools whose schemas are hostile: self-reference, 500 levels deep, a broken regex,
     /// a remote `$ref`, a huge enum.
     HostileSchemas,
@@ -142,7 +144,7 @@ pub enum Fault {
 }
 
 /// Every fault with its command-line name and a one-line summary.
-pub const FAULTS: [(&str, Fault, &str); 79] = [
+pub const FAULTS: [(&str, Fault, &str); 80] = [
     (
         "no-description",
         Fault::NoDescription,
@@ -345,6 +347,11 @@ pub const FAULTS: [(&str, Fault, &str); 79] = [
         "notification-flood",
         Fault::NotificationFlood,
         "10,000 notifications before every tools/call answer",
+    ),
+    (
+        "client-compat",
+        Fault::ClientCompat,
+        "tools whose schemas one model client accepts and another refuses",
     ),
     (
         "hostile-schemas",

@@ -2,11 +2,13 @@
 //! listed into [`Finding`]s; it never prints and never talks to the server.
 //!
 //! Order of findings: every `duplicate-name` first, then per tool in server order (name, name
-//! rules, description, annotations, schemas), then the findings about the whole list
-//! (`similar-tools`, `tool-list-size`, `stdout-noise`), then `protocol` about the server's
-//! responses.
+//! rules, description, annotations, schemas, the `client-*` rules of the clients
+//! `checks.clients` selects), then the findings about the whole list (Claude's strict-tool
+//! limits, `similar-tools`, `tool-list-size`, `stdout-noise`), then `protocol` about the
+//! server's responses.
 
 mod annotations;
+mod clients;
 mod names;
 mod schema;
 mod similarity;
@@ -15,9 +17,10 @@ use serde_json::Value;
 
 use crate::config::ChecksConfig;
 pub use crate::config::vocab::{
-    ANNOTATIONS, CHECK_IDS, CHECKS, CheckInfo, DESCRIPTION, DESCRIPTION_LENGTH, DUPLICATE_NAME,
-    INPUT_SCHEMA, NAME, NAME_CLIENTS, NAME_FORMAT, OUTPUT_SCHEMA, PROTOCOL, REQUIRED_FIELDS,
-    SIMILAR_TOOLS, STDOUT_NOISE, TOOL_LIST_SIZE, describe,
+    ANNOTATIONS, CHECK_IDS, CHECKS, CLIENT_ANTHROPIC, CLIENT_ANTHROPIC_STRICT, CLIENT_GEMINI,
+    CLIENT_OPENAI_STRICT, CLIENTS, CheckInfo, ClientInfo, DESCRIPTION, DESCRIPTION_LENGTH,
+    DUPLICATE_NAME, INPUT_SCHEMA, NAME, NAME_CLIENTS, NAME_FORMAT, OUTPUT_SCHEMA, PROTOCOL,
+    REQUIRED_FIELDS, SIMILAR_TOOLS, STDOUT_NOISE, TOOL_LIST_SIZE, describe,
 };
 use crate::mcp::types::Tool;
 use crate::report::model::{ChecksResults, Finding, Severity};
@@ -51,7 +54,8 @@ pub fn stdout_noise_finding(lines: &[String], total: usize, cfg: &ChecksConfig) 
     out.findings.pop()
 }
 
-/// Runs every check not listed in `cfg.disable` over `tools` (in server order).
+/// Runs every check not listed in `cfg.disable` over `tools` (in server order); the `client-*`
+/// checks only for the clients in `cfg.clients`.
 ///
 /// `cfg.enabled` is not looked at: whether the phase runs at all is the caller's decision.
 pub fn run(tools: &[Tool], cfg: &ChecksConfig, ctx: &CheckContext) -> ChecksResults {
@@ -66,6 +70,7 @@ pub fn run(tools: &[Tool], cfg: &ChecksConfig, ctx: &CheckContext) -> ChecksResu
         check_tool(tool, shown, ctx, &mut out);
     }
     out.tool_index = None;
+    clients::check_list(tools, &shown, &mut out);
     if out.enabled(SIMILAR_TOOLS) {
         similarity::check(tools, &shown, cfg.similarity_threshold, &mut out);
     }
@@ -250,6 +255,7 @@ fn check_tool(tool: &Tool, shown: &str, ctx: &CheckContext, out: &mut Sink) {
 
     annotations::check(tool, shown, out);
     schema::check(tool, shown, ctx.protocol_version, out);
+    clients::check(tool, shown, out);
 }
 
 /// Warns when the whole tool list is estimated above `limit` tokens.

@@ -523,6 +523,13 @@ fn error_ranges() {
         )
     );
     insta::assert_snapshot!(
+        "unknown_client",
+        rendered(
+            "client",
+            format!("{SERVER}checks:\n  clients:\n    - anthropic\n    - gemeni\n    - openai\n")
+        )
+    );
+    insta::assert_snapshot!(
         "range_bench_calls",
         rendered("calls", format!("{SERVER}bench:\n  calls: 0\n"))
     );
@@ -740,6 +747,7 @@ checks:
   disable: [similar-tools]
   similarity_threshold: 0.9
   max_tool_list_tokens: 5000
+  clients: [openai-strict, gemini, anthropic-strict]
 tests:
   - name: adds
     tool: add
@@ -834,6 +842,10 @@ fn every_key_is_read() {
     assert_eq!(c.checks.disable, vec!["similar-tools"]);
     assert_eq!(c.checks.similarity_threshold, 0.9);
     assert_eq!(c.checks.max_tool_list_tokens, 5000);
+    assert_eq!(
+        c.checks.clients,
+        vec!["openai-strict", "gemini", "anthropic-strict"]
+    );
 
     assert_eq!(c.tests.len(), 2);
     let t = &c.tests[0];
@@ -854,7 +866,7 @@ fn every_key_is_read() {
     assert_eq!(t.expect.max_latency_ms, Some(250.0));
     assert!(!t.expect.output_schema);
     assert_eq!((t.timeout_ms, t.retries), (Some(1000.0), Some(1)));
-    assert_eq!(t.line, Some(20));
+    assert_eq!(t.line, Some(21));
 
     let t = &c.tests[1];
     assert_eq!(
@@ -868,7 +880,7 @@ fn every_key_is_read() {
     );
     assert!(t.expect.output_schema, "output_schema defaults to true");
     assert_eq!((t.timeout_ms, t.retries), (None, None));
-    assert_eq!(t.line, Some(34));
+    assert_eq!(t.line, Some(35));
 
     let f = c.fuzz.as_ref().map(|f| {
         (
@@ -950,7 +962,7 @@ fn every_key_is_read() {
         json!({"a": 2, "b": 3})
     );
     assert_eq!(e.cases[1].expect_tool, Some(None), "null means no tool");
-    assert_eq!((e.cases[0].line, e.cases[1].line), (Some(74), Some(78)));
+    assert_eq!((e.cases[0].line, e.cases[1].line), (Some(75), Some(79)));
 
     assert_eq!(l.secrets, vec!["s3cret-token".to_owned()]);
     assert_eq!(l.target, "./bin/server --stdio");
@@ -967,6 +979,11 @@ fn defaults_match_the_reference() {
     assert!(c.checks.disable.is_empty());
     assert_eq!(c.checks.similarity_threshold, 0.8);
     assert_eq!(c.checks.max_tool_list_tokens, 10_000);
+    assert_eq!(
+        c.checks.clients,
+        vec!["anthropic"],
+        "toolproof's own default"
+    );
     assert_eq!(c.checks.line, None, "no `checks:` key");
     assert!(c.tests.is_empty());
     assert!(c.fuzz.is_none() && c.bench.is_none() && c.evals.is_none());

@@ -1,7 +1,8 @@
 //! The words a config may use that engines define: the static-check ids (with the one-line
-//! summaries docs show) and JSONPath ([`jsonpath`]). The loader validates `checks.disable` and
-//! `expect.jsonpath` against this module; `checks` and `suite` use the same list and parser, so
-//! config imports no engine and there is one of each.
+//! summaries docs show), the model clients `checks.clients` names, and JSONPath
+//! ([`jsonpath`]). The loader validates `checks.disable`, `checks.clients` and
+//! `expect.jsonpath` against this module; `checks` and `suite` use the same lists and parser,
+//! so config imports no engine and there is one of each.
 
 mod jsonpath;
 
@@ -35,6 +36,63 @@ pub const TOOL_LIST_SIZE: &str = "tool-list-size";
 pub const STDOUT_NOISE: &str = "stdout-noise";
 /// Id of the check that flags responses bending JSON-RPC 2.0 or MCP.
 pub const PROTOCOL: &str = "protocol";
+/// Id of the check that flags input schemas OpenAI rejects with `strict: true`.
+pub const CLIENT_OPENAI_STRICT: &str = "client-openai-strict";
+/// Id of the check that flags input schemas the Gemini API rejects as `parameters`.
+pub const CLIENT_GEMINI: &str = "client-gemini";
+/// Id of the check that flags input schemas the Claude API rejects.
+pub const CLIENT_ANTHROPIC: &str = "client-anthropic";
+/// Id of the check that flags input schemas Claude rejects with `strict: true`.
+pub const CLIENT_ANTHROPIC_STRICT: &str = "client-anthropic-strict";
+
+/// A model client whose schema rules `checks.clients` can select, and the check that holds
+/// them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientInfo {
+    /// The name `checks.clients` uses, e.g. `openai-strict`.
+    pub id: &'static str,
+    /// The id of the check whose findings it turns on.
+    pub check: &'static str,
+}
+
+/// Every client `checks.clients` knows, in the order their checks run.
+pub const CLIENTS: &[ClientInfo] = &[
+    ClientInfo {
+        id: "openai-strict",
+        check: CLIENT_OPENAI_STRICT,
+    },
+    ClientInfo {
+        id: "gemini",
+        check: CLIENT_GEMINI,
+    },
+    ClientInfo {
+        id: "anthropic",
+        check: CLIENT_ANTHROPIC,
+    },
+    ClientInfo {
+        id: "anthropic-strict",
+        check: CLIENT_ANTHROPIC_STRICT,
+    },
+];
+
+/// Every client name, in [`CLIENTS`] order (validates `checks.clients`).
+pub const CLIENT_IDS: &[&str] = &client_ids();
+
+const fn client_ids() -> [&'static str; CLIENTS.len()] {
+    let mut out = [""; CLIENTS.len()];
+    let mut i = 0;
+    while i < CLIENTS.len() {
+        out[i] = CLIENTS[i].id;
+        i += 1;
+    }
+    out
+}
+
+/// The clients checked when `checks.clients` is not set: only `anthropic`, whose one rule (no
+/// `oneOf`/`allOf`/`anyOf` at the root) breaks every request of every Claude client. The
+/// others apply only to clients that opt in (`strict: true`) or send `parameters` to Gemini,
+/// so flagging them on every server would be noise.
+pub const DEFAULT_CLIENTS: &[&str] = &["anthropic"];
 
 /// One static check: its id and a one-line description (for docs and `--help`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,6 +149,33 @@ pub const CHECKS: &[CheckInfo] = &[
         id: OUTPUT_SCHEMA,
         summary: "error: outputSchema invalid for its JSON Schema dialect, not compilable, \
                   or not type object",
+    },
+    CheckInfo {
+        id: CLIENT_OPENAI_STRICT,
+        summary: "warning: with `openai-strict` in checks.clients, an input schema OpenAI \
+                  rejects under `strict: true`: an object without `additionalProperties: false`, \
+                  a property not in `required`, `anyOf` at the root, an unsupported keyword or \
+                  `format`, or a size limit passed",
+    },
+    CheckInfo {
+        id: CLIENT_GEMINI,
+        summary: "warning: with `gemini` in checks.clients, an input schema the Gemini API \
+                  rejects as function `parameters`: a keyword its Schema lacks (`$ref`, \
+                  `oneOf`, `additionalProperties`, `const`…), a list of types, an enum that is \
+                  not of strings, a string `format` other than enum and date-time",
+    },
+    CheckInfo {
+        id: CLIENT_ANTHROPIC,
+        summary: "warning: `oneOf`, `allOf` or `anyOf` at the root of an input schema, which the \
+                  Claude API rejects with every request carrying the tool (`anthropic`, on by \
+                  default)",
+    },
+    CheckInfo {
+        id: CLIENT_ANTHROPIC_STRICT,
+        summary: "warning: with `anthropic-strict` in checks.clients, an input schema Claude \
+                  rejects under `strict: true`: an object without `additionalProperties: false`, \
+                  numeric, string or array constraints, non-scalar enum values, recursion, \
+                  `allOf` with `$ref`, regex features it lacks, or the per-request limits",
     },
     CheckInfo {
         id: SIMILAR_TOOLS,
@@ -349,6 +434,18 @@ mod tests {
         assert_eq!(CHECK_IDS.last(), Some(&PROTOCOL));
         assert_eq!(describe("name-format"), Some(CHECKS[2].summary));
         assert_eq!(describe("nope"), None);
+    }
+
+    #[test]
+    fn every_client_names_a_check_and_the_default_is_a_client() {
+        for client in CLIENTS {
+            assert!(CHECK_IDS.contains(&client.check), "{}", client.check);
+        }
+        assert_eq!(
+            CLIENT_IDS,
+            ["openai-strict", "gemini", "anthropic", "anthropic-strict"]
+        );
+        assert!(DEFAULT_CLIENTS.iter().all(|c| CLIENT_IDS.contains(c)));
     }
 
     #[test]

@@ -253,10 +253,26 @@ fn ten_thousand_tools_are_listed_in_pages_and_the_last_one_called() {
 
 #[test]
 fn hostile_schemas_are_reported_and_crash_nothing() {
-    let yaml = fake_server(&["--fault", "hostile-schemas"], "  startup_timeout_s: 5\n");
+    // Every client's rules walk the schemas too: self-reference, 55 levels, 100,000 values.
+    let yaml = fake_server(
+        &["--fault", "hostile-schemas"],
+        "  startup_timeout_s: 5\nchecks:\n  clients: [openai-strict, gemini, anthropic, anthropic-strict]\n",
+    );
     let out = Case::new("hostile-schemas").yaml(&yaml).run();
     out.sound(1).says("bad_pattern").says("remote_ref");
-    assert_eq!(out.report()["phases"]["checks"]["status"], "failed");
+    let report = out.report();
+    assert_eq!(report["phases"]["checks"]["status"], "failed");
+    let findings = report["phases"]["checks"]["results"]["findings"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        findings.iter().any(|f| f["tool"] == "self_ref"
+            && f["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("rule `recursion` at /properties/next"))),
+        "{findings:#?}"
+    );
 }
 
 #[test]

@@ -5,7 +5,7 @@ use super::{Ctx, path_of};
 use crate::config::limits::{MAX_DURATION_MS, MAX_DURATION_S, MAX_DURATION_WORDS};
 use crate::config::node::Step;
 use crate::config::suggest;
-use crate::config::vocab::{CHECK_IDS, PROTOCOL_CHECK_IDS, jsonpath_error};
+use crate::config::vocab::{CHECK_IDS, CLIENT_IDS, PROTOCOL_CHECK_IDS, jsonpath_error};
 use crate::config::{
     BenchConfig, BenchThresholds, ChecksConfig, Config, ConfigError, Expect, FuzzConfig,
     ProtocolConfig, TestCase,
@@ -179,7 +179,8 @@ fn check_protocol(ctx: &Ctx<'_>, cfg: &ProtocolConfig) -> Result<(), ConfigError
     Ok(())
 }
 
-/// `checks:`: a fraction for the threshold, and only known ids in `disable`.
+/// `checks:`: a fraction for the threshold, only known ids in `disable` and only known
+/// clients in `clients`.
 fn check_checks(ctx: &Ctx<'_>, cfg: &ChecksConfig) -> Result<(), ConfigError> {
     let checks = Step::Key("checks");
     fraction(
@@ -187,24 +188,36 @@ fn check_checks(ctx: &Ctx<'_>, cfg: &ChecksConfig) -> Result<(), ConfigError> {
         cfg.similarity_threshold,
         &[checks, Step::Key("similarity_threshold")],
     )?;
-    let unknown = cfg
-        .disable
+    known_words(ctx, &cfg.disable, "disable", "check id", CHECK_IDS);
+    known_words(ctx, &cfg.clients, "clients", "client", CLIENT_IDS);
+    Ok(())
+}
+
+/// One error per entry of `checks.<key>` that is not one of `known`, with the nearest one.
+fn known_words(ctx: &Ctx<'_>, words: &[String], key: &str, what: &str, known: &[&str]) {
+    let unknown = words
         .iter()
         .enumerate()
-        .filter(|(_, id)| !CHECK_IDS.contains(&id.as_str()));
-    for (i, id) in unknown {
-        let steps = [checks, Step::Key("disable"), Step::Index(i)];
-        let message = match suggest::nearest(id, CHECK_IDS) {
-            Some(n) => format!("unknown check id `{id}` in checks.disable, did you mean `{n}`?"),
-            None => format!("unknown check id `{id}` in checks.disable"),
+        .filter(|(_, w)| !known.contains(&w.as_str()));
+    for (i, word) in unknown {
+        let steps = [Step::Key("checks"), Step::Key(key), Step::Index(i)];
+        // A prefix of a longer name (`openai` for `openai-strict`) is as likely a slip.
+        let near = suggest::nearest(word, known).or_else(|| {
+            known
+                .iter()
+                .copied()
+                .find(|k| k.starts_with(&format!("{word}-")))
+        });
+        let message = match near {
+            Some(n) => format!("unknown {what} `{word}` in checks.{key}, did you mean `{n}`?"),
+            None => format!("unknown {what} `{word}` in checks.{key}"),
         };
         ctx.report(ctx.error(
             ctx.pos(&steps),
             message,
-            Some(format!("check ids are {}", suggest::list(CHECK_IDS))),
+            Some(format!("{what}s are {}", suggest::list(known))),
         ));
     }
-    Ok(())
 }
 
 /// One entry of `tests:`, at `here`.

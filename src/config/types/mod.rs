@@ -227,6 +227,9 @@ pub struct ChecksConfig {
     /// Estimated token budget of the whole tool list for `tool-list-size`.
     #[serde(default = "default_max_tool_list_tokens")]
     pub max_tool_list_tokens: usize,
+    /// Model clients whose schema rules the `client-*` checks apply (toolproof's own key).
+    #[serde(default = "default_clients")]
+    pub clients: Vec<String>,
     /// YAML line of the `checks:` key, when the config has one (filled by the loader; reports
     /// point the findings there).
     #[serde(skip)]
@@ -242,6 +245,7 @@ impl Default for ChecksConfig {
             disable: Vec::new(),
             similarity_threshold: default_similarity_threshold(),
             max_tool_list_tokens: default_max_tool_list_tokens(),
+            clients: default_clients(),
             line: None,
         }
     }
@@ -258,4 +262,10 @@ fn default_similarity_threshold() -> f64 {
 }
 fn default_max_tool_list_tokens() -> usize {
     10_000
+}
+fn default_clients() -> Vec<String> {
+    super::vocab::DEFAULT_CLIENTS
+        .iter()
+        .map(|c| (*c).to_owned())
+        .collect()
 }
