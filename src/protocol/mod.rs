@@ -36,6 +36,8 @@ pub struct ProtocolRun<'a> {
     pub strict: bool,
     /// How long a probe waits for one answer.
     pub timeout: Duration,
+    /// How long a fresh server process may take to give its first answer (`server.startup_timeout`).
+    pub startup: Duration,
     /// Stop starting checks once set.
     pub interrupt: &'a crate::interrupt::Interrupt,
 }

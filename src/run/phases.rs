@@ -262,11 +262,12 @@ pub(super) fn protocol(ctx: &Ctx<'_>) -> Phase<Option<crate::report::model::Prot
         phase: PhaseKey::Protocol,
         total: crate::protocol::PROTOCOL_CHECK_IDS.len(),
     });
-    let (spec, _) = super::server_spec(ctx.settings.loaded());
+    let (spec, opts) = super::server_spec(ctx.settings.loaded());
     let run = crate::protocol::ProtocolRun {
         disabled: settings.disable(),
         strict: settings.strict(),
         timeout: settings.timeout(),
+        startup: opts.startup_timeout,
         interrupt: ctx.interrupt,
     };
     let results = crate::protocol::run(&spec, &run);

@@ -9,7 +9,10 @@ use super::*;
 fn protocol(name: &str, target: &[&str]) -> (Vec<String>, Vec<String>, i32, Value) {
     let dir = temp_dir(name);
     std::fs::write(dir.join("toolproof.yaml"), "protocol: {}\n").expect("write config");
-    let mut args = vec!["protocol", "--json", "r.json"];
+    // A long probe timeout: each probe starts a fresh server, which a loaded machine starts
+    // slowly (Python imports), and every check fences with a `ping`, so a server that answers
+    // costs no waiting.
+    let mut args = vec!["protocol", "--timeout-ms", "30000", "--json", "r.json"];
     args.extend_from_slice(target);
     let out = toolproof(&args, &dir);
     let report: Value =

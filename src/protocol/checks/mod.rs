@@ -110,7 +110,7 @@ impl<'a> Session<'a> {
     }
 
     pub(super) fn fresh(&self) -> Result<Probe, String> {
-        Probe::open(self.spec, self.run.timeout)
+        Probe::open(self.spec, self.run.timeout, self.run.startup)
     }
 
     /// Whether the probes speak HTTP.

@@ -65,11 +65,15 @@ pub(crate) struct Probe {
 }
 
 impl Probe {
-    /// A fresh connection: a new process over stdio, a new (not yet initialised) session over
-    /// HTTP.
-    pub(crate) fn open(spec: &ServerSpec, timeout: Duration) -> Result<Probe, String> {
+    /// A fresh connection: a new process over stdio (whose first answer may take `startup`),
+    /// a new (not yet initialised) session over HTTP.
+    pub(crate) fn open(
+        spec: &ServerSpec,
+        timeout: Duration,
+        startup: Duration,
+    ) -> Result<Probe, String> {
         let wire = match spec {
-            ServerSpec::Stdio(s) => Wire::Stdio(StdioWire::spawn(s, timeout)?),
+            ServerSpec::Stdio(s) => Wire::Stdio(StdioWire::spawn(s, timeout, startup)?),
             ServerSpec::Http(h) => Wire::Http(HttpWire::new(h, timeout)),
         };
         Ok(Probe {

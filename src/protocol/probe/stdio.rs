@@ -16,12 +16,18 @@ pub(super) struct StdioWire {
     stdin: Option<ChildStdin>,
     rx: Receiver<Line>,
     timeout: Duration,
+    /// The wait for the first line, until one came (a fresh process may start slowly).
+    startup: Option<Duration>,
     _group: Option<crate::process::GroupGuard>,
 }
 
 impl StdioWire {
     /// Starts the server; stderr is discarded (the main connection shows it).
-    pub(super) fn spawn(spec: &StdioSpec, timeout: Duration) -> Result<StdioWire, String> {
+    pub(super) fn spawn(
+        spec: &StdioSpec,
+        timeout: Duration,
+        startup: Duration,
+    ) -> Result<StdioWire, String> {
         let Some((program, args)) = spec.command.split_first() else {
             return Err("the command is empty".into());
         };
@@ -61,6 +67,7 @@ impl StdioWire {
             child,
             rx,
             timeout,
+            startup: Some(startup.max(timeout)),
             _group: group,
         })
     }
@@ -75,10 +82,13 @@ impl StdioWire {
         }
     }
 
-    /// The next line, waiting at most the probe timeout.
+    /// The next line, waiting at most the probe timeout (the startup timeout for the first).
     pub(super) fn next(&mut self) -> Result<Line, Waited> {
-        match self.rx.recv_timeout(self.timeout) {
-            Ok(line) => Ok(line),
+        match self.rx.recv_timeout(self.startup.unwrap_or(self.timeout)) {
+            Ok(line) => {
+                self.startup = None;
+                Ok(line)
+            }
             Err(RecvTimeoutError::Timeout) => Err(Waited::Timeout),
             Err(RecvTimeoutError::Disconnected) => Err(Waited::Closed),
         }
