@@ -233,6 +233,15 @@ impl View {
                 }
                 self.item(&line);
             }
+            Event::StressList {
+                distractors,
+                order,
+                tools,
+            } => self.print(&format!(
+                "  -- {distractors} distractor{}, {} ({tools} tools)",
+                if *distractors == 1 { "" } else { "s" },
+                order.label()
+            )),
             Event::ProviderBackoff { wait, reason } => self.print(&format!(
                 "  WAIT  the model API asked to slow down: waiting {:.1}s ({})",
                 wait.as_secs_f64(),
@@ -250,7 +259,7 @@ impl View {
     fn phase_started(&mut self, phase: PhaseKey, total: usize) {
         let unit = match phase {
             PhaseKey::Tests => "tests",
-            PhaseKey::Evals => "cases",
+            PhaseKey::Evals | PhaseKey::Stress => "cases",
             _ => "items",
         };
         self.beat.start(phase.key(), unit, total);

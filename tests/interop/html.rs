@@ -119,6 +119,9 @@ fn failing_report() -> RunReport {
                 ],
             },
             evals: Phase::skipped("no evals section in toolproof.yaml"),
+            stress: Phase::skipped(
+                "not asked for: pass --stress or set `evals.stress` in the config",
+            ),
             bench: Phase::skipped("no bench section in toolproof.yaml"),
             fuzz: Phase::skipped("no fuzz section in toolproof.yaml"),
             protocol: Phase::skipped("no protocol section in toolproof.yaml"),

@@ -258,6 +258,7 @@ fn build(
         })
         .into_iter()
         .collect();
+    evals::stress_shorthand(&mut root);
     let ctx = Ctx::new(file, &root);
     if !matches!(root.value, Value::Map(_)) {
         return Err(ctx.error(

@@ -130,7 +130,7 @@ pub fn render(report: &RunReport, opts: &ConsoleOptions) -> String {
         out.push('\n');
     }
 
-    let [checks, tests, evals, bench, fuzz, proto] = r.phases.overview();
+    let [checks, tests, evals, stress, bench, fuzz, proto] = r.phases.overview();
     phases::checks_section(&mut out, &checks, &r.phases.checks.results, width, color);
     phases::tests_section(&mut out, &tests, &r.phases.tests.results, width, color);
     match EvalsView::of(&r.phases.evals) {

@@ -75,7 +75,7 @@ pub fn render(report: &RunReport) -> String {
     connection_error(&mut out, r);
     stdout_noise(&mut out, r);
     phases_table(&mut out, r);
-    let [checks, tests, evals, bench, fuzz, proto] = r.phases.overview();
+    let [checks, tests, evals, stress, bench, fuzz, proto] = r.phases.overview();
     phases::checks_section(
         &mut out,
         &checks,

@@ -90,7 +90,7 @@ pub fn render_with(report: &RunReport, options: &JunitOptions) -> String {
 
     suites.extend(server_suite(r));
 
-    let [checks, tests, evals, bench, fuzz, proto] = r.phases.overview();
+    let [checks, tests, evals, stress, bench, fuzz, proto] = r.phases.overview();
     suites.push(phases::checks_suite(&checks, &r.phases.checks.results));
     suites.push(phases::tests_suite(
         &tests,

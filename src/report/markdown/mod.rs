@@ -80,7 +80,7 @@ fn render_within(report: &RunReport, budget: usize) -> String {
 /// One row per phase, then a blank line.
 fn phase_table(r: &RunReport, view: Option<&EvalsView<'_>>) -> String {
     let mut out = String::from("| Phase | Result |\n|---|---|\n");
-    let [checks, tests, evals, bench, fuzz, proto] = r.phases.overview();
+    let [checks, tests, evals, stress, bench, fuzz, proto] = r.phases.overview();
     out.push_str(&phase_row(
         &checks,
         checks_result(&checks, &r.phases.checks.results),
