@@ -168,7 +168,7 @@ pub fn model_line(m: &StressModel, min: f64) -> String {
             "selection breaks at {} distractor{}: {value}{counts} {}, minimum {bar}",
             b.distractors,
             crate::report::escape::plural(b.distractors),
-            order_phrase(b.order)
+            b.order.phrase()
         );
     }
     let Some(lowest) = readable
@@ -185,15 +185,6 @@ pub fn model_line(m: &StressModel, min: f64) -> String {
         lowest.correct,
         lowest.total
     )
-}
-
-/// `in server order`, `shuffled`, `reversed`.
-fn order_phrase(order: ToolOrder) -> &'static str {
-    match order {
-        ToolOrder::Server => "in server order",
-        ToolOrder::Shuffled => "shuffled",
-        ToolOrder::Reversed => "reversed",
-    }
 }
 
 #[cfg(test)]

@@ -111,34 +111,14 @@ pub fn run(tools: &[Tool], r: &StressRun<'_>) -> Phase<Option<StressResults>> {
         None => return Phase::skipped("the evals phase has no results"),
     };
     let settings = r.settings;
-    let corpus = corpus::tools();
-    let drawn = lists::draw(corpus, tools, settings.seed(), settings.largest());
+    let drawn = lists::draw(corpus::tools(), tools, settings.seed(), settings.largest());
     let drawn_names: HashSet<&str> = drawn.picked.iter().map(|t| t.name.as_str()).collect();
-    let mut results = StressResults {
-        seed: settings.seed(),
-        corpus: corpus.len(),
-        server_tools: tools.len() - baseline.left_out_tools.len(),
-        distractors: drawn.picked.iter().map(|t| t.name.clone()).collect(),
-        skipped: drawn.skipped.clone(),
-        min_accuracy: r.eval.settings.min_accuracy(),
-        must_hold: settings.must_hold(),
-        answers: planned_answers(r.eval.cfg, target, settings),
-        models: target
-            .models
-            .iter()
-            .map(|m| StressModel {
-                model: m.clone(),
-                ..StressModel::default()
-            })
-            .collect(),
-        ..StressResults::default()
-    };
+    let mut results = empty_results(tools, r, target, baseline, &drawn);
     let mut fatal = None;
     for (n, order) in settings.points() {
         if r.eval.interrupt.is_set() {
             break;
         }
-        let list = lists::tool_list(tools, &drawn.picked, n, order, settings.seed());
         if is_baseline(n, order) {
             let facts = ListFacts {
                 distractors: n,
@@ -150,28 +130,23 @@ pub fn run(tools: &[Tool], r: &StressRun<'_>) -> Phase<Option<StressResults>> {
             add_points(&mut results, &baseline.models, facts, &drawn_names);
             continue;
         }
+        let list = lists::tool_list(tools, &drawn.picked, n, order, settings.seed());
         r.eval.events.emit(Event::StressList {
             distractors: n,
             order,
             tools: list.len(),
         });
         let asked = engine::run(&list, r.eval);
-        let Some(got) = asked.results else {
-            fatal = asked.reason;
-            break;
+        let got = match asked.results {
+            Some(got) => got,
+            None => {
+                fatal = asked.reason;
+                break;
+            }
         };
         add_cache(&mut results.cache, &got.cache);
-        if let Some((model, error)) = got
-            .models
-            .iter()
-            .find_map(|m| m.error.as_ref().map(|e| (m.model.as_str(), e)))
-        {
-            let why = crate::report::escape::first_line(error);
-            fatal = Some(if target.models.len() > 1 {
-                format!("{model}: the provider could not be used: {why}")
-            } else {
-                format!("the provider could not be used: {why}")
-            });
+        if let Some(why) = unusable(&got, target.models.len() > 1) {
+            fatal = Some(why);
             break;
         }
         let facts = ListFacts {
@@ -196,6 +171,49 @@ pub fn run(tools: &[Tool], r: &StressRun<'_>) -> Phase<Option<StressResults>> {
         phase.reason = Some(why);
     }
     phase
+}
+
+/// The results before any list is asked: what was drawn, and one empty curve per model.
+fn empty_results(
+    tools: &[Tool],
+    r: &StressRun<'_>,
+    target: &EvalTarget,
+    baseline: &EvalsResults,
+    drawn: &lists::Draw<'_>,
+) -> StressResults {
+    StressResults {
+        seed: r.settings.seed(),
+        corpus: corpus::tools().len(),
+        server_tools: tools.len() - baseline.left_out_tools.len(),
+        distractors: drawn.picked.iter().map(|t| t.name.clone()).collect(),
+        skipped: drawn.skipped.clone(),
+        min_accuracy: r.eval.settings.min_accuracy(),
+        must_hold: r.settings.must_hold(),
+        answers: planned_answers(r.eval.cfg, target, r.settings),
+        models: target
+            .models
+            .iter()
+            .map(|m| StressModel {
+                model: m.clone(),
+                ..StressModel::default()
+            })
+            .collect(),
+        ..StressResults::default()
+    }
+}
+
+/// Why a list's answers stop the curve: a model whose provider could not be used.
+fn unusable(got: &EvalsResults, several: bool) -> Option<String> {
+    let (model, error) = got
+        .models
+        .iter()
+        .find_map(|m| m.error.as_ref().map(|e| (m.model.as_str(), e)))?;
+    let why = crate::report::escape::first_line(error);
+    Some(if several {
+        format!("{model}: the provider could not be used: {why}")
+    } else {
+        format!("the provider could not be used: {why}")
+    })
 }
 
 /// Adds each model's point for one list.

@@ -31,6 +31,15 @@ impl ToolOrder {
         }
     }
 
+    /// How a sentence says a list was in it: `in server order`, `shuffled`, `reversed`.
+    pub fn phrase(self) -> &'static str {
+        match self {
+            ToolOrder::Server => "in server order",
+            ToolOrder::Shuffled => "shuffled",
+            ToolOrder::Reversed => "reversed",
+        }
+    }
+
     /// How reports name it: `server order`, `shuffled`, `reversed`.
     pub fn label(self) -> &'static str {
         match self {
