@@ -149,7 +149,24 @@ fn the_demo_run_stays_as_it_was_unless_stress_is_asked_for() {
     let report = dir.json("r.json");
     assert_eq!(stress_of(&report)["status"], "passed", "{out:?}");
     assert_eq!(points(&report).len(), 9);
-    // The flag beats the environment.
+    // `evals.stress` in the YAML runs it in `run` too, with its own lists.
+    let yaml = dir.read("toolproof.yaml");
+    dir.write(
+        "toolproof.yaml",
+        &yaml.replace(
+            "  min_accuracy: 0.85\n",
+            "  min_accuracy: 0.85\n  stress: {distractors: [0, 10], orders: [server]}\n",
+        ),
+    );
+    let out = toolproof_in(&dir.0, &["run", "toolproof.yaml", "--json", "r.json"], &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let report = dir.json("r.json");
+    assert_eq!(
+        points(&report),
+        [(0, "server".to_owned()), (10, "server".to_owned())]
+    );
+    assert_eq!(stress_of(&report)["results"]["answers"], 9);
+    // The flag beats the environment and the YAML.
     let out = toolproof_in(
         &dir.0,
         &["run", "toolproof.yaml", "--json", "r.json", "--no-stress"],

@@ -121,6 +121,13 @@ pub(super) fn stress_shorthand(root: &mut Node) {
     }
 }
 
+/// The hint for `evals.stress` of the wrong type: both forms it takes.
+pub(super) fn stress_type_hint(message: &str) -> Option<String> {
+    message.starts_with("`evals.stress` must be").then(|| {
+        "write `stress: true` for the defaults, or a mapping such as `stress: {distractors: [0, 10, 25]}`".to_owned()
+    })
+}
+
 /// `evals.stress`: counts that exist in the corpus, each once; `orders_at` among them; a
 /// `must_hold` the curve reaches.
 fn check_stress(ctx: &Ctx<'_>, stress: &StressConfig) {
