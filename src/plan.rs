@@ -127,8 +127,10 @@ impl Plan {
                 tests: tests_step(settings),
                 evals: evals_step(settings),
                 stress: match evals_step(settings) {
-                    Step::Run => stress_step(settings),
-                    Step::Skip(_) => Step::Skip("the evals phase does not run".into()),
+                    Step::Skip(_) if settings.eval_config().is_some() => {
+                        Step::Skip("the evals phase does not run".into())
+                    }
+                    _ => stress_step(settings),
                 },
                 bench: bench_step(settings),
                 fuzz: fuzz_step(settings),

@@ -101,14 +101,15 @@ pub fn all_keys(
 /// interrupt or once the provider cannot be used.
 pub fn run(tools: &[Tool], r: &StressRun<'_>) -> Phase<Option<StressResults>> {
     let started = Instant::now();
-    let target = match r.eval.settings.target() {
-        Ok(t) => t,
-        Err(e) => return Phase::error(e.to_string()),
-    };
+    // What stops the evals phase is said there once; the curve builds on its results.
     let baseline = match r.baseline {
         Some(b) if b.models.iter().all(|m| m.error.is_none()) => b,
         Some(_) => return Phase::skipped("the evals phase could not use the provider"),
         None => return Phase::skipped("the evals phase has no results"),
+    };
+    let target = match r.eval.settings.target() {
+        Ok(t) => t,
+        Err(e) => return Phase::error(e.to_string()),
     };
     let settings = r.settings;
     let drawn = lists::draw(corpus::tools(), tools, settings.seed(), settings.largest());
