@@ -59,6 +59,14 @@ pub struct EvalFlags {
     /// show the trend and compare with the base branch [env: TOOLPROOF_HISTORY].
     #[arg(long, value_name = "PATH")]
     pub history: Option<PathBuf>,
+    /// Also run the stress curve: the cases again with distractor tools added (0, 10, 25, 50,
+    /// 100) and the tool list shuffled and reversed; `evals.stress` sets the counts
+    /// [env: TOOLPROOF_EVAL_STRESS].
+    #[arg(long, overrides_with = "no_stress")]
+    pub stress: bool,
+    /// Do not run the stress curve, even if `evals.stress` or TOOLPROOF_EVAL_STRESS says to.
+    #[arg(long, overrides_with = "stress")]
+    pub no_stress: bool,
 }
 
 /// `toolproof eval`.
@@ -167,6 +175,10 @@ pub struct CacheArgs {
     /// Model [env: TOOLPROOF_EVAL_MODEL].
     #[arg(long)]
     pub model: Option<String>,
+    /// Count the stress curve's answers too (they are counted whenever `evals.stress` is on)
+    /// [env: TOOLPROOF_EVAL_STRESS].
+    #[arg(long)]
+    pub stress: bool,
 }
 
 /// `toolproof cache prune`.

@@ -6,7 +6,7 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Duration;
 
 use crate::plan::PhaseKey;
-use crate::report::model::{CaseStatus, PhaseStatus, TestStatus};
+use crate::report::model::{CaseStatus, PhaseStatus, TestStatus, ToolOrder};
 use crate::report::redact::Redactor;
 
 /// Something that happened during a run.
@@ -60,6 +60,15 @@ pub enum Event {
         picked: String,
         /// Why it is wrong (the first reason), when it is.
         failure: Option<String>,
+    },
+    /// The stress curve starts asking one tool list.
+    StressList {
+        /// Distractor tools in it.
+        distractors: usize,
+        /// Its order.
+        order: ToolOrder,
+        /// Tools in it.
+        tools: usize,
     },
     /// The model API asked us to wait (a rate limit, an overload, a server error).
     ProviderBackoff {
@@ -119,7 +128,7 @@ impl Event {
         let mask = |s: &mut String| secrets.apply_in_place(s);
         match &mut event {
             Event::Connecting { target } => mask(target),
-            Event::PhaseStarted { .. } | Event::Done => {}
+            Event::PhaseStarted { .. } | Event::StressList { .. } | Event::Done => {}
             Event::TestFinished { name, failure, .. } => {
                 mask(name);
                 failure.iter_mut().for_each(mask);

@@ -233,6 +233,11 @@ impl View {
                 }
                 self.item(&line);
             }
+            Event::StressList {
+                distractors,
+                order,
+                tools,
+            } => self.print(&stress_list_line(*distractors, *order, *tools)),
             Event::ProviderBackoff { wait, reason } => self.print(&format!(
                 "  WAIT  the model API asked to slow down: waiting {:.1}s ({})",
                 wait.as_secs_f64(),
@@ -250,7 +255,7 @@ impl View {
     fn phase_started(&mut self, phase: PhaseKey, total: usize) {
         let unit = match phase {
             PhaseKey::Tests => "tests",
-            PhaseKey::Evals => "cases",
+            PhaseKey::Evals | PhaseKey::Stress => "cases",
             _ => "items",
         };
         self.beat.start(phase.key(), unit, total);
@@ -324,6 +329,19 @@ impl View {
             self.group_open = false;
         }
     }
+}
+
+/// `  -- 25 distractors, server order (30 tools)`: the stress curve moves to its next list.
+fn stress_list_line(
+    distractors: usize,
+    order: crate::report::model::ToolOrder,
+    tools: usize,
+) -> String {
+    format!(
+        "  -- {distractors} distractor{}, {} ({tools} tools)",
+        if distractors == 1 { "" } else { "s" },
+        order.label()
+    )
 }
 
 /// Untrusted text on one line: control characters shown, workflow commands defused, cut.

@@ -1,10 +1,10 @@
 //! The plan: for each phase, run it or skip it and why, decided from the settings before
-//! anything connects. `inspect` plans only what it shows; `eval` only the evals; `cache`
-//! commands only the cache audit.
+//! anything connects. `inspect` plans only what it shows; `eval` only the evals (and the
+//! stress curve when asked); `cache` commands only the cache audit.
 
 use crate::settings::{CommandKind, Settings};
 
-/// The five phases, in run order.
+/// The phases, in run order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PhaseKey {
     /// Static checks on the tool list.
@@ -13,6 +13,8 @@ pub enum PhaseKey {
     Tests,
     /// Tool-selection evals.
     Evals,
+    /// The evals again with distractor tools and reordered tool lists.
+    Stress,
     /// Latency benchmarks.
     Bench,
     /// Schema fuzzing.
@@ -23,21 +25,24 @@ pub enum PhaseKey {
 
 impl PhaseKey {
     /// All phases in run order.
-    pub const ALL: [PhaseKey; 6] = [
+    pub const ALL: [PhaseKey; 7] = [
         PhaseKey::Checks,
         PhaseKey::Tests,
         PhaseKey::Evals,
+        PhaseKey::Stress,
         PhaseKey::Bench,
         PhaseKey::Fuzz,
         PhaseKey::Protocol,
     ];
 
-    /// The key in the JSON report: `checks`, `tests`, `evals`, `bench`, `fuzz`.
+    /// The key in the JSON report: `checks`, `tests`, `evals`, `stress`, `bench`, `fuzz`,
+    /// `protocol`.
     pub fn key(self) -> &'static str {
         match self {
             PhaseKey::Checks => "checks",
             PhaseKey::Tests => "tests",
             PhaseKey::Evals => "evals",
+            PhaseKey::Stress => "stress",
             PhaseKey::Bench => "bench",
             PhaseKey::Fuzz => "fuzz",
             PhaseKey::Protocol => "protocol",
@@ -82,6 +87,8 @@ pub struct Plan {
     pub tests: Step,
     /// The evals.
     pub evals: Step,
+    /// The stress curve (after the evals, on their answers where it can).
+    pub stress: Step,
     /// The bench.
     pub bench: Step,
     /// The fuzz.
@@ -119,6 +126,12 @@ impl Plan {
                 checks: checks_step(settings),
                 tests: tests_step(settings),
                 evals: evals_step(settings),
+                stress: match evals_step(settings) {
+                    Step::Skip(_) if settings.eval_config().is_some() => {
+                        Step::Skip("the evals phase does not run".into())
+                    }
+                    _ => stress_step(settings),
+                },
                 bench: bench_step(settings),
                 fuzz: fuzz_step(settings),
                 protocol: protocol_step(settings),
@@ -134,6 +147,7 @@ impl Plan {
             PhaseKey::Checks => &self.checks,
             PhaseKey::Tests => &self.tests,
             PhaseKey::Evals => &self.evals,
+            PhaseKey::Stress => &self.stress,
             PhaseKey::Bench => &self.bench,
             PhaseKey::Fuzz => &self.fuzz,
             PhaseKey::Protocol => &self.protocol,
@@ -154,12 +168,15 @@ impl Plan {
                 plan.inventory = true;
             }
             // `eval` runs the section even when `enabled: false` keeps it out of `run`.
-            PhaseKey::Evals => plan.evals = Step::Run,
+            PhaseKey::Evals => {
+                plan.evals = Step::Run;
+                plan.stress = stress_step(settings);
+            }
             // `bench` and `fuzz` run their section whatever `enabled` says.
             PhaseKey::Bench => plan.bench = Step::Run,
             PhaseKey::Fuzz => plan.fuzz = Step::Run,
             PhaseKey::Protocol => plan.protocol = Step::Run,
-            PhaseKey::Tests => {}
+            PhaseKey::Tests | PhaseKey::Stress => {}
         }
         plan
     }
@@ -178,6 +195,7 @@ impl Plan {
             checks: skip(),
             tests: skip(),
             evals: skip(),
+            stress: skip(),
             bench: skip(),
             fuzz: skip(),
             protocol: skip(),
@@ -211,6 +229,15 @@ fn evals_step(settings: &Settings) -> Step {
     match settings.eval_config() {
         None => Step::Skip("no `evals:` section in the config".into()),
         Some(_) => Step::Run,
+    }
+}
+
+/// The stress curve: on when `--stress`, `TOOLPROOF_EVAL_STRESS` or `evals.stress` say so.
+fn stress_step(settings: &Settings) -> Step {
+    match settings.evals() {
+        None => Step::Skip("no `evals:` section in the config".into()),
+        Some(e) if e.stress().is_some() => Step::Run,
+        Some(e) => Step::Skip(e.stress_off_reason()),
     }
 }
 

@@ -219,6 +219,8 @@ mod requests;
 
 #[path = "cli/protocol.rs"]
 mod protocol;
+#[path = "cli/stress.rs"]
+mod stress;
 #[path = "cli/suite.rs"]
 mod suite;
 #[path = "cli/transports.rs"]
@@ -1006,6 +1008,7 @@ fn help_output() {
     for (name, args) in [
         ("help_top", &["--help"][..]),
         ("help_run", &["run", "--help"][..]),
+        ("help_eval", &["eval", "--help"][..]),
         ("help_inspect", &["inspect", "--help"][..]),
         ("help_fuzz", &["fuzz", "--help"][..]),
     ] {

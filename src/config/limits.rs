@@ -17,6 +17,10 @@ pub const MAX_CONFIG_BYTES: u64 = 8 << 20;
 /// [`MAX_CONFIG_BYTES`] in words, for messages.
 pub const MAX_CONFIG_WORDS: &str = "8 MiB";
 
+/// The most distractor tools `evals.stress.distractors` may add. The bundled corpus holds more,
+/// so that skipping the ones named like a server tool still leaves this many.
+pub const MAX_STRESS_DISTRACTORS: u32 = 300;
+
 /// `secs` seconds as a `Duration`, held between 0 and [`MAX_DURATION_S`] (NaN is 0): the
 /// loader already refused anything outside, this keeps a derived value from panicking.
 pub fn seconds(secs: f64) -> Duration {

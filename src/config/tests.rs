@@ -12,6 +12,7 @@ use super::*;
 
 mod durations;
 mod files;
+mod stress;
 
 /// A folder under the system temp dir, removed when dropped.
 struct Scratch(PathBuf);

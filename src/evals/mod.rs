@@ -11,6 +11,7 @@ pub mod provider;
 pub mod score;
 pub mod scoring;
 pub mod stats;
+pub mod stress;
 pub mod tools;
 
 use std::io::Read;

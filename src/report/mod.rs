@@ -4,7 +4,8 @@
 //! the files.
 //!
 //! The evals are worded once, in `evals_view` (rates and verdicts by `evals::scoring`, the pure
-//! scoring module), and every renderer lays that view out.
+//! scoring module), and every renderer lays that view out; so is the stress curve, in
+//! `stress_view`.
 
 pub mod annotations;
 pub mod cache;
@@ -20,6 +21,7 @@ pub mod model;
 pub mod places;
 pub mod redact;
 pub mod step_outputs;
+mod stress_view;
 mod table;
 pub mod write;
 pub mod writer;

@@ -343,6 +343,7 @@ impl Redact for Phases {
             checks,
             tests,
             evals,
+            stress,
             bench,
             fuzz,
             protocol,
@@ -350,6 +351,7 @@ impl Redact for Phases {
         checks.redact(r);
         tests.redact(r);
         evals.redact(r);
+        stress.redact(r);
         bench.redact(r);
         fuzz.redact(r);
         protocol.redact(r);
@@ -358,6 +360,13 @@ impl Redact for Phases {
 
 impl Redact for EvalsResults {
     /// Through the JSON form: every string and key in it, whatever the nesting.
+    fn redact(&mut self, r: &Redactor) {
+        r.serde(self);
+    }
+}
+
+impl Redact for crate::report::model::StressResults {
+    /// Through the JSON form: model names, case names and picked tools.
     fn redact(&mut self, r: &Redactor) {
         r.serde(self);
     }

@@ -1,5 +1,6 @@
 //! The cache audit of `cache status` and `cache prune`: the answers the current cases,
-//! models and trials need, compared with what the committed cache holds.
+//! models and trials need (and those of the stress curve, when it is on), compared with what
+//! the committed cache holds.
 
 use std::collections::HashSet;
 
@@ -22,7 +23,18 @@ pub(super) fn audit(settings: &Settings, tools: &[Tool], action: CacheAction) ->
         };
     };
     let cache = Cache::new(&cfg.cache_dir);
-    let keys = engine::all_keys(tools, cfg, target);
+    let mut keys: Vec<(Option<String>, String, usize, u32, String)> =
+        engine::all_keys(tools, cfg, target)
+            .into_iter()
+            .map(|(model, case, trial, key)| (None, model, case, trial, key))
+            .collect();
+    if let Some(curve) = settings.evals().and_then(|e| e.stress()) {
+        keys.extend(
+            crate::evals::stress::all_keys(tools, cfg, target, curve)
+                .into_iter()
+                .map(|(list, model, case, trial, key)| (Some(list), model, case, trial, key)),
+        );
+    }
     let mut audit = CacheAudit {
         dir: cfg.cache_dir.join("evals").display().to_string(),
         ..CacheAudit::default()
@@ -30,7 +42,7 @@ pub(super) fn audit(settings: &Settings, tools: &[Tool], action: CacheAction) ->
     match action {
         CacheAction::Status => {
             let several = target.models.len() > 1;
-            for (model, case, trial, key) in keys {
+            for (list, model, case, trial, key) in keys {
                 let state = match cache.read(&key) {
                     Lookup::Hit(_) => "cached",
                     Lookup::Miss => "missing",
@@ -43,6 +55,9 @@ pub(super) fn audit(settings: &Settings, tools: &[Tool], action: CacheAction) ->
                 if trial > 1 {
                     label.push_str(&format!(" (trial {trial})"));
                 }
+                if let Some(list) = list {
+                    label.push_str(&format!(" [stress: {list}]"));
+                }
                 audit.answers.push(CachedAnswer {
                     label,
                     key,
@@ -51,7 +66,7 @@ pub(super) fn audit(settings: &Settings, tools: &[Tool], action: CacheAction) ->
             }
         }
         CacheAction::Prune { apply } => {
-            let keep: HashSet<String> = keys.into_iter().map(|(_, _, _, key)| key).collect();
+            let keep: HashSet<String> = keys.into_iter().map(|(_, _, _, _, key)| key).collect();
             match cache.prune(&keep, apply) {
                 Ok(pruned) => {
                     let shown = |f: &std::path::PathBuf| f.display().to_string();

@@ -142,6 +142,52 @@ pub(super) fn evals(tools: &[Tool], ctx: &Ctx<'_>) -> Phase<Option<EvalsResults>
     phase
 }
 
+/// The stress curve, after the evals (whose answers are its list without distractors).
+pub(super) fn stress(
+    tools: &[Tool],
+    ctx: &Ctx<'_>,
+    baseline: Option<&EvalsResults>,
+) -> Phase<Option<crate::report::model::StressResults>> {
+    use crate::evals::stress;
+    let (Some(cfg), Some(settings)) = (ctx.settings.eval_config(), ctx.settings.evals()) else {
+        return Phase::skipped("no `evals:` section in the config");
+    };
+    let Some(curve) = settings.stress() else {
+        return Phase::skipped(settings.stress_off_reason());
+    };
+    let total = settings
+        .target()
+        .map_or(0, |target| stress::planned_cases(cfg, target, curve));
+    ctx.events.emit(Event::PhaseStarted {
+        phase: PhaseKey::Stress,
+        total,
+    });
+    let loaded = ctx.settings.loaded();
+    let secrets = Redactor::new(ctx.settings.secrets());
+    let eval = EvalRun {
+        cfg,
+        settings,
+        base_dir: &loaded.base_dir,
+        env: ctx.settings.env(),
+        events: ctx.events,
+        interrupt: ctx.interrupt,
+        secrets: &secrets,
+    };
+    let run = stress::StressRun {
+        eval: &eval,
+        settings: curve,
+        baseline,
+    };
+    let phase = stress::run(tools, &run);
+    finished(
+        ctx.events,
+        PhaseKey::Stress,
+        phase.status,
+        phase.reason.clone(),
+    );
+    phase
+}
+
 /// The schema fuzzing.
 pub(super) fn fuzz(
     client: &mut Client,

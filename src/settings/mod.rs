@@ -12,6 +12,7 @@ mod protocol;
 mod resolve;
 mod secrets;
 mod source;
+mod stress;
 #[cfg(test)]
 mod tests;
 mod workspace;
@@ -25,6 +26,7 @@ pub use fuzz::FuzzSettings;
 pub use github::{Github, PrComment, PrCommentMode};
 pub use protocol::ProtocolSettings;
 pub use source::config_source;
+pub use stress::StressSettings;
 
 use crate::config::{EvalConfig, LoadedConfig, Provider, TestCase};
 use crate::report::junit::JunitOptions;
@@ -280,9 +282,20 @@ pub struct EvalSettings {
     min_accuracy: Resolved<f64>,
     no_cache: bool,
     offline: Resolved<bool>,
+    stress_on: Resolved<bool>,
+    stress: Option<StressSettings>,
 }
 
 impl EvalSettings {
+    /// The stress curve's tool lists, when it runs (`--stress`, `TOOLPROOF_EVAL_STRESS`,
+    /// `evals.stress`).
+    pub fn stress(&self) -> Option<&StressSettings> {
+        self.stress.as_ref()
+    }
+    /// Why the stress curve does not run (meaningful when [`Self::stress`] is `None`).
+    pub fn stress_off_reason(&self) -> String {
+        stress::off_reason(&self.stress_on)
+    }
     /// Provider and models, or why they could not be resolved.
     pub fn target(&self) -> Result<&EvalTarget, &EvalSetupError> {
         self.target.as_ref()

@@ -26,6 +26,8 @@ pub(super) struct Flags<'a> {
     baseline: Option<&'a crate::cli::BaselineArgs>,
     pub(super) fuzz: Option<&'a crate::cli::FuzzArgs>,
     protocol: Option<&'a crate::cli::ProtocolArgs>,
+    /// A cache command: `Some(--stress)`.
+    cache_stress: Option<bool>,
 }
 
 fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
@@ -91,6 +93,7 @@ fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
             Flags {
                 server: Some(&a.server),
                 model: a.model.as_deref(),
+                cache_stress: Some(a.stress),
                 ..Flags::default()
             },
         ),
@@ -99,6 +102,7 @@ fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
             Flags {
                 server: Some(&a.cache.server),
                 model: a.cache.model.as_deref(),
+                cache_stress: Some(a.cache.stress),
                 ..Flags::default()
             },
         ),
@@ -362,11 +366,21 @@ fn resolve_evals(
         None,
         false,
     );
+    // The commands that run evals or count their answers read the environment too.
+    let stress_flag = match (eval, flags.cache_stress) {
+        (Some(f), _) => switch(f.stress, f.no_stress),
+        (None, Some(stress)) => stress.then_some(true),
+        (None, None) => None,
+    };
+    let stress_env = (eval.is_some() || flags.cache_stress.is_some()).then_some(env);
+    let (stress_on, stress) = super::stress::resolve(stress_flag, stress_env, e.stress.as_ref())?;
     Ok(EvalSettings {
         target: eval_target(provider_flag, flags.model, env, e),
         min_accuracy,
         no_cache,
         offline,
+        stress_on,
+        stress,
     })
 }
 

@@ -338,19 +338,19 @@ fn an_unknown_provider_from_the_environment_is_reported_not_hidden() {
 
 // ---------------------------------------------------------------- fake model APIs on loopback
 
-fn fake_llm_bin() -> String {
+pub(super) fn fake_llm_bin() -> String {
     let _ = fake(); // builds the examples when a filtered run has not
     bin_dir().join("examples/fake_llm").display().to_string()
 }
 
 /// A fake Anthropic + OpenAI API.
-type Llm = Listening;
+pub(super) type Llm = Listening;
 
-fn llm(args: &[&str]) -> Llm {
+pub(super) fn llm(args: &[&str]) -> Llm {
     listening(&fake_llm_bin(), args)
 }
 
-fn requests(dir: &Dir, log: &str) -> Vec<Value> {
+pub(super) fn requests(dir: &Dir, log: &str) -> Vec<Value> {
     std::fs::read_to_string(dir.path(log))
         .unwrap_or_default()
         .lines()
@@ -358,7 +358,7 @@ fn requests(dir: &Dir, log: &str) -> Vec<Value> {
         .collect()
 }
 
-const KEY: &str = "sk-test-key-0123456789";
+pub(super) const KEY: &str = "sk-test-key-0123456789";
 
 fn api_config(dir: &Dir, provider: &str, server_args: &[&str], extra: &str, cases: &str) {
     let mut server = vec![fake()];
@@ -373,7 +373,7 @@ fn api_config(dir: &Dir, provider: &str, server_args: &[&str], extra: &str, case
     );
 }
 
-fn api_env<'a>(llm: &'a Llm, openai_base: &'a str) -> Vec<(&'static str, &'a str)> {
+pub(super) fn api_env<'a>(llm: &'a Llm, openai_base: &'a str) -> Vec<(&'static str, &'a str)> {
     vec![
         ("ANTHROPIC_API_KEY", KEY),
         ("ANTHROPIC_BASE_URL", llm.url.as_str()),

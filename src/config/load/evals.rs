@@ -6,8 +6,9 @@ use std::path::Path;
 use super::ranges::{Unit, at_least_one, duration, fraction};
 use super::{Ctx, invalid_yaml, lowercase_first, path_of, read_capped};
 use crate::config::de::{self, Located};
+use crate::config::limits::MAX_STRESS_DISTRACTORS;
 use crate::config::node::{self, Node, Step, Value};
-use crate::config::{ConfigError, EvalCase, EvalConfig, Provider};
+use crate::config::{ConfigError, EvalCase, EvalConfig, Provider, StressConfig, StressOrder};
 
 pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), ConfigError> {
     let e = Step::Key("evals");
@@ -73,6 +74,9 @@ pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), Confi
             ));
         }
     }
+    if let Some(stress) = &evals.stress {
+        check_stress(ctx, stress);
+    }
     if evals.system.is_some() && evals.system_file.is_some() {
         ctx.report(ctx.error(
             ctx.pos(&[e, Step::Key("system_file")]),
@@ -81,6 +85,133 @@ pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), Confi
         ));
     }
     Ok(())
+}
+
+/// `evals.stress: true` (or `false`) becomes `{enabled: true}` where it stands, so the
+/// mapping form's checks and messages serve both.
+pub(super) fn stress_shorthand(root: &mut Node) {
+    let Value::Map(top) = &mut root.value else {
+        return;
+    };
+    let Some((_, evals)) = top
+        .iter_mut()
+        .find(|(k, _)| matches!(&k.value, Value::Str(s) if s == "evals"))
+    else {
+        return;
+    };
+    let Value::Map(entries) = &mut evals.value else {
+        return;
+    };
+    let Some((_, stress)) = entries
+        .iter_mut()
+        .find(|(k, _)| matches!(&k.value, Value::Str(s) if s == "stress"))
+    else {
+        return;
+    };
+    if let Value::Bool(on) = stress.value {
+        let key = Node {
+            value: Value::Str("enabled".to_owned()),
+            ..stress.clone()
+        };
+        let value = Node {
+            value: Value::Bool(on),
+            ..stress.clone()
+        };
+        stress.value = Value::Map(vec![(key, value)]);
+    }
+}
+
+/// The hint for `evals.stress` of the wrong type: both forms it takes.
+pub(super) fn stress_type_hint(message: &str) -> Option<String> {
+    message.starts_with("`evals.stress` must be").then(|| {
+        "write `stress: true` for the defaults, or a mapping such as `stress: {distractors: [0, 10, 25]}`".to_owned()
+    })
+}
+
+/// `evals.stress`: counts that exist in the corpus, each once; `orders_at` among them; a
+/// `must_hold` the curve reaches.
+fn check_stress(ctx: &Ctx<'_>, stress: &StressConfig) {
+    let at = |key: &'static str| [Step::Key("evals"), Step::Key("stress"), Step::Key(key)];
+    if stress.distractors.is_empty() {
+        ctx.report(ctx.error(
+            ctx.pos(&at("distractors")),
+            "`evals.stress.distractors` is empty",
+            Some("list the distractor counts to measure, e.g. [0, 10, 25, 50, 100]".to_owned()),
+        ));
+    }
+    counts(ctx, &stress.distractors, "distractors", &[]);
+    if let Some(orders_at) = &stress.orders_at {
+        counts(ctx, orders_at, "orders_at", &stress.distractors);
+    }
+    for (i, order) in stress.orders.iter().enumerate() {
+        if stress.orders[..i].contains(order) {
+            let steps = [Step::Key("evals"), Step::Key("stress"), Step::Key("orders")];
+            ctx.report(ctx.error(
+                ctx.pos(&[steps[0], steps[1], steps[2], Step::Index(i)]),
+                format!("`evals.stress.orders` lists `{}` twice", order_word(*order)),
+                Some("list each order once".to_owned()),
+            ));
+        }
+    }
+    let largest = stress.distractors.iter().copied().max().unwrap_or(0);
+    if let Some(n) = stress.must_hold.filter(|n| *n > largest) {
+        ctx.report(ctx.error(
+            ctx.pos(&at("must_hold")),
+            format!(
+                "`evals.stress.must_hold` is {n}, more distractors than the curve measures ({largest})"
+            ),
+            Some(format!(
+                "add {n} to `evals.stress.distractors`, or lower `must_hold`"
+            )),
+        ));
+    }
+}
+
+/// A list of distractor counts: each at most [`MAX_STRESS_DISTRACTORS`], each once, and (for
+/// `orders_at`) each one of `among` when that is not empty.
+fn counts(ctx: &Ctx<'_>, list: &[u32], key: &'static str, among: &[u32]) {
+    for (i, n) in list.iter().enumerate() {
+        let steps = [
+            Step::Key("evals"),
+            Step::Key("stress"),
+            Step::Key(key),
+            Step::Index(i),
+        ];
+        let problem = if *n > MAX_STRESS_DISTRACTORS {
+            Some((
+                format!(
+                    "`evals.stress.{key}[{i}]` is {n}, more than the {MAX_STRESS_DISTRACTORS} distractors toolproof can add"
+                ),
+                format!("use at most {MAX_STRESS_DISTRACTORS}"),
+            ))
+        } else if list[..i].contains(n) {
+            Some((
+                format!("`evals.stress.{key}` lists {n} twice"),
+                "list each count once".to_owned(),
+            ))
+        } else if key == "orders_at" && !among.contains(n) {
+            Some((
+                format!(
+                    "`evals.stress.orders_at` has {n}, which is not one of `evals.stress.distractors`"
+                ),
+                "the other orders run at counts the curve measures; add it to `distractors`"
+                    .to_owned(),
+            ))
+        } else {
+            None
+        };
+        if let Some((message, hint)) = problem {
+            ctx.report(ctx.error(ctx.pos(&steps), message, Some(hint)));
+        }
+    }
+}
+
+fn order_word(order: StressOrder) -> &'static str {
+    match order {
+        StressOrder::Server => "server",
+        StressOrder::Shuffled => "shuffled",
+        StressOrder::Reversed => "reversed",
+    }
 }
 
 /// Every case has `expect_tool`, and sane `trials`.

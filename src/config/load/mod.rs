@@ -258,6 +258,7 @@ fn build(
         })
         .into_iter()
         .collect();
+    evals::stress_shorthand(&mut root);
     let ctx = Ctx::new(file, &root);
     if !matches!(root.value, Value::Map(_)) {
         return Err(ctx.error(
@@ -272,7 +273,10 @@ fn build(
     let (config, typing) = de::from_node_all::<Config>(&root, KeyPath::root());
     let typing: Vec<ConfigError> = typing
         .into_iter()
-        .map(|Located { message, hint, pos }| ctx.error(pos, message, hint))
+        .map(|Located { message, hint, pos }| {
+            let hint = hint.or_else(|| evals::stress_type_hint(&message));
+            ctx.error(pos, message, hint)
+        })
         .collect();
     let Some(mut config) = config else {
         return Err(

@@ -88,9 +88,79 @@ pub struct EvalConfig {
     /// Retries of a request that hit 429, 529, 5xx, a timeout or a dropped connection.
     #[serde(default = "default_max_retries")]
     pub max_retries: u32,
+    /// The tool-count stress curve (`stress: true` or a mapping; toolproof's own).
+    #[serde(default)]
+    pub stress: Option<StressConfig>,
     /// YAML line of the `evals:` key (filled by the loader; reports point the gates there).
     #[serde(skip)]
     pub line: Option<u32>,
+}
+
+/// `evals.stress`: the labelled set asked again with distractor tools added to the server's,
+/// and with the tool list in other orders. `stress: true` is short for `stress: {}`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StressConfig {
+    /// Run the curve in `run` and `eval` (`--stress` / `--no-stress` override it).
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// How many distractor tools to add, one tool list per count.
+    #[serde(default = "default_distractors")]
+    pub distractors: Vec<u32>,
+    /// The orders to compare: the server's order always runs at every count; `shuffled` and
+    /// `reversed` run at the counts of `orders_at`.
+    #[serde(default = "default_orders")]
+    pub orders: Vec<StressOrder>,
+    /// The distractor counts at which the other orders run (default: the smallest and the
+    /// largest of `distractors`).
+    #[serde(default)]
+    pub orders_at: Option<Vec<u32>>,
+    /// Seed of the distractor draw and of the shuffled order. Changing it changes every tool
+    /// list, so every cached stress answer.
+    #[serde(default)]
+    pub seed: u64,
+    /// Fail the run when accuracy falls below `min_accuracy` at this many distractors or fewer
+    /// (without it the curve is a measurement and never fails the run).
+    #[serde(default)]
+    pub must_hold: Option<u32>,
+}
+
+impl Default for StressConfig {
+    /// What `stress: true` and `--stress` without a section mean.
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            distractors: default_distractors(),
+            orders: default_orders(),
+            orders_at: None,
+            seed: 0,
+            must_hold: None,
+        }
+    }
+}
+
+/// An order of the tool list offered to the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StressOrder {
+    /// The server's tools in its order, then the distractors.
+    Server,
+    /// The whole list shuffled (seeded).
+    Shuffled,
+    /// The whole list reversed.
+    Reversed,
+}
+
+fn default_distractors() -> Vec<u32> {
+    vec![0, 10, 25, 50, 100]
+}
+
+fn default_orders() -> Vec<StressOrder> {
+    vec![
+        StressOrder::Server,
+        StressOrder::Shuffled,
+        StressOrder::Reversed,
+    ]
 }
 
 /// `evals.multiple_calls`.
@@ -146,6 +216,7 @@ impl Default for EvalConfig {
             min_wilson_lower: None,
             request_timeout_s: default_request_timeout_s(),
             max_retries: default_max_retries(),
+            stress: None,
             line: None,
         }
     }

@@ -7,6 +7,9 @@ mod evals;
 mod fuzz;
 mod phases;
 mod protocol;
+mod stress;
+
+pub(crate) use stress::order_header;
 
 #[cfg(test)]
 mod tests;
@@ -16,6 +19,7 @@ use std::ffi::OsString;
 use super::escape::{clean, defuse_workflow_commands, format_secs, plural, tail_lines};
 use super::evals_view::EvalsView;
 use super::model::{PhaseOverview, PhaseStatus, RunReport, TestCounts};
+use super::stress_view::StressView;
 use super::table::Paint;
 
 /// How the console report is drawn.
@@ -130,7 +134,7 @@ pub fn render(report: &RunReport, opts: &ConsoleOptions) -> String {
         out.push('\n');
     }
 
-    let [checks, tests, evals, bench, fuzz, proto] = r.phases.overview();
+    let [checks, tests, evals, stress, bench, fuzz, proto] = r.phases.overview();
     phases::checks_section(&mut out, &checks, &r.phases.checks.results, width, color);
     phases::tests_section(&mut out, &tests, &r.phases.tests.results, width, color);
     match EvalsView::of(&r.phases.evals) {
@@ -141,6 +145,13 @@ pub fn render(report: &RunReport, opts: &ConsoleOptions) -> String {
             out.push('\n');
         }
     }
+    stress::section(
+        &mut out,
+        &stress,
+        StressView::of(&r.phases.stress).as_ref(),
+        width,
+        color,
+    );
     bench::section(
         &mut out,
         &bench,
@@ -288,6 +299,13 @@ fn summary_line(out: &mut String, r: &RunReport, color: bool) {
             let counts = f.counts_text();
             let counts = counts.split(" (seed").next().unwrap_or_default();
             parts.push(format!("fuzz: {counts}"));
+        } else if phase.key == "stress"
+            && let Some(view) = StressView::of(&r.phases.stress)
+        {
+            parts.push(format!(
+                "stress: {}",
+                clean(&view.summary).replace('\n', " ")
+            ));
         } else if phase.status != PhaseStatus::Skipped {
             parts.push(format!("{}: {}", phase.key, phase.status.as_str()));
         }

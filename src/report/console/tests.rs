@@ -223,14 +223,14 @@ fn evals_without_results_keep_one_line() {
     report.phases.evals =
         crate::report::model::Phase::skipped("no evals section in toolproof.yaml");
     let out = plain(&report);
-    assert!(out.contains("\nEvals: SKIP - no evals section in toolproof.yaml\n\nBench:"));
+    assert!(out.contains("\nEvals: SKIP - no evals section in toolproof.yaml\n\nStress:"));
     assert!(
         !out.contains("evals:"),
         "a skipped phase is left out of the summary"
     );
     assert!(
         plain(&fixtures::failing()).contains(
-            "\nEvals: ERROR - the server could not be restarted after it exited\n\nBench:"
+            "\nEvals: ERROR - the server could not be restarted after it exited\n\nStress:"
         )
     );
 }

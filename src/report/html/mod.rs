@@ -1,7 +1,8 @@
 //! The single-file HTML report (`--html PATH`): one page with its CSS inline and no script, no
 //! font and no image fetched from anywhere, readable on a phone (tables turn into stacked cards
-//! under 640px) and in dark mode. The connection error comes first, then the five phases with
-//! their status, then one section per phase; every table lists its failing rows first. Every
+//! under 640px) and in dark mode. The connection error comes first, then the phases with
+//! their status, then one section per phase; every table lists its failing rows first, but the
+//! stress curve's, which reads in distractor order (its rows are `curve below` or `curve above`). Every
 //! string that came from a server, a model, a provider or a file is cleaned of terminal escapes,
 //! cut to a length and HTML-escaped, and the model's secrets are redacted before any of that.
 //!
@@ -9,15 +10,18 @@
 //! are byte-identical.
 //!
 //! Hooks for tests and scripts: sections have the ids `connection-error`, `phases`, `checks`,
-//! `tests`, `evals`, `bench` and `fuzz`; every table row of a result has a `data-status` (the
+//! `tests`, `evals`, `stress`, `bench`, `fuzz` and `protocol` (the stress chart's hooks are in
+//! `chart`); every table row of a result has a `data-status` (the
 //! JSON report's word for it) and one class of `fail`, `warn`, `skip` or `pass`.
 
 mod bench;
+mod chart;
 mod evals;
 mod fuzz;
 mod marks;
 mod phases;
 mod protocol;
+mod stress;
 mod text;
 
 #[cfg(test)]
@@ -26,6 +30,7 @@ mod tests;
 use super::escape::{format_secs, plural};
 use super::evals_view::EvalsView;
 use super::model::{PhaseOverview, PhaseStatus, RunReport, TestCounts};
+use super::stress_view::StressView;
 use marks::{TABLE_CLOSE, Tone, by_rank, cell, phase_mark, ran, row_open, table_open};
 use text::{details_pre, duration, esc, one_line, pre_block, started, text};
 
@@ -75,7 +80,7 @@ pub fn render(report: &RunReport) -> String {
     connection_error(&mut out, r);
     stdout_noise(&mut out, r);
     phases_table(&mut out, r);
-    let [checks, tests, evals, bench, fuzz, proto] = r.phases.overview();
+    let [checks, tests, evals, stress, bench, fuzz, proto] = r.phases.overview();
     phases::checks_section(
         &mut out,
         &checks,
@@ -94,6 +99,7 @@ pub fn render(report: &RunReport) -> String {
         EvalsView::of(&r.phases.evals).as_ref(),
         r.config_file.as_deref(),
     );
+    stress::section(&mut out, &stress, StressView::of(&r.phases.stress).as_ref());
     bench::section(&mut out, &bench, r.phases.bench.results.as_ref());
     fuzz::section(&mut out, &fuzz, r.phases.fuzz.results.as_ref());
     protocol::section(&mut out, &proto, r.phases.protocol.results.as_ref());

@@ -26,6 +26,8 @@
 //! whole phase or the run (a skipped or errored phase, a model's gates, the server connection)
 //! are `toolproof.<phase>`: classes of the package `toolproof`.
 //!
+//! The stress curve is a suite of its own, one testcase per tool list (see `stress`).
+//!
 //! A flaky test is a success whose `<system-out>` says so. Evals get one suite per model
 //! (`evals`, or `evals (<model>)` with several): a testcase `accuracy` carrying the gates, then
 //! one testcase per case. A miss is a `<failure>` and a provider error an `<error>` when the
@@ -37,6 +39,7 @@ mod evals;
 mod fuzz;
 mod phases;
 mod protocol;
+mod stress;
 mod xml;
 
 #[cfg(test)]
@@ -90,7 +93,7 @@ pub fn render_with(report: &RunReport, options: &JunitOptions) -> String {
 
     suites.extend(server_suite(r));
 
-    let [checks, tests, evals, bench, fuzz, proto] = r.phases.overview();
+    let [checks, tests, evals, stress, bench, fuzz, proto] = r.phases.overview();
     suites.push(phases::checks_suite(&checks, &r.phases.checks.results));
     suites.push(phases::tests_suite(
         &tests,
@@ -101,6 +104,7 @@ pub fn render_with(report: &RunReport, options: &JunitOptions) -> String {
         Some(view) => suites.extend(evals::suites(&evals, &view, config_file, &places)),
         None => suites.push(phase_suite(&evals)),
     }
+    suites.push(stress::suite(&stress, r.phases.stress.results.as_ref()));
     suites.push(bench::suite(&bench, r.phases.bench.results.as_ref()));
     suites.push(fuzz::suite(&fuzz, r.phases.fuzz.results.as_ref()));
     suites.push(protocol::suite(&proto, r.phases.protocol.results.as_ref()));

@@ -10,6 +10,7 @@ mod fuzz;
 mod list;
 pub mod pr_comment;
 mod protocol;
+mod stress;
 mod text;
 
 #[cfg(test)]
@@ -18,6 +19,7 @@ mod tests;
 use super::escape::{format_secs, plural};
 use super::evals_view::EvalsView;
 use super::model::{ChecksResults, PhaseOverview, PhaseStatus, RunReport, TestCounts, TestStatus};
+use super::stress_view::StressView;
 use list::{List, share};
 use text::{md, pre_details};
 
@@ -50,6 +52,9 @@ fn render_within(report: &RunReport, budget: usize) -> String {
 
     let view = EvalsView::of(&r.phases.evals);
     out.push_str(&phase_table(r, view.as_ref()));
+    // Fixed and small (a row per distractor count): kept whole, at the end.
+    let stress = stress::section(StressView::of(&r.phases.stress).as_ref());
+    let budget = budget.saturating_sub(stress.len());
 
     let findings = finding_rows(&r.phases.checks.results);
     let failed = failed_test_rows(r);
@@ -74,13 +79,14 @@ fn render_within(report: &RunReport, budget: usize) -> String {
         out.push_str(&block.tail);
     }
     fit(&mut out, budget);
+    out.push_str(&stress);
     out
 }
 
 /// One row per phase, then a blank line.
 fn phase_table(r: &RunReport, view: Option<&EvalsView<'_>>) -> String {
     let mut out = String::from("| Phase | Result |\n|---|---|\n");
-    let [checks, tests, evals, bench, fuzz, proto] = r.phases.overview();
+    let [checks, tests, evals, stress, bench, fuzz, proto] = r.phases.overview();
     out.push_str(&phase_row(
         &checks,
         checks_result(&checks, &r.phases.checks.results),
@@ -93,6 +99,10 @@ fn phase_table(r: &RunReport, view: Option<&EvalsView<'_>>) -> String {
         Some(view) => evals::row(&evals, view),
         None => phase_row(&evals, None),
     });
+    out.push_str(&stress::row(
+        &stress,
+        StressView::of(&r.phases.stress).as_ref(),
+    ));
     out.push_str(&bench::row(&bench, r.phases.bench.results.as_ref()));
     out.push_str(&phase_row(
         &fuzz,

@@ -37,7 +37,8 @@ fn hostile_report_has_no_live_markup() {
     for line in out.lines().filter(|l| l.starts_with("| ")) {
         let cells = line.replace("\\|", "").matches('|').count();
         assert!(
-            cells == 3 || cells == 5 || cells == 6 || cells == 7,
+            // 4: the stress table of a curve measured in one order.
+            (3..=7).contains(&cells),
             "{line}"
         );
     }
