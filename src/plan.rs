@@ -1,10 +1,10 @@
 //! The plan: for each phase, run it or skip it and why, decided from the settings before
-//! anything connects. `inspect` plans only what it shows; `eval` only the evals; `cache`
-//! commands only the cache audit.
+//! anything connects. `inspect` plans only what it shows; `eval` only the evals and their set
+//! lint; `lint` only the set lint; `cache` commands only the cache audit.
 
 use crate::settings::{CommandKind, Settings};
 
-/// The five phases, in run order.
+/// The seven phases, in run order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PhaseKey {
     /// Static checks on the tool list.
@@ -13,6 +13,8 @@ pub enum PhaseKey {
     Tests,
     /// Tool-selection evals.
     Evals,
+    /// The set lint (the labelled eval cases against the tool list).
+    Lint,
     /// Latency benchmarks.
     Bench,
     /// Schema fuzzing.
@@ -23,21 +25,24 @@ pub enum PhaseKey {
 
 impl PhaseKey {
     /// All phases in run order.
-    pub const ALL: [PhaseKey; 6] = [
+    pub const ALL: [PhaseKey; 7] = [
         PhaseKey::Checks,
         PhaseKey::Tests,
         PhaseKey::Evals,
+        PhaseKey::Lint,
         PhaseKey::Bench,
         PhaseKey::Fuzz,
         PhaseKey::Protocol,
     ];
 
-    /// The key in the JSON report: `checks`, `tests`, `evals`, `bench`, `fuzz`.
+    /// The key in the JSON report: `checks`, `tests`, `evals`, `lint`, `bench`, `fuzz`,
+    /// `protocol`.
     pub fn key(self) -> &'static str {
         match self {
             PhaseKey::Checks => "checks",
             PhaseKey::Tests => "tests",
             PhaseKey::Evals => "evals",
+            PhaseKey::Lint => "lint",
             PhaseKey::Bench => "bench",
             PhaseKey::Fuzz => "fuzz",
             PhaseKey::Protocol => "protocol",
@@ -82,6 +87,8 @@ pub struct Plan {
     pub tests: Step,
     /// The evals.
     pub evals: Step,
+    /// The set lint.
+    pub lint: Step,
     /// The bench.
     pub bench: Step,
     /// The fuzz.
@@ -103,7 +110,15 @@ impl Plan {
                 PhaseKey::Checks,
                 "inspect runs only the static checks",
             ),
-            CommandKind::Eval => Plan::only(settings, PhaseKey::Evals, "eval runs only the evals"),
+            CommandKind::Eval => Plan {
+                lint: lint_step(settings),
+                ..Plan::only(settings, PhaseKey::Evals, "eval runs only the evals")
+            },
+            CommandKind::Lint => Plan::only(
+                settings,
+                PhaseKey::Lint,
+                "lint runs only the set lint",
+            ),
             CommandKind::Bench => {
                 Plan::only(settings, PhaseKey::Bench, "bench runs only the bench")
             }
@@ -119,6 +134,7 @@ impl Plan {
                 checks: checks_step(settings),
                 tests: tests_step(settings),
                 evals: evals_step(settings),
+                lint: lint_step(settings),
                 bench: bench_step(settings),
                 fuzz: fuzz_step(settings),
                 protocol: protocol_step(settings),
@@ -134,6 +150,7 @@ impl Plan {
             PhaseKey::Checks => &self.checks,
             PhaseKey::Tests => &self.tests,
             PhaseKey::Evals => &self.evals,
+            PhaseKey::Lint => &self.lint,
             PhaseKey::Bench => &self.bench,
             PhaseKey::Fuzz => &self.fuzz,
             PhaseKey::Protocol => &self.protocol,
@@ -159,6 +176,8 @@ impl Plan {
             PhaseKey::Bench => plan.bench = Step::Run,
             PhaseKey::Fuzz => plan.fuzz = Step::Run,
             PhaseKey::Protocol => plan.protocol = Step::Run,
+            // `lint` lints the cases whatever `evals.lint.enabled` says.
+            PhaseKey::Lint => plan.lint = Step::Run,
             PhaseKey::Tests => {}
         }
         plan
@@ -178,6 +197,7 @@ impl Plan {
             checks: skip(),
             tests: skip(),
             evals: skip(),
+            lint: skip(),
             bench: skip(),
             fuzz: skip(),
             protocol: skip(),
@@ -211,6 +231,19 @@ fn evals_step(settings: &Settings) -> Step {
     match settings.eval_config() {
         None => Step::Skip("no `evals:` section in the config".into()),
         Some(_) => Step::Run,
+    }
+}
+
+/// The set lint of `run` and `eval`: on whenever the config has eval cases, unless turned off
+/// (`--skip-lint`, `TOOLPROOF_SKIP_LINT`, `evals.lint.enabled: false`). `--skip-evals` leaves
+/// it on: it asks no model.
+fn lint_step(settings: &Settings) -> Step {
+    if let Some(origin) = settings.skips().lint() {
+        return Step::Skip(turned_off(origin));
+    }
+    match settings.eval_config() {
+        Some(e) if !e.cases.is_empty() => Step::Run,
+        _ => Step::Skip("no eval cases in the config".into()),
     }
 }
 

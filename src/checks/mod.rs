@@ -9,7 +9,7 @@
 mod annotations;
 mod names;
 mod schema;
-mod similarity;
+pub(crate) mod similarity;
 
 use serde_json::Value;
 

@@ -1,11 +1,13 @@
 //! The words a config may use that engines define: the static-check ids (with the one-line
-//! summaries docs show) and JSONPath ([`jsonpath`]). The loader validates `checks.disable` and
+//! summaries docs show), the set lint's rule ids ([`lint`]) and JSONPath ([`jsonpath`]). The loader validates `checks.disable` and
 //! `expect.jsonpath` against this module; `checks` and `suite` use the same list and parser, so
 //! config imports no engine and there is one of each.
 
 mod jsonpath;
+pub mod lint;
 
 pub use jsonpath::{PathError, Query, jsonpath, jsonpath_error};
+pub use lint::{LINT_RULE_IDS, LINT_RULES, LintRuleInfo};
 
 /// Id of the check that flags a name used by more than one tool.
 pub const DUPLICATE_NAME: &str = "duplicate-name";

@@ -22,7 +22,17 @@ pub(super) fn audit(settings: &Settings, tools: &[Tool], action: CacheAction) ->
         };
     };
     let cache = Cache::new(&cfg.cache_dir);
-    let keys = engine::all_keys(tools, cfg, target);
+    let settings_evals = settings.evals();
+    let keys = match settings_evals.map(|s| engine::all_keys(tools, cfg, target, s)) {
+        Some(Ok(keys)) => keys,
+        Some(Err(e)) => {
+            return CacheAudit {
+                error: Some(e),
+                ..CacheAudit::default()
+            };
+        }
+        None => Vec::new(),
+    };
     let mut audit = CacheAudit {
         dir: cfg.cache_dir.join("evals").display().to_string(),
         ..CacheAudit::default()

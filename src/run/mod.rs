@@ -74,6 +74,7 @@ struct Outcome {
     checks: Option<Phase<ChecksResults>>,
     tests: Option<Phase<Vec<TestResult>>>,
     evals: Option<Phase<Option<EvalsResults>>>,
+    lint: Option<Phase<Option<crate::report::model::LintResults>>>,
     bench: Option<Phase<Option<crate::report::model::BenchResults>>>,
     fuzz: Option<Phase<Option<FuzzResults>>>,
     protocol: Option<Phase<Option<crate::report::model::ProtocolResults>>>,
@@ -180,6 +181,9 @@ fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
     if ctx.plan.evals.runs() && !ctx.interrupt.is_set() {
         out.evals = Some(phases::evals(&tools, ctx));
     }
+    if ctx.plan.lint.runs() && !ctx.interrupt.is_set() {
+        out.lint = Some(phases::lint(&tools, ctx, out.evals.as_ref()));
+    }
     if ctx.plan.bench.runs() && !ctx.interrupt.is_set() {
         out.bench = Some(phases::bench(client, &tools, ctx));
     }
@@ -222,6 +226,7 @@ fn assemble(
         checks: settle(&plan.checks, out.checks, &why_not),
         tests: settle(&plan.tests, out.tests, &why_not),
         evals: settle(&plan.evals, out.evals, &why_not),
+        lint: settle(&plan.lint, out.lint, &why_not),
         bench: settle(&plan.bench, out.bench, &why_not),
         fuzz: settle(&plan.fuzz, out.fuzz, &why_not),
         protocol: settle(&plan.protocol, out.protocol, &why_not),
@@ -279,6 +284,7 @@ pub fn verdict(
         || phases.checks.fails()
         || phases.tests.fails()
         || phases.evals.fails()
+        || phases.lint.fails()
         || phases.bench.fails()
         || phases.fuzz.fails()
         || phases.protocol.fails();

@@ -7,6 +7,7 @@ mod bench;
 mod env;
 mod fuzz;
 mod github;
+mod lint;
 mod outputs;
 mod protocol;
 mod resolve;
@@ -23,10 +24,11 @@ pub use bench::{BenchSettings, BenchTargetSettings, Thresholds};
 pub use env::Env;
 pub use fuzz::FuzzSettings;
 pub use github::{Github, PrComment, PrCommentMode};
+pub use lint::LintSettings;
 pub use protocol::ProtocolSettings;
 pub use source::config_source;
 
-use crate::config::{EvalConfig, LoadedConfig, Provider, TestCase};
+use crate::config::{EvalConfig, LoadedConfig, Provider, TestCase, ToolChoice};
 use crate::report::junit::JunitOptions;
 use crate::report::places::Places;
 
@@ -42,6 +44,8 @@ pub enum CommandKind {
     Run,
     /// `toolproof eval`.
     Eval,
+    /// `toolproof lint`.
+    Lint,
     /// `toolproof bench`.
     Bench,
     /// `toolproof fuzz`.
@@ -64,6 +68,7 @@ impl CommandKind {
             CommandKind::Inspect { .. } => "inspect",
             CommandKind::Run => "run",
             CommandKind::Eval => "eval",
+            CommandKind::Lint => "lint",
             CommandKind::Bench => "bench",
             CommandKind::Fuzz => "fuzz",
             CommandKind::Protocol => "protocol",
@@ -280,9 +285,19 @@ pub struct EvalSettings {
     min_accuracy: Resolved<f64>,
     no_cache: bool,
     offline: Resolved<bool>,
+    tool_choice: Option<Resolved<ToolChoice>>,
 }
 
 impl EvalSettings {
+    /// `--tool-choice` > `TOOLPROOF_EVAL_TOOL_CHOICE` > `evals.tool_choice`; `None` when
+    /// nothing sets it (the request is then the reference's, `auto`).
+    pub fn tool_choice(&self) -> Option<&ToolChoice> {
+        self.tool_choice.as_ref().map(|r| &r.value)
+    }
+    /// Who set the tool choice, when someone did.
+    pub fn tool_choice_origin(&self) -> Option<&Origin> {
+        self.tool_choice.as_ref().map(|r| &r.origin)
+    }
     /// Provider and models, or why they could not be resolved.
     pub fn target(&self) -> Result<&EvalTarget, &EvalSetupError> {
         self.target.as_ref()
@@ -323,6 +338,7 @@ pub struct Settings {
     bench: Option<BenchSettings>,
     fuzz: Option<FuzzSettings>,
     protocol: Option<ProtocolSettings>,
+    lint: Option<LintSettings>,
     skips: Skips,
     outputs: Outputs,
     revision: Revision,
@@ -335,6 +351,7 @@ pub struct Settings {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Skips {
     evals: Resolved<bool>,
+    lint: Resolved<bool>,
     bench: Resolved<bool>,
     fuzz: Resolved<bool>,
     protocol: Resolved<bool>,
@@ -348,6 +365,7 @@ impl Default for Skips {
         };
         Skips {
             evals: run(),
+            lint: run(),
             bench: run(),
             fuzz: run(),
             protocol: run(),
@@ -363,6 +381,10 @@ impl Skips {
     /// Who turned the evals off, if anyone did.
     pub fn evals(&self) -> Option<&Origin> {
         skipped_by(&self.evals)
+    }
+    /// Who turned the set lint off.
+    pub fn lint(&self) -> Option<&Origin> {
+        skipped_by(&self.lint)
     }
     /// Who turned the bench off.
     pub fn bench(&self) -> Option<&Origin> {
@@ -419,6 +441,11 @@ impl Settings {
     /// The protocol checks: for `protocol`, and for `run` with a `protocol:` section.
     pub fn protocol(&self) -> Option<&ProtocolSettings> {
         self.protocol.as_ref()
+    }
+    /// The set lint: for `lint`, and for `run` and `eval` when the config has an `evals:`
+    /// section.
+    pub fn lint(&self) -> Option<&LintSettings> {
+        self.lint.as_ref()
     }
     /// Phases turned off by flags or the environment.
     pub fn skips(&self) -> &Skips {

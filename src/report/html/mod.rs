@@ -9,12 +9,14 @@
 //! are byte-identical.
 //!
 //! Hooks for tests and scripts: sections have the ids `connection-error`, `phases`, `checks`,
-//! `tests`, `evals`, `bench` and `fuzz`; every table row of a result has a `data-status` (the
+//! `tests`, `evals`, `lint` (with `coverage` and `contrastive-pairs` headings), `bench`, `fuzz`
+//! and `protocol`; every table row of a result has a `data-status` (the
 //! JSON report's word for it) and one class of `fail`, `warn`, `skip` or `pass`.
 
 mod bench;
 mod evals;
 mod fuzz;
+mod lint;
 mod marks;
 mod phases;
 mod protocol;
@@ -75,7 +77,7 @@ pub fn render(report: &RunReport) -> String {
     connection_error(&mut out, r);
     stdout_noise(&mut out, r);
     phases_table(&mut out, r);
-    let [checks, tests, evals, bench, fuzz, proto] = r.phases.overview();
+    let [checks, tests, evals, lint, bench, fuzz, proto] = r.phases.overview();
     phases::checks_section(
         &mut out,
         &checks,
@@ -92,6 +94,12 @@ pub fn render(report: &RunReport) -> String {
         &mut out,
         &evals,
         EvalsView::of(&r.phases.evals).as_ref(),
+        r.config_file.as_deref(),
+    );
+    lint::section(
+        &mut out,
+        &lint,
+        r.phases.lint.results.as_ref(),
         r.config_file.as_deref(),
     );
     bench::section(&mut out, &bench, r.phases.bench.results.as_ref());
@@ -233,7 +241,7 @@ fn stdout_noise(out: &mut String, r: &RunReport) {
     out.push_str("\n</section>\n");
 }
 
-/// The five phases, failed and errored first, then passed, then skipped; each links to its
+/// The seven phases, failed and errored first, then passed, then skipped; each links to its
 /// section.
 fn phases_table(out: &mut String, r: &RunReport) {
     out.push_str("<section id=\"phases\">\n<h2>Phases</h2>\n");

@@ -10,6 +10,7 @@ mod checks;
 mod evals;
 mod fuzz;
 mod history;
+mod lint;
 mod protocol;
 pub mod rates;
 mod suite;
@@ -17,6 +18,7 @@ mod suite;
 pub use bench::{BaselineDelta, BaselineInfo, BenchResults, BenchTargetResult, Latency, Limits};
 pub use checks::{ChecksResults, Finding, Severity};
 pub use fuzz::{FuzzFinding, FuzzResults, FuzzTool};
+pub use lint::{ContrastPair, Coverage, LintFinding, LintResults, NotChecked, ToolCoverage};
 pub use protocol::{ProtocolCheck, ProtocolResults};
 
 /// How "no tool" is written wherever a tool name would be.
@@ -70,7 +72,7 @@ pub struct RunReport {
     /// What the config says that loads but has no effect (`file:line:col: message`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub config_warnings: Vec<String>,
-    /// The phases, always all five, in run order.
+    /// The phases, always all seven, in run order.
     pub phases: Phases,
     /// What `cache status` or `cache prune` found (only for those commands).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -284,6 +286,8 @@ pub struct Phases {
     pub tests: Phase<Vec<TestResult>>,
     /// Tool-selection evals.
     pub evals: Phase<Option<EvalsResults>>,
+    /// The set lint: the labelled eval cases checked against the tool list.
+    pub lint: Phase<Option<LintResults>>,
     /// Latency benchmarks.
     pub bench: Phase<Option<BenchResults>>,
     /// Schema fuzzing.
@@ -320,8 +324,8 @@ pub struct PhaseOverview<'a> {
 }
 
 impl Phases {
-    /// All five phases in run order, without their results.
-    pub fn overview(&self) -> [PhaseOverview<'_>; 6] {
+    /// All seven phases in run order, without their results.
+    pub fn overview(&self) -> [PhaseOverview<'_>; 7] {
         fn view<'a, T>(
             key: &'static str,
             title: &'static str,
@@ -339,6 +343,7 @@ impl Phases {
             view("checks", "Static checks", &self.checks),
             view("tests", "Tests", &self.tests),
             view("evals", "Evals", &self.evals),
+            view("lint", "Set lint", &self.lint),
             view("bench", "Bench", &self.bench),
             view("fuzz", "Fuzz", &self.fuzz),
             view("protocol", "Protocol", &self.protocol),
