@@ -114,11 +114,9 @@ impl Plan {
                 lint: lint_step(settings),
                 ..Plan::only(settings, PhaseKey::Evals, "eval runs only the evals")
             },
-            CommandKind::Lint => Plan::only(
-                settings,
-                PhaseKey::Lint,
-                "lint runs only the set lint",
-            ),
+            CommandKind::Lint => {
+                Plan::only(settings, PhaseKey::Lint, "lint runs only the set lint")
+            }
             CommandKind::Bench => {
                 Plan::only(settings, PhaseKey::Bench, "bench runs only the bench")
             }

@@ -134,18 +134,18 @@ pub(super) fn check(tools: &[Tool], shown: &[String], threshold: f64, out: &mut 
     let pairs = found.len();
     for (i, j, score, shared) in found.into_iter().take(MAX_PAIRS) {
         out.add(
-                &format!("{} + {}", shown[i], shown[j]),
-                SIMILAR_TOOLS,
-                Severity::Warning,
-                Problem::new(
-                    format!(
-                        "names and descriptions are {score:.2} similar (threshold \
+            &format!("{} + {}", shown[i], shown[j]),
+            SIMILAR_TOOLS,
+            Severity::Warning,
+            Problem::new(
+                format!(
+                    "names and descriptions are {score:.2} similar (threshold \
                          {threshold:.2}); a model may call one when it means the other; shared \
                          words: {shared}"
-                    ),
-                    "say in each description what it does that the other does not, or merge them",
                 ),
-            );
+                "say in each description what it does that the other does not, or merge them",
+            ),
+        );
     }
     if pairs > MAX_PAIRS {
         out.add(

@@ -98,9 +98,17 @@ mod tests {
     fn each_provider_gets_its_own_format() {
         let named = ToolChoice::Tool("get_weather".into());
         let cases = [
-            (Provider::Anthropic, ToolChoice::Auto, json!({"type": "auto"})),
+            (
+                Provider::Anthropic,
+                ToolChoice::Auto,
+                json!({"type": "auto"}),
+            ),
             (Provider::Anthropic, ToolChoice::Any, json!({"type": "any"})),
-            (Provider::Anthropic, ToolChoice::None, json!({"type": "none"})),
+            (
+                Provider::Anthropic,
+                ToolChoice::None,
+                json!({"type": "none"}),
+            ),
             (
                 Provider::Anthropic,
                 named.clone(),

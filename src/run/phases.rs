@@ -10,16 +10,15 @@ use super::{Ctx, Outcome, finished};
 use crate::checks::{self, CheckContext};
 use crate::config::ChecksConfig;
 use crate::evals::engine::{self, EvalRun};
-use crate::evals::lint::{self, History, LintInput};
 use crate::evals::history::{self, RunFacts};
+use crate::evals::lint::{self, History, LintInput};
 use crate::events::Event;
 use crate::mcp::Client;
 use crate::mcp::types::Tool;
 use crate::plan::PhaseKey;
 use crate::report::model::{
     ChecksResults, EvalsResults, FindingKey, FuzzResults, HistoryRecord, LintResults, Phase,
-    PhaseStatus,
-    TestCounts, TestResult, TestStatus,
+    PhaseStatus, TestCounts, TestResult, TestStatus,
 };
 use crate::report::redact::Redactor;
 use crate::suite::{self, Defaults, Selection};

@@ -507,7 +507,12 @@ fn resolve_skips(flags: &Flags<'_>, env: &Env, cfg: &config::Config) -> Result<S
         // `eval` lints its cases as `run` does, turned off by the variable or the YAML.
         return Ok(Skips {
             lint: if flags.eval_args.is_some() {
-                pick(None, env_switch(env, "TOOLPROOF_SKIP_LINT")?, lint_off, false)
+                pick(
+                    None,
+                    env_switch(env, "TOOLPROOF_SKIP_LINT")?,
+                    lint_off,
+                    false,
+                )
             } else {
                 Skips::default().lint
             },

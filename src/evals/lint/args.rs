@@ -76,9 +76,12 @@ fn unknown_keys(
     if properties.is_none() && patterns.is_empty() {
         return; // nothing listed: no key can be told apart from a typo
     }
-    let forbids = [schema.get("additionalProperties"), schema.get("unevaluatedProperties")]
-        .iter()
-        .any(|v| *v == Some(&Value::Bool(false)));
+    let forbids = [
+        schema.get("additionalProperties"),
+        schema.get("unevaluatedProperties"),
+    ]
+    .iter()
+    .any(|v| *v == Some(&Value::Bool(false)));
     let listed_keys: Vec<&str> = properties
         .map(|p| p.keys().map(String::as_str).collect())
         .unwrap_or_default();
@@ -98,10 +101,7 @@ fn unknown_keys(
                 "and forbids others (`additionalProperties: false`): no valid answer can carry it",
             )
         } else {
-            (
-                Severity::Warning,
-                "so the model is never told about it",
-            )
+            (Severity::Warning, "so the model is never told about it")
         };
         out.add(
             UNKNOWN_ARG,

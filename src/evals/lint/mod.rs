@@ -34,6 +34,8 @@ use crate::evals::history::LastRun;
 use crate::mcp::types::Tool;
 use crate::report::model::{LintFinding, LintResults, NotChecked, Severity};
 
+#[cfg(test)]
+pub(crate) use trials::Tally;
 pub use trials::{Outcomes, cached_outcomes, run_outcomes};
 
 /// What the lint looks at besides the cases and the tools.

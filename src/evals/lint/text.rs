@@ -31,7 +31,9 @@ pub(super) fn quotes_name(prompt: &str, name: &str) -> bool {
     if wanted.len() < 2 {
         return false;
     }
-    name_words(prompt).windows(wanted.len()).any(|w| w == wanted)
+    name_words(prompt)
+        .windows(wanted.len())
+        .any(|w| w == wanted)
 }
 
 /// Lowercase words of letters and digits.

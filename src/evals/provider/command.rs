@@ -231,6 +231,7 @@ mod tests {
             prompt: "Is it raining in Montreal?",
             tools: &tools,
             params: &params,
+            tool_choice: None,
             max_tokens: 0,
         })
     }

@@ -221,7 +221,9 @@ fn lint_annotations(r: &RunReport, config: Option<&str>, places: &Places, found:
         .filter(|f| f.severity != Severity::Info)
     {
         let file = f.file.as_deref().map(|p| places.file(p)).or(config);
-        let line = f.line.or_else(|| places.evals_line().filter(|_| f.file.is_none()));
+        let line = f
+            .line
+            .or_else(|| places.evals_line().filter(|_| f.file.is_none()));
         let a = Annotation::new(Rank::Lint, format!("toolproof lint {}", f.id), f.text());
         found.list(!f.fails).push(a.at(file, line));
     }

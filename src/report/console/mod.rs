@@ -284,7 +284,11 @@ fn summary_line(out: &mut String, r: &RunReport, color: bool) {
         {
             let e = l.count(Severity::Error);
             let w = l.count(Severity::Warning);
-            parts.push(format!("lint: {e} error{}, {w} warning{}", plural(e), plural(w)));
+            parts.push(format!(
+                "lint: {e} error{}, {w} warning{}",
+                plural(e),
+                plural(w)
+            ));
         } else if let (Some(b), "bench") = (&r.phases.bench.results, phase.key) {
             let passed = b.passed();
             parts.push(format!(

@@ -43,7 +43,12 @@ fn findings(out: &mut String, r: &LintResults, config_file: Option<&str>) {
         "lint",
         &[("Rule", ""), ("Where", ""), ("Problem", "")],
     ));
-    for f in by_rank(&r.findings, |f: &LintFinding| u8::from(!f.fails)) {
+    let rank = |f: &LintFinding| match (f.fails, f.severity) {
+        (true, _) => 0,
+        (false, Severity::Info) => 2,
+        (false, _) => 1,
+    };
+    for f in by_rank(&r.findings, rank) {
         let (tone, word) = match (f.fails, f.severity) {
             (true, Severity::Error) => (Tone::Fail, "ERROR"),
             (true, _) => (Tone::Fail, "WARNING"),
@@ -89,25 +94,23 @@ fn coverage(out: &mut String, c: &Coverage) {
         "coverage",
         &[("Tool", ""), ("Cases", "num"), ("Which", "")],
     ));
-    for t in &c.tools {
-        let (tone, status, word) = match (t.cases.is_empty(), t.genuine()) {
-            (true, _) => (Tone::Warn, "uncovered", "NONE"),
-            (false, 0) => (Tone::Warn, "quoted_only", "QUOTED"),
-            _ => (Tone::Pass, "covered", "COVERED"),
-        };
-        let count = match t.quoting.len() {
-            0 => t.cases.len().to_string(),
-            q => format!("{} ({q} quoting)", t.cases.len()),
-        };
-        out.push_str(&row_open(tone, status, word));
-        out.push_str(&format!(
-            "<th scope=\"row\">{}</th>",
-            one_line(&t.tool, NAME_CHARS)
-        ));
-        out.push_str(&cell("Cases", "num", &count));
-        out.push_str(&cell("Which", "", &text(&t.cases.join(", "), CELL_CHARS)));
-        out.push_str("</tr>\n");
-    }
+    let mut rows: Vec<(Tone, &str, &str, String, String, String)> = c
+        .tools
+        .iter()
+        .map(|t| {
+            let (tone, status, word) = match (t.cases.is_empty(), t.genuine()) {
+                (true, _) => (Tone::Warn, "uncovered", "NONE"),
+                (false, 0) => (Tone::Warn, "quoted_only", "QUOTED"),
+                _ => (Tone::Pass, "covered", "COVERED"),
+            };
+            let count = match t.quoting.len() {
+                0 => t.cases.len().to_string(),
+                q => format!("{} ({q} quoting)", t.cases.len()),
+            };
+            let name = one_line(&t.tool, NAME_CHARS);
+            (tone, status, word, name, count, t.cases.join(", "))
+        })
+        .collect();
     let names: Vec<String> = c
         .no_tool
         .iter()
@@ -124,11 +127,22 @@ fn coverage(out: &mut String, c: &Coverage) {
     } else {
         (Tone::Pass, "covered", "COVERED")
     };
-    out.push_str(&row_open(tone, status, word));
-    out.push_str("<th scope=\"row\"><em>(no tool)</em></th>");
-    out.push_str(&cell("Cases", "num", &c.no_tool.len().to_string()));
-    out.push_str(&cell("Which", "", &text(&names.join(", "), CELL_CHARS)));
-    out.push_str("</tr>\n");
+    rows.push((
+        tone,
+        status,
+        word,
+        "<em>(no tool)</em>".to_owned(),
+        c.no_tool.len().to_string(),
+        names.join(", "),
+    ));
+    for (tone, status, word, name, count, which) in by_rank(&rows, |r| u8::from(r.0 == Tone::Pass))
+    {
+        out.push_str(&row_open(*tone, status, word));
+        out.push_str(&format!("<th scope=\"row\">{name}</th>"));
+        out.push_str(&cell("Cases", "num", count));
+        out.push_str(&cell("Which", "", &text(which, CELL_CHARS)));
+        out.push_str("</tr>\n");
+    }
     out.push_str(TABLE_CLOSE);
     if c.pairs.is_empty() {
         return;

@@ -110,7 +110,11 @@ pub(super) fn coverage(results: Option<&LintResults>) -> List {
                 }
             })
             .collect();
-        let mark = if c.no_tool.is_empty() { "⚠️" } else { "✅" };
+        let mark = if c.no_tool.is_empty() {
+            "⚠️"
+        } else {
+            "✅"
+        };
         rows.push(format!(
             "| {mark} | (no tool) | {} | {} |\n",
             c.no_tool.len(),

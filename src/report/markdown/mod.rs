@@ -58,7 +58,12 @@ fn render_within(report: &RunReport, budget: usize) -> String {
     let failed = failed_test_rows(r);
     let fuzzed = fuzz::findings(r.phases.fuzz.results.as_ref());
     let protocol = protocol::findings(r.phases.protocol.results.as_ref());
-    let lint_results = r.phases.lint.results.as_ref().filter(|_| r.phases.lint.ran());
+    let lint_results = r
+        .phases
+        .lint
+        .results
+        .as_ref()
+        .filter(|_| r.phases.lint.ran());
     let linted = lint::findings(lint_results, r.config_file.as_deref());
     let coverage = lint::coverage(lint_results);
     let pairs = lint::pairs(lint_results);
@@ -106,10 +111,13 @@ fn phase_table(r: &RunReport, view: Option<&EvalsView<'_>>) -> String {
         Some(view) => evals::row(&evals, view),
         None => phase_row(&evals, None),
     });
-    out.push_str(&phase_row(
-        &lint,
-        lint::result(&lint, r.phases.lint.results.as_ref()),
-    ));
+    // The lint's reason is its counts: said once.
+    let counts = lint::result(&lint, r.phases.lint.results.as_ref());
+    let lint_row = PhaseOverview {
+        reason: if counts.is_some() { None } else { lint.reason },
+        ..lint
+    };
+    out.push_str(&phase_row(&lint_row, counts));
     out.push_str(&bench::row(&bench, r.phases.bench.results.as_ref()));
     out.push_str(&phase_row(
         &fuzz,
