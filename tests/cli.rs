@@ -212,8 +212,12 @@ mod fuzz;
 mod github;
 #[path = "cli/lifecycle.rs"]
 mod lifecycle;
+#[path = "cli/lint.rs"]
+mod lint;
 #[path = "cli/requests.rs"]
 mod requests;
+#[path = "cli/tool_choice.rs"]
+mod tool_choice;
 
 #[path = "cli/protocol.rs"]
 mod protocol;
@@ -1006,6 +1010,8 @@ fn help_output() {
         ("help_run", &["run", "--help"][..]),
         ("help_inspect", &["inspect", "--help"][..]),
         ("help_fuzz", &["fuzz", "--help"][..]),
+        ("help_eval", &["eval", "--help"][..]),
+        ("help_lint", &["lint", "--help"][..]),
     ] {
         let out = toolproof_in(&dir.0, args, &[("COLUMNS", "100")]);
         assert_eq!(out.code, 0, "{out:?}");

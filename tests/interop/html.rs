@@ -119,6 +119,7 @@ fn failing_report() -> RunReport {
                 ],
             },
             evals: Phase::skipped("no evals section in toolproof.yaml"),
+            lint: Phase::skipped("no eval cases in the config"),
             bench: Phase::skipped("no bench section in toolproof.yaml"),
             fuzz: Phase::skipped("no fuzz section in toolproof.yaml"),
             protocol: Phase::skipped("no protocol section in toolproof.yaml"),

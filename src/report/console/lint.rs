@@ -1,5 +1,7 @@
 //! The set lint's section of the console report: the counts, one row per finding (failing
-//! ones first), the coverage in one line, and the rules this run could not check.
+//! ones first; more than [`INFOS_SHOWN`] infos of one rule fold into one row, since a set
+//! written for mcp-toolproof has no `why` anywhere), the coverage in one line, and the rules
+//! this run could not check.
 
 use super::phase_line;
 use crate::report::escape::clean;
@@ -47,6 +49,9 @@ pub(super) fn section(
     out.push('\n');
 }
 
+/// Infos of one rule shown one by one; more fold into one row.
+const INFOS_SHOWN: usize = 3;
+
 fn table(r: &LintResults) -> Table {
     let mut table = Table::new(vec![
         Column::fixed(""),
@@ -55,17 +60,32 @@ fn table(r: &LintResults) -> Table {
     ]);
     let mut findings: Vec<&LintFinding> = r.findings.iter().collect();
     findings.sort_by_key(|f| !f.fails);
+    let mut folded: Vec<&str> = Vec::new();
     for f in findings {
         let mark = match (f.fails, f.severity) {
             (true, _) => Cell::painted("FAIL", Paint::Red),
             (false, Severity::Info) => Cell::painted("INFO", Paint::Dim),
             (false, _) => Cell::painted("WARN", Paint::Yellow),
         };
-        table.row(vec![
-            mark,
-            Cell::new(clean(&f.id)),
-            Cell::new(clean(&f.text())),
-        ]);
+        let alike = r
+            .findings
+            .iter()
+            .filter(|g| g.id == f.id && g.severity == Severity::Info)
+            .count();
+        let text = if f.severity == Severity::Info && alike > INFOS_SHOWN {
+            if folded.contains(&f.id.as_str()) {
+                continue;
+            }
+            folded.push(&f.id);
+            format!(
+                "{}\n… and {} more like it (the JSON, JUnit and Markdown reports list each)",
+                f.text(),
+                alike - 1
+            )
+        } else {
+            f.text().into_owned()
+        };
+        table.row(vec![mark, Cell::new(clean(&f.id)), Cell::new(clean(&text))]);
     }
     table
 }
