@@ -1051,6 +1051,27 @@ fn protocol_table() -> String {
     rows
 }
 
+/// The README's set-lint table, as the code defines the rules.
+fn lint_table() -> String {
+    let mut rows = String::from("| id | severity | what it flags |\n|---|---|---|\n");
+    for rule in toolproof::config::vocab::LINT_RULES {
+        let (severity, what) = rule.summary.split_once(": ").unwrap_or(("", rule.summary));
+        rows.push_str(&format!("| `{}` | {severity} | {what} |\n", rule.id));
+    }
+    rows
+}
+
+#[test]
+fn readme_lists_every_lint_rule_as_the_code_defines_it() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    let table = lint_table();
+    assert!(
+        readme.contains(&table),
+        "README.md's set lint table is out of date; it should read:\n{table}"
+    );
+}
+
 #[test]
 fn readme_lists_every_protocol_check_as_the_code_defines_it() {
     let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))

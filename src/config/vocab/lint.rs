@@ -61,8 +61,8 @@ pub const LINT_RULES: &[LintRuleInfo] = &[
     LintRuleInfo {
         id: UNKNOWN_ARG,
         summary: "error: an `expect_args` key the tool's input schema forbids (not in \
-                  `properties`, `additionalProperties: false`); warning: one it only does not \
-                  list",
+                  `properties` under `additionalProperties: false`); warning: a key it only \
+                  does not list",
     },
     LintRuleInfo {
         id: INVALID_ARG,
