@@ -684,8 +684,7 @@ fn a_tool_choice_keys_as_the_reference_keys_params_tool_choice_and_unset_changes
     assert_eq!(key_of("anthropic", None), reference_unset);
     let any = key_of("anthropic", Some(&ToolChoice::Any));
     assert_eq!(
-        any,
-        "dec52f585364399bf1aa96c6a5469d13aaf0bc73b274eb99a94a596ddcaec69b",
+        any, "dec52f585364399bf1aa96c6a5469d13aaf0bc73b274eb99a94a596ddcaec69b",
         "the reference's key for params: {{tool_choice: {{type: any}}}}"
     );
     assert_ne!(any, reference_unset);
