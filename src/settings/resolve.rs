@@ -99,7 +99,13 @@ fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
                 ..Flags::default()
             },
         ),
-        Command::Cache(CacheCommand::Status(a)) => (
+        Command::Cache(c) => cache_command(c),
+    }
+}
+
+fn cache_command(c: &CacheCommand) -> (CommandKind, Flags<'_>) {
+    match c {
+        CacheCommand::Status(a) => (
             CommandKind::CacheStatus,
             Flags {
                 server: Some(&a.server),
@@ -107,7 +113,7 @@ fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
                 ..Flags::default()
             },
         ),
-        Command::Cache(CacheCommand::Prune(a)) => (
+        CacheCommand::Prune(a) => (
             CommandKind::CachePrune { apply: a.apply },
             Flags {
                 server: Some(&a.cache.server),

@@ -144,6 +144,11 @@ fn coverage(out: &mut String, c: &Coverage) {
         out.push_str("</tr>\n");
     }
     out.push_str(TABLE_CLOSE);
+    pairs(out, c);
+}
+
+/// The contrastive pairs, those without a genuine case on a side first.
+fn pairs(out: &mut String, c: &Coverage) {
     if c.pairs.is_empty() {
         return;
     }
