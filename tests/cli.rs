@@ -1286,11 +1286,23 @@ fn the_bundled_demo_passes_and_its_broken_twin_fails_for_the_planted_reasons() {
     let report = dir.json("r.json");
     assert_eq!(report["phases"]["evals"]["status"], "passed");
     assert_eq!(report["phases"]["checks"]["status"], "passed");
+    // The README's first command lints a clean set.
+    assert_eq!(report["phases"]["lint"]["status"], "passed");
+    assert_eq!(
+        report["phases"]["lint"]["results"]["findings"],
+        serde_json::json!([])
+    );
 
     let (dir, out) = demo("broken.yaml");
     assert_eq!(out.code, 1, "{out:?}");
     let report = dir.json("r.json");
     assert_eq!(report["phases"]["checks"]["status"], "failed");
+    // The set lint sees the near-duplicate the server grew, and that no case covers it.
+    let lint_ids: Vec<&str> = report["phases"]["lint"]["results"]["findings"]
+        .as_array()
+        .map(|f| f.iter().filter_map(|x| x["id"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(lint_ids, ["uncovered-tool", "no-contrast"], "{report:#}");
     let confusion = &report["phases"]["evals"]["results"]["models"][0]["confusion"];
     assert!(
         confusion.as_array().is_some_and(|c| c

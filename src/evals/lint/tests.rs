@@ -587,3 +587,75 @@ fn cases_from_a_cases_file_name_that_file() {
     assert_eq!(w.file.as_deref(), Some("evals/cases.yaml"));
     assert!(w.message.contains("(evals/cases.yaml:22)"));
 }
+
+#[test]
+fn this_runs_trials_count_only_answered_ones_and_say_which_were_missing() {
+    use crate::evals::score::Judged;
+    use crate::evals::scoring::{answered, not_asked, provider_failed};
+    use crate::evals::{Choice, Stop};
+    use crate::report::model::{CaseStatus, EvalCaseResult, EvalsResults, ModelEval};
+    let right = answered(
+        &Choice {
+            calls: Vec::new(),
+            text: String::new(),
+            stop: Stop::EndTurn,
+        },
+        Judged::default(),
+        false,
+        1.0,
+    );
+    let wrong = {
+        let mut t = right.clone();
+        t.passed = false;
+        t
+    };
+    let case = |name: &str, critical: bool, trials: Vec<crate::report::model::TrialResult>| {
+        EvalCaseResult {
+            name: name.into(),
+            prompt: name.into(),
+            why: None,
+            critical,
+            line: None,
+            file: None,
+            expect_tool: None,
+            expect_args: json!({}),
+            status: CaseStatus::Miss,
+            pass_rate: 0.0,
+            ambiguous: false,
+            trials,
+        }
+    };
+    let results = EvalsResults {
+        models: vec![ModelEval {
+            model: "m".into(),
+            cases: vec![
+                case("steady", false, vec![right.clone(), wrong.clone()]),
+                case(
+                    "flips",
+                    true,
+                    vec![right.clone(), wrong, provider_failed("529".into(), 0.0)],
+                ),
+                case("short", true, vec![right.clone(), not_asked()]),
+            ],
+            ..ModelEval::default()
+        }],
+        ..EvalsResults::default()
+    };
+    let out = run_outcomes(&results);
+    let tallies: Vec<(usize, usize, usize)> = out
+        .tallies
+        .iter()
+        .map(|t| (t.case, t.passed, t.answered))
+        .collect();
+    assert_eq!(
+        tallies,
+        [(1, 1, 2), (2, 1, 1)],
+        "only critical cases, answered trials"
+    );
+    assert_eq!(
+        out.not_checked.as_deref(),
+        Some(
+            "trials of the critical cases flips, short got no answer (a provider error, or not asked): they are left out"
+        )
+    );
+}

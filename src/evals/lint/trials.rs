@@ -42,6 +42,7 @@ pub struct Outcomes {
 /// The critical cases' outcomes in this run's results (cases are in config order).
 pub fn run_outcomes(results: &EvalsResults) -> Outcomes {
     let mut tallies = Vec::new();
+    let mut short = Vec::new();
     for m in &results.models {
         for (i, c) in m.cases.iter().enumerate().filter(|(_, c)| c.critical) {
             let answered: Vec<bool> = c
@@ -50,6 +51,9 @@ pub fn run_outcomes(results: &EvalsResults) -> Outcomes {
                 .filter(|t| !matches!(t.kind, AnswerKind::ProviderError | AnswerKind::NotAsked))
                 .map(|t| t.passed)
                 .collect();
+            if c.trials.len() >= 2 && answered.len() < c.trials.len() && !short.contains(&c.name) {
+                short.push(c.name.clone());
+            }
             tallies.push(Tally {
                 model: m.model.clone(),
                 case: i,
@@ -60,7 +64,13 @@ pub fn run_outcomes(results: &EvalsResults) -> Outcomes {
     }
     Outcomes {
         tallies,
-        not_checked: None,
+        not_checked: (!short.is_empty()).then(|| {
+            format!(
+                "trials of the critical case{} {} got no answer (a provider error, or not asked): they are left out",
+                if short.len() == 1 { "" } else { "s" },
+                listed(&short, 5)
+            )
+        }),
     }
 }
 
