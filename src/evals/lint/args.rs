@@ -93,12 +93,15 @@ fn unknown_keys(
         }
         let hint = match nearest_tool(key, listed_keys.iter().copied()) {
             Some(n) => format!("did you mean `{n}`?"),
+            None if listed_keys.is_empty() => {
+                format!("`{tool}` lists no properties: remove the key from expect_args")
+            }
             None => format!("the properties are {}", listed(&listed_keys, 12)),
         };
         let (severity, why) = if forbids {
             (
                 Severity::Error,
-                "and forbids others (`additionalProperties: false`): no valid answer can carry it",
+                "which forbids other keys (`additionalProperties: false`): no valid answer can carry it",
             )
         } else {
             (Severity::Warning, "so the model is never told about it")
