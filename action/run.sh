@@ -17,9 +17,9 @@ echo "reports-dir=$reports" >>"$GITHUB_OUTPUT"
 args=("$command")
 case "$command" in
   run) args+=("$config") ;;
-  eval | inspect) args+=(-c "$config") ;;
+  eval | lint | inspect) args+=(-c "$config") ;;
   *)
-    echo "::error title=toolproof::unknown command '$command': use run, eval or inspect"
+    echo "::error title=toolproof::unknown command '$command': use run, eval, lint or inspect"
     echo "exit-code=2" >>"$GITHUB_OUTPUT"
     exit 0
     ;;
@@ -29,7 +29,9 @@ if [ "$command" != inspect ]; then
   args+=(--junit "$reports/junit.xml" --json "$reports/report.json" --html "$reports/report.html")
   [ "${INPUT_JOB_SUMMARY:-true}" = true ] || args+=(--no-summary)
   [ -z "${INPUT_HISTORY:-}" ] || args+=(--history "$INPUT_HISTORY")
+  # `lint` asks no model: there is nothing to replay.
   offline="${INPUT_OFFLINE:-auto}"
+  [ "$command" != lint ] || offline=false
   if [ "$offline" = auto ]; then
     if [ -n "${ANTHROPIC_API_KEY:-}${ANTHROPIC_AUTH_TOKEN:-}${OPENAI_API_KEY:-}" ]; then
       offline=false

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::config::{ProtocolPin, TransportPref};
+use crate::config::{ProtocolPin, ToolChoice, TransportPref};
 use crate::report::console::ColorFlag;
 
 /// Tests MCP servers in CI: static checks, tool-call tests, tool-selection evals.
@@ -33,8 +33,10 @@ pub enum Command {
     Inspect(InspectArgs),
     /// Run every phase configured in toolproof.yaml and write the reports.
     Run(RunArgs),
-    /// Run only the tool-selection evals.
+    /// Run only the tool-selection evals (and the set lint of their cases).
     Eval(EvalArgs),
+    /// Lint the labelled eval cases against the server's tool list, with no model.
+    Lint(LintArgs),
     /// Run only the latency benchmarks.
     Bench(BenchArgs),
     /// Fuzz the server's tools with inputs generated from their input schemas.
@@ -84,9 +86,42 @@ pub struct EvalArgs {
     /// Fail below this share of correct cases, 0 to 1 [env: TOOLPROOF_MIN_ACCURACY].
     #[arg(long, value_name = "FRACTION", value_parser = parse_fraction)]
     pub min_accuracy: Option<f64>,
+    /// Whether the model must call a tool: auto, any (or required), none, or tool:NAME
+    /// (evals.tool_choice) [env: TOOLPROOF_EVAL_TOOL_CHOICE].
+    #[arg(long, value_name = "CHOICE", value_parser = ToolChoice::parse)]
+    pub tool_choice: Option<ToolChoice>,
     /// Cache and history.
     #[command(flatten)]
     pub flags: EvalFlags,
+    /// Reports.
+    #[command(flatten)]
+    pub reports: ReportArgs,
+}
+
+/// `toolproof lint`: the set lint of the `evals:` cases against the server's tool list.
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// The server.
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Warnings fail the run too, and `missing-why` and `no-ambiguous-cases` become warnings
+    /// (evals.lint.strict) [env: TOOLPROOF_LINT_STRICT].
+    #[arg(long, overrides_with = "no_strict")]
+    pub strict: bool,
+    /// Warnings do not fail the run, even if TOOLPROOF_LINT_STRICT or evals.lint.strict says so.
+    #[arg(long, overrides_with = "strict")]
+    pub no_strict: bool,
+    /// Read the last recorded run from this history file (tools renamed since, pairs the model
+    /// confused); lint writes nothing to it [env: TOOLPROOF_HISTORY].
+    #[arg(long, value_name = "PATH")]
+    pub history: Option<PathBuf>,
+    /// Model whose cached answers show flipped critical cases [env: TOOLPROOF_EVAL_MODEL].
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The tool choice the evals send: auto, any (or required), none, or tool:NAME
+    /// (evals.tool_choice) [env: TOOLPROOF_EVAL_TOOL_CHOICE].
+    #[arg(long, value_name = "CHOICE", value_parser = ToolChoice::parse)]
+    pub tool_choice: Option<ToolChoice>,
     /// Reports.
     #[command(flatten)]
     pub reports: ReportArgs,
@@ -304,6 +339,12 @@ pub struct RunArgs {
     /// Run the evals phase even if TOOLPROOF_SKIP_EVALS or `evals.enabled: false` says not to.
     #[arg(long, overrides_with = "skip_evals")]
     pub no_skip_evals: bool,
+    /// Skip the set lint of the eval cases [env: TOOLPROOF_SKIP_LINT].
+    #[arg(long, overrides_with = "no_skip_lint")]
+    pub skip_lint: bool,
+    /// Lint the eval cases even if TOOLPROOF_SKIP_LINT or `evals.lint.enabled: false` says not to.
+    #[arg(long, overrides_with = "skip_lint")]
+    pub no_skip_lint: bool,
     /// Skip the bench phase [env: TOOLPROOF_SKIP_BENCH].
     #[arg(long, overrides_with = "no_skip_bench")]
     pub skip_bench: bool,

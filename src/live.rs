@@ -255,11 +255,12 @@ impl View {
     fn phase_started(&mut self, phase: PhaseKey, total: usize) {
         let unit = match phase {
             PhaseKey::Tests => "tests",
-            PhaseKey::Evals | PhaseKey::Stress => "cases",
+            PhaseKey::Evals | PhaseKey::Lint | PhaseKey::Stress => "cases",
             _ => "items",
         };
         self.beat.start(phase.key(), unit, total);
-        if phase == PhaseKey::Checks {
+        // Pure and quick: no group, no bar, only the line when it finishes.
+        if matches!(phase, PhaseKey::Checks | PhaseKey::Lint) {
             return;
         }
         if self.mode.groups && !self.mode.quiet {

@@ -1,6 +1,7 @@
 //! The plan: for each phase, run it or skip it and why, decided from the settings before
-//! anything connects. `inspect` plans only what it shows; `eval` only the evals (and the
-//! stress curve when asked); `cache` commands only the cache audit.
+//! anything connects. `inspect` plans only what it shows; `eval` only the evals, their set lint
+//! (and the stress curve when asked); `lint` only the set lint; `cache` commands only the cache
+//! audit.
 
 use crate::settings::{CommandKind, Settings};
 
@@ -13,6 +14,8 @@ pub enum PhaseKey {
     Tests,
     /// Tool-selection evals.
     Evals,
+    /// The set lint (the labelled eval cases against the tool list).
+    Lint,
     /// The evals again with distractor tools and reordered tool lists.
     Stress,
     /// Latency benchmarks.
@@ -25,23 +28,25 @@ pub enum PhaseKey {
 
 impl PhaseKey {
     /// All phases in run order.
-    pub const ALL: [PhaseKey; 7] = [
+    pub const ALL: [PhaseKey; 8] = [
         PhaseKey::Checks,
         PhaseKey::Tests,
         PhaseKey::Evals,
+        PhaseKey::Lint,
         PhaseKey::Stress,
         PhaseKey::Bench,
         PhaseKey::Fuzz,
         PhaseKey::Protocol,
     ];
 
-    /// The key in the JSON report: `checks`, `tests`, `evals`, `stress`, `bench`, `fuzz`,
+    /// The key in the JSON report: `checks`, `tests`, `evals`, `lint`, `stress`, `bench`, `fuzz`,
     /// `protocol`.
     pub fn key(self) -> &'static str {
         match self {
             PhaseKey::Checks => "checks",
             PhaseKey::Tests => "tests",
             PhaseKey::Evals => "evals",
+            PhaseKey::Lint => "lint",
             PhaseKey::Stress => "stress",
             PhaseKey::Bench => "bench",
             PhaseKey::Fuzz => "fuzz",
@@ -87,6 +92,8 @@ pub struct Plan {
     pub tests: Step,
     /// The evals.
     pub evals: Step,
+    /// The set lint.
+    pub lint: Step,
     /// The stress curve (after the evals, on their answers where it can).
     pub stress: Step,
     /// The bench.
@@ -110,7 +117,13 @@ impl Plan {
                 PhaseKey::Checks,
                 "inspect runs only the static checks",
             ),
-            CommandKind::Eval => Plan::only(settings, PhaseKey::Evals, "eval runs only the evals"),
+            CommandKind::Eval => Plan {
+                lint: lint_step(settings),
+                ..Plan::only(settings, PhaseKey::Evals, "eval runs only the evals")
+            },
+            CommandKind::Lint => {
+                Plan::only(settings, PhaseKey::Lint, "lint runs only the set lint")
+            }
             CommandKind::Bench => {
                 Plan::only(settings, PhaseKey::Bench, "bench runs only the bench")
             }
@@ -126,6 +139,7 @@ impl Plan {
                 checks: checks_step(settings),
                 tests: tests_step(settings),
                 evals: evals_step(settings),
+                lint: lint_step(settings),
                 stress: match evals_step(settings) {
                     Step::Skip(_) if settings.eval_config().is_some() => {
                         Step::Skip("the evals phase does not run".into())
@@ -147,6 +161,7 @@ impl Plan {
             PhaseKey::Checks => &self.checks,
             PhaseKey::Tests => &self.tests,
             PhaseKey::Evals => &self.evals,
+            PhaseKey::Lint => &self.lint,
             PhaseKey::Stress => &self.stress,
             PhaseKey::Bench => &self.bench,
             PhaseKey::Fuzz => &self.fuzz,
@@ -176,6 +191,8 @@ impl Plan {
             PhaseKey::Bench => plan.bench = Step::Run,
             PhaseKey::Fuzz => plan.fuzz = Step::Run,
             PhaseKey::Protocol => plan.protocol = Step::Run,
+            // `lint` lints the cases whatever `evals.lint.enabled` says.
+            PhaseKey::Lint => plan.lint = Step::Run,
             PhaseKey::Tests | PhaseKey::Stress => {}
         }
         plan
@@ -195,6 +212,7 @@ impl Plan {
             checks: skip(),
             tests: skip(),
             evals: skip(),
+            lint: skip(),
             stress: skip(),
             bench: skip(),
             fuzz: skip(),
@@ -229,6 +247,19 @@ fn evals_step(settings: &Settings) -> Step {
     match settings.eval_config() {
         None => Step::Skip("no `evals:` section in the config".into()),
         Some(_) => Step::Run,
+    }
+}
+
+/// The set lint of `run` and `eval`: on whenever the config has eval cases, unless turned off
+/// (`--skip-lint`, `TOOLPROOF_SKIP_LINT`, `evals.lint.enabled: false`). `--skip-evals` leaves
+/// it on: it asks no model.
+fn lint_step(settings: &Settings) -> Step {
+    if let Some(origin) = settings.skips().lint() {
+        return Step::Skip(turned_off(origin));
+    }
+    match settings.eval_config() {
+        Some(e) if !e.cases.is_empty() => Step::Run,
+        _ => Step::Skip("no eval cases in the config".into()),
     }
 }
 

@@ -214,8 +214,12 @@ mod fuzz;
 mod github;
 #[path = "cli/lifecycle.rs"]
 mod lifecycle;
+#[path = "cli/lint.rs"]
+mod lint;
 #[path = "cli/requests.rs"]
 mod requests;
+#[path = "cli/tool_choice.rs"]
+mod tool_choice;
 
 #[path = "cli/protocol.rs"]
 mod protocol;
@@ -1011,6 +1015,8 @@ fn help_output() {
         ("help_eval", &["eval", "--help"][..]),
         ("help_inspect", &["inspect", "--help"][..]),
         ("help_fuzz", &["fuzz", "--help"][..]),
+        ("help_eval", &["eval", "--help"][..]),
+        ("help_lint", &["lint", "--help"][..]),
     ] {
         let out = toolproof_in(&dir.0, args, &[("COLUMNS", "100")]);
         assert_eq!(out.code, 0, "{out:?}");
@@ -1048,6 +1054,27 @@ fn protocol_table() -> String {
         ));
     }
     rows
+}
+
+/// The README's set-lint table, as the code defines the rules.
+fn lint_table() -> String {
+    let mut rows = String::from("| id | severity | what it flags |\n|---|---|---|\n");
+    for rule in toolproof::config::vocab::LINT_RULES {
+        let (severity, what) = rule.summary.split_once(": ").unwrap_or(("", rule.summary));
+        rows.push_str(&format!("| `{}` | {severity} | {what} |\n", rule.id));
+    }
+    rows
+}
+
+#[test]
+fn readme_lists_every_lint_rule_as_the_code_defines_it() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    let table = lint_table();
+    assert!(
+        readme.contains(&table),
+        "README.md's set lint table is out of date; it should read:\n{table}"
+    );
 }
 
 #[test]
@@ -1264,11 +1291,23 @@ fn the_bundled_demo_passes_and_its_broken_twin_fails_for_the_planted_reasons() {
     let report = dir.json("r.json");
     assert_eq!(report["phases"]["evals"]["status"], "passed");
     assert_eq!(report["phases"]["checks"]["status"], "passed");
+    // The README's first command lints a clean set.
+    assert_eq!(report["phases"]["lint"]["status"], "passed");
+    assert_eq!(
+        report["phases"]["lint"]["results"]["findings"],
+        serde_json::json!([])
+    );
 
     let (dir, out) = demo("broken.yaml");
     assert_eq!(out.code, 1, "{out:?}");
     let report = dir.json("r.json");
     assert_eq!(report["phases"]["checks"]["status"], "failed");
+    // The set lint sees the near-duplicate the server grew, and that no case covers it.
+    let lint_ids: Vec<&str> = report["phases"]["lint"]["results"]["findings"]
+        .as_array()
+        .map(|f| f.iter().filter_map(|x| x["id"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(lint_ids, ["uncovered-tool", "no-contrast"], "{report:#}");
     let confusion = &report["phases"]["evals"]["results"]["models"][0]["confusion"];
     assert!(
         confusion.as_array().is_some_and(|c| c

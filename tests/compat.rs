@@ -90,6 +90,12 @@ const DELIBERATE: &[Deliberate] = &[
         why: "new error: a schema `pattern` that is not ECMA-262, the dialect JSON Schema names and JavaScript clients compile; the reference never compiles input schemas in its checks (evals still judge the arguments with Python's meaning, as the reference does)",
     },
     Deliberate {
+        config: "lint-errors",
+        kind: "exit",
+        name: "run",
+        why: "new phase: the set lint fails the run on cases that cannot pass (a tool the server does not list, a prompt labelled two ways); the reference only counts them as misses (--skip-lint gives its verdict)",
+    },
+    Deliberate {
         config: "bench-errors-no-threshold",
         kind: "*",
         name: "",

@@ -11,7 +11,7 @@ mod annotations;
 mod clients;
 mod names;
 mod schema;
-mod similarity;
+pub(crate) mod similarity;
 
 use serde_json::Value;
 

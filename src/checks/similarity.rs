@@ -83,13 +83,22 @@ impl Words {
 /// Pairs reported one by one; beyond that one finding counts the rest.
 const MAX_PAIRS: usize = 25;
 
-/// Flags every pair of tools (with different names) scoring at least `threshold`, the first
-/// [`MAX_PAIRS`] one by one and the rest in one finding on `*`.
-pub(super) fn check(tools: &[Tool], shown: &[String], threshold: f64, out: &mut Sink) {
-    if threshold.is_nan() {
-        return;
-    }
+/// Every pair of tools (with different names) scoring at least `threshold`: the indexes in
+/// `tools` and the score, in list order. The set lint asks for contrastive cases for them.
+pub(crate) fn similar_pairs(tools: &[Tool], threshold: f64) -> Vec<(usize, usize, f64)> {
+    scored_pairs(tools, threshold)
+        .into_iter()
+        .map(|(i, j, score, _)| (i, j, score))
+        .collect()
+}
+
+/// The pairs at or above `threshold`, each with its shared words.
+fn scored_pairs(tools: &[Tool], threshold: f64) -> Vec<(usize, usize, f64, String)> {
     let mut words = Words::default();
+    let mut pairs = Vec::new();
+    if threshold.is_nan() {
+        return pairs;
+    }
     let profiles: Vec<Profile> = tools
         .iter()
         .map(|t| Profile {
@@ -97,8 +106,6 @@ pub(super) fn check(tools: &[Tool], shown: &[String], threshold: f64, out: &mut 
             description: words.profile(t.description.as_deref().unwrap_or("")),
         })
         .collect();
-
-    let mut pairs = 0usize;
     for i in 0..tools.len() {
         for j in i + 1..tools.len() {
             if tools[i].name == tools[j].name {
@@ -109,28 +116,36 @@ pub(super) fn check(tools: &[Tool], shown: &[String], threshold: f64, out: &mut 
                 continue;
             }
             let score = score(a, b);
-            if score < threshold {
-                continue;
+            if score >= threshold {
+                pairs.push((i, j, score, shared(a, b, &words.words)));
             }
-            pairs += 1;
-            if pairs > MAX_PAIRS {
-                continue;
-            }
-            let shared = shared(a, b, &words.words);
-            out.add(
-                &format!("{} + {}", shown[i], shown[j]),
-                SIMILAR_TOOLS,
-                Severity::Warning,
-                Problem::new(
-                    format!(
-                        "names and descriptions are {score:.2} similar (threshold \
+        }
+    }
+    pairs
+}
+
+/// Flags every pair of tools (with different names) scoring at least `threshold`, the first
+/// [`MAX_PAIRS`] one by one and the rest in one finding on `*`.
+pub(super) fn check(tools: &[Tool], shown: &[String], threshold: f64, out: &mut Sink) {
+    if threshold.is_nan() {
+        return;
+    }
+    let found = scored_pairs(tools, threshold);
+    let pairs = found.len();
+    for (i, j, score, shared) in found.into_iter().take(MAX_PAIRS) {
+        out.add(
+            &format!("{} + {}", shown[i], shown[j]),
+            SIMILAR_TOOLS,
+            Severity::Warning,
+            Problem::new(
+                format!(
+                    "names and descriptions are {score:.2} similar (threshold \
                          {threshold:.2}); a model may call one when it means the other; shared \
                          words: {shared}"
-                    ),
-                    "say in each description what it does that the other does not, or merge them",
                 ),
-            );
-        }
+                "say in each description what it does that the other does not, or merge them",
+            ),
+        );
     }
     if pairs > MAX_PAIRS {
         out.add(
@@ -258,7 +273,7 @@ fn words(text: &str) -> Vec<String> {
 
 /// Splits on non-alphanumerics, camelCase (`getHTTPStatus` → get, HTTP, Status) and
 /// letter/digit boundaries.
-fn split(text: &str) -> Vec<String> {
+pub(crate) fn split(text: &str) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     let mut out = Vec::new();
     let mut word = String::new();

@@ -1394,6 +1394,56 @@ fn eval_settings_are_range_checked() {
     );
 }
 
+#[test]
+fn tool_choice_and_lint_errors_name_the_key_and_the_fix() {
+    insta::assert_snapshot!(
+        "evals_tool_choice_twice",
+        rendered(
+            "choice-twice",
+            format!(
+                "{SERVER}evals:\n  params: {{extra_body: {{tool_choice: required}}}}\n  tool_choice: any\n"
+            )
+        )
+    );
+    insta::assert_snapshot!(
+        "evals_tool_choice_value",
+        rendered(
+            "choice-value",
+            format!("{SERVER}evals:\n  tool_choice: always\n")
+        )
+    );
+    insta::assert_snapshot!(
+        "evals_tool_choice_mapping",
+        rendered(
+            "choice-map",
+            format!("{SERVER}evals:\n  tool_choice: {{tool: echo, why: x}}\n")
+        )
+    );
+    insta::assert_snapshot!(
+        "evals_lint_disable_unknown",
+        rendered(
+            "lint-disable",
+            format!("{SERVER}evals:\n  lint:\n    disable: [missing-whys]\n")
+        )
+    );
+    insta::assert_snapshot!(
+        "evals_lint_unknown_key",
+        rendered(
+            "lint-key",
+            format!("{SERVER}evals:\n  lint:\n    strcit: true\n")
+        )
+    );
+    let ok = load_text(
+        "choice-ok",
+        format!(
+            "{SERVER}evals:\n  tool_choice: required\n  lint: {{strict: true, disable: [missing-why]}}\n"
+        ),
+    );
+    let evals = ok.ok().and_then(|l| l.config.evals).expect("loads");
+    assert_eq!(evals.tool_choice, Some(ToolChoice::Any));
+    assert!(evals.lint.strict && evals.lint.enabled);
+}
+
 /// mcp-toolproof (pydantic) lists every validation error; so does toolproof, each with its
 /// place and hint, in document order, one per mistake (a stand-in for a value that failed its
 /// type does not set off a second error at the same place).

@@ -1,12 +1,15 @@
 //! The words a config may use that engines define: the static-check ids (with the one-line
-//! summaries docs show), the model clients `checks.clients` names, and JSONPath
-//! ([`jsonpath`]). The loader validates `checks.disable`, `checks.clients` and
-//! `expect.jsonpath` against this module; `checks` and `suite` use the same lists and parser,
-//! so config imports no engine and there is one of each.
+//! summaries docs show), the model clients `checks.clients` names, the set lint's rule ids
+//! ([`lint`]) and JSONPath ([`jsonpath`]). The loader validates `checks.disable`,
+//! `checks.clients`, `evals.lint.disable` and `expect.jsonpath` against this module; `checks`,
+//! `suite` and the lint use the same lists and parser, so config imports no engine and there is
+//! one of each.
 
 mod jsonpath;
+pub mod lint;
 
 pub use jsonpath::{PathError, Query, jsonpath, jsonpath_error};
+pub use lint::{LINT_RULE_IDS, LINT_RULES, LintRuleInfo};
 
 /// Id of the check that flags a name used by more than one tool.
 pub const DUPLICATE_NAME: &str = "duplicate-name";

@@ -4,8 +4,8 @@
 //! recorded run ([`compare`]). An append rewrites the file through a temp file and a rename, so
 //! a crash never leaves it half written; a line that cannot be read is skipped and counted.
 //!
-//! Compatibility: fields added after the first version (`findings`, `failed_tests`) are
-//! optional, so older lines still read; older toolproof versions ignore the fields they do not
+//! Compatibility: fields added after the first version (`findings`, `failed_tests`, `tools`,
+//! `confusion`) are optional, so older lines still read; older toolproof versions ignore the fields they do not
 //! know, and skip nothing of a run line (it has every field they require).
 
 mod compare;
@@ -62,6 +62,38 @@ pub struct Entry {
     /// The tests that failed or errored; absent when the tests did not run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed_tests: Option<Vec<String>>,
+    /// The names of the tools the server listed in this run (the set lint asks whether a
+    /// tool a case expects was renamed or split since).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<String>>,
+    /// The model's confusion pairs (expected → picked, tools only) on an eval line; the set
+    /// lint wants contrastive cases for them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confusion: Option<Vec<ConfusedPair>>,
+}
+
+/// One confusion pair of a recorded run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConfusedPair {
+    /// The tool the case expected.
+    pub expected: String,
+    /// The tool the model picked instead.
+    pub picked: String,
+    /// How many trials went this way.
+    pub count: usize,
+}
+
+/// What the set lint reads from the last recorded run: the lines that share the time of the
+/// file's last line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LastRun {
+    /// When it ran.
+    pub time: String,
+    /// The tools the server listed then; `None` when those lines predate the field.
+    pub tools: Option<Vec<String>>,
+    /// The tool pairs the models confused then (both tools named, in either order); `None`
+    /// when no line of that run records confusion (no model was scored, or older lines).
+    pub confused: Option<Vec<(String, String)>>,
 }
 
 impl Entry {
@@ -87,6 +119,8 @@ pub struct RunFacts<'a> {
     pub findings: Option<&'a [FindingKey]>,
     /// Names of the failed and errored tests.
     pub failed_tests: Option<&'a [String]>,
+    /// Names of the tools the server listed.
+    pub tools: Option<&'a [String]>,
 }
 
 /// What recording a run gives back.
@@ -132,6 +166,7 @@ pub fn entries(
         git_ref: git_ref.map(str::to_owned),
         findings: facts.findings.map(<[FindingKey]>::to_vec),
         failed_tests: facts.failed_tests.map(<[String]>::to_vec),
+        tools: facts.tools.map(<[String]>::to_vec),
         ..Entry::default()
     };
     let models: Vec<Entry> = facts
@@ -156,6 +191,7 @@ pub fn entries(
                         .map(|c| c.name.clone())
                         .collect(),
                     tool_list_hash: results.tool_list_hash.clone(),
+                    confusion: Some(confused_tools(m)),
                     ..base.clone()
                 })
         })
@@ -165,6 +201,52 @@ pub fn entries(
     } else {
         models
     }
+}
+
+/// The confusion pairs between two tools (not "no tool") of one model.
+fn confused_tools(m: &crate::report::model::ModelEval) -> Vec<ConfusedPair> {
+    use crate::report::model::NO_TOOL;
+    m.confusion
+        .iter()
+        .filter(|c| c.expected != NO_TOOL && c.picked != NO_TOOL)
+        .map(|c| ConfusedPair {
+            expected: c.expected.clone(),
+            picked: c.picked.clone(),
+            count: c.count,
+        })
+        .collect()
+}
+
+/// The last recorded run of the history file, or `None` when the file is missing or empty.
+pub fn last_run(path: &Path) -> std::io::Result<Option<LastRun>> {
+    let (entries, _) = read(path)?;
+    let Some(last) = entries.last() else {
+        return Ok(None);
+    };
+    let run: Vec<&Entry> = entries
+        .iter()
+        .rev()
+        .take_while(|e| e.time == last.time && e.commit == last.commit)
+        .collect();
+    let tools = run.iter().find_map(|e| e.tools.clone());
+    let mut confused: Option<Vec<(String, String)>> = None;
+    for e in run.iter().rev() {
+        for c in e.confusion.iter().flatten() {
+            let pair = (c.expected.clone(), c.picked.clone());
+            let list = confused.get_or_insert_with(Vec::new);
+            if !list.contains(&pair) {
+                list.push(pair);
+            }
+        }
+        if e.confusion.is_some() {
+            confused.get_or_insert_with(Vec::new);
+        }
+    }
+    Ok(Some(LastRun {
+        time: last.time.clone(),
+        tools,
+        confused,
+    }))
 }
 
 /// The largest history file read. A line is about 1 KiB per model per run, so this holds tens
@@ -391,6 +473,7 @@ mod tests {
             evals: None,
             findings: Some(&findings),
             failed_tests: Some(&[]),
+            tools: None,
         };
         let known = Revision {
             commit: Some("def".into()),

@@ -5,8 +5,10 @@
 //! the tool list as model APIs see it ([`ApiTool`]).
 
 pub mod cache;
+pub mod choice;
 pub mod engine;
 pub mod history;
+pub mod lint;
 pub mod provider;
 pub mod score;
 pub mod scoring;

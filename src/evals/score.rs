@@ -3,7 +3,7 @@
 //! key, lists element by element), and the arguments valid against the tool's input schema,
 //! checked as mcp-toolproof checks them ([`schema`]).
 
-mod schema;
+pub(crate) mod schema;
 
 use std::collections::HashMap;
 

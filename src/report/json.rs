@@ -108,6 +108,7 @@ mod tests {
         let mut report = fixtures::failing();
         report.inventory = fixtures::all_passed().inventory;
         report.phases.evals = fixtures::evals_failing().phases.evals;
+        report.phases.lint = fixtures::lint_findings().phases.lint;
         report.phases.stress = fixtures::stress().phases.stress;
         report.history = fixtures::pull_request().history;
         let value: Value = serde_json::from_str(&render(&report)).unwrap_or(Value::Null);

@@ -343,6 +343,7 @@ impl Redact for Phases {
             checks,
             tests,
             evals,
+            lint,
             stress,
             bench,
             fuzz,
@@ -351,6 +352,7 @@ impl Redact for Phases {
         checks.redact(r);
         tests.redact(r);
         evals.redact(r);
+        lint.redact(r);
         stress.redact(r);
         bench.redact(r);
         fuzz.redact(r);
@@ -360,6 +362,13 @@ impl Redact for Phases {
 
 impl Redact for EvalsResults {
     /// Through the JSON form: every string and key in it, whatever the nesting.
+    fn redact(&mut self, r: &Redactor) {
+        r.serde(self);
+    }
+}
+
+impl Redact for crate::report::model::LintResults {
+    /// Through the JSON form: messages quote case names, prompts and tool names.
     fn redact(&mut self, r: &Redactor) {
         r.serde(self);
     }

@@ -163,6 +163,7 @@ impl ReportWriter {
             }
             CommandKind::Run
             | CommandKind::Eval
+            | CommandKind::Lint
             | CommandKind::Bench
             | CommandKind::Fuzz
             | CommandKind::Protocol => console::render(

@@ -11,30 +11,54 @@ use crate::plan::CacheAction;
 use crate::report::model::{CacheAudit, CachedAnswer, NotRemoved};
 use crate::settings::Settings;
 
+/// The resolver refuses cache commands without an `evals:` section and a provider.
+fn no_provider() -> CacheAudit {
+    CacheAudit {
+        error: Some("no eval provider and model to compare the cache with".into()),
+        ..CacheAudit::default()
+    }
+}
+
+/// A needed cache key.
+type NeededKey = (Option<String>, String, usize, u32, String);
+
+/// The keys of the evals (list `None`) and of the stress curve's lists, when it is on.
+fn needed_keys(
+    tools: &[Tool],
+    cfg: &crate::config::EvalConfig,
+    target: &crate::settings::EvalTarget,
+    evals: &crate::settings::EvalSettings,
+) -> Result<Vec<NeededKey>, String> {
+    let mut keys: Vec<NeededKey> = engine::all_keys(tools, cfg, target, evals)?
+        .into_iter()
+        .map(|(model, case, trial, key)| (None, model, case, trial, key))
+        .collect();
+    keys.extend(
+        crate::evals::stress::all_keys(tools, cfg, target, evals)
+            .into_iter()
+            .map(|(list, model, case, trial, key)| (Some(list), model, case, trial, key)),
+    );
+    Ok(keys)
+}
+
 /// Looks every needed answer up; for a prune, lists (or removes) the files nothing needs.
 pub(super) fn audit(settings: &Settings, tools: &[Tool], action: CacheAction) -> CacheAudit {
-    let (Some(cfg), Some(Ok(target))) =
-        (settings.eval_config(), settings.evals().map(|e| e.target()))
-    else {
-        // The resolver refuses cache commands without an `evals:` section and a provider.
-        return CacheAudit {
-            error: Some("no eval provider and model to compare the cache with".into()),
-            ..CacheAudit::default()
-        };
+    let (Some(cfg), Some(evals)) = (settings.eval_config(), settings.evals()) else {
+        return no_provider();
+    };
+    let Ok(target) = evals.target() else {
+        return no_provider();
     };
     let cache = Cache::new(&cfg.cache_dir);
-    let mut keys: Vec<(Option<String>, String, usize, u32, String)> =
-        engine::all_keys(tools, cfg, target)
-            .into_iter()
-            .map(|(model, case, trial, key)| (None, model, case, trial, key))
-            .collect();
-    if let Some(curve) = settings.evals().and_then(|e| e.stress()) {
-        keys.extend(
-            crate::evals::stress::all_keys(tools, cfg, target, curve)
-                .into_iter()
-                .map(|(list, model, case, trial, key)| (Some(list), model, case, trial, key)),
-        );
-    }
+    let keys = match needed_keys(tools, cfg, target, evals) {
+        Ok(keys) => keys,
+        Err(e) => {
+            return CacheAudit {
+                error: Some(e),
+                ..CacheAudit::default()
+            };
+        }
+    };
     let mut audit = CacheAudit {
         dir: cfg.cache_dir.join("evals").display().to_string(),
         ..CacheAudit::default()

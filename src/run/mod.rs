@@ -74,6 +74,7 @@ struct Outcome {
     checks: Option<Phase<ChecksResults>>,
     tests: Option<Phase<Vec<TestResult>>>,
     evals: Option<Phase<Option<EvalsResults>>>,
+    lint: Option<Phase<Option<crate::report::model::LintResults>>>,
     stress: Option<Phase<Option<crate::report::model::StressResults>>>,
     bench: Option<Phase<Option<crate::report::model::BenchResults>>>,
     fuzz: Option<Phase<Option<FuzzResults>>>,
@@ -181,6 +182,9 @@ fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
     if ctx.plan.evals.runs() && !ctx.interrupt.is_set() {
         out.evals = Some(phases::evals(&tools, ctx));
     }
+    if ctx.plan.lint.runs() && !ctx.interrupt.is_set() {
+        out.lint = Some(phases::lint(&tools, ctx, out.evals.as_ref()));
+    }
     if ctx.plan.stress.runs() && !ctx.interrupt.is_set() {
         let baseline = out.evals.as_ref().and_then(|p| p.results.as_ref());
         out.stress = Some(phases::stress(&tools, ctx, baseline));
@@ -227,6 +231,7 @@ fn assemble(
         checks: settle(&plan.checks, out.checks, &why_not),
         tests: settle(&plan.tests, out.tests, &why_not),
         evals: settle(&plan.evals, out.evals, &why_not),
+        lint: settle(&plan.lint, out.lint, &why_not),
         stress: settle(&plan.stress, out.stress, &why_not),
         bench: settle(&plan.bench, out.bench, &why_not),
         fuzz: settle(&plan.fuzz, out.fuzz, &why_not),
@@ -285,6 +290,7 @@ pub fn verdict(
         || phases.checks.fails()
         || phases.tests.fails()
         || phases.evals.fails()
+        || phases.lint.fails()
         || phases.stress.fails()
         || phases.bench.fails()
         || phases.fuzz.fails()

@@ -11,13 +11,14 @@ use crate::checks::{self, CheckContext};
 use crate::config::ChecksConfig;
 use crate::evals::engine::{self, EvalRun};
 use crate::evals::history::{self, RunFacts};
+use crate::evals::lint::{self, History, LintInput};
 use crate::events::Event;
 use crate::mcp::Client;
 use crate::mcp::types::Tool;
 use crate::plan::PhaseKey;
 use crate::report::model::{
-    ChecksResults, EvalsResults, FindingKey, FuzzResults, HistoryRecord, Phase, PhaseStatus,
-    TestCounts, TestResult, TestStatus,
+    ChecksResults, EvalsResults, FindingKey, FuzzResults, HistoryRecord, LintResults, Phase,
+    PhaseStatus, TestCounts, TestResult, TestStatus,
 };
 use crate::report::redact::Redactor;
 use crate::suite::{self, Defaults, Selection};
@@ -188,6 +189,92 @@ pub(super) fn stress(
     phase
 }
 
+/// The set lint of the eval cases, after the evals: their trials show the critical cases that
+/// flipped (when they did not run, the committed answer cache does).
+pub(super) fn lint(
+    tools: &[Tool],
+    ctx: &Ctx<'_>,
+    evals: Option<&Phase<Option<EvalsResults>>>,
+) -> Phase<Option<LintResults>> {
+    let (Some(cfg), Some(settings)) = (ctx.settings.eval_config(), ctx.settings.lint()) else {
+        return Phase::skipped("no `evals:` section in the config");
+    };
+    ctx.events.emit(Event::PhaseStarted {
+        phase: PhaseKey::Lint,
+        total: cfg.cases.len(),
+    });
+    let started = Instant::now();
+    let history = match settings.history() {
+        None => History::NotGiven,
+        Some(path) => match history::last_run(path) {
+            Ok(Some(run)) => History::Run(run),
+            Ok(None) => History::Empty,
+            Err(e) => History::Unreadable(format!("{}: {e}", path.display())),
+        },
+    };
+    let outcomes = match evals.and_then(|p| p.results.as_ref()) {
+        Some(results) if !results.models.is_empty() => lint::run_outcomes(results),
+        _ => ctx
+            .settings
+            .evals()
+            .map(|e| lint::cached_outcomes(cfg, e, tools))
+            .unwrap_or_default(),
+    };
+    let loaded = ctx.settings.loaded();
+    let input = LintInput {
+        cases: &cfg.cases,
+        tools,
+        config_file: &loaded.path,
+        evals_line: cfg.line,
+        tool_choice: lint_tool_choice(ctx, cfg, tools),
+        similarity_threshold: loaded.config.checks.similarity_threshold,
+        history,
+        outcomes,
+        strict: settings.strict(),
+        disable: settings.disable(),
+    };
+    let results = lint::run(&input);
+    let status = if results.fails() {
+        PhaseStatus::Failed
+    } else {
+        PhaseStatus::Passed
+    };
+    let summary = results.counts_text();
+    finished(ctx.events, PhaseKey::Lint, status, Some(summary.clone()));
+    Phase {
+        status,
+        reason: Some(summary),
+        duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+        results: Some(results),
+    }
+}
+
+/// The tool choice the evals send (MCP names) and who set it: the resolved `tool_choice`, else
+/// what `params.tool_choice` sends in a provider's format.
+fn lint_tool_choice(
+    ctx: &Ctx<'_>,
+    cfg: &crate::config::EvalConfig,
+    tools: &[Tool],
+) -> Option<(crate::config::ToolChoice, String)> {
+    if let Some(e) = ctx.settings.evals()
+        && let (Some(choice), Some(origin)) = (e.tool_choice(), e.tool_choice_origin())
+    {
+        let origin = match origin {
+            crate::settings::Origin::Yaml(key) => (*key).to_owned(),
+            other => other.to_string(),
+        };
+        return Some((choice.clone(), origin));
+    }
+    let key = cfg.params_tool_choice()?;
+    let choice = match crate::evals::choice::from_wire(cfg.params_tool_choice_value()?)? {
+        crate::config::ToolChoice::Tool(api) => {
+            crate::config::ToolChoice::Tool(crate::evals::tools::api_tools(tools).map_back(&api))
+        }
+        other => other,
+    };
+    Some((choice, format!("evals.{key}")))
+}
+
 /// The schema fuzzing.
 pub(super) fn fuzz(
     client: &mut Client,
@@ -237,10 +324,16 @@ pub(super) fn history(path: &Path, out: &mut Outcome, ctx: &Ctx<'_>, now: &str) 
     // trend is still shown, and the run is recorded without a model line.
     let mut recorded_evals = out.evals.as_ref().and_then(|p| p.results.clone());
     secrets.serde(&mut recorded_evals);
+    let mut tools: Option<Vec<String>> = out
+        .inventory
+        .as_ref()
+        .map(|i| i.tools.iter().map(|t| t.name.clone()).collect());
+    secrets.serde(&mut tools);
     let facts = RunFacts {
         evals: recorded_evals.as_ref(),
         findings: findings.as_deref(),
         failed_tests: failed.as_deref(),
+        tools: tools.as_deref(),
     };
     let loaded = ctx.settings.loaded();
     let recorded = history::record(path, facts, now, &loaded.base_dir, ctx.settings.revision());

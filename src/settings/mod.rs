@@ -7,6 +7,7 @@ mod bench;
 mod env;
 mod fuzz;
 mod github;
+mod lint;
 mod outputs;
 mod protocol;
 mod resolve;
@@ -24,11 +25,12 @@ pub use bench::{BenchSettings, BenchTargetSettings, Thresholds};
 pub use env::Env;
 pub use fuzz::FuzzSettings;
 pub use github::{Github, PrComment, PrCommentMode};
+pub use lint::LintSettings;
 pub use protocol::ProtocolSettings;
 pub use source::config_source;
 pub use stress::StressSettings;
 
-use crate::config::{EvalConfig, LoadedConfig, Provider, TestCase};
+use crate::config::{EvalConfig, LoadedConfig, Provider, TestCase, ToolChoice};
 use crate::report::junit::JunitOptions;
 use crate::report::places::Places;
 
@@ -44,6 +46,8 @@ pub enum CommandKind {
     Run,
     /// `toolproof eval`.
     Eval,
+    /// `toolproof lint`.
+    Lint,
     /// `toolproof bench`.
     Bench,
     /// `toolproof fuzz`.
@@ -66,6 +70,7 @@ impl CommandKind {
             CommandKind::Inspect { .. } => "inspect",
             CommandKind::Run => "run",
             CommandKind::Eval => "eval",
+            CommandKind::Lint => "lint",
             CommandKind::Bench => "bench",
             CommandKind::Fuzz => "fuzz",
             CommandKind::Protocol => "protocol",
@@ -284,6 +289,7 @@ pub struct EvalSettings {
     offline: Resolved<bool>,
     stress_on: Resolved<bool>,
     stress: Option<StressSettings>,
+    tool_choice: Option<Resolved<ToolChoice>>,
 }
 
 impl EvalSettings {
@@ -295,6 +301,15 @@ impl EvalSettings {
     /// Why the stress curve does not run (meaningful when [`Self::stress`] is `None`).
     pub fn stress_off_reason(&self) -> String {
         stress::off_reason(&self.stress_on)
+    }
+    /// `--tool-choice` > `TOOLPROOF_EVAL_TOOL_CHOICE` > `evals.tool_choice`; `None` when
+    /// nothing sets it (the request is then the reference's, `auto`).
+    pub fn tool_choice(&self) -> Option<&ToolChoice> {
+        self.tool_choice.as_ref().map(|r| &r.value)
+    }
+    /// Who set the tool choice, when someone did.
+    pub fn tool_choice_origin(&self) -> Option<&Origin> {
+        self.tool_choice.as_ref().map(|r| &r.origin)
     }
     /// Provider and models, or why they could not be resolved.
     pub fn target(&self) -> Result<&EvalTarget, &EvalSetupError> {
@@ -336,6 +351,7 @@ pub struct Settings {
     bench: Option<BenchSettings>,
     fuzz: Option<FuzzSettings>,
     protocol: Option<ProtocolSettings>,
+    lint: Option<LintSettings>,
     skips: Skips,
     outputs: Outputs,
     revision: Revision,
@@ -348,6 +364,7 @@ pub struct Settings {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Skips {
     evals: Resolved<bool>,
+    lint: Resolved<bool>,
     bench: Resolved<bool>,
     fuzz: Resolved<bool>,
     protocol: Resolved<bool>,
@@ -361,6 +378,7 @@ impl Default for Skips {
         };
         Skips {
             evals: run(),
+            lint: run(),
             bench: run(),
             fuzz: run(),
             protocol: run(),
@@ -376,6 +394,10 @@ impl Skips {
     /// Who turned the evals off, if anyone did.
     pub fn evals(&self) -> Option<&Origin> {
         skipped_by(&self.evals)
+    }
+    /// Who turned the set lint off.
+    pub fn lint(&self) -> Option<&Origin> {
+        skipped_by(&self.lint)
     }
     /// Who turned the bench off.
     pub fn bench(&self) -> Option<&Origin> {
@@ -432,6 +454,11 @@ impl Settings {
     /// The protocol checks: for `protocol`, and for `run` with a `protocol:` section.
     pub fn protocol(&self) -> Option<&ProtocolSettings> {
         self.protocol.as_ref()
+    }
+    /// The set lint: for `lint`, and for `run` and `eval` when the config has an `evals:`
+    /// section.
+    pub fn lint(&self) -> Option<&LintSettings> {
+        self.lint.as_ref()
     }
     /// Phases turned off by flags or the environment.
     pub fn skips(&self) -> &Skips {

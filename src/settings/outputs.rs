@@ -32,6 +32,7 @@ pub(super) fn resolve_outputs(
         command,
         CommandKind::Run
             | CommandKind::Eval
+            | CommandKind::Lint
             | CommandKind::Bench
             | CommandKind::Fuzz
             | CommandKind::Protocol

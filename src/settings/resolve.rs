@@ -10,8 +10,10 @@ use crate::cli::{
     parse_pin, parse_transport, switch,
 };
 use crate::config::{
-    self, ConfigError, EvalConfig, LoadedConfig, ProtocolPin, Provider, TransportPref, limits,
+    self, ConfigError, EvalConfig, LoadedConfig, ProtocolPin, Provider, ToolChoice, TransportPref,
+    limits,
 };
+use std::path::PathBuf;
 
 /// The flags of one command, as the resolver needs them whatever the command.
 #[derive(Default)]
@@ -28,6 +30,7 @@ pub(super) struct Flags<'a> {
     protocol: Option<&'a crate::cli::ProtocolArgs>,
     /// A cache command: `Some(--stress)`.
     cache_stress: Option<bool>,
+    lint: Option<&'a crate::cli::LintArgs>,
 }
 
 fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
@@ -70,6 +73,16 @@ fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
                 ..Flags::default()
             },
         ),
+        Command::Lint(a) => (
+            CommandKind::Lint,
+            Flags {
+                reports: Some(&a.reports),
+                server: Some(&a.server),
+                model: a.model.as_deref(),
+                lint: Some(a),
+                ..Flags::default()
+            },
+        ),
         Command::Fuzz(a) => (
             CommandKind::Fuzz,
             Flags {
@@ -88,7 +101,13 @@ fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
                 ..Flags::default()
             },
         ),
-        Command::Cache(CacheCommand::Status(a)) => (
+        Command::Cache(c) => cache_command(c),
+    }
+}
+
+fn cache_command(c: &CacheCommand) -> (CommandKind, Flags<'_>) {
+    match c {
+        CacheCommand::Status(a) => (
             CommandKind::CacheStatus,
             Flags {
                 server: Some(&a.server),
@@ -97,7 +116,7 @@ fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
                 ..Flags::default()
             },
         ),
-        Command::Cache(CacheCommand::Prune(a)) => (
+        CacheCommand::Prune(a) => (
             CommandKind::CachePrune { apply: a.apply },
             Flags {
                 server: Some(&a.cache.server),
@@ -159,7 +178,7 @@ pub(crate) fn env_value<T>(
 }
 
 /// A boolean environment switch.
-fn env_switch(
+pub(super) fn env_switch(
     env: &Env,
     name: &'static str,
 ) -> Result<Option<(bool, &'static str, String)>, ConfigError> {
@@ -200,6 +219,13 @@ impl Settings {
             super::protocol::resolve(command, flags.protocol, cfg.protocol.as_ref())?;
         let mut outputs = super::outputs::resolve_outputs(cli, command, &flags, env)?;
         outputs.places = super::workspace::places(&loaded, env, env.cwd());
+        let lint = super::lint::resolve(
+            command,
+            flags.lint,
+            outputs.history().map(PathBuf::as_path),
+            env,
+            cfg.evals.as_ref(),
+        )?;
         let protocol = pick(
             flags
                 .server
@@ -229,6 +255,7 @@ impl Settings {
             bench,
             fuzz,
             protocol: protocol_settings,
+            lint,
             skips,
             outputs,
             revision: Revision {
@@ -381,7 +408,43 @@ fn resolve_evals(
         offline,
         stress_on,
         stress,
+        tool_choice: resolve_tool_choice(flags, env, e)?,
     })
+}
+
+/// `--tool-choice` > `TOOLPROOF_EVAL_TOOL_CHOICE` > `evals.tool_choice`. One set by a flag or
+/// the variable while `params` carries its own is a usage error, as it is in the YAML.
+fn resolve_tool_choice(
+    flags: &Flags<'_>,
+    env: &Env,
+    e: &EvalConfig,
+) -> Result<Option<Resolved<ToolChoice>>, ConfigError> {
+    let flag = flags
+        .eval_args
+        .and_then(|a| a.tool_choice.clone())
+        .or_else(|| flags.lint.and_then(|a| a.tool_choice.clone()))
+        .map(|c| (c, "--tool-choice"));
+    let var = env_value(env, "TOOLPROOF_EVAL_TOOL_CHOICE", ToolChoice::parse)?;
+    if flag.is_none() && var.is_none() && e.tool_choice.is_none() {
+        return Ok(None);
+    }
+    let chosen = pick(
+        flag,
+        var,
+        e.tool_choice.clone().map(|c| (c, "evals.tool_choice")),
+        ToolChoice::Auto,
+    );
+    if let Some(key) = e.params_tool_choice() {
+        return Err(ConfigError::new(format!(
+            "{} and evals.{key} are both set",
+            chosen.origin
+        ))
+        .hint(format!(
+            "remove `tool_choice` from evals.params (or unset {}): toolproof sends the tool choice in each provider's format",
+            chosen.origin
+        )));
+    }
+    Ok(Some(chosen))
 }
 
 /// Provider and models: flag > `TOOLPROOF_EVAL_*` > YAML. A failure is kept for the evals
@@ -425,7 +488,7 @@ fn check_command_needs(
     cfg: Option<&EvalConfig>,
 ) -> Result<(), ConfigError> {
     match command {
-        CommandKind::Eval if cfg.is_none_or(|e| e.cases.is_empty()) => Err(ConfigError::new(
+        CommandKind::Eval | CommandKind::Lint if cfg.is_none_or(|e| e.cases.is_empty()) => Err(ConfigError::new(
             "no eval cases",
         )
         .hint(
@@ -455,8 +518,26 @@ fn check_command_needs(
 /// `X.enabled: false` > run it. Only `run` has these flags; the other commands plan their
 /// phases themselves.
 fn resolve_skips(flags: &Flags<'_>, env: &Env, cfg: &config::Config) -> Result<Skips, ConfigError> {
+    let lint_off = cfg
+        .evals
+        .as_ref()
+        .filter(|e| !e.lint.enabled)
+        .map(|_| (true, "evals.lint.enabled: false"));
     let Some(run) = flags.run else {
-        return Ok(Skips::default());
+        // `eval` lints its cases as `run` does, turned off by the variable or the YAML.
+        return Ok(Skips {
+            lint: if flags.eval_args.is_some() {
+                pick(
+                    None,
+                    env_switch(env, "TOOLPROOF_SKIP_LINT")?,
+                    lint_off,
+                    false,
+                )
+            } else {
+                Skips::default().lint
+            },
+            ..Skips::default()
+        });
     };
     let one = |on: bool,
                off: bool,
@@ -479,6 +560,13 @@ fn resolve_skips(flags: &Flags<'_>, env: &Env, cfg: &config::Config) -> Result<S
                 cfg.evals.as_ref().map(|e| e.enabled),
                 "evals.enabled: false",
             ),
+        )?,
+        lint: one(
+            run.skip_lint,
+            run.no_skip_lint,
+            ("--skip-lint", "--no-skip-lint"),
+            "TOOLPROOF_SKIP_LINT",
+            lint_off,
         )?,
         bench: one(
             run.skip_bench,

@@ -52,6 +52,7 @@ pub fn config_source(cli: &Cli, env: &Env) -> Result<ConfigSource, ConfigError> 
         }
         Command::Inspect(args) => &args.server,
         Command::Eval(args) => &args.server,
+        Command::Lint(args) => &args.server,
         Command::Bench(args) => &args.server,
         Command::Fuzz(args) => &args.server,
         Command::Protocol(args) => &args.server,

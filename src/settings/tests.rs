@@ -179,6 +179,42 @@ fn rows() -> Vec<Row> {
             ],
         },
         Row {
+            name: "skip-lint",
+            command: &["run"],
+            flag: &["--skip-lint"],
+            env: ("TOOLPROOF_SKIP_LINT", "1"),
+            yaml: Some((Slot::Evals, "lint: {enabled: false}")),
+            read: |s| format!("{:?}", s.skips().lint().map(ToString::to_string)),
+            expect: [
+                "Some(\"--skip-lint\")",
+                "Some(\"TOOLPROOF_SKIP_LINT=1\")",
+                "Some(\"evals.lint.enabled: false in the config\")",
+                "None",
+            ],
+        },
+        Row {
+            name: "lint-strict",
+            command: &["lint"],
+            flag: &["--strict"],
+            env: ("TOOLPROOF_LINT_STRICT", "off"),
+            yaml: Some((Slot::Evals, "lint: {strict: true}")),
+            read: |s| format!("{:?}", s.lint().map(LintSettings::strict)),
+            expect: ["Some(true)", "Some(false)", "Some(true)", "Some(false)"],
+        },
+        Row {
+            name: "tool-choice",
+            command: &["eval"],
+            flag: &["--tool-choice", "any"],
+            env: ("TOOLPROOF_EVAL_TOOL_CHOICE", "none"),
+            yaml: Some((Slot::Evals, "tool_choice: {tool: echo}")),
+            read: |s| {
+                s.evals()
+                    .and_then(EvalSettings::tool_choice)
+                    .map_or("unset".into(), ToolChoice::describe)
+            },
+            expect: ["any", "none", "{tool: echo}", "unset"],
+        },
+        Row {
             name: "skip-bench",
             command: &["run"],
             flag: &["--skip-bench"],

@@ -8,6 +8,7 @@ mod typo;
 #[cfg(test)]
 use typo::distance;
 use typo::nearest;
+pub(crate) use typo::nearest as nearest_tool;
 
 use std::time::{Duration, Instant};
 

@@ -3,7 +3,7 @@
 
 /// The candidate closest to `word` by edit distance, when it is close enough to be a typo
 /// (or differs only in case, `-` versus `_`, or `.` versus `_`).
-pub(super) fn nearest<'a>(
+pub(crate) fn nearest<'a>(
     word: &str,
     candidates: impl Iterator<Item = &'a str>,
 ) -> Option<&'a str> {
@@ -31,7 +31,7 @@ pub(super) fn nearest<'a>(
 
 /// Edit distance over characters where swapping two neighbours counts as one edit
 /// (optimal string alignment), so `ecoh` is one typo away from `echo`.
-pub(super) fn distance(a: &str, b: &str) -> usize {
+pub(crate) fn distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];

@@ -3,7 +3,7 @@
 
 use super::*;
 
-fn picker() -> String {
+pub(super) fn picker() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/cli/picker.py")
         .display()
@@ -11,7 +11,7 @@ fn picker() -> String {
 }
 
 /// A config whose server is the fake MCP server and whose evals use the scripted picker.
-fn command_config(dir: &Dir, evals_extra: &str, cases: &str) -> PathBuf {
+pub(super) fn command_config(dir: &Dir, evals_extra: &str, cases: &str) -> PathBuf {
     let server = yaml_list(&[&fake()]);
     let command = yaml_list(&["python3", &picker()]);
     dir.write(
@@ -360,7 +360,13 @@ pub(super) fn requests(dir: &Dir, log: &str) -> Vec<Value> {
 
 pub(super) const KEY: &str = "sk-test-key-0123456789";
 
-fn api_config(dir: &Dir, provider: &str, server_args: &[&str], extra: &str, cases: &str) {
+pub(super) fn api_config(
+    dir: &Dir,
+    provider: &str,
+    server_args: &[&str],
+    extra: &str,
+    cases: &str,
+) {
     let mut server = vec![fake()];
     server.extend(server_args.iter().map(|s| s.to_string()));
     let server: Vec<&str> = server.iter().map(String::as_str).collect();
@@ -811,9 +817,19 @@ fn a_cache_written_by_mcp_toolproof_replays_with_identical_verdicts() {
             report["phases"]["evals"]["results"]["left_out_tools"], reference["skipped_tools"],
             "{name}"
         );
+        // The set lint's errors (one prompt labelled twice, keys the schema forbids) fail
+        // the run where the reference only counts the misses: a deliberate difference.
+        let lint_fails = report["phases"]["lint"]["status"] == "failed";
+        if name == "anthropic" {
+            assert!(lint_fails, "{name}: {out:?}");
+        }
         assert_eq!(
             out.code,
-            if reference["passed"] == true { 0 } else { 1 },
+            if reference["passed"] == true && !lint_fails {
+                0
+            } else {
+                1
+            },
             "{name}: {out:?}"
         );
     }

@@ -122,6 +122,7 @@ fn failing_report() -> RunReport {
                 ],
             },
             evals: Phase::skipped("no evals section in toolproof.yaml"),
+            lint: Phase::skipped("no eval cases in the config"),
             stress: Phase::skipped(
                 "not asked for: pass --stress or set `evals.stress` in the config",
             ),

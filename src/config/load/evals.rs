@@ -8,7 +8,10 @@ use super::{Ctx, invalid_yaml, lowercase_first, path_of, read_capped};
 use crate::config::de::{self, Located};
 use crate::config::limits::MAX_STRESS_DISTRACTORS;
 use crate::config::node::{self, Node, Step, Value};
-use crate::config::{ConfigError, EvalCase, EvalConfig, Provider, StressConfig, StressOrder};
+use crate::config::vocab::LINT_RULE_IDS;
+use crate::config::{
+    ConfigError, EvalCase, EvalConfig, Provider, StressConfig, StressOrder, suggest,
+};
 
 pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), ConfigError> {
     let e = Step::Key("evals");
@@ -74,6 +77,7 @@ pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), Confi
             ));
         }
     }
+    check_lint_and_choice(ctx, evals);
     if let Some(stress) = &evals.stress {
         check_stress(ctx, stress);
     }
@@ -211,6 +215,41 @@ fn order_word(order: StressOrder) -> &'static str {
         StressOrder::Server => "server",
         StressOrder::Shuffled => "shuffled",
         StressOrder::Reversed => "reversed",
+    }
+}
+
+/// `evals.lint.disable` names known rules; `tool_choice` is set in one place only.
+fn check_lint_and_choice(ctx: &Ctx<'_>, evals: &EvalConfig) {
+    let e = Step::Key("evals");
+    let ids = LINT_RULE_IDS;
+    for (i, id) in evals.lint.disable.iter().enumerate() {
+        if ids.contains(&id.as_str()) {
+            continue;
+        }
+        let steps = [e, Step::Key("lint"), Step::Key("disable"), Step::Index(i)];
+        let message = match suggest::nearest(id, ids) {
+            Some(n) => {
+                format!("unknown lint rule `{id}` in evals.lint.disable, did you mean `{n}`?")
+            }
+            None => format!("unknown lint rule `{id}` in evals.lint.disable"),
+        };
+        ctx.report(ctx.error(
+            ctx.pos(&steps),
+            message,
+            Some(format!("lint rules are {}", suggest::list(ids))),
+        ));
+    }
+    if evals.tool_choice.is_some()
+        && let Some(key) = evals.params_tool_choice()
+    {
+        ctx.report(ctx.error(
+            ctx.pos(&[e, Step::Key("tool_choice")]),
+            format!("`evals.tool_choice` and `evals.{key}` are both set"),
+            Some(
+                "keep `tool_choice`: toolproof sends it in each provider's format, and the lint knows what it forces"
+                    .to_owned(),
+            ),
+        ));
     }
 }
 

@@ -88,12 +88,46 @@ pub struct EvalConfig {
     /// Retries of a request that hit 429, 529, 5xx, a timeout or a dropped connection.
     #[serde(default = "default_max_retries")]
     pub max_retries: u32,
+    /// Whether (and which) tool the model must call; unset sends the reference's `auto`.
+    #[serde(default)]
+    pub tool_choice: Option<ToolChoice>,
+    /// The set lint of the cases.
+    #[serde(default)]
+    pub lint: LintConfig,
     /// The tool-count stress curve (`stress: true` or a mapping; toolproof's own).
     #[serde(default)]
     pub stress: Option<StressConfig>,
     /// YAML line of the `evals:` key (filled by the loader; reports point the gates there).
     #[serde(skip)]
     pub line: Option<u32>,
+}
+
+impl EvalConfig {
+    /// Where `params` carries a `tool_choice` of its own: `params.tool_choice`, or
+    /// `params.extra_body.tool_choice` (merged into the request as the SDKs do).
+    pub fn params_tool_choice(&self) -> Option<&'static str> {
+        if self.params.contains_key("tool_choice") {
+            Some("params.tool_choice")
+        } else if self
+            .params
+            .get("extra_body")
+            .and_then(Value::as_object)
+            .is_some_and(|b| b.contains_key("tool_choice"))
+        {
+            Some("params.extra_body.tool_choice")
+        } else {
+            None
+        }
+    }
+
+    /// The `tool_choice` that `params` sends, when it sends one (`extra_body` wins, as it is
+    /// merged last).
+    pub fn params_tool_choice_value(&self) -> Option<&Value> {
+        self.params
+            .get("extra_body")
+            .and_then(|b| b.get("tool_choice"))
+            .or_else(|| self.params.get("tool_choice"))
+    }
 }
 
 /// `evals.stress`: the labelled set asked again with distractor tools added to the server's,
@@ -216,11 +250,133 @@ impl Default for EvalConfig {
             min_wilson_lower: None,
             request_timeout_s: default_request_timeout_s(),
             max_retries: default_max_retries(),
+            tool_choice: None,
+            lint: LintConfig::default(),
             stress: None,
             line: None,
         }
     }
 }
+/// `evals.lint:` (toolproof's own): the set lint of the labelled cases.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LintConfig {
+    /// Lint the cases in `run` and `eval`.
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Warnings fail the run too, and the advice rules (`missing-why`, `no-ambiguous-cases`)
+    /// become warnings.
+    #[serde(default)]
+    pub strict: bool,
+    /// Lint rule ids turned off.
+    #[serde(default)]
+    pub disable: Vec<String>,
+}
+
+impl Default for LintConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            strict: false,
+            disable: Vec::new(),
+        }
+    }
+}
+
+/// `evals.tool_choice` (also `--tool-choice`, `TOOLPROOF_EVAL_TOOL_CHOICE`): whether the model
+/// may, must, or must not call a tool, or which one it must call. Each provider gets it in its
+/// own wire format.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolChoice {
+    /// The model decides (the reference's only choice, and the default).
+    Auto,
+    /// The model must call some tool (`any`; `required` is the same).
+    Any,
+    /// The model must not call a tool.
+    None,
+    /// The model must call this tool (its MCP name).
+    Tool(String),
+}
+
+impl ToolChoice {
+    /// `auto`, `any`, `required`, `none` or `tool:NAME` (the flag and variable form).
+    pub fn parse(text: &str) -> Result<ToolChoice, String> {
+        match text {
+            "auto" => Ok(ToolChoice::Auto),
+            "any" | "required" => Ok(ToolChoice::Any),
+            "none" => Ok(ToolChoice::None),
+            other => match other.strip_prefix("tool:").map(str::trim) {
+                Some(name) if !name.is_empty() => Ok(ToolChoice::Tool(name.to_owned())),
+                _ => Err(format!(
+                    "unknown tool choice `{other}`: use auto, any (or required), none or tool:NAME"
+                )),
+            },
+        }
+    }
+
+    /// How the config writes it: `auto`, `any`, `none`, `{tool: NAME}`.
+    pub fn describe(&self) -> String {
+        match self {
+            ToolChoice::Auto => "auto".into(),
+            ToolChoice::Any => "any".into(),
+            ToolChoice::None => "none".into(),
+            ToolChoice::Tool(name) => format!("{{tool: {name}}}"),
+        }
+    }
+}
+
+/// Hand-written instead of `untagged`, so a wrong value gets a message that names every form.
+impl<'de> Deserialize<'de> for ToolChoice {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Choice;
+
+        const FORMS: &str = "auto, any (or required), none, or {tool: NAME}";
+
+        impl<'de> serde::de::Visitor<'de> for Choice {
+            type Value = ToolChoice;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "one of {FORMS}")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<ToolChoice, E> {
+                match v {
+                    "auto" => Ok(ToolChoice::Auto),
+                    "any" | "required" => Ok(ToolChoice::Any),
+                    "none" => Ok(ToolChoice::None),
+                    other => Err(E::custom(format!(
+                        "unknown tool choice `{other}`: use {FORMS}"
+                    ))),
+                }
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ToolChoice, A::Error> {
+                use serde::de::Error as _;
+                let mut name = None;
+                while let Some(key) = map.next_key::<String>()? {
+                    if key != "tool" {
+                        return Err(A::Error::custom(format!(
+                            "unknown key `{key}`: a tool choice mapping is {{tool: NAME}}"
+                        )));
+                    }
+                    name = Some(map.next_value::<String>()?);
+                }
+                match name.map(|n| n.trim().to_owned()).filter(|n| !n.is_empty()) {
+                    Some(n) => Ok(ToolChoice::Tool(n)),
+                    None => Err(A::Error::custom(
+                        "a tool choice mapping names the tool: {tool: NAME}",
+                    )),
+                }
+            }
+        }
+
+        d.deserialize_any(Choice)
+    }
+}
+
 fn default_cache_dir() -> PathBuf {
     PathBuf::from(".toolproof-cache")
 }

@@ -656,3 +656,64 @@ fn the_fixture_yaml_loads_into_the_material_the_reference_hashed() {
         }
     }
 }
+
+/// `evals.tool_choice` hashes as a `params.tool_choice` of its wire value does in the
+/// reference, and leaves the reference's key alone when unset. The expected keys come from
+/// mcp-toolproof 0.3.1's own `toolproof.evals.cache_key` (run on the same material).
+#[test]
+fn a_tool_choice_keys_as_the_reference_keys_params_tool_choice_and_unset_changes_nothing() {
+    use crate::config::{EvalConfig, Provider, ToolChoice};
+    use crate::evals::engine::request_params;
+    let tools = [ApiTool {
+        name: "echo".into(),
+        description: "Echo.".into(),
+        input_schema: json!({"type": "object"}),
+        exact_numbers: Vec::new(),
+    }];
+    let cfg = EvalConfig::default();
+    let key_of = |provider: &str, choice: Option<&ToolChoice>| {
+        let kind = if provider == "openai" {
+            Provider::Openai
+        } else {
+            Provider::Anthropic
+        };
+        let params = request_params(&cfg, kind, choice);
+        key(provider, "m", None, "hi", &tools, &params, 1)
+    };
+    let reference_unset = "9d2f6ccd0073654b00d84b7cbda9ef6e8dc5e9c8ccbc507d18fbc332ecda733e";
+    assert_eq!(key_of("anthropic", None), reference_unset);
+    let any = key_of("anthropic", Some(&ToolChoice::Any));
+    assert_eq!(
+        any, "dec52f585364399bf1aa96c6a5469d13aaf0bc73b274eb99a94a596ddcaec69b",
+        "the reference's key for params: {{tool_choice: {{type: any}}}}"
+    );
+    assert_ne!(any, reference_unset);
+    assert_eq!(
+        key_of("openai", Some(&ToolChoice::Tool("echo".into()))),
+        "ae94b0c4d26d180d65af2e6ec2408e81d3c4ddae33be8fbe46d1bfdc4bb78395"
+    );
+    // An explicit `auto` sends the request the reference sends when nothing is set, so it keeps
+    // the reference's key; every other choice is a key of its own.
+    assert_eq!(
+        key_of("anthropic", Some(&ToolChoice::Auto)),
+        reference_unset
+    );
+    assert_eq!(
+        key_of("openai", Some(&ToolChoice::Auto)),
+        key_of("openai", None)
+    );
+    let keys: Vec<String> = [
+        ToolChoice::Any,
+        ToolChoice::None,
+        ToolChoice::Tool("echo".into()),
+    ]
+    .iter()
+    .map(|c| key_of("anthropic", Some(c)))
+    .collect();
+    for (i, k) in keys.iter().enumerate() {
+        assert_ne!(k, reference_unset);
+        assert!(!keys[i + 1..].contains(k), "{keys:?}");
+    }
+    // The command provider is sent no params (and is never cached).
+    assert!(request_params(&cfg, Provider::Command, Some(&ToolChoice::Any)).is_empty());
+}

@@ -58,6 +58,7 @@ struct Shared {
     system: Option<String>,
     tools: Vec<ApiTool>,
     params: Map<String, Value>,
+    tool_choice: Option<Value>,
     max_tokens: u32,
     prompts: Vec<(usize, String)>,
     next: AtomicUsize,
@@ -91,6 +92,7 @@ impl Asking<'_, '_> {
             system: cfg.system.clone(),
             tools: self.ctx.api.tools.clone(),
             params: self.ctx.params.clone(),
+            tool_choice: self.ctx.tool_choice.clone(),
             max_tokens: match self.ctx.provider {
                 ProviderKind::Anthropic => DEFAULT_MAX_TOKENS,
                 _ => cfg.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
@@ -179,6 +181,7 @@ fn worker(shared: &Shared, tx: &mpsc::Sender<Reply>) {
             prompt,
             tools: &shared.tools,
             params: &shared.params,
+            tool_choice: shared.tool_choice.as_ref(),
             max_tokens: shared.max_tokens,
         };
         let started = Instant::now();

@@ -17,11 +17,12 @@ use serde_json::{Map, Value};
 
 use super::Choice;
 use super::cache::{Cache, Keyer, Lookup};
+use super::choice;
 use super::provider::{Pacer, Provider, ProviderError, RetryPolicy};
 use super::score::{self, Label};
 use super::scoring::{self, LabelledCase, Rules};
 use super::tools::{ApiTools, api_tools};
-use crate::config::{EvalCase, EvalConfig, Provider as ProviderKind};
+use crate::config::{EvalCase, EvalConfig, Provider as ProviderKind, ToolChoice};
 use crate::events::Events;
 use crate::interrupt::Interrupt;
 use crate::mcp::types::Tool;
@@ -61,9 +62,24 @@ pub fn provider_name(p: ProviderKind) -> &'static str {
 }
 
 /// The request parameters for a provider: `params`, plus `max_tokens` under the name the API
-/// knows when the YAML sets it (an explicit `params` key wins).
-pub fn request_params(cfg: &EvalConfig, provider: ProviderKind) -> Map<String, Value> {
+/// knows when the YAML sets it (an explicit `params` key wins), plus the tool choice (API-safe
+/// names, see [`choice`]) in the provider's format for the HTTP providers, exactly as a
+/// `params.tool_choice` would be sent and hashed. The command provider is sent no `params`.
+pub fn request_params(
+    cfg: &EvalConfig,
+    provider: ProviderKind,
+    tool_choice: Option<&ToolChoice>,
+) -> Map<String, Value> {
     let mut params = cfg.params.clone();
+    // `auto` is what the request carries anyway (and what keys the reference's cache); an
+    // explicit one adds nothing, and must not be sent to a tool-less request.
+    if let Some(c) =
+        tool_choice.filter(|c| provider != ProviderKind::Command && **c != ToolChoice::Auto)
+    {
+        params
+            .entry("tool_choice")
+            .or_insert_with(|| choice::wire(c, provider));
+    }
     if let Some(n) = cfg.max_tokens {
         let key = match provider {
             ProviderKind::Openai => "max_completion_tokens",
@@ -110,14 +126,29 @@ pub fn case_name(case: &EvalCase) -> String {
     })
 }
 
-/// Every cache key the current cases can hit (for `cache status` and `cache prune`).
+/// The tool choice as the model is offered it (a named tool by its API-safe name), when one
+/// is set; an error that says why when it names a tool the model is not offered.
+pub fn offered_choice(
+    settings: &EvalSettings,
+    api: &ApiTools,
+) -> Result<Option<ToolChoice>, String> {
+    settings
+        .tool_choice()
+        .map(|c| choice::offered(c, api))
+        .transpose()
+}
+
+/// Every cache key the current cases can hit (for `cache status` and `cache prune`), with
+/// the tool choice the settings send; an error when it names a tool the model is not offered.
 pub fn all_keys(
     tools: &[Tool],
     cfg: &EvalConfig,
     resolved: &EvalTarget,
-) -> Vec<(String, usize, u32, String)> {
+    settings: &EvalSettings,
+) -> Result<Vec<(String, usize, u32, String)>, String> {
     let api = api_tools(tools);
-    let params = request_params(cfg, resolved.provider);
+    let tool_choice = offered_choice(settings, &api)?;
+    let params = request_params(cfg, resolved.provider, tool_choice.as_ref());
     let mut keys = Vec::new();
     for model in &resolved.models {
         let keyer = Keyer::new(
@@ -133,7 +164,7 @@ pub fn all_keys(
             }
         }
     }
-    keys
+    Ok(keys)
 }
 
 /// Runs the evals phase: every model in turn, cached answers first, the rest asked on a pool
@@ -160,7 +191,11 @@ pub fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
         },
         ..EvalsResults::default()
     };
-    let params = request_params(cfg, provider);
+    let tool_choice = match offered_choice(r.settings, &api) {
+        Ok(c) => c,
+        Err(e) => return Phase::error(e),
+    };
+    let params = request_params(cfg, provider, tool_choice.as_ref());
     let by_name: HashMap<&str, &Tool> = tools.iter().map(|t| (t.name.as_str(), t)).collect();
     let pacer = Arc::new(Pacer::observed(
         RetryPolicy {
@@ -176,6 +211,7 @@ pub fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
         cfg,
         api: &api,
         params: &params,
+        tool_choice: tool_choice.map(|c| choice::wire(&c, ProviderKind::Command)),
         by_name: &by_name,
         provider,
         cache: Cache::new(&cfg.cache_dir),
@@ -214,6 +250,8 @@ struct Ctx<'a> {
     cfg: &'a EvalConfig,
     api: &'a ApiTools,
     params: &'a Map<String, Value>,
+    /// The tool choice in the command provider's shape (the HTTP providers have it in `params`).
+    tool_choice: Option<Value>,
     by_name: &'a HashMap<&'a str, &'a Tool>,
     provider: ProviderKind,
     cache: Cache,

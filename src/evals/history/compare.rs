@@ -214,6 +214,7 @@ mod tests {
             evals: None,
             findings: Some(&now_findings),
             failed_tests: Some(&now_failed),
+            tools: None,
         };
         let c = compare(&[with_checks, evals_only], "main", facts);
         let checks = c.checks.clone().unwrap_or_default();

@@ -129,6 +129,7 @@ mod tests {
             prompt: "Please add 2 and 3",
             tools,
             params,
+            tool_choice: None,
             max_tokens: 16000,
         }
     }

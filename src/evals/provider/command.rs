@@ -42,12 +42,15 @@ impl CommandSpec {
                 "set evals.command, e.g. [python3, pick_tool.py]",
             )));
         };
-        let request = json!({
+        let mut request = json!({
             "model": req.model,
             "system": req.system,
             "prompt": req.prompt,
             "tools": req.tools,
         });
+        if let (Some(choice), Some(body)) = (req.tool_choice, request.as_object_mut()) {
+            body.insert("tool_choice".into(), choice.clone());
+        }
         let mut line = request.to_string();
         line.push('\n');
         let child = Command::new(program)
@@ -228,6 +231,7 @@ mod tests {
             prompt: "Is it raining in Montreal?",
             tools: &tools,
             params: &params,
+            tool_choice: None,
             max_tokens: 0,
         })
     }

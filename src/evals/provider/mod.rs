@@ -57,7 +57,11 @@ pub struct Request<'a> {
     /// The tools offered, with API-safe names.
     pub tools: &'a [ApiTool],
     /// Extra body fields, merged into the request as given (they override toolproof's own).
+    /// The HTTP providers get `evals.tool_choice` here, as a `params.tool_choice` would be.
     pub params: &'a Map<String, Value>,
+    /// `evals.tool_choice` for the command provider (Anthropic's shape), sent as the request's
+    /// `tool_choice` member only when set.
+    pub tool_choice: Option<&'a Value>,
     /// `max_tokens` for Anthropic (the reference sends 16000). OpenAI gets none unless `params`
     /// has one: reasoning models reject `max_tokens`.
     pub max_tokens: u32,

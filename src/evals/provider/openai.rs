@@ -174,6 +174,7 @@ mod tests {
             prompt: "Please add 2 and 3",
             tools: &tools,
             params: &params,
+            tool_choice: None,
             max_tokens: 16000,
         };
         assert_eq!(
@@ -185,6 +186,7 @@ mod tests {
             system: None,
             tools: &[],
             params: &empty,
+            tool_choice: None,
             ..req
         };
         assert_eq!(

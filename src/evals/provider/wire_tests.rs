@@ -46,6 +46,7 @@ fn ask(provider: &Provider, pacer: &Pacer) -> Result<Answer, ProviderError> {
             prompt: "Please add 2 and 3",
             tools: &tools,
             params: &params,
+            tool_choice: None,
             max_tokens: 16000,
         },
         pacer,
@@ -271,6 +272,7 @@ fn a_429_holds_back_the_other_workers_too() {
         prompt,
         tools: &tools,
         params: &params,
+        tool_choice: None,
         max_tokens: 100,
     };
     std::thread::scope(|s| {

@@ -21,7 +21,7 @@ use crate::mcp::types::Tool;
 use crate::report::model::{
     CacheUse, EvalsResults, ModelEval, Phase, PhaseStatus, StressModel, StressResults, ToolOrder,
 };
-use crate::settings::{EvalTarget, StressSettings};
+use crate::settings::{EvalSettings, EvalTarget, StressSettings};
 
 /// What the curve needs besides the server's tools.
 pub struct StressRun<'a> {
@@ -77,20 +77,25 @@ pub fn planned_cases(cfg: &EvalConfig, target: &EvalTarget, settings: &StressSet
 }
 
 /// Every cache key the curve can hit, labelled with its list (for `cache status` and
-/// `cache prune`): the list without distractors is the evals phase's and left out.
+/// `cache prune`): the list without distractors is the evals phase's and left out. Empty when
+/// the curve is off; a tool choice the lists cannot offer is the evals phase's error to say.
 pub fn all_keys(
     tools: &[Tool],
     cfg: &EvalConfig,
     target: &EvalTarget,
-    settings: &StressSettings,
+    evals: &EvalSettings,
 ) -> Vec<(String, String, usize, u32, String)> {
     let mut keys = Vec::new();
+    let Some(settings) = evals.stress() else {
+        return keys;
+    };
     for (n, order, list) in tool_lists(tools, settings) {
         if is_baseline(n, order) {
             continue;
         }
         let label = format!("{n} distractors, {}", order.label());
-        for (model, case, trial, key) in engine::all_keys(&list, cfg, target) {
+        let list_keys = engine::all_keys(&list, cfg, target, evals).unwrap_or_default();
+        for (model, case, trial, key) in list_keys {
             keys.push((label.clone(), model, case, trial, key));
         }
     }

@@ -4,12 +4,15 @@
 //!
 //! Most important first, so the cap never hides why the run failed: the server, phases that
 //! could not run, each model's eval gates and its critical misses; then the YAML tests; then
-//! the other eval misses and provider errors; then the static-check findings.
+//! the set lint's errors and warnings; then the other eval misses and provider errors; then
+//! the static-check findings.
 //!
 //! Every annotation about the config points at it by its path from the repository root
 //! ([`Places`]; GitHub attaches nothing to `../x/toolproof.yaml` or an absolute path): a test at
 //! its entry, an eval case at its entry (in `cases_file` when it came from there), the eval gates
-//! at the `evals:` key, and the static-check findings at the `checks:` key, or at the file
+//! at the `evals:` key, a set-lint finding at its case's entry (or the `evals:` key when it is
+//! about no case; infos are not annotated), and the static-check findings at the `checks:` key,
+//! or at the file
 //! without a line when the config has no `checks:` section (a finding is about a tool the server
 //! sent, which has no line in the YAML).
 //!
@@ -19,7 +22,7 @@
 
 use super::escape::{clean, plural, truncate_chars};
 use super::evals_view::{EvalsView, ModelView};
-use super::model::{CaseStatus, PhaseStatus, RunReport, TestStatus};
+use super::model::{CaseStatus, PhaseStatus, RunReport, Severity, TestStatus};
 use super::places::Places;
 
 /// Most annotations per severity; GitHub drops the rest silently.
@@ -38,6 +41,8 @@ enum Rank {
     Verdict,
     /// A YAML test that failed or was flaky.
     Test,
+    /// A set-lint finding (an error fails the run).
+    Lint,
     /// An eval case that missed (not critical) or got no usable answer.
     Case,
     /// A static-check finding.
@@ -125,6 +130,7 @@ pub fn render_with(report: &RunReport, places: &Places) -> String {
     }
     finding_annotations(r, config, places.checks_line(), &mut found);
     test_annotations(r, config, &mut found);
+    lint_annotations(r, config, places, &mut found);
     let evals_itemised = match EvalsView::of(&r.phases.evals) {
         Some(view) => eval_annotations(&view, config, places, &mut found),
         None => false,
@@ -158,10 +164,10 @@ pub fn render_with(report: &RunReport, places: &Places) -> String {
 /// Phases that errored because the server could not be used add nothing to the connection
 /// error.
 fn phase_annotations(r: &RunReport, evals_itemised: bool, found: &mut Found) {
-    for (i, phase) in r.phases.overview().iter().enumerate() {
-        let itemised = match i {
-            0 | 1 => phase.status == PhaseStatus::Failed,
-            2 => evals_itemised,
+    for phase in &r.phases.overview() {
+        let itemised = match phase.key {
+            "checks" | "tests" | "lint" => phase.status == PhaseStatus::Failed,
+            "evals" => evals_itemised,
             _ => false,
         };
         let consequence = phase.status == PhaseStatus::Error && r.error.is_some();
@@ -197,6 +203,29 @@ fn finding_annotations(
             format!("{}: {}", f.tool, f.text()),
         );
         found.list(!f.fails).push(a.at(config, checks_line));
+    }
+}
+
+/// One annotation per set-lint error and warning, at its case's entry (in `cases_file` when it
+/// came from there), else at the `evals:` key. Infos are advice and stay in the reports.
+fn lint_annotations(r: &RunReport, config: Option<&str>, places: &Places, found: &mut Found) {
+    if !r.phases.lint.ran() {
+        return;
+    }
+    let Some(results) = &r.phases.lint.results else {
+        return;
+    };
+    for f in results
+        .findings
+        .iter()
+        .filter(|f| f.severity != Severity::Info)
+    {
+        let file = f.file.as_deref().map(|p| places.file(p)).or(config);
+        let line = f
+            .line
+            .or_else(|| places.evals_line().filter(|_| f.file.is_none()));
+        let a = Annotation::new(Rank::Lint, format!("toolproof lint {}", f.id), f.text());
+        found.list(!f.fails).push(a.at(file, line));
     }
 }
 

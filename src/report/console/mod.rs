@@ -5,6 +5,7 @@
 mod bench;
 mod evals;
 mod fuzz;
+mod lint;
 mod phases;
 mod protocol;
 mod stress;
@@ -134,7 +135,7 @@ pub fn render(report: &RunReport, opts: &ConsoleOptions) -> String {
         out.push('\n');
     }
 
-    let [checks, tests, evals, stress, bench, fuzz, proto] = r.phases.overview();
+    let [checks, tests, evals, lint, stress, bench, fuzz, proto] = r.phases.overview();
     phases::checks_section(&mut out, &checks, &r.phases.checks.results, width, color);
     phases::tests_section(&mut out, &tests, &r.phases.tests.results, width, color);
     match EvalsView::of(&r.phases.evals) {
@@ -145,6 +146,13 @@ pub fn render(report: &RunReport, opts: &ConsoleOptions) -> String {
             out.push('\n');
         }
     }
+    lint::section(
+        &mut out,
+        &lint,
+        r.phases.lint.results.as_ref(),
+        width,
+        color,
+    );
     stress::section(
         &mut out,
         &stress,
@@ -282,7 +290,17 @@ fn summary_line(out: &mut String, r: &RunReport, color: bool) {
         None => {}
     }
     for phase in &r.phases.overview()[3..] {
-        if let (Some(b), "bench") = (&r.phases.bench.results, phase.key) {
+        if let (Some(l), "lint") = (&r.phases.lint.results, phase.key)
+            && phase.status != PhaseStatus::Error
+        {
+            let e = l.count(Severity::Error);
+            let w = l.count(Severity::Warning);
+            parts.push(format!(
+                "lint: {e} error{}, {w} warning{}",
+                plural(e),
+                plural(w)
+            ));
+        } else if let (Some(b), "bench") = (&r.phases.bench.results, phase.key) {
             let passed = b.passed();
             parts.push(format!(
                 "bench: {passed} passed, {} failed",

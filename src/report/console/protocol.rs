@@ -36,11 +36,9 @@ fn table(r: &ProtocolResults) -> Table {
             ("skipped", _) => Cell::painted("SKIP", Paint::Dim),
             (_, Severity::Error) => Cell::painted("FAIL", Paint::Red),
             (_, Severity::Warning) => Cell::painted("WARN", Paint::Yellow),
+            (_, Severity::Info) => Cell::painted("INFO", Paint::Dim),
         };
-        let severity = match c.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        };
+        let severity = c.severity.as_str();
         table.row(vec![
             mark,
             Cell::new(c.id.clone()),

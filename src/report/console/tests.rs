@@ -134,7 +134,7 @@ fn evals_part(report: &RunReport) -> String {
         },
     );
     let start = out.find("Evals:").unwrap_or(0);
-    let end = out.find("Bench:").unwrap_or(out.len());
+    let end = out.find("Set lint:").unwrap_or(out.len());
     out[start..end].to_string()
 }
 
@@ -223,16 +223,14 @@ fn evals_without_results_keep_one_line() {
     report.phases.evals =
         crate::report::model::Phase::skipped("no evals section in toolproof.yaml");
     let out = plain(&report);
-    assert!(out.contains("\nEvals: SKIP - no evals section in toolproof.yaml\n\nStress:"));
+    assert!(out.contains("\nEvals: SKIP - no evals section in toolproof.yaml\n\nSet lint:"));
     assert!(
         !out.contains("evals:"),
         "a skipped phase is left out of the summary"
     );
-    assert!(
-        plain(&fixtures::failing()).contains(
-            "\nEvals: ERROR - the server could not be restarted after it exited\n\nStress:"
-        )
-    );
+    assert!(plain(&fixtures::failing()).contains(
+        "\nEvals: ERROR - the server could not be restarted after it exited\n\nSet lint:"
+    ));
 }
 
 #[test]

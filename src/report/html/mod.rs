@@ -10,14 +10,16 @@
 //! are byte-identical.
 //!
 //! Hooks for tests and scripts: sections have the ids `connection-error`, `phases`, `checks`,
-//! `tests`, `evals`, `stress`, `bench`, `fuzz` and `protocol` (the stress chart's hooks are in
-//! `chart`); every table row of a result has a `data-status` (the
+//! `tests`, `evals`, `lint` (with `coverage` and `contrastive-pairs` headings), `stress` (the
+//! chart's hooks are in `chart`), `bench`, `fuzz` and `protocol`; every table row of a result
+//! has a `data-status` (the
 //! JSON report's word for it) and one class of `fail`, `warn`, `skip` or `pass`.
 
 mod bench;
 mod chart;
 mod evals;
 mod fuzz;
+mod lint;
 mod marks;
 mod phases;
 mod protocol;
@@ -80,7 +82,7 @@ pub fn render(report: &RunReport) -> String {
     connection_error(&mut out, r);
     stdout_noise(&mut out, r);
     phases_table(&mut out, r);
-    let [checks, tests, evals, stress, bench, fuzz, proto] = r.phases.overview();
+    let [checks, tests, evals, lint, stress, bench, fuzz, proto] = r.phases.overview();
     phases::checks_section(
         &mut out,
         &checks,
@@ -97,6 +99,12 @@ pub fn render(report: &RunReport) -> String {
         &mut out,
         &evals,
         EvalsView::of(&r.phases.evals).as_ref(),
+        r.config_file.as_deref(),
+    );
+    lint::section(
+        &mut out,
+        &lint,
+        r.phases.lint.results.as_ref(),
         r.config_file.as_deref(),
     );
     stress::section(&mut out, &stress, StressView::of(&r.phases.stress).as_ref());
@@ -239,7 +247,7 @@ fn stdout_noise(out: &mut String, r: &RunReport) {
     out.push_str("\n</section>\n");
 }
 
-/// The five phases, failed and errored first, then passed, then skipped; each links to its
+/// The eight phases, failed and errored first, then passed, then skipped; each links to its
 /// section.
 fn phases_table(out: &mut String, r: &RunReport) {
     out.push_str("<section id=\"phases\">\n<h2>Phases</h2>\n");

@@ -50,11 +50,9 @@ pub(super) fn checks_section(
                 (Severity::Error, _) => (Tone::Fail, "ERROR"),
                 (Severity::Warning, true) => (Tone::Fail, "WARNING"),
                 (Severity::Warning, false) => (Tone::Warn, "WARNING"),
+                (Severity::Info, _) => (Tone::Skip, "INFO"),
             };
-            let status = match f.severity {
-                Severity::Error => "error",
-                Severity::Warning => "warning",
-            };
+            let status = f.severity.as_str();
             out.push_str(&row_open(tone, status, word));
             out.push_str(&format!(
                 "<th scope=\"row\">{}</th>",

@@ -52,11 +52,9 @@ fn row(out: &mut String, c: &ProtocolCheck, strict: bool) {
         (_, Severity::Error) => (Tone::Fail, "FAIL"),
         (_, Severity::Warning) if strict => (Tone::Fail, "FAIL"),
         (_, Severity::Warning) => (Tone::Warn, "WARN"),
+        (_, Severity::Info) => (Tone::Skip, "INFO"),
     };
-    let severity = match c.severity {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-    };
+    let severity = c.severity.as_str();
     out.push_str(&row_open(tone, &c.status, word));
     out.push_str(&cell("Check", "", &text(&c.id, CELL_CHARS)));
     out.push_str(&cell("Severity", "", severity));

@@ -19,7 +19,9 @@
 //! - evals: the tool the case expects, `(no tool)` when it expects none
 //!   (`toolproof.evals.get_weather`). With several models the phase is `evals.<model>`
 //!   (`toolproof.evals.claude-haiku-4-5.get_weather`), so one case under two models stays two
-//!   tests.
+//!   tests;
+//! - set lint: the rule (`toolproof.lint.unknown-tool`), one testcase per finding, named after
+//!   the case or tool it is about.
 //!
 //! A `.` inside a tool or model name becomes `_` (`admin.tools.list` → `admin_tools_list`), so it
 //! cannot open packages of its own; the testcase name keeps the name as it is. Testcases about a
@@ -37,6 +39,7 @@
 mod bench;
 mod evals;
 mod fuzz;
+mod lint;
 mod phases;
 mod protocol;
 mod stress;
@@ -93,7 +96,7 @@ pub fn render_with(report: &RunReport, options: &JunitOptions) -> String {
 
     suites.extend(server_suite(r));
 
-    let [checks, tests, evals, stress, bench, fuzz, proto] = r.phases.overview();
+    let [checks, tests, evals, lint, stress, bench, fuzz, proto] = r.phases.overview();
     suites.push(phases::checks_suite(&checks, &r.phases.checks.results));
     suites.push(phases::tests_suite(
         &tests,
@@ -104,6 +107,14 @@ pub fn render_with(report: &RunReport, options: &JunitOptions) -> String {
         Some(view) => suites.extend(evals::suites(&evals, &view, config_file, &places)),
         None => suites.push(phase_suite(&evals)),
     }
+    suites.push(lint::suite(
+        &lint,
+        r.phases.lint.results.as_ref(),
+        &lint::Place {
+            config_file,
+            places: &places,
+        },
+    ));
     suites.push(stress::suite(&stress, r.phases.stress.results.as_ref()));
     suites.push(bench::suite(&bench, r.phases.bench.results.as_ref()));
     suites.push(fuzz::suite(&fuzz, r.phases.fuzz.results.as_ref()));

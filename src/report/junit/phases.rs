@@ -127,10 +127,7 @@ fn check_case(name: &str, findings: &[&Finding]) -> TestCase {
 }
 
 fn severity_word(s: Severity) -> &'static str {
-    match s {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-    }
+    s.as_str()
 }
 
 pub(super) fn tests_suite(

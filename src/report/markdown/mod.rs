@@ -1,12 +1,15 @@
 //! The Markdown job summary (GitHub-flavoured, appended to `$GITHUB_STEP_SUMMARY` or
 //! `--summary`): verdict, server, one row per phase, then the static-check findings and the
 //! failed tests in `<details>`, then the tool-selection evals per model (verdict, failed gates,
-//! every miss with its `why`, confusion pairs, the miss-rate trend). Every untrusted string is
-//! escaped for Markdown and HTML, and the whole text stays under [`SUMMARY_BUDGET`] bytes by cutting lists with a note.
+//! every miss with its `why`, confusion pairs, the miss-rate trend), then the set lint's
+//! findings and its coverage table (tool → cases, no-tool cases, contrastive pairs). Every
+//! untrusted string is escaped for Markdown and HTML, and the whole text stays under
+//! [`SUMMARY_BUDGET`] bytes by cutting lists with a note.
 
 mod bench;
 mod evals;
 mod fuzz;
+mod lint;
 mod list;
 pub mod pr_comment;
 mod protocol;
@@ -60,9 +63,20 @@ fn render_within(report: &RunReport, budget: usize) -> String {
     let failed = failed_test_rows(r);
     let fuzzed = fuzz::findings(r.phases.fuzz.results.as_ref());
     let protocol = protocol::findings(r.phases.protocol.results.as_ref());
+    let lint_results = r
+        .phases
+        .lint
+        .results
+        .as_ref()
+        .filter(|_| r.phases.lint.ran());
+    let linted = lint::findings(lint_results, r.config_file.as_deref());
+    let coverage = lint::coverage(lint_results);
+    let pairs = lint::pairs(lint_results);
     let blocks = view.as_ref().map_or_else(Vec::new, evals::blocks);
     let fixed: usize = blocks.iter().map(|b| b.head.len() + b.tail.len()).sum();
-    let mut lists = vec![&findings, &failed, &fuzzed, &protocol];
+    let mut lists = vec![
+        &findings, &failed, &fuzzed, &protocol, &linted, &coverage, &pairs,
+    ];
     lists.extend(blocks.iter().map(|b| &b.misses));
     let available = budget.saturating_sub(out.len() + fixed + lists.len() * SECTION_OVERHEAD);
     let allotments = share(
@@ -73,11 +87,15 @@ fn render_within(report: &RunReport, budget: usize) -> String {
     failed.render_into(&mut out, allotments[1]);
     fuzzed.render_into(&mut out, allotments[2]);
     protocol.render_into(&mut out, allotments[3]);
-    for (block, allotment) in blocks.iter().zip(&allotments[4..]) {
+    for (block, allotment) in blocks.iter().zip(&allotments[7..]) {
         out.push_str(&block.head);
         block.misses.render_into(&mut out, *allotment);
         out.push_str(&block.tail);
     }
+    // The set lint after the evals it is about.
+    linted.render_into(&mut out, allotments[4]);
+    coverage.render_into(&mut out, allotments[5]);
+    pairs.render_into(&mut out, allotments[6]);
     fit(&mut out, budget);
     out.push_str(&stress);
     out
@@ -86,7 +104,7 @@ fn render_within(report: &RunReport, budget: usize) -> String {
 /// One row per phase, then a blank line.
 fn phase_table(r: &RunReport, view: Option<&EvalsView<'_>>) -> String {
     let mut out = String::from("| Phase | Result |\n|---|---|\n");
-    let [checks, tests, evals, stress, bench, fuzz, proto] = r.phases.overview();
+    let [checks, tests, evals, lint, stress, bench, fuzz, proto] = r.phases.overview();
     out.push_str(&phase_row(
         &checks,
         checks_result(&checks, &r.phases.checks.results),
@@ -99,6 +117,13 @@ fn phase_table(r: &RunReport, view: Option<&EvalsView<'_>>) -> String {
         Some(view) => evals::row(&evals, view),
         None => phase_row(&evals, None),
     });
+    // The lint's reason is its counts: said once.
+    let counts = lint::result(&lint, r.phases.lint.results.as_ref());
+    let lint_row = PhaseOverview {
+        reason: if counts.is_some() { None } else { lint.reason },
+        ..lint
+    };
+    out.push_str(&phase_row(&lint_row, counts));
     out.push_str(&stress::row(
         &stress,
         StressView::of(&r.phases.stress).as_ref(),

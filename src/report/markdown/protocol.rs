@@ -26,6 +26,7 @@ pub(super) fn findings(results: Option<&ProtocolResults>) -> List {
         let (mark, word) = match c.severity {
             Severity::Error => ("❌", "error"),
             Severity::Warning => ("⚠️", "warning"),
+            Severity::Info => ("ℹ️", "info"),
         };
         rows.push(format!(
             "| {mark} | `{}` | {word} | {} |\n",

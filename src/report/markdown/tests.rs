@@ -3,7 +3,7 @@
 use super::*;
 use crate::report::fixtures;
 use crate::report::model::CaseStatus;
-use crate::report::model::{Finding, Severity};
+use crate::report::model::{Finding, LintFinding, Phase, Severity};
 
 #[test]
 fn snapshots() {
@@ -72,6 +72,41 @@ fn fifty_thousand_findings_fit_the_budget() {
     // The failed tests still have their room.
     assert!(out.contains("wrong expectation retried"));
     assert!(out.ends_with("</details>\n\n"));
+}
+
+#[test]
+fn a_huge_set_lint_and_coverage_table_share_the_budget() {
+    use crate::report::model::ToolCoverage;
+    let mut report = fixtures::lint_findings();
+    let mut failed_tests = fixtures::failing();
+    report.phases.tests = std::mem::replace(&mut failed_tests.phases.tests, Phase::skipped(""));
+    if let Some(r) = report.phases.lint.results.as_mut() {
+        let first = r.findings[0].clone();
+        r.findings = (0..30_000)
+            .map(|i| LintFinding {
+                case: Some(format!("case {i}")),
+                ..first.clone()
+            })
+            .collect();
+        r.coverage.tools = (0..30_000)
+            .map(|i| ToolCoverage {
+                tool: format!("tool_{i}"),
+                cases: vec![format!("case {i}"), format!("case {i} again")],
+                quoting: Vec::new(),
+            })
+            .collect();
+    }
+    let out = render(&report);
+    assert!(out.len() <= SUMMARY_BUDGET, "{} bytes", out.len());
+    assert!(out.len() > SUMMARY_BUDGET / 2, "the budget should be used");
+    assert!(out.contains("Set lint findings") && out.contains("Eval set coverage"));
+    assert_eq!(
+        out.matches(" more (see the JSON/JUnit report)").count(),
+        2,
+        "both lists cut"
+    );
+    // The failed tests still have their room.
+    assert!(out.contains("wrong expectation retried"));
 }
 
 #[test]

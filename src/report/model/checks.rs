@@ -10,6 +10,20 @@ pub enum Severity {
     Error,
     /// Fails the run only under `strict`.
     Warning,
+    /// Never fails the run: advice (the set lint's `missing-why`, which `strict` raises to a
+    /// warning).
+    Info,
+}
+
+impl Severity {
+    /// The lowercase word the reports use: `error`, `warning`, `info`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
 }
 
 /// Results of the static checks.

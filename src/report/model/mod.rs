@@ -10,6 +10,7 @@ mod checks;
 mod evals;
 mod fuzz;
 mod history;
+mod lint;
 mod protocol;
 pub mod rates;
 mod stress;
@@ -18,6 +19,7 @@ mod suite;
 pub use bench::{BaselineDelta, BaselineInfo, BenchResults, BenchTargetResult, Latency, Limits};
 pub use checks::{ChecksResults, Finding, Severity};
 pub use fuzz::{FuzzFinding, FuzzResults, FuzzTool};
+pub use lint::{ContrastPair, Coverage, LintFinding, LintResults, NotChecked, ToolCoverage};
 pub use protocol::{ProtocolCheck, ProtocolResults};
 pub use stress::{StressBreak, StressMiss, StressModel, StressPoint, StressResults, ToolOrder};
 
@@ -286,6 +288,8 @@ pub struct Phases {
     pub tests: Phase<Vec<TestResult>>,
     /// Tool-selection evals.
     pub evals: Phase<Option<EvalsResults>>,
+    /// The set lint: the labelled eval cases checked against the tool list.
+    pub lint: Phase<Option<LintResults>>,
     /// The evals again with distractor tools added and the tool list reordered.
     pub stress: Phase<Option<StressResults>>,
     /// Latency benchmarks.
@@ -325,7 +329,7 @@ pub struct PhaseOverview<'a> {
 
 impl Phases {
     /// Every phase in run order, without its results.
-    pub fn overview(&self) -> [PhaseOverview<'_>; 7] {
+    pub fn overview(&self) -> [PhaseOverview<'_>; 8] {
         fn view<'a, T>(
             key: &'static str,
             title: &'static str,
@@ -343,6 +347,7 @@ impl Phases {
             view("checks", "Static checks", &self.checks),
             view("tests", "Tests", &self.tests),
             view("evals", "Evals", &self.evals),
+            view("lint", "Set lint", &self.lint),
             view("stress", "Stress", &self.stress),
             view("bench", "Bench", &self.bench),
             view("fuzz", "Fuzz", &self.fuzz),

@@ -1,0 +1,91 @@
+//! The set lint's section of the console report: the counts, one row per finding (failing
+//! ones first; more than [`INFOS_SHOWN`] infos of one rule fold into one row, since a set
+//! written for mcp-toolproof has no `why` anywhere), the coverage in one line, and the rules
+//! this run could not check.
+
+use super::phase_line;
+use crate::report::escape::clean;
+use crate::report::model::{LintFinding, LintResults, PhaseOverview, PhaseStatus, Severity};
+use crate::report::table::{Cell, Column, Paint, Table};
+
+pub(super) fn section(
+    out: &mut String,
+    phase: &PhaseOverview<'_>,
+    results: Option<&LintResults>,
+    width: usize,
+    color: bool,
+) {
+    let ran = matches!(phase.status, PhaseStatus::Passed | PhaseStatus::Failed);
+    let detail = match results.filter(|_| ran) {
+        Some(r) => {
+            let mut d = r.counts_text();
+            if r.strict {
+                d.push_str("; strict: warnings fail");
+            }
+            if !r.disabled.is_empty() {
+                d.push_str("; disabled: ");
+                d.push_str(&r.disabled.join(", "));
+            }
+            Some(clean(&d).into_owned())
+        }
+        None => phase.reason.map(|s| clean(s).into_owned()),
+    };
+    phase_line(out, phase, detail.as_deref(), color);
+    let Some(r) = results.filter(|_| ran) else {
+        out.push('\n');
+        return;
+    };
+    if !r.findings.is_empty() {
+        out.push_str(&table(r).render(width, color));
+    }
+    out.push_str(&format!("  coverage: {}\n", clean(&r.coverage.summary())));
+    for n in &r.not_checked {
+        out.push_str(&format!(
+            "  not checked: {}: {}\n",
+            clean(&n.id),
+            clean(&n.reason).replace('\n', " ")
+        ));
+    }
+    out.push('\n');
+}
+
+/// Infos of one rule shown one by one; more fold into one row.
+const INFOS_SHOWN: usize = 3;
+
+fn table(r: &LintResults) -> Table {
+    let mut table = Table::new(vec![
+        Column::fixed(""),
+        Column::text("Rule"),
+        Column::text("Problem"),
+    ]);
+    let mut findings: Vec<&LintFinding> = r.findings.iter().collect();
+    findings.sort_by_key(|f| !f.fails);
+    let mut folded: Vec<&str> = Vec::new();
+    for f in findings {
+        let mark = match (f.fails, f.severity) {
+            (true, _) => Cell::painted("FAIL", Paint::Red),
+            (false, Severity::Info) => Cell::painted("INFO", Paint::Dim),
+            (false, _) => Cell::painted("WARN", Paint::Yellow),
+        };
+        let alike = r
+            .findings
+            .iter()
+            .filter(|g| g.id == f.id && g.severity == Severity::Info)
+            .count();
+        let text = if f.severity == Severity::Info && alike > INFOS_SHOWN {
+            if folded.contains(&f.id.as_str()) {
+                continue;
+            }
+            folded.push(&f.id);
+            format!(
+                "{}\n… and {} more like it (the JSON, JUnit and Markdown reports list each)",
+                f.text(),
+                alike - 1
+            )
+        } else {
+            f.text().into_owned()
+        };
+        table.row(vec![mark, Cell::new(clean(&f.id)), Cell::new(clean(&text))]);
+    }
+    table
+}
