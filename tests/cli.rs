@@ -27,6 +27,11 @@ fn fake() -> String {
         let mut cmd = Command::new(cargo);
         cmd.args(["build", "--examples", "--quiet"])
             .current_dir(env!("CARGO_MANIFEST_DIR"));
+        // The features this test was built with: examples built without them would rebuild the
+        // library a second time.
+        if cfg!(feature = "interop") {
+            cmd.args(["--features", "interop"]);
+        }
         if bin_dir().ends_with("release") {
             cmd.arg("--release");
         }
@@ -1284,6 +1289,11 @@ fn demo(name: &str) -> (Dir, Out) {
 fn the_bundled_demo_passes_and_its_broken_twin_fails_for_the_planted_reasons() {
     let _ = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .args(["build", "--examples"])
+        .args(if cfg!(feature = "interop") {
+            &["--features", "interop"][..]
+        } else {
+            &[]
+        })
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .status();
     let (dir, out) = demo("toolproof.yaml");

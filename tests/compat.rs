@@ -143,6 +143,11 @@ fn example(name: &str) -> String {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let mut cmd = Command::new(cargo);
         cmd.args(["build", "--examples"]).current_dir(manifest());
+        // The features this test was built with: examples built without them would rebuild the
+        // library a second time.
+        if cfg!(feature = "interop") {
+            cmd.args(["--features", "interop"]);
+        }
         if dir.parent().is_some_and(|p| p.ends_with("release")) {
             cmd.arg("--release");
         }

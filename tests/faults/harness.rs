@@ -25,6 +25,11 @@ pub fn example(name: &str) -> String {
         let mut cmd = Command::new(cargo);
         cmd.args(["build", "--examples", "--quiet"])
             .current_dir(env!("CARGO_MANIFEST_DIR"));
+        // The features this test was built with: examples built without them would rebuild the
+        // library a second time.
+        if cfg!(feature = "interop") {
+            cmd.args(["--features", "interop"]);
+        }
         if bin_dir().ends_with("release") {
             cmd.arg("--release");
         }

@@ -40,6 +40,11 @@ fn build_examples(target: &Path) {
     let mut cmd = Command::new(cargo);
     cmd.args(["build", "--examples"])
         .current_dir(env!("CARGO_MANIFEST_DIR"));
+    // The features this test was built with: examples built without them would rebuild the
+    // library a second time.
+    if cfg!(feature = "interop") {
+        cmd.args(["--features", "interop"]);
+    }
     if profile == "release" {
         cmd.arg("--release");
     }

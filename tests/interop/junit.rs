@@ -21,7 +21,7 @@ fn fake() -> String {
     BUILD.call_once(|| {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let status = Command::new(cargo)
-            .args(["build", "--examples"])
+            .args(["build", "--examples", "--features", "interop"])
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .status()
             .expect("run cargo build --examples");
