@@ -8,6 +8,7 @@
 
 mod annotations;
 mod names;
+mod required;
 mod schema;
 mod similarity;
 
@@ -243,7 +244,11 @@ fn check_tool(tool: &Tool, shown: &str, ctx: &CheckContext, out: &mut Sink) {
                 shown,
                 DESCRIPTION_LENGTH,
                 Severity::Warning,
-                format!("description is {length} characters (limit {limit})"),
+                Problem::new(
+                    format!("description is {length} characters (limit {limit})"),
+                    "keep to what the tool does and when to use it; move argument details into \
+                     the arguments' descriptions",
+                ),
             );
         }
     }

@@ -9,6 +9,13 @@
 //! - `name` = Jaccard similarity of the two names' word sets, `description` = the same for the
 //!   descriptions; the score is their mean. When neither tool has a description, the name alone
 //!   decides.
+//! - when both descriptions say enough, the description overlap alone (weighted) may decide, so
+//!   that two tools described the same way are flagged whatever they are called; but not when
+//!   the names state different actions (`resources_get`, `resources_delete`) and the
+//!   descriptions do too: the verb tells the tools apart, however alike the rest is.
+//!
+//! A finding shows the shared words as the tools wrote them: `exec/run` when one wrote `exec`
+//! and the other `run`, which the folding reads as one word.
 //!
 //! Word sets are interned once per tool (sorted ids), so a pair costs two merges of short
 //! vectors; pairs that cannot reach the threshold given their set sizes are skipped.
@@ -52,6 +59,11 @@ const SYNONYMS: &[&[&str]] = &[
 struct Profile {
     name: Vec<u32>,
     description: Vec<u32>,
+    /// The actions (groups of [`SYNONYMS`], as bits) the name and the description state.
+    name_actions: u8,
+    description_actions: u8,
+    /// Each folded word's id with the id of the word the tool first wrote for it.
+    written: HashMap<u32, u32>,
 }
 
 /// Words and their ids.
@@ -72,12 +84,46 @@ impl Words {
         id
     }
 
-    fn profile(&mut self, text: &str) -> Vec<u32> {
-        let mut ids: Vec<u32> = words(text).into_iter().map(|w| self.intern(w)).collect();
+    /// A tool's profile from its name and description.
+    fn tool(&mut self, name: &str, description: &str) -> Profile {
+        let mut written = HashMap::new();
+        let (name, name_actions) = self.words_of(name, &mut written);
+        let (description, description_actions) = self.words_of(description, &mut written);
+        Profile {
+            name,
+            description,
+            name_actions,
+            description_actions,
+            written,
+        }
+    }
+
+    /// The sorted, distinct ids of a text's folded words and the actions among them; records
+    /// the word as written for each id not seen before.
+    fn words_of(&mut self, text: &str, written: &mut HashMap<u32, u32>) -> (Vec<u32>, u8) {
+        let mut ids = Vec::new();
+        let mut actions = 0u8;
+        for (as_written, folded) in word_pairs(text) {
+            actions |= action(&folded);
+            let id = self.intern(folded);
+            if !written.contains_key(&id) {
+                let shown = self.intern(as_written);
+                written.insert(id, shown);
+            }
+            ids.push(id);
+        }
         ids.sort_unstable();
         ids.dedup();
-        ids
+        (ids, actions)
     }
+}
+
+/// The bit of the [`SYNONYMS`] group a folded word heads, 0 for any other word.
+fn action(folded: &str) -> u8 {
+    SYNONYMS
+        .iter()
+        .position(|group| group[0] == folded)
+        .map_or(0, |i| 1 << i)
 }
 
 /// Pairs reported one by one; beyond that one finding counts the rest.
@@ -92,10 +138,7 @@ pub(super) fn check(tools: &[Tool], shown: &[String], threshold: f64, out: &mut 
     let mut words = Words::default();
     let profiles: Vec<Profile> = tools
         .iter()
-        .map(|t| Profile {
-            name: words.profile(&t.name),
-            description: words.profile(t.description.as_deref().unwrap_or("")),
-        })
+        .map(|t| words.tool(&t.name, t.description.as_deref().unwrap_or("")))
         .collect();
 
     let mut pairs = 0usize;
@@ -117,6 +160,8 @@ pub(super) fn check(tools: &[Tool], shown: &[String], threshold: f64, out: &mut 
                 continue;
             }
             let shared = shared(a, b, &words.words);
+            let same_text = tools[i].description.as_deref().map(str::trim)
+                == tools[j].description.as_deref().map(str::trim);
             out.add(
                 &format!("{} + {}", shown[i], shown[j]),
                 SIMILAR_TOOLS,
@@ -127,7 +172,14 @@ pub(super) fn check(tools: &[Tool], shown: &[String], threshold: f64, out: &mut 
                          {threshold:.2}); a model may call one when it means the other; shared \
                          words: {shared}"
                     ),
-                    "say in each description what it does that the other does not, or merge them",
+                    if same_text {
+                        "the descriptions are the same text: if one tool is another name for \
+                         the other, list it once; otherwise say in each what it does that the \
+                         other does not"
+                    } else {
+                        "say in each description what it does that the other does not, or \
+                         merge them"
+                    },
                 ),
             );
         }
@@ -168,8 +220,16 @@ fn score(a: &Profile, b: &Profile) -> f64 {
     }
 }
 
+/// Whether the descriptions may decide alone: both say enough, and the two tools do not state
+/// different actions in their names and their descriptions alike.
 fn telling(a: &Profile, b: &Profile) -> bool {
-    a.description.len() >= TELLING_DESCRIPTION && b.description.len() >= TELLING_DESCRIPTION
+    let different_actions = a.name_actions != 0
+        && b.name_actions != 0
+        && a.name_actions & b.name_actions == 0
+        && a.description_actions != b.description_actions;
+    a.description.len() >= TELLING_DESCRIPTION
+        && b.description.len() >= TELLING_DESCRIPTION
+        && !different_actions
 }
 
 /// An upper bound of [`score`] from set sizes alone (Jaccard ≤ smaller / larger).
@@ -225,7 +285,8 @@ fn intersection<'v>(a: &'v [u32], b: &'v [u32]) -> impl Iterator<Item = u32> + '
     })
 }
 
-/// The words two tools share (names first, then descriptions), comma-separated.
+/// The words two tools share (names first, then descriptions), comma-separated, as each wrote
+/// them: `exec/run` when they wrote different words that fold to one.
 fn shared(a: &Profile, b: &Profile, words: &[String]) -> String {
     let mut ids: Vec<u32> = intersection(&a.name, &b.name).collect();
     for id in intersection(&a.description, &b.description) {
@@ -233,32 +294,61 @@ fn shared(a: &Profile, b: &Profile, words: &[String]) -> String {
             ids.push(id);
         }
     }
-    let mut list: Vec<&str> = ids
+    let as_written = |p: &Profile, id: u32| {
+        let shown = p.written.get(&id).copied().unwrap_or(id);
+        words[shown as usize].as_str()
+    };
+    let mut folded = false;
+    let mut list: Vec<String> = ids
         .iter()
         .take(SHOWN_WORDS)
-        .map(|&id| words[id as usize].as_str())
+        .map(|&id| {
+            let (x, y) = (as_written(a, id), as_written(b, id));
+            if x == y {
+                x.to_owned()
+            } else {
+                folded = true;
+                format!("{x}/{y}")
+            }
+        })
         .collect();
     let more = ids.len().saturating_sub(SHOWN_WORDS);
-    let extra;
     if more > 0 {
-        extra = format!("and {more} more");
-        list.push(&extra);
+        list.push(format!("and {more} more"));
     }
-    list.join(", ")
+    let mut text = list.join(", ");
+    if folded {
+        text.push_str(" (x/y: different words read as one)");
+    }
+    text
 }
 
 /// The meaningful words of a name or description, normalised, in order, with repeats.
+#[cfg(test)]
 fn words(text: &str) -> Vec<String> {
+    word_pairs(text)
+        .into_iter()
+        .map(|(_, folded)| folded)
+        .collect()
+}
+
+/// The meaningful words of a name or description, each lowercased as written and normalised,
+/// in order, with repeats.
+fn word_pairs(text: &str) -> Vec<(String, String)> {
     split(text)
         .into_iter()
-        .map(|w| fold(&w.to_lowercase()))
-        .filter(|w| w.chars().count() > 1 && !STOPWORDS.contains(&w.as_str()))
+        .map(|w| {
+            let lower = w.to_lowercase();
+            let folded = fold(&lower);
+            (lower, folded)
+        })
+        .filter(|(_, w)| w.chars().count() > 1 && !STOPWORDS.contains(&w.as_str()))
         .collect()
 }
 
 /// Splits on non-alphanumerics, camelCase (`getHTTPStatus` → get, HTTP, Status) and
 /// letter/digit boundaries.
-fn split(text: &str) -> Vec<String> {
+pub(super) fn split(text: &str) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     let mut out = Vec::new();
     let mut word = String::new();
