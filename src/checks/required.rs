@@ -89,7 +89,10 @@ fn nothing_required(
     ))
 }
 
-/// The finding for arguments the descriptions offer as alternatives.
+/// The finding for arguments the descriptions offer as alternatives. JSON Schema says "one of
+/// these is needed" with an `anyOf` of `required` lists; the hint also says where else to put
+/// it, since the Anthropic Messages API refuses such a schema ("input_schema does not support
+/// oneOf, allOf, or anyOf at the top level") and clients that pass schemas through fail.
 fn one_of(groups: &[Vec<&str>]) -> Problem {
     let offered: Vec<String> = groups
         .iter()
@@ -182,7 +185,7 @@ const NARROWING_PHRASES: &[&str] = &[
     "cap the number",
 ];
 
-/// Description words of an argument that narrows or pages a result, or that belongs to one mode.
+/// Description words of an argument that narrows or pages a result.
 const NARROWING_WORDS: &[&str] = &[
     "filter",
     "filters",
@@ -192,11 +195,11 @@ const NARROWING_WORDS: &[&str] = &[
     "pagination",
     "paginate",
     "paging",
-    "operation",
-    "operations",
-    "mode",
-    "modes",
 ];
+
+/// Description words of an argument that belongs to one mode or operation of the tool
+/// (`Branch name for create/delete/rename operations`).
+const MODE_WORDS: &[&str] = &["operation", "operations", "mode", "modes"];
 
 /// Argument names (lowercase, without `_`/`-`) that filter, sort, page or limit a result; each has
 /// an obvious meaning when left out (everything, in the default order, from the start).
@@ -205,7 +208,10 @@ const NARROWING_NAMES: &[&str] = &[
     "orderby", "filter", "filters", "since", "until", "depth", "top",
 ];
 
-/// Whether an argument is evidently optional (see the module documentation).
+/// Whether an argument is evidently optional (see the module documentation). `default` is
+/// JSON Schema 2020-12's meta-data keyword (Validation, section 9.2) for the value an absent
+/// instance stands for; MCP passes input schemas to models as they are, so what a description
+/// says is what the model reads.
 fn optional(name: &str, property: &Value) -> bool {
     let Some(p) = property.as_object() else {
         return false;
@@ -223,7 +229,7 @@ fn optional(name: &str, property: &Value) -> bool {
         .chain(CONDITIONAL_PHRASES)
         .chain(NARROWING_PHRASES)
         .any(|phrase| text.contains(phrase))
-        || words(&text).any(|w| NARROWING_WORDS.contains(&w))
+        || words(&text).any(|w| NARROWING_WORDS.contains(&w) || MODE_WORDS.contains(&w))
         || sentences(&text).any(says_what_happens_without)
 }
 
@@ -330,7 +336,7 @@ fn offers_alternative(sentence: &str) -> bool {
 
 fn tied_to_a_mode(property: &Value) -> bool {
     let text = description(property).to_lowercase();
-    words(&text).any(|w| matches!(w, "operation" | "operations" | "mode" | "modes"))
+    words(&text).any(|w| MODE_WORDS.contains(&w))
 }
 
 /// Whether `name` (lowercase) appears in `sentence` (lowercase) as a word of its own.

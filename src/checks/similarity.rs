@@ -106,10 +106,7 @@ impl Words {
         for (as_written, folded) in word_pairs(text) {
             actions |= action(&folded);
             let id = self.intern(folded);
-            if !written.contains_key(&id) {
-                let shown = self.intern(as_written);
-                written.insert(id, shown);
-            }
+            written.entry(id).or_insert_with(|| self.intern(as_written));
             ids.push(id);
         }
         ids.sort_unstable();
