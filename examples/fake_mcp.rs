@@ -207,6 +207,14 @@ fn main() {
         eprintln!("fake_mcp: fatal: refusing to start (fault exit-before-initialize)");
         std::process::exit(1);
     }
+    if options.has(Fault::UsageExit) {
+        eprintln!("Error: no current context is set in the config (fault usage-exit)");
+        eprintln!("Usage:\n  fake_mcp [flags]\n\nFlags:");
+        for i in 1..=42 {
+            eprintln!("      --flag-{i:02} string   what option {i} sets");
+        }
+        std::process::exit(1);
+    }
     let http = options.http;
     hostile::at_start(&options, http.is_none());
     let server = match server::Server::new(options) {

@@ -217,6 +217,8 @@ mod evals;
 mod fuzz;
 #[path = "cli/github.rs"]
 mod github;
+#[path = "cli/inspect_output.rs"]
+mod inspect_output;
 #[path = "cli/lifecycle.rs"]
 mod lifecycle;
 #[path = "cli/lint.rs"]

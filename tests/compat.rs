@@ -84,6 +84,18 @@ const DELIBERATE: &[Deliberate] = &[
         why: "new warning: oneOf/allOf/anyOf at the root of an input schema, which the Claude API refuses with every request carrying the tool (the reference has no client checks; the other client-* checks are off unless checks.clients names them)",
     },
     Deliberate {
+        config: "everything",
+        kind: "check",
+        name: " required-fields",
+        why: "not a finding: the reference warns `properties but none are marked required` on any such tool; server-everything's four give every argument a default or say what happens without it, so nothing is missing from `required`",
+    },
+    Deliberate {
+        config: "inspect-everything",
+        kind: "check",
+        name: " required-fields",
+        why: "as for `everything`: every argument of the four tools is evidently optional",
+    },
+    Deliberate {
         config: "uncompilable-pattern",
         kind: "check",
         name: " input-schema",

@@ -1,8 +1,9 @@
 //! Interop: `toolproof inspect` and `run` against MCP servers that others wrote — the official
 //! reference servers from npm and servers on the official Python SDK (1.x and 2.x), over stdio,
-//! streamable HTTP and the 2024-11-05 HTTP+SSE transport — and toolproof's reports read by tools others wrote (the JUnit XML by
-//! Python `xmlschema` and junitparser). `scripts/test.sh` installs them and sets
-//! `TOOLPROOF_INTEROP_DIR`.
+//! streamable HTTP and the 2024-11-05 HTTP+SSE transport, and a corpus of real servers whose
+//! findings are pinned in golden files ([`corpus`]) — and toolproof's reports read by tools
+//! others wrote (the JUnit XML by Python `xmlschema` and junitparser). `scripts/test.sh`
+//! installs them and sets `TOOLPROOF_INTEROP_DIR`.
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
@@ -619,6 +620,8 @@ tests:
 }
 #[path = "interop/action.rs"]
 mod action;
+#[path = "interop/corpus.rs"]
+mod corpus;
 #[path = "interop/html.rs"]
 mod html;
 #[path = "interop/junit.rs"]

@@ -70,6 +70,9 @@ pub enum Fault {
     StdoutNoise,
     /// Writes to stderr and exits 1 at start.
     ExitBeforeInitialize,
+    /// Exits 1 at start with an error line, then 46 lines of usage text (indented flags, the
+    /// way a Go program refuses to start) on stderr.
+    UsageExit,
     /// Never answers `initialize` nor `server/discover`.
     HangInitialize,
     /// Never answers `server/discover`; `initialize` works.
@@ -144,7 +147,7 @@ pub enum Fault {
 }
 
 /// Every fault with its command-line name and a one-line summary.
-pub const FAULTS: [(&str, Fault, &str); 80] = [
+pub const FAULTS: [(&str, Fault, &str); 81] = [
     (
         "no-description",
         Fault::NoDescription,
@@ -240,6 +243,11 @@ pub const FAULTS: [(&str, Fault, &str); 80] = [
         "exit-before-initialize",
         Fault::ExitBeforeInitialize,
         "write to stderr and exit 1 at start",
+    ),
+    (
+        "usage-exit",
+        Fault::UsageExit,
+        "exit 1 at start with an error, then 46 lines of usage on stderr",
     ),
     (
         "hang-initialize",

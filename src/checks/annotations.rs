@@ -1,17 +1,20 @@
 //! `annotations`: tool hints that are malformed or say opposite things.
 //!
-//! MCP hint defaults: `readOnlyHint` false, `destructiveHint` true, `idempotentHint` false,
-//! `openWorldHint` true; the last three only mean something while `readOnlyHint` is false.
+//! MCP hint defaults (schema.ts, `ToolAnnotations`): `readOnlyHint` false, `destructiveHint`
+//! true, `idempotentHint` false, `openWorldHint` true; `destructiveHint` and `idempotentHint`
+//! are "meaningful only when `readOnlyHint == false`".
 //!
-//! - `readOnlyHint` and `destructiveHint` both true is a warning: one of them is wrong, and
-//!   clients often run read-only tools without asking, so the wrong one may be `readOnlyHint`.
-//!   Not an error: the specification defines the pair (`destructiveHint` is ignored while
-//!   `readOnlyHint` is true), so a config that passed mcp-toolproof fails on it only under
-//!   strict.
-//! - `idempotentHint: false` on a read-only tool is a warning: a tool without side effects is
-//!   idempotent, so the hint contradicts `readOnlyHint`. Hints that agree with it
-//!   (`destructiveHint: false`, `idempotentHint: true`) are not flagged: spelling out all four is
-//!   common practice (the reference `server-everything` does it on every read-only tool).
+//! - `readOnlyHint` and `destructiveHint` both true is a warning: the author wrote both, so one
+//!   of them is wrong, and clients often run read-only tools without asking, so the wrong one
+//!   may be `readOnlyHint`. Not an error: the specification defines the pair (`destructiveHint`
+//!   is ignored while `readOnlyHint` is true), so a config that passed mcp-toolproof fails on it
+//!   only under strict.
+//! - `idempotentHint` is not looked at on a read-only tool: it is meaningful only while
+//!   `readOnlyHint` is false, and `false` is its default, so an explicit `false` says what
+//!   leaving it out says. SDKs that write every hint send it on every read-only tool (one
+//!   Kubernetes server does on 12 tools); a finding there would name nothing to change.
+//!   Hints that agree with `readOnlyHint` (`destructiveHint: false`) are not flagged either:
+//!   spelling out all four is common practice (the reference `server-everything` does it).
 //! - annotations that are not an object, hints that are not booleans and a `title` that is not a
 //!   string are warnings: clients ignore them, so the author's intent is lost.
 
@@ -91,18 +94,6 @@ pub(super) fn check(tool: &Tool, shown: &str, out: &mut Sink) {
             ),
         );
     }
-    if hint("idempotentHint") == Some(false) {
-        out.add(
-            shown,
-            ANNOTATIONS,
-            Severity::Warning,
-            Problem::new(
-                "idempotentHint is false on a read-only tool; a tool that changes nothing is \
-                 idempotent, and clients ignore idempotentHint while readOnlyHint is true",
-                "drop idempotentHint, or set readOnlyHint false if the tool has side effects",
-            ),
-        );
-    }
 }
 
 #[cfg(test)]
@@ -147,14 +138,19 @@ mod tests {
     }
 
     #[test]
-    fn not_idempotent_while_read_only_warns() {
-        let got = with(json!({"readOnlyHint": true, "idempotentHint": false}));
-        assert_eq!(got.len(), 1);
-        assert_eq!(got[0].0, Severity::Warning);
+    fn idempotent_false_is_the_default_and_means_nothing_on_a_read_only_tool() {
+        // What one Kubernetes server sends on every read-only tool: not a finding.
+        let sent = json!({"readOnlyHint": true, "destructiveHint": false,
+                          "idempotentHint": false, "openWorldHint": true});
+        assert!(with(sent).is_empty());
+        // A read-only tool that claims to be destructive still is.
+        let got =
+            with(json!({"readOnlyHint": true, "idempotentHint": false, "destructiveHint": true}));
+        assert_eq!(got.len(), 1, "{got:?}");
         assert!(
             got[0]
                 .1
-                .starts_with("idempotentHint is false on a read-only tool")
+                .starts_with("readOnlyHint and destructiveHint are both true")
         );
     }
 

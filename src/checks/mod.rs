@@ -10,6 +10,7 @@
 mod annotations;
 mod clients;
 mod names;
+mod required;
 mod schema;
 pub(crate) mod similarity;
 
@@ -248,7 +249,11 @@ fn check_tool(tool: &Tool, shown: &str, ctx: &CheckContext, out: &mut Sink) {
                 shown,
                 DESCRIPTION_LENGTH,
                 Severity::Warning,
-                format!("description is {length} characters (limit {limit})"),
+                Problem::new(
+                    format!("description is {length} characters (limit {limit})"),
+                    "keep to what the tool does and when to use it; move argument details into \
+                     the arguments' descriptions",
+                ),
             );
         }
     }

@@ -1,5 +1,6 @@
-//! `input-schema`, `required-fields` and `output-schema`: whether a tool's schemas are valid
-//! JSON Schema in the dialect they declare, compile, and describe an object.
+//! `input-schema` and `output-schema`: whether a tool's schemas are valid JSON Schema in the
+//! dialect they declare, compile, and describe an object (a usable input schema then goes to
+//! `required-fields`, in [`super::required`]).
 //!
 //! The dialect comes from `$schema`: absent means 2020-12 (MCP's default); draft-04, draft-06,
 //! draft-07 and 2019-09 are honoured when named; any other `$schema` is reported. A schema is
@@ -14,7 +15,7 @@ use serde_json::{Map, Value};
 use crate::mcp::types::Tool;
 use crate::report::model::Severity;
 
-use super::{INPUT_SCHEMA, OUTPUT_SCHEMA, Problem, REQUIRED_FIELDS, Sink, kind, quote};
+use super::{INPUT_SCHEMA, OUTPUT_SCHEMA, Problem, REQUIRED_FIELDS, Sink, kind, quote, required};
 
 /// Meta-schema errors shown in one finding; the rest are counted.
 const SHOWN_ERRORS: usize = 3;
@@ -27,7 +28,7 @@ const ANY_OUTPUT_SCHEMA_SINCE: &str = "2026-07-28";
 pub(super) fn check(tool: &Tool, shown: &str, protocol: Option<&str>, out: &mut Sink) {
     if out.enabled(INPUT_SCHEMA) || out.enabled(REQUIRED_FIELDS) {
         match usable(tool.input_schema.as_ref(), "input schema", true) {
-            Ok(schema) => required_fields(schema, shown, out),
+            Ok(schema) => required::check(schema, tool, shown, out),
             Err(problem) => out.add(shown, INPUT_SCHEMA, Severity::Error, problem),
         }
     }
@@ -179,98 +180,6 @@ fn meta_errors(schema: &Value, draft: Draft) -> Vec<String> {
         }
     }
     errors
-}
-
-/// `required-fields`: names in `required` that no property declares (error), and properties of
-/// which none is required (warning).
-fn required_fields(schema: &Map<String, Value>, shown: &str, out: &mut Sink) {
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let properties = schema.get("properties").and_then(Value::as_object);
-
-    let declared = declared_properties(schema);
-    let missing: Vec<String> = required
-        .iter()
-        .filter(|name| !declared.contains(name))
-        .map(|name| quote(name, 60))
-        .collect();
-    if !missing.is_empty() {
-        out.add(
-            shown,
-            REQUIRED_FIELDS,
-            Severity::Error,
-            Problem::new(
-                format!(
-                    "required fields not listed in properties: {}; a model cannot know their \
-                     type or meaning",
-                    missing.join(", ")
-                ),
-                "add them to properties or remove them from required",
-            ),
-        );
-    }
-    if properties.is_some_and(|p| !p.is_empty()) && required.is_empty() {
-        out.add(
-            shown,
-            REQUIRED_FIELDS,
-            Severity::Warning,
-            Problem::new(
-                "input schema has properties but none are marked required",
-                "list the arguments the tool cannot do without in required",
-            ),
-        );
-    }
-}
-
-/// Property names the root declares directly, through a local root `$ref`, or in a root
-/// `allOf`/`anyOf`/`oneOf` branch (so that `required` at the root is not misread as missing).
-fn declared_properties(schema: &Map<String, Value>) -> Vec<&str> {
-    let mut parts: Vec<&Map<String, Value>> = vec![schema];
-    for key in ["allOf", "anyOf", "oneOf"] {
-        if let Some(branches) = schema.get(key).and_then(Value::as_array) {
-            parts.extend(branches.iter().filter_map(Value::as_object));
-        }
-    }
-    let mut names = Vec::new();
-    for part in parts {
-        if let Some(p) = part.get("properties").and_then(Value::as_object) {
-            names.extend(p.keys().map(String::as_str));
-        }
-        if let Some(pointer) = part
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|r| r.strip_prefix('#'))
-            && let Some(p) = pointer_in(schema, pointer)
-                .and_then(|target| target.get("properties"))
-                .and_then(Value::as_object)
-        {
-            names.extend(p.keys().map(String::as_str));
-        }
-    }
-    names
-}
-
-/// Resolves a JSON Pointer (`/$defs/args`) inside a schema object.
-fn pointer_in<'s>(schema: &'s Map<String, Value>, pointer: &str) -> Option<&'s Value> {
-    let mut segments = pointer.split('/').skip(1);
-    let first = segments.next()?;
-    let mut at = schema.get(&unescape(first))?;
-    for segment in segments {
-        at = match at {
-            Value::Object(m) => m.get(&unescape(segment))?,
-            Value::Array(a) => a.get(segment.parse::<usize>().ok()?)?,
-            _ => return None,
-        };
-    }
-    Some(at)
-}
-
-/// A JSON Pointer segment with `~1` and `~0` decoded.
-fn unescape(segment: &str) -> String {
-    segment.replace("~1", "/").replace("~0", "~")
 }
 
 /// A value as compact JSON, cut to `max` characters.
@@ -485,54 +394,6 @@ mod tests {
         assert_eq!(ids.len(), 2, "{ids:?}");
         assert!(ids[0].starts_with("input schema"));
         assert!(ids[1].starts_with("output schema"));
-    }
-
-    #[test]
-    fn required_fields_error_lists_missing_names() {
-        let mut raw = good("t");
-        raw["inputSchema"] = json!({
-            "type": "object",
-            "properties": {"a": {"type": "string"}},
-            "required": ["a", "b", "c"]
-        });
-        let got = findings_of(REQUIRED_FIELDS, raw);
-        assert_eq!(got.len(), 1);
-        assert_eq!(got[0].0, Severity::Error);
-        assert!(
-            got[0]
-                .1
-                .starts_with("required fields not listed in properties: \"b\", \"c\";")
-        );
-    }
-
-    #[test]
-    fn required_fields_sees_properties_in_branches_and_local_refs() {
-        let mut raw = good("t");
-        raw["inputSchema"] = json!({
-            "type": "object",
-            "allOf": [{"properties": {"a": {"type": "string"}}}, {"$ref": "#/$defs/more"}],
-            "$defs": {"more": {"properties": {"b": {"type": "string"}}}},
-            "required": ["a", "b"]
-        });
-        assert!(findings_of(REQUIRED_FIELDS, raw).is_empty());
-    }
-
-    #[test]
-    fn required_fields_warns_when_nothing_is_required() {
-        let mut raw = good("t");
-        raw["inputSchema"] = json!({"type": "object", "properties": {"a": {"type": "string"}}});
-        let got = findings_of(REQUIRED_FIELDS, raw);
-        assert_eq!(got.len(), 1);
-        assert_eq!(got[0].0, Severity::Warning);
-        assert!(
-            got[0]
-                .1
-                .starts_with("input schema has properties but none are marked required")
-        );
-
-        let mut empty = good("u");
-        empty["inputSchema"] = json!({"type": "object", "additionalProperties": false});
-        assert!(findings_of(REQUIRED_FIELDS, empty).is_empty());
     }
 
     #[test]

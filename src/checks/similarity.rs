@@ -9,6 +9,13 @@
 //! - `name` = Jaccard similarity of the two names' word sets, `description` = the same for the
 //!   descriptions; the score is their mean. When neither tool has a description, the name alone
 //!   decides.
+//! - when both descriptions say enough, the description overlap alone (weighted) may decide, so
+//!   that two tools described the same way are flagged whatever they are called; but not when
+//!   the names state different actions (`resources_get`, `resources_delete`) and the
+//!   descriptions do too: the verb tells the tools apart, however alike the rest is.
+//!
+//! A finding shows the shared words as the tools wrote them: `exec/run` when one wrote `exec`
+//! and the other `run`, which the folding reads as one word.
 //!
 //! Word sets are interned once per tool (sorted ids), so a pair costs two merges of short
 //! vectors; pairs that cannot reach the threshold given their set sizes are skipped.
@@ -52,6 +59,11 @@ const SYNONYMS: &[&[&str]] = &[
 struct Profile {
     name: Vec<u32>,
     description: Vec<u32>,
+    /// The actions (groups of [`SYNONYMS`], as bits) the name and the description state.
+    name_actions: u8,
+    description_actions: u8,
+    /// Each folded word's id with the id of the word the tool first wrote for it.
+    written: HashMap<u32, u32>,
 }
 
 /// Words and their ids.
@@ -72,40 +84,60 @@ impl Words {
         id
     }
 
-    fn profile(&mut self, text: &str) -> Vec<u32> {
-        let mut ids: Vec<u32> = words(text).into_iter().map(|w| self.intern(w)).collect();
+    /// A tool's profile from its name and description.
+    fn tool(&mut self, name: &str, description: &str) -> Profile {
+        let mut written = HashMap::new();
+        let (name, name_actions) = self.words_of(name, &mut written);
+        let (description, description_actions) = self.words_of(description, &mut written);
+        Profile {
+            name,
+            description,
+            name_actions,
+            description_actions,
+            written,
+        }
+    }
+
+    /// The sorted, distinct ids of a text's folded words and the actions among them; records
+    /// the word as written for each id not seen before.
+    fn words_of(&mut self, text: &str, written: &mut HashMap<u32, u32>) -> (Vec<u32>, u8) {
+        let mut ids = Vec::new();
+        let mut actions = 0u8;
+        for (as_written, folded) in word_pairs(text) {
+            actions |= action(&folded);
+            let id = self.intern(folded);
+            written.entry(id).or_insert_with(|| self.intern(as_written));
+            ids.push(id);
+        }
         ids.sort_unstable();
         ids.dedup();
-        ids
+        (ids, actions)
     }
+}
+
+/// The bit of the [`SYNONYMS`] group a folded word heads, 0 for any other word.
+fn action(folded: &str) -> u8 {
+    SYNONYMS
+        .iter()
+        .position(|group| group[0] == folded)
+        .map_or(0, |i| 1 << i)
 }
 
 /// Pairs reported one by one; beyond that one finding counts the rest.
 const MAX_PAIRS: usize = 25;
 
-/// Every pair of tools (with different names) scoring at least `threshold`: the indexes in
-/// `tools` and the score, in list order. The set lint asks for contrastive cases for them.
-pub(crate) fn similar_pairs(tools: &[Tool], threshold: f64) -> Vec<(usize, usize, f64)> {
-    scored_pairs(tools, threshold)
-        .into_iter()
-        .map(|(i, j, score, _)| (i, j, score))
-        .collect()
-}
-
-/// The pairs at or above `threshold`, each with its shared words.
-fn scored_pairs(tools: &[Tool], threshold: f64) -> Vec<(usize, usize, f64, String)> {
+/// The tools' profiles, their words, and every pair of tools (with different names) scoring
+/// at least `threshold`, in list order.
+fn scored_pairs(tools: &[Tool], threshold: f64) -> (Words, Vec<Profile>, Vec<(usize, usize, f64)>) {
     let mut words = Words::default();
-    let mut pairs = Vec::new();
-    if threshold.is_nan() {
-        return pairs;
-    }
     let profiles: Vec<Profile> = tools
         .iter()
-        .map(|t| Profile {
-            name: words.profile(&t.name),
-            description: words.profile(t.description.as_deref().unwrap_or("")),
-        })
+        .map(|t| words.tool(&t.name, t.description.as_deref().unwrap_or("")))
         .collect();
+    let mut pairs = Vec::new();
+    if threshold.is_nan() {
+        return (words, profiles, pairs);
+    }
     for i in 0..tools.len() {
         for j in i + 1..tools.len() {
             if tools[i].name == tools[j].name {
@@ -117,11 +149,17 @@ fn scored_pairs(tools: &[Tool], threshold: f64) -> Vec<(usize, usize, f64, Strin
             }
             let score = score(a, b);
             if score >= threshold {
-                pairs.push((i, j, score, shared(a, b, &words.words)));
+                pairs.push((i, j, score));
             }
         }
     }
-    pairs
+    (words, profiles, pairs)
+}
+
+/// Every pair of tools (with different names) scoring at least `threshold`: the indexes in
+/// `tools` and the score, in list order. The set lint asks for contrastive cases for them.
+pub(crate) fn similar_pairs(tools: &[Tool], threshold: f64) -> Vec<(usize, usize, f64)> {
+    scored_pairs(tools, threshold).2
 }
 
 /// Flags every pair of tools (with different names) scoring at least `threshold`, the first
@@ -130,22 +168,39 @@ pub(super) fn check(tools: &[Tool], shown: &[String], threshold: f64, out: &mut 
     if threshold.is_nan() {
         return;
     }
-    let found = scored_pairs(tools, threshold);
-    let pairs = found.len();
-    for (i, j, score, shared) in found.into_iter().take(MAX_PAIRS) {
-        out.add(
-            &format!("{} + {}", shown[i], shown[j]),
-            SIMILAR_TOOLS,
-            Severity::Warning,
-            Problem::new(
-                format!(
-                    "names and descriptions are {score:.2} similar (threshold \
+    let (words, profiles, found) = scored_pairs(tools, threshold);
+    let mut pairs = 0usize;
+    for (i, j, score) in found {
+        let (a, b) = (&profiles[i], &profiles[j]);
+        {
+            pairs += 1;
+            if pairs > MAX_PAIRS {
+                continue;
+            }
+            let shared = shared(a, b, &words.words);
+            let same_text = tools[i].description.as_deref().map(str::trim)
+                == tools[j].description.as_deref().map(str::trim);
+            out.add(
+                &format!("{} + {}", shown[i], shown[j]),
+                SIMILAR_TOOLS,
+                Severity::Warning,
+                Problem::new(
+                    format!(
+                        "names and descriptions are {score:.2} similar (threshold \
                          {threshold:.2}); a model may call one when it means the other; shared \
                          words: {shared}"
+                    ),
+                    if same_text {
+                        "the descriptions are the same text: if one tool is another name for \
+                         the other, list it once; otherwise say in each what it does that the \
+                         other does not"
+                    } else {
+                        "say in each description what it does that the other does not, or \
+                         merge them"
+                    },
                 ),
-                "say in each description what it does that the other does not, or merge them",
-            ),
-        );
+            );
+        }
     }
     if pairs > MAX_PAIRS {
         out.add(
@@ -183,8 +238,16 @@ fn score(a: &Profile, b: &Profile) -> f64 {
     }
 }
 
+/// Whether the descriptions may decide alone: both say enough, and the two tools do not state
+/// different actions in their names and their descriptions alike.
 fn telling(a: &Profile, b: &Profile) -> bool {
-    a.description.len() >= TELLING_DESCRIPTION && b.description.len() >= TELLING_DESCRIPTION
+    let different_actions = a.name_actions != 0
+        && b.name_actions != 0
+        && a.name_actions & b.name_actions == 0
+        && a.description_actions != b.description_actions;
+    a.description.len() >= TELLING_DESCRIPTION
+        && b.description.len() >= TELLING_DESCRIPTION
+        && !different_actions
 }
 
 /// An upper bound of [`score`] from set sizes alone (Jaccard ≤ smaller / larger).
@@ -240,7 +303,8 @@ fn intersection<'v>(a: &'v [u32], b: &'v [u32]) -> impl Iterator<Item = u32> + '
     })
 }
 
-/// The words two tools share (names first, then descriptions), comma-separated.
+/// The words two tools share (names first, then descriptions), comma-separated, as each wrote
+/// them: `exec/run` when they wrote different words that fold to one.
 fn shared(a: &Profile, b: &Profile, words: &[String]) -> String {
     let mut ids: Vec<u32> = intersection(&a.name, &b.name).collect();
     for id in intersection(&a.description, &b.description) {
@@ -248,26 +312,55 @@ fn shared(a: &Profile, b: &Profile, words: &[String]) -> String {
             ids.push(id);
         }
     }
-    let mut list: Vec<&str> = ids
+    let as_written = |p: &Profile, id: u32| {
+        let shown = p.written.get(&id).copied().unwrap_or(id);
+        words[shown as usize].as_str()
+    };
+    let mut folded = false;
+    let mut list: Vec<String> = ids
         .iter()
         .take(SHOWN_WORDS)
-        .map(|&id| words[id as usize].as_str())
+        .map(|&id| {
+            let (x, y) = (as_written(a, id), as_written(b, id));
+            if x == y {
+                x.to_owned()
+            } else {
+                folded = true;
+                format!("{x}/{y}")
+            }
+        })
         .collect();
     let more = ids.len().saturating_sub(SHOWN_WORDS);
-    let extra;
     if more > 0 {
-        extra = format!("and {more} more");
-        list.push(&extra);
+        list.push(format!("and {more} more"));
     }
-    list.join(", ")
+    let mut text = list.join(", ");
+    if folded {
+        text.push_str(" (x/y: different words read as one)");
+    }
+    text
 }
 
 /// The meaningful words of a name or description, normalised, in order, with repeats.
+#[cfg(test)]
 fn words(text: &str) -> Vec<String> {
+    word_pairs(text)
+        .into_iter()
+        .map(|(_, folded)| folded)
+        .collect()
+}
+
+/// The meaningful words of a name or description, each lowercased as written and normalised,
+/// in order, with repeats.
+fn word_pairs(text: &str) -> Vec<(String, String)> {
     split(text)
         .into_iter()
-        .map(|w| fold(&w.to_lowercase()))
-        .filter(|w| w.chars().count() > 1 && !STOPWORDS.contains(&w.as_str()))
+        .map(|w| {
+            let lower = w.to_lowercase();
+            let folded = fold(&lower);
+            (lower, folded)
+        })
+        .filter(|(_, w)| w.chars().count() > 1 && !STOPWORDS.contains(&w.as_str()))
         .collect()
 }
 

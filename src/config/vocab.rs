@@ -135,8 +135,7 @@ pub const CHECKS: &[CheckInfo] = &[
     },
     CheckInfo {
         id: ANNOTATIONS,
-        summary: "warning: readOnlyHint and destructiveHint both true, annotations malformed, \
-                  or a hint contradicts readOnlyHint",
+        summary: "warning: readOnlyHint and destructiveHint both true, or annotations malformed",
     },
     CheckInfo {
         id: INPUT_SCHEMA,
@@ -146,7 +145,7 @@ pub const CHECKS: &[CheckInfo] = &[
     CheckInfo {
         id: REQUIRED_FIELDS,
         summary: "error: required names a field not in properties; \
-                  warning: properties but nothing required",
+                  warning: nothing required while some argument is not evidently optional",
     },
     CheckInfo {
         id: OUTPUT_SCHEMA,

@@ -183,6 +183,30 @@ pub fn tail_lines(text: &str, max_lines: usize) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// At most `max_lines` lines of `text` (and a note): all of them, or the first quarter and the
+/// last ones with a line between them saying how many were left out. A program that fails at
+/// start often says why first and then prints its usage, a traceback ends with the exception:
+/// both ends matter.
+pub fn head_and_tail_lines(text: &str, max_lines: usize) -> Cow<'_, str> {
+    let trimmed = text.trim_end_matches(['\n', '\r']);
+    let total = trimmed.lines().count();
+    if total <= max_lines {
+        return Cow::Borrowed(trimmed);
+    }
+    let head = (max_lines / 4).max(1);
+    let tail = max_lines.saturating_sub(head);
+    let skipped = total - head - tail;
+    let lines: Vec<&str> = trimmed.lines().collect();
+    let note = format!("… {skipped} line{} left out …", plural(skipped));
+    let shown: Vec<&str> = lines[..head]
+        .iter()
+        .copied()
+        .chain([note.as_str()])
+        .chain(lines[total - tail..].iter().copied())
+        .collect();
+    Cow::Owned(shown.join("\n"))
+}
+
 /// `"s"` unless `n` is one.
 pub fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
@@ -283,6 +307,21 @@ mod tests {
             "… 2 earlier lines left out\n3\n4"
         );
         assert_eq!(tail_lines("1\n2\n", 5), "1\n2");
+    }
+
+    #[test]
+    fn head_and_tail_keep_both_ends_and_count_the_middle() {
+        let text: String = (1..=10).map(|i| format!("{i}\n")).collect();
+        assert_eq!(
+            head_and_tail_lines(&text, 8),
+            "1\n2\n… 2 lines left out …\n5\n6\n7\n8\n9\n10"
+        );
+        assert_eq!(
+            head_and_tail_lines(&text, 9),
+            "1\n2\n… 1 line left out …\n4\n5\n6\n7\n8\n9\n10"
+        );
+        assert_eq!(head_and_tail_lines("  a\n    b\n", 5), "  a\n    b");
+        assert_eq!(head_and_tail_lines("1\n2\n3", 1), "1\n… 2 lines left out …");
     }
 
     #[test]

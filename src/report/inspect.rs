@@ -1,13 +1,16 @@
 //! `toolproof inspect`: the human view of what a server offers (identity, protocol,
 //! capabilities, tools, resources, prompts) followed by the static-check findings. Every piece
-//! of server text is shown on one line of its own, cleaned of control characters.
+//! of server text is shown on one line of its own, cleaned of control characters, except the
+//! server's stderr after a failed start, which keeps its lines as written.
 
 use std::fmt::Write;
 
 use serde_json::Value;
 
+use super::console::push_gutter;
 use super::escape::one_line;
 use super::model::{Inventory, PhaseStatus, RunReport, ServerError, ServerSummary, ToolSummary};
+use crate::config::vocab::STDOUT_NOISE;
 
 /// Longest piece of server text on one line, in characters.
 const CHARS: usize = 300;
@@ -26,7 +29,15 @@ pub fn render(report: &RunReport) -> String {
         inventory(&mut out, inv);
     }
     findings(&mut out, report);
-    if let Some(first) = report.stdout_noise.first() {
+    let noise_found = report
+        .phases
+        .checks
+        .results
+        .findings
+        .iter()
+        .any(|f| f.check == STDOUT_NOISE);
+    // The `stdout-noise` finding already says it; without one (the check disabled), say it here.
+    if let Some(first) = report.stdout_noise.first().filter(|_| !noise_found) {
         let _ = writeln!(
             out,
             "\nthe server printed {} non-protocol line(s) on stdout; first: {}",
@@ -38,14 +49,13 @@ pub fn render(report: &RunReport) -> String {
     out
 }
 
+/// The error, then the server's stderr as it wrote it (indentation kept) behind a gutter, its
+/// first and last lines when long. The writer sends this view to stderr.
 fn connection_error(out: &mut String, err: &ServerError) {
     let _ = writeln!(out, "error: {}", one_line(&err.message, CHARS));
-    if let Some(stderr) = &err.stderr {
+    if let Some(stderr) = err.stderr.as_deref().filter(|s| !s.trim().is_empty()) {
         let _ = writeln!(out, "server stderr:");
-        let lines: Vec<&str> = stderr.lines().collect();
-        for line in &lines[lines.len().saturating_sub(20)..] {
-            let _ = writeln!(out, "  {}", one_line(line, CHARS));
-        }
+        push_gutter(out, stderr);
     }
 }
 
@@ -237,7 +247,54 @@ fn findings(out: &mut String, report: &RunReport) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::fixtures;
     use serde_json::json;
+
+    #[test]
+    fn snapshots() {
+        fixtures::snapshot_settings().bind(|| {
+            for (name, report) in fixtures::all() {
+                insta::assert_snapshot!(format!("inspect_{name}"), render(&report.redacted()));
+            }
+        });
+    }
+
+    #[test]
+    fn a_failed_start_keeps_the_stderr_as_written_and_both_ends_of_it() {
+        let out = render(&fixtures::failed_start());
+        assert!(
+            out.contains("  │ starting sqlite server on ./data.db\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("  │     return next_layer(request)\n  │            ^^^^"),
+            "{out}"
+        );
+        assert!(out.contains("  │ … 5 lines left out …\n"), "{out}");
+        assert!(out.contains("  │ AttributeError: 'Server' object"), "{out}");
+        fixtures::snapshot_settings().bind(|| {
+            insta::assert_snapshot!("inspect_failed_start", out);
+        });
+    }
+
+    #[test]
+    fn stdout_noise_is_said_once() {
+        let mut report = fixtures::all_passed();
+        report.stdout_noise = vec!["Starting demo-server...".into()];
+        report.stdout_noise_total = 1;
+        let out = render(&report);
+        assert_eq!(out.matches("non-protocol").count(), 1, "{out}");
+        // With a finding for it, the finding says it.
+        report.phases.checks.results.findings = vec![fixtures::finding(
+            "*",
+            STDOUT_NOISE,
+            crate::report::model::Severity::Error,
+            "server printed 1 non-protocol line on stdout",
+        )];
+        let out = render(&report);
+        assert_eq!(out.matches("non-protocol").count(), 1, "{out}");
+        assert!(out.contains("[stdout-noise]"), "{out}");
+    }
 
     #[test]
     fn arguments_show_types_and_mark_the_optional_ones() {

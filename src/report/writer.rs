@@ -174,7 +174,11 @@ impl ReportWriter {
                 },
             ),
         };
-        let console_to_stderr = self.stdout_taken();
+        // `inspect` says a failed connection on stderr, as mcp-toolproof does; stdout stays
+        // for what the server offers.
+        let failed_inspect =
+            matches!(self.command, CommandKind::Inspect { json: false }) && report.error.is_some();
+        let console_to_stderr = self.stdout_taken() || failed_inspect;
         self.human(&human, console_to_stderr);
         let jobs = std::mem::take(&mut self.jobs);
         let mut written = Written::default();

@@ -146,7 +146,7 @@ fn every_assertion_kind_passes_and_fails_with_a_clear_message() {
     }
     assert_eq!(
         first("is_error true fails"),
-        "expected an error but the tool succeeded"
+        "expected an error but the tool succeeded: hi"
     );
     assert!(
         first("equals is JSON, 1 is not true").contains("expected result true, got 1"),

@@ -29,14 +29,8 @@ fn similar(raw: Vec<Value>, threshold: f64) -> Vec<Finding> {
 
 fn pair_score(a: (&str, &str), b: (&str, &str)) -> f64 {
     let mut w = Words::default();
-    let pa = Profile {
-        name: w.profile(a.0),
-        description: w.profile(a.1),
-    };
-    let pb = Profile {
-        name: w.profile(b.0),
-        description: w.profile(b.1),
-    };
+    let pa = w.tool(a.0, a.1);
+    let pb = w.tool(b.0, b.1);
     assert!(bound(&pa, &pb) >= score(&pa, &pb));
     score(&pa, &pb)
 }
@@ -77,7 +71,8 @@ fn near_duplicates_are_flagged_with_score_and_shared_words() {
     assert!(
         f.message.starts_with(
             "names and descriptions are 1.00 similar (threshold 0.80); a model may call one \
-             when it means the other; shared words: get, weather, current, city"
+             when it means the other; shared words: get/fetch, weather, current, city (x/y: \
+             different words read as one)"
         ),
         "{}",
         f.message
@@ -97,6 +92,82 @@ fn the_same_description_under_different_names_is_flagged() {
     assert_eq!(got[0].tool, "list_notes + show_notes");
     // Short descriptions alone do not decide: `echo` vs `shout` share little but a word.
     assert!(pair_score(("echo", "Echo text"), ("shout", "Shout text")) < 0.8);
+}
+
+#[test]
+fn shared_words_are_shown_as_written_with_the_folding_said() {
+    // Neither tool writes `update`, the head of the group `set` and `change` fold to.
+    let got = similar(
+        vec![
+            tool(
+                "set_column_width",
+                "Set the width of a table column in pixels",
+            ),
+            tool(
+                "change_column_width",
+                "Change the width of a column of the table in pixels",
+            ),
+        ],
+        0.8,
+    );
+    assert_eq!(got.len(), 1, "{got:?}");
+    let m = &got[0].message;
+    assert!(
+        m.ends_with(
+            "shared words: set/change, column, width, table, pixels (x/y: different words read \
+             as one)"
+        ),
+        "{m}"
+    );
+    assert!(!m.contains("update"), "{m}");
+    // Words written the same need no note; a plural is shown as the first tool wrote it.
+    let got = similar(
+        vec![
+            tool("get_pods", "Get the pods of a Kubernetes namespace"),
+            tool("get_pod", "Get the pods of a Kubernetes namespace by name"),
+        ],
+        0.8,
+    );
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(
+        got[0].message.ends_with(
+            "shared words: get, pods/pod, kubernetes, namespace (x/y: different words read as one)"
+        ),
+        "{}",
+        got[0].message
+    );
+}
+
+#[test]
+fn different_actions_in_names_and_descriptions_tell_tools_apart() {
+    // kubernetes-mcp-server: the same long description but for its verb.
+    let tail = "a Kubernetes resource in the current cluster by providing its apiVersion, kind, \
+                optionally the namespace, and its name (common apiVersion and kind include: v1 \
+                Pod, v1 Service, apps/v1 Deployment)";
+    let got = similar(
+        vec![
+            tool("resources_get", &format!("Get {tail}")),
+            tool("resources_delete", &format!("Delete {tail}")),
+        ],
+        0.8,
+    );
+    assert_eq!(got, vec![]);
+    // The same verb in both descriptions is no difference to a model reading them.
+    let got = similar(
+        vec![
+            tool("resources_get", &format!("Get {tail}")),
+            tool("resources_delete", &format!("Get {tail}")),
+        ],
+        0.8,
+    );
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(
+        got[0]
+            .hint
+            .as_deref()
+            .is_some_and(|h| h.starts_with("the descriptions are the same text")),
+        "{got:?}"
+    );
 }
 
 #[test]

@@ -17,7 +17,7 @@ mod tests;
 
 use std::ffi::OsString;
 
-use super::escape::{clean, defuse_workflow_commands, format_secs, plural, tail_lines};
+use super::escape::{clean, defuse_workflow_commands, format_secs, head_and_tail_lines, plural};
 use super::evals_view::EvalsView;
 use super::model::{PhaseOverview, PhaseStatus, RunReport, TestCounts};
 use super::stress_view::StressView;
@@ -348,10 +348,11 @@ pub(super) fn push_indented(out: &mut String, text: &str, indent: &str) {
 }
 
 /// Appends untrusted multi-line text behind a `  │ ` gutter so it can never pass for
-/// toolproof's own lines; at most [`STDERR_LINES`] lines, the last ones.
-pub(super) fn push_gutter(out: &mut String, text: &str) {
+/// toolproof's own lines, indentation kept; at most [`STDERR_LINES`] lines, the first and the
+/// last ones ([`head_and_tail_lines`]).
+pub(crate) fn push_gutter(out: &mut String, text: &str) {
     let cleaned = clean(text);
-    for line in tail_lines(&cleaned, STDERR_LINES).lines() {
+    for line in head_and_tail_lines(&cleaned, STDERR_LINES).lines() {
         out.push_str("  │ ");
         out.push_str(line.trim_end());
         out.push('\n');

@@ -76,6 +76,19 @@ fn snapshots() {
 }
 
 #[test]
+fn a_failed_start_keeps_the_stderr_as_written_and_both_ends_of_it() {
+    let out = plain(&fixtures::failed_start());
+    assert!(
+        out.contains("  │            ^^^^^^^^^^^^^^^^^^^\n"),
+        "{out}"
+    );
+    assert!(out.contains("  │ … 5 lines left out …\n"), "{out}");
+    fixtures::snapshot_settings().bind(|| {
+        insta::assert_snapshot!("console_failed_start", out);
+    });
+}
+
+#[test]
 fn colour_snapshot() {
     let out = render(
         &fixtures::failing(),

@@ -98,8 +98,15 @@ fn a_protocol_error_passes_a_test_that_expects_an_error_and_matches_its_text() {
 #[test]
 fn is_error_true_fails_on_success() {
     assert_eq!(
-        run(json!({"is_error": true}), &text("fine")),
-        ["expected an error but the tool succeeded"]
+        run(
+            json!({"is_error": true}),
+            &text("Error: only SELECT\nqueries are allowed")
+        ),
+        ["expected an error but the tool succeeded: Error: only SELECT queries are allowed"]
+    );
+    assert_eq!(
+        run(json!({"is_error": true}), &text("")),
+        ["expected an error but the tool succeeded, with no text"]
     );
 }
 
