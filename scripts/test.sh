@@ -2,24 +2,27 @@
 # Runs the whole test suite: unit and integration tests, plus the interop tests against the
 # official MCP reference servers (npm), Python SDK servers (PyPI) and the corpus of real servers
 # (npm and PyPI), and the JUnit readers xmlschema and junitparser (PyPI), which this script
-# installs under target/interop/ on first use.
+# installs under target/interop/ on first use. The installs run side by side, and beside the
+# build, since they wait on the registries more than on the CPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD/target/interop"
 mkdir -p "$root"
 
-npm_pkgs=(
-  @modelcontextprotocol/server-everything@2026.8.31
-  @modelcontextprotocol/server-filesystem@2026.8.31
-  @modelcontextprotocol/server-memory@2026.8.31
-)
-stamp="$root/node/.installed-$(echo "${npm_pkgs[*]}" | sha256sum | cut -c1-12)"
-if [ ! -f "$stamp" ]; then
-  echo "installing the MCP reference servers from npm into $root/node" >&2
-  rm -rf "$root/node" && mkdir -p "$root/node"
-  (cd "$root/node" && npm init -y >/dev/null && npm install --no-audit --no-fund --loglevel=error "${npm_pkgs[@]}")
-  touch "$stamp"
-fi
+npm_dir() { # folder, package...
+  local dir="$root/$1"
+  shift
+  local stamp
+  stamp="$dir/.installed-$(echo "$*" | sha256sum | cut -c1-12)"
+  if [ ! -f "$stamp" ]; then
+    echo "installing $* from npm into $dir" >&2
+    rm -rf "$dir" && mkdir -p "$dir"
+    (cd "$dir" && npm init -y >/dev/null &&
+      PUPPETEER_SKIP_DOWNLOAD=1 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 \
+        npm install --no-audit --no-fund --loglevel=error "$@")
+    touch "$stamp"
+  fi
+}
 
 venv() { # name, pip requirement...
   local dir="$root/$1"
@@ -34,51 +37,65 @@ venv() { # name, pip requirement...
     touch "$stamp"
   fi
 }
-venv py-mcp1 "mcp==1.30.0"
-venv py-mcp2 "mcp==2.3.0"
-# Readers of the JUnit report: the XSD check (tests/junit_check.py) and junitparser.
-venv py-junit "xmlschema==4.3.2" "junitparser==5.0.3"
-# The GitHub Action's end-to-end test reads action.yml with PyYAML.
-venv py-action "pyyaml==6.0.3"
-# The real-server corpus (tests/interop/corpus.rs, golden files in tests/corpus/): MCP servers
-# others publish, pinned, that start without credentials or network. Browsers are never
-# downloaded: the browser servers list their tools without one.
-corpus_npm=(
-  @modelcontextprotocol/server-sequential-thinking@2026.8.31
-  @playwright/mcp@0.0.83
-  chrome-devtools-mcp@1.11.0
-  kubernetes-mcp-server@0.0.67
-  mcp-server-kubernetes@4.1.7
-  @notionhq/notion-mcp-server@2.5.2
-  @upstash/context7-mcp@4.1.1
-  tavily-mcp@0.2.22
-  @cyanheads/git-mcp-server@2.15.3
-)
-stamp="$root/corpus-node/.installed-$(echo "${corpus_npm[*]}" | sha256sum | cut -c1-12)"
-if [ ! -f "$stamp" ]; then
-  echo "installing the corpus servers from npm into $root/corpus-node" >&2
-  rm -rf "$root/corpus-node" && mkdir -p "$root/corpus-node"
-  (cd "$root/corpus-node" && npm init -y >/dev/null &&
-    PUPPETEER_SKIP_DOWNLOAD=1 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 \
-      npm install --no-audit --no-fund --loglevel=error "${corpus_npm[@]}")
-  touch "$stamp"
-fi
-venv py-corpus "mcp-server-fetch==2026.10.24" "mcp-server-git==2026.10.19" \
-  "mcp-server-time==2026.10.19" "duckduckgo-mcp-server==0.7.0" "excel-mcp-server==2.2.2" \
-  "wikipedia-mcp==2.0.1"
-# mcp-server-sqlite 2025.4.25 breaks on the 2.x SDK the others need.
-venv py-corpus-mcp1 "mcp==1.30.0" "mcp-server-sqlite==2025.4.25" "mcp-server-calculator==0.2.1"
-# The compatibility suite (tests/compat.rs) runs the reference, mcp-toolproof 0.3.1, beside
-# toolproof on the same configs.
-venv py-ref "mcp-toolproof[anthropic,openai]==0.3.1"
-# mcp-toolproof 0.3.1's YAML reader (PyYAML) and JSON writer (pydantic), the versions it
-# installs: tests/fixtures/yaml11/make_fixture.py --check re-resolves the committed corpus.
-venv py-yaml11 "pyyaml==6.0.4" "pydantic==2.14.4"
 
-echo "interop servers ready after $SECONDS s" >&2
-export TOOLPROOF_INTEROP_DIR="$root"
+install_all() {
+  local pids=() failed=0
+  # The MCP reference servers.
+  npm_dir node @modelcontextprotocol/server-everything@2026.8.31 \
+    @modelcontextprotocol/server-filesystem@2026.8.31 \
+    @modelcontextprotocol/server-memory@2026.8.31 &
+  pids+=($!)
+  venv py-mcp1 "mcp==1.30.0" &
+  pids+=($!)
+  venv py-mcp2 "mcp==2.3.0" &
+  pids+=($!)
+  # Readers of the JUnit report: the XSD check (tests/junit_check.py) and junitparser.
+  venv py-junit "xmlschema==4.3.2" "junitparser==5.0.3" &
+  pids+=($!)
+  # The GitHub Action's end-to-end test reads action.yml with PyYAML.
+  venv py-action "pyyaml==6.0.3" &
+  pids+=($!)
+  # The real-server corpus (tests/interop/corpus.rs, golden files in tests/corpus/): MCP servers
+  # others publish, pinned, that start without credentials or network. Browsers are never
+  # downloaded: the browser servers list their tools without one.
+  npm_dir corpus-node @modelcontextprotocol/server-sequential-thinking@2026.8.31 \
+    @playwright/mcp@0.0.83 chrome-devtools-mcp@1.11.0 kubernetes-mcp-server@0.0.67 \
+    mcp-server-kubernetes@4.1.7 @notionhq/notion-mcp-server@2.5.2 @upstash/context7-mcp@4.1.1 \
+    tavily-mcp@0.2.22 @cyanheads/git-mcp-server@2.15.3 &
+  pids+=($!)
+  venv py-corpus "mcp-server-fetch==2026.10.24" "mcp-server-git==2026.10.19" \
+    "mcp-server-time==2026.10.19" "duckduckgo-mcp-server==0.7.0" "excel-mcp-server==2.2.2" \
+    "wikipedia-mcp==2.0.1" &
+  pids+=($!)
+  # mcp-server-sqlite 2025.4.25 breaks on the 2.x SDK the others need.
+  venv py-corpus-mcp1 "mcp==1.30.0" "mcp-server-sqlite==2025.4.25" "mcp-server-calculator==0.2.1" &
+  pids+=($!)
+  # The compatibility suite (tests/compat.rs) runs the reference, mcp-toolproof 0.3.1, beside
+  # toolproof on the same configs.
+  venv py-ref "mcp-toolproof[anthropic,openai]==0.3.1" &
+  pids+=($!)
+  # mcp-toolproof 0.3.1's YAML reader (PyYAML) and JSON writer (pydantic), the versions it
+  # installs: tests/fixtures/yaml11/make_fixture.py --check re-resolves the committed corpus.
+  venv py-yaml11 "pyyaml==6.0.4" "pydantic==2.14.4" &
+  pids+=($!)
+  for pid in "${pids[@]}"; do
+    wait "$pid" || failed=1
+  done
+  return "$failed"
+}
+
+start=$SECONDS
+install_all &
+installs=$!
 # The fakes the tests start are the examples' binaries, which `cargo test --examples` does not
 # build (it builds the examples as tests): build them first, so none is left from an older build.
 cargo build --examples --features interop --quiet
 # Benches are measured with `cargo bench`, not run as tests.
-cargo test --lib --bins --tests --examples --features interop "$@"
+cargo test --lib --bins --tests --examples --features interop --no-run --quiet "$@"
+if ! wait "$installs"; then
+  echo "error: installing the interop servers failed (see above); hint: the npm and PyPI registries must be reachable" >&2
+  exit 1
+fi
+echo "interop servers installed and tests built after $((SECONDS - start)) s" >&2
+export TOOLPROOF_INTEROP_DIR="$root"
+cargo test --no-fail-fast --lib --bins --tests --examples --features interop "$@"

@@ -96,6 +96,12 @@ const DELIBERATE: &[Deliberate] = &[
         why: "as for `everything`: every argument of the four tools is evidently optional",
     },
     Deliberate {
+        config: "new-findings",
+        kind: "check",
+        name: "pick_route required-fields",
+        why: "not a finding: pick_route says what it needs with an `anyOf` of `required` lists at the root (from and to, or lat and lon); the reference reads only the root `required`. The root anyOf is a client-anthropic finding instead",
+    },
+    Deliberate {
         config: "uncompilable-pattern",
         kind: "check",
         name: " input-schema",
