@@ -243,6 +243,9 @@ impl View {
                 wait.as_secs_f64(),
                 untrusted(reason)
             )),
+            Event::ConcurrencyLowered { from, to } => self.print(&format!(
+                "  SLOW  a request timed out while others were answered: {to} in flight at most now (was {from}); set evals.concurrency for this server"
+            )),
             Event::PhaseFinished {
                 phase,
                 status,

@@ -15,11 +15,12 @@ mod program;
 pub mod retry;
 #[cfg(test)]
 mod testserver;
+pub mod window;
 #[cfg(test)]
 mod wire_tests;
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
@@ -132,13 +133,29 @@ impl Provider {
         }
     }
 
+    #[cfg(test)]
     /// Asks which tool the model would call. HTTP providers retry as `pacer` says; the command
     /// provider runs once.
     pub fn ask(&self, req: &Request, pacer: &Pacer) -> Result<Answer, ProviderError> {
+        self.ask_timed(req, pacer).0
+    }
+
+    /// [`Provider::ask`], with the time to answer: from sending the last attempt to its
+    /// answer (or failure), without the waits before it (backoff, room in the window, earlier
+    /// attempts). For the command provider, its run.
+    pub fn ask_timed(
+        &self,
+        req: &Request,
+        pacer: &Pacer,
+    ) -> (Result<Answer, ProviderError>, Duration) {
         match self {
             Provider::Anthropic(api) => api.post(&anthropic::body(req), pacer, anthropic::read),
             Provider::OpenAi(api) => api.post(&openai::body(req), pacer, openai::read),
-            Provider::Command(spec) => spec.ask(req),
+            Provider::Command(spec) => {
+                let started = Instant::now();
+                let answer = spec.ask(req);
+                (answer, started.elapsed())
+            }
         }
     }
 

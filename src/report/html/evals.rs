@@ -64,6 +64,12 @@ pub(super) fn section(
             text(warning, CELL_CHARS)
         ));
     }
+    if let Some(note) = &view.concurrency {
+        out.push_str(&format!(
+            "<div class=\"alert warn\" id=\"concurrency-lowered\"><p class=\"pre\">{}</p></div>\n",
+            text(note, CELL_CHARS)
+        ));
+    }
     if let Some(h) = &view.history {
         history_block(out, h);
     }

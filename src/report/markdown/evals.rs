@@ -149,6 +149,7 @@ fn shared(view: &EvalsView<'_>) -> String {
     let mut lines: Vec<String> = view.left_out.iter().cloned().collect();
     lines.push(view.cache.clone());
     let mut warnings: Vec<&String> = view.cache_warning.iter().collect();
+    warnings.extend(&view.concurrency);
     if let Some(h) = &view.history {
         for line in &h.lines {
             let mark = if line.rising { " ⚠️" } else { "" };
