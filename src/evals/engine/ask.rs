@@ -127,6 +127,8 @@ impl Asking<'_, '_> {
                     progress.arrived(self.ctx, idx, self.items, got);
                 }
                 Reply::Fatal(m) => {
+                    // Asked and failed: the cache line adds up to the requests sent.
+                    self.cache_use.failed += 1;
                     fatal.get_or_insert(m);
                     shared.stop.store(true, Ordering::SeqCst);
                 }

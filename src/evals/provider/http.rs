@@ -25,12 +25,15 @@ pub enum Auth {
     ApiKey(String),
     /// `authorization: Bearer KEY` (OpenAI, `ANTHROPIC_AUTH_TOKEN`).
     Bearer(String),
+    /// No key: a local OpenAI-compatible server that asks for none.
+    None,
 }
 
 impl Auth {
     fn secret(&self) -> &str {
         match self {
             Auth::ApiKey(k) | Auth::Bearer(k) => k,
+            Auth::None => "",
         }
     }
 }
@@ -186,6 +189,7 @@ impl HttpApi {
         req = match &self.auth {
             Auth::ApiKey(k) => req.header("x-api-key", k.as_str()),
             Auth::Bearer(k) => req.header("authorization", format!("Bearer {k}")),
+            Auth::None => req,
         };
         for (name, value) in &self.headers {
             req = req.header(name.as_str(), value.as_str());

@@ -118,6 +118,9 @@ fn model_block(
         out.push_str(line);
         out.push('\n');
     }
+    for line in &m.shared_errors {
+        push_indented(out, &clean(line), "  ");
+    }
     for gate in &m.failed_gates {
         out.push_str(&Paint::Red.paint("FAIL", color));
         let text = format!(" {}: {}", gate.kind.as_str(), gate.detail);

@@ -155,9 +155,10 @@ fn cache_line(ev: &EvalsResults) -> String {
     s
 }
 
-/// `3 asked`; with failures `10 asked (3 answered, 7 failed)`; with retries (or requests that
-/// are no trial's, such as a fatal one) `, 38 requests (28 retries)`. Cached and asked add up
-/// to the trials, answered and failed to the asked, and asked and retries to the requests.
+/// `3 asked`; with failures `10 asked (3 answered, 7 failed)`; with retries `, 38 requests
+/// (28 retries)`. Cached and asked add up to the trials asked for, answered and failed to the
+/// asked, and asked and retries to the requests (a request cut short by an interrupt is
+/// counted but answers nothing).
 pub fn asked_counts(c: &CacheUse) -> String {
     let asked = c.asked + c.failed;
     let mut s = format!("{asked} asked");

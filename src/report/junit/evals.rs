@@ -131,6 +131,7 @@ fn accuracy_out(view: &EvalsView<'_>, m: &ModelView<'_>, gates: Vec<String>) -> 
     )];
     out.extend(m.trials_line.clone());
     out.extend(m.counts_line.clone());
+    out.extend(m.shared_errors.iter().cloned());
     if !m.outcome.fails() {
         out.extend(gates);
         let tolerated = m.tolerated();

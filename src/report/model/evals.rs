@@ -57,7 +57,8 @@ pub struct CacheUse {
     pub hits: usize,
     /// Fresh answers from the provider.
     pub asked: usize,
-    /// Trials the provider was asked about and gave no usable answer (after retries).
+    /// Trials the provider was asked about and gave no usable answer (after retries, or a
+    /// fatal error that stopped the phase).
     #[serde(default)]
     pub failed: usize,
     /// HTTP requests sent to the model API, retries included (0 for the command provider).
