@@ -216,6 +216,8 @@ mod github;
 mod lifecycle;
 #[path = "cli/lint.rs"]
 mod lint;
+#[path = "cli/local.rs"]
+mod local;
 #[path = "cli/requests.rs"]
 mod requests;
 #[path = "cli/tool_choice.rs"]
