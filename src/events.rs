@@ -77,7 +77,7 @@ pub enum Event {
         /// Why (`429`, `529`, `timeout`…).
         reason: String,
     },
-    /// Requests timed out while others were answered: fewer are sent at once from now on.
+    /// A request timed out: fewer are sent at once from now on.
     ConcurrencyLowered {
         /// Requests in flight at most before.
         from: usize,

@@ -213,12 +213,12 @@ impl View {
                 tools,
             } => self.print(&stress_list_line(*distractors, *order, *tools)),
             Event::ProviderBackoff { wait, reason } => self.print(&format!(
-                "  WAIT  the model API asked to slow down: waiting {:.1}s ({})",
+                "  WAIT  retrying in {:.1}s: {}",
                 wait.as_secs_f64(),
                 untrusted(reason)
             )),
             Event::ConcurrencyLowered { from, to } => self.print(&format!(
-                "  SLOW  a request timed out while others were answered: {to} in flight at most now (was {from}); set evals.concurrency for this server"
+                "  SLOW  a request timed out: {to} in flight at most now (was {from}); if the server serves fewer at once, set evals.concurrency"
             )),
             Event::PhaseFinished {
                 phase,

@@ -221,7 +221,7 @@ fn a_single_slot_server_gets_fewer_requests_at_once_and_times_are_time_to_answer
     }
     assert!(
         out.stderr
-            .contains("SLOW  a request timed out while others were answered"),
+            .contains("SLOW  a request timed out: 4 in flight at most now (was 8)"),
         "{}",
         out.stderr
     );

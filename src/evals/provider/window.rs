@@ -1,13 +1,15 @@
 //! How many requests may be in flight at once: `evals.concurrency` at most, lowered when
-//! requests time out while others are answered, and raised again slowly after answers
-//! (additive increase, multiplicative decrease).
+//! requests time out, and raised again slowly after answers (additive increase, multiplicative
+//! decrease).
 //!
 //! A server that answers one request at a time (llama.cpp, llama-cpp-python and Ollama with one
 //! slot) queues the rest: with eight in flight, the last waits for seven answers and times out
-//! although the server is healthy, and keeps working on the request toolproof gave up on.
-//! Halving the window at each such timeout (down to 1) makes the retries queue here, where the
-//! wait costs the server nothing; after twice the window's size in answers in a row it grows by
-//! one again. Every request takes a [`Slot`] before it is sent and gives it back with its
+//! although the server is healthy, and keeps working on the request toolproof gave up on. Some
+//! (llama-cpp-python) slow down with every request they hold, so that eight at once can all time
+//! out before the first is answered. Halving the window at each timeout (down to 1) makes the
+//! retries queue here, where the wait costs the server nothing; after twice the window's size in
+//! answers in a row it grows by one again. A server that answers nothing at all is not helped,
+//! and then fails one request at a time: slower, but it fails the run either way. Every request takes a [`Slot`] before it is sent and gives it back with its
 //! outcome, a retry included, so retries are sent at the lowered level.
 
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
@@ -126,9 +128,7 @@ impl Window {
             Outcome::TimedOut => {
                 state.used.timeouts += 1;
                 state.in_a_row = 0;
-                // Only when the server answers others: a server that answers nobody in time
-                // is not helped by fewer requests.
-                if self.adaptive && state.used.answered > 0 && state.limit > 1 {
+                if self.adaptive && state.limit > 1 {
                     state.limit = (state.limit / 2).max(1);
                     state.used.lowered += 1;
                     state.used.lowest = state.used.lowest.min(state.limit);
@@ -197,13 +197,16 @@ mod tests {
     use Outcome::{Answered as A, TimedOut as T};
 
     #[test]
-    fn timeouts_halve_the_window_only_once_someone_was_answered() {
+    fn timeouts_halve_the_window_down_to_one() {
         let w = Window::new(8, true);
-        assert_eq!(run(&w, &[T, T]), [8, 8], "nobody answered yet");
         assert_eq!(run(&w, &[A, T, T, T, T]), [8, 4, 2, 1, 1]);
         let used = w.used();
-        assert_eq!((used.lowest, used.lowered, used.timeouts), (1, 3, 6));
+        assert_eq!((used.lowest, used.lowered, used.timeouts), (1, 3, 4));
         assert_eq!(used.answered, 1);
+        // Also before any answer: eight at once may all time out at a server they overload.
+        let w = Window::new(8, true);
+        assert_eq!(run(&w, &[T, T]), [4, 2]);
+        assert_eq!(w.used().answered, 0);
     }
 
     #[test]
@@ -225,7 +228,7 @@ mod tests {
         assert_eq!(run(&w, &[A, T, T, T, A]), [4; 5]);
         assert_eq!(w.used().timeouts, 3);
         let w = Window::new(2, true);
-        assert_eq!(run(&w, &[A, Outcome::Neither, T]), [2, 2, 1]);
+        assert_eq!(run(&w, &[Outcome::Neither, A, T]), [2, 2, 1]);
         let never = Interrupt::new();
         drop(w.acquire(&never));
         assert_eq!(w.used().last, 1, "a dropped slot is no evidence");

@@ -61,7 +61,7 @@ pub struct EvalsView<'a> {
     /// The miss-rate trend, when `--history` was given.
     pub history: Option<HistoryView<'a>>,
     /// How timeouts lowered the requests in flight (or would have), with its `hint:` line,
-    /// when requests timed out while others were answered.
+    /// when requests timed out.
     pub concurrency: Option<String>,
 }
 
@@ -177,16 +177,27 @@ pub fn asked_counts(c: &CacheUse) -> String {
 
 /// `Concurrency lowered from 8 to 1 in flight: 7 requests timed out while others were
 /// answered`, then a `hint:` line with the number to set; for a fixed window, what it would
-/// have been lowered for. `None` when no request timed out while others were answered.
+/// have been lowered for. `None` when no request timed out with others in flight.
 fn concurrency_note(c: &ConcurrencyUse) -> Option<String> {
-    if c.timeouts == 0 || c.answered == 0 {
+    if c.timeouts == 0 || (c.lowered == 0 && (c.adaptive || c.configured < 2)) {
         return None;
     }
+    let others = if c.answered > 0 {
+        " while others were answered"
+    } else {
+        ", and none was answered in time"
+    };
     let timed_out = format!(
-        "{} request{} timed out while others were answered",
+        "{} request{} timed out{others}",
         c.timeouts,
         plural(c.timeouts)
     );
+    // A server that answered nothing may be down or slower than the timeout even alone.
+    let slow = if c.answered > 0 {
+        ""
+    } else {
+        "; if it answers none even alone, check it, or raise `evals.request_timeout_s`"
+    };
     if c.lowered > 0 {
         let end = if c.last == c.lowest {
             String::new()
@@ -194,16 +205,14 @@ fn concurrency_note(c: &ConcurrencyUse) -> Option<String> {
             format!(", back up to {} at the end", c.last)
         };
         Some(format!(
-            "Concurrency lowered from {} to {} in flight: {timed_out}{end}\nhint: the server answers fewer requests at once than `concurrency` asks; set `evals.concurrency: {}` to start there",
+            "Concurrency lowered from {} to {} in flight: {timed_out}{end}\nhint: the server answers fewer requests at once than `concurrency` asks; set `evals.concurrency: {}` to start there{slow}",
             c.configured, c.lowest, c.lowest
         ))
-    } else if !c.adaptive && c.configured > 1 {
+    } else {
         Some(format!(
-            "Concurrency {} in flight throughout: {timed_out}\nhint: a server that answers fewer at once queues the rest until they time out; lower `evals.concurrency` (1 for a server with one slot), or drop `adaptive_concurrency: false` so that toolproof lowers it",
+            "Concurrency {} in flight throughout: {timed_out}\nhint: a server that answers fewer at once queues the rest until they time out; lower `evals.concurrency` (1 for a server with one slot), or drop `adaptive_concurrency: false` so that toolproof lowers it{slow}",
             c.configured
         ))
-    } else {
-        None
     }
 }
 

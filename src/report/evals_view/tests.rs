@@ -378,14 +378,21 @@ fn timeouts_while_others_are_answered_are_said_with_the_concurrency_to_set() {
         "{note}"
     );
     assert!(note.contains("\nhint: "), "{note}");
-    // Nobody answered in time (a server that is down), or no timeout: nothing to say.
-    assert_eq!(
-        concurrency_note(&ConcurrencyUse {
-            answered: 0,
-            ..lowered
-        }),
-        None
+    // Nothing answered in time: said so, with what else to check.
+    let none = concurrency_note(&ConcurrencyUse {
+        answered: 0,
+        ..lowered
+    })
+    .unwrap_or_default();
+    assert!(
+        none.contains("5 requests timed out, and none was answered in time"),
+        "{none}"
     );
+    assert!(
+        none.ends_with("or raise `evals.request_timeout_s`"),
+        "{none}"
+    );
+    // No timeout, or timeouts at a concurrency of 1 that nothing could lower: nothing to say.
     assert_eq!(
         concurrency_note(&ConcurrencyUse {
             timeouts: 0,
@@ -393,4 +400,17 @@ fn timeouts_while_others_are_answered_are_said_with_the_concurrency_to_set() {
         }),
         None
     );
+    let one = ConcurrencyUse {
+        configured: 1,
+        lowest: 1,
+        last: 1,
+        lowered: 0,
+        ..lowered
+    };
+    assert_eq!(concurrency_note(&one), None);
+    let fixed_one = ConcurrencyUse {
+        adaptive: false,
+        ..one
+    };
+    assert_eq!(concurrency_note(&fixed_one), None);
 }
