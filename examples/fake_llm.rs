@@ -13,6 +13,8 @@
 //! | `--log FILE` | append one JSON line per request: `{"method", "path", "headers": {lowercase: value}, "body"}` |
 //! | `--require-key KEY` | 401 (in the API's error shape) unless `x-api-key: KEY` or `Authorization: Bearer KEY` |
 //! | `--redirect-self CODE` | answer every request, whatever its path, with CODE (a 3xx) and `Location:` its own path: a redirect loop (also serves as a looping MCP endpoint) |
+//! | `--flavor NAME` | `openai` (default) or `llama-cpp-python`: Chat Completions answers in the shapes llama-cpp-python 0.3.36 sends (see `fake_llm/local.rs`): `content: null` and a legacy `function_call` beside `tool_calls`, `max_tokens` honoured and `max_completion_tokens` ignored, `tool_choice: "required"` a 500 with an empty message |
+//! | `--single-slot MS` | serve one model request at a time, in arrival order, each taking MS ms (a request whose client gave up still takes its turn), like a local server with one slot |
 //!
 //! The first stdout line is `listening on http://127.0.0.1:PORT` (flushed at once). Point
 //! `ANTHROPIC_BASE_URL` at that URL, and `OPENAI_BASE_URL` at that URL plus `/v1`.
@@ -33,6 +35,7 @@
 //! | `{{key}}` | inside `[[text …]]`, `[[call …]]` or `[[malformed …]]`: the API key the request carried (an echoed secret) |
 //! | `[[refuse]]` | Anthropic `stop_reason: refusal`; OpenAI `message.refusal` |
 //! | `[[max_tokens]]` | Anthropic `stop_reason: max_tokens`; OpenAI `finish_reason: length` |
+//! | `[[content-empty]]` | OpenAI: `content: ""` beside the tool calls (llama.cpp's server), instead of `null` |
 //! | `[[status CODE opts]]` | answer with that error in the API's shape; opts: `times=N` (only the first N attempts at this prompt, then answer normally), `retry-after=S`, `retry-after-ms=MS`, `should-retry=true\|false` (`x-should-retry`), `quota` (429: quota / spend limit exhausted), `echo-key` (quote the request's key in the message), `msg=TEXT` (the rest of the directive) |
 //! | `[[drop]]`, `[[drop times=N]]` | close the connection without answering |
 //! | `[[sleep MS]]` | wait MS more before answering (for timeouts) |
@@ -50,6 +53,8 @@
 mod http;
 #[path = "common/http1.rs"]
 mod http1;
+#[path = "fake_llm/local.rs"]
+mod local;
 #[path = "fake_llm/script.rs"]
 mod script;
 #[path = "fake_llm/wire.rs"]
@@ -65,6 +70,7 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use http::{Action, Request};
+use local::{Flavor, Slot};
 use script::{Attempts, Call};
 use wire::{Api, Out};
 
@@ -72,15 +78,18 @@ const HELP: &str = "\
 fake_llm: a fake Anthropic + OpenAI model API on 127.0.0.1, scripted by [[directives]] in prompts
 
 usage: fake_llm [--port N] [--delay-ms N] [--log FILE] [--require-key KEY] [--redirect-self CODE]
+                [--flavor openai|llama-cpp-python] [--single-slot MS]
 
   --port N            listen on 127.0.0.1:N (default 0: any free port)
   --delay-ms N        wait N ms before every answer
   --log FILE          append one JSON line per request (method, path, headers, body)
   --require-key KEY   401 unless x-api-key or Authorization: Bearer carries KEY
   --redirect-self CODE  answer every request with CODE and Location: its own path
+  --flavor NAME       openai (default) or llama-cpp-python: that server's answer shapes
+  --single-slot MS    serve one model request at a time, MS ms each, in arrival order
 
 directives: [[call NAME {json}]] [[malformed NAME RAW]] [[text WORDS]] [[refuse]]
-  [[max_tokens]] [[status CODE times=N retry-after=S retry-after-ms=MS should-retry=B quota
+  [[max_tokens]] [[content-empty]] [[status CODE times=N retry-after=S retry-after-ms=MS should-retry=B quota
   echo-key msg=TEXT]]
   [[drop times=N]] [[sleep MS]] [[nonsense]] [[empty]] [[truncated]] [[huge MIB]];
   {{key}} in text or arguments: the request's API key
@@ -92,6 +101,8 @@ struct Options {
     log: Option<PathBuf>,
     require_key: Option<String>,
     redirect_self: Option<u16>,
+    flavor: Flavor,
+    single_slot: Option<Duration>,
 }
 
 fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, String> {
@@ -101,6 +112,8 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Option<Option
         log: None,
         require_key: None,
         redirect_self: None,
+        flavor: Flavor::OpenAi,
+        single_slot: None,
     };
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -121,6 +134,13 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Option<Option
                 }
                 o.redirect_self = Some(code);
             }
+            "--flavor" => o.flavor = Flavor::parse(&value()?)?,
+            "--single-slot" => {
+                let ms: u64 = value()?
+                    .parse()
+                    .map_err(|_| "--single-slot takes milliseconds")?;
+                o.single_slot = Some(Duration::from_millis(ms));
+            }
             "-h" | "--help" => return Ok(None),
             other => return Err(format!("unknown option `{other}`")),
         }
@@ -133,12 +153,19 @@ struct Server {
     log: Option<Mutex<File>>,
     require_key: Option<String>,
     redirect_self: Option<u16>,
+    flavor: Flavor,
+    slot: Option<Slot>,
     attempts: Attempts,
 }
 
 impl Server {
     fn handle(&self, req: &Request) -> Action {
         self.record(req);
+        if let Some(slot) = &self.slot
+            && req.method == "POST"
+        {
+            slot.serve();
+        }
         let (out, extra_wait, drop) = self.route(req);
         std::thread::sleep(self.delay + extra_wait);
         if drop {
@@ -256,6 +283,12 @@ impl Server {
             }
             return (wire::error(api, model, &status), wait, false);
         }
+        if self.flavor == Flavor::LlamaCppPython
+            && api == Api::OpenAi
+            && let Some(out) = local::refusal(&body)
+        {
+            return (out, wait, false);
+        }
         if script.nonsense {
             return (wire::nonsense(), wait, false);
         }
@@ -278,7 +311,13 @@ impl Server {
                     .push("I can answer that without a tool.".to_owned()),
             }
         }
-        let mut out = wire::answer(api, model, &script, prompt.len());
+        let mut out = if self.flavor == Flavor::LlamaCppPython && api == Api::OpenAi {
+            local::cut_text(&mut script, &body);
+            let id = wire::id("chatcmpl-");
+            local::answer(model, &script, &id, wire::now(), prompt.len() / 4 + 10)
+        } else {
+            wire::answer(api, model, &script, prompt.len())
+        };
         if script.truncated {
             let mut half = out.body.len() / 2;
             while !out.body.is_char_boundary(half) {
@@ -363,6 +402,8 @@ fn main() {
         log,
         require_key: options.require_key,
         redirect_self: options.redirect_self,
+        flavor: options.flavor,
+        slot: options.single_slot.map(Slot::new),
         attempts: Attempts::default(),
     });
     for stream in listener.incoming() {

@@ -77,6 +77,13 @@ pub enum Event {
         /// Why (`429`, `529`, `timeout`…).
         reason: String,
     },
+    /// A request timed out: fewer are sent at once from now on.
+    ConcurrencyLowered {
+        /// Requests in flight at most before.
+        from: usize,
+        /// Requests in flight at most now.
+        to: usize,
+    },
     /// A phase ended.
     PhaseFinished {
         /// Which phase.
@@ -128,7 +135,10 @@ impl Event {
         let mask = |s: &mut String| secrets.apply_in_place(s);
         match &mut event {
             Event::Connecting { target } => mask(target),
-            Event::PhaseStarted { .. } | Event::StressList { .. } | Event::Done => {}
+            Event::PhaseStarted { .. }
+            | Event::StressList { .. }
+            | Event::ConcurrencyLowered { .. }
+            | Event::Done => {}
             Event::TestFinished { name, failure, .. } => {
                 mask(name);
                 failure.iter_mut().for_each(mask);

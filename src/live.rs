@@ -159,6 +159,8 @@ struct View {
     beat: Heartbeat,
     bar: Option<ProgressBar>,
     group_open: bool,
+    /// The provider error a case line showed last.
+    last_error: Option<String>,
 }
 
 impl View {
@@ -168,6 +170,7 @@ impl View {
             beat: Heartbeat::new(HEARTBEAT, now),
             bar: None,
             group_open: false,
+            last_error: None,
         }
     }
 
@@ -203,45 +206,19 @@ impl View {
                     untrusted(name)
                 ));
             }
-            Event::CaseFinished {
-                model,
-                name,
-                status,
-                expected,
-                picked,
-                failure,
-                ..
-            } => {
-                self.beat.step();
-                let who = if model.is_empty() {
-                    String::new()
-                } else {
-                    format!("[{}] ", untrusted(model))
-                };
-                let mut line = format!("  {:<5} {who}{}", case_word(*status), untrusted(name));
-                match failure {
-                    Some(why) if *status != CaseStatus::Correct => {
-                        line.push_str(": ");
-                        line.push_str(&untrusted(why));
-                    }
-                    None if *status != CaseStatus::Correct => line.push_str(&format!(
-                        ": expected {}, got {}",
-                        untrusted(expected),
-                        untrusted(picked)
-                    )),
-                    _ => {}
-                }
-                self.item(&line);
-            }
+            Event::CaseFinished { .. } => self.case_finished(event),
             Event::StressList {
                 distractors,
                 order,
                 tools,
             } => self.print(&stress_list_line(*distractors, *order, *tools)),
             Event::ProviderBackoff { wait, reason } => self.print(&format!(
-                "  WAIT  the model API asked to slow down: waiting {:.1}s ({})",
+                "  WAIT  retrying in {:.1}s: {}",
                 wait.as_secs_f64(),
                 untrusted(reason)
+            )),
+            Event::ConcurrencyLowered { from, to } => self.print(&format!(
+                "  SLOW  a request timed out: {to} in flight at most now (was {from}); if the server serves fewer at once, set evals.concurrency"
             )),
             Event::PhaseFinished {
                 phase,
@@ -250,6 +227,55 @@ impl View {
             } => self.phase_finished(*phase, *status, summary.as_deref()),
             Event::Done => {}
         }
+    }
+
+    /// One line per eval case: its mark, model and name, and why it is not right.
+    fn case_finished(&mut self, event: &Event) {
+        let Event::CaseFinished {
+            model,
+            name,
+            status,
+            expected,
+            picked,
+            failure,
+            ..
+        } = event
+        else {
+            return;
+        };
+        self.beat.step();
+        let who = if model.is_empty() {
+            String::new()
+        } else {
+            format!("[{}] ", untrusted(model))
+        };
+        let mut line = format!("  {:<5} {who}{}", case_word(*status), untrusted(name));
+        match failure {
+            Some(why) if *status != CaseStatus::Correct => {
+                line.push_str(": ");
+                line.push_str(&self.unless_repeated(*status, why));
+            }
+            None if *status != CaseStatus::Correct => line.push_str(&format!(
+                ": expected {}, got {}",
+                untrusted(expected),
+                untrusted(picked)
+            )),
+            _ => {}
+        }
+        self.item(&line);
+    }
+
+    /// A case's failure as shown; a provider error the same as the one shown last is not
+    /// repeated (a server down for every case would fill the log with one message).
+    fn unless_repeated(&mut self, status: CaseStatus, why: &str) -> String {
+        if status != CaseStatus::ProviderError {
+            return untrusted(why);
+        }
+        if self.last_error.as_deref() == Some(why) {
+            return "the same provider error as above".into();
+        }
+        self.last_error = Some(why.to_owned());
+        untrusted(why)
     }
 
     fn phase_started(&mut self, phase: PhaseKey, total: usize) {

@@ -223,6 +223,8 @@ mod inspect_output;
 mod lifecycle;
 #[path = "cli/lint.rs"]
 mod lint;
+#[path = "cli/local.rs"]
+mod local;
 #[path = "cli/requests.rs"]
 mod requests;
 #[path = "cli/tool_choice.rs"]

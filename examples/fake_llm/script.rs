@@ -45,6 +45,8 @@ pub struct Script {
     pub refuse: bool,
     /// Stop as if out of tokens.
     pub max_tokens: bool,
+    /// OpenAI: `content: ""` beside the tool calls instead of `null`.
+    pub content_empty: bool,
     /// Answer 200 with a body that is not JSON.
     pub nonsense: bool,
     /// Answer 200 with an empty body.
@@ -164,6 +166,7 @@ fn apply(script: &mut Script, word: &str, arg: &str) -> Result<(), String> {
         "text" => script.text.push(arg.to_owned()),
         "refuse" => script.refuse = true,
         "max_tokens" => script.max_tokens = true,
+        "content-empty" => script.content_empty = true,
         "nonsense" => script.nonsense = true,
         "empty" => script.empty = true,
         "truncated" => script.truncated = true,

@@ -41,8 +41,15 @@ impl Out {
 static IDS: AtomicU64 = AtomicU64::new(1);
 
 /// A fresh id like `msg_fake0000000000000001`.
-fn id(prefix: &str) -> String {
+pub fn id(prefix: &str) -> String {
     format!("{prefix}fake{:016x}", IDS.fetch_add(1, Ordering::Relaxed))
+}
+
+/// Seconds since the epoch (the `created` of an answer).
+pub fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// The last user message's text (both APIs use `messages[].content`, a string or parts).
@@ -154,6 +161,9 @@ pub fn answer(api: Api, model: &str, script: &Script, prompt_len: usize) -> Out 
                 let any = !calls.is_empty();
                 if any {
                     message["tool_calls"] = Value::Array(calls);
+                    if script.content_empty && text.is_empty() {
+                        message["content"] = json!("");
+                    }
                 }
                 if script.max_tokens {
                     "length"
@@ -163,9 +173,7 @@ pub fn answer(api: Api, model: &str, script: &Script, prompt_len: usize) -> Out 
                     "stop"
                 }
             };
-            let created = SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs());
+            let created = now();
             Out::json(
                 200,
                 json!({

@@ -1395,6 +1395,51 @@ fn eval_settings_are_range_checked() {
 }
 
 #[test]
+fn max_tokens_field_is_read_checked_and_chooses_by_host() {
+    insta::assert_snapshot!(
+        "evals_max_tokens_field_value",
+        rendered(
+            "max-tokens-field",
+            format!("{SERVER}evals:\n  max_tokens: 64\n  max_tokens_field: max_output_tokens\n")
+        )
+    );
+    let c = load_text(
+        "max-tokens-field-ok",
+        format!("{SERVER}evals:\n  max_tokens_field: max_tokens\n  adaptive_concurrency: false\n"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let evals = c.config.evals.expect("evals");
+    assert_eq!(evals.max_tokens_field, MaxTokensField::MaxTokens);
+    assert!(!evals.adaptive_concurrency);
+    let auto = MaxTokensField::Auto;
+    for openai in [
+        "https://api.openai.com/v1",
+        "https://API.OpenAI.com:443/v1/",
+        "http://user@api.openai.com./v1",
+    ] {
+        assert_eq!(auto.key_for(openai), "max_completion_tokens", "{openai}");
+    }
+    for other in [
+        "http://127.0.0.1:8080/v1",
+        "http://localhost:11434/v1",
+        "https://api.openai.com.example.net/v1",
+        "https://example.net/api.openai.com/v1",
+        "https://myresource.openai.azure.com/openai",
+    ] {
+        assert_eq!(auto.key_for(other), "max_tokens", "{other}");
+    }
+    let local = "http://127.0.0.1:8080/v1";
+    assert_eq!(
+        MaxTokensField::MaxCompletionTokens.key_for(local),
+        "max_completion_tokens"
+    );
+    assert_eq!(
+        MaxTokensField::MaxTokens.key_for("https://api.openai.com/v1"),
+        "max_tokens"
+    );
+}
+
+#[test]
 fn tool_choice_and_lint_errors_name_the_key_and_the_fix() {
     insta::assert_snapshot!(
         "evals_tool_choice_twice",

@@ -1,7 +1,9 @@
 //! Scoring one answer against its label: the expected tool (or none), every listed argument
 //! (strings compare as Python's `strip().casefold()` does, numbers by value, objects key by
 //! key, lists element by element), and the arguments valid against the tool's input schema,
-//! checked as mcp-toolproof checks them ([`schema`]).
+//! checked as mcp-toolproof checks them ([`schema`]). An answer cut off at `max_tokens` is
+//! never right: what the model would have done is unknown (the reference scores it as if it
+//! were whole, so a cut-off text answer passes a no-tool case there).
 
 pub(crate) mod schema;
 
@@ -53,8 +55,10 @@ fn failures(
     notes: &mut Vec<String>,
 ) -> Vec<String> {
     let first = choice.calls.first();
+    let cut = choice.stop == Stop::MaxTokens;
     let Some(expected) = label.tool else {
         return match first {
+            None if cut => vec![format!("expected no tool call, but {CUT_OFF}")],
             None => Vec::new(),
             Some(call) => vec![format!("expected no tool call, got {}", call.tool)],
         };
@@ -79,9 +83,12 @@ fn failures(
         return vec![format!("expected {expected}, got {}", call.tool)];
     }
     if let Some(raw) = &call.malformed {
+        // On one line: raw arguments often hold newlines (the report shows them exactly,
+        // JSON-escaped, beside the tool's name).
+        let flat = raw.split_whitespace().collect::<Vec<_>>().join(" ");
         return vec![format!(
             "the arguments are not a JSON object: {}",
-            crate::mcp::error::shorten(raw, 120)
+            crate::mcp::error::shorten(&flat, 120)
         )];
     }
     let mut failures = Vec::new();
@@ -115,8 +122,15 @@ fn failures(
             )),
         }
     }
+    if cut && failures.is_empty() {
+        failures.push(format!("the call is right so far, but {CUT_OFF}"));
+    }
     failures
 }
+
+/// Why a cut-off answer is not right, whatever it holds so far.
+const CUT_OFF: &str =
+    "the answer was cut off at max_tokens: what the model would have done is unknown";
 
 /// Whether an expected argument value matches the one the model gave.
 pub fn same(expected: &Value, actual: &Value) -> bool {
@@ -252,6 +266,34 @@ mod tests {
     }
 
     #[test]
+    fn a_cut_off_answer_is_never_right() {
+        let cut = "the answer was cut off at max_tokens: what the model would have done is unknown";
+        // A no-tool row: the text may have been a call being written out.
+        let text = none(Stop::MaxTokens);
+        assert_eq!(
+            check(None, json!({}), &text),
+            [format!("expected no tool call, but {cut}")]
+        );
+        assert!(check(None, json!({}), &none(Stop::EndTurn)).is_empty());
+        // The right call with the right arguments so far.
+        let mut call = pick("get_forecast", json!({"city": "Oslo"}));
+        call.stop = Stop::MaxTokens;
+        assert_eq!(
+            check(Some("get_forecast"), json!({"city": "oslo"}), &call),
+            [format!("the call is right so far, but {cut}")]
+        );
+        // Already wrong: said as it is.
+        assert_eq!(
+            check(Some("get_weather"), json!({}), &call),
+            ["expected get_weather, got get_forecast"]
+        );
+        assert_eq!(
+            check(Some("get_forecast"), json!({}), &none(Stop::MaxTokens)),
+            ["expected get_forecast, but the answer was cut off at max_tokens before any call"]
+        );
+    }
+
+    #[test]
     fn several_calls_score_the_first_or_miss() {
         let mut c = pick("get_forecast", json!({"city": "Oslo"}));
         c.calls.push(Call {
@@ -287,6 +329,13 @@ mod tests {
         assert_eq!(
             check(Some("get_forecast"), json!({}), &c),
             ["the arguments are not a JSON object: {city: Oslo"]
+        );
+        // On one line, whatever whitespace the raw text holds.
+        let mut c = c;
+        c.calls[0].malformed = Some("{\"city\":\r\n  \"Oslo\",\u{2028}\n".into());
+        assert_eq!(
+            check(Some("get_forecast"), json!({}), &c),
+            ["the arguments are not a JSON object: {\"city\": \"Oslo\","]
         );
     }
 

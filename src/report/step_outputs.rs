@@ -162,8 +162,8 @@ mod tests {
         let o = outputs(&report, 1, &written);
         assert_eq!(get(&o, "exit-code"), "1");
         assert_eq!(get(&o, "passed"), "false");
-        assert_eq!(get(&o, "accuracy"), "0.3000");
-        assert_eq!(get(&o, "miss-rate"), "0.7000");
+        assert_eq!(get(&o, "accuracy"), "0.2500");
+        assert_eq!(get(&o, "miss-rate"), "0.7500");
         assert_eq!(get(&o, "critical-misses"), "1");
         assert_eq!(
             get(&o, "tests-failed"),

@@ -5,6 +5,7 @@
 //! is the one `evals::stress::curve` recorded in the phase.
 
 use crate::report::escape::plural;
+use crate::report::evals_view::asked_counts;
 use crate::report::model::rates::{percent, percent_against};
 use crate::report::model::{Phase, StressModel, StressPoint, StressResults, ToolOrder};
 
@@ -335,12 +336,12 @@ fn answers_line(r: &StressResults) -> String {
     let c = &r.cache;
     let mut out = format!("Answers: {} beyond the evals phase", r.answers);
     if c.read || c.write {
-        out.push_str(&format!(": {} cached, {} asked", c.hits, c.asked));
+        out.push_str(&format!(": {} cached, {}", c.hits, asked_counts(c)));
         if !c.read {
             out.push_str(" (not read: --no-cache)");
         }
     } else {
-        out.push_str(&format!(": cache not used, {} asked", c.asked));
+        out.push_str(&format!(": cache not used, {}", asked_counts(c)));
     }
     if c.corrupt > 0 {
         out.push_str(&format!(

@@ -78,6 +78,12 @@ impl Env {
         self.raw(name).filter(|v| !v.trim().is_empty())
     }
 
+    /// Where the OpenAI provider sends requests: `OPENAI_BASE_URL`, else OpenAI's own API.
+    pub fn openai_base(&self) -> &str {
+        self.get("OPENAI_BASE_URL")
+            .unwrap_or(crate::evals::provider::OPENAI_DEFAULT_BASE)
+    }
+
     /// A boolean switch: `1/0`, `true/false`, `yes/no`, `on/off` (any case); unset or blank is
     /// `None`; anything else is a usage error naming the variable.
     pub fn switch(&self, name: &str) -> Result<Option<bool>, ConfigError> {

@@ -290,9 +290,16 @@ pub struct EvalSettings {
     stress_on: Resolved<bool>,
     stress: Option<StressSettings>,
     tool_choice: Option<Resolved<ToolChoice>>,
+    max_tokens_key: &'static str,
 }
 
 impl EvalSettings {
+    /// The body key `evals.max_tokens` is sent under to the OpenAI provider:
+    /// `evals.max_tokens_field`, where `auto` means `max_completion_tokens` for OpenAI's own
+    /// API and `max_tokens` for any other `OPENAI_BASE_URL`.
+    pub fn openai_max_tokens_key(&self) -> &'static str {
+        self.max_tokens_key
+    }
     /// The stress curve's tool lists, when it runs (`--stress`, `TOOLPROOF_EVAL_STRESS`,
     /// `evals.stress`).
     pub fn stress(&self) -> Option<&StressSettings> {

@@ -409,6 +409,7 @@ fn resolve_evals(
         stress_on,
         stress,
         tool_choice: resolve_tool_choice(flags, env, e)?,
+        max_tokens_key: e.max_tokens_field.key_for(env.openai_base()),
     })
 }
 

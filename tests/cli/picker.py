@@ -5,6 +5,8 @@ Reads one request on stdin and answers from directives in the prompt:
   [[call:MODEL NAME {json}]]  a call only when the request's model is MODEL
   [[flip NAME {json}]]        NAME on odd-numbered asks of this prompt, no tool on even ones
                               (counted in $PICKER_STATE, a folder)
+  [[nth K NAME {json}]]       a call only on the K-th ask of this prompt (1-based; repeat for
+                              several calls in one answer; counted in $PICKER_STATE)
   [[none]]                    no tool
   [[exit 3]]                  exit with that status after writing to stderr
   [[garbage]]                 print something that is not JSON
@@ -40,6 +42,13 @@ if m := re.search(r"\[\[flip (\S+)\s*(\{.*?\})?\]\]", prompt):
         f.write(str(count + 1))
     if count % 2 == 0:
         calls = [{"tool": m.group(1), "args": json.loads(m.group(2) or "{}")}]
+if nths := re.findall(r"\[\[nth (\d+) (\S+)\s*(\{.*?\})?\]\]", prompt):
+    key = "nth-" + hashlib.sha256(prompt.encode()).hexdigest()
+    state = os.path.join(os.environ["PICKER_STATE"], key)
+    ask = (int(open(state).read()) if os.path.exists(state) else 0) + 1
+    with open(state, "w") as f:
+        f.write(str(ask))
+    calls = [{"tool": t, "args": json.loads(a or "{}")} for k, t, a in nths if int(k) == ask]
 if len(calls) == 1:
     print(json.dumps(calls[0]))
 elif calls:

@@ -68,10 +68,19 @@ pub struct EvalConfig {
     /// Requests in flight at once.
     #[serde(default = "default_eval_concurrency")]
     pub concurrency: u32,
-    /// Output token cap sent to the API (Anthropic `max_tokens`, OpenAI
-    /// `max_completion_tokens`); part of the cache key when set.
+    /// Output token cap sent to the API (Anthropic `max_tokens`; OpenAI and compatible
+    /// servers under the name [`Self::max_tokens_field`] chooses); part of the cache key when
+    /// set.
     #[serde(default)]
     pub max_tokens: Option<u32>,
+    /// The name `max_tokens` is sent under to the OpenAI provider: `auto` picks
+    /// `max_completion_tokens` for OpenAI's own API and `max_tokens` for any other base URL.
+    #[serde(default)]
+    pub max_tokens_field: MaxTokensField,
+    /// Lower the number of requests in flight when requests time out while others are
+    /// answered, and raise it again after answers (`false` keeps `concurrency` in flight).
+    #[serde(default = "yes")]
+    pub adaptive_concurrency: bool,
     /// What several tool calls in one answer mean: `first` scores the first call, `miss`
     /// makes the case a miss.
     #[serde(default)]
@@ -197,6 +206,44 @@ fn default_orders() -> Vec<StressOrder> {
     ]
 }
 
+/// `evals.max_tokens_field`: the name the OpenAI provider sends `evals.max_tokens` under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MaxTokensField {
+    /// `max_completion_tokens` for OpenAI's own API (`api.openai.com`), `max_tokens` for
+    /// any other base URL (llama.cpp, Ollama, vLLM and most compatible servers read only it).
+    #[default]
+    Auto,
+    /// Always `max_tokens`.
+    MaxTokens,
+    /// Always `max_completion_tokens`.
+    MaxCompletionTokens,
+}
+
+impl MaxTokensField {
+    /// The body key for this choice when the OpenAI provider talks to `base_url`: `auto`
+    /// decides by the URL's host (OpenAI's own, `api.openai.com`, or any other).
+    pub fn key_for(self, base_url: &str) -> &'static str {
+        match self {
+            MaxTokensField::MaxTokens => "max_tokens",
+            MaxTokensField::MaxCompletionTokens => "max_completion_tokens",
+            MaxTokensField::Auto if is_openai_host(base_url) => "max_completion_tokens",
+            MaxTokensField::Auto => "max_tokens",
+        }
+    }
+}
+
+/// Whether `url`'s host is OpenAI's own API host, `api.openai.com` (any scheme, port, path
+/// or letter case).
+pub fn is_openai_host(url: &str) -> bool {
+    let rest = url.trim().split_once("://").map_or(url.trim(), |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host_port = authority.rsplit('@').next().unwrap_or_default();
+    let host = host_port.split(':').next().unwrap_or_default();
+    host.trim_end_matches('.')
+        .eq_ignore_ascii_case("api.openai.com")
+}
+
 /// `evals.multiple_calls`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -245,6 +292,8 @@ impl Default for EvalConfig {
             cases_file: None,
             concurrency: default_eval_concurrency(),
             max_tokens: None,
+            max_tokens_field: MaxTokensField::Auto,
+            adaptive_concurrency: true,
             multiple_calls: MultipleCalls::First,
             trials: default_trials(),
             min_wilson_lower: None,

@@ -677,7 +677,7 @@ fn a_tool_choice_keys_as_the_reference_keys_params_tool_choice_and_unset_changes
         } else {
             Provider::Anthropic
         };
-        let params = request_params(&cfg, kind, choice);
+        let params = request_params(&cfg, kind, choice, "max_completion_tokens");
         key(provider, "m", None, "hi", &tools, &params, 1)
     };
     let reference_unset = "9d2f6ccd0073654b00d84b7cbda9ef6e8dc5e9c8ccbc507d18fbc332ecda733e";
@@ -715,5 +715,80 @@ fn a_tool_choice_keys_as_the_reference_keys_params_tool_choice_and_unset_changes
         assert!(!keys[i + 1..].contains(k), "{keys:?}");
     }
     // The command provider is sent no params (and is never cached).
-    assert!(request_params(&cfg, Provider::Command, Some(&ToolChoice::Any)).is_empty());
+    assert!(
+        request_params(
+            &cfg,
+            Provider::Command,
+            Some(&ToolChoice::Any),
+            "max_tokens"
+        )
+        .is_empty()
+    );
+}
+
+/// `evals.max_tokens` keys as the reference keys the same body field in `params`: under
+/// `max_tokens` for a compatible server (and Anthropic), under `max_completion_tokens` for
+/// OpenAI's own API; an explicit `params` key wins and keys as written. The expected keys come
+/// from mcp-toolproof 0.3.1's own `toolproof.evals.cache_key` (run on the same material).
+#[test]
+fn max_tokens_keys_as_the_reference_keys_the_field_that_is_sent() {
+    use crate::config::{EvalConfig, Provider};
+    use crate::evals::engine::request_params;
+    let tools = [ApiTool {
+        name: "echo".into(),
+        description: "Echo.".into(),
+        input_schema: json!({"type": "object"}),
+        exact_numbers: Vec::new(),
+    }];
+    let cfg = EvalConfig {
+        max_tokens: Some(64),
+        ..EvalConfig::default()
+    };
+    let key_of = |cfg: &EvalConfig, kind: Provider, field: &str| {
+        let provider = if kind == Provider::Openai {
+            "openai"
+        } else {
+            "anthropic"
+        };
+        let params = request_params(cfg, kind, None, field);
+        key(provider, "m", None, "hi", &tools, &params, 1)
+    };
+    assert_eq!(
+        key_of(&cfg, Provider::Openai, "max_tokens"),
+        "28a5587c255e5b6be9ce9b257846945d5ec94b4223b9738efcb650d5979b20ac",
+        "the reference's key for params: {{max_tokens: 64}}"
+    );
+    assert_eq!(
+        key_of(&cfg, Provider::Openai, "max_completion_tokens"),
+        "cbd275147431f3627cde84ab8781158f1fcc54df69679f2a82088695e8124e44",
+        "the reference's key for params: {{max_completion_tokens: 64}}"
+    );
+    assert_eq!(
+        key_of(&cfg, Provider::Anthropic, "max_completion_tokens"),
+        "bca3022f9f27229475a1d711816366d5d8baa528f47745e3b0aef669a8be00fe",
+        "Anthropic always gets max_tokens"
+    );
+    // A `params.max_tokens` of its own is sent (and keyed) as written.
+    let explicit = EvalConfig {
+        params: json!({"max_tokens": 32})
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
+        ..cfg.clone()
+    };
+    assert_eq!(
+        key_of(&explicit, Provider::Openai, "max_tokens"),
+        "93633b45f4c3d1038f2bc60b6c5200e827068f0cf2062c46c02bb96e048aed81",
+        "the reference's key for params: {{max_tokens: 32}}"
+    );
+    // Unset, nothing is added: the reference's key whatever the field.
+    let unset = EvalConfig::default();
+    assert_eq!(
+        key_of(&unset, Provider::Openai, "max_tokens"),
+        "107cb7efee20fd8f0582523a4f9b7b10ae2e8a134a88068e419fd9831c458828"
+    );
+    assert_eq!(
+        key_of(&unset, Provider::Openai, "max_completion_tokens"),
+        key_of(&unset, Provider::Openai, "max_tokens")
+    );
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 
@@ -127,6 +127,8 @@ impl Asking<'_, '_> {
                     progress.arrived(self.ctx, idx, self.items, got);
                 }
                 Reply::Fatal(m) => {
+                    // Asked and failed: the cache line adds up to the requests sent.
+                    self.cache_use.failed += 1;
                     fatal.get_or_insert(m);
                     shared.stop.store(true, Ordering::SeqCst);
                 }
@@ -160,7 +162,10 @@ impl Asking<'_, '_> {
                 self.cache_use.asked += 1;
                 Got::Asked(choice, took)
             }
-            Err((message, took)) => Got::Failed(message, took),
+            Err((message, took)) => {
+                self.cache_use.failed += 1;
+                Got::Failed(message, took)
+            }
         }
     }
 }
@@ -184,9 +189,7 @@ fn worker(shared: &Shared, tx: &mpsc::Sender<Reply>) {
             tool_choice: shared.tool_choice.as_ref(),
             max_tokens: shared.max_tokens,
         };
-        let started = Instant::now();
-        let answer = shared.provider.ask(&request, &shared.pacer);
-        let took = started.elapsed();
+        let (answer, took) = shared.provider.ask_timed(&request, &shared.pacer);
         let reply = match answer {
             Ok(a) => Reply::Answer(*idx, Ok((a, took))),
             Err(ProviderError::Transient(m)) => Reply::Answer(*idx, Err((m.to_string(), took))),

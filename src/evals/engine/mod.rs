@@ -18,6 +18,7 @@ use serde_json::{Map, Value};
 use super::Choice;
 use super::cache::{Cache, Keyer, Lookup};
 use super::choice;
+use super::provider::window::WindowUse;
 use super::provider::{Pacer, Provider, ProviderError, RetryPolicy};
 use super::score::{self, Label};
 use super::scoring::{self, LabelledCase, Rules};
@@ -26,7 +27,9 @@ use crate::config::{EvalCase, EvalConfig, Provider as ProviderKind, ToolChoice};
 use crate::events::Events;
 use crate::interrupt::Interrupt;
 use crate::mcp::types::Tool;
-use crate::report::model::{CacheUse, EvalsResults, ModelEval, Phase, PhaseStatus, TrialResult};
+use crate::report::model::{
+    CacheUse, ConcurrencyUse, EvalsResults, ModelEval, Phase, PhaseStatus, TrialResult,
+};
 use crate::report::redact::Redactor;
 use crate::settings::{Env, EvalSettings, EvalTarget};
 
@@ -62,13 +65,19 @@ pub fn provider_name(p: ProviderKind) -> &'static str {
 }
 
 /// The request parameters for a provider: `params`, plus `max_tokens` under the name the API
-/// knows when the YAML sets it (an explicit `params` key wins), plus the tool choice (API-safe
-/// names, see [`choice`]) in the provider's format for the HTTP providers, exactly as a
-/// `params.tool_choice` would be sent and hashed. The command provider is sent no `params`.
+/// reads when the YAML sets it (an explicit `params` key wins): Anthropic's `max_tokens`, and
+/// for OpenAI `openai_max_tokens_key` (see [`EvalSettings::openai_max_tokens_key`]), plus the
+/// tool choice (API-safe names, see [`choice`]) in the provider's format for the HTTP
+/// providers, exactly as a `params.tool_choice` would be sent and hashed. The command provider
+/// is sent no `params`.
+///
+/// Whatever is sent is hashed: a `max_tokens: N` sent to a compatible server keys as the
+/// reference keys `params: {max_tokens: N}`.
 pub fn request_params(
     cfg: &EvalConfig,
     provider: ProviderKind,
     tool_choice: Option<&ToolChoice>,
+    openai_max_tokens_key: &str,
 ) -> Map<String, Value> {
     let mut params = cfg.params.clone();
     // `auto` is what the request carries anyway (and what keys the reference's cache); an
@@ -82,7 +91,7 @@ pub fn request_params(
     }
     if let Some(n) = cfg.max_tokens {
         let key = match provider {
-            ProviderKind::Openai => "max_completion_tokens",
+            ProviderKind::Openai => openai_max_tokens_key,
             _ => "max_tokens",
         };
         params.entry(key).or_insert_with(|| Value::from(n));
@@ -148,7 +157,12 @@ pub fn all_keys(
 ) -> Result<Vec<(String, usize, u32, String)>, String> {
     let api = api_tools(tools);
     let tool_choice = offered_choice(settings, &api)?;
-    let params = request_params(cfg, resolved.provider, tool_choice.as_ref());
+    let params = request_params(
+        cfg,
+        resolved.provider,
+        tool_choice.as_ref(),
+        settings.openai_max_tokens_key(),
+    );
     let mut keys = Vec::new();
     for model in &resolved.models {
         let keyer = Keyer::new(
@@ -195,18 +209,26 @@ pub fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
         Ok(c) => c,
         Err(e) => return Phase::error(e),
     };
-    let params = request_params(cfg, provider, tool_choice.as_ref());
+    let params = request_params(
+        cfg,
+        provider,
+        tool_choice.as_ref(),
+        r.settings.openai_max_tokens_key(),
+    );
     let by_name: HashMap<&str, &Tool> = tools.iter().map(|t| (t.name.as_str(), t)).collect();
-    let pacer = Arc::new(Pacer::observed(
-        RetryPolicy {
-            max_retries: cfg.max_retries,
-            base_delay: Duration::from_millis(500),
-            max_delay: Duration::from_secs(8),
-            request_timeout: crate::config::limits::seconds(cfg.request_timeout_s),
-        },
-        r.events.clone(),
-        r.interrupt.clone(),
-    ));
+    let pacer = Arc::new(
+        Pacer::observed(
+            RetryPolicy {
+                max_retries: cfg.max_retries,
+                base_delay: Duration::from_millis(500),
+                max_delay: Duration::from_secs(8),
+                request_timeout: crate::config::limits::seconds(cfg.request_timeout_s),
+            },
+            r.events.clone(),
+            r.interrupt.clone(),
+        )
+        .with_window(cfg.concurrency.max(1) as usize, cfg.adaptive_concurrency),
+    );
     let ctx = Ctx {
         cfg,
         api: &api,
@@ -227,7 +249,26 @@ pub fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
         let eval = eval_model(&ctx, model, &mut results.cache, &mut client);
         results.models.push(eval);
     }
+    if provider != ProviderKind::Command {
+        let used = ctx.pacer.usage();
+        results.cache.requests = used.requests;
+        results.cache.retries = used.retries;
+        results.concurrency = Some(concurrency_use(cfg, used.window));
+    }
     finish_phase(results, started, r.interrupt)
+}
+
+/// What the in-flight window did, as the report says it.
+fn concurrency_use(cfg: &EvalConfig, w: WindowUse) -> ConcurrencyUse {
+    ConcurrencyUse {
+        configured: w.configured,
+        adaptive: cfg.adaptive_concurrency,
+        lowest: w.lowest,
+        last: w.last,
+        lowered: w.lowered,
+        timeouts: w.timeouts,
+        answered: w.answered,
+    }
 }
 
 /// The phase's status and one-line verdict (see [`scoring::phase`]); an interrupted phase

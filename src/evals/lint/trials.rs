@@ -99,7 +99,12 @@ pub fn cached_outcomes(cfg: &EvalConfig, settings: &EvalSettings, tools: &[Tool]
         Ok(c) => c,
         Err(e) => return not(e),
     };
-    let params = engine::request_params(cfg, target.provider, choice.as_ref());
+    let params = engine::request_params(
+        cfg,
+        target.provider,
+        choice.as_ref(),
+        settings.openai_max_tokens_key(),
+    );
     let cache = Cache::new(&cfg.cache_dir);
     let by_name: HashMap<&str, &Tool> = tools.iter().map(|t| (t.name.as_str(), t)).collect();
     let mut out = Outcomes::default();

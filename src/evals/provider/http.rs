@@ -2,12 +2,13 @@
 //! provider's own error message, quota exhaustion, and keeping the key out of every message.
 
 use std::fmt;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::Value;
 use ureq::Agent;
 
 use super::retry::{self, Pacer};
+use super::window::Outcome;
 use super::{Answer, Failure, ProviderError, ShapeError};
 
 /// Most bytes read from one answer.
@@ -24,12 +25,15 @@ pub enum Auth {
     ApiKey(String),
     /// `authorization: Bearer KEY` (OpenAI, `ANTHROPIC_AUTH_TOKEN`).
     Bearer(String),
+    /// No key: a local OpenAI-compatible server that asks for none.
+    None,
 }
 
 impl Auth {
     fn secret(&self) -> &str {
         match self {
             Auth::ApiKey(k) | Auth::Bearer(k) => k,
+            Auth::None => "",
         }
     }
 }
@@ -69,7 +73,20 @@ enum Attempt {
         why: Failure,
         wait: Option<Duration>,
         everyone: bool,
+        /// How the in-flight window counts it (a timeout lowers it).
+        outcome: Outcome,
     },
+}
+
+impl Attempt {
+    /// How the in-flight window counts this attempt: a timeout, an answer of any kind, or no
+    /// evidence (the connection failed).
+    fn outcome(&self) -> Outcome {
+        match self {
+            Attempt::Retry { outcome, .. } => *outcome,
+            _ => Outcome::Answered,
+        }
+    }
 }
 
 impl HttpApi {
@@ -101,31 +118,42 @@ impl HttpApi {
         &self.url
     }
 
-    /// Posts `body` until it gets an answer, a fatal error, or runs out of retries.
+    /// Posts `body` until it gets an answer, a fatal error, or runs out of retries. Every
+    /// attempt waits for room in the pacer's window first. Also returns the time to answer:
+    /// from sending the last attempt to its answer (or failure), no wait included.
     pub fn post(
         &self,
         body: &Value,
         pacer: &Pacer,
         read: ReadAnswer,
-    ) -> Result<Answer, ProviderError> {
+    ) -> (Result<Answer, ProviderError>, Duration) {
         let bytes = serde_json::to_vec(body).unwrap_or_default();
+        let interrupted = || Err(ProviderError::Transient("interrupted".into()));
         let mut retries = 0;
         let mut bad_bodies = 0;
         loop {
             pacer.wait_turn();
-            if pacer.stopped() {
-                return Err(ProviderError::Transient("interrupted".into()));
-            }
-            let (why, wait, everyone) = match self.attempt(&bytes, pacer, read) {
-                Attempt::Done(answer) => return Ok(answer),
-                Attempt::Fatal(m) => return Err(ProviderError::Fatal(self.redact(m))),
-                Attempt::Stop(m) => return Err(ProviderError::Transient(self.redact(m))),
+            let Some(slot) = pacer
+                .slot(retries > 0 || bad_bodies > 0)
+                .filter(|_| !pacer.stopped())
+            else {
+                return (interrupted(), Duration::ZERO);
+            };
+            let started = Instant::now();
+            let attempt = self.attempt(&bytes, pacer, read);
+            let took = started.elapsed();
+            pacer.done(slot, attempt.outcome());
+            let (why, wait, everyone) = match attempt {
+                Attempt::Done(answer) => return (Ok(answer), took),
+                Attempt::Fatal(m) => return (Err(ProviderError::Fatal(self.redact(m))), took),
+                Attempt::Stop(m) => return (Err(ProviderError::Transient(self.redact(m))), took),
                 Attempt::BadBody(m) => {
                     // Retried once: a proxy's error page can be a hiccup, but an endpoint
                     // that is not the API answers the same every time.
                     bad_bodies += 1;
                     if bad_bodies > 1 {
-                        return Err(ProviderError::Transient(self.redact(after(m, retries))));
+                        let m = self.redact(after(m, retries));
+                        return (Err(ProviderError::Transient(m)), took);
                     }
                     (m, None, false)
                 }
@@ -133,14 +161,16 @@ impl HttpApi {
                     why,
                     wait,
                     everyone,
+                    ..
                 } => (why, wait, everyone),
             };
             if retries >= pacer.policy().max_retries {
-                return Err(ProviderError::Transient(self.redact(after(why, retries))));
+                let m = self.redact(after(why, retries));
+                return (Err(ProviderError::Transient(m)), took);
             }
             let wait = wait.unwrap_or_else(|| pacer.backoff(retries));
             if !pacer.back_off(wait, &self.redact(why.clone()).message, everyone) {
-                return Err(ProviderError::Transient("interrupted".into()));
+                return (interrupted(), took);
             }
             retries += 1;
         }
@@ -159,6 +189,7 @@ impl HttpApi {
         req = match &self.auth {
             Auth::ApiKey(k) => req.header("x-api-key", k.as_str()),
             Auth::Bearer(k) => req.header("authorization", format!("Bearer {k}")),
+            Auth::None => req,
         };
         for (name, value) in &self.headers {
             req = req.header(name.as_str(), value.as_str());
@@ -266,49 +297,63 @@ impl HttpApi {
             why: described.into(),
             wait,
             everyone: retry::slows_everyone(status),
+            outcome: Outcome::Answered,
         }
     }
 
     fn transport_error(&self, e: ureq::Error, timeout: Duration) -> Attempt {
         let who = self.who;
-        let (why, everyone) = match e {
-            ureq::Error::Timeout(_) => (
-                format!("{who} did not answer within {}", secs(timeout)),
-                false,
-            ),
+        let late = || format!("{who} did not answer within {}", secs(timeout));
+        let (why, everyone, outcome) = match e {
+            ureq::Error::Timeout(_) => (late(), false, Outcome::TimedOut),
             ureq::Error::BadUri(_) | ureq::Error::Http(_) => {
                 return Attempt::Fatal(Failure::with_hint(
                     format!("{who}: `{}` is not a usable URL", self.url),
                     format!("check {}", self.base_var),
                 ));
             }
-            ureq::Error::HostNotFound => (format!("{who}: host not found for {}", self.url), true),
-            ureq::Error::ConnectionFailed => {
-                (format!("{who}: could not connect to {}", self.url), true)
-            }
+            ureq::Error::HostNotFound => (
+                format!("{who}: host not found for {}", self.url),
+                true,
+                Outcome::Neither,
+            ),
+            ureq::Error::ConnectionFailed => (
+                format!("{who}: could not connect to {}", self.url),
+                true,
+                Outcome::Neither,
+            ),
             ureq::Error::Io(io) => {
                 use std::io::ErrorKind::*;
                 match io.kind() {
-                    ConnectionRefused => {
-                        (format!("{who}: connection refused by {}", self.url), true)
-                    }
-                    TimedOut | WouldBlock => (
-                        format!("{who} did not answer within {}", secs(timeout)),
-                        false,
+                    ConnectionRefused => (
+                        format!("{who}: connection refused by {}", self.url),
+                        true,
+                        Outcome::Neither,
                     ),
-                    _ => (format!("{who}: connection failed: {io}"), false),
+                    TimedOut | WouldBlock => (late(), false, Outcome::TimedOut),
+                    _ => (
+                        format!("{who}: connection failed: {io}"),
+                        false,
+                        Outcome::Neither,
+                    ),
                 }
             }
             ureq::Error::BodyExceedsLimit(n) => (
                 format!("{who} sent an answer larger than {} MiB", n >> 20),
                 false,
+                Outcome::Answered,
             ),
-            other => (format!("{who}: connection failed: {other}"), false),
+            other => (
+                format!("{who}: connection failed: {other}"),
+                false,
+                Outcome::Neither,
+            ),
         };
         Attempt::Retry {
             why: why.into(),
             wait: None,
             everyone,
+            outcome,
         }
     }
 
@@ -369,9 +414,15 @@ pub fn describe(status: u16, parsed: Option<&Value>, text: &str) -> String {
         .or_else(|| parsed.and_then(|v| v.get("detail")).and_then(Value::as_str))
         .map(quote)
         .unwrap_or_else(|| quote_body(text));
+    // llama-cpp-python answers `tool_choice: required` with a 500 whose message is "".
+    let said = if message.is_empty() {
+        " with an empty message".to_owned()
+    } else {
+        format!(": {message}")
+    };
     match kind {
-        Some(k) => format!("{status} {k}: {message}"),
-        None => format!("{status}: {message}"),
+        Some(k) => format!("{status} {k}{said}"),
+        None => format!("{status}{said}"),
     }
 }
 
@@ -458,6 +509,16 @@ mod tests {
             "502: <html> <h1>Bad gateway</h1></html>"
         );
         assert_eq!(describe(500, None, "  "), "500: (empty body)");
+        let llama = json!({"error": {"message": "", "type": "internal_server_error", "param": null, "code": null}});
+        assert_eq!(
+            describe(500, Some(&llama), ""),
+            "500 internal_server_error with an empty message"
+        );
+        let blank = json!({"error": {"message": " \n ", "code": "server_error"}});
+        assert_eq!(
+            describe(500, Some(&blank), ""),
+            "500 server_error with an empty message"
+        );
         let long = "x".repeat(2000);
         assert_eq!(describe(500, None, &long).chars().count(), 5 + QUOTE + 1);
     }

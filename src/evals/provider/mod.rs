@@ -15,11 +15,12 @@ mod program;
 pub mod retry;
 #[cfg(test)]
 mod testserver;
+pub mod window;
 #[cfg(test)]
 mod wire_tests;
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
@@ -113,7 +114,7 @@ impl Provider {
     #[cfg(test)]
     /// OpenAI (or a compatible server) at `base_url` (with `/v1`) with an API key.
     pub fn openai(base_url: &str, api_key: &str) -> Provider {
-        Provider::OpenAi(openai::api(base_url, api_key, Vec::new()))
+        Provider::OpenAi(openai::api(base_url, Some(api_key), Vec::new()))
     }
 
     /// A command run without a shell, from `cwd`, with the full environment, killed after
@@ -132,13 +133,29 @@ impl Provider {
         }
     }
 
+    #[cfg(test)]
     /// Asks which tool the model would call. HTTP providers retry as `pacer` says; the command
     /// provider runs once.
     pub fn ask(&self, req: &Request, pacer: &Pacer) -> Result<Answer, ProviderError> {
+        self.ask_timed(req, pacer).0
+    }
+
+    /// [`Provider::ask`], with the time to answer: from sending the last attempt to its
+    /// answer (or failure), without the waits before it (backoff, room in the window, earlier
+    /// attempts). For the command provider, its run.
+    pub fn ask_timed(
+        &self,
+        req: &Request,
+        pacer: &Pacer,
+    ) -> (Result<Answer, ProviderError>, Duration) {
         match self {
             Provider::Anthropic(api) => api.post(&anthropic::body(req), pacer, anthropic::read),
             Provider::OpenAi(api) => api.post(&openai::body(req), pacer, openai::read),
-            Provider::Command(spec) => spec.ask(req),
+            Provider::Command(spec) => {
+                let started = Instant::now();
+                let answer = spec.ask(req);
+                (answer, started.elapsed())
+            }
         }
     }
 
@@ -158,13 +175,16 @@ impl Provider {
 
     /// OpenAI, configured like the official SDK from the variables `env` looks up:
     /// `OPENAI_API_KEY`, `OPENAI_BASE_URL` with `/v1`, and `OPENAI_ORG_ID` /
-    /// `OPENAI_PROJECT_ID` when set.
+    /// `OPENAI_PROJECT_ID` when set. The key is needed for OpenAI's own API only: a compatible
+    /// server at another `OPENAI_BASE_URL` (llama.cpp, Ollama, vLLM) is sent none when it is
+    /// not set (the SDK, and so the reference, refuses to send a request without one).
     pub fn openai_from(env: impl Fn(&str) -> Option<String>) -> Result<Provider, ProviderError> {
         let set = |k: &str| env(k).filter(|v| !v.is_empty());
-        let Some(key) = set("OPENAI_API_KEY") else {
-            return Err(missing_key("openai", "OPENAI_API_KEY"));
-        };
         let base = set("OPENAI_BASE_URL").unwrap_or_else(|| OPENAI_DEFAULT_BASE.to_owned());
+        let key = set("OPENAI_API_KEY");
+        if key.is_none() && crate::config::is_openai_host(&base) {
+            return Err(missing_key("openai", "OPENAI_API_KEY"));
+        }
         let mut headers = Vec::new();
         if let Some(org) = set("OPENAI_ORG_ID") {
             headers.push(("openai-organization".to_owned(), org));
@@ -172,7 +192,11 @@ impl Provider {
         if let Some(project) = set("OPENAI_PROJECT_ID") {
             headers.push(("openai-project".to_owned(), project));
         }
-        Ok(Provider::OpenAi(openai::api(&base, &key, headers)))
+        Ok(Provider::OpenAi(openai::api(
+            &base,
+            key.as_deref(),
+            headers,
+        )))
     }
 }
 
@@ -227,6 +251,16 @@ mod tests {
         assert!(err.to_string().contains("\nhint: export"), "{err}");
         let err = Provider::openai_from(env(&[])).unwrap_err();
         assert!(err.message().contains("OPENAI_API_KEY is not set"), "{err}");
+        let err = Provider::openai_from(env(&[("OPENAI_BASE_URL", "https://api.openai.com/v1")]))
+            .unwrap_err();
+        assert!(err.is_fatal(), "{err}");
+    }
+
+    #[test]
+    fn a_compatible_server_elsewhere_needs_no_key() {
+        let p = Provider::openai_from(env(&[("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1")]))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(endpoint(&p), "http://127.0.0.1:8080/v1/chat/completions");
     }
 
     #[test]

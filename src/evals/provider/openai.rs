@@ -7,13 +7,14 @@ use super::http::{Auth, HttpApi};
 use super::{Answer, RawArgs, RawCall, Request, ShapeError};
 use crate::evals::Stop;
 
-/// The endpoint under `base` (which includes `/v1`, as in the SDK).
-pub fn api(base: &str, key: &str, headers: Vec<(String, String)>) -> HttpApi {
+/// The endpoint under `base` (which includes `/v1`, as in the SDK), with `key` as a bearer
+/// token, or no `authorization` header without one.
+pub fn api(base: &str, key: Option<&str>, headers: Vec<(String, String)>) -> HttpApi {
     let url = format!("{}/chat/completions", base.trim_end_matches('/'));
     HttpApi::new(
         "openai",
         url,
-        Auth::Bearer(key.to_owned()),
+        key.map_or(Auth::None, |k| Auth::Bearer(k.to_owned())),
         headers,
         "OPENAI_API_KEY",
         "OPENAI_BASE_URL",

@@ -2,15 +2,19 @@
 //! headers, exponential backoff with jitter, and the [`Pacer`] every worker thread shares so
 //! that a rate limit seen by one worker slows them all.
 //!
+//! The pacer also holds the in-flight [`Window`] (see [`super::window`]) and counts the
+//! requests sent and retried, for the report.
+//!
 //! The rules follow the official SDKs (Stainless): `x-should-retry` decides first; otherwise
 //! 408, 409, 429 and 5xx are retried; the wait is `retry-after-ms`, else `retry-after` (seconds
 //! or an HTTP date) when it is within 60 s, else `base × 2^n` capped at `max_delay`, minus up to
 //! 25 % jitter.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use super::window::{Outcome, Slot, Window, WindowUse};
 use crate::events::{Event, Events};
 use crate::interrupt::Interrupt;
 
@@ -66,6 +70,24 @@ pub struct Pacer {
     events: Events,
     /// Cuts waits short when the run is stopped.
     interrupt: Interrupt,
+    /// How many requests may be in flight.
+    window: Window,
+    /// HTTP requests sent, retries included.
+    sent: AtomicUsize,
+    /// Of them, retries.
+    retried: AtomicUsize,
+}
+
+/// What the requests of a run came to: how many were sent and retried, and what the
+/// in-flight window did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PacerUse {
+    /// HTTP requests sent, retries included.
+    pub requests: usize,
+    /// Of them, retries.
+    pub retries: usize,
+    /// The in-flight window.
+    pub window: WindowUse,
 }
 
 impl Default for Pacer {
@@ -92,6 +114,48 @@ impl Pacer {
             seed: AtomicU64::new(nanos | 1),
             events,
             interrupt,
+            window: Window::new(usize::MAX, false),
+            sent: AtomicUsize::new(0),
+            retried: AtomicUsize::new(0),
+        }
+    }
+
+    /// The same pacer with at most `max` requests in flight, a window lowered and raised as
+    /// requests time out and get answered when `adaptive` (see [`super::window`]).
+    pub fn with_window(mut self, max: usize, adaptive: bool) -> Self {
+        self.window = Window::new(max, adaptive);
+        self
+    }
+
+    /// Waits for room in the window before a request is sent, and counts it (`retry` when it
+    /// is not the first attempt); `None` when the run was stopped meanwhile.
+    pub fn slot(&self, retry: bool) -> Option<Slot<'_>> {
+        let slot = self.window.acquire(&self.interrupt)?;
+        self.sent.fetch_add(1, Ordering::Relaxed);
+        if retry {
+            self.retried.fetch_add(1, Ordering::Relaxed);
+        }
+        Some(slot)
+    }
+
+    /// Gives a request's room back with how it ended; says so when the window was lowered.
+    pub fn done(&self, slot: Slot<'_>, outcome: Outcome) {
+        if let Some(r) = slot.done(outcome)
+            && r.to < r.from
+        {
+            self.events.emit(Event::ConcurrencyLowered {
+                from: r.from,
+                to: r.to,
+            });
+        }
+    }
+
+    /// What the run's requests came to so far.
+    pub fn usage(&self) -> PacerUse {
+        PacerUse {
+            requests: self.sent.load(Ordering::Relaxed),
+            retries: self.retried.load(Ordering::Relaxed),
+            window: self.window.used(),
         }
     }
 

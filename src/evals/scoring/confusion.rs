@@ -7,8 +7,8 @@ use super::NO_TOOL;
 use crate::report::model::{AnswerKind, CaseStatus, Confusion, EvalCaseResult};
 
 /// The expected → picked pairs of the wrong trials, most frequent first (ties by name). Trials
-/// of cases that were not scored, provider errors and right tool with wrong arguments are no
-/// confusion.
+/// of cases that were not scored, provider errors, answers cut off before any call and right
+/// tool with wrong arguments are no confusion.
 pub fn pairs(cases: &[EvalCaseResult]) -> Vec<Confusion> {
     let mut counts: BTreeMap<(String, String), (usize, Vec<String>)> = BTreeMap::new();
     for case in cases.iter().filter(|c| c.status != CaseStatus::NotRun) {
@@ -17,7 +17,12 @@ pub fn pairs(cases: &[EvalCaseResult]) -> Vec<Confusion> {
             !t.passed && !matches!(t.kind, AnswerKind::NotAsked | AnswerKind::ProviderError)
         });
         for trial in wrong {
-            let picked = trial.calls.first().map_or(NO_TOOL, |c| c.tool.as_str());
+            let picked = match trial.calls.first() {
+                Some(c) => c.tool.as_str(),
+                // Cut off before any call: what it would have picked is unknown.
+                None if trial.kind == AnswerKind::Truncated => continue,
+                None => NO_TOOL,
+            };
             if picked == expected {
                 continue;
             }

@@ -386,3 +386,55 @@ fn a_trial_records_what_kind_of_answer_came_back() {
     assert_eq!(failed.failures, ["provider error: 529"]);
     assert!(!not_asked().passed);
 }
+
+#[test]
+fn a_cut_off_answer_is_truncated_whatever_it_holds_and_no_confusion_without_a_call() {
+    let cut = |calls: Choice| Choice {
+        stop: Stop::MaxTokens,
+        ..calls
+    };
+    let with_call = cut(pick("b"));
+    assert_eq!(
+        kind_of(&with_call),
+        crate::report::model::AnswerKind::Truncated
+    );
+    let text = cut(Choice {
+        calls: Vec::new(),
+        text: "{\"name\": \"a\", \"argu".into(),
+        stop: Stop::EndTurn,
+    });
+    assert_eq!(kind_of(&text), crate::report::model::AnswerKind::Truncated);
+    let judged = |why: &str| crate::evals::score::Judged {
+        failures: vec![why.into()],
+        notes: Vec::new(),
+    };
+    let m = score_model(
+        "m",
+        &rules(0.0),
+        None,
+        vec![
+            case(
+                "x",
+                "a",
+                vec![answered(&text, judged("cut off"), false, 1.0)],
+            ),
+            case(
+                "y",
+                "a",
+                vec![answered(
+                    &with_call,
+                    judged("expected a, got b"),
+                    false,
+                    1.0,
+                )],
+            ),
+        ],
+    );
+    assert_eq!(m.cases[0].status, CaseStatus::Miss);
+    let pairs: Vec<(&str, &str)> = m
+        .confusion
+        .iter()
+        .map(|p| (p.expected.as_str(), p.picked.as_str()))
+        .collect();
+    assert_eq!(pairs, [("a", "b")], "the cut-off text picked nothing known");
+}

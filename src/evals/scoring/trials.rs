@@ -5,14 +5,15 @@ use super::super::score::Judged;
 use super::super::{Choice, Stop};
 use crate::report::model::{AnswerKind, PickedCall, TrialResult};
 
-/// What kind of answer `choice` is: calls first, then a refusal or a cut-off answer, then text.
+/// What kind of answer `choice` is: a cut-off answer first (its calls may be incomplete), then
+/// calls, a refusal, text.
 pub fn kind_of(choice: &Choice) -> AnswerKind {
-    if !choice.calls.is_empty() {
+    if choice.stop == Stop::MaxTokens {
+        AnswerKind::Truncated
+    } else if !choice.calls.is_empty() {
         AnswerKind::ToolCall
     } else if choice.stop == Stop::Refusal {
         AnswerKind::Refusal
-    } else if choice.stop == Stop::MaxTokens {
-        AnswerKind::Truncated
     } else if !choice.text.trim().is_empty() {
         AnswerKind::TextOnly
     } else {

@@ -241,6 +241,9 @@ fn add_cache(total: &mut CacheUse, one: &CacheUse) {
     total.dir.clone_from(&one.dir);
     total.hits += one.hits;
     total.asked += one.asked;
+    total.failed += one.failed;
+    total.requests += one.requests;
+    total.retries += one.retries;
     total.corrupt += one.corrupt;
     total.write_errors += one.write_errors;
     if total.write_error.is_none() {

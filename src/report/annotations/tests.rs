@@ -150,7 +150,7 @@ fn eval_misses_point_at_their_case_critical_first() {
         .lines()
         .filter(|l| l.contains("title=toolproof eval"))
         .collect();
-    assert!(evals[0].starts_with("::error file=toolproof.yaml,title=toolproof evals::accuracy 30%25 (3/10) is below the minimum 90%25%0A1 critical case missed"), "{out}");
+    assert!(evals[0].starts_with("::error file=toolproof.yaml,title=toolproof evals::accuracy 25%25 (3/12) is below the minimum 90%25%0A1 critical case missed"), "{out}");
     assert_eq!(
         evals[1],
         "::error file=toolproof.yaml,line=60,title=toolproof eval ord-refund::expected start_refund, got get_order (why: complaint, not a lookup) [critical: must be right on every trial] [0/3 trials]"
@@ -160,13 +160,13 @@ fn eval_misses_point_at_their_case_critical_first() {
         out.lines()
             .filter(|l| l.starts_with("::error file=toolproof.yaml,line="))
             .count(),
-        6
+        7
     );
     assert!(out.contains(
-        "::error file=toolproof.yaml,title=toolproof evals%3A provider errors::1 case got no usable answer"
+        "::error file=toolproof.yaml,title=toolproof evals%3A provider errors::2 cases got no usable answer"
     ));
     assert!(out.contains(
-        "::warning file=toolproof.yaml,title=toolproof eval miss rate::the miss rate is rising: 2%25 → 70%25"
+        "::warning file=toolproof.yaml,title=toolproof eval miss rate::the miss rate is rising: 2%25 → 75%25"
     ));
     // The gates say why the phase failed: no extra phase-level annotation.
     assert!(!out.contains("title=toolproof evals::failed"));
@@ -237,7 +237,7 @@ fn gates_and_critical_misses_come_first_then_tests_then_findings() {
     let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("::error ")).collect();
     assert_eq!(errors.len(), MAX_PER_SEVERITY, "{out}");
     assert!(
-        errors[0].contains("title=toolproof evals::accuracy 30%25"),
+        errors[0].contains("title=toolproof evals::accuracy 25%25"),
         "{out}"
     );
     assert!(

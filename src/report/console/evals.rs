@@ -29,6 +29,11 @@ pub(super) fn section(
     }
     out.push_str(&clean(&view.cache));
     out.push('\n');
+    if let Some(note) = &view.concurrency {
+        out.push_str(&Paint::Yellow.paint("NOTE", color));
+        out.push(' ');
+        push_indented(out, &clean(note), "     ");
+    }
     if let Some(warning) = &view.cache_warning {
         out.push_str(&Paint::Yellow.paint("WARN", color));
         out.push(' ');
@@ -112,6 +117,9 @@ fn model_block(
     for line in lines.into_iter().flatten() {
         out.push_str(line);
         out.push('\n');
+    }
+    for line in &m.shared_errors {
+        push_indented(out, &clean(line), "  ");
     }
     for gate in &m.failed_gates {
         out.push_str(&Paint::Red.paint("FAIL", color));

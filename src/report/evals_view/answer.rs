@@ -120,6 +120,41 @@ pub fn picked_names(trial: &TrialResult) -> String {
     }
 }
 
+/// Every trial's pick, grouped in the order first seen: `get_order ×2 (2 calls), get_weather
+/// ×1`. A pick is the first call's tool (`(cut off)` after it when the answer was cut off),
+/// or the word for an answer without a call; trials with the same pick and the same number
+/// of calls are one group. `None` for fewer than two trials.
+pub fn trial_picks(trials: &[TrialResult]) -> Option<String> {
+    if trials.len() < 2 {
+        return None;
+    }
+    let mut groups: Vec<(String, usize, usize)> = Vec::new();
+    for t in trials {
+        let pick = match (t.calls.first(), kind_word(t.kind)) {
+            (Some(c), Some(word)) => format!("{} {word}", c.tool),
+            (Some(c), None) => c.tool.clone(),
+            (None, Some(word)) => word.to_owned(),
+            (None, None) => NO_TOOL.to_owned(),
+        };
+        let calls = t.calls.len();
+        match groups
+            .iter_mut()
+            .find(|(p, n, _)| *p == pick && *n == calls)
+        {
+            Some(group) => group.2 += 1,
+            None => groups.push((pick, calls, 1)),
+        }
+    }
+    let shown: Vec<String> = groups
+        .into_iter()
+        .map(|(pick, calls, times)| match calls {
+            0 | 1 => format!("{pick} ×{times}"),
+            n => format!("{pick} ×{times} ({n} calls)"),
+        })
+        .collect();
+    Some(shown.join(", "))
+}
+
 /// The expected tool with its expected arguments when there are any: `get_order
 /// {"order_id": "55219"}`; `(no tool)` for none.
 pub fn expected_text(case: &EvalCaseResult, max_args: usize) -> String {

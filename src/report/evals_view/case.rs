@@ -1,7 +1,7 @@
 //! One labelled case as a report row: its status as scored, what was expected and picked,
 //! a one-line message and the detail lines.
 
-use super::answer::{expected_text, picked_lines, picked_names};
+use super::answer::{expected_text, picked_lines, picked_names, trial_picks};
 use super::{ARGS_CHARS, LONG_ARGS_CHARS, NO_TOOL};
 use crate::report::escape::truncate_chars;
 use crate::report::model::{AnswerKind, CaseStatus, EvalCaseResult, ModelEval, TrialResult};
@@ -40,7 +40,8 @@ pub struct CaseRow<'a> {
     /// was not run.
     pub message: String,
     /// Detail lines: failures (or the provider error, or why it was not run), a critical
-    /// note, several calls, what a text answer said, what could not be checked, trials, cache.
+    /// note, several calls, what a text or cut-off answer said, what could not be checked,
+    /// the trials with every trial's pick, cache.
     pub details: Vec<String>,
     /// [`Self::details`] with `why: …` after the failures of a miss.
     pub details_with_why: Vec<String>,
@@ -58,7 +59,8 @@ impl<'a> CaseRow<'a> {
         let trial = shown_trial(case);
         let message = message(m, case, trial);
         let trials_note = trials_note(case);
-        let (details, details_with_why) = details(case, trial, &message, trials_note.as_deref());
+        let trials_line = trials_line(case, trials_note.as_deref());
+        let (details, details_with_why) = details(case, trial, &message, trials_line);
         let picked =
             |max| trial.map_or_else(|| vec!["(not asked)".into()], |t| picked_lines(t, max));
         CaseRow {
@@ -143,6 +145,18 @@ fn not_run_reason(m: &ModelEval, case: &EvalCaseResult) -> String {
     }
 }
 
+/// What a text answer, a refusal or a cut-off answer said, on one line (whitespace runs,
+/// newlines included, become one space) and shortened: `said: …`, `said before the cut-off: …`.
+fn said(t: &TrialResult) -> Option<String> {
+    let lead = match t.kind {
+        AnswerKind::TextOnly | AnswerKind::Refusal => "said",
+        AnswerKind::Truncated => "said before the cut-off",
+        _ => return None,
+    };
+    let text = t.text.as_deref()?.split_whitespace().collect::<Vec<_>>();
+    (!text.is_empty()).then(|| format!("{lead}: {}", truncate_chars(&text.join(" "), SAID_CHARS)))
+}
+
 /// `2/3 trials`, with `, ambiguous` when the case was both right and wrong; only for cases
 /// asked more than once.
 fn trials_note(case: &EvalCaseResult) -> Option<String> {
@@ -155,6 +169,21 @@ fn trials_note(case: &EvalCaseResult) -> Option<String> {
         note.push_str(", ambiguous");
     }
     Some(note)
+}
+
+/// The trials line of the details: [`trials_note`], then every trial's pick when the case was
+/// wrong on some trial or did not pick the same every time: `0/3 trials: picked get_order ×2
+/// (2 calls), get_weather ×1`.
+fn trials_line(case: &EvalCaseResult, note: Option<&str>) -> Option<String> {
+    let note = note?;
+    let Some(picks) = trial_picks(&case.trials) else {
+        return Some(note.to_owned());
+    };
+    let varied = picks.contains(", ") || picks.contains(" calls)");
+    if case.status == CaseStatus::Correct && !varied {
+        return Some(note.to_owned());
+    }
+    Some(format!("{note}: picked {picks}"))
 }
 
 /// `(cached)` when every trial came from the cache, `(2/3 cached)` when some did.
@@ -172,7 +201,7 @@ fn details(
     case: &EvalCaseResult,
     trial: Option<&TrialResult>,
     message: &str,
-    trials_note: Option<&str>,
+    trials_line: Option<String>,
 ) -> (Vec<String>, Vec<String>) {
     let mut head = Vec::new();
     let mut tail = Vec::new();
@@ -191,16 +220,15 @@ fn details(
             tail.push(format!("{} calls in one answer", t.calls.len()));
         }
         if case.status == CaseStatus::Miss
-            && matches!(t.kind, AnswerKind::TextOnly | AnswerKind::Refusal)
-            && let Some(text) = t.text.as_deref().filter(|s| !s.trim().is_empty())
+            && let Some(said) = said(t)
         {
-            tail.push(format!("said: {}", truncate_chars(text.trim(), SAID_CHARS)));
+            tail.push(said);
         }
     }
     let mut notes: Vec<&String> = case.trials.iter().flat_map(|t| &t.notes).collect();
     notes.dedup();
     tail.extend(notes.into_iter().map(|n| format!("note: {n}")));
-    tail.extend(trials_note.map(str::to_owned));
+    tail.extend(trials_line);
     tail.extend(cache_note(case));
     let why = case
         .why

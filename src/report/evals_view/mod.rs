@@ -14,7 +14,7 @@ mod tests;
 
 use crate::report::escape::plural;
 use crate::report::model::rates::percent_against;
-use crate::report::model::{EvalsResults, Phase};
+use crate::report::model::{CacheUse, ConcurrencyUse, EvalsResults, Phase};
 
 pub use crate::report::model::NO_TOOL;
 pub use case::CaseRow;
@@ -60,6 +60,9 @@ pub struct EvalsView<'a> {
     pub offline_hint: String,
     /// The miss-rate trend, when `--history` was given.
     pub history: Option<HistoryView<'a>>,
+    /// How timeouts lowered the requests in flight (or would have), with its `hint:` line,
+    /// when requests timed out.
+    pub concurrency: Option<String>,
 }
 
 impl<'a> EvalsView<'a> {
@@ -99,6 +102,7 @@ impl<'a> EvalsView<'a> {
                 ev.cache.dir.as_deref().unwrap_or(".toolproof-cache")
             ),
             history: ev.history.as_ref().map(|h| HistoryView::new(h, passing)),
+            concurrency: ev.concurrency.as_ref().and_then(concurrency_note),
         }
     }
 }
@@ -126,9 +130,9 @@ fn summary(ev: &EvalsResults) -> String {
 fn cache_line(ev: &EvalsResults) -> String {
     let c = &ev.cache;
     let mut s = if !c.read && !c.write {
-        format!("Cache: not used, {} asked", c.asked)
+        format!("Cache: not used, {}", asked_counts(c))
     } else {
-        let mut s = format!("Cache: {} cached, {} asked", c.hits, c.asked);
+        let mut s = format!("Cache: {} cached, {}", c.hits, asked_counts(c));
         if !c.read {
             s.push_str(" (not read: --no-cache)");
         }
@@ -149,6 +153,67 @@ fn cache_line(ev: &EvalsResults) -> String {
         ));
     }
     s
+}
+
+/// `3 asked`; with failures `10 asked (3 answered, 7 failed)`; with retries `, 38 requests
+/// (28 retries)`. Cached and asked add up to the trials asked for, answered and failed to the
+/// asked, and asked and retries to the requests (a request cut short by an interrupt is
+/// counted but answers nothing).
+pub fn asked_counts(c: &CacheUse) -> String {
+    let asked = c.asked + c.failed;
+    let mut s = format!("{asked} asked");
+    if c.failed > 0 {
+        s.push_str(&format!(" ({} answered, {} failed)", c.asked, c.failed));
+    }
+    if c.requests > 0 && c.requests != asked {
+        s.push_str(&format!(", {} request{}", c.requests, plural(c.requests)));
+        if c.retries > 0 {
+            let retries = if c.retries == 1 { "retry" } else { "retries" };
+            s.push_str(&format!(" ({} {retries})", c.retries));
+        }
+    }
+    s
+}
+
+/// `Concurrency lowered from 8 to 1 in flight: 7 requests timed out while others were
+/// answered`, then a `hint:` line with the number to set; for a fixed window, what it would
+/// have been lowered for. `None` when no request timed out with others in flight.
+fn concurrency_note(c: &ConcurrencyUse) -> Option<String> {
+    if c.timeouts == 0 || (c.lowered == 0 && (c.adaptive || c.configured < 2)) {
+        return None;
+    }
+    let others = if c.answered > 0 {
+        " while others were answered"
+    } else {
+        ", and none was answered in time"
+    };
+    let timed_out = format!(
+        "{} request{} timed out{others}",
+        c.timeouts,
+        plural(c.timeouts)
+    );
+    // A server that answered nothing may be down or slower than the timeout even alone.
+    let slow = if c.answered > 0 {
+        ""
+    } else {
+        "; if it answers none even alone, check it, or raise `evals.request_timeout_s`"
+    };
+    if c.lowered > 0 {
+        let end = if c.last == c.lowest {
+            String::new()
+        } else {
+            format!(", back up to {} at the end", c.last)
+        };
+        Some(format!(
+            "Concurrency lowered from {} to {} in flight: {timed_out}{end}\nhint: the server answers fewer requests at once than `concurrency` asks; set `evals.concurrency: {}` to start there{slow}",
+            c.configured, c.lowest, c.lowest
+        ))
+    } else {
+        Some(format!(
+            "Concurrency {} in flight throughout: {timed_out}\nhint: a server that answers fewer at once queues the rest until they time out; lower `evals.concurrency` (1 for a server with one slot), or drop `adaptive_concurrency: false` so that toolproof lowers it{slow}",
+            c.configured
+        ))
+    }
 }
 
 /// `2 answers not saved to the cache: cannot create cache folder …`, when a write failed.

@@ -64,6 +64,9 @@ pub struct ModelView<'a> {
     pub critical_misses: Option<String>,
     /// Cases that got no usable answer from the provider.
     pub provider_errors: usize,
+    /// A provider error several cases share, said once: `Provider error on 12 cases: …`
+    /// (those rows then refer to it instead of repeating it), most frequent first.
+    pub shared_errors: Vec<String>,
     /// Cases without a cached answer under `--offline`, joined with `, `.
     pub uncached: Option<String>,
     /// The confusion pairs shown, most frequent first.
@@ -88,6 +91,8 @@ impl<'a> ModelView<'a> {
         let shown = &m.confusion[..m.confusion.len().min(CONFUSION_SHOWN)];
         let more = m.confusion.len() - shown.len();
         let (accuracy, minimum) = percent_against(m.accuracy, m.min_accuracy);
+        let mut rows: Vec<CaseRow<'a>> = m.cases.iter().map(|c| CaseRow::new(m, c)).collect();
+        let shared_errors = share_errors(&mut rows);
         ModelView {
             index,
             model: &m.model,
@@ -108,6 +113,7 @@ impl<'a> ModelView<'a> {
             failed_gates: m.gates.iter().filter(|g| !g.passed && scored).collect(),
             critical_misses: joined(&m.critical_misses),
             provider_errors: m.provider_errors,
+            shared_errors,
             uncached: joined(&m.uncached),
             confusion: shown,
             confusion_lines: shown
@@ -115,7 +121,7 @@ impl<'a> ModelView<'a> {
                 .map(|p| format!("{} → {} ×{}", p.expected, p.picked, p.count))
                 .collect(),
             confusion_more: (more > 0).then(|| format!("… {more} more pair{}", plural(more))),
-            rows: m.cases.iter().map(|c| CaseRow::new(m, c)).collect(),
+            rows,
         }
     }
 
@@ -143,6 +149,46 @@ impl<'a> ModelView<'a> {
             .map(|r| r.name)
             .collect()
     }
+}
+
+/// Says a provider error that several rows share once: each such row's details refer to the
+/// line returned for it (`Provider error on 12 cases: …`), most frequent first. A row's
+/// `message` keeps the error (a JUnit testcase carries its own).
+fn share_errors(rows: &mut [CaseRow<'_>]) -> Vec<String> {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for row in rows
+        .iter()
+        .filter(|r| r.status == CaseStatus::ProviderError)
+    {
+        match counts.iter_mut().find(|(m, _)| *m == row.message) {
+            Some(seen) => seen.1 += 1,
+            None => counts.push((row.message.clone(), 1)),
+        }
+    }
+    counts.retain(|(_, n)| *n > 1);
+    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+    for row in rows
+        .iter_mut()
+        .filter(|r| r.status == CaseStatus::ProviderError)
+    {
+        if let Some((_, n)) = counts.iter().find(|(m, _)| *m == row.message) {
+            let short = format!(
+                "provider error shared by {n} cases (said once: \"Provider error on {n} cases\")"
+            );
+            for details in [&mut row.details, &mut row.details_with_why] {
+                if let Some(first) = details.iter_mut().find(|d| **d == row.message) {
+                    first.clone_from(&short);
+                }
+            }
+        }
+    }
+    counts
+        .into_iter()
+        .map(|(message, n)| {
+            let what = message.strip_prefix("provider error: ").unwrap_or(&message);
+            format!("Provider error on {n} cases: {what}")
+        })
+        .collect()
 }
 
 fn joined(names: &[String]) -> Option<String> {

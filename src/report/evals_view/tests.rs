@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use super::answer::{picked_lines, picked_names, short_json};
+use super::answer::{picked_lines, picked_names, short_json, trial_picks};
 use super::*;
 use crate::report::fixtures;
 use crate::report::model::{
@@ -80,7 +80,7 @@ fn the_headline_is_the_recorded_verdict() {
         Some(view.headline.as_str()),
         report.phases.evals.reason.as_deref()
     );
-    assert_eq!(view.summary, "30% accuracy (3/10)");
+    assert_eq!(view.summary, "25% accuracy (3/12)");
 }
 
 /// The engine marks every case not run when the provider failed; the view shows exactly that,
@@ -169,7 +169,8 @@ fn rows_and_misses_keep_the_scored_order() {
             "refund-and-weather",
             "amb-cancel",
             "delete-account",
-            "report-q3"
+            "report-q3",
+            "bye"
         ]
     );
     let refund = m.misses()[0];
@@ -180,7 +181,7 @@ fn rows_and_misses_keep_the_scored_order() {
             "expected start_refund, got get_order",
             "why: complaint, not a lookup",
             "critical: must be right on every trial, fails the run",
-            "0/3 trials"
+            "0/3 trials: picked get_order ×3"
         ]
     );
     assert!(!refund.details.iter().any(|d| d.starts_with("why: ")));
@@ -218,4 +219,198 @@ fn history_rates_use_the_one_rounding_rule() {
         view.warnings[1],
         "1 line of h.jsonl could not be read and was skipped"
     );
+}
+
+#[test]
+fn every_trials_pick_is_counted_in_the_order_first_seen() {
+    let two = trial(AnswerKind::ToolCall, &["get_order", "get_order"]);
+    let one = trial(AnswerKind::ToolCall, &["get_order"]);
+    let other = trial(AnswerKind::ToolCall, &["get_weather"]);
+    let cut = trial(AnswerKind::Truncated, &["get_order"]);
+    let failed = trial(AnswerKind::ProviderError, &[]);
+    assert_eq!(
+        trial_picks(&[two.clone(), other.clone(), two.clone()]).as_deref(),
+        Some("get_order ×2 (2 calls), get_weather ×1")
+    );
+    // The same tool with another number of calls, cut off, or no answer: each its own group.
+    assert_eq!(
+        trial_picks(&[
+            one,
+            two,
+            cut,
+            failed.clone(),
+            trial(AnswerKind::TextOnly, &[])
+        ])
+        .as_deref(),
+        Some(
+            "get_order ×1, get_order ×1 (2 calls), get_order (cut off) ×1, (provider error) ×1, (no tool) ×1"
+        )
+    );
+    assert_eq!(trial_picks(&[other]), None, "one trial says it all");
+    assert_eq!(trial_picks(&[]), None);
+}
+
+#[test]
+fn trials_lines_show_every_pick_unless_right_and_alike() {
+    let report = fixtures::evals_failing();
+    let view = view_of(&report);
+    let m = &view.models[0];
+    let row = |name: &str| match m.rows.iter().find(|r| r.name == name) {
+        Some(r) => r,
+        None => panic!("no row {name}"),
+    };
+    assert!(
+        row("wx-past").details.contains(
+            &"2/3 trials, ambiguous: picked get_weather_history ×2, get_weather ×1".into()
+        )
+    );
+    assert!(
+        row("refund-and-weather")
+            .details
+            .contains(&"0/3 trials: picked start_refund ×3 (2 calls)".into())
+    );
+    // The annotations' short note keeps the counts only.
+    assert_eq!(
+        row("wx-past").trials_note.as_deref(),
+        Some("2/3 trials, ambiguous")
+    );
+    for r in m.rows.iter().filter(|r| r.status == CaseStatus::Correct) {
+        assert!(!r.details.iter().any(|d| d.contains("picked")), "{r:?}");
+    }
+}
+
+#[test]
+fn a_provider_error_several_cases_share_is_said_once_with_the_count() {
+    let report = fixtures::evals_failing();
+    let view = view_of(&report);
+    let m = &view.models[0];
+    let error = "529 overloaded: still failing after 4 attempts (last retry-after 2s)";
+    assert_eq!(
+        m.shared_errors,
+        [format!("Provider error on 2 cases: {error}")]
+    );
+    let rows: Vec<_> = m.rows_with(CaseStatus::ProviderError).collect();
+    assert_eq!(rows.len(), 2);
+    for r in rows {
+        // The one-line message (a JUnit testcase's own) keeps it; the details refer to it.
+        assert_eq!(r.message, format!("provider error: {error}"));
+        assert_eq!(
+            r.details[0],
+            "provider error shared by 2 cases (said once: \"Provider error on 2 cases\")"
+        );
+        assert!(!r.details.iter().any(|d| d.contains(error)), "{r:?}");
+    }
+    // Errors that differ are said on their own rows.
+    let mut report = fixtures::evals_failing();
+    let Some(ev) = report.phases.evals.results.as_mut() else {
+        panic!("fixture without evals");
+    };
+    let late = ev.models[0].cases.iter_mut().find(|c| c.name == "ord-late");
+    if let Some(t) = late.and_then(|c| c.trials.first_mut()) {
+        t.provider_error = Some("500 internal_server_error with an empty message".into());
+    }
+    let view = view_of(&report);
+    assert!(view.models[0].shared_errors.is_empty());
+}
+
+#[test]
+fn the_cache_line_adds_up_with_failed_trials_and_retries() {
+    let mut c = CacheUse {
+        read: true,
+        write: true,
+        ..CacheUse::default()
+    };
+    c.asked = 3;
+    c.requests = 3;
+    assert_eq!(
+        asked_counts(&c),
+        "3 asked",
+        "one request per answer says nothing more"
+    );
+    // Every trial failed after its retries: 12 trials, 60 requests.
+    c.asked = 0;
+    c.failed = 12;
+    c.requests = 60;
+    c.retries = 48;
+    assert_eq!(
+        asked_counts(&c),
+        "12 asked (0 answered, 12 failed), 60 requests (48 retries)"
+    );
+    c.asked = 1;
+    c.failed = 0;
+    c.requests = 2;
+    c.retries = 1;
+    assert_eq!(asked_counts(&c), "1 asked, 2 requests (1 retry)");
+    let report = fixtures::evals_failing();
+    assert_eq!(
+        view_of(&report).cache,
+        "Cache: 3 cached, 29 asked (27 answered, 2 failed), 41 requests (12 retries), 1 unreadable cache file asked again, 1 answer not saved"
+    );
+}
+
+#[test]
+fn timeouts_while_others_are_answered_are_said_with_the_concurrency_to_set() {
+    let lowered = ConcurrencyUse {
+        configured: 8,
+        adaptive: true,
+        lowest: 1,
+        last: 1,
+        lowered: 3,
+        timeouts: 5,
+        answered: 9,
+    };
+    assert_eq!(
+        concurrency_note(&lowered).as_deref(),
+        Some(
+            "Concurrency lowered from 8 to 1 in flight: 5 requests timed out while others were answered\nhint: the server answers fewer requests at once than `concurrency` asks; set `evals.concurrency: 1` to start there"
+        )
+    );
+    let fixed = ConcurrencyUse {
+        adaptive: false,
+        lowest: 8,
+        last: 8,
+        lowered: 0,
+        ..lowered
+    };
+    let note = concurrency_note(&fixed).unwrap_or_default();
+    assert!(
+        note.starts_with("Concurrency 8 in flight throughout: 5 requests timed out"),
+        "{note}"
+    );
+    assert!(note.contains("\nhint: "), "{note}");
+    // Nothing answered in time: said so, with what else to check.
+    let none = concurrency_note(&ConcurrencyUse {
+        answered: 0,
+        ..lowered
+    })
+    .unwrap_or_default();
+    assert!(
+        none.contains("5 requests timed out, and none was answered in time"),
+        "{none}"
+    );
+    assert!(
+        none.ends_with("or raise `evals.request_timeout_s`"),
+        "{none}"
+    );
+    // No timeout, or timeouts at a concurrency of 1 that nothing could lower: nothing to say.
+    assert_eq!(
+        concurrency_note(&ConcurrencyUse {
+            timeouts: 0,
+            ..lowered
+        }),
+        None
+    );
+    let one = ConcurrencyUse {
+        configured: 1,
+        lowest: 1,
+        last: 1,
+        lowered: 0,
+        ..lowered
+    };
+    assert_eq!(concurrency_note(&one), None);
+    let fixed_one = ConcurrencyUse {
+        adaptive: false,
+        ..one
+    };
+    assert_eq!(concurrency_note(&fixed_one), None);
 }

@@ -64,6 +64,12 @@ pub(super) fn section(
             text(warning, CELL_CHARS)
         ));
     }
+    if let Some(note) = &view.concurrency {
+        out.push_str(&format!(
+            "<div class=\"alert warn\" id=\"concurrency-lowered\"><p class=\"pre\">{}</p></div>\n",
+            text(note, CELL_CHARS)
+        ));
+    }
     if let Some(h) = &view.history {
         history_block(out, h);
     }
@@ -180,7 +186,12 @@ fn model_lines(out: &mut String, m: &ModelView<'_>) {
         "<p><strong>{}</strong>",
         text(&m.accuracy_line, CELL_CHARS)
     ));
-    for line in m.trials_line.iter().chain(&m.counts_line) {
+    for line in m
+        .trials_line
+        .iter()
+        .chain(&m.counts_line)
+        .chain(&m.shared_errors)
+    {
         out.push_str(&format!("<br>{}", text(line, CELL_CHARS)));
     }
     out.push_str("</p>\n");

@@ -131,6 +131,7 @@ fn accuracy_out(view: &EvalsView<'_>, m: &ModelView<'_>, gates: Vec<String>) -> 
     )];
     out.extend(m.trials_line.clone());
     out.extend(m.counts_line.clone());
+    out.extend(m.shared_errors.iter().cloned());
     if !m.outcome.fails() {
         out.extend(gates);
         let tolerated = m.tolerated();
@@ -152,6 +153,7 @@ fn accuracy_out(view: &EvalsView<'_>, m: &ModelView<'_>, gates: Vec<String>) -> 
     }
     out.extend(view.left_out.clone());
     out.push(view.cache.clone());
+    out.extend(view.concurrency.clone());
     out.extend(view.cache_warning.iter().map(|w| format!("warning: {w}")));
     if let Some(history) = &view.history {
         out.extend(history.lines.iter().map(|l| l.text(" ")));

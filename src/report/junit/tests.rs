@@ -276,14 +276,14 @@ fn misses_are_failures_at_their_yaml_line_with_the_why() {
     );
     // What were properties is in the text: why, critical, trials.
     assert!(xml.contains(
-        "<failure message=\"expected start_refund, got get_order\" type=\"tool-selection\">expected start_refund, got get_order\nwhy: complaint, not a lookup\ncritical: must be right on every trial, fails the run\n0/3 trials\nprompt: Order 55219 arrived smashed"
+        "<failure message=\"expected start_refund, got get_order\" type=\"tool-selection\">expected start_refund, got get_order\nwhy: complaint, not a lookup\ncritical: must be right on every trial, fails the run\n0/3 trials: picked get_order ×3\nprompt: Order 55219 arrived smashed"
     ), "{xml}");
     assert!(xml.contains("trials, ambiguous"), "{xml}");
     assert!(xml.contains(
         "<error message=\"provider error: 529 overloaded: still failing after 4 attempts (last retry-after 2s)\" type=\"provider\">"
     ));
     assert!(xml.contains(
-        "<failure message=\"accuracy 30% (3/10) is below the minimum 90%\" type=\"eval-gate\">FAIL min_accuracy"
+        "<failure message=\"accuracy 25% (3/12) is below the minimum 90%\" type=\"eval-gate\">FAIL min_accuracy"
     ));
     // Every eval testcase is in the evals package, whatever the tool names.
     for suite in suites(&xml, "evals") {
@@ -298,7 +298,7 @@ fn misses_are_failures_at_their_yaml_line_with_the_why() {
         .find(|s| s.name.as_str() == "evals");
     assert_eq!(
         suite.map(|s| (s.tests, s.failures, s.errors)),
-        Some((11, 7, 1))
+        Some((13, 8, 2))
     );
 }
 

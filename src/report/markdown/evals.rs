@@ -74,6 +74,7 @@ fn block(view: &EvalsView<'_>, m: &ModelView<'_>) -> Block {
     )];
     lines.extend(m.trials_line.iter().map(|l| md(l, LINE_CHARS)));
     lines.extend(m.counts_line.iter().map(|l| md(l, LINE_CHARS)));
+    lines.extend(m.shared_errors.iter().map(|l| md(l, LINE_CHARS)));
     head.push_str(&lines.join("<br>\n"));
     head.push_str("\n\n");
     if !m.failed_gates.is_empty() {
@@ -149,6 +150,7 @@ fn shared(view: &EvalsView<'_>) -> String {
     let mut lines: Vec<String> = view.left_out.iter().cloned().collect();
     lines.push(view.cache.clone());
     let mut warnings: Vec<&String> = view.cache_warning.iter().collect();
+    warnings.extend(&view.concurrency);
     if let Some(h) = &view.history {
         for line in &h.lines {
             let mark = if line.rising { " ⚠️" } else { "" };

@@ -19,6 +19,29 @@ pub struct EvalsResults {
     pub cache: CacheUse,
     /// The miss-rate history, when `--history` was given.
     pub history: Option<HistoryTrend>,
+    /// How many requests were in flight, and whether timeouts lowered it (the HTTP providers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<ConcurrencyUse>,
+}
+
+/// How many requests were in flight at once: the configured concurrency, and how far timeouts
+/// lowered it while other requests were answered.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConcurrencyUse {
+    /// `evals.concurrency`.
+    pub configured: usize,
+    /// `evals.adaptive_concurrency`: timeouts may lower it.
+    pub adaptive: bool,
+    /// The fewest requests in flight allowed at any time.
+    pub lowest: usize,
+    /// The number allowed at the end.
+    pub last: usize,
+    /// Times it was lowered.
+    pub lowered: usize,
+    /// Requests that timed out.
+    pub timeouts: usize,
+    /// Requests the server answered (any status).
+    pub answered: usize,
 }
 
 /// How the answer cache was used.
@@ -32,8 +55,18 @@ pub struct CacheUse {
     pub dir: Option<String>,
     /// Answers replayed from the cache.
     pub hits: usize,
-    /// Answers asked of the provider.
+    /// Fresh answers from the provider.
     pub asked: usize,
+    /// Trials the provider was asked about and gave no usable answer (after retries, or a
+    /// fatal error that stopped the phase).
+    #[serde(default)]
+    pub failed: usize,
+    /// HTTP requests sent to the model API, retries included (0 for the command provider).
+    #[serde(default)]
+    pub requests: usize,
+    /// Of the requests, retries.
+    #[serde(default)]
+    pub retries: usize,
     /// Cache files that could not be read (counted as misses).
     pub corrupt: usize,
     /// Fresh answers that could not be saved to the cache (they still count for this run).

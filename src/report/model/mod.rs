@@ -26,8 +26,8 @@ pub use stress::{StressBreak, StressMiss, StressModel, StressPoint, StressResult
 /// How "no tool" is written wherever a tool name would be.
 pub const NO_TOOL: &str = "(no tool)";
 pub use evals::{
-    AnswerKind, CacheUse, CaseStatus, Confusion, EvalCaseResult, EvalsResults, Gate, GateKind,
-    HistoryPoint, HistoryTrend, ModelEval, PickedCall, TrialResult,
+    AnswerKind, CacheUse, CaseStatus, ConcurrencyUse, Confusion, EvalCaseResult, EvalsResults,
+    Gate, GateKind, HistoryPoint, HistoryTrend, ModelEval, PickedCall, TrialResult,
 };
 pub use history::{
     BaseComparison, BaseRun, FindingChanges, FindingKey, HistoryRecord, ModelChange, TestChanges,
