@@ -110,29 +110,37 @@ pub(super) fn tests(client: &mut Client, tools: &[Tool], ctx: &Ctx<'_>) -> Phase
     phase
 }
 
+/// The evals engine's inputs for this run, or `None` without an `evals:` section: the evals
+/// phase and the stress curve ask through the same engine.
+fn eval_run<'a>(ctx: &Ctx<'a>, secrets: &'a Redactor) -> Option<EvalRun<'a>> {
+    let (Some(cfg), Some(settings)) = (ctx.settings.eval_config(), ctx.settings.evals()) else {
+        return None;
+    };
+    Some(EvalRun {
+        cfg,
+        settings,
+        base_dir: &ctx.settings.loaded().base_dir,
+        env: ctx.settings.env(),
+        events: ctx.events,
+        interrupt: ctx.interrupt,
+        secrets,
+    })
+}
+
 /// The tool-selection evals.
 pub(super) fn evals(tools: &[Tool], ctx: &Ctx<'_>) -> Phase<Option<EvalsResults>> {
-    let (Some(cfg), Some(settings)) = (ctx.settings.eval_config(), ctx.settings.evals()) else {
+    let secrets = Redactor::new(ctx.settings.secrets());
+    let Some(run) = eval_run(ctx, &secrets) else {
         return Phase::skipped("no `evals:` section in the config");
     };
-    let total = settings
+    let total = run
+        .settings
         .target()
-        .map_or(0, |target| engine::planned_cases(cfg, target));
+        .map_or(0, |target| engine::planned_cases(run.cfg, target));
     ctx.events.emit(Event::PhaseStarted {
         phase: PhaseKey::Evals,
         total,
     });
-    let loaded = ctx.settings.loaded();
-    let secrets = Redactor::new(ctx.settings.secrets());
-    let run = EvalRun {
-        cfg,
-        settings,
-        base_dir: &loaded.base_dir,
-        env: ctx.settings.env(),
-        events: ctx.events,
-        interrupt: ctx.interrupt,
-        secrets: &secrets,
-    };
     let phase = engine::run(tools, &run);
     finished(
         ctx.events,
@@ -150,30 +158,21 @@ pub(super) fn stress(
     baseline: Option<&EvalsResults>,
 ) -> Phase<Option<crate::report::model::StressResults>> {
     use crate::evals::stress;
-    let (Some(cfg), Some(settings)) = (ctx.settings.eval_config(), ctx.settings.evals()) else {
+    let secrets = Redactor::new(ctx.settings.secrets());
+    let Some(eval) = eval_run(ctx, &secrets) else {
         return Phase::skipped("no `evals:` section in the config");
     };
-    let Some(curve) = settings.stress() else {
-        return Phase::skipped(settings.stress_off_reason());
+    let Some(curve) = eval.settings.stress() else {
+        return Phase::skipped(eval.settings.stress_off_reason());
     };
-    let total = settings
+    let total = eval
+        .settings
         .target()
-        .map_or(0, |target| stress::planned_cases(cfg, target, curve));
+        .map_or(0, |target| stress::planned_cases(eval.cfg, target, curve));
     ctx.events.emit(Event::PhaseStarted {
         phase: PhaseKey::Stress,
         total,
     });
-    let loaded = ctx.settings.loaded();
-    let secrets = Redactor::new(ctx.settings.secrets());
-    let eval = EvalRun {
-        cfg,
-        settings,
-        base_dir: &loaded.base_dir,
-        env: ctx.settings.env(),
-        events: ctx.events,
-        interrupt: ctx.interrupt,
-        secrets: &secrets,
-    };
     let run = stress::StressRun {
         eval: &eval,
         settings: curve,

@@ -353,10 +353,7 @@ mod tests {
     use serde_json::json;
 
     fn broken(schema: Value) -> Vec<(&'static str, String)> {
-        rules(schema.as_object().unwrap())
-            .into_iter()
-            .map(|h| (h.rule, h.pointer))
-            .collect()
+        super::super::broken_by(rules, &schema)
     }
 
     /// A schema strict tool use accepts: closed objects, optional fields, unions, local

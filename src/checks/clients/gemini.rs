@@ -220,10 +220,7 @@ mod tests {
     use serde_json::json;
 
     fn broken(schema: Value) -> Vec<(&'static str, String)> {
-        rules(schema.as_object().unwrap())
-            .into_iter()
-            .map(|h| (h.rule, h.pointer))
-            .collect()
+        super::super::broken_by(rules, &schema)
     }
 
     /// A schema Gemini accepts as `parameters`.

@@ -244,5 +244,18 @@ pub(crate) fn names<'a>(items: impl IntoIterator<Item = &'a str>, max: usize) ->
     shown.join(", ")
 }
 
+/// The rules `schema` breaks under one client's `rules`, as `(rule, pointer)`.
+#[cfg(test)]
+fn broken_by(
+    rules: fn(&Map<String, Value>) -> Vec<Hit>,
+    schema: &Value,
+) -> Vec<(&'static str, String)> {
+    let root = schema.as_object().expect("a test schema is an object");
+    rules(root)
+        .into_iter()
+        .map(|h| (h.rule, h.pointer))
+        .collect()
+}
+
 #[cfg(test)]
 pub(crate) mod tests;

@@ -336,10 +336,7 @@ mod tests {
 
     /// The rules `schema` breaks, as `(rule, pointer)`.
     fn broken(schema: Value) -> Vec<(&'static str, String)> {
-        rules(schema.as_object().unwrap())
-            .into_iter()
-            .map(|h| (h.rule, h.pointer))
-            .collect()
+        super::super::broken_by(rules, &schema)
     }
 
     fn hit(rule: &'static str, pointer: &str) -> (&'static str, String) {
