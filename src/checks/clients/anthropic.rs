@@ -18,18 +18,14 @@
 
 use serde_json::{Map, Value};
 
-use super::{Hit, names};
+use super::{Hit, names, present};
 
 /// Keywords the root may not have.
 const NOT_AT_ROOT: &[&str] = &["oneOf", "allOf", "anyOf"];
 
 /// Every place in `root` the Claude API refuses.
 pub(super) fn rules(root: &Map<String, Value>) -> Vec<Hit> {
-    let found: Vec<&str> = NOT_AT_ROOT
-        .iter()
-        .copied()
-        .filter(|k| root.contains_key(*k))
-        .collect();
+    let found = present(root, NOT_AT_ROOT);
     if found.is_empty() {
         return Vec::new();
     }

@@ -244,6 +244,15 @@ pub(crate) fn names<'a>(items: impl IntoIterator<Item = &'a str>, max: usize) ->
     shown.join(", ")
 }
 
+/// The `keywords` that `schema` has, in the order given.
+fn present<'k>(schema: &Map<String, Value>, keywords: &[&'k str]) -> Vec<&'k str> {
+    keywords
+        .iter()
+        .copied()
+        .filter(|k| schema.contains_key(*k))
+        .collect()
+}
+
 /// The rules `schema` breaks under one client's `rules`, as `(rule, pointer)`.
 #[cfg(test)]
 fn broken_by(

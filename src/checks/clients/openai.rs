@@ -47,7 +47,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Hit, Node, Scope, is_object, names, place, walk};
+use super::{Hit, Node, Scope, is_object, names, place, present, walk};
 
 /// String formats strict mode accepts.
 const FORMATS: &[&str] = &[
@@ -110,11 +110,7 @@ pub(super) fn rules(root: &Map<String, Value>) -> Vec<Hit> {
 }
 
 fn root_object(root: &Map<String, Value>, hits: &mut Vec<Hit>) {
-    let found: Vec<&str> = NOT_AT_ROOT
-        .iter()
-        .copied()
-        .filter(|k| root.contains_key(*k))
-        .collect();
+    let found = present(root, NOT_AT_ROOT);
     if found.is_empty() {
         return;
     }

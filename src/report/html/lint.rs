@@ -111,17 +111,7 @@ fn coverage(out: &mut String, c: &Coverage) {
             (tone, status, word, name, count, t.cases.join(", "))
         })
         .collect();
-    let names: Vec<String> = c
-        .no_tool
-        .iter()
-        .map(|n| {
-            if c.ambiguous.contains(n) {
-                format!("{n} (ambiguous)")
-            } else {
-                n.clone()
-            }
-        })
-        .collect();
+    let names = c.no_tool_labels();
     let (tone, status, word) = if c.no_tool.is_empty() {
         (Tone::Warn, "uncovered", "NONE")
     } else {

@@ -99,17 +99,7 @@ pub(super) fn coverage(results: Option<&LintResults>) -> List {
                 md(&t.cases.join(", "), NAMES_CHARS)
             ));
         }
-        let names: Vec<String> = c
-            .no_tool
-            .iter()
-            .map(|n| {
-                if c.ambiguous.contains(n) {
-                    format!("{n} (ambiguous)")
-                } else {
-                    n.clone()
-                }
-            })
-            .collect();
+        let names = c.no_tool_labels();
         let mark = if c.no_tool.is_empty() {
             "⚠️"
         } else {

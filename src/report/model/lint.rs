@@ -131,6 +131,20 @@ impl Coverage {
         self.tools.iter().filter(|t| !t.cases.is_empty()).count()
     }
 
+    /// The no-tool cases' names, each ambiguous one marked `(ambiguous)`.
+    pub fn no_tool_labels(&self) -> Vec<String> {
+        self.no_tool
+            .iter()
+            .map(|n| {
+                if self.ambiguous.contains(n) {
+                    format!("{n} (ambiguous)")
+                } else {
+                    n.clone()
+                }
+            })
+            .collect()
+    }
+
     /// Pairs with a genuine case on both sides.
     pub fn contrasted(&self) -> usize {
         self.pairs.iter().filter(|p| p.contrasted).count()
