@@ -46,6 +46,10 @@ pub enum Command {
     /// Inspect or clean the committed eval answer cache.
     #[command(subcommand)]
     Cache(CacheCommand),
+    /// Hold one server connection and answer tool calls as JSON lines on stdin and stdout (the
+    /// pytest plugin's client; the protocol is in `src/session/mod.rs`).
+    #[command(hide = true)]
+    Session(SessionArgs),
 }
 
 /// Eval flags shared by `run` and `eval`.
@@ -268,6 +272,18 @@ pub struct InspectArgs {
     /// definition as the server sent it), `resources`, `prompts` and `checks`.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `toolproof session` (hidden): the server as `inspect` takes it, or as a JSON line on stdin.
+#[derive(Debug, Args)]
+pub struct SessionArgs {
+    /// The server.
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Read the server from the first line of stdin instead: a JSON object with the fields of
+    /// mcp-toolproof's `ServerConfig` (command or url, env, headers, cwd, startup_timeout_s).
+    #[arg(long, conflicts_with_all = ["url", "config", "command"])]
+    pub server_on_stdin: bool,
 }
 
 /// Report destinations shared by the commands that run phases.

@@ -1,8 +1,10 @@
-//! Child process groups: every server and command provider toolproof starts leads its own
-//! process group and is registered here while it runs, so that an interrupt can stop all of
-//! them at once. The one place that sends signals.
+//! Child processes: every server and command provider toolproof starts leads its own process
+//! group and is registered here while it runs, so that an interrupt can stop all of them at
+//! once (the one place that sends signals); and the secrets of toolproof's own environment that
+//! a child never inherits.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::Command;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -78,5 +80,69 @@ fn send(pgid: i32, kill: Kill) {
     // yields ESRCH, which is ignored.
     unsafe {
         libc::kill(-pgid, sig);
+    }
+}
+
+/// Variables of toolproof's own environment that hold its credentials: the model providers'
+/// keys and account ids, and the tokens a CI runner gives the job. A server under test or a
+/// command provider is someone else's program: it gets none of them unless its own `env`
+/// setting names one.
+pub const WITHHELD_VARS: [&str; 9] = [
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "OPENAI_API_KEY",
+    "OPENAI_ORG_ID",
+    "OPENAI_PROJECT_ID",
+    "GITHUB_TOKEN",
+    "GH_TOKEN",
+    "ACTIONS_RUNTIME_TOKEN",
+    "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+];
+
+/// Sets up the environment of a child: the inherited one without [`WITHHELD_VARS`], then
+/// `env` (the child's own setting, which may name a withheld variable to pass it on).
+pub fn child_env(cmd: &mut Command, env: &BTreeMap<String, String>) {
+    for var in WITHHELD_VARS {
+        if !env.contains_key(var) {
+            cmd.env_remove(var);
+        }
+    }
+    cmd.envs(env);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env_of(cmd: &Command) -> BTreeMap<String, Option<String>> {
+        cmd.get_envs()
+            .map(|(k, v)| {
+                let text = |s: &std::ffi::OsStr| s.to_string_lossy().into_owned();
+                (text(k), v.map(text))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_child_gets_no_credential_unless_its_env_names_it() {
+        let mut cmd = Command::new("true");
+        let named = BTreeMap::from([
+            ("OPENAI_API_KEY".to_owned(), "passed-on".to_owned()),
+            ("MODE".to_owned(), "test".to_owned()),
+        ]);
+        child_env(&mut cmd, &named);
+        let env = env_of(&cmd);
+        for var in WITHHELD_VARS.iter().filter(|v| **v != "OPENAI_API_KEY") {
+            assert_eq!(env.get(*var), Some(&None), "{var} is not removed");
+        }
+        assert_eq!(env["OPENAI_API_KEY"].as_deref(), Some("passed-on"));
+        assert_eq!(env["MODE"].as_deref(), Some("test"));
+    }
+
+    #[test]
+    fn every_provider_credential_is_withheld() {
+        for var in crate::evals::provider::CREDENTIAL_VARS {
+            assert!(WITHHELD_VARS.contains(&var), "{var} would reach a child");
+        }
     }
 }

@@ -90,8 +90,8 @@ impl StdioTransport {
             });
         };
         let mut cmd = Command::new(program);
+        crate::process::child_env(&mut cmd, &spec.env);
         cmd.args(args)
-            .envs(&spec.env)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -1,19 +1,16 @@
 //! The run's secrets: every value that must never be written anywhere. The `${VAR}` values the
-//! config expanded, the provider credentials of the environment (whatever the provider: a
-//! command provider inherits them too, and may echo them), and the GitHub token.
+//! config expanded, and toolproof's own credentials in the environment (the providers' keys
+//! and the CI tokens, which a child gets only when its `env` names them, and may then echo).
 
 use super::Env;
-use crate::evals::provider::CREDENTIAL_VARS;
-
-/// Variables other than the providers' whose values are secrets.
-const OTHER_SECRET_VARS: [&str; 1] = ["GITHUB_TOKEN"];
+use crate::process::WITHHELD_VARS;
 
 /// The secrets of one invocation, longest first, each once. A value with surrounding blanks
 /// is listed as given and trimmed, since either form may be what travels.
 /// `expanded`: the values `${VAR}` expansion put into the config.
 pub(super) fn resolve(env: &Env, expanded: &[String]) -> Vec<String> {
     let mut secrets = expanded.to_vec();
-    for var in CREDENTIAL_VARS.iter().chain(&OTHER_SECRET_VARS) {
+    for var in WITHHELD_VARS {
         if let Some(value) = env.get(var) {
             secrets.push(value.to_owned());
             secrets.push(value.trim().to_owned());

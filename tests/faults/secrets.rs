@@ -303,3 +303,54 @@ fn the_fake_model_fills_in_the_key_it_was_sent() {
     let value: Value = serde_json::from_str(json).unwrap_or(Value::Null);
     assert_eq!(value["content"][0]["text"], format!("k={KEY}"), "{answer}");
 }
+
+/// toolproof's own credentials stay with it: the server under test and the command provider
+/// see none of them, except the ones their own `env` setting names.
+#[test]
+fn the_server_and_the_command_provider_get_no_credential_they_were_not_given() {
+    let fake = example("fake_mcp");
+    let yaml = format!(
+        "server:\n  command: [sh, -c, 'env > server.env; exec \"$0\"', '{fake}']\n  env: {{OPENAI_API_KEY: '${{OPENAI_API_KEY}}'}}\n\
+         evals:\n  provider: command\n  command: [sh, pick.sh]\n  env: {{GITHUB_TOKEN: '${{GITHUB_TOKEN}}', MODE: picked}}\n  max_retries: 0\n  cases:\n    - {{prompt: say hi, expect_tool: echo}}\n"
+    );
+    let pick = "env > pick.env\necho '{\"tool\": \"echo\", \"args\": {\"text\": \"hi\"}}'\n";
+    let secrets = [
+        ("ANTHROPIC_API_KEY", "sk-ant-withheld-0001"),
+        ("ANTHROPIC_AUTH_TOKEN", "sk-ant-withheld-0002"),
+        ("OPENAI_API_KEY", "sk-oai-withheld-0003"),
+        ("GITHUB_TOKEN", "ghs_withheld_0004"),
+        ("GH_TOKEN", "ghs_withheld_0005"),
+        ("ACTIONS_RUNTIME_TOKEN", "runtime-withheld-0006"),
+        ("ACTIONS_ID_TOKEN_REQUEST_TOKEN", "oidc-withheld-0007"),
+    ];
+    let mut case = Case::new("withheld-env")
+        .yaml(&yaml)
+        .file("pick.sh", pick.as_bytes())
+        .env("TOOLPROOF_KEPT", "an-ordinary-variable");
+    for (key, value) in secrets {
+        case = case.env(key, value);
+    }
+    let out = case.run();
+    out.sound(0);
+    let server = out.read("server.env");
+    let picker = out.read("pick.env");
+    for (key, value) in secrets {
+        let in_server = server.contains(value);
+        let in_picker = picker.contains(value);
+        // Each sees only what its own `env` names.
+        assert_eq!(
+            in_server,
+            key == "OPENAI_API_KEY",
+            "{key} in the server: {server}"
+        );
+        assert_eq!(
+            in_picker,
+            key == "GITHUB_TOKEN",
+            "{key} in the picker: {picker}"
+        );
+    }
+    for env in [&server, &picker] {
+        assert!(env.contains("TOOLPROOF_KEPT=an-ordinary-variable"), "{env}");
+    }
+    assert!(picker.contains("MODE=picked"), "{picker}");
+}

@@ -332,7 +332,12 @@ fn validate(
     base_dir: &Path,
 ) -> Option<Vec<String>> {
     ctx.keep(server::check_server(ctx, &config.server));
-    let secrets = ctx.keep(server::expand_server(ctx, &mut config.server, env));
+    let secrets = ctx.keep(server::expand_env_refs(
+        ctx,
+        &mut config.server,
+        config.evals.as_mut(),
+        env,
+    ));
     ctx.keep(server::check_url_scheme(ctx, &config.server));
     ctx.keep(ranges::check_ranges(ctx, config));
     answers::check_answers(ctx, config);

@@ -1,5 +1,5 @@
-//! `server:` beyond its types: exactly one of `command` and `url`, `${VAR}` expansion (the
-//! values substituted are secrets), and the URL's scheme.
+//! `server:` beyond its types: exactly one of `command` and `url`, `${VAR}` expansion (here and in
+//! `evals.env`; the values substituted are secrets), and the URL's scheme.
 
 use std::env::VarError;
 use std::path::PathBuf;
@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use super::ranges::{Unit, duration};
 use super::{Ctx, EnvLookup, path_of};
 use crate::config::node::Step;
-use crate::config::{ConfigError, ServerConfig, TransportPref};
+use crate::config::{ConfigError, EvalConfig, ServerConfig, TransportPref};
 
 pub(super) const SERVER: Step<'static> = Step::Key("server");
 
@@ -104,10 +104,12 @@ fn check_no_transport(ctx: &Ctx<'_>, server: &ServerConfig) -> Result<(), Config
     ))
 }
 
-/// Expands `${NAME}` in every string value of `server`; returns the values substituted.
-pub(super) fn expand_server(
+/// Expands `${NAME}` in every string value of `server` and in `evals.env`; returns the values
+/// substituted.
+pub(super) fn expand_env_refs(
     ctx: &Ctx<'_>,
     server: &mut ServerConfig,
+    evals: Option<&mut EvalConfig>,
     env: EnvLookup<'_>,
 ) -> Result<Vec<String>, ConfigError> {
     let mut secrets = Vec::new();
@@ -149,6 +151,14 @@ pub(super) fn expand_server(
     }
     for (key, value) in server.headers.iter_mut() {
         expand(value, &[SERVER, Step::Key("headers"), Step::Key(key)])?;
+    }
+    if let Some(evals) = evals {
+        for (key, value) in evals.env.iter_mut() {
+            expand(
+                value,
+                &[Step::Key("evals"), Step::Key("env"), Step::Key(key)],
+            )?;
+        }
     }
     if let Some(cwd) = &mut server.cwd {
         // It came from YAML text, so it is UTF-8.

@@ -1,5 +1,6 @@
 //! `evals:`: the provider and model, request and retry settings, the gates, and the cases.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::Deserialize;
@@ -35,6 +36,10 @@ pub struct EvalConfig {
     /// Program of the command provider.
     #[serde(default)]
     pub command: Option<Vec<String>>,
+    /// Extra environment for the command provider (toolproof's own key). The provider keys and
+    /// CI tokens are withheld from the program unless named here.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
     /// System prompt.
     #[serde(default)]
     pub system: Option<String>,
@@ -280,6 +285,7 @@ impl Default for EvalConfig {
             provider: None,
             model: None,
             command: None,
+            env: BTreeMap::new(),
             system: None,
             params: serde_json::Map::new(),
             min_accuracy: default_min_accuracy(),

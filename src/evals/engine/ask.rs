@@ -36,6 +36,7 @@ pub(super) fn build_client(
             cfg.command.clone().unwrap_or_default(),
             PathBuf::from(base_dir),
             crate::config::limits::seconds(cfg.timeout_s),
+            cfg.env.clone(),
         )),
     }
 }

@@ -1,7 +1,8 @@
-//! The command provider: run the user's program (no shell) from the YAML's folder with the full
-//! environment, write the request as one line of JSON on its stdin, and read its choice from
+//! The command provider: run the user's program (no shell) from the YAML's folder with the
+//! environment less toolproof's credentials (`evals.env` adds to it), write the request as one line of JSON on its stdin, and read its choice from
 //! stdout: `{"tool", "args", "text"?}`, a list of those, or `{"calls": [...], "text"?}`.
 
+use std::collections::BTreeMap;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -26,12 +27,24 @@ pub struct CommandSpec {
     argv: Vec<String>,
     cwd: PathBuf,
     timeout: Duration,
+    env: BTreeMap<String, String>,
 }
 
 impl CommandSpec {
     /// A command run from `cwd` and killed after `timeout`.
     pub fn new(argv: Vec<String>, cwd: PathBuf, timeout: Duration) -> Self {
-        CommandSpec { argv, cwd, timeout }
+        CommandSpec {
+            argv,
+            cwd,
+            timeout,
+            env: BTreeMap::new(),
+        }
+    }
+
+    /// The same command with `env` added to its environment (`evals.env`).
+    pub fn with_env(mut self, env: BTreeMap<String, String>) -> Self {
+        self.env = env;
+        self
     }
 
     /// Runs the program once for `req`.
@@ -53,7 +66,9 @@ impl CommandSpec {
         }
         let mut line = request.to_string();
         line.push('\n');
-        let child = Command::new(program)
+        let mut cmd = Command::new(program);
+        crate::process::child_env(&mut cmd, &self.env);
+        let child = cmd
             .args(args)
             .current_dir(&self.cwd)
             .stdin(Stdio::piped())

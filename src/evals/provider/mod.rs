@@ -19,6 +19,7 @@ pub mod window;
 #[cfg(test)]
 mod wire_tests;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -117,10 +118,15 @@ impl Provider {
         Provider::OpenAi(openai::api(base_url, Some(api_key), Vec::new()))
     }
 
-    /// A command run without a shell, from `cwd`, with the full environment, killed after
-    /// `timeout`.
-    pub fn command(argv: Vec<String>, cwd: PathBuf, timeout: Duration) -> Provider {
-        Provider::Command(CommandSpec::new(argv, cwd, timeout))
+    /// A command run without a shell, from `cwd`, with the environment less toolproof's
+    /// credentials plus `env`, killed after `timeout`.
+    pub fn command(
+        argv: Vec<String>,
+        cwd: PathBuf,
+        timeout: Duration,
+        env: BTreeMap<String, String>,
+    ) -> Provider {
+        Provider::Command(CommandSpec::new(argv, cwd, timeout).with_env(env))
     }
 
     #[cfg(test)]

@@ -32,8 +32,8 @@ impl StdioWire {
             return Err("the command is empty".into());
         };
         let mut cmd = Command::new(program);
+        crate::process::child_env(&mut cmd, &spec.env);
         cmd.args(args)
-            .envs(&spec.env)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
