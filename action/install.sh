@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Installs toolproof for the Action. Picks the release for this runner (RUNNER_OS-RUNNER_ARCH),
-# checks its SHA-256 against the manifest committed beside this script, and keeps it in the
-# runner's tool cache. `version: source` (or a ref that is no release tag) builds the action's
-# own checkout with cargo instead. Writes `bin=<path>` to GITHUB_OUTPUT and adds the folder to
-# GITHUB_PATH.
+# Installs toolproof for the Action. Picks the release archive for this runner
+# (RUNNER_OS-RUNNER_ARCH) named by the manifest that the release commit put beside this script
+# (action/manifests/v<version>.json, see scripts/release-tag.sh), checks its SHA-256, and keeps
+# it in the runner's tool cache under its version and platform. A release with no archive for
+# the runner is an error naming both; nothing is built behind the user's back. `version: source`
+# builds the action's own checkout with cargo, as does a ref that is no release tag (a branch or
+# a commit: there is no release to install), kept in the tool cache under the crate's version and
+# a hash of the sources, so a changed checkout is built again. Writes `bin=<path>` to
+# GITHUB_OUTPUT and adds the folder to GITHUB_PATH.
 #
 # Inputs (environment): INPUT_VERSION, ACTION_REF, ACTION_REPOSITORY, ACTION_PATH.
 # TOOLPROOF_DOWNLOAD_BASE replaces https://github.com/<repository>/releases/download (mirrors,
@@ -29,11 +33,16 @@ version="${version#v}"
 tool_cache="${RUNNER_TOOL_CACHE:-${RUNNER_TEMP:-/tmp}/tool-cache}"
 
 build_from_source() {
-  command -v cargo >/dev/null || fail "building toolproof needs cargo on the runner (rustup, for example), or use a version released for ${RUNNER_OS:-this OS}-${RUNNER_ARCH:-this arch}"
-  local root
-  root="$tool_cache/toolproof/source/$(git -C "$action_path" rev-parse HEAD 2>/dev/null || echo local)"
+  command -v cargo >/dev/null || fail "building toolproof from the action's checkout needs cargo on the runner (rustup, for example); or use a released version (uses: ${ACTION_REPOSITORY:-toolproof-dev/toolproof}@v<version>)"
+  # The key is what was built: the crate's version and a hash of every file cargo reads, so a
+  # self-hosted runner never reuses a binary built from other sources.
+  local crate hash root
+  crate=$(sed -n '/^\[package\]/,/^\[/{s/^version = "\(.*\)"$/\1/p}' "$action_path/Cargo.toml" | head -n 1)
+  hash=$(cd "$action_path" && find Cargo.toml Cargo.lock src -type f -print0 | LC_ALL=C sort -z |
+    xargs -0 sha256sum | sha256sum | cut -c1-16)
+  root="$tool_cache/toolproof/source-$crate-$hash"
   if [ ! -x "$root/bin/toolproof" ]; then
-    echo "building toolproof from $action_path"
+    echo "building toolproof $crate from $action_path"
     cargo install --locked --quiet --path "$action_path" --root "$root" --bin toolproof
   fi
   bin_dir="$root/bin"
@@ -53,12 +62,11 @@ platform="${RUNNER_OS:-}-${RUNNER_ARCH:-}"
 manifest="$action_path/action/manifests/v$version.json"
 file="" sha=""
 if [ "$version" != source ]; then
-  if [ -f "$manifest" ]; then
-    read -r file sha <<<"$(release_asset "$manifest" "$platform")"
-  fi
-  if [ -z "$file" ]; then
-    echo "::notice title=toolproof install::toolproof $version has no release for $platform in action/manifests: building it from the action's checkout"
-  fi
+  [ -f "$manifest" ] || fail "toolproof $version has no release manifest in this action (action/manifests/v$version.json): use the action at a release tag (uses: ${ACTION_REPOSITORY:-toolproof-dev/toolproof}@v<version>), or version: source to build it with cargo"
+  read -r file sha <<<"$(release_asset "$manifest" "$platform")"
+  [ -n "$file" ] || fail "toolproof $version has no release archive for $platform (the runner's RUNNER_OS-RUNNER_ARCH); its releases are for $(python3 -c 'import json,sys; print(", ".join(sorted(json.load(open(sys.argv[1]))["assets"])))' "$manifest"): run the job on one of those, or set version: source to build it with cargo"
+else
+  echo "::notice title=toolproof install::building toolproof from the action's checkout (${ACTION_REF:+ref $ACTION_REF, }version: source)"
 fi
 
 if [ -z "$file" ]; then

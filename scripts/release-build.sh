@@ -83,10 +83,13 @@ stage="target/release-stage/$name"
 rm -rf "$stage" && mkdir -p "$stage" dist
 cp "target/$triple/release/toolproof" LICENSE README.md "$stage/"
 
-# With GNU tar the archive is byte-for-byte reproducible: fixed order, owner and times.
+# With GNU tar the archive is byte-for-byte reproducible: fixed order, owner and times. The
+# times are those of the last commit that changed anything but the Action's manifests, so the
+# release commit that adds a manifest (scripts/release-tag.sh) does not change the archives it
+# lists: the tagged tree builds the same bytes again.
 tar_flags=()
 if tar --version 2>/dev/null | grep -q 'GNU tar'; then
-  epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
+  epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct -- . ':(exclude)action/manifests' 2>/dev/null || date +%s)}
   tar_flags=(--sort=name --owner=0 --group=0 --numeric-owner --mtime="@$epoch")
 fi
 tar ${tar_flags[@]+"${tar_flags[@]}"} -cf - -C "$stage" toolproof LICENSE README.md | gzip -n -9 >"dist/$name.tar.gz.tmp"

@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
 """toolproof's GitHub Action, end to end on this machine.
 
-action.yml runs the way the runner runs it (tests/action/runner.py), with the release download
-pointed at an archive served on 127.0.0.1 and the REST API at the fake GitHub
-(examples/fake_github.rs). Checks: the bundled demo passes and the outputs, the job summary,
-the history cache and the artifact are there; a tampered archive is refused; on a pull request
+The action is the tree a release tag ships: scripts/release-tag.sh writes the manifest of an
+archive of this build, commits it and tags the commit in a scratch repository, and the tagged
+tree is exported without .git, as the runner downloads an action. action.yml runs the way the
+runner runs it (tests/action/runner.py), with no cargo on PATH, the release download pointed at
+the archive served on 127.0.0.1 and the REST API at the fake GitHub (examples/fake_github.rs).
+Checks: the bundled demo passes and the outputs (exit-code written once), the job summary, the
+history cache and the artifact (toolproof-reports/ at its root) are there; a tampered archive is
+refused; a runner with no release archive is an error naming the version and platform, and
+`version: source` builds the checkout under a key of its version and sources; on a pull request
 one comment is created, a second run updates that same comment, and its body shows what changed
-against the base branch.
+against the base branch. Last, scripts/release-dry-run.sh plays the same release from a clone of
+HEAD and runs the demo with what the install step installed.
 
 Usage: e2e.py TARGET_DIR (the cargo target folder holding debug/toolproof and the examples)
 """
@@ -15,6 +21,7 @@ import hashlib
 import http.server
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -26,7 +33,7 @@ from pathlib import Path
 from runner import Runner
 
 ROOT = Path(__file__).resolve().parents[2]
-VERSION = "0.0.0-e2e"
+VERSION = re.search(r'^version = "([^"]+)"', (ROOT / "Cargo.toml").read_text(), re.M).group(1)
 FAILURES = []
 
 
@@ -65,13 +72,60 @@ def serve(folder: Path) -> str:
     return f"http://127.0.0.1:{server.server_address[1]}"
 
 
-def action_copy(dest: Path, file: str, sha: str) -> Path:
-    """action.yml and action/ as a user's checkout of the action, with a manifest for VERSION."""
-    shutil.copy(ROOT / "action.yml", dest / "action.yml")
-    shutil.copytree(ROOT / "action", dest / "action")
-    manifest = {"version": VERSION, "assets": {"Linux-X64": {"file": file, "sha256": sha}}}
-    (dest / "action" / "manifests" / f"v{VERSION}.json").write_text(json.dumps(manifest))
-    return dest
+def tagged_action(dist: Path) -> Path:
+    """The action as its release tag ships it: this work tree's action, scripts and sources in a
+    scratch repository, tagged by scripts/release-tag.sh with a manifest of `dist`, and the
+    tagged tree exported without .git."""
+    repo = Path(tempfile.mkdtemp(prefix="toolproof-e2e-repo-"))
+    for name in ("action.yml", "Cargo.toml", "Cargo.lock", "LICENSE"):
+        shutil.copy(ROOT / name, repo / name)
+    for name in ("action", "scripts", "src"):
+        shutil.copytree(ROOT / name, repo / name,
+                        ignore=shutil.ignore_patterns("v[0-9]*.json", "__pycache__"))
+    ident = ["-c", "user.name=e2e", "-c", "user.email=e2e@toolproof.invalid"]
+    git = lambda *a: subprocess.run(["git", *ident, *a], cwd=repo, check=True,
+                                    capture_output=True, text=True)
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-q", "-m", "the work tree")
+    tag = subprocess.run([str(repo / "scripts/release-tag.sh"), VERSION, str(dist)], cwd=repo,
+                         capture_output=True, text=True)
+    check(tag.returncode == 0, "scripts/release-tag.sh commits the manifest and tags the commit",
+          tag.stdout + tag.stderr)
+    tagged = git("show", f"v{VERSION}:action/manifests/v{VERSION}.json").stdout
+    check(json.loads(tagged)["assets"]["Linux-X64"]["sha256"] == sha256(dist / archive_name()),
+          "the tagged tree's manifest holds the archive's SHA-256", tagged)
+    out = Path(tempfile.mkdtemp(prefix="toolproof-e2e-action-"))
+    export = subprocess.run(f"git archive v{VERSION} | tar -x -C '{out}'", shell=True, cwd=repo)
+    assert export.returncode == 0
+    return out
+
+
+def archive_name() -> str:
+    return f"toolproof-{VERSION}-x86_64-unknown-linux-gnu.tar.gz"
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def path_without_cargo(*extra: Path) -> str:
+    """PATH less every folder holding a cargo, after `extra`: the runner has no Rust."""
+    dirs = [d for d in os.environ["PATH"].split(os.pathsep) if d and not (Path(d) / "cargo").exists()]
+    return os.pathsep.join([str(e) for e in extra] + dirs)
+
+
+def stand_in_cargo(root: Path, bins: Path) -> Path:
+    """A folder with a `cargo` that records its call and installs this build."""
+    fake_bin = root / "fake-bin"
+    fake_bin.mkdir()
+    (fake_bin / "cargo").write_text(
+        "#!/usr/bin/env bash\n"
+        f"echo \"$*\" >> {root}/cargo-calls\n"
+        "while [ $# -gt 0 ]; do [ \"$1\" = --root ] && root=\"$2\"; shift; done\n"
+        f"mkdir -p \"$root/bin\" && cp {bins}/toolproof \"$root/bin/toolproof\"\n")
+    (fake_bin / "cargo").chmod(0o755)
+    return fake_bin
 
 
 def demo_workspace(workspace: Path, bins: Path, extra_evals=""):
@@ -99,20 +153,21 @@ def github(event_path: Path, **kw):
     return base
 
 
-def demo_passes(bins, served, url, sha, file):
+def demo_passes(bins, action, url):
     root = Path(tempfile.mkdtemp(prefix="toolproof-e2e-"))
-    (root / "action-src").mkdir()
-    action = action_copy(root / "action-src", file, sha)
     event = root / "event.json"
     event.write_text(json.dumps({"ref": "refs/heads/main"}))
     runner = Runner(root / "runner", github(event, event_name="push", ref_name="main"),
-                    env={"TOOLPROOF_DOWNLOAD_BASE": url})
+                    env={"TOOLPROOF_DOWNLOAD_BASE": url, "PATH": path_without_cargo()})
     demo_workspace(root / "runner" / "workspace", bins)
     result = runner.run(action, {})
     log = "\n".join(result.logs)
     check(result.conclusion == "success", "the demo passes through the action", log)
+    check(f"downloading {archive_name()}" in log, "the release archive is downloaded, no cargo", log)
     out = result.outputs
     check(out.get("exit-code") == "0", "output exit-code is 0", out)
+    written = result.output_names.get("run", [])
+    check(written.count("exit-code") == 1, "exit-code is written to GITHUB_OUTPUT once", written)
     check(out.get("passed") == "true", "output passed is true", out)
     check(out.get("tests-failed") == "0" and out.get("check-errors") == "0",
           "outputs tests-failed and check-errors are 0", out)
@@ -124,21 +179,22 @@ def demo_passes(bins, served, url, sha, file):
     check(len(caches) == 1 and caches[0].startswith("toolproof-history-toolproof-history.jsonl-main-"),
           "the history file is saved to the cache", caches)
     artifact = root / "runner" / "artifacts" / "toolproof-reports"
-    kept = sorted(p.name for p in artifact.rglob("*") if p.is_file()) if artifact.exists() else []
-    check({"junit.xml", "report.json", "report.html", "toolproof-history.jsonl"} <= set(kept),
-          "the reports and the history are uploaded", kept)
+    kept = sorted(str(p.relative_to(artifact)) for p in artifact.rglob("*") if p.is_file()) \
+        if artifact.exists() else []
+    want = {f"toolproof-reports/{n}" for n in
+            ("junit.xml", "report.json", "report.html", "toolproof-history.jsonl")}
+    check(want <= set(kept) and all(k.startswith("toolproof-reports/") for k in kept),
+          "the artifact holds toolproof-reports/ at its root, with the reports and the history", kept)
     tool_cache = root / "runner" / "tool-cache" / "toolproof" / VERSION / "Linux-X64"
-    check((tool_cache / "toolproof").is_file(), "the binary is kept in the tool cache")
+    check((tool_cache / "toolproof").is_file(), "the binary is kept in the tool cache under its version")
 
 
-def tampered_is_refused(bins, served, url, file, sha):
+def tampered_is_refused(bins, action, url):
     root = Path(tempfile.mkdtemp(prefix="toolproof-e2e-"))
-    (root / "action-src").mkdir()
-    action = action_copy(root / "action-src", file, sha)
     event = root / "event.json"
     event.write_text("{}")
     runner = Runner(root / "runner", github(event, event_name="push", ref_name="main"),
-                    env={"TOOLPROOF_DOWNLOAD_BASE": url})
+                    env={"TOOLPROOF_DOWNLOAD_BASE": url, "PATH": path_without_cargo()})
     demo_workspace(root / "runner" / "workspace", bins)
     result = runner.run(action, {})
     log = "\n".join(result.logs)
@@ -147,33 +203,57 @@ def tampered_is_refused(bins, served, url, file, sha):
     check(result.steps.get("run", {}).get("outcome") == "skipped", "toolproof never ran", result.steps)
 
 
-def no_release_for_the_runner_builds_from_the_checkout(bins, url, sha, file):
-    """An ARM64 runner: the manifest has no archive for it, so the action builds its checkout
-    with cargo (a stand-in `cargo` on PATH records the call and installs this build)."""
-    root = Path(tempfile.mkdtemp(prefix="toolproof-e2e-src-"))
-    (root / "action-src").mkdir()
-    action = action_copy(root / "action-src", file, sha)
-    fake_bin = root / "fake-bin"
-    fake_bin.mkdir()
-    (fake_bin / "cargo").write_text(
-        "#!/usr/bin/env bash\n"
-        f"echo \"$*\" >> {root}/cargo-calls\n"
-        "while [ $# -gt 0 ]; do [ \"$1\" = --root ] && root=\"$2\"; shift; done\n"
-        f"mkdir -p \"$root/bin\" && cp {bins}/toolproof \"$root/bin/toolproof\"\n")
-    (fake_bin / "cargo").chmod(0o755)
+def no_release_for_the_runner_is_an_error(bins, action, url):
+    """An ARM64 runner: the tagged manifest has no archive for it. That is an error naming the
+    version and the platform; nothing is built behind the user's back."""
+    root = Path(tempfile.mkdtemp(prefix="toolproof-e2e-arm-"))
+    fake_bin = stand_in_cargo(root, bins)
     event = root / "event.json"
     event.write_text("{}")
     runner = Runner(root / "runner", github(event, event_name="push", ref_name="main"),
                     env={"TOOLPROOF_DOWNLOAD_BASE": url, "RUNNER_ARCH": "ARM64",
-                         "PATH": f"{fake_bin}:{os.environ['PATH']}"})
+                         "PATH": path_without_cargo(fake_bin)})
     demo_workspace(root / "runner" / "workspace", bins)
     result = runner.run(action, {})
     log = "\n".join(result.logs)
+    check(result.conclusion == "failure", "a runner with no release archive fails the step", log)
+    check(f"toolproof {VERSION} has no release archive for Linux-ARM64" in log
+          and "version: source" in log,
+          "the error names the version and the platform and says how to build instead", log)
+    check(not (root / "cargo-calls").exists(), "nothing is built from source unasked")
+
+
+def version_source_builds_the_checkout(bins, action, url):
+    """`version: source` builds the action's checkout with cargo (a stand-in here), kept in the
+    tool cache under the crate's version and a hash of the sources."""
+    root = Path(tempfile.mkdtemp(prefix="toolproof-e2e-src-"))
+    fake_bin = stand_in_cargo(root, bins)
+    event = root / "event.json"
+    event.write_text("{}")
+    runner = Runner(root / "runner", github(event, event_name="push", ref_name="main"),
+                    env={"TOOLPROOF_DOWNLOAD_BASE": url, "PATH": path_without_cargo(fake_bin)})
+    demo_workspace(root / "runner" / "workspace", bins)
+    result = runner.run(action, {"version": "source"})
+    log = "\n".join(result.logs)
     calls = (root / "cargo-calls").read_text() if (root / "cargo-calls").exists() else ""
-    check("has no release for Linux-ARM64" in log, "the log says there is no release for the runner", log)
     check(calls.startswith("install --locked --quiet --path ") and "--bin toolproof" in calls,
-          "the action's checkout is built with cargo install --locked", calls)
+          "version: source builds the action's checkout with cargo install --locked", calls)
+    keys = [p.name for p in (root / "runner" / "tool-cache" / "toolproof").iterdir()]
+    check(len(keys) == 1 and re.fullmatch(rf"source-{re.escape(VERSION)}-[0-9a-f]{{16}}", keys[0]),
+          "the source build is kept under its version and a hash of its sources", keys)
     check(result.outputs.get("passed") == "true", "the run then passes", log)
+
+
+def release_dry_run(bins, dist):
+    """scripts/release-dry-run.sh: HEAD tagged in a clone, installed by install.sh without cargo,
+    and the demo run with what it installed."""
+    proc = subprocess.run([str(ROOT / "scripts/release-dry-run.sh"), "--dist", str(dist),
+                           "--examples", str(bins / "examples")],
+                          capture_output=True, text=True)
+    out = proc.stdout + proc.stderr
+    check(proc.returncode == 0 and "installed by the Action without cargo, checksum verified" in out
+          and "PASSED  |" in out,
+          "scripts/release-dry-run.sh tags, installs without cargo and runs the demo", out)
 
 
 def fake_github(bins: Path, folder: Path, token: str):
@@ -189,10 +269,8 @@ def fake_github(bins: Path, folder: Path, token: str):
     return proc, line.removeprefix("listening on ")
 
 
-def pr_comment_is_one_comment_that_shows_what_changed(bins, url, sha, file):
+def pr_comment_is_one_comment_that_shows_what_changed(bins, action, url):
     root = Path(tempfile.mkdtemp(prefix="toolproof-e2e-pr-"))
-    (root / "action-src").mkdir()
-    action = action_copy(root / "action-src", file, sha)
     token = "ghs_e2e_token_0123456789"
     proc, api = fake_github(bins, root, token)
     workspace = root / "runner" / "workspace"
@@ -253,20 +331,24 @@ def pr_comment_is_one_comment_that_shows_what_changed(bins, url, sha, file):
 def main():
     target = Path(sys.argv[1]).resolve()
     bins = target / "debug"
+    dist = Path(tempfile.mkdtemp(prefix="toolproof-dist-"))
+    archive(bins, dist / archive_name())
+    action = tagged_action(dist)
     served = Path(tempfile.mkdtemp(prefix="toolproof-release-"))
-    file = f"toolproof-{VERSION}-x86_64-unknown-linux-gnu.tar.gz"
     (served / f"v{VERSION}").mkdir()
-    sha = archive(bins, served / f"v{VERSION}" / file)
+    shutil.copy(dist / archive_name(), served / f"v{VERSION}" / archive_name())
     url = serve(served)
-    demo_passes(bins, served, url, sha, file)
+    demo_passes(bins, action, url)
 
     bad = Path(tempfile.mkdtemp(prefix="toolproof-release-bad-"))
     (bad / f"v{VERSION}").mkdir()
-    archive(bins, bad / f"v{VERSION}" / file, tamper=True)
-    tampered_is_refused(bins, bad, serve(bad), file, sha)
+    archive(bins, bad / f"v{VERSION}" / archive_name(), tamper=True)
+    tampered_is_refused(bins, action, serve(bad))
 
-    no_release_for_the_runner_builds_from_the_checkout(bins, url, sha, file)
-    pr_comment_is_one_comment_that_shows_what_changed(bins, url, sha, file)
+    no_release_for_the_runner_is_an_error(bins, action, url)
+    version_source_builds_the_checkout(bins, action, url)
+    pr_comment_is_one_comment_that_shows_what_changed(bins, action, url)
+    release_dry_run(bins, dist)
 
     if FAILURES:
         print(f"0 passed, {len(FAILURES)} failed")

@@ -129,6 +129,8 @@ class Result:
         self.steps = {}
         self.conclusion = "success"
         self.logs = []
+        # Each run step's GITHUB_OUTPUT names in the order written, repeats kept.
+        self.output_names = {}
 
 
 class Runner:
@@ -188,7 +190,8 @@ class Runner:
                 with_ = {k: substitute(v, lookup, result.conclusion) for k, v in (step.get("with") or {}).items()}
                 ok, outputs = self.uses(step["uses"], with_)
             else:
-                ok, outputs = self.shell(step["run"], env, action_dir, path_extra, env_extra, result)
+                ok, outputs = self.shell(step["run"], env, action_dir, path_extra, env_extra, result,
+                                         sid)
             result.steps[sid] = {"outputs": outputs, "outcome": "success" if ok else "failure"}
             if not ok:
                 result.conclusion = "failure"
@@ -222,7 +225,7 @@ class Runner:
         env.update(self.env)
         return env
 
-    def shell(self, script, step_env, action_dir, path_extra, env_extra, result):
+    def shell(self, script, step_env, action_dir, path_extra, env_extra, result, sid):
         files = {name: Path(tempfile.mkstemp(dir=self.root / "temp", prefix=name)[1])
                  for name in ("output", "path", "env")}
         env = self.base_env(action_dir)
@@ -241,6 +244,11 @@ class Runner:
         result.logs.append(proc.stdout + proc.stderr)
         path_extra[:0] = [p for p in files["path"].read_text().splitlines() if p]
         env_extra.update(read_outputs(files["env"]))
+        result.output_names[sid] = [
+            re.split(r"<<|=", line, maxsplit=1)[0]
+            for line in files["output"].read_text().splitlines()
+            if re.match(r"^[\w-]+(=|<<)", line)
+        ]
         return proc.returncode == 0, read_outputs(files["output"])
 
     def uses(self, ref, with_):
@@ -272,15 +280,23 @@ class Runner:
             # The runner's own Python stands in; only the request is recorded.
             return True, {"python-version": with_["python-version"]}
         if name == "actions/upload-artifact":
+            # As upload-artifact lays an artifact out: the paths' least common ancestor is its
+            # root (a single folder's contents are at the root; a single file sits there).
             target = self.root / "artifacts" / with_["name"]
             target.mkdir(parents=True, exist_ok=True)
-            for line in with_["path"].splitlines():
-                p = (workspace / line.strip()) if line.strip() else None
-                if p is None or not p.exists():
-                    continue
-                if p.is_dir():
-                    shutil.copytree(p, target / p.name, dirs_exist_ok=True)
-                else:
-                    shutil.copy(p, target / p.name)
+            paths = [workspace / line.strip() for line in with_["path"].splitlines() if line.strip()]
+            paths = [p.resolve() for p in paths if p.exists()]
+            if not paths:
+                return True, {}
+            if len(paths) == 1:
+                root = paths[0] if paths[0].is_dir() else paths[0].parent
+            else:
+                root = Path(os.path.commonpath(paths))
+            for p in paths:
+                files = [f for f in p.rglob("*") if f.is_file()] if p.is_dir() else [p]
+                for f in files:
+                    dest = target / f.relative_to(root)
+                    dest.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy(f, dest)
             return True, {"artifact-id": "1"}
         raise AssertionError(f"no stand-in for {ref}")
