@@ -47,7 +47,7 @@ trap cleanup EXIT
 
 # 1. The release commit and tag, in a scratch clone of HEAD.
 git clone --quiet --no-hardlinks "$repo" "$work/repo"
-(cd "$work/repo" && scripts/release-tag.sh "$version" "$dist")
+(cd "$work/repo" && scripts/release-tag.sh --partial "$version" "$dist")
 tagged=$(git -C "$work/repo" rev-parse "v$version^{commit}")
 [ "$(git -C "$work/repo" rev-parse "v$version^{commit}^")" = "$(git -C "$repo" rev-parse HEAD)" ] ||
   fail "the tag is not one commit on top of HEAD"

@@ -88,7 +88,7 @@ def tagged_action(dist: Path) -> Path:
     git("init", "-q")
     git("add", "-A")
     git("commit", "-q", "-m", "the work tree")
-    tag = subprocess.run([str(repo / "scripts/release-tag.sh"), VERSION, str(dist)], cwd=repo,
+    tag = subprocess.run([str(repo / "scripts/release-tag.sh"), "--partial", VERSION, str(dist)], cwd=repo,
                          capture_output=True, text=True)
     check(tag.returncode == 0, "scripts/release-tag.sh commits the manifest and tags the commit",
           tag.stdout + tag.stderr)
