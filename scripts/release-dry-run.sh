@@ -61,10 +61,13 @@ git -C "$work/repo" archive "v$version" | tar -x -C "$work/action"
 mkdir -p "$work/served/v$version"
 cp "$dist"/toolproof-"$version"-*.tar.gz "$work/served/v$version/"
 python3 - "$work/served" "$work/port" <<'PY' &
-import functools, http.server, os, sys
-handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
-handler.log_message = lambda *a: None
-server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+import http.server, os, sys
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def __init__(self, *a, **k):
+        super().__init__(*a, directory=sys.argv[1], **k)
+    def log_message(self, *a):
+        pass
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
 with open(sys.argv[2] + ".tmp", "w") as f:
     f.write(str(server.server_address[1]))
 os.rename(sys.argv[2] + ".tmp", sys.argv[2])
