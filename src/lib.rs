@@ -30,6 +30,7 @@ pub mod protocol;
 mod pycompat;
 pub mod report;
 mod run;
+mod session;
 mod settings;
 mod suite;
 
@@ -58,6 +59,9 @@ where
         }
     };
     let env = Env::from_process();
+    if let cli::Command::Session(args) = &cli.command {
+        return session::main(&cli, args, &env);
+    }
     let (settings, writer) = match prepare(&cli, &env) {
         Ok(ready) => ready,
         Err(e) => {

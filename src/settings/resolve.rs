@@ -42,6 +42,14 @@ fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
                 ..Flags::default()
             },
         ),
+        // A session connects as `inspect` does and runs no phase (see `crate::session`).
+        Command::Session(a) => (
+            CommandKind::Inspect { json: false },
+            Flags {
+                server: Some(&a.server),
+                ..Flags::default()
+            },
+        ),
         Command::Run(a) => (
             CommandKind::Run,
             Flags {

@@ -51,6 +51,7 @@ pub fn config_source(cli: &Cli, env: &Env) -> Result<ConfigSource, ConfigError> 
             return Ok(ConfigSource::File(path));
         }
         Command::Inspect(args) => &args.server,
+        Command::Session(args) => &args.server,
         Command::Eval(args) => &args.server,
         Command::Lint(args) => &args.server,
         Command::Bench(args) => &args.server,

@@ -471,7 +471,7 @@ fn not_run(why: &str) -> String {
 }
 
 /// The restart error, with the last line the server wrote to stderr when there is one.
-fn restart_reason(e: &ConnectError) -> String {
+pub(crate) fn restart_reason(e: &ConnectError) -> String {
     match e.stderr.lines().rev().find(|l| !l.trim().is_empty()) {
         Some(line) => format!(
             "{}; its stderr ends with: {}",
