@@ -52,6 +52,12 @@ tagged=$(git -C "$work/repo" rev-parse "v$version^{commit}")
 [ "$(git -C "$work/repo" rev-parse "v$version^{commit}^")" = "$(git -C "$repo" rev-parse HEAD)" ] ||
   fail "the tag is not one commit on top of HEAD"
 
+# The archives' times come from the last commit that changed more than a manifest, so the
+# tagged tree builds the same archives as HEAD did (scripts/release-build.sh).
+epoch() { git -C "$1" log -1 --format=%ct "$2" -- . ':(exclude)action/manifests'; }
+[ "$(epoch "$work/repo" "v$version")" = "$(epoch "$repo" HEAD)" ] ||
+  fail "the release commit changes the archives' timestamp: they would not be reproducible from the tag"
+
 # 2. The action as the runner downloads it: the tagged tree, no .git.
 mkdir "$work/action"
 git -C "$work/repo" archive "v$version" | tar -x -C "$work/action"
@@ -90,6 +96,7 @@ done
 mkdir -p "$work/runner/temp" "$work/runner/tool-cache"
 : >"$work/runner/output"
 : >"$work/runner/path"
+# shellcheck disable=SC2016 # $ACTION_PATH is expanded by the inner bash
 env -i PATH="$path" HOME="$work/runner" \
   RUNNER_OS=Linux RUNNER_ARCH=X64 RUNNER_TEMP="$work/runner/temp" \
   RUNNER_TOOL_CACHE="$work/runner/tool-cache" GITHUB_OUTPUT="$work/runner/output" \
