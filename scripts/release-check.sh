@@ -4,7 +4,8 @@
 # - the archive holds exactly toolproof, LICENSE and README.md;
 # - the toolproof in it needs glibc 2.17 at most and runs (scripts/check-glibc.sh);
 # - scripts/check-glibc.sh fails a binary that needs a newer glibc, so the check above can fail;
-# - scripts/release-manifest.sh writes the manifest.json the Action reads, and SHA256SUMS.
+# - scripts/release-manifest.sh writes the manifest.json the Action reads, and SHA256SUMS;
+# - Cargo.toml's cargo binstall metadata names the archive.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -56,5 +57,21 @@ for key, a in m["assets"].items():
     assert a["sha256"] == hashlib.sha256((dist / a["file"]).read_bytes()).hexdigest(), a
 assert m["assets"]["Linux-X64"]["file"] == real, m
 print("manifest.json: ok")
+EOF
+# cargo binstall's URL, filled in as binstall fills it for this target, names this archive.
+python3 - "$file" "$version" <<'EOF'
+import re, sys, tomllib
+file, version = sys.argv[1], sys.argv[2]
+package = tomllib.load(open("Cargo.toml", "rb"))["package"]
+meta = package["metadata"]["binstall"]
+values = {"repo": package["repository"], "version": version, "name": package["name"],
+          "target": "x86_64-unknown-linux-gnu", "archive-suffix": ".tar.gz", "bin": "toolproof",
+          "binary-ext": ""}
+fill = lambda t: re.sub(r"\{ *([\w-]+) *\}", lambda m: values[m.group(1)], t)
+url = fill(meta["pkg-url"])
+want = f"{package['repository']}/releases/download/v{version}/{file}"
+assert url == want, (url, want)
+assert meta["pkg-fmt"] == "tgz" and fill(meta["bin-dir"]) == "toolproof", meta
+print(f"cargo binstall metadata: {url}")
 EOF
 echo "release check: ok"
