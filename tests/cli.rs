@@ -1108,6 +1108,59 @@ fn readme_lists_every_check_as_the_code_defines_it() {
     );
 }
 
+/// Every place that names the project's GitHub repository names the one in Cargo.toml's
+/// `repository` (mcp-toolproof's aside), and none still says `OWNER`.
+#[test]
+fn the_repository_slug_is_the_one_in_cargo_toml() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cargo = std::fs::read_to_string(root.join("Cargo.toml")).expect("Cargo.toml");
+    let url = cargo
+        .lines()
+        .find_map(|l| l.strip_prefix("repository = \""))
+        .and_then(|l| l.strip_suffix('"'))
+        .expect("Cargo.toml sets repository");
+    let slug = url
+        .strip_prefix("https://github.com/")
+        .expect("a GitHub repository");
+    let mut files = vec![root.join("README.md"), root.join("action.yml")];
+    for dir in ["docs", "packaging", "python"] {
+        let mut stack = vec![root.join(dir)];
+        while let Some(d) = stack.pop() {
+            for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path
+                    .extension()
+                    .is_some_and(|e| ["md", "json", "toml", "py", "js"].iter().any(|x| e == *x))
+                {
+                    files.push(path);
+                }
+            }
+        }
+    }
+    let named = regex::Regex::new(r"(?:github\.com/|ghcr\.io/|uses: )([\w.-]+/toolproof)\b")
+        .expect("regex");
+    let mut seen = 0;
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        assert!(
+            !text.contains("OWNER/"),
+            "{} still says OWNER",
+            file.display()
+        );
+        // mcp-toolproof's own Action, named where the README says how to move from it.
+        for m in named
+            .captures_iter(&text)
+            .filter(|m| &m[1] != "NilkanthSuthar/toolproof")
+        {
+            seen += 1;
+            assert_eq!(&m[1], slug, "{} names another repository", file.display());
+        }
+    }
+    assert!(seen >= 5, "the slug is named {seen} times");
+}
+
 // ---------------------------------------------------------------- the client library on real processes
 
 mod client {
