@@ -626,6 +626,8 @@ mod corpus;
 mod html;
 #[path = "interop/junit.rs"]
 mod junit;
+#[path = "interop/npm.rs"]
+mod npm;
 #[path = "interop/protocol.rs"]
 mod protocol;
 #[path = "interop/yaml11.rs"]
