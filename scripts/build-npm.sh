@@ -39,7 +39,7 @@ usage() {
 abs() { # paths on the command line are the caller's
   case $1 in /*) echo "$1" ;; *) echo "$caller/$1" ;; esac
 }
-out=dist/npm all=false from_dist="" targets=()
+out=$PWD/dist/npm all=false from_dist="" targets=()
 declare -A binary=()
 while [ $# -gt 0 ]; do
   case $1 in
