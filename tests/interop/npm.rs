@@ -368,3 +368,86 @@ fn signals_go_on_to_the_binary_and_the_command_ends_as_it_did() {
         assert_eq!(status.signal(), Some(number), "SIG{signal}: {status:?}");
     }
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn on_musl_the_command_runs_the_musl_build_and_on_glibc_the_glibc_one() {
+    let dir = super::temp_dir("npm-libc");
+    let arch = if cfg!(target_arch = "aarch64") {
+        "aarch64"
+    } else {
+        "x86_64"
+    };
+    let (gnu, musl) = (dir.join("gnu"), dir.join("musl"));
+    for (path, says) in [(&gnu, "glibc build"), (&musl, "musl build")] {
+        std::fs::write(path, format!("#!/bin/sh\necho {says}\n")).expect("write a stub");
+        assert!(run(Command::new("chmod").arg("755").arg(path)).code == Some(0));
+    }
+    let tarballs = build_npm(
+        &[
+            "--binary",
+            &format!("{arch}-unknown-linux-gnu={}", gnu.display()),
+            "--binary",
+            &format!("{arch}-unknown-linux-musl={}", musl.display()),
+        ],
+        &dir.join("dist"),
+    );
+    // Both installed, as npm does where it ignores `libc` or installs from a lockfile; `--force`
+    // because this npm knows its libc and refuses the musl package here.
+    let project = dir.join("project");
+    npm_project(&project, &tarballs, &["--force"]);
+    let launcher = project.join("node_modules/.bin/toolproof");
+    let out = run(&mut Command::new(&launcher));
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (Some(0), "glibc build\n"),
+        "{out:?}"
+    );
+    // Node on musl reports no glibc version: make it say none, as it does on Alpine.
+    let preload = dir.join("musl.js");
+    std::fs::write(
+        &preload,
+        "const report = process.report.getReport.bind(process.report);\n\
+         process.report.getReport = () => {\n\
+           const r = report();\n\
+           delete r.header.glibcVersionRuntime;\n\
+           return r;\n\
+         };\n",
+    )
+    .expect("write the preload");
+    let node_options = format!("--require {}", preload.display());
+    let on_musl = |cmd: &mut Command| run(cmd.env("NODE_OPTIONS", &node_options));
+    let out = on_musl(&mut Command::new(&launcher));
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (Some(0), "musl build\n"),
+        "{out:?}"
+    );
+    // The static musl build serves on glibc when it is the only one; the glibc build never
+    // serves on musl.
+    let key = if arch == "x86_64" { "x64" } else { "arm64" };
+    let modules = project.join("node_modules");
+    let aside = |package: &str, back: bool| {
+        let (from, to) = (modules.join(package), dir.join(package.replace('/', "+")));
+        let (from, to) = if back { (to, from) } else { (from, to) };
+        std::fs::rename(&from, &to).expect("move a platform package");
+    };
+    let glibc_package = format!("{NAME}-linux-{key}");
+    let musl_package = format!("{NAME}-linux-{key}-musl");
+    aside(&glibc_package, false);
+    let out = run(&mut Command::new(&launcher));
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (Some(0), "musl build\n"),
+        "{out:?}"
+    );
+    aside(&glibc_package, true);
+    aside(&musl_package, false);
+    let out = on_musl(&mut Command::new(&launcher));
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(
+        out.stderr
+            .contains(&format!("the package {musl_package} is missing")),
+        "{out:?}"
+    );
+}
