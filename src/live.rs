@@ -12,6 +12,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use unicode_width::UnicodeWidthStr;
 
 use crate::events::Event;
 use crate::plan::PhaseKey;
@@ -337,12 +338,20 @@ impl View {
         if self.mode.quiet {
             return;
         }
-        let line = paint_marks(line, self.mode.color);
+        let lines = match self.mode.width {
+            Some(width) => fit(line, width),
+            None => vec![line.to_owned()],
+        };
+        let mut text = paint_marks(&lines[0], self.mode.color);
+        for more in &lines[1..] {
+            text.push('\n');
+            text.push_str(more);
+        }
         match &self.bar {
-            Some(bar) => bar.println(line),
+            Some(bar) => bar.println(text),
             None => {
                 let mut err = std::io::stderr().lock();
-                let _ = writeln!(err, "{line}");
+                let _ = writeln!(err, "{text}");
             }
         }
     }
@@ -372,6 +381,32 @@ fn stress_list_line(
 }
 
 /// Untrusted text on one line: control characters shown, workflow commands defused, cut.
+/// `line` in lines of at most `width` columns, broken at spaces (a word longer than a line
+/// stands alone), the lines after the first indented under the text after the mark.
+fn fit(line: &str, width: usize) -> Vec<String> {
+    const INDENT: &str = "        ";
+    if line.width() <= width {
+        return vec![line.to_owned()];
+    }
+    let mut lines = Vec::new();
+    let mut current = String::new();
+    let mut words = 0;
+    for word in line.split(' ') {
+        if words > 0 && current.width() + 1 + word.width() > width && !word.is_empty() {
+            lines.push(current.trim_end().to_owned());
+            current = INDENT.to_owned();
+            words = 0;
+        }
+        if words > 0 {
+            current.push(' ');
+        }
+        current.push_str(word);
+        words += 1;
+    }
+    lines.push(current.trim_end().to_owned());
+    lines
+}
+
 fn untrusted(text: &str) -> String {
     let one_line = clean(text).replace('\n', " ");
     defuse_workflow_commands(&truncate_chars(&one_line, LINE_CHARS)).into_owned()
@@ -461,6 +496,26 @@ mod tests {
         assert_eq!(clock(Duration::from_secs(45)), "45s");
         assert_eq!(clock(Duration::from_secs(90)), "1m30s");
         assert_eq!(clock(Duration::from_secs(3725)), "1h02m05s");
+    }
+
+    #[test]
+    fn long_lines_wrap_at_spaces_under_the_text_after_the_mark() {
+        let line =
+            "  FAIL  water boils (0.4ms): output schema: /value: \"212\" is not of type \"number\"";
+        assert_eq!(
+            fit(line, 40),
+            [
+                "  FAIL  water boils (0.4ms): output",
+                "        schema: /value: \"212\" is not of",
+                "        type \"number\"",
+            ]
+        );
+        assert_eq!(fit("  PASS  short", 40), ["  PASS  short"]);
+        let long = format!("  FAIL  {}", "x".repeat(50));
+        assert_eq!(
+            fit(&long, 40),
+            ["  FAIL", &format!("        {}", "x".repeat(50))]
+        );
     }
 
     #[test]

@@ -1342,6 +1342,47 @@ fn demo(name: &str) -> (Dir, Out) {
     (dir, out)
 }
 
+/// At an 80-column terminal with no `COLUMNS` exported (shells seldom export it), every line
+/// toolproof prints fits: the report on stdout and the live lines on stderr, both on the
+/// terminal (`script` gives them one).
+#[test]
+fn every_line_fits_an_80_column_terminal_that_exports_no_columns() {
+    let _ = fake();
+    let dir = Dir::new("demo-width");
+    let yaml = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo/broken.yaml"),
+    )
+    .expect("demo config");
+    let examples = format!("{}/", bin_dir().join("examples").display());
+    dir.write(
+        "broken.yaml",
+        &yaml.replace("../../target/release/examples/", &examples),
+    );
+    let inner = format!(
+        "stty rows 50 cols 80; exec '{}' run broken.yaml",
+        env!("CARGO_BIN_EXE_toolproof")
+    );
+    let out = Command::new("script")
+        .args(["-qec", &inner, "/dev/null"])
+        .current_dir(&dir.0)
+        .env_remove("COLUMNS")
+        // No progress bar: what is left is what a log of the terminal keeps.
+        .env("CI", "true")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run toolproof under script(1)");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let ansi = regex::Regex::new(r"\x1b\[[0-9;?]*[A-Za-z]").expect("regex");
+    let text = ansi.replace_all(&text, "");
+    assert!(text.contains("┌") && text.contains("FAIL"), "{text}");
+    for line in text.split(['\r', '\n']) {
+        assert!(
+            unicode_width::UnicodeWidthStr::width(line.trim_end()) <= 80,
+            "wider than the terminal: {line:?}\n{text}"
+        );
+    }
+}
+
 #[test]
 fn the_bundled_demo_passes_and_its_broken_twin_fails_for_the_planted_reasons() {
     let _ = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))

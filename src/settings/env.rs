@@ -12,6 +12,9 @@ pub struct Env {
     vars: BTreeMap<String, String>,
     stdout_tty: bool,
     stderr_tty: bool,
+    /// Columns of the terminals stdout and stderr are, when they are and say.
+    stdout_columns: Option<usize>,
+    stderr_columns: Option<usize>,
     cwd: PathBuf,
 }
 
@@ -25,8 +28,22 @@ impl Env {
                 .collect(),
             stdout_tty: std::io::stdout().is_terminal(),
             stderr_tty: std::io::stderr().is_terminal(),
+            stdout_columns: terminal_size::terminal_size_of(std::io::stdout())
+                .map(|(w, _)| usize::from(w.0)),
+            stderr_columns: terminal_size::terminal_size_of(std::io::stderr())
+                .map(|(w, _)| usize::from(w.0)),
             cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
         }
+    }
+
+    /// Columns of the terminal stdout is, when it is one and says.
+    pub fn stdout_columns(&self) -> Option<usize> {
+        self.stdout_columns
+    }
+
+    /// Columns of the terminal stderr is, when it is one and says.
+    pub fn stderr_columns(&self) -> Option<usize> {
+        self.stderr_columns
     }
 
     #[cfg(test)]
@@ -64,6 +81,8 @@ impl Env {
                 .collect(),
             stdout_tty: false,
             stderr_tty: false,
+            stdout_columns: None,
+            stderr_columns: None,
             cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
         }
     }

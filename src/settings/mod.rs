@@ -204,6 +204,8 @@ pub struct LiveMode {
     pub groups: bool,
     /// Print nothing live (`inspect`, `cache`).
     pub quiet: bool,
+    /// Columns of the terminal stderr is: longer lines wrap there. `None` in a log.
+    pub width: Option<usize>,
 }
 
 /// Static checks.

@@ -40,11 +40,7 @@ pub(super) fn resolve_outputs(
     let live_color = color_choice(color_flag, env.stderr_tty(), env);
     let mut outputs = Outputs {
         color: color_choice(color_flag, env.stdout_tty(), env),
-        width: env
-            .get("COLUMNS")
-            .and_then(|c| c.trim().parse::<usize>().ok())
-            .filter(|w| *w >= 40)
-            .unwrap_or(if env.stdout_tty() { 100 } else { 140 }),
+        width: console_width(env),
         junit: None,
         junit_file_attrs: false,
         json: None,
@@ -57,6 +53,7 @@ pub(super) fn resolve_outputs(
             color: live_color,
             groups: github,
             quiet,
+            width: live_width(env),
         },
         history: flags.eval.and_then(|f| {
             f.history
@@ -69,6 +66,33 @@ pub(super) fn resolve_outputs(
         report_targets(&mut outputs, r, env)?;
     }
     Ok(outputs)
+}
+
+/// Columns of the console report: the terminal's own width, else `COLUMNS` (which shells set
+/// but seldom export), else 100 on a terminal and 140 in a log, which has no width. Never below
+/// 40, where nothing fits.
+fn console_width(env: &Env) -> usize {
+    let columns = env
+        .get("COLUMNS")
+        .and_then(|c| c.trim().parse::<usize>().ok());
+    env.stdout_columns()
+        .filter(|w| *w > 0)
+        .or(columns)
+        .map(|w| w.max(40))
+        .unwrap_or(if env.stdout_tty() { 100 } else { 140 })
+}
+
+/// Columns of the live lines on stderr: its terminal's width, else `COLUMNS` when it is a
+/// terminal; `None` in a log, where a line is never cut.
+fn live_width(env: &Env) -> Option<usize> {
+    let columns = || {
+        env.get("COLUMNS")
+            .and_then(|c| c.trim().parse::<usize>().ok())
+    };
+    env.stderr_columns()
+        .filter(|w| *w > 0)
+        .or_else(|| columns().filter(|_| env.stderr_tty()))
+        .map(|w| w.max(40))
 }
 
 /// The reports `run` and `eval` write: flag, else variable; `-` is stdout, for one of them.

@@ -38,13 +38,15 @@ pub(super) fn section(
     if !r.findings.is_empty() {
         out.push_str(&table(r).render(width, color));
     }
-    out.push_str(&format!("  coverage: {}\n", clean(&r.coverage.summary())));
+    let coverage = format!("coverage: {}", clean(&r.coverage.summary()));
+    push_wrapped(out, &coverage, width);
     for n in &r.not_checked {
-        out.push_str(&format!(
-            "  not checked: {}: {}\n",
+        let line = format!(
+            "not checked: {}: {}",
             clean(&n.id),
             clean(&n.reason).replace('\n', " ")
-        ));
+        );
+        push_wrapped(out, &line, width);
     }
     out.push('\n');
 }
@@ -88,4 +90,16 @@ fn table(r: &LintResults) -> Table {
         table.row(vec![mark, Cell::new(clean(&f.id)), Cell::new(clean(&text))]);
     }
     table
+}
+
+/// `text` indented by two, wrapped to `width`, the lines after the first by four.
+fn push_wrapped(out: &mut String, text: &str, width: usize) {
+    for (i, line) in crate::report::table::wrap(text, width.saturating_sub(4))
+        .iter()
+        .enumerate()
+    {
+        out.push_str(if i == 0 { "  " } else { "    " });
+        out.push_str(line);
+        out.push('\n');
+    }
 }

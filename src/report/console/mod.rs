@@ -17,6 +17,8 @@ mod tests;
 
 use std::ffi::OsString;
 
+use unicode_width::UnicodeWidthStr;
+
 use super::escape::{clean, defuse_workflow_commands, format_secs, head_and_tail_lines, plural};
 use super::evals_view::EvalsView;
 use super::model::{PhaseOverview, PhaseStatus, RunReport, TestCounts};
@@ -106,7 +108,7 @@ pub fn render(report: &RunReport, opts: &ConsoleOptions) -> String {
     let width = opts.width.max(MIN_WIDTH);
     let mut out = String::new();
 
-    header(&mut out, r, color);
+    header(&mut out, r, color, width);
 
     if let Some(err) = &r.error {
         out.push_str(&Paint::RedBold.paint("Error:", color));
@@ -182,11 +184,11 @@ pub fn render(report: &RunReport, opts: &ConsoleOptions) -> String {
         color,
     );
 
-    summary_line(&mut out, r, color);
+    summary_line(&mut out, r, color, width);
     defuse_workflow_commands(&out).into_owned()
 }
 
-fn header(out: &mut String, r: &RunReport, color: bool) {
+fn header(out: &mut String, r: &RunReport, color: bool, width: usize) {
     let title = match &r.server {
         Some(s) => {
             let name = s.name.as_deref().unwrap_or(&r.target);
@@ -201,12 +203,16 @@ fn header(out: &mut String, r: &RunReport, color: bool) {
     out.push_str(&Paint::Bold.paint(&format!("toolproof - {title}"), color));
     out.push('\n');
     if let Some(s) = &r.server {
-        let line = format!(
-            "server: {} ({}, protocol {})",
-            r.target, s.transport, s.protocol_version
-        );
-        out.push_str(&clean(&line).replace('\n', " "));
-        out.push('\n');
+        let target = clean(&format!("server: {}", r.target)).replace('\n', " ");
+        let how = format!("({}, protocol {})", s.transport, s.protocol_version);
+        let how = clean(&how);
+        // What the server speaks goes under a target too long to share its line.
+        let sep = if target.width() + 1 + how.width() <= width {
+            " "
+        } else {
+            "\n        "
+        };
+        out.push_str(&format!("{target}{sep}{how}\n"));
     }
     out.push('\n');
 }
@@ -253,14 +259,14 @@ pub(super) fn test_counts_text(c: &TestCounts) -> String {
     s
 }
 
-fn summary_line(out: &mut String, r: &RunReport, color: bool) {
+fn summary_line(out: &mut String, r: &RunReport, color: bool, width: usize) {
     use super::model::Severity;
-    let mut parts = Vec::new();
-    parts.push(match (&r.interrupted, r.passed) {
-        (Some(signal), _) => Paint::RedBold.paint(&format!("INTERRUPTED ({signal})"), color),
-        (None, true) => Paint::GreenBold.paint("PASSED", color),
-        (None, false) => Paint::RedBold.paint("FAILED", color),
-    });
+    let (verdict, paint) = match (&r.interrupted, r.passed) {
+        (Some(signal), _) => (format!("INTERRUPTED ({signal})"), Paint::RedBold),
+        (None, true) => ("PASSED".to_owned(), Paint::GreenBold),
+        (None, false) => ("FAILED".to_owned(), Paint::RedBold),
+    };
+    let mut parts = vec![verdict.clone()];
     let checks = &r.phases.checks;
     parts.push(if checks.ran() {
         let e = checks.results.count(Severity::Error);
@@ -307,16 +313,9 @@ fn summary_line(out: &mut String, r: &RunReport, color: bool) {
                 b.targets.len() - passed
             ));
         } else if phase.key == "fuzz"
-            && let Some(f) = r
-                .phases
-                .fuzz
-                .results
-                .as_ref()
-                .filter(|_| phase.status != PhaseStatus::Error)
+            && let Some(part) = fuzz::summary_part(phase, r.phases.fuzz.results.as_ref())
         {
-            let counts = f.counts_text();
-            let counts = counts.split(" (seed").next().unwrap_or_default();
-            parts.push(format!("fuzz: {counts}"));
+            parts.push(part);
         } else if phase.key == "stress"
             && let Some(view) = StressView::of(&r.phases.stress)
         {
@@ -329,8 +328,40 @@ fn summary_line(out: &mut String, r: &RunReport, color: bool) {
         }
     }
     parts.push(format_secs(r.duration_ms));
-    out.push_str(&parts.join("  |  "));
-    out.push('\n');
+    push_parts(out, parts, (&verdict, paint), color, width);
+}
+
+/// The verdict's parts, as many a line as fit the width, the verdict first and painted; lines
+/// after the first are indented.
+fn push_parts(
+    out: &mut String,
+    parts: Vec<String>,
+    (verdict, paint): (&str, Paint),
+    color: bool,
+    width: usize,
+) {
+    let mut lines = vec![String::new()];
+    for part in parts {
+        let line = lines.last_mut().expect("one line at least");
+        if line.trim().is_empty() {
+            line.push_str(&part);
+        } else if line.width() + 5 + part.width() <= width {
+            line.push_str("  |  ");
+            line.push_str(&part);
+        } else {
+            lines.push(format!("   {part}"));
+        }
+    }
+    for (i, line) in lines.iter().enumerate() {
+        match line.strip_prefix(verdict).filter(|_| i == 0) {
+            Some(rest) => {
+                out.push_str(&paint.paint(verdict, color));
+                out.push_str(rest);
+            }
+            None => out.push_str(line),
+        }
+        out.push('\n');
+    }
 }
 
 /// Appends `text` (already cleaned), continuing lines after the first with `indent`.

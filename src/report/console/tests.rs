@@ -133,6 +133,11 @@ fn lines_fit_the_width_outside_gutters() {
             for line in out.lines().filter(|l| l.starts_with(['┌', '│', '├', '└'])) {
                 assert!(line.width() <= width, "{width}: {line:?}");
             }
+            // The verdict's lines too, from the width on which all its parts fit one each.
+            let tail = out.lines().rev().take_while(|l| l.starts_with("   "));
+            for line in tail.chain(out.lines().last()).filter(|_| width >= 80) {
+                assert!(line.width() <= width, "{width}: {line:?}");
+            }
         }
     }
 }
@@ -222,12 +227,7 @@ fn provider_abort_is_shown_and_no_case_passes() {
     assert!(out.contains("not counted: the provider could not be used"));
     assert!(out.contains("Accuracy not measured"));
     let all = plain(&fixtures::evals_abort());
-    assert!(
-        all.lines()
-            .last()
-            .unwrap_or_default()
-            .contains("|  evals: error  |")
-    );
+    assert!(verdict(&all).contains("|  evals: error  |"));
 }
 
 #[test]
@@ -279,8 +279,9 @@ fn skipped_and_errored_phases_never_look_passed() {
     assert!(out.contains("Tests: ERROR - the server could not be reached"));
     assert!(out.contains("Bench: SKIP - no bench section in toolproof.yaml"));
     assert!(!out.contains("PASS"));
-    let last = out.lines().last().unwrap_or_default();
-    assert!(last.starts_with("FAILED  |  checks: error  |  tests: error  |  evals: error"));
+    assert!(
+        verdict(&out).starts_with("FAILED  |  checks: error  |  tests: error  |  evals: error")
+    );
 }
 
 #[test]
@@ -302,11 +303,29 @@ fn secrets_are_redacted() {
 #[test]
 fn summary_counts() {
     let out = plain(&fixtures::failing());
-    let last = out.lines().last().unwrap_or_default();
     assert_eq!(
-        last,
+        verdict(&out),
         "FAILED  |  checks: 4 errors, 3 warnings  |  tests: 1 passed, 2 failed, 1 error, 1 not run  |  evals: error  |  2.76s"
     );
     let ok = plain(&fixtures::all_passed());
-    assert!(ok.ends_with("PASSED  |  checks: 0 errors, 0 warnings  |  tests: 3 passed (1 flaky), 0 failed  |  evals: 100% accuracy (3/3)  |  2.76s\n"));
+    assert_eq!(
+        verdict(&ok),
+        "PASSED  |  checks: 0 errors, 0 warnings  |  tests: 3 passed (1 flaky), 0 failed  |  evals: 100% accuracy (3/3)  |  2.76s"
+    );
+    // At 80 columns it takes two lines, the second indented.
+    assert!(ok.ends_with("PASSED  |  checks: 0 errors, 0 warnings  |  tests: 3 passed (1 flaky), 0 failed\n   evals: 100% accuracy (3/3)  |  2.76s\n"), "{ok}");
+}
+
+/// The verdict at the end of a console report, its lines joined as one.
+fn verdict(out: &str) -> String {
+    let lines: Vec<&str> = out.lines().collect();
+    let start = lines
+        .iter()
+        .rposition(|l| l.starts_with(['P', 'F', 'I']) && l.contains("  |  "))
+        .unwrap_or(0);
+    lines[start..]
+        .iter()
+        .map(|l| l.trim())
+        .collect::<Vec<_>>()
+        .join("  |  ")
 }
