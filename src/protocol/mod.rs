@@ -42,8 +42,19 @@ pub struct ProtocolRun<'a> {
     pub interrupt: &'a crate::interrupt::Interrupt,
 }
 
-/// Runs every check against `spec` and returns one entry per check.
-pub fn run(spec: &ServerSpec, run: &ProtocolRun<'_>) -> ProtocolResults {
+/// Why the phase could not check the server at all.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ProtocolError {
+    /// The probe's own handshake failed: no process, no answer, or an answer that is neither
+    /// a result nor an error. Nothing can be checked, and waiting out every probe would only
+    /// hide that behind skipped checks.
+    #[error("the protocol probes could not open a session: {0}")]
+    Unusable(String),
+}
+
+/// Runs every check against `spec` and returns one entry per check; an error when the
+/// server could not be reached at all.
+pub fn run(spec: &ServerSpec, run: &ProtocolRun<'_>) -> Result<ProtocolResults, ProtocolError> {
     let mut results = ProtocolResults {
         strict: run.strict,
         ..ProtocolResults::default()
@@ -65,9 +76,18 @@ pub fn run(spec: &ServerSpec, run: &ProtocolRun<'_>) -> ProtocolResults {
             }
             .into();
             let mut session = checks::Session::new(spec, run);
-            let verdicts = session.all();
-            results.protocol_version = session.version();
-            verdicts
+            match session.open() {
+                Err(checks::Setup::Unusable(why)) => return Err(ProtocolError::Unusable(why)),
+                Err(checks::Setup::OtherLifecycle(why)) => PROTOCOL_CHECKS
+                    .iter()
+                    .map(|c| (c.id, Verdict::Skip(why.clone())))
+                    .collect(),
+                Ok(()) => {
+                    let verdicts = session.all();
+                    results.protocol_version = session.version();
+                    verdicts
+                }
+            }
         }
     };
     for info in PROTOCOL_CHECKS {
@@ -77,7 +97,7 @@ pub fn run(spec: &ServerSpec, run: &ProtocolRun<'_>) -> ProtocolResults {
             .map_or(Verdict::Skip("not run".into()), |(_, v)| v.clone());
         results.checks.push(entry(info, verdict));
     }
-    results
+    Ok(results)
 }
 
 fn entry(info: &ProtocolCheckInfo, verdict: Verdict) -> ProtocolCheck {
@@ -96,5 +116,61 @@ fn entry(info: &ProtocolCheckInfo, verdict: Verdict) -> ProtocolCheck {
         severity,
         status: status.to_owned(),
         detail,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::time::Instant;
+
+    use super::*;
+    use crate::mcp::stdio::StdioSpec;
+
+    fn sh(script: &str) -> ServerSpec {
+        ServerSpec::Stdio(StdioSpec {
+            command: vec!["sh".into(), "-c".into(), script.into()],
+            env: BTreeMap::new(),
+            cwd: None,
+        })
+    }
+
+    fn checked(spec: &ServerSpec) -> Result<ProtocolResults, ProtocolError> {
+        let interrupt = crate::interrupt::Interrupt::new();
+        let run = ProtocolRun {
+            disabled: &[],
+            strict: false,
+            timeout: Duration::from_millis(300),
+            startup: Duration::from_millis(300),
+            interrupt: &interrupt,
+        };
+        super::run(spec, &run)
+    }
+
+    #[test]
+    fn a_server_that_never_answers_the_handshake_is_an_error_after_one_timeout() {
+        let started = Instant::now();
+        let err = checked(&sh("sleep 30")).expect_err("nothing can be checked");
+        assert!(
+            err.to_string().contains("`initialize` got no answer"),
+            "{err}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
+    #[test]
+    fn a_refused_handshake_skips_every_check_with_the_reason() {
+        // The first probe request has id 9001.
+        let refusal = r#"{"jsonrpc":"2.0","id":9001,"error":{"code":-32601,"message":"no"}}"#;
+        let results = checked(&sh(&format!("read line; echo '{refusal}'; sleep 30")))
+            .expect("a refusal is an answer");
+        assert_eq!(results.checks.len(), PROTOCOL_CHECKS.len());
+        assert!(results.checks.iter().all(|c| c.status == "skipped"));
+        let detail = results.checks[0].detail.clone().unwrap_or_default();
+        assert!(detail.contains("`initialize` lifecycle"), "{detail}");
     }
 }

@@ -132,9 +132,13 @@ pub fn execute(
             }
         }
     }
-    // On probe connections of its own: it runs even when the main connection failed.
+    // On probe connections of its own: it runs even when listing the tools failed, but not
+    // when the handshake did (each probe would wait out the same startup timeout again).
     if plan.protocol.runs() && !interrupt.is_set() {
-        out.protocol = Some(phases::protocol(&ctx));
+        out.protocol = Some(match (&out.server, &out.error) {
+            (None, Some(e)) => Phase::error(format!("the server could not be used: {}", e.message)),
+            _ => phases::protocol(&ctx),
+        });
     }
     let report = assemble(settings, plan, interrupt, out, started_at, started);
     events.emit(Event::Done);

@@ -408,7 +408,22 @@ pub(super) fn protocol(ctx: &Ctx<'_>) -> Phase<Option<crate::report::model::Prot
         startup: opts.startup_timeout,
         interrupt: ctx.interrupt,
     };
-    let results = crate::protocol::run(&spec, &run);
+    let results = match crate::protocol::run(&spec, &run) {
+        Ok(r) => r,
+        Err(e) => {
+            let reason = e.to_string();
+            finished(
+                ctx.events,
+                PhaseKey::Protocol,
+                PhaseStatus::Error,
+                Some(reason.clone()),
+            );
+            return Phase {
+                duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+                ..Phase::error(reason)
+            };
+        }
+    };
     let status = if results.fails() {
         PhaseStatus::Failed
     } else {

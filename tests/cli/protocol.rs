@@ -268,6 +268,67 @@ fn run_checks_the_protocol_only_when_the_config_asks() {
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
 }
 
+/// A server that never answers `initialize` cannot be checked: the phase stops at the failed
+/// handshake with an error (exit 1, `error` in every report) instead of running every probe
+/// into its timeout and reporting a pass with everything skipped; in `protocol` and in `run`.
+#[test]
+fn a_server_that_never_answers_initialize_is_a_protocol_error_not_a_pass() {
+    let dir = Dir::new("protocol-hang");
+    let cmd = yaml_list(&[&fake(), "--fault", "hang-initialize"]);
+    let server = format!("server:\n  command: {cmd}\n  startup_timeout_s: 1\n");
+    for (command, section) in [("protocol", ""), ("run", "protocol: {}\n")] {
+        dir.write("toolproof.yaml", &format!("{server}{section}"));
+        let args = [
+            command,
+            "--json",
+            "r.json",
+            "--junit",
+            "r.xml",
+            "--summary",
+            "s.md",
+            "--html",
+            "r.html",
+        ];
+        let out = toolproof_in(&dir.0, &args, &[]);
+        assert_eq!(out.code, 1, "{command}: {}\n{}", out.stdout, out.stderr);
+        // One startup timeout (the main connection's), not one per probe.
+        assert!(
+            out.elapsed < Duration::from_secs(5),
+            "{command} took {:?}",
+            out.elapsed
+        );
+        let report = dir.json("r.json");
+        let phase = &report["phases"]["protocol"];
+        assert_eq!(phase["status"], "error", "{command}: {report:#}");
+        let reason = phase["reason"].as_str().unwrap_or_default();
+        assert!(reason.contains("`initialize`"), "{command}: {reason}");
+        assert!(
+            out.stdout.contains("Protocol: ERROR") && !out.stdout.contains("Protocol: PASS"),
+            "{command}: {}",
+            out.stdout
+        );
+        let xml = dir.read("r.xml");
+        let suite = xml
+            .split("<testsuite ")
+            .find(|s| s.starts_with("name=\"protocol\""))
+            .unwrap_or_else(|| panic!("no protocol suite: {xml}"));
+        assert!(
+            suite.contains("<error") || suite.contains("<failure"),
+            "{command}: {suite}"
+        );
+        let summary = dir.read("s.md");
+        let row = summary
+            .lines()
+            .find(|l| l.contains("Protocol"))
+            .unwrap_or_else(|| panic!("no protocol row: {summary}"));
+        assert!(
+            row.contains("❌") && row.contains("initialize") && !row.contains("✅"),
+            "{command}: {row}"
+        );
+        assert!(dir.read("r.html").contains("Protocol"));
+    }
+}
+
 #[test]
 fn an_unknown_protocol_check_id_is_a_config_error_with_its_place() {
     let dir = Dir::new("protocol-bad-id");

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use super::probe::{Line, PROBE_VERSION, Probe, brief, error_code};
+use super::probe::{Handshake, Line, PROBE_VERSION, Probe, brief, error_code};
 use super::{PROTOCOL_CHECK_IDS, ProtocolRun, Verdict};
 
 mod lists;
@@ -26,6 +26,14 @@ pub(super) struct Session<'a> {
     init: Option<Value>,
     /// Set once `initialized` failed: the shared session is unusable.
     broken: bool,
+}
+
+/// Why the shared session did not open.
+pub(super) enum Setup {
+    /// No process, no answer or a malformed one: the server cannot be checked at all.
+    Unusable(String),
+    /// `initialize` was refused: the server speaks another lifecycle, so every check skips.
+    OtherLifecycle(String),
 }
 
 /// The checks that need their own fresh process rather than the shared session.
@@ -56,17 +64,15 @@ impl<'a> Session<'a> {
             .map(str::to_owned)
     }
 
-    /// Every check, in order; turned-off ones and those after an interrupt are skipped.
+    /// Every check, in order, once [`Session::open`] succeeded; turned-off ones and those
+    /// after an interrupt are skipped.
     pub(super) fn all(&mut self) -> Vec<(&'static str, Verdict)> {
         let mut out = Vec::new();
-        let setup = self.open_session();
         for id in PROTOCOL_CHECK_IDS {
             let verdict = if self.run.disabled.iter().any(|d| d == id) {
                 Verdict::Skip("turned off with protocol.disable".into())
             } else if self.run.interrupt.is_set() {
                 Verdict::Skip("the run was interrupted".into())
-            } else if let (Err(why), false) = (&setup, *id == "before-initialize") {
-                Verdict::Skip(why.clone())
             } else if id.starts_with("http-") && !self.over_http() {
                 Verdict::Skip("a check of the streamable HTTP transport".into())
             } else if self.broken && !OWN_PROCESS.contains(id) {
@@ -118,13 +124,14 @@ impl<'a> Session<'a> {
         matches!(self.spec, ServerSpec::Http(_))
     }
 
-    /// The shared session: a handshake asking for [`PROBE_VERSION`].
-    fn open_session(&mut self) -> Result<(), String> {
-        let mut probe = self.fresh()?;
-        let init = probe.handshake(PROBE_VERSION).map_err(|e| {
-            format!(
+    /// Opens the shared session: a handshake asking for [`PROBE_VERSION`].
+    pub(super) fn open(&mut self) -> Result<(), Setup> {
+        let mut probe = self.fresh().map_err(Setup::Unusable)?;
+        let init = probe.handshake(PROBE_VERSION).map_err(|e| match e {
+            Handshake::Refused(_) => Setup::OtherLifecycle(format!(
                 "{e}; the protocol checks need the `initialize` lifecycle (2025-11-25 and earlier)"
-            )
+            )),
+            Handshake::Unanswered(_) | Handshake::Malformed(_) => Setup::Unusable(e.to_string()),
         })?;
         self.init = Some(init);
         self.session = Some(probe);
@@ -360,7 +367,7 @@ impl<'a> Session<'a> {
                 .as_str()
                 .unwrap_or_default()
                 .to_owned(),
-            Err(e) => return Verdict::Fail(e),
+            Err(e) => return Verdict::Fail(e.to_string()),
         };
         if let Err(w) = probe.call("ping", json!({})) {
             return Verdict::Fail(format!("`ping` after the handshake got {w}"));
@@ -400,7 +407,7 @@ impl<'a> Session<'a> {
             Err(e) => return Verdict::Fail(e),
         };
         if let Err(e) = probe.handshake(PROBE_VERSION) {
-            return Verdict::Fail(e);
+            return Verdict::Fail(e.to_string());
         }
         // Whatever the handshake left behind (`notifications` finds it) is read first.
         if let Err(w) = probe.call("ping", json!({})) {

@@ -174,10 +174,10 @@ impl Probe {
     }
 
     /// `initialize` asking for `version`, then `notifications/initialized`: the result.
-    pub(crate) fn handshake(&mut self, version: &str) -> Result<Value, String> {
+    pub(crate) fn handshake(&mut self, version: &str) -> Result<Value, Handshake> {
         let answer = self
             .call("initialize", init_params(version))
-            .map_err(|w| format!("`initialize` got {w}"))?;
+            .map_err(Handshake::Unanswered)?;
         match answer.get("result") {
             Some(result) if result.is_object() => {
                 if let (Some(h), Some(v)) = (self.http(), result["protocolVersion"].as_str()) {
@@ -186,7 +186,31 @@ impl Probe {
                 self.notify("notifications/initialized");
                 Ok(result.clone())
             }
-            _ => Err(format!("`initialize` was answered with {}", brief(&answer))),
+            _ if answer.get("error").is_some() => Err(Handshake::Refused(answer)),
+            _ => Err(Handshake::Malformed(answer)),
+        }
+    }
+}
+
+/// Why a handshake failed.
+#[derive(Debug, Clone)]
+pub(crate) enum Handshake {
+    /// No answer came: the server cannot be used.
+    Unanswered(Waited),
+    /// `initialize` was refused with an error: the server speaks another lifecycle (2026-07-28
+    /// only) or transport.
+    Refused(Value),
+    /// The answer is neither a result object nor an error.
+    Malformed(Value),
+}
+
+impl std::fmt::Display for Handshake {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Handshake::Unanswered(w) => write!(f, "`initialize` got {w}"),
+            Handshake::Refused(a) | Handshake::Malformed(a) => {
+                write!(f, "`initialize` was answered with {}", brief(a))
+            }
         }
     }
 }
