@@ -630,5 +630,7 @@ mod junit;
 mod npm;
 #[path = "interop/protocol.rs"]
 mod protocol;
+#[path = "interop/wheel.rs"]
+mod wheel;
 #[path = "interop/yaml11.rs"]
 mod yaml11;
