@@ -334,7 +334,27 @@ fn a_read_only_token_a_missing_pull_request_or_token_are_warnings() {
         "{out:?}"
     );
     assert!(out.stderr.contains("hint:") && out.stderr.contains("--pr-comment-file"));
-    assert!(out.stdout.contains("PR comment not posted"), "{out:?}");
+    // Said once.
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert_eq!(said.matches("(403)").count(), 1, "{out:?}");
+    // Under GitHub Actions, once too, as a warning the Actions UI shows.
+    let mut actions = env.clone();
+    actions.push(("GITHUB_ACTIONS", "true".to_owned()));
+    let out = run_pr(&dir, &actions, &["--pr-comment", "always"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let warnings: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.contains("could not post the PR comment"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{out:?}");
+    assert!(
+        warnings[0].starts_with("::warning title=toolproof PR comment::could not post the PR comment: GitHub refused to comment on the pull request (403)")
+            && warnings[0].contains("%0Ahint: "),
+        "{out:?}"
+    );
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert_eq!(said.matches("(403)").count(), 1, "{out:?}");
     // A failing run keeps its own exit code.
     config(&dir, 0, true, false);
     let out = run_pr(&dir, &env, &["--pr-comment", "always"]);

@@ -352,6 +352,12 @@ fn miss_annotations(
     }
 }
 
+/// A `::warning` workflow command with `title`, for a problem of toolproof's own that the
+/// Actions UI should show (one that is no finding about the server).
+pub fn warning_command(title: &str, message: &str) -> String {
+    format!("::warning title={}::{}", property(title), data(message))
+}
+
 /// Escapes message data. `##[` also gets a zero-width space: the runner's legacy parser looks
 /// for it anywhere in a line.
 fn data(text: &str) -> String {

@@ -8,6 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::{Dest, DestinationError, ReportWriter, check, to_stderr};
 use crate::github::{self, Client, GithubError, Upserted};
+use crate::report::annotations;
 use crate::report::markdown::pr_comment::{self, PrContext};
 use crate::report::model::RunReport;
 use crate::report::step_outputs::{self, Written};
@@ -136,11 +137,18 @@ impl ReportWriter {
                 }
             )),
             Err(e) => {
-                to_stderr(&format!("warning: could not post the PR comment: {e}"));
-                if let Some(hint) = e.hint() {
-                    to_stderr(&format!("hint: {hint}"));
+                // Said once: as a warning the Actions UI shows, or as a warning line.
+                let hint = e.hint().map(|h| format!("\nhint: {h}")).unwrap_or_default();
+                let message = format!("could not post the PR comment: {e}{hint}");
+                if self.annotations {
+                    to_stderr(&annotations::warning_command(
+                        "toolproof PR comment",
+                        &message,
+                    ));
+                } else {
+                    to_stderr(&format!("warning: {message}"));
                 }
-                Some(format!("PR comment not posted: {e}"))
+                None
             }
         }
     }
