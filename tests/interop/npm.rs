@@ -5,6 +5,7 @@
 //! missing and how to get it; it passes signals on to the binary and ends as the binary did.
 
 use std::io::{BufRead, BufReader};
+use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -155,8 +156,12 @@ fn demo_config(name: &str, examples: &Path, to: &Path) {
 fn stub(dir: &Path) -> PathBuf {
     let path = dir.join("stub");
     std::fs::write(&path, "#!/bin/sh\necho \"stub $*\"\n").expect("write the stub");
-    assert!(run(Command::new("chmod").arg("755").arg(&path)).code == Some(0));
+    executable(&path);
     path
+}
+
+fn executable(path: &Path) {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod 755");
 }
 
 #[test]
@@ -381,7 +386,7 @@ fn on_musl_the_command_runs_the_musl_build_and_on_glibc_the_glibc_one() {
     let (gnu, musl) = (dir.join("gnu"), dir.join("musl"));
     for (path, says) in [(&gnu, "glibc build"), (&musl, "musl build")] {
         std::fs::write(path, format!("#!/bin/sh\necho {says}\n")).expect("write a stub");
-        assert!(run(Command::new("chmod").arg("755").arg(path)).code == Some(0));
+        executable(path);
     }
     let tarballs = build_npm(
         &[
