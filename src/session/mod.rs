@@ -55,6 +55,8 @@
 //! (a listing) saying the server could not be restarted and why, and the next request tries
 //! again. stdout carries the protocol only; everything meant for a person goes to stderr.
 
+#[cfg(test)]
+mod tests;
 mod wire;
 
 use std::io::{self, BufRead, Write};
@@ -74,13 +76,22 @@ use wire::{CallReply, Op};
 /// Runs a session on this process's stdin and stdout; returns the exit code.
 pub fn main(cli: &Cli, args: &SessionArgs, env: &Env) -> i32 {
     let stdin = io::stdin();
-    let mut input = stdin.lock();
-    let mut out = io::stdout().lock();
-    let loaded = match load(cli, args, env, &mut input) {
+    run(cli, args, env, &mut stdin.lock(), &mut io::stdout().lock())
+}
+
+/// Runs a session reading requests from `input` and writing replies to `out`.
+fn run(
+    cli: &Cli,
+    args: &SessionArgs,
+    env: &Env,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> i32 {
+    let loaded = match load(cli, args, env, input) {
         Ok(loaded) => loaded,
         Err(e) => {
             to_stderr(&format!("error: {e}"));
-            let _ = send(&mut out, &wire::not_ready_line(&e.to_string(), true, ""));
+            let _ = send(out, &wire::not_ready_line(&e.to_string(), true, ""));
             return EXIT_USAGE;
         }
     };
@@ -94,7 +105,7 @@ pub fn main(cli: &Cli, args: &SessionArgs, env: &Env) -> i32 {
                 .into_owned();
             to_stderr(&format!("error: {message}"));
             let stderr = redact.apply(&e.stderr).into_owned();
-            let _ = send(&mut out, &wire::not_ready_line(&message, false, &stderr));
+            let _ = send(out, &wire::not_ready_line(&message, false, &stderr));
             return EXIT_FAILED;
         }
     };
@@ -108,8 +119,8 @@ pub fn main(cli: &Cli, args: &SessionArgs, env: &Env) -> i32 {
         session.client.transport_name(),
         session.client.era(),
     );
-    if send(&mut out, &ready).is_ok() {
-        session.serve(&mut input, &mut out);
+    if send(out, &ready).is_ok() {
+        session.serve(input, out);
     }
     session.client.close();
     EXIT_OK
