@@ -385,6 +385,31 @@ fn a_read_only_token_a_missing_pull_request_or_token_are_warnings() {
     assert_eq!(requests(&dir).len(), sent);
 }
 
+/// A token too short to be a secret (`GITHUB_TOKEN=t`) is not masked: the message about a
+/// refused connection stays readable.
+#[test]
+fn a_token_too_short_to_be_a_secret_leaves_messages_readable() {
+    let dir = Dir::new("gh-short-token");
+    config(&dir, 0, false, false);
+    // A port nothing listens on: bound, then let go.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port");
+    let mut env = pr_env(&dir, &format!("http://127.0.0.1:{port}"));
+    env.retain(|(k, _)| *k != "GITHUB_TOKEN");
+    env.push(("GITHUB_TOKEN", "t".to_owned()));
+    let out = run_pr(&dir, &env, &["--pr-comment", "always"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let line = out
+        .stderr
+        .lines()
+        .find(|l| l.contains("could not post the PR comment"))
+        .unwrap_or_else(|| panic!("{out:?}"));
+    assert!(line.contains(&format!("http://127.0.0.1:{port}")), "{line}");
+    assert!(!line.contains("***"), "{line}");
+}
+
 #[test]
 fn a_repository_github_does_not_know_is_a_warning() {
     let dir = Dir::new("gh-404");
