@@ -29,8 +29,8 @@ fn the_action_installs_runs_reports_and_comments_like_the_runner_would() {
 }
 
 /// The demo server and picker the action runs, built (a no-op when current) so that one from
-/// an older build is never used.
-fn build_examples(target: &Path) {
+/// an older build is never used. `target` is the cargo target folder.
+pub(super) fn build_examples(target: &Path) {
     let profile = if target.join("debug/toolproof").exists() {
         "debug"
     } else {

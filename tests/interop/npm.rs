@@ -124,21 +124,11 @@ fn npx(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Out {
 
 /// The demo server and picker, built (a no-op when current) beside this build's toolproof.
 fn demo_examples() -> PathBuf {
-    let bin = Path::new(env!("CARGO_BIN_EXE_toolproof"));
-    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    cmd.args(["build", "--examples"]).current_dir(repo());
-    // With this test's features, or cargo would build the library a second time.
-    if cfg!(feature = "interop") {
-        cmd.args(["--features", "interop"]);
-    }
-    if bin.parent().and_then(Path::file_name) == Some("release".as_ref()) {
-        cmd.arg("--release");
-    }
-    assert!(
-        cmd.status().is_ok_and(|s| s.success()),
-        "cargo build --examples failed"
-    );
-    bin.parent().expect("target/<profile>").join("examples")
+    let profile = Path::new(env!("CARGO_BIN_EXE_toolproof"))
+        .parent()
+        .expect("target/<profile>");
+    super::action::build_examples(profile.parent().expect("target"));
+    profile.join("examples")
 }
 
 /// The demo's config at `to`, pointed at this build's examples.
