@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: unit and integration tests, plus the interop tests against the
 # official MCP reference servers (npm), Python SDK servers (PyPI) and the corpus of real servers
-# (npm and PyPI), and the JUnit readers xmlschema and junitparser (PyPI), which this script
+# (npm and PyPI), the npm package (scripts/build-npm.sh, installed offline into an empty project),
+# and the JUnit readers xmlschema and junitparser (PyPI), which this script
 # installs under target/interop/ on first use. The installs run side by side, and beside the
 # build, since they wait on the registries more than on the CPU.
 set -euo pipefail
