@@ -58,7 +58,11 @@ class ServerConfig:
         cwd: str | os.PathLike[str] | None = None,
         startup_timeout_s: float = 30,
         config_file: str | os.PathLike[str] | None = None,
+        **unknown: Any,
     ) -> None:
+        if unknown:
+            # pydantic's `extra="forbid"`: a typo is an error, and a ValueError as there.
+            raise ValueError(f"unknown field(s): {', '.join(sorted(unknown))}")
         if command is not None and (
             isinstance(command, (str, bytes))
             or not isinstance(command, Sequence)

@@ -74,6 +74,8 @@ fn venv() -> &'static Path {
             "pip install of {} failed:\n{stderr}",
             wheel.display()
         );
+        // The venv holds the binary now; the wheel (tens of MB with a debug binary) can go.
+        let _ = std::fs::remove_dir_all(dir.join("dist"));
         venv.join("bin/python")
     })
 }
