@@ -60,8 +60,11 @@ impl PhaseKey {
 pub enum Step {
     /// It runs (once the server is reached).
     Run,
-    /// It does not run, for this reason.
+    /// It does not run, for this reason: turned off, or nothing of it can run.
     Skip(String),
+    /// It is no part of this run, for this reason: the config has no section for it, or the
+    /// command does not run it. Reports that list testcases leave it out.
+    Absent(String),
 }
 
 impl Step {
@@ -141,7 +144,7 @@ impl Plan {
                 evals: evals_step(settings),
                 lint: lint_step(settings),
                 stress: match evals_step(settings) {
-                    Step::Skip(_) if settings.eval_config().is_some() => {
+                    Step::Skip(_) | Step::Absent(_) if settings.eval_config().is_some() => {
                         Step::Skip("the evals phase does not run".into())
                     }
                     _ => stress_step(settings),
@@ -207,7 +210,7 @@ impl Plan {
 
     /// Every phase skipped for `why`, nothing else to do.
     fn none(why: &str) -> Plan {
-        let skip = || Step::Skip(why.to_owned());
+        let skip = || Step::Absent(why.to_owned());
         Plan {
             checks: skip(),
             tests: skip(),
@@ -234,7 +237,7 @@ fn checks_step(settings: &Settings) -> Step {
 
 fn tests_step(settings: &Settings) -> Step {
     if settings.tests_list().is_empty() {
-        Step::Skip("no `tests:` in the config".into())
+        Step::Absent("no `tests:` in the config".into())
     } else {
         Step::Run
     }
@@ -245,7 +248,7 @@ fn evals_step(settings: &Settings) -> Step {
         return Step::Skip(turned_off(origin));
     }
     match settings.eval_config() {
-        None => Step::Skip("no `evals:` section in the config".into()),
+        None => Step::Absent("no `evals:` section in the config".into()),
         Some(_) => Step::Run,
     }
 }
@@ -259,16 +262,16 @@ fn lint_step(settings: &Settings) -> Step {
     }
     match settings.eval_config() {
         Some(e) if !e.cases.is_empty() => Step::Run,
-        _ => Step::Skip("no eval cases in the config".into()),
+        _ => Step::Absent("no eval cases in the config".into()),
     }
 }
 
 /// The stress curve: on when `--stress`, `TOOLPROOF_EVAL_STRESS` or `evals.stress` say so.
 fn stress_step(settings: &Settings) -> Step {
     match settings.evals() {
-        None => Step::Skip("no `evals:` section in the config".into()),
+        None => Step::Absent("no `evals:` section in the config".into()),
         Some(e) if e.stress().is_some() => Step::Run,
-        Some(e) => Step::Skip(e.stress_off_reason()),
+        Some(e) => Step::Absent(e.stress_off_reason()),
     }
 }
 
@@ -286,7 +289,7 @@ fn bench_step(settings: &Settings) -> Step {
         return Step::Skip(turned_off(origin));
     }
     match settings.bench() {
-        None => Step::Skip("no `bench:` section in the config".into()),
+        None => Step::Absent("no `bench:` section in the config".into()),
         Some(b) if b.targets.is_empty() => Step::Skip(
             "nothing to benchmark: no `bench.targets` and no test that expects success".into(),
         ),
@@ -302,7 +305,7 @@ fn fuzz_step(settings: &Settings) -> Step {
     if settings.fuzz().is_some() {
         Step::Run
     } else {
-        Step::Skip("no `fuzz:` section in the config".into())
+        Step::Absent("no `fuzz:` section in the config".into())
     }
 }
 
@@ -314,6 +317,6 @@ fn protocol_step(settings: &Settings) -> Step {
     if settings.protocol().is_some() {
         Step::Run
     } else {
-        Step::Skip("no `protocol:` section in the config".into())
+        Step::Absent("no `protocol:` section in the config".into())
     }
 }

@@ -801,6 +801,52 @@ fn no_checks_is_reported_as_skipped_never_passed() {
     assert!(junit.contains("skipped"), "{junit}");
 }
 
+/// The JUnit report has testcases for the phases of the run only: a config with tests and no
+/// `evals:`, `bench:`, `fuzz:` or `protocol:` gets none for those (a skipped testcase is counted
+/// as a test, by some readers as a passed one), while a phase turned off keeps its skipped one.
+#[test]
+fn junit_leaves_out_the_phases_the_config_does_not_have() {
+    let dir = Dir::new("junit-absent");
+    let cmd = yaml_list(&[&fake()]);
+    dir.write(
+        "toolproof.yaml",
+        &format!(
+            "server:\n  command: {cmd}\ntests:\n  - {{name: says hi, tool: echo, args: {{text: hi}}}}\n"
+        ),
+    );
+    let out = toolproof_in(&dir.0, &["run", "--junit", "j.xml"], &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let junit = dir.read("j.xml");
+    let doc = roxmltree::Document::parse(&junit).expect("well-formed JUnit");
+    let suites: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testsuite"))
+        .filter_map(|n| n.attribute("name"))
+        .collect();
+    assert_eq!(suites, ["static checks", "tests"], "{junit}");
+    assert!(!junit.contains("<skipped"), "{junit}");
+
+    // Turned off, it is still a phase of the run: a skipped testcase says so.
+    dir.write(
+        "toolproof.yaml",
+        &format!(
+            "server:\n  command: {cmd}\nevals:\n  enabled: false\n  provider: command\n  command: [sh, pick.sh]\n  cases:\n    - {{prompt: say hi, expect_tool: echo}}\n"
+        ),
+    );
+    let out = toolproof_in(&dir.0, &["run", "--junit", "j.xml"], &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let junit = dir.read("j.xml");
+    assert!(
+        junit.contains("<testcase classname=\"toolproof.evals\" name=\"evals\""),
+        "{junit}"
+    );
+    assert!(
+        junit.contains("<skipped message=\"turned off with evals.enabled"),
+        "{junit}"
+    );
+    assert!(!junit.contains("toolproof.bench"), "{junit}");
+}
+
 // ---------------------------------------------------------------- reports and CI
 
 #[test]

@@ -156,6 +156,7 @@ impl Redact for RunReport {
             cache_audit,
             history,
             secrets: _,
+            absent: _,
         } = self;
         generator.redact(r);
         command.redact(r);

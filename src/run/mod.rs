@@ -210,7 +210,7 @@ fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
 /// A phase the plan skipped, one that never got to run (and why), or its result.
 fn settle<T: Default>(step: &Step, ran: Option<Phase<T>>, why_not: &Option<String>) -> Phase<T> {
     match (step, ran) {
-        (Step::Skip(reason), _) => Phase::skipped(reason.clone()),
+        (Step::Skip(reason) | Step::Absent(reason), _) => Phase::skipped(reason.clone()),
         (Step::Run, Some(phase)) => phase,
         (Step::Run, None) => Phase::error(
             why_not
@@ -271,6 +271,11 @@ fn assemble(
         cache_audit: out.cache,
         history: out.history,
         secrets: settings.secrets().to_vec(),
+        absent: PhaseKey::ALL
+            .iter()
+            .filter(|p| matches!(plan.step(**p), Step::Absent(_)))
+            .map(|p| p.key())
+            .collect(),
     }
 }
 

@@ -252,7 +252,7 @@ fn rows() -> Vec<Row> {
                 "Run",
                 "Skip(\"turned off with TOOLPROOF_SKIP_BENCH=true\")",
                 "Skip(\"turned off with bench.enabled: false\")",
-                "Skip(\"no `bench:` section in the config\")",
+                "Absent(\"no `bench:` section in the config\")",
             ],
         },
         Row {

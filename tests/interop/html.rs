@@ -131,6 +131,7 @@ fn failing_report() -> RunReport {
             protocol: Phase::skipped("no protocol section in toolproof.yaml"),
         },
         secrets: Vec::new(),
+        absent: Vec::new(),
     }
 }
 

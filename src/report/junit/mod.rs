@@ -1,6 +1,8 @@
 //! The JUnit XML report: one suite per phase in run order, preceded by a `server` suite when
-//! the server could not be used. Skipped phases are skipped testcases, errored phases
-//! `<error>` testcases; the XML fails exactly when the run fails.
+//! the server could not be used. Phases that are no part of the run (no section in the config,
+//! not a phase of the command) have no suite; skipped phases (turned off, nothing to run) are
+//! skipped testcases, errored phases `<error>` testcases; the XML fails exactly when the run
+//! fails.
 //!
 //! Shape: what pytest writes by default (`xunit2`), which validates against the Jenkins xUnit
 //! plugin's `junit-10.xsd`, the strictest common reader (`xml.rs` says which attributes). So a
@@ -96,29 +98,49 @@ pub fn render_with(report: &RunReport, options: &JunitOptions) -> String {
 
     suites.extend(server_suite(r));
 
-    let [checks, tests, evals, lint, stress, bench, fuzz, proto] = r.phases.overview();
-    suites.push(phases::checks_suite(&checks, &r.phases.checks.results));
-    suites.push(phases::tests_suite(
-        &tests,
-        &r.phases.tests.results,
-        config_file,
-    ));
-    match EvalsView::of(&r.phases.evals) {
-        Some(view) => suites.extend(evals::suites(&evals, &view, config_file, &places)),
-        None => suites.push(phase_suite(&evals)),
+    // A phase that is no part of the run (not configured, or not the command's) has no
+    // testcase: readers count a skipped testcase as a test, some as a passed one.
+    let phases = r.phases.overview();
+    let part = |i: usize| !r.absent.contains(&phases[i].key);
+    let [checks, tests, evals, lint, stress, bench, fuzz, proto] = &phases;
+    if part(0) {
+        suites.push(phases::checks_suite(checks, &r.phases.checks.results));
     }
-    suites.push(lint::suite(
-        &lint,
-        r.phases.lint.results.as_ref(),
-        &lint::Place {
+    if part(1) {
+        suites.push(phases::tests_suite(
+            tests,
+            &r.phases.tests.results,
             config_file,
-            places: &places,
-        },
-    ));
-    suites.push(stress::suite(&stress, r.phases.stress.results.as_ref()));
-    suites.push(bench::suite(&bench, r.phases.bench.results.as_ref()));
-    suites.push(fuzz::suite(&fuzz, r.phases.fuzz.results.as_ref()));
-    suites.push(protocol::suite(&proto, r.phases.protocol.results.as_ref()));
+        ));
+    }
+    if part(2) {
+        match EvalsView::of(&r.phases.evals) {
+            Some(view) => suites.extend(evals::suites(evals, &view, config_file, &places)),
+            None => suites.push(phase_suite(evals)),
+        }
+    }
+    if part(3) {
+        suites.push(lint::suite(
+            lint,
+            r.phases.lint.results.as_ref(),
+            &lint::Place {
+                config_file,
+                places: &places,
+            },
+        ));
+    }
+    if part(4) {
+        suites.push(stress::suite(stress, r.phases.stress.results.as_ref()));
+    }
+    if part(5) {
+        suites.push(bench::suite(bench, r.phases.bench.results.as_ref()));
+    }
+    if part(6) {
+        suites.push(fuzz::suite(fuzz, r.phases.fuzz.results.as_ref()));
+    }
+    if part(7) {
+        suites.push(protocol::suite(proto, r.phases.protocol.results.as_ref()));
+    }
     for mut suite in suites {
         if let Some(t) = started {
             suite.set_timestamp(t);

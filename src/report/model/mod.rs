@@ -86,6 +86,10 @@ pub struct RunReport {
     /// Values to redact from every rendering (never serialized).
     #[serde(skip)]
     pub secrets: Vec<String>,
+    /// The keys of the phases that are no part of this run (no section in the config, or not
+    /// a phase of the command): the JUnit report has no testcase for them.
+    #[serde(skip)]
+    pub absent: Vec<&'static str>,
 }
 
 /// The committed eval cache compared with the current cases (`cache status`, `cache prune`).
