@@ -22,6 +22,8 @@ fn cells_are_escaped() {
     );
     assert_eq!(md("\x1b[31mred\x1b[0m", 100), "red");
     assert_eq!(md("abcdef", 4), "abc…");
+    // GitHub renders text between two `$` as math.
+    assert_eq!(md("$.unit and $.value", 100), "\\$.unit and \\$.value");
 }
 
 #[test]

@@ -34,7 +34,8 @@ fn html(text: &str) -> String {
 
 /// Untrusted text made safe for one Markdown table cell or inline run: control characters and
 /// escapes removed, cut to `max_chars`, newlines as `<br>`, HTML special characters as entities,
-/// Markdown punctuation (`|`, `` ` ``, `*`, `_`, `~`, `[`, `]`, `\`, `#`) backslash-escaped, and
+/// Markdown punctuation (`|`, `` ` ``, `*`, `_`, `~`, `[`, `]`, `\`, `#`, and `$`, which GitHub
+/// reads as math between two of them) backslash-escaped, and
 /// `@` followed by a zero-width space so `@someone` never notifies anyone.
 pub(super) fn md(text: &str, max_chars: usize) -> String {
     // Cutting before cleaning keeps megabyte-long strings cheap; escapes only shrink text.
@@ -50,7 +51,7 @@ pub(super) fn md(text: &str, max_chars: usize) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '@' => out.push_str("@\u{200b}"),
-            '|' | '`' | '*' | '_' | '~' | '[' | ']' | '\\' | '#' => {
+            '|' | '`' | '*' | '_' | '~' | '[' | ']' | '\\' | '#' | '$' => {
                 out.push('\\');
                 out.push(c);
             }

@@ -49,8 +49,13 @@ pub(super) fn section(history: Option<&HistoryRecord>) -> String {
         "Compared with the last run recorded on {branch}{commit} ({}).\n\n",
         md(&run.time, 40)
     ));
-    out.push_str(&lines(base, &branch));
+    let bullets = lines(base, &branch);
+    out.push_str(&bullets);
     if !base.changed() {
+        // A paragraph of its own: right after a bullet it would render inside that bullet.
+        if !bullets.is_empty() {
+            out.push('\n');
+        }
         out.push_str(&format!(
             "Nothing changed against {branch}: the same accuracy, the same cases miss, and no \
              static-check finding or test failure is new or fixed.\n"

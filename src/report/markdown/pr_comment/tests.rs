@@ -74,6 +74,8 @@ fn an_unchanged_run_says_so() {
     let body = render(&report, &RUN);
     assert!(body.contains("no change)"), "{body}");
     assert!(body.contains("Nothing changed against main"), "{body}");
+    // A paragraph of its own, not a continuation of the model's bullet.
+    assert!(body.contains(")\n\nNothing changed against main"), "{body}");
 }
 
 #[test]
