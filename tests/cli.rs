@@ -1371,10 +1371,10 @@ mod client {
 
 // ---------------------------------------------------------------- the bundled demo
 
-/// The README's demo configs, pointed at this build's examples.
-fn demo(name: &str) -> (Dir, Out) {
+/// A folder holding the demo config `name`, pointed at this build's examples.
+fn demo_dir(folder: &str, name: &str) -> Dir {
     let _ = fake();
-    let dir = Dir::new(&format!("demo-{name}"));
+    let dir = Dir::new(folder);
     let yaml = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("examples/demo/{name}")),
     )
@@ -1384,8 +1384,44 @@ fn demo(name: &str) -> (Dir, Out) {
         name,
         &yaml.replace("../../target/release/examples/", &examples),
     );
+    dir
+}
+
+/// The README's demo configs, pointed at this build's examples, run.
+fn demo(name: &str) -> (Dir, Out) {
+    let dir = demo_dir(&format!("demo-{name}"), name);
     let out = toolproof_in(&dir.0, &["run", name, "--json", "r.json"], &[]);
     (dir, out)
+}
+
+/// Under GitHub Actions the broken demo's annotations lead with why it failed: the eval gate,
+/// then the two broken tool definitions that make cases miss, before the tests; the cap of ten
+/// errors leaves neither definition out.
+#[test]
+fn annotations_put_the_broken_definitions_before_what_they_break() {
+    let dir = demo_dir("demo-annotations", "broken.yaml");
+    let out = toolproof_in(
+        &dir.0,
+        &["run", "broken.yaml"],
+        &[("GITHUB_ACTIONS", "true")],
+    );
+    assert_eq!(out.code, 1, "{out:?}");
+    let errors: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("::error "))
+        .collect();
+    assert_eq!(errors.len(), 10, "{}", out.stdout);
+    assert!(errors[0].contains("title=toolproof evals::"), "{errors:#?}");
+    assert!(
+        errors[1].contains("title=toolproof input-schema::convert_units"),
+        "{errors:#?}"
+    );
+    assert!(
+        errors[2].contains("title=toolproof description::delete_note"),
+        "{errors:#?}"
+    );
+    assert!(errors[3].contains("title=toolproof test "), "{errors:#?}");
 }
 
 /// At an 80-column terminal with no `COLUMNS` exported (shells seldom export it), every line
@@ -1393,17 +1429,7 @@ fn demo(name: &str) -> (Dir, Out) {
 /// terminal (`script` gives them one).
 #[test]
 fn every_line_fits_an_80_column_terminal_that_exports_no_columns() {
-    let _ = fake();
-    let dir = Dir::new("demo-width");
-    let yaml = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo/broken.yaml"),
-    )
-    .expect("demo config");
-    let examples = format!("{}/", bin_dir().join("examples").display());
-    dir.write(
-        "broken.yaml",
-        &yaml.replace("../../target/release/examples/", &examples),
-    );
+    let dir = demo_dir("demo-width", "broken.yaml");
     let inner = format!(
         "stty rows 50 cols 80; exec '{}' run broken.yaml",
         env!("CARGO_BIN_EXE_toolproof")

@@ -3,9 +3,11 @@
 //! shows no more per step), then one notice counting the rest.
 //!
 //! Most important first, so the cap never hides why the run failed: the server, phases that
-//! could not run, each model's eval gates and its critical misses; then the YAML tests; then
-//! the set lint's errors and warnings; then the other eval misses and provider errors; then
-//! the static-check findings.
+//! could not run, each model's eval gates and its critical misses; then the static-check
+//! findings that fail the run (a broken definition is often why evals miss and tests fail; half
+//! the cap at most);
+//! then the YAML tests; then the set lint's errors and warnings; then the other eval misses and
+//! provider errors; then the other static-check findings.
 //!
 //! Every annotation about the config points at it by its path from the repository root
 //! ([`Places`]; GitHub attaches nothing to `../x/toolproof.yaml` or an absolute path): a test at
@@ -39,6 +41,9 @@ enum Rank {
     /// Why the run failed as a whole: the server, a phase that could not run, an eval gate,
     /// a critical miss, a rising miss rate.
     Verdict,
+    /// A static-check finding that fails the run: a broken tool definition, and often the
+    /// cause of the eval misses and failed tests below it.
+    Broken,
     /// A YAML test that failed or was flaky.
     Test,
     /// A set-lint finding (an error fails the run).
@@ -196,9 +201,18 @@ fn finding_annotations(
     checks_line: Option<u32>,
     found: &mut Found,
 ) {
+    // Half the cap at most for broken definitions, so that a server with many of them still
+    // shows the tests and misses they cause.
+    let mut broken = 0;
     for f in &r.phases.checks.results.findings {
+        let rank = if f.fails && broken < MAX_PER_SEVERITY / 2 {
+            broken += 1;
+            Rank::Broken
+        } else {
+            Rank::Finding
+        };
         let a = Annotation::new(
-            Rank::Finding,
+            rank,
             format!("toolproof {}", f.check),
             format!("{}: {}", f.tool, f.text()),
         );
