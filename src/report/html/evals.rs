@@ -4,7 +4,9 @@
 //! [`EvalsView`]; this file lays it out as HTML and escapes it.
 
 use super::marks::{TABLE_CLOSE, table_open};
-use super::marks::{Tone, badge, by_rank, cell, not_run_line, ran, row_open, section_open};
+use super::marks::{
+    Tone, badge, breakable, by_rank, cell, not_run_line, ran, row_open, section_open,
+};
 use super::text::{one_line, text};
 use super::{CELL_CHARS, ERROR_CHARS, NAME_CHARS};
 use crate::report::evals_view::{CaseRow, EvalsView, HistoryView, ModelOutcome, ModelView};
@@ -281,9 +283,17 @@ fn case_row(out: &mut String, r: &CaseRow<'_>, config: Option<&str>) {
         ));
     }
     out.push_str(&format!("<th scope=\"row\">{name}</th>"));
-    out.push_str(&cell("Expected", "pre", &text(&r.expected, CELL_CHARS)));
+    out.push_str(&cell(
+        "Expected",
+        "pre",
+        &breakable(&text(&r.expected, CELL_CHARS)),
+    ));
     let picked = r.picked.join("\n");
-    out.push_str(&cell("Picked", "pre", &text(&picked, CELL_CHARS)));
+    out.push_str(&cell(
+        "Picked",
+        "pre",
+        &breakable(&text(&picked, CELL_CHARS)),
+    ));
     out.push_str(&cell("Why", "pre", &text(r.why.unwrap_or(""), CELL_CHARS)));
     let details: String = r
         .details
@@ -305,8 +315,8 @@ fn confusion_table(out: &mut String, m: &ModelView<'_>) {
     for p in m.confusion {
         out.push_str(&format!(
             "<tr class=\"fail\" data-status=\"miss\"><th scope=\"row\">{}</th>{}{}{}</tr>\n",
-            one_line(&p.expected, NAME_CHARS),
-            cell("Picked", "", &one_line(&p.picked, NAME_CHARS)),
+            breakable(&one_line(&p.expected, NAME_CHARS)),
+            cell("Picked", "", &breakable(&one_line(&p.picked, NAME_CHARS))),
             cell("Times", "num", &p.count.to_string()),
             cell("Cases", "", &text(&p.cases.join(", "), CELL_CHARS))
         ));

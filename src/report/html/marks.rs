@@ -114,3 +114,29 @@ pub(super) fn not_run_line(phase: &PhaseOverview<'_>) -> String {
         .map_or_else(|| fallback.to_string(), |reason| text(reason, CELL_CHARS));
     format!("<p class=\"pre\">{lead}: {reason}</p>\n")
 }
+
+/// `html` with a `<wbr>` after every `_` of its text that a letter or digit follows and every
+/// `.` that a letter follows (not a decimal point), so
+/// a narrow column breaks `day_of_week` as `day_of_` / `week`, never `day_of_we` / `ek`. Tags
+/// are left as they are.
+pub(super) fn breakable(html: &str) -> String {
+    let mut out = String::with_capacity(html.len() + 16);
+    let mut in_tag = false;
+    let mut chars = html.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            _ => {}
+        }
+        out.push(c);
+        if !in_tag
+            && chars
+                .peek()
+                .is_some_and(|n| c == '_' && n.is_alphanumeric() || c == '.' && n.is_alphabetic())
+        {
+            out.push_str("<wbr>");
+        }
+    }
+    out
+}

@@ -1,7 +1,8 @@
 //! The static-checks and tests sections of the page.
 
 use super::marks::{
-    TABLE_CLOSE, Tone, by_rank, cell, not_run_line, ran, row_open, section_open, table_open,
+    TABLE_CLOSE, Tone, breakable, by_rank, cell, not_run_line, ran, row_open, section_open,
+    table_open,
 };
 use super::text::{details_pre, esc, one_line, pre_block, text};
 use super::{CELL_CHARS, NAME_CHARS, RESULT_CHARS, STDERR_CHARS, STDERR_LINES};
@@ -56,7 +57,7 @@ pub(super) fn checks_section(
             out.push_str(&row_open(tone, status, word));
             out.push_str(&format!(
                 "<th scope=\"row\">{}</th>",
-                one_line(&f.tool, NAME_CHARS)
+                breakable(&one_line(&f.tool, NAME_CHARS))
             ));
             out.push_str(&cell(
                 "Check",
@@ -178,7 +179,7 @@ pub(super) fn test_row(out: &mut String, t: &TestResult, config: Option<&str>) {
     out.push_str(&cell(
         "Tool",
         "inl",
-        &format!("<code>{}</code>", one_line(&t.tool, NAME_CHARS)),
+        &format!("<code>{}</code>", breakable(&one_line(&t.tool, NAME_CHARS))),
     ));
     let time = if t.status == TestStatus::NotRun {
         "–".to_string()

@@ -395,3 +395,22 @@ fn several_models_failing_first() {
     assert!(evals.contains("Not in the cache (--offline):</strong> chit"));
     assert!(phase_row(&out, "evals").contains("1 of 2 models failed: claude-sonnet-4-5: 100% accuracy (3/3), minimum 90% · claude-haiku-4-5: 33.3% accuracy (1/3), minimum 90%; 1 case has no cached answer and --offline forbids asking: chit"));
 }
+
+#[test]
+fn identifiers_break_after_their_underscores_and_dots_not_inside_tags() {
+    use super::marks::breakable;
+    assert_eq!(
+        breakable("day_of_week {\"x\": 1.5}"),
+        "day_<wbr>of_<wbr>week {\"x\": 1.5}"
+    );
+    assert_eq!(
+        breakable("<code class=\"a_b.c\">admin.tools_list</code> end._"),
+        "<code class=\"a_b.c\">admin.<wbr>tools_<wbr>list</code> end._"
+    );
+    // The evals table of a report holds the picked tools breakable.
+    let page = body(&fixtures::evals_failing());
+    assert!(
+        page.contains("_<wbr>"),
+        "no breakable identifier in the evals table"
+    );
+}
