@@ -190,9 +190,17 @@ fn elicit(script: Option<&ElicitationAnswer>, params: &Value) -> (Value, String,
         return (json!({"action": "accept"}), "accept (url)".into(), None);
     }
     let schema = params.get("requestedSchema").cloned().unwrap_or(json!({}));
+    // SEP-1034: a field the content leaves out is sent with the schema's default.
     let (content, how) = match &script.content {
-        Some(c) => (Value::Object(c.clone()), "accept"),
-        None => (defaults_of(&schema), "accept (the schema's defaults)"),
+        Some(c) => {
+            let mut content = defaults_of(&schema);
+            content.extend(c.clone());
+            (Value::Object(content), "accept")
+        }
+        None => (
+            Value::Object(defaults_of(&schema)),
+            "accept (the schema's defaults)",
+        ),
     };
     match breaks(&schema, &content) {
         None => (
@@ -212,7 +220,7 @@ fn elicit(script: Option<&ElicitationAnswer>, params: &Value) -> (Value, String,
 }
 
 /// The `default` of every property of a requested schema that has one.
-fn defaults_of(schema: &Value) -> Value {
+fn defaults_of(schema: &Value) -> Map<String, Value> {
     let mut out = Map::new();
     if let Some(Value::Object(props)) = schema.get("properties") {
         for (name, prop) in props {
@@ -221,7 +229,7 @@ fn defaults_of(schema: &Value) -> Value {
             }
         }
     }
-    Value::Object(out)
+    out
 }
 
 /// Why `content` breaks `schema`, all reasons in one line; `None` when it conforms.
@@ -295,6 +303,23 @@ mod tests {
         r.set_script(accept(None));
         let out = r.answer(&ask(schema()));
         assert_eq!(out["result"]["content"], json!({"time": "18:00"}));
+    }
+
+    /// SEP-1034, as the conformance scenario `elicitation-sep1034-client-defaults` checks it:
+    /// a field the content leaves out is sent with the schema's default.
+    #[test]
+    fn accept_fills_the_fields_the_content_leaves_out_with_their_defaults() {
+        let r = Responder::default();
+        r.set_script(accept(Some(json!({"party": 2}))));
+        let out = r.answer(&ask(schema()));
+        assert_eq!(
+            out["result"],
+            json!({"action": "accept", "content": {"time": "18:00", "party": 2}})
+        );
+        // What the content gives wins over the default.
+        r.set_script(accept(Some(json!({"time": "19:00"}))));
+        let out = r.answer(&ask(schema()));
+        assert_eq!(out["result"]["content"], json!({"time": "19:00"}));
     }
 
     #[test]
