@@ -142,9 +142,12 @@
 //!   `GET /mcp` with `Last-Event-ID: N-1` gets a stream holding the response (event id `N-2`;
 //!   an unknown id gets 404); with `sse-drop` GET stays 405 and the response never comes.
 //!
-//! Protocol defects, one per check of `toolproof protocol` (stdio): `protocol-<check id>`, e.g.
-//! `protocol-ping` (ping gets -32601), `protocol-batch` (batches processed),
-//! `protocol-malformed` (bad lines ignored); `--help` lists all seventeen.
+//! Protocol defects, one per check of `toolproof protocol`: `protocol-<check id>`, e.g.
+//! `protocol-ping` (ping gets -32601), `protocol-batch` (exits on a batch),
+//! `protocol-malformed` (bad lines ignored), `protocol-http-sse-priming` (event streams without
+//! a priming event); `--help` lists them all. `lenient-batch` (batches processed) and
+//! `resources-unavailable` (reads refused with a JSON-RPC error) are behaviours the protocol
+//! checks must not flag.
 //!
 //! # Log
 //!

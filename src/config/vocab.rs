@@ -199,13 +199,13 @@ pub const CHECKS: &[CheckInfo] = &[
     },
 ];
 
-/// One protocol check: its id, what it looks for (with its severity) and the specification's
-/// reason for that severity.
+/// One protocol check: its id, what it looks for (with its severity: `error`, `warning` or
+/// `info`) and the specification's reason for that severity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProtocolCheckInfo {
     /// Stable id, as used in `protocol.disable` and in the reports.
     pub id: &'static str,
-    /// `error: …` or `warning: …`: what it looks for, one line.
+    /// `error: …`, `warning: …` or `info: …`: what it looks for, one line.
     pub summary: &'static str,
     /// Why that severity: what the specification says.
     pub why: &'static str,
@@ -228,9 +228,10 @@ pub const PROTOCOL_CHECKS: &[ProtocolCheckInfo] = &[
     },
     ProtocolCheckInfo {
         id: "before-initialize",
-        summary: "warning: a request sent before `initialize` is not refused with an error",
-        why: "lifecycle: requests other than pings SHOULD NOT come before initialization; \
-              answering them hides a client bug, silence hangs the client",
+        summary: "info: a request sent before `initialize` is not refused with an error",
+        why: "lifecycle: the SHOULD NOT (no requests but pings before initialization) binds the \
+              client; a server that answers them anyway (every TypeScript SDK server does) is \
+              lenient, not defective, so this is advice",
     },
     ProtocolCheckInfo {
         id: "ping",
@@ -280,9 +281,12 @@ pub const PROTOCOL_CHECKS: &[ProtocolCheckInfo] = &[
     },
     ProtocolCheckInfo {
         id: "invalid-cursor",
-        summary: "warning: `tools/list` with a cursor the server never issued is not refused \
+        summary: "info: `tools/list` with a cursor the server never issued is not refused \
                   with -32602",
-        why: "pagination: invalid cursors SHOULD result in an error with code -32602",
+        why: "pagination: invalid cursors SHOULD result in an error with code -32602, but a \
+              client only sends cursors it was given, and the TypeScript and Python SDKs ignore \
+              the cursor of a list they do not paginate: advice, common to the SDKs, so that \
+              the findings a server's authors can act on stand out",
     },
     ProtocolCheckInfo {
         id: "pagination",
@@ -292,9 +296,11 @@ pub const PROTOCOL_CHECKS: &[ProtocolCheckInfo] = &[
     },
     ProtocolCheckInfo {
         id: "resources-read",
-        summary: "warning: `resources/read` of a listed resource fails or has no `contents`",
-        why: "resources: a listed resource is one a client can read; the specification has no \
-              MUST for it",
+        summary: "warning: `resources/read` of a listed resource is answered with neither \
+                  `contents` nor a well-formed JSON-RPC error, or not at all",
+        why: "resources: a read answers with the contents or with an error; an error (a \
+              backend that is down, a cluster that is not there) is the server working and \
+              saying why, while a malformed answer or none breaks every client",
     },
     ProtocolCheckInfo {
         id: "prompts-get",
@@ -313,18 +319,20 @@ pub const PROTOCOL_CHECKS: &[ProtocolCheckInfo] = &[
     },
     ProtocolCheckInfo {
         id: "batch",
-        summary: "warning: a JSON-RPC batch is processed on revisions that removed batching \
-                  (2025-06-18 on; refusing or ignoring it is fine), or not answered on \
-                  2025-03-26, which requires it",
-        why: "2025-06-18 removed batching, so a batch is an invalid request there (no MUST to \
-              refuse it); 2025-03-26 says implementations MUST support receiving batches",
+        summary: "warning: after a JSON-RPC batch the server stops answering, or on 2025-03-26, \
+                  which requires batches, the batch is not answered (on later revisions \
+                  processing, refusing or ignoring it are all fine)",
+        why: "2025-06-18 removed batching with no MUST to refuse a batch, so processing one \
+              is leniency, not a defect; the requests after it still MUST get responses, and \
+              2025-03-26 says implementations MUST support receiving batches",
     },
     ProtocolCheckInfo {
         id: "malformed",
-        summary: "warning: a line that is not JSON is not answered with -32700, or a request \
+        summary: "info: a line that is not JSON is not answered with -32700, or a request \
                   whose `method` is not a string not with -32600",
         why: "JSON-RPC 2.0 defines both errors, but MCP does not require answering input a \
-              conforming client never sends",
+              conforming client never sends, and the TypeScript and Python SDKs stay silent \
+              on stdio: advice, common to the SDKs",
     },
     ProtocolCheckInfo {
         id: "http-session",
@@ -382,6 +390,25 @@ pub const PROTOCOL_CHECKS: &[ProtocolCheckInfo] = &[
                   405",
         why: "streamable HTTP: the server MUST either return Content-Type: text/event-stream \
               to a GET or else 405 Method Not Allowed",
+    },
+    ProtocolCheckInfo {
+        id: "http-sse-priming",
+        summary: "warning: on 2025-11-25, an event stream that answers a POST does not begin \
+                  with a priming event (an event id and empty data)",
+        why: "streamable HTTP (2025-11-25): a server that opens an SSE stream SHOULD \
+              immediately send an event with an id and an empty `data` field, so the client \
+              can reconnect with it as `Last-Event-ID` (the conformance suite's \
+              server-sse-priming-event); the TypeScript and Python SDKs send it once the \
+              server gives them an event store, so the fix is the server's",
+    },
+    ProtocolCheckInfo {
+        id: "http-sse-retry",
+        summary: "warning: on 2025-11-25, an event stream primed for reconnection carries no \
+                  `retry` field",
+        why: "streamable HTTP (2025-11-25): a server that closes the connection of a stream \
+              before ending it SHOULD first send an event with a `retry` field, which the \
+              client MUST wait before reconnecting; priming announces such closes (the \
+              conformance suite's server-sse-retry-field)",
     },
     ProtocolCheckInfo {
         id: "http-origin",

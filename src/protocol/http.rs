@@ -1,5 +1,6 @@
 //! The checks of the streamable HTTP transport itself: sessions, the `MCP-Protocol-Version`
-//! header, content negotiation, notifications, the GET stream and `Origin` validation. Each
+//! header, content negotiation, notifications, the GET stream, the priming event and `retry`
+//! of a response stream, and `Origin` validation. Each
 //! sends one request of its own beside the shared session (or on a fresh session when it ends
 //! or spoils one) and reads the status the specification asks for.
 
@@ -7,7 +8,7 @@ use serde_json::json;
 
 use super::Verdict;
 use super::checks::Session;
-use super::probe::{Ask, PROBE_VERSION, Probe, Reply, init_params};
+use super::probe::{Ask, PROBE_VERSION, Probe, Reply, SseEvent, init_params};
 
 /// A revision no server supports, sent as `MCP-Protocol-Version`.
 const BOGUS_VERSION: &str = "1999-01-01";
@@ -27,6 +28,8 @@ pub(super) fn check(s: &mut Session<'_>, id: &str) -> Verdict {
         "http-accept" => accept(s),
         "http-notification" => notification(s),
         "http-get" => get(s),
+        "http-sse-priming" => sse_priming(s),
+        "http-sse-retry" => sse_retry(s),
         "http-origin" => origin(s),
         other => Verdict::Skip(format!("no probe for `{other}`")),
     }
@@ -211,6 +214,71 @@ fn get(s: &mut Session<'_>) -> Verdict {
             r.shown()
         )),
         Err(e) => Verdict::Fail(e),
+    }
+}
+
+/// The events of the stream a `ping` on the shared session is answered with, or why the
+/// stream checks do not apply (a revision before 2025-11-25, a JSON answer).
+fn ping_stream(s: &mut Session<'_>) -> Result<Vec<SseEvent>, Verdict> {
+    let version = s.negotiated();
+    if version.as_str() < "2025-11-25" {
+        return Err(Verdict::Skip(format!(
+            "the session speaks {version}; priming events and polling came with 2025-11-25"
+        )));
+    }
+    match shared(s, |p| Ask::post(ping(p))) {
+        Ok(r) if r.ok() && r.content_type.starts_with("text/event-stream") => Ok(r.events),
+        Ok(r) if r.ok() => Err(Verdict::Skip(format!(
+            "a `ping` is answered with {} rather than an event stream",
+            if r.content_type.is_empty() {
+                "no content type"
+            } else {
+                r.content_type.as_str()
+            }
+        ))),
+        Ok(r) => Err(Verdict::Fail(format!(
+            "a `ping` on the session was answered with {}",
+            r.shown()
+        ))),
+        Err(e) => Err(Verdict::Fail(e)),
+    }
+}
+
+fn sse_priming(s: &mut Session<'_>) -> Verdict {
+    let events = match ping_stream(s) {
+        Ok(e) => e,
+        Err(v) => return v,
+    };
+    match events.first() {
+        Some(first) if first.priming() => Verdict::Pass,
+        Some(first) => Verdict::Fail(format!(
+            "the event stream answering a `ping` began with {{{}}}, not a priming event (an \
+             event id and empty data) to reconnect with",
+            first.shown()
+        )),
+        None => Verdict::Fail("the event stream answering a `ping` had no event".into()),
+    }
+}
+
+fn sse_retry(s: &mut Session<'_>) -> Verdict {
+    let events = match ping_stream(s) {
+        Ok(e) => e,
+        Err(v) => return v,
+    };
+    if !events.iter().any(SseEvent::priming) {
+        return Verdict::Skip(
+            "the stream is not primed for reconnection (see `http-sse-priming`)".into(),
+        );
+    }
+    if events.iter().any(|e| e.retry.is_some()) {
+        Verdict::Pass
+    } else {
+        Verdict::Fail(
+            "the event stream answering a `ping` is primed for reconnection but has no \
+             `retry` field: a client whose connection the server closes cannot know how long \
+             to wait"
+                .into(),
+        )
     }
 }
 

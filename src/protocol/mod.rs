@@ -103,6 +103,8 @@ pub fn run(spec: &ServerSpec, run: &ProtocolRun<'_>) -> Result<ProtocolResults, 
 fn entry(info: &ProtocolCheckInfo, verdict: Verdict) -> ProtocolCheck {
     let severity = if info.summary.starts_with("error:") {
         Severity::Error
+    } else if info.summary.starts_with("info:") {
+        Severity::Info
     } else {
         Severity::Warning
     };

@@ -95,19 +95,34 @@ fn a_well_behaved_http_server_passes_every_protocol_check_the_transport_ones_too
         protocol_http_fake(&dir, &[], &["--resources", "--prompts", "--page-size", "1"]);
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
     assert_eq!(failed_ids(&report), Vec::<String>::new(), "{report:#}");
+    // Answers in JSON open no event stream to prime.
     assert_eq!(
         skipped_ids(&report),
-        ["unadvertised", "logging"],
+        [
+            "unadvertised",
+            "logging",
+            "http-sse-priming",
+            "http-sse-retry"
+        ],
         "{report:#}"
     );
     assert_eq!(
         report["phases"]["protocol"]["results"]["transport"],
         "streamable-http"
     );
-    // Answering in an event stream changes nothing.
-    let (out, report) = protocol_http_fake(&dir, &[], &["--sse", "--resources", "--prompts"]);
+    // Answering in event streams, primed with an id and `retry`, is checked and passes.
+    let (out, report) = protocol_http_fake(
+        &dir,
+        &[],
+        &["--sse", "--resources", "--prompts", "--page-size", "1"],
+    );
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
     assert_eq!(failed_ids(&report), Vec::<String>::new(), "{report:#}");
+    assert_eq!(
+        skipped_ids(&report),
+        ["unadvertised", "logging"],
+        "{report:#}"
+    );
 }
 
 /// Where a planted defect is found: over stdio, over HTTP, or both.
@@ -128,7 +143,7 @@ fn each_planted_protocol_defect_is_found_by_its_check() {
     let rows: &[(&str, &[&str], &str, Over)] = &[
         ("init-version", &[], "error", Both),
         ("initialized", &[], "error", Both),
-        ("before-initialize", &[], "warning", Stdio),
+        ("before-initialize", &[], "info", Stdio),
         ("ping", &[], "error", Both),
         ("unknown-method", &[], "error", Both),
         ("notifications", &[], "error", Both),
@@ -137,13 +152,13 @@ fn each_planted_protocol_defect_is_found_by_its_check() {
         ("logging", &[], "error", Both),
         ("unknown-tool", &[], "warning", Both),
         ("invalid-arguments", &[], "error", Both),
-        ("invalid-cursor", &[], "warning", Both),
+        ("invalid-cursor", &[], "info", Both),
         ("pagination", &[], "error", Both),
         ("resources-read", &["--resources"], "warning", Both),
         ("prompts-get", &["--prompts"], "warning", Both),
         ("list-changed", &[], "warning", Both),
         ("batch", &[], "warning", Stdio),
-        ("malformed", &[], "warning", Both),
+        ("malformed", &[], "info", Both),
         ("http-session", &[], "error", Http),
         ("http-missing-session", &[], "warning", Http),
         ("http-unknown-session", &[], "warning", Http),
@@ -152,6 +167,8 @@ fn each_planted_protocol_defect_is_found_by_its_check() {
         ("http-accept", &[], "warning", Http),
         ("http-notification", &[], "error", Http),
         ("http-get", &[], "error", Http),
+        ("http-sse-priming", &["--sse"], "warning", Http),
+        ("http-sse-retry", &["--sse"], "warning", Http),
         ("http-origin", &[], "error", Http),
     ];
     let ids: Vec<&str> = rows.iter().map(|r| r.0).collect();
@@ -208,10 +225,12 @@ fn http_findings_name_the_status_the_server_gave() {
         ("http-delete", "after its DELETE was answered with HTTP 200"),
         ("http-get", "HTTP 200 (application/json)"),
         ("http-session", "\"fake session"),
+        ("http-sse-priming", "began with {id: "),
+        ("http-sse-retry", "has no `retry` field"),
     ];
     for (id, words) in cases {
         let fault = format!("protocol-{id}");
-        let (_, report) = protocol_http_fake(&dir, &[], &["--fault", &fault]);
+        let (_, report) = protocol_http_fake(&dir, &[], &["--sse", "--fault", &fault]);
         let check = checks(&report)
             .into_iter()
             .find(|c| c["id"] == id)
@@ -224,8 +243,11 @@ fn http_findings_name_the_status_the_server_gave() {
 #[test]
 fn strict_makes_a_failed_warning_fail_and_disable_turns_a_check_off() {
     let dir = Dir::new("protocol-strict");
-    let (out, _) = protocol_fake(&dir, &["--strict"], &["--fault", "protocol-malformed"]);
+    let (out, _) = protocol_fake(&dir, &["--strict"], &["--fault", "protocol-unknown-tool"]);
     assert_eq!(out.code, 1, "{}", out.stdout);
+    // Infos are advice: strict leaves them be.
+    let (out, _) = protocol_fake(&dir, &["--strict"], &["--fault", "protocol-malformed"]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
     dir.write(
         "toolproof.yaml",
         &format!(
@@ -266,6 +288,62 @@ fn run_checks_the_protocol_only_when_the_config_asks() {
 
     let out = toolproof_in(&dir.0, &["run", "--skip-protocol", "--json", "r.json"], &[]);
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+}
+
+/// What is not the server's defect is not a warning: answering a request before `initialize`
+/// (the SHOULD NOT binds the client) is advice; processing a batch on 2025-11-25 (batching was
+/// removed without a MUST to refuse it) and refusing a read with a well-formed JSON-RPC error
+/// (a backend that is not there) pass. Strict changes nothing, as infos never fail a run.
+#[test]
+fn leniency_and_a_refused_read_are_not_warnings() {
+    let dir = Dir::new("protocol-lenient");
+    let fake_args = [
+        "--resources",
+        "--fault",
+        "lenient-batch",
+        "--fault",
+        "resources-unavailable",
+        "--fault",
+        "protocol-before-initialize",
+    ];
+    let (out, report) = protocol_fake(&dir, &["--strict"], &fake_args);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(failed_ids(&report), ["before-initialize"], "{report:#}");
+    let severities: Vec<(String, String)> = checks(&report)
+        .iter()
+        .filter(|c| c["status"] == "failed")
+        .map(|c| (c["id"].to_string(), c["severity"].to_string()))
+        .collect();
+    assert_eq!(
+        severities,
+        [("\"before-initialize\"".into(), "\"info\"".into())]
+    );
+    assert!(
+        out.stdout.contains("Protocol: PASS - 0 errors, 0 warnings"),
+        "{}",
+        out.stdout
+    );
+}
+
+/// The findings the SDKs cause, not the server's own code, say so.
+#[test]
+fn sdk_findings_are_infos_that_say_where_the_fix_belongs() {
+    let dir = Dir::new("protocol-sdk");
+    for id in ["invalid-cursor", "malformed"] {
+        let fault = format!("protocol-{id}");
+        let (out, report) = protocol_fake(&dir, &[], &["--fault", &fault]);
+        assert_eq!(out.code, 0, "{}", out.stdout);
+        let check = checks(&report)
+            .into_iter()
+            .find(|c| c["id"] == id)
+            .expect("reported");
+        assert_eq!(check["severity"], "info", "{check}");
+        let detail = check["detail"].as_str().unwrap_or_default();
+        assert!(
+            detail.contains("common to the TypeScript and Python SDKs"),
+            "{id}: {detail}"
+        );
+    }
 }
 
 /// A server that never answers `initialize` cannot be checked: the phase stops at the failed

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{MAX_ITEMS, MAX_PAGES, Session, Verdict, joined};
+use super::{MAX_ITEMS, MAX_PAGES, SDK_NOTE, Session, Verdict, joined};
 use crate::protocol::probe::{brief, error_code};
 
 impl Session<'_> {
@@ -12,7 +12,7 @@ impl Session<'_> {
         match self.probe().call("tools/list", params) {
             Ok(a) if error_code(&a) == Some(-32602) => Verdict::Pass,
             Ok(a) => Verdict::Fail(format!(
-                "`tools/list` with a cursor it never issued was answered with {}",
+                "`tools/list` with a cursor it never issued was answered with {} {SDK_NOTE}",
                 brief(&a)
             )),
             Err(w) => Verdict::Fail(format!("`tools/list` with an invalid cursor got {w}")),
@@ -67,6 +67,9 @@ impl Session<'_> {
             let uri = r["uri"].as_str().unwrap_or_default();
             match self.probe().call("resources/read", json!({"uri": uri})) {
                 Ok(a) if a["result"]["contents"].is_array() => {}
+                // The server answered and said why it cannot (often its environment: no
+                // cluster, no credentials); that is the protocol working.
+                Ok(a) if well_formed_error(&a) => {}
                 Ok(a) => fails.push(format!("reading {uri:?} gave {}", brief(&a))),
                 Err(w) => fails.push(format!("reading {uri:?} got {w}")),
             }
@@ -150,4 +153,13 @@ impl Session<'_> {
             .and_then(|a| a["result"][key].as_array().cloned())
             .unwrap_or_default()
     }
+}
+
+/// A JSON-RPC error response: an `error` object with an integer `code` and a string `message`,
+/// and no `result`.
+fn well_formed_error(answer: &Value) -> bool {
+    let error = &answer["error"];
+    answer.get("result").is_none()
+        && error.get("code").is_some_and(|c| c.is_i64() || c.is_u64())
+        && error.get("message").is_some_and(Value::is_string)
 }

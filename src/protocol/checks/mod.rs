@@ -385,17 +385,14 @@ impl<'a> Session<'a> {
             Line::Json(v) => v.get("result").is_some() && v["id"].as_i64() == Some(id),
             Line::Text(_) => false,
         });
-        if version == "2025-03-26" {
-            return if processed {
-                Verdict::Pass
-            } else {
-                Verdict::Fail("revision 2025-03-26 requires batches, but a batch of one `ping` was not answered with an array".into())
-            };
-        }
-        if processed {
-            Verdict::Fail(format!(
-                "a batch was processed although revision {version} removed batching"
-            ))
+        // Later revisions removed batching without a MUST to refuse one: processing it is
+        // leniency, and only a server that stops answering is at fault.
+        if version == "2025-03-26" && !processed {
+            Verdict::Fail(
+                "revision 2025-03-26 requires batches, but a batch of one `ping` was not \
+                 answered with an array"
+                    .into(),
+            )
         } else {
             Verdict::Pass
         }
@@ -423,9 +420,16 @@ impl<'a> Session<'a> {
         if let Some(why) = answered_with(&mut probe, &[-32600, -32700]) {
             fails.push(format!("a request whose `method` is 42 {why}"));
         }
-        joined(fails)
+        match joined(fails) {
+            Verdict::Fail(why) => Verdict::Fail(format!("{why} {SDK_NOTE}")),
+            other => other,
+        }
     }
 }
+
+/// Added to the findings that come from the SDKs rather than a server's own code.
+pub(super) const SDK_NOTE: &str = "(common to the TypeScript and Python SDKs: advice, the fix \
+                                   belongs in the SDK)";
 
 /// The three list methods and their capabilities.
 const LISTS: [(&str, &str); 3] = [

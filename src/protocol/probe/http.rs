@@ -4,7 +4,7 @@
 //! refused (with the status in `httpStatus`), so the transport-neutral checks read both alike.
 
 use std::collections::VecDeque;
-use std::io::{BufReader, Read};
+use std::io::{BufRead, BufReader, Read};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -12,7 +12,6 @@ use ureq::Agent;
 
 use super::{Line, Waited};
 use crate::mcp::http::HttpSpec;
-use crate::mcp::sse::SseEvents;
 
 /// Most bytes a probe reads of one answer.
 const BODY_LIMIT: u64 = 4 << 20;
@@ -67,6 +66,9 @@ pub(crate) struct Reply {
     pub session: Option<String>,
     /// The messages in the body (one JSON body, or the events of a stream).
     pub messages: Vec<Line>,
+    /// The events of an event stream as sent, empty (priming) ones included, up to the first
+    /// response.
+    pub events: Vec<SseEvent>,
     /// The body as text when it was not an event stream (cut at 200 characters).
     pub text: String,
 }
@@ -262,6 +264,7 @@ impl HttpWire {
             content_type,
             session,
             messages: Vec::new(),
+            events: Vec::new(),
             text: String::new(),
         };
         if !ask.read_body {
@@ -269,7 +272,8 @@ impl HttpWire {
         }
         let body = resp.body_mut().as_reader().take(BODY_LIMIT);
         if reply.content_type.starts_with("text/event-stream") {
-            reply.messages = read_events(body);
+            reply.events = read_events(body);
+            reply.messages = reply.events.iter().filter_map(SseEvent::message).collect();
         } else {
             let mut raw = String::new();
             let _ = BufReader::new(body).read_to_string(&mut raw);
@@ -321,23 +325,89 @@ fn accept_of(method: &str) -> &'static str {
     }
 }
 
-/// The messages of an event stream, up to and with the first response (the stream of a POST
-/// may stay open after it).
-fn read_events(body: impl Read) -> Vec<Line> {
+/// One event of a stream, its fields as the server sent them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct SseEvent {
+    /// The `id` field.
+    pub id: Option<String>,
+    /// The `data` lines joined with `\n` (`None`: no `data` field).
+    pub data: Option<String>,
+    /// The `retry` field, as written.
+    pub retry: Option<String>,
+}
+
+impl SseEvent {
+    /// The message the event carries; none for an event with empty data (a priming event).
+    fn message(&self) -> Option<Line> {
+        let data = self.data.as_deref().filter(|d| !d.trim().is_empty())?;
+        Some(serde_json::from_str(data).map_or_else(|_| Line::Text(data.to_owned()), Line::Json))
+    }
+
+    /// Whether it primes a reconnection: an event id and empty data.
+    pub(crate) fn priming(&self) -> bool {
+        self.id.as_deref().is_some_and(|id| !id.is_empty())
+            && self.data.as_deref().is_none_or(|d| d.trim().is_empty())
+    }
+
+    /// The event as a finding shows it, cut at 120 characters.
+    pub(crate) fn shown(&self) -> String {
+        let mut fields = Vec::new();
+        if let Some(id) = &self.id {
+            fields.push(format!("id: {id}"));
+        }
+        if let Some(retry) = &self.retry {
+            fields.push(format!("retry: {retry}"));
+        }
+        fields.push(format!("data: {}", self.data.as_deref().unwrap_or("")));
+        cut(&fields.join(", "), 120)
+    }
+}
+
+/// The events of a stream, up to and with the first response (the stream of a POST may stay
+/// open after it), with the fields the WHATWG rules give them; comments are skipped.
+fn read_events(body: impl Read) -> Vec<SseEvent> {
     let mut out = Vec::new();
-    for event in SseEvents::new(BufReader::new(body)) {
-        let Ok(data) = event else { break };
-        let line = serde_json::from_str(&data).map_or(Line::Text(data), Line::Json);
-        let response = match &line {
-            Line::Json(Value::Array(_)) => true,
-            Line::Json(v) => v.get("method").is_none() && v.get("id").is_some(),
-            Line::Text(_) => false,
+    let mut event: Option<SseEvent> = None;
+    for line in BufReader::new(body).lines() {
+        let Ok(line) = line else { break };
+        let line = line.trim_end_matches('\r');
+        if line.is_empty() {
+            if let Some(done) = event.take() {
+                let response = match done.message() {
+                    Some(Line::Json(Value::Array(_))) => true,
+                    Some(Line::Json(v)) => v.get("method").is_none() && v.get("id").is_some(),
+                    _ => false,
+                };
+                out.push(done);
+                if response {
+                    break;
+                }
+            }
+            continue;
+        }
+        if line.starts_with(':') {
+            continue;
+        }
+        let (field, value) = match line.split_once(':') {
+            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
+            None => (line, ""),
         };
-        out.push(line);
-        if response {
-            break;
+        let e = event.get_or_insert_with(SseEvent::default);
+        match field {
+            "id" => e.id = Some(value.to_owned()),
+            "retry" => e.retry = Some(value.to_owned()),
+            "data" => match e.data.as_mut() {
+                Some(d) => {
+                    d.push('\n');
+                    d.push_str(value);
+                }
+                None => e.data = Some(value.to_owned()),
+            },
+            _ => {}
         }
     }
+    // A stream that ends without the blank line after its last event still sent it.
+    out.extend(event);
     out
 }
 
@@ -346,5 +416,37 @@ fn cut(text: &str, n: usize) -> String {
     match text.char_indices().nth(n) {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_keep_their_fields_priming_ones_included_up_to_the_response() {
+        let body = "id: 7-1\nretry: 500\ndata:\n\n: keep-alive\n\n\
+                    event: message\nid: 7-2\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n\n\
+                    data: {\"jsonrpc\":\"2.0\",\ndata: \"id\":1,\"result\":{}}\n\n\
+                    data: after the response\n\n";
+        let events = read_events(body.as_bytes());
+        assert_eq!(events.len(), 3, "{events:?}");
+        assert!(events[0].priming());
+        assert_eq!(events[0].retry.as_deref(), Some("500"));
+        assert!(!events[1].priming());
+        assert_eq!(events[2].id, None);
+        let messages: Vec<Line> = events.iter().filter_map(SseEvent::message).collect();
+        assert_eq!(messages.len(), 2);
+        assert!(matches!(&messages[1], Line::Json(v) if v["id"] == 1));
+        assert_eq!(events[0].shown(), "id: 7-1, retry: 500, data: ");
+    }
+
+    #[test]
+    fn an_event_with_data_or_without_an_id_does_not_prime() {
+        let events = read_events("data: {}\n\nid:\ndata:\n\n".as_bytes());
+        assert!(events.iter().all(|e| !e.priming()), "{events:?}");
+        // A stream cut before the blank line after its last event still sent that event.
+        let events = read_events("id: 1\ndata:".as_bytes());
+        assert!(events[0].priming());
     }
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-pub(crate) use http::{Ask, HttpWire, Reply};
+pub(crate) use http::{Ask, HttpWire, Reply, SseEvent};
 use stdio::StdioWire;
 
 use crate::mcp::ServerSpec;
