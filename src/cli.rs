@@ -94,6 +94,12 @@ pub struct EvalArgs {
     /// (evals.tool_choice) [env: TOOLPROOF_EVAL_TOOL_CHOICE].
     #[arg(long, value_name = "CHOICE", value_parser = ToolChoice::parse)]
     pub tool_choice: Option<ToolChoice>,
+    /// Skip the set lint of the eval cases [env: TOOLPROOF_SKIP_LINT].
+    #[arg(long, overrides_with = "no_skip_lint")]
+    pub skip_lint: bool,
+    /// Lint the eval cases even if TOOLPROOF_SKIP_LINT or `evals.lint.enabled: false` says not to.
+    #[arg(long, overrides_with = "skip_lint")]
+    pub no_skip_lint: bool,
     /// Cache and history.
     #[command(flatten)]
     pub flags: EvalFlags,
@@ -250,6 +256,9 @@ pub struct ServerArgs {
     /// toolproof.yaml to read the server from (default: ./toolproof.yaml when nothing else is given).
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// The config file, as `run` takes it (the same as -c).
+    #[arg(value_name = "CONFIG", conflicts_with = "config")]
+    pub file: Option<PathBuf>,
     /// Pin the protocol revision instead of detecting it [env: TOOLPROOF_PROTOCOL].
     #[arg(long, value_name = "REVISION", value_parser = parse_pin)]
     pub protocol: Option<ProtocolPin>,
@@ -282,7 +291,7 @@ pub struct SessionArgs {
     pub server: ServerArgs,
     /// Read the server from the first line of stdin instead: a JSON object with the fields of
     /// mcp-toolproof's `ServerConfig` (command or url, env, headers, cwd, startup_timeout_s).
-    #[arg(long, conflicts_with_all = ["url", "config", "command"])]
+    #[arg(long, conflicts_with_all = ["url", "config", "file", "command"])]
     pub server_on_stdin: bool,
 }
 
@@ -325,7 +334,11 @@ pub struct ReportArgs {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// The config file [env: TOOLPROOF_CONFIG] [default: toolproof.yaml].
+    #[arg(conflicts_with = "config_flag")]
     pub config: Option<PathBuf>,
+    /// The config file, as the other commands take it (the same as CONFIG).
+    #[arg(short = 'c', long = "config", value_name = "FILE", id = "config_flag")]
+    pub config_flag: Option<PathBuf>,
     /// Skip the static checks [env: TOOLPROOF_NO_CHECKS].
     #[arg(long, overrides_with = "checks")]
     pub no_checks: bool,

@@ -801,6 +801,60 @@ fn no_checks_is_reported_as_skipped_never_passed() {
     assert!(junit.contains("skipped"), "{junit}");
 }
 
+/// Every command takes its config the same two ways, a path or `-c FILE`, to the same effect;
+/// both at once is a usage error. `eval` takes the set lint's switches as `run` does.
+#[test]
+fn every_command_takes_its_config_as_a_path_or_with_c() {
+    let dir = Dir::new("config-forms");
+    let cmd = yaml_list(&[&fake()]);
+    dir.write(
+        "app.yaml",
+        &format!(
+            "server:\n  command: {cmd}\ntests:\n  - {{name: says hi, tool: echo, args: {{text: hi}}}}\n\
+             evals:\n  provider: anthropic\n  model: m\n  cases:\n    - {{prompt: say hi, expect_tool: echo, why: canonical}}\n\
+             fuzz:\n  max_examples: 2\nprotocol: {{}}\n"
+        ),
+    );
+    let commands: [&[&str]; 8] = [
+        &["run", "--offline"],
+        &["eval", "--offline"],
+        &["lint"],
+        &["inspect"],
+        &["fuzz"],
+        &["bench", "--calls", "2"],
+        &["protocol"],
+        &["cache", "status"],
+    ];
+    for command in commands {
+        let with = |form: &[&str]| {
+            let mut args = command.to_vec();
+            args.extend_from_slice(form);
+            toolproof_in(&dir.0, &args, &[])
+        };
+        let positional = with(&["app.yaml"]);
+        let flag = with(&["-c", "app.yaml"]);
+        assert_ne!(positional.code, 2, "{command:?} app.yaml: {positional:?}");
+        assert_eq!(positional.code, flag.code, "{command:?}: {positional:?}\n{flag:?}");
+        let both = with(&["app.yaml", "-c", "app.yaml"]);
+        assert_eq!(both.code, 2, "{command:?} with both: {both:?}");
+    }
+    // `eval --skip-lint` leaves the set lint out, as `run --skip-lint` does.
+    let out = toolproof_in(
+        &dir.0,
+        &["eval", "app.yaml", "--offline", "--skip-lint", "--json", "r.json"],
+        &[],
+    );
+    assert_ne!(out.code, 2, "{out:?}");
+    let report = dir.json("r.json");
+    assert_eq!(report["phases"]["lint"]["status"], "skipped", "{report:#}");
+    assert!(
+        report["phases"]["lint"]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("--skip-lint")),
+        "{report:#}"
+    );
+}
+
 /// The JUnit report has testcases for the phases of the run only: a config with tests and no
 /// `evals:`, `bench:`, `fuzz:` or `protocol:` gets none for those (a skipped testcase is counted
 /// as a test, by some readers as a passed one), while a phase turned off keeps its skipped one.

@@ -533,11 +533,14 @@ fn resolve_skips(flags: &Flags<'_>, env: &Env, cfg: &config::Config) -> Result<S
         .filter(|e| !e.lint.enabled)
         .map(|_| (true, "evals.lint.enabled: false"));
     let Some(run) = flags.run else {
-        // `eval` lints its cases as `run` does, turned off by the variable or the YAML.
+        // `eval` lints its cases as `run` does, with the same switches.
         return Ok(Skips {
-            lint: if flags.eval_args.is_some() {
+            lint: if let Some(eval) = flags.eval_args {
+                let flag = switch(eval.skip_lint, eval.no_skip_lint).map(|skip| {
+                    (skip, if skip { "--skip-lint" } else { "--no-skip-lint" })
+                });
                 pick(
-                    None,
+                    flag,
                     env_switch(env, "TOOLPROOF_SKIP_LINT")?,
                     lint_off,
                     false,

@@ -1,5 +1,5 @@
-//! Where a command's config comes from: `run [CONFIG]`, `-c FILE`, `--url`, `-- COMMAND`,
-//! `TOOLPROOF_CONFIG`, or `./toolproof.yaml`.
+//! Where a command's config comes from: `CONFIG` or `-c FILE` (every command), `--url`,
+//! `-- COMMAND`, `TOOLPROOF_CONFIG`, or `./toolproof.yaml`.
 
 use std::path::PathBuf;
 
@@ -46,6 +46,7 @@ pub fn config_source(cli: &Cli, env: &Env) -> Result<ConfigSource, ConfigError> 
             let path = args
                 .config
                 .clone()
+                .or_else(|| args.config_flag.clone())
                 .or_else(|| env.get("TOOLPROOF_CONFIG").map(PathBuf::from))
                 .unwrap_or_else(|| PathBuf::from("toolproof.yaml"));
             return Ok(ConfigSource::File(path));
@@ -64,17 +65,18 @@ pub fn config_source(cli: &Cli, env: &Env) -> Result<ConfigSource, ConfigError> 
 }
 
 fn server_source(args: &ServerArgs, env: &Env) -> Result<ConfigSource, ConfigError> {
+    let file = args.config.as_ref().or(args.file.as_ref());
     let given = usize::from(args.url.is_some())
-        + usize::from(args.config.is_some())
+        + usize::from(file.is_some())
         + usize::from(!args.command.is_empty());
     if given > 1 {
         return Err(
-            ConfigError::new("give only one of: a command after `--`, --url, --config")
+            ConfigError::new("give only one of: a command after `--`, --url, a config file")
                 .hint("e.g. toolproof inspect -- node server.js"),
         );
     }
     let cwd = env.cwd().to_path_buf();
-    if let Some(path) = &args.config {
+    if let Some(path) = file {
         return Ok(ConfigSource::File(path.clone()));
     }
     if args.url.is_some() || !args.command.is_empty() {
