@@ -323,6 +323,10 @@ fn leniency_and_a_refused_read_are_not_warnings() {
         "{}",
         out.stdout
     );
+    // In JUnit too the info is no failure, strict or not, and says what it is.
+    let xml = dir.read("r.xml");
+    assert!(!xml.contains("<failure"), "{xml}");
+    assert!(xml.contains("info: "), "{xml}");
 }
 
 /// The findings the SDKs cause, not the server's own code, say so.

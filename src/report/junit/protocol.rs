@@ -1,6 +1,7 @@
 //! The `protocol` suite: one testcase per protocol check (classname `toolproof.protocol.<id>`);
 //! a failed error (or a failed warning under `strict`) is a `<failure>`, a failed warning
-//! otherwise a success whose `<system-out>` starts with `warning:`, a skipped check skipped.
+//! otherwise (and a failed info always) a success whose `<system-out>` starts with `warning:`
+//! (`info:`), a skipped check skipped.
 
 use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
 
@@ -27,7 +28,9 @@ pub(super) fn suite(phase: &PhaseOverview<'_>, results: Option<&ProtocolResults>
 
 fn case(c: &ProtocolCheck, strict: bool) -> TestCase {
     let detail = clean(c.detail.as_deref().unwrap_or_default()).into_owned();
-    let fails = c.failed() && (c.severity == Severity::Error || strict);
+    // An info is advice: it never fails, strict or not.
+    let fails = c.failed()
+        && (c.severity == Severity::Error || (strict && c.severity == Severity::Warning));
     let status = if c.status == "skipped" {
         let mut s = TestCaseStatus::skipped();
         s.set_message(message(&detail));
@@ -44,7 +47,7 @@ fn case(c: &ProtocolCheck, strict: bool) -> TestCase {
     let mut case = TestCase::new(c.id.as_str(), status);
     case.set_classname(classname("protocol", &c.id));
     if c.failed() && !fails {
-        case.set_system_out(body(&format!("warning: {detail}")));
+        case.set_system_out(body(&format!("{}: {detail}", c.severity.as_str())));
     }
     case
 }
