@@ -78,7 +78,7 @@ install_all() {
   pids+=($!)
   # The compatibility suite (tests/compat.rs) runs the reference, mcp-toolproof 0.3.1, beside
   # toolproof on the same configs.
-  venv py-ref "mcp-toolproof[anthropic,openai]==0.3.1" &
+  venv py-ref "mcp-toolproof[anthropic,openai]==0.3.1" "pytest==9.2.0" &
   pids+=($!)
   # mcp-toolproof 0.3.1's YAML reader (PyYAML) and JSON writer (pydantic), the versions it
   # installs: tests/fixtures/yaml11/make_fixture.py --check re-resolves the committed corpus.
