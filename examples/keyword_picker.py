@@ -7,7 +7,9 @@ and reads the choice from stdout:
     {"tool": "get_weather", "args": {}}   or   {"tool": null}
 
 This one picks the tool whose name words appear in the prompt (description words count for
-less) and sends no arguments. Replace `pick` with a call to your own model or agent.
+less) and fills the tool's required arguments from the prompt by their type: a number from
+the digits in it, an enum value it names, a quoted or capitalised phrase for text. Replace `pick`
+and `arguments` with a call to your own model or agent.
 
     evals:
       provider: command
@@ -40,10 +42,47 @@ def pick(prompt, tools):
     return best
 
 
+def value_for(schema, prompt):
+    """A value of `schema`'s type taken from the prompt, or a neutral one of that type."""
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), None)
+    if "enum" in schema and schema["enum"]:
+        named = [v for v in schema["enum"] if isinstance(v, str) and v.lower() in prompt.lower()]
+        return named[0] if named else schema["enum"][0]
+    if kind in ("integer", "number"):
+        found = re.search(r"-?\d+(?:\.\d+)?", prompt)
+        number = float(found.group()) if found else 0
+        return int(number) if kind == "integer" else number
+    if kind == "boolean":
+        return False
+    if kind == "array":
+        return []
+    if kind == "object":
+        return {}
+    quoted = re.search(r"[\"“']([^\"”']+)[\"”']", prompt)
+    if quoted:
+        return quoted.group(1)
+    # A capitalised word past the first, such as a place or a name.
+    names = re.findall(r"(?<!^)\b[A-Z][\w-]+", prompt.strip())
+    return names[-1] if names else prompt.strip().rstrip("?.!").split()[-1]
+
+
+def arguments(tool, prompt):
+    """Every required argument of `tool`, filled from the prompt."""
+    schema = tool.get("input_schema") or {}
+    props = schema.get("properties") or {}
+    return {name: value_for(props.get(name) or {}, prompt) for name in schema.get("required", [])}
+
+
 def main():
     request = json.loads(sys.stdin.read())
-    tool = pick(request["prompt"], request["tools"])
-    print(json.dumps({"tool": tool, "args": {}} if tool else {"tool": None}))
+    name = pick(request["prompt"], request["tools"])
+    if name is None:
+        print(json.dumps({"tool": None}))
+        return
+    tool = next(t for t in request["tools"] if t["name"] == name)
+    print(json.dumps({"tool": name, "args": arguments(tool, request["prompt"])}))
 
 
 if __name__ == "__main__":

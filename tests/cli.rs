@@ -855,6 +855,29 @@ fn every_command_takes_its_config_as_a_path_or_with_c() {
     );
 }
 
+/// `examples/keyword_picker.py`, the command provider a user copies, fills the required
+/// arguments: its calls pass the input schema, so the cases are right.
+#[test]
+fn the_example_picker_fills_required_arguments() {
+    let dir = Dir::new("keyword-picker");
+    let cmd = yaml_list(&[&fake()]);
+    let picker = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/keyword_picker.py");
+    dir.write(
+        "toolproof.yaml",
+        &format!(
+            "server:\n  command: {cmd}\nevals:\n  provider: command\n  command: [python3, '{}']\n  min_accuracy: 1\n  cases:\n    - {{prompt: 'Echo \"hello there\" back to me', expect_tool: echo, expect_args: {{text: hello there}}, why: quoted text}}\n",
+            picker.display()
+        ),
+    );
+    let out = toolproof_in(&dir.0, &["eval", "--skip-lint", "--json", "r.json"], &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let report = dir.json("r.json");
+    assert_eq!(
+        report["phases"]["evals"]["status"], "passed",
+        "{report:#}"
+    );
+}
+
 /// The JUnit report has testcases for the phases of the run only: a config with tests and no
 /// `evals:`, `bench:`, `fuzz:` or `protocol:` gets none for those (a skipped testcase is counted
 /// as a test, by some readers as a passed one), while a phase turned off keeps its skipped one.
