@@ -2,42 +2,13 @@
 //! and read back line by line: a listing, calls, a bad line, a timeout, a crash and the restart
 //! after it, and the lines of a session that cannot start.
 
-use std::path::{Path, PathBuf};
-
 use clap::Parser;
 use serde_json::{Value, json};
 
 use super::run;
 use crate::cli::{Cli, Command};
 use crate::settings::Env;
-
-/// The fake server's binary, built on first use when `cargo test --lib` did not build it.
-fn fake() -> String {
-    static BUILD: std::sync::Once = std::sync::Once::new();
-    let exe = std::env::current_exe().expect("path of the test binary");
-    // target/debug/deps/toolproof-HASH
-    let profile = exe
-        .parent()
-        .and_then(Path::parent)
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("target/debug"));
-    let path = profile.join("examples/fake_mcp");
-    BUILD.call_once(|| {
-        if path.exists() {
-            return;
-        }
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut cmd = std::process::Command::new(cargo);
-        cmd.args(["build", "--examples"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"));
-        if profile.ends_with("release") {
-            cmd.arg("--release");
-        }
-        let status = cmd.status().expect("run cargo build --examples");
-        assert!(status.success(), "cargo build --examples failed");
-    });
-    path.display().to_string()
-}
+use crate::suite::live::fake;
 
 /// Runs `toolproof session ARGS` on `input`; returns the exit code and the lines written.
 fn session(args: &[&str], input: &str) -> (i32, Vec<Value>) {

@@ -20,7 +20,7 @@ fn profile_dir() -> PathBuf {
 }
 
 /// The fake server's binary, built on first use when `cargo test --lib` did not build it.
-fn fake() -> String {
+pub(crate) fn fake() -> String {
     static BUILD: std::sync::Once = std::sync::Once::new();
     let path = profile_dir().join("examples/fake_mcp");
     BUILD.call_once(|| {

@@ -555,4 +555,4 @@ fn run_cfg<S: Server>(
 mod tests;
 
 #[cfg(test)]
-mod live;
+pub(crate) mod live;
