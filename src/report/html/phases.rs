@@ -84,7 +84,7 @@ pub(super) fn tools_list(out: &mut String, inv: &Inventory) {
     ));
     out.push_str("<div class=\"table-wrap\"><table class=\"cards tools\"><thead><tr><th scope=\"col\">Tool</th><th scope=\"col\">Description</th><th scope=\"col\">Output schema</th></tr></thead>\n<tbody>\n");
     for t in &inv.tools {
-        let mut name = one_line(&t.name, NAME_CHARS);
+        let mut name = breakable(&one_line(&t.name, NAME_CHARS));
         if let Some(title) = t.title.as_deref().filter(|s| !s.trim().is_empty()) {
             name.push_str(&format!(
                 "<span class=\"sub\">{}</span>",
