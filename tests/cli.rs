@@ -834,14 +834,24 @@ fn every_command_takes_its_config_as_a_path_or_with_c() {
         let positional = with(&["app.yaml"]);
         let flag = with(&["-c", "app.yaml"]);
         assert_ne!(positional.code, 2, "{command:?} app.yaml: {positional:?}");
-        assert_eq!(positional.code, flag.code, "{command:?}: {positional:?}\n{flag:?}");
+        assert_eq!(
+            positional.code, flag.code,
+            "{command:?}: {positional:?}\n{flag:?}"
+        );
         let both = with(&["app.yaml", "-c", "app.yaml"]);
         assert_eq!(both.code, 2, "{command:?} with both: {both:?}");
     }
     // `eval --skip-lint` leaves the set lint out, as `run --skip-lint` does.
     let out = toolproof_in(
         &dir.0,
-        &["eval", "app.yaml", "--offline", "--skip-lint", "--json", "r.json"],
+        &[
+            "eval",
+            "app.yaml",
+            "--offline",
+            "--skip-lint",
+            "--json",
+            "r.json",
+        ],
         &[],
     );
     assert_ne!(out.code, 2, "{out:?}");
@@ -872,10 +882,7 @@ fn the_example_picker_fills_required_arguments() {
     let out = toolproof_in(&dir.0, &["eval", "--skip-lint", "--json", "r.json"], &[]);
     assert_eq!(out.code, 0, "{out:?}");
     let report = dir.json("r.json");
-    assert_eq!(
-        report["phases"]["evals"]["status"], "passed",
-        "{report:#}"
-    );
+    assert_eq!(report["phases"]["evals"]["status"], "passed", "{report:#}");
 }
 
 /// The JUnit report has testcases for the phases of the run only: a config with tests and no

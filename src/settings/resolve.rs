@@ -537,7 +537,14 @@ fn resolve_skips(flags: &Flags<'_>, env: &Env, cfg: &config::Config) -> Result<S
         return Ok(Skips {
             lint: if let Some(eval) = flags.eval_args {
                 let flag = switch(eval.skip_lint, eval.no_skip_lint).map(|skip| {
-                    (skip, if skip { "--skip-lint" } else { "--no-skip-lint" })
+                    (
+                        skip,
+                        if skip {
+                            "--skip-lint"
+                        } else {
+                            "--no-skip-lint"
+                        },
+                    )
                 });
                 pick(
                     flag,

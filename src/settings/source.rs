@@ -70,10 +70,10 @@ fn server_source(args: &ServerArgs, env: &Env) -> Result<ConfigSource, ConfigErr
         + usize::from(file.is_some())
         + usize::from(!args.command.is_empty());
     if given > 1 {
-        return Err(
-            ConfigError::new("give only one of: a command after `--`, --url, a config file")
-                .hint("e.g. toolproof inspect -- node server.js"),
-        );
+        return Err(ConfigError::new(
+            "give only one of: a command after `--`, --url, a config file",
+        )
+        .hint("e.g. toolproof inspect -- node server.js"));
     }
     let cwd = env.cwd().to_path_buf();
     if let Some(path) = file {
