@@ -40,6 +40,9 @@ pub enum Command {
     /// Run only the latency benchmarks.
     Bench(BenchArgs),
     /// Fuzz the server's tools with inputs generated from their input schemas.
+    #[command(
+        after_help = "Exit codes: 0 every tool fuzzed passed; 1 a finding, the server could not be used, or nothing was fuzzed (every tool skipped: pass --include-destructive, or mark read-only tools readOnlyHint: true); 2 bad config or usage; 130 interrupted (SIGINT); 143 terminated (SIGTERM)."
+    )]
     Fuzz(FuzzArgs),
     /// Check the server's protocol behaviour: lifecycle, JSON-RPC, capabilities, pagination.
     Protocol(ProtocolArgs),

@@ -53,6 +53,7 @@ pub fn run<T: ToolServer>(
         seed: settings.seed(),
         max_examples: settings.max_examples(),
         tools: Vec::new(),
+        warning: None,
     };
     let unknown: Vec<&str> = settings
         .tools()
@@ -69,10 +70,13 @@ pub fn run<T: ToolServer>(
         total: selected.len(),
     });
     let mut broken: Option<String> = None;
+    let mut skips: Vec<Skip> = Vec::new();
     for tool in selected {
-        let row = match (&broken, skip_reason(tool, settings)) {
+        let skip = skip_reason(tool, settings);
+        skips.extend(skip);
+        let row = match (&broken, skip) {
             (Some(why), _) => skipped(tool, format!("not run: {why}")),
-            (None, Some(why)) => skipped(tool, why),
+            (None, Some(why)) => skipped(tool, why.text().into()),
             (None, None) if interrupt.is_set() => {
                 skipped(tool, "not run: the run was interrupted".into())
             }
@@ -102,6 +106,19 @@ pub fn run<T: ToolServer>(
         )
     } else if findings > 0 {
         (PhaseStatus::Failed, None)
+    } else if results.fuzzed() == 0 && !interrupt.is_set() {
+        // Nothing fuzzed is never a pass: an error for `fuzz`, a warning for `run`.
+        let (what, hint) = nothing_fuzzed(&skips);
+        let reason = match hint {
+            Some(hint) => format!("{what}\nhint: {hint}"),
+            None => what.clone(),
+        };
+        if settings.nothing_fuzzed_fails() {
+            (PhaseStatus::Error, Some(reason))
+        } else {
+            results.warning = Some(what);
+            (PhaseStatus::Skipped, Some(reason))
+        }
     } else {
         (PhaseStatus::Passed, None)
     };
@@ -113,12 +130,37 @@ pub fn run<T: ToolServer>(
     }
 }
 
+/// Why a tool is not fuzzed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Skip {
+    /// Listed in `fuzz.skip`.
+    Listed,
+    /// `destructiveHint: true`.
+    Destructive,
+    /// Neither `readOnlyHint: true` nor `destructiveHint: false`: destructive by MCP's default.
+    Unmarked,
+}
+
+impl Skip {
+    fn text(self) -> &'static str {
+        match self {
+            Skip::Listed => "in fuzz.skip",
+            Skip::Destructive => {
+                "marked destructive (destructiveHint: true); set fuzz.include_destructive or pass --include-destructive to fuzz it"
+            }
+            Skip::Unmarked => {
+                "may be destructive: not marked readOnlyHint: true nor destructiveHint: false, and MCP counts such a tool as destructive; set fuzz.include_destructive or pass --include-destructive to fuzz it"
+            }
+        }
+    }
+}
+
 /// Why a tool is not fuzzed: listed in `skip`, or destructive (the MCP default for a tool
 /// that is not read-only and does not say `destructiveHint: false`) without
 /// `include_destructive`.
-fn skip_reason(tool: &Tool, settings: &FuzzSettings) -> Option<String> {
+fn skip_reason(tool: &Tool, settings: &FuzzSettings) -> Option<Skip> {
     if settings.skip().contains(&tool.name) {
-        return Some("in fuzz.skip".into());
+        return Some(Skip::Listed);
     }
     if settings.include_destructive() {
         return None;
@@ -134,9 +176,44 @@ fn skip_reason(tool: &Tool, settings: &FuzzSettings) -> Option<String> {
     }
     match hint("destructiveHint") {
         Some(false) => None,
-        Some(true) => Some("marked destructive (destructiveHint: true); set fuzz.include_destructive or pass --include-destructive to fuzz it".into()),
-        None => Some("may be destructive: not marked readOnlyHint: true nor destructiveHint: false, and MCP counts such a tool as destructive; set fuzz.include_destructive or pass --include-destructive to fuzz it".into()),
+        Some(true) => Some(Skip::Destructive),
+        None => Some(Skip::Unmarked),
     }
+}
+
+/// What to say when no tool was fuzzed (every one skipped, or none listed), and the way out:
+/// `nothing was fuzzed: both tools were skipped (1 marked destructive, 1 may be destructive)`.
+fn nothing_fuzzed(skips: &[Skip]) -> (String, Option<String>) {
+    let which = match skips.len() {
+        0 => return ("nothing was fuzzed: the server lists no tools".into(), None),
+        1 => "the one tool was".to_owned(),
+        2 => "both tools were".to_owned(),
+        n => format!("all {n} tools were"),
+    };
+    let count = |k: Skip| skips.iter().filter(|s| **s == k).count();
+    let mut why = Vec::new();
+    let mut hints = Vec::new();
+    if count(Skip::Destructive) + count(Skip::Unmarked) > 0 {
+        hints.push(
+            "pass --include-destructive (or set fuzz.include_destructive: true) to fuzz them anyway, or mark the tools that change nothing with readOnlyHint: true",
+        );
+    }
+    for (kind, what) in [
+        (Skip::Destructive, "marked destructive"),
+        (Skip::Unmarked, "may be destructive"),
+        (Skip::Listed, "in fuzz.skip"),
+    ] {
+        if count(kind) > 0 {
+            why.push(format!("{} {what}", count(kind)));
+        }
+    }
+    if count(Skip::Listed) > 0 {
+        hints.push("take them out of fuzz.skip");
+    }
+    (
+        format!("nothing was fuzzed: {which} skipped ({})", why.join(", ")),
+        Some(hints.join("; or ")),
+    )
 }
 
 fn skipped(tool: &Tool, why: String) -> FuzzTool {

@@ -48,6 +48,7 @@ fn report() -> RunReport {
                     ..FuzzTool::default()
                 },
             ],
+            warning: None,
         }),
     };
     r.passed = false;

@@ -20,6 +20,7 @@ pub struct FuzzSettings {
     include_destructive: bool,
     valid_must_succeed: bool,
     invalid_must_fail: bool,
+    nothing_fuzzed_fails: bool,
 }
 
 impl FuzzSettings {
@@ -62,6 +63,11 @@ impl FuzzSettings {
     /// A success result for an invalid input is a finding.
     pub fn invalid_must_fail(&self) -> bool {
         self.invalid_must_fail
+    }
+    /// A phase that fuzzed no tool is an error (`toolproof fuzz`), not a skip with a warning
+    /// (`run`).
+    pub fn nothing_fuzzed_fails(&self) -> bool {
+        self.nothing_fuzzed_fails
     }
 }
 
@@ -128,6 +134,7 @@ pub(super) fn resolve(
         invalid_must_fail: f
             .and_then(|f| switch(f.invalid_must_fail, f.no_invalid_must_fail))
             .unwrap_or(cfg.invalid_must_fail),
+        nothing_fuzzed_fails: command == CommandKind::Fuzz,
     }))
 }
 

@@ -229,7 +229,8 @@ fn destructive_tools_are_skipped_unless_asked_and_the_no_form_overrides_the_conf
         "crash",
     ];
     let (out, report) = fuzz_fake(&dir, &flags, &[]);
-    assert_eq!(out.code, 0, "{}", out.stdout);
+    // Nothing fuzzed: never a pass (see `nothing_fuzzed_is_never_a_pass`).
+    assert_eq!(out.code, 1, "{}", out.stdout);
     assert!(
         tool(&report, "crash")["skipped"]
             .as_str()
@@ -271,8 +272,137 @@ fn destructive_tools_are_skipped_unless_asked_and_the_no_form_overrides_the_conf
         ],
         &[],
     );
-    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(out.code, 1, "{}", out.stdout);
     assert!(dir.json("n.json")["phases"]["fuzz"]["results"]["tools"][0]["skipped"].is_string());
+}
+
+/// A `fuzz` that fuzzes nothing (every tool skipped as destructive) fails loudly, with the
+/// way out, even though the server would have crashed on every call; in `run` the phase is
+/// skipped with a warning in every report, never passed.
+#[test]
+fn nothing_fuzzed_is_never_a_pass() {
+    let dir = Dir::new("fuzz-nothing");
+    // `crash` (destructiveHint: true) exits on every call; `fz_unannotated` says nothing, so MCP
+    // counts it as destructive. Both are skipped.
+    let flags = [
+        "--examples",
+        "2",
+        "--tool",
+        "fz_unannotated",
+        "--tool",
+        "crash",
+        "--junit",
+        "j.xml",
+        "--summary",
+        "s.md",
+    ];
+    let (out, report) = fuzz_fake(&dir, &flags, &[]);
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    assert!(!out.stdout.contains("Fuzz: PASS"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("Fuzz: ERROR - nothing was fuzzed: both tools were skipped"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("--include-destructive") && out.stdout.contains("readOnlyHint: true"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("FAILED"), "{}", out.stdout);
+    let fuzz = &report["phases"]["fuzz"];
+    assert_eq!(fuzz["status"], "error", "{fuzz:#}");
+    assert!(
+        fuzz["reason"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("nothing was fuzzed")),
+        "{fuzz:#}"
+    );
+    assert_eq!(
+        (report["passed"].as_bool(), report["exit_code"].as_i64()),
+        (Some(false), Some(1))
+    );
+    let xml = dir.read("j.xml");
+    let doc = roxmltree::Document::parse(&xml).expect("JUnit parses");
+    let suite = doc
+        .descendants()
+        .find(|n| n.has_tag_name("testsuite") && n.attribute("name") == Some("fuzz"))
+        .expect("fuzz suite");
+    assert_eq!(suite.attribute("errors"), Some("1"), "{xml}");
+    assert!(
+        dir.read("s.md").contains("| Fuzz | ❌ nothing was fuzzed"),
+        "{}",
+        dir.read("s.md")
+    );
+
+    // In `run` the phase is skipped with a warning; the run's verdict is the other phases'.
+    let server = yaml_list(&[&fake(), "--fault", "fuzz-targets"]);
+    dir.write(
+        "toolproof.yaml",
+        &format!(
+            "server:\n  command: {server}\nchecks:\n  enabled: false\nfuzz:\n  max_examples: 2\n  tools: [fz_unannotated, crash]\n"
+        ),
+    );
+    let out = toolproof_in(
+        &dir.0,
+        &[
+            "run",
+            "--json",
+            "r.json",
+            "--junit",
+            "rj.xml",
+            "--summary",
+            "rs.md",
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout
+            .contains("Fuzz: SKIP - warning: nothing was fuzzed: both tools were skipped"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("Fuzz: PASS"), "{}", out.stdout);
+    let fuzz = &dir.json("r.json")["phases"]["fuzz"];
+    assert_eq!(fuzz["status"], "skipped", "{fuzz:#}");
+    assert!(
+        fuzz["results"]["warning"]
+            .as_str()
+            .is_some_and(|w| w.starts_with("nothing was fuzzed")),
+        "{fuzz:#}"
+    );
+    let xml = dir.read("rj.xml");
+    let doc = roxmltree::Document::parse(&xml).expect("JUnit parses");
+    let suite = doc
+        .descendants()
+        .find(|n| n.has_tag_name("testsuite") && n.attribute("name") == Some("fuzz"))
+        .expect("fuzz suite");
+    assert_eq!(
+        (suite.attribute("failures"), suite.attribute("errors")),
+        (Some("0"), Some("0")),
+        "{xml}"
+    );
+    let phase_case = suite
+        .children()
+        .find(|c| c.attribute("name") == Some("fuzz"))
+        .expect("a testcase for the phase");
+    let skipped = phase_case
+        .children()
+        .find(|c| c.has_tag_name("skipped"))
+        .expect("skipped");
+    assert!(
+        skipped
+            .attribute("message")
+            .is_some_and(|m| m.starts_with("warning: nothing was fuzzed")),
+        "{xml}"
+    );
+    let md = dir.read("rs.md");
+    assert!(
+        md.contains("| Fuzz | ⚠️ skipped: nothing was fuzzed"),
+        "{md}"
+    );
 }
 
 #[test]

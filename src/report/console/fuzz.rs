@@ -3,7 +3,7 @@
 
 use super::{phase_line, push_gutter};
 use crate::report::escape::clean;
-use crate::report::model::{FuzzResults, PhaseOverview};
+use crate::report::model::{FuzzResults, PhaseOverview, PhaseStatus};
 use crate::report::table::{Cell, Column, Paint, Table};
 
 /// Longest input shown in the table, in characters.
@@ -16,11 +16,23 @@ pub(super) fn section(
     width: usize,
     color: bool,
 ) {
-    let counts = results.map(FuzzResults::counts_text);
-    let detail = match (phase.reason, counts) {
-        (Some(reason), Some(counts)) => Some(format!("{}; {counts}", clean(reason))),
-        (Some(reason), None) => Some(clean(reason).into_owned()),
-        (None, counts) => counts,
+    // Counts only when something was fuzzed: `0 findings in 0 tools` reads like a pass.
+    let counts = results
+        .filter(|r| r.fuzzed() > 0)
+        .map(FuzzResults::counts_text);
+    let reason = phase
+        .reason
+        .map(|reason| match results.and_then(|r| r.warning.as_ref()) {
+            Some(_) => format!(
+                "{} {}",
+                Paint::Yellow.paint("warning:", color),
+                clean(reason)
+            ),
+            None => clean(reason).into_owned(),
+        });
+    let detail = match (reason, counts) {
+        (Some(reason), Some(counts)) => Some(format!("{reason}; {counts}")),
+        (reason, counts) => reason.or(counts),
     };
     phase_line(out, phase, detail.as_deref(), color);
     let Some(r) = results.filter(|r| !r.tools.is_empty()) else {
@@ -28,7 +40,9 @@ pub(super) fn section(
         return;
     };
     out.push_str(&table(r).render(width, color));
-    out.push_str(&format!("Repeat this run with --seed {}\n", r.seed));
+    if r.fuzzed() > 0 {
+        out.push_str(&format!("Repeat this run with --seed {}\n", r.seed));
+    }
     for t in &r.tools {
         for f in &t.findings {
             if let Some(stderr) = &f.stderr {
@@ -56,6 +70,24 @@ pub(super) fn section(
         }
     }
     out.push('\n');
+}
+
+/// The fuzz part of the summary line: the counts when the phase ran, `nothing fuzzed` when
+/// it fuzzed no tool, else nothing (the status says it).
+pub(super) fn summary_part(
+    phase: &PhaseOverview<'_>,
+    results: Option<&FuzzResults>,
+) -> Option<String> {
+    let r = results?;
+    if r.warning.is_some() {
+        return Some("fuzz: skipped, nothing fuzzed".into());
+    }
+    if !matches!(phase.status, PhaseStatus::Passed | PhaseStatus::Failed) {
+        return None;
+    }
+    let counts = r.counts_text();
+    let counts = counts.split(" (seed").next().unwrap_or_default();
+    Some(format!("fuzz: {counts}"))
 }
 
 fn table(r: &FuzzResults) -> Table {

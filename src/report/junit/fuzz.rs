@@ -18,6 +18,19 @@ pub(super) fn suite(phase: &PhaseOverview<'_>, results: Option<&FuzzResults>) ->
     if phase.status == PhaseStatus::Error {
         suite.add_test_case(phase_case(phase));
     }
+    if let Some(warning) = &r.warning {
+        // Nothing fuzzed in `run`: skipped, and a reader shows why among the skips.
+        suite.add_property(Property::new("warning", one_line(warning)));
+        let mut status = TestCaseStatus::skipped();
+        status.set_message(message(&format!(
+            "warning: {}",
+            phase.reason.unwrap_or(warning)
+        )));
+        let mut case = TestCase::new("fuzz", status);
+        case.set_classname("toolproof.fuzz")
+            .set_time(secs(phase.duration_ms));
+        suite.add_test_case(case);
+    }
     for t in &r.tools {
         suite.add_test_case(tool_case(t, r.seed));
     }

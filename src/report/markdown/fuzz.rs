@@ -10,9 +10,24 @@ use crate::report::model::{FuzzResults, PhaseOverview, PhaseStatus};
 const INPUT_CHARS: usize = 200;
 
 /// `2 findings in 3 tools (seed 7)` when the phase ran.
-pub(super) fn result(phase: &PhaseOverview<'_>, results: Option<&FuzzResults>) -> Option<String> {
+fn result(phase: &PhaseOverview<'_>, results: Option<&FuzzResults>) -> Option<String> {
     let r = results?;
     matches!(phase.status, PhaseStatus::Passed | PhaseStatus::Failed).then(|| r.counts_text())
+}
+
+/// The phase's row: a `run` that fuzzed nothing is skipped with a warning sign.
+pub(super) fn row(phase: &PhaseOverview<'_>, results: Option<&FuzzResults>) -> String {
+    match results.and_then(|r| r.warning.as_deref()) {
+        Some(warning) => {
+            let why = phase.reason.unwrap_or(warning);
+            format!(
+                "| {} | ⚠️ skipped: {} |\n",
+                phase.title,
+                md(why, CELL_CHARS)
+            )
+        }
+        None => super::phase_row(phase, result(phase, results)),
+    }
 }
 
 /// One row per finding.

@@ -129,10 +129,7 @@ fn phase_table(r: &RunReport, view: Option<&EvalsView<'_>>) -> String {
         StressView::of(&r.phases.stress).as_ref(),
     ));
     out.push_str(&bench::row(&bench, r.phases.bench.results.as_ref()));
-    out.push_str(&phase_row(
-        &fuzz,
-        fuzz::result(&fuzz, r.phases.fuzz.results.as_ref()),
-    ));
+    out.push_str(&fuzz::row(&fuzz, r.phases.fuzz.results.as_ref()));
     out.push_str(&phase_row(
         &proto,
         protocol::result(&proto, r.phases.protocol.results.as_ref()),

@@ -13,6 +13,9 @@ pub struct FuzzResults {
     pub max_examples: u32,
     /// Tools in server order: fuzzed, or skipped and why.
     pub tools: Vec<FuzzTool>,
+    /// Set when `run` fuzzed no tool (the phase is then skipped, never passed): why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
 }
 
 impl FuzzResults {
