@@ -475,10 +475,12 @@ pub struct BenchArgs {
     /// Measured calls per target.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub calls: Option<u32>,
-    /// Requests in flight at once on each connection.
+    /// Requests in flight at once on each connection (lowered to --calls when above it;
+    /// concurrency × connections at most 1000).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub concurrency: Option<u32>,
-    /// Separate sessions (server processes for stdio) to spread the calls over.
+    /// Separate sessions (server processes for stdio) to spread the calls over (lowered to
+    /// --calls when above it; at most 100).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub connections: Option<u32>,
     /// Unmeasured calls before each target.

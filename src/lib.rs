@@ -117,6 +117,9 @@ fn prepare(cli: &Cli, env: &Env) -> Result<(Settings, ReportWriter), StartError>
         to_stderr(&format!("warning: {warning}"));
     }
     let settings = Settings::resolve(cli, env, loaded)?;
+    if let Some(note) = settings.bench().and_then(|b| b.note.as_deref()) {
+        to_stderr(&format!("note: {note}"));
+    }
     let writer = ReportWriter::prepare(settings.command(), settings.outputs())?;
     Ok((settings, writer))
 }

@@ -14,6 +14,12 @@ use crate::config::{BenchConfig, BenchThresholds, ConfigError, TestCase};
 /// p95 growth over the baseline that still passes when nothing sets one, in percent.
 pub const DEFAULT_MAX_REGRESSION: f64 = 10.0;
 
+/// Most sessions a benchmark opens (over stdio, one server process each).
+pub const MAX_CONNECTIONS: u32 = 100;
+
+/// Most requests in flight at once over every session (`concurrency` × `connections`).
+pub const MAX_IN_FLIGHT: u64 = 1000;
+
 /// One thing to benchmark.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BenchTargetSettings {
@@ -73,6 +79,8 @@ pub struct BenchSettings {
     pub baseline: Option<PathBuf>,
     /// Largest p95 growth over the baseline that passes, in percent.
     pub max_regression: f64,
+    /// What was lowered to fit the calls (`--concurrency 50 lowered to 3, …`), for stderr.
+    pub note: Option<String>,
 }
 
 /// The bench settings of `run` (`bench:` as written) or of `bench` (`bench:` under its flags).
@@ -91,8 +99,7 @@ pub(super) fn resolve_bench(
     };
     let mut section_limits = section.thresholds.clone();
     let mut targets = section.targets.clone();
-    let (mut calls, mut concurrency, mut connections) =
-        (section.calls, section.concurrency, section.connections);
+    let mut calls = section.calls;
     let (mut warmup, mut timeout_ms) = (section.warmup, section.timeout_ms);
     if let Some(a) = args {
         if let Some(tool) = &a.tool {
@@ -104,8 +111,6 @@ pub(super) fn resolve_bench(
             }];
         }
         calls = a.calls.unwrap_or(calls);
-        concurrency = a.concurrency.unwrap_or(concurrency);
-        connections = a.connections.unwrap_or(connections);
         warmup = a.warmup.unwrap_or(warmup);
         timeout_ms = a.timeout_ms.unwrap_or(timeout_ms);
         let t = &mut section_limits;
@@ -144,6 +149,7 @@ pub(super) fn resolve_bench(
         ));
     }
     let (baseline, max_regression) = resolve_baseline(&section, baseline, env)?;
+    let (concurrency, connections, note) = in_flight(&section, args, cfg.is_some())?;
     Ok(Some(BenchSettings {
         calls,
         concurrency,
@@ -153,7 +159,125 @@ pub(super) fn resolve_bench(
         targets,
         baseline,
         max_regression,
+        note,
     }))
+}
+
+/// `concurrency` and `connections` as given (flag > `bench:` > default), fitted to the calls.
+fn in_flight(
+    section: &BenchConfig,
+    args: Option<&BenchArgs>,
+    in_yaml: bool,
+) -> Result<(u32, u32, Option<String>), ConfigError> {
+    let defaults = BenchConfig::default();
+    let knob = |flag: Option<u32>, name: &'static str, yaml: u32, default: u32| Knob {
+        value: flag.unwrap_or(yaml),
+        source: match flag {
+            Some(_) => Source::Flag(name),
+            None if in_yaml && yaml != default => Source::Yaml(name),
+            None => Source::Default,
+        },
+    };
+    fit_to_calls(
+        &knob(
+            args.and_then(|a| a.calls),
+            "calls",
+            section.calls,
+            defaults.calls,
+        ),
+        &knob(
+            args.and_then(|a| a.concurrency),
+            "concurrency",
+            section.concurrency,
+            defaults.concurrency,
+        ),
+        &knob(
+            args.and_then(|a| a.connections),
+            "connections",
+            section.connections,
+            defaults.connections,
+        ),
+    )
+}
+
+/// Who set a number of the bench.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Source {
+    /// `--name`.
+    Flag(&'static str),
+    /// `bench.name` in the config.
+    Yaml(&'static str),
+    /// Nobody.
+    Default,
+}
+
+/// One of `calls`, `concurrency`, `connections`: its value and who set it.
+#[derive(Debug, Clone, Copy)]
+struct Knob {
+    value: u32,
+    source: Source,
+}
+
+impl Knob {
+    /// `--concurrency 50`, `bench.concurrency: 50` or `10 (the default)`.
+    fn said(&self) -> String {
+        match self.source {
+            Source::Flag(name) => format!("--{name} {}", self.value),
+            Source::Yaml(name) => format!("bench.{name}: {}", self.value),
+            Source::Default => format!("{} (the default)", self.value),
+        }
+    }
+}
+
+/// `concurrency` and `connections` as used: each lowered to the calls when above them (more
+/// could never be in flight, and the measurement is the same), with a note when someone set
+/// the higher number; then refused (a usage error) when the sessions or the requests in flight
+/// are more than [`MAX_CONNECTIONS`] or [`MAX_IN_FLIGHT`], which no benchmark of one server
+/// needs and which would open processes or fill memory for minutes before timing out.
+fn fit_to_calls(
+    calls: &Knob,
+    concurrency: &Knob,
+    connections: &Knob,
+) -> Result<(u32, u32, Option<String>), ConfigError> {
+    let lowered = |k: &Knob| k.value.min(calls.value);
+    let (conc, conn) = (lowered(concurrency), lowered(connections));
+    let said: Vec<String> = [concurrency, connections]
+        .into_iter()
+        .filter(|k| k.value > calls.value && k.source != Source::Default)
+        .map(Knob::said)
+        .collect();
+    let note = (!said.is_empty()).then(|| {
+        format!(
+            "bench: {} lowered to {}, the number of calls ({}): no more can be in flight",
+            said.join(" and "),
+            calls.value,
+            calls.said()
+        )
+    });
+    let after = |k: &Knob, v: u32| {
+        if v < k.value {
+            format!("{} (lowered to {v}, the number of calls)", k.said())
+        } else {
+            k.said()
+        }
+    };
+    if conn > MAX_CONNECTIONS {
+        return Err(ConfigError::new(format!(
+            "bench: {} opens {conn} sessions (server processes over stdio); at most {MAX_CONNECTIONS}",
+            after(connections, conn)
+        ))
+        .hint("lower --connections (bench.connections); --concurrency (bench.concurrency) keeps several requests in flight on each"));
+    }
+    let in_flight = u64::from(conc) * u64::from(conn);
+    if in_flight > MAX_IN_FLIGHT {
+        return Err(ConfigError::new(format!(
+            "bench: {} × {} puts {in_flight} requests in flight at once; at most {MAX_IN_FLIGHT}",
+            after(concurrency, conc),
+            after(connections, conn)
+        ))
+        .hint("lower --concurrency (bench.concurrency), the requests in flight on each connection, or --connections (bench.connections)"));
+    }
+    Ok((conc, conn, note))
 }
 
 /// `--baseline` > `TOOLPROOF_BASELINE` > `bench.baseline`, and the same for the regression.
@@ -182,4 +306,68 @@ fn resolve_baseline(
         Some(baseline_path.value).filter(|p| !p.as_os_str().is_empty()),
         max_regression.value,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flag(name: &'static str, value: u32) -> Knob {
+        Knob {
+            value,
+            source: Source::Flag(name),
+        }
+    }
+
+    fn default(value: u32) -> Knob {
+        Knob {
+            value,
+            source: Source::Default,
+        }
+    }
+
+    #[test]
+    fn in_flight_above_the_calls_is_lowered_with_a_note_only_when_someone_asked() {
+        let calls = flag("calls", 3);
+        let (conc, conn, note) =
+            fit_to_calls(&calls, &flag("concurrency", 1_000_000_000), &default(1)).expect("fits");
+        assert_eq!((conc, conn), (3, 1));
+        let note = note.expect("a note");
+        assert!(
+            note.contains("--concurrency 1000000000 lowered to 3") && note.contains("--calls 3"),
+            "{note}"
+        );
+        let (conc, conn, note) = fit_to_calls(&calls, &default(10), &default(1)).expect("fits");
+        assert_eq!((conc, conn, note), (3, 1, None));
+    }
+
+    #[test]
+    fn sessions_and_requests_in_flight_are_capped_at_the_limits_not_below() {
+        let calls = default(1_000_000);
+        let fits = |conc: u32, conn: u32| {
+            fit_to_calls(
+                &calls,
+                &flag("concurrency", conc),
+                &flag("connections", conn),
+            )
+            .is_ok()
+        };
+        assert!(fits(1, MAX_CONNECTIONS));
+        assert!(!fits(1, MAX_CONNECTIONS + 1));
+        assert!(fits(MAX_IN_FLIGHT as u32, 1));
+        assert!(!fits(MAX_IN_FLIGHT as u32 + 1, 1));
+        assert!(fits(500, 2));
+        assert!(!fits(500, 3));
+        let err = fit_to_calls(
+            &flag("calls", 200_000),
+            &flag("concurrency", 1_000_000_000),
+            &default(1),
+        )
+        .expect_err("refused");
+        assert!(
+            err.to_string()
+                .contains("--concurrency 1000000000 (lowered to 200000, the number of calls) × 1 (the default) puts 200000 requests in flight"),
+            "{err}"
+        );
+    }
 }

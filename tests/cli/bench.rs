@@ -249,3 +249,117 @@ fn run_benches_the_tests_that_expect_success_and_range_checks_the_section() {
     assert_eq!(out.code, 2, "{out:?}");
     assert!(out.stderr.contains("bad.yaml:5:"), "{}", out.stderr);
 }
+
+/// The `note:` lines of a run's stderr.
+fn notes(out: &Out) -> Vec<&str> {
+    out.stderr
+        .lines()
+        .filter(|l| l.starts_with("note:"))
+        .collect()
+}
+
+#[test]
+fn bench_in_flight_beyond_the_calls_is_lowered_and_absurd_shapes_are_refused() {
+    let dir = Dir::new("bench-shape");
+    let echo = ["--tool", "echo", "--args", r#"{"text": "x"}"#];
+    let with = |flags: &[&str]| {
+        let mut all = echo.to_vec();
+        all.extend_from_slice(flags);
+        all.extend_from_slice(&["--json", "r.json"]);
+        bench(&dir, &all)
+    };
+    // More requests in flight than calls: lowered to the calls, said once on stderr.
+    let out = with(&["--calls", "3", "--concurrency", "1000000000"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let said = notes(&out);
+    assert_eq!(said.len(), 1, "{}", out.stderr);
+    assert!(
+        said[0].contains("--concurrency 1000000000") && said[0].contains("--calls 3"),
+        "{}",
+        said[0]
+    );
+    let target = &dir.json("r.json")["phases"]["bench"]["results"]["targets"][0];
+    assert_eq!(
+        (target["concurrency"].as_u64(), target["calls"].as_u64()),
+        (Some(3), Some(3))
+    );
+    // More sessions than calls: the same, one line for both.
+    let out = with(&[
+        "--calls",
+        "2",
+        "--concurrency",
+        "5",
+        "--connections",
+        "1000000000",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let said = notes(&out);
+    assert_eq!(said.len(), 1, "{}", out.stderr);
+    assert!(said[0].contains("--connections 1000000000"), "{}", said[0]);
+    let target = &dir.json("r.json")["phases"]["bench"]["results"]["targets"][0];
+    assert_eq!(
+        (
+            target["concurrency"].as_u64(),
+            target["connections"].as_u64()
+        ),
+        (Some(2), Some(2))
+    );
+    // The default concurrency (10) above a few calls is lowered without a word.
+    let out = with(&["--calls", "3"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(notes(&out).is_empty(), "{}", out.stderr);
+
+    // Shapes no machine runs are usage errors, before anything starts.
+    for (bad, flag) in [
+        (
+            ["--calls", "200000", "--concurrency", "1000000000"],
+            "--concurrency",
+        ),
+        (
+            ["--calls", "200000", "--connections", "1000000000"],
+            "--connections",
+        ),
+        (["--calls", "5000", "--connections", "500"], "--connections"),
+    ] {
+        let out = with(&bad);
+        assert_eq!(out.code, 2, "{bad:?}: {out:?}");
+        assert!(
+            out.stderr.contains("error:") && out.stderr.contains(flag),
+            "{bad:?}: {}",
+            out.stderr
+        );
+    }
+    let out = with(&[
+        "--calls",
+        "100000",
+        "--concurrency",
+        "100",
+        "--connections",
+        "20",
+    ]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("2000"), "{}", out.stderr);
+
+    // The same rules for the YAML `bench:` section under `run`.
+    let server = yaml_list(&[&fake()]);
+    let section = |body: &str| {
+        format!(
+            "server:\n  command: {server}\nchecks:\n  enabled: false\nbench:\n{body}  targets:\n    - tool: echo\n      args: {{text: x}}\n"
+        )
+    };
+    dir.write("low.yaml", &section("  calls: 2\n  concurrency: 50\n"));
+    let out = toolproof_in(&dir.0, &["run", "low.yaml", "--json", "y.json"], &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let said = notes(&out);
+    assert_eq!(said.len(), 1, "{}", out.stderr);
+    assert!(said[0].contains("bench.concurrency"), "{}", said[0]);
+    let target = &dir.json("y.json")["phases"]["bench"]["results"]["targets"][0];
+    assert_eq!(target["concurrency"], 2);
+    dir.write(
+        "huge.yaml",
+        &section("  calls: 200000\n  concurrency: 1000000000\n"),
+    );
+    let out = toolproof_in(&dir.0, &["run", "huge.yaml"], &[]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("bench.concurrency"), "{}", out.stderr);
+}
