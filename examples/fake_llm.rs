@@ -10,7 +10,7 @@
 //! |---|---|
 //! | `--port N` | listen on 127.0.0.1:N (default 0: any free port) |
 //! | `--delay-ms N` | wait N ms before every answer (benchmarks use 100) |
-//! | `--log FILE` | append one JSON line per request: `{"method", "path", "headers": {lowercase: value}, "body"}` |
+//! | `--log FILE` | append one JSON line per request: `{"method", "path", "headers": {lowercase: value}, "body", "raw"}` (`raw`: the body as text, every digit of a number kept) |
 //! | `--require-key KEY` | 401 (in the API's error shape) unless `x-api-key: KEY` or `Authorization: Bearer KEY` |
 //! | `--redirect-self CODE` | answer every request, whatever its path, with CODE (a 3xx) and `Location:` its own path: a redirect loop (also serves as a looping MCP endpoint) |
 //! | `--flavor NAME` | `openai` (default) or `llama-cpp-python`: Chat Completions answers in the shapes llama-cpp-python 0.3.36 sends (see `fake_llm/local.rs`): `content: null` and a legacy `function_call` beside `tool_calls`, `max_tokens` honoured and `max_completion_tokens` ignored, `tool_choice: "required"` a 500 with an empty message |
@@ -339,8 +339,8 @@ impl Server {
             .collect();
         let body = serde_json::from_slice::<Value>(&req.body)
             .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&req.body).into_owned()));
-        let line =
-            json!({"method": req.method, "path": req.path, "headers": headers, "body": body});
+        let raw = String::from_utf8_lossy(&req.body);
+        let line = json!({"method": req.method, "path": req.path, "headers": headers, "body": body, "raw": raw});
         if let Ok(mut f) = log.lock() {
             let _ = writeln!(f, "{line}").and_then(|_| f.flush());
         }

@@ -152,7 +152,8 @@
 //! # Log
 //!
 //! `--log FILE` appends one JSON object per received message: stdio
-//! `{"transport":"stdio","message":…}` (or `"raw"` for a line that is not JSON); HTTP
+//! `{"transport":"stdio","message":…,"text":…}` (`text`: the line as received, every digit of a
+//! number kept; `"raw"` instead for a line that is not JSON); HTTP
 //! `{"transport":"http","method":"POST","path":"/mcp","headers":{lowercase name: value},"message":…}`
 //! (`"transport":"sse"` with `--legacy-sse`; a `"query"` when the URL has one).
 //!

@@ -56,7 +56,7 @@ impl<R: BufRead> StdioPeer<R> {
             }
             return Some(match serde_json::from_str::<Value>(text) {
                 Ok(v) => {
-                    server.log(&json!({"transport": "stdio", "message": v}));
+                    server.log(&json!({"transport": "stdio", "message": v, "text": text}));
                     Line::Msg(v)
                 }
                 Err(e) => {

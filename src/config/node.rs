@@ -49,6 +49,9 @@ pub(crate) enum Value {
     Int(i64),
     /// An integer above i64::MAX.
     UInt(u64),
+    /// An integer beyond the 64-bit range, as its decimal digits (`-` first when negative): a
+    /// `serde_json::Value` holds it only as a float, Python with every digit.
+    BigInt(String),
     /// A float (may be non-finite; the deserializer rejects those).
     Float(f64),
     /// Any other scalar.
@@ -67,6 +70,7 @@ impl Value {
             Value::Bool(b) => format!("boolean {b}"),
             Value::Int(n) => format!("number {n}"),
             Value::UInt(n) => format!("number {n}"),
+            Value::BigInt(digits) => format!("number {digits}"),
             Value::Float(x) => format!("number {}", fmt_float(*x)),
             Value::Str(s) => format!("string {}", quote_short(s)),
             Value::Seq(_) => "a list".to_owned(),
@@ -246,15 +250,19 @@ fn yaml11_value(scalar: yaml11::Scalar) -> Value {
     match scalar {
         S::Null => Value::Null,
         S::Bool(b) => Value::Bool(b),
-        // JSON carries integers from i64::MIN to u64::MAX exactly, larger ones as floats (the
-        // reference's MCP client does the same).
-        S::Int(n) => match (i64::try_from(n), u64::try_from(n)) {
-            (Ok(n), _) => Value::Int(n),
-            (_, Ok(n)) => Value::UInt(n),
-            _ => Value::Float(n as f64),
-        },
-        S::BigInt(x) | S::Float(x) => Value::Float(x),
+        S::Int(n) => int_value(n),
+        S::BigInt(digits) => Value::BigInt(digits),
+        S::Float(x) => Value::Float(x),
         S::Timestamp(s) | S::Str(s) => Value::Str(s),
+    }
+}
+
+/// An integer as the tree holds it: in 64 bits when it fits, else as its digits.
+fn int_value(n: i128) -> Value {
+    match (i64::try_from(n), u64::try_from(n)) {
+        (Ok(n), _) => Value::Int(n),
+        (_, Ok(n)) => Value::UInt(n),
+        _ => Value::BigInt(n.to_string()),
     }
 }
 
@@ -404,13 +412,7 @@ impl<'de> Visitor<'de> for NodeVisitor {
         Ok(Value::Int(v))
     }
     fn visit_i128<E: de::Error>(self, v: i128) -> Result<Value, E> {
-        match i64::try_from(v) {
-            Ok(n) => Ok(Value::Int(n)),
-            Err(_) => match u64::try_from(v) {
-                Ok(n) => Ok(Value::UInt(n)),
-                Err(_) => Ok(Value::Float(v as f64)),
-            },
-        }
+        Ok(int_value(v))
     }
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
         match i64::try_from(v) {
@@ -421,7 +423,7 @@ impl<'de> Visitor<'de> for NodeVisitor {
     fn visit_u128<E: de::Error>(self, v: u128) -> Result<Value, E> {
         match u64::try_from(v) {
             Ok(n) => self.visit_u64(n),
-            Err(_) => Ok(Value::Float(v as f64)),
+            Err(_) => Ok(Value::BigInt(v.to_string())),
         }
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
@@ -486,6 +488,7 @@ mod tests {
             "a: NO\nb: yes\nc: 0755\nd: true\ne: 1.5\nf: ~\ng: 2025-06-18\nh: '12'\n",
             "i: 1e3\nj: 0x1F\nk: 1:30\nl: \"yes\"\nm: &x off\nn: *x\no: !!str 0755\n",
             "p: [on, 0b11]\nq: {1e-1: 1_000}\nr: 18446744073709551615\ns: |\n  yes\n",
+            "t: -18446744073709551616\nu: 0x1_0000_0000_0000_0000_0000_0000_0000_0001\n",
         ));
         let get = |k: &str| t.get(k).map(|n| n.value.clone());
         assert_eq!(get("a"), Some(Value::Bool(false)));
@@ -518,6 +521,16 @@ mod tests {
         });
         assert_eq!(q, Some((Value::Str("1e-1".into()), Value::Int(1000))));
         assert_eq!(get("r"), Some(Value::UInt(u64::MAX)));
+        assert_eq!(
+            get("t"),
+            Some(Value::BigInt("-18446744073709551616".into()))
+        );
+        assert_eq!(
+            get("u"),
+            Some(Value::BigInt(
+                "340282366920938463463374607431768211457".into()
+            ))
+        );
         assert_eq!(get("s"), Some(Value::Str("yes\n".into())));
     }
 

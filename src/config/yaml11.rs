@@ -11,6 +11,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::pycompat::bigint::Whole;
+
 /// What a plain scalar means under YAML 1.1.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Scalar {
@@ -20,8 +22,9 @@ pub(crate) enum Scalar {
     Bool(bool),
     /// An integer that fits in 128 bits.
     Int(i128),
-    /// An integer too large for 128 bits, as the nearest float (JSON carries it as one).
-    BigInt(f64),
+    /// An integer too large for 128 bits, as its decimal digits (`-` first when negative): a
+    /// Python int, which the reference sends and hashes with every digit.
+    BigInt(String),
     /// A float, possibly infinite or NaN.
     Float(f64),
     /// A date or date-time, as ISO 8601 text.
@@ -168,44 +171,33 @@ fn int(text: &str) -> Option<Scalar> {
         // `0b_` and `0x_`: PyYAML fails on them.
         return None;
     }
-    Some(whole(digits, radix, negative))
+    whole(digits, radix, negative)
 }
 
-/// `digits` in `radix`, exact when it fits in 128 bits, else the nearest float.
-fn whole(digits: &str, radix: u32, negative: bool) -> Scalar {
-    match i128::from_str_radix(digits, radix) {
-        Ok(n) => Scalar::Int(if negative { -n } else { n }),
-        Err(_) => {
-            let magnitude = if radix == 10 {
-                digits.parse::<f64>().unwrap_or(f64::INFINITY)
-            } else {
-                digits.chars().fold(0.0_f64, |acc, c| {
-                    acc * f64::from(radix) + f64::from(c.to_digit(radix).unwrap_or(0))
-                })
-            };
-            Scalar::BigInt(if negative { -magnitude } else { magnitude })
-        }
+/// `digits` in `radix`, as an `i128` when it fits, else as decimal digits.
+fn whole(digits: &str, radix: u32, negative: bool) -> Option<Scalar> {
+    if let Ok(n) = i128::from_str_radix(digits, radix) {
+        return Some(Scalar::Int(if negative { -n } else { n }));
     }
+    Some(big(Whole::parse(digits, radix)?, negative))
 }
 
 fn sexagesimal_int(body: &str, negative: bool) -> Option<Scalar> {
-    let mut total: Option<i128> = Some(0);
-    let mut approx = 0.0_f64;
-    let mut base: Option<i128> = Some(1);
-    let mut approx_base = 1.0_f64;
-    for part in body.split(':').rev() {
-        let digit: i128 = part.parse().ok()?;
-        total = total
-            .zip(base)
-            .and_then(|(t, b)| t.checked_add(digit.checked_mul(b)?));
-        base = base.and_then(|b| b.checked_mul(60));
-        approx += digit as f64 * approx_base;
-        approx_base *= 60.0;
+    let mut parts = body.split(':');
+    let mut total = Whole::parse(parts.next()?, 10)?;
+    for part in parts {
+        total.mul_add(60, part.parse().ok()?);
     }
-    Some(match total {
-        Some(n) => Scalar::Int(if negative { -n } else { n }),
-        None => Scalar::BigInt(if negative { -approx } else { approx }),
-    })
+    Some(big(total, negative))
+}
+
+/// `n` as an `Int` when it fits in 128 bits, else as a `BigInt`.
+fn big(n: Whole, negative: bool) -> Scalar {
+    let text = n.decimal(negative);
+    match text.parse::<i128>() {
+        Ok(n) => Scalar::Int(n),
+        Err(_) => Scalar::BigInt(text),
+    }
 }
 
 fn timestamp(text: &str) -> Option<Scalar> {

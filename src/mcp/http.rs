@@ -16,6 +16,7 @@ use super::sse::{SseError, SseEvents};
 use super::types::Era;
 use crate::config::TransportPref;
 use crate::interrupt::Interrupt;
+use crate::pycompat::bigint;
 
 mod errors;
 mod legacy;
@@ -136,7 +137,7 @@ impl HttpTransport {
         }
         let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
         let req = self.post_request(msg, method, timeout);
-        let body = serde_json::to_vec(msg).map_err(|e| McpError::Io(e.to_string()))?;
+        let body = bigint::to_vec(msg).map_err(|e| McpError::Io(e.to_string()))?;
         let resp = req
             .send(&body[..])
             .map_err(|e| self.transport_error(e, method, timeout))?;

@@ -22,6 +22,7 @@ use super::error::McpError;
 use super::protocol;
 use super::requests::Responder;
 use crate::process::{GroupGuard, Kill};
+use crate::pycompat::bigint;
 use lines::{Line, Noise};
 
 /// Most stderr kept per process (the tail wins).
@@ -154,7 +155,7 @@ impl StdioTransport {
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(McpError::Io("stdin is closed".into()));
         };
-        let mut line = serde_json::to_vec(msg).map_err(|e| McpError::Io(e.to_string()))?;
+        let mut line = bigint::to_vec(msg).map_err(|e| McpError::Io(e.to_string()))?;
         line.push(b'\n');
         if let Err(e) = stdin.write_all(&line).and_then(|()| stdin.flush()) {
             // A broken pipe means the process is gone: report how it ended.

@@ -1,7 +1,10 @@
 //! Python string semantics that mcp-toolproof's verdicts depend on: `str.casefold`, `str.strip`
 //! and the `re` module (see [`re`]), reproduced with tables generated from the reference's own
-//! interpreter (Python 3.11, Unicode 14) by `scripts/gen/python_unicode.py`.
+//! interpreter (Python 3.11, Unicode 14) by `scripts/gen/python_unicode.py`; and Python's
+//! integers beyond 64 bits, which mcp-toolproof sends and hashes with every digit
+//! (see [`bigint`]).
 
+pub mod bigint;
 pub mod re;
 mod tables;
 #[cfg(test)]

@@ -13,8 +13,18 @@ fn logged_arguments(log: &str) -> Vec<Value> {
         .collect()
 }
 
+/// The `tools/call` lines the fake server received, as text (every digit of a number kept).
+fn logged_call_lines(log: &str) -> Vec<String> {
+    log.lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|entry| entry["message"]["method"] == "tools/call")
+        .filter_map(|entry| entry["text"].as_str().map(str::to_owned))
+        .collect()
+}
+
 /// The values are the ones mcp-toolproof 0.3.1 sent for the same YAML, read from the same
-/// fake server's log (PyYAML `safe_load`, then pydantic's JSON).
+/// fake server's log (PyYAML `safe_load`, then pydantic's JSON). Integers beyond 64 bits go
+/// out with every digit, as Python ints do.
 #[test]
 fn yaml_1_1_arguments_reach_the_server_as_mcp_toolproof_sends_them() {
     let dir = Dir::new("yaml11-args");
@@ -54,7 +64,8 @@ tests:
       w: y
       x: 1.0e+3
       y: -.5
-      k: {{yes: 1, 0x10: 2}}
+      z: 0x1_0000_0000_0000_0000_0000_0000_0000_0001
+      k: {{yes: 1, 0x10: 2, 123456789012345678901234567890: 3}}
     expect:
       contains: hi
 "#
@@ -69,9 +80,84 @@ tests:
         "i": "2024-01-15T10:00:00.500000+02:00", "j": 1000.5, "n": 5, "o": null, "p": 685230.15,
         "q": "2024-01-15T10:00:00.123456", "r": 1.0, "s": 1.2345678901234568e29, "t": false,
         "u": "yes", "v": "0755", "w": "y", "x": 1000.0, "y": "-.5",
-        "k": {"true": 1, "16": 2},
+        "z": 3.402823669209385e38,
+        "k": {"true": 1, "16": 2, "123456789012345678901234567890": 3},
     });
     assert_eq!(sent, vec![want]);
+    let lines = logged_call_lines(&std::fs::read_to_string(&log).expect("the fake server's log"));
+    for digits in [
+        r#""s":123456789012345678901234567890"#,
+        r#""z":340282366920938463463374607431768211457"#,
+    ] {
+        assert!(lines[0].contains(digits), "{digits} not in {lines:?}");
+    }
+}
+
+/// `tests/fixtures/yaml11/bigint/.toolproof-cache` was written by mcp-toolproof 0.3.1 (see
+/// `make_eval_fixture.py`) with integers beyond 64 bits in `params` (decimal, hex, sexagesimal,
+/// negative, in a list) and in `expect_args`: toolproof hits it offline, and asked afresh it
+/// sends every digit and writes the file under the same key.
+#[test]
+fn integers_beyond_64_bits_in_params_hit_a_cache_mcp_toolproof_wrote_and_go_out_exact() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/yaml11/bigint");
+    let written: Vec<String> = std::fs::read_dir(fixture.join(".toolproof-cache/evals"))
+        .expect("the fixture's cache")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(written.len(), 1, "{written:?}");
+    let fake_path = fake();
+
+    let dir = Dir::new("bigint-cache");
+    evals::copy_tree(&fixture, &dir.0);
+    let (out, report) = evals::eval_in(
+        &dir,
+        &["--offline"],
+        &[
+            ("FAKE_MCP", fake_path.as_str()),
+            ("OPENAI_API_KEY", ""),
+            ("OPENAI_BASE_URL", "http://127.0.0.1:9/v1"),
+        ],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let model = evals::model0(&report);
+    assert_eq!(model["uncached"], serde_json::json!([]), "{out:?}");
+    assert_eq!(model["cases"][0]["status"], "correct", "{report}");
+
+    let fresh = Dir::new("bigint-ask");
+    std::fs::copy(fixture.join("toolproof.yaml"), fresh.path("toolproof.yaml")).expect("copy");
+    let log = fresh.path("llm.jsonl").display().to_string();
+    let server = evals::llm(&["--log", &log]);
+    let openai = format!("{}/v1", server.url);
+    let (out, report) = evals::eval_in(
+        &fresh,
+        &[],
+        &[
+            ("FAKE_MCP", fake_path.as_str()),
+            ("OPENAI_API_KEY", evals::KEY),
+            ("OPENAI_BASE_URL", openai.as_str()),
+        ],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(evals::model0(&report)["cases"][0]["status"], "correct");
+    let sent = evals::requests(&fresh, "llm.jsonl");
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    let raw = sent[0]["raw"].as_str().unwrap_or_default();
+    for digits in [
+        r#""seed":123456789012345678901234567890"#,
+        r#""big":340282366920938463463374607431768211457"#,
+        r#""neg":-340282366920938463463374607431768211457"#,
+        r#""sexa":4738381338321616896000000000000000000000000"#,
+        r#""list":[18446744073709551616,-9223372036854775809,7]"#,
+    ] {
+        assert!(raw.contains(digits), "{digits} not in {raw}");
+    }
+    let ours: Vec<String> = std::fs::read_dir(fresh.path(".toolproof-cache/evals"))
+        .expect("the cache toolproof wrote")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(ours, written, "the key mcp-toolproof 0.3.1 computes");
 }
 
 /// `tests/fixtures/yaml11/eval/.toolproof-cache` was written by mcp-toolproof 0.3.1 (see

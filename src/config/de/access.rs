@@ -6,12 +6,13 @@ use serde::de::{self, DeserializeSeed};
 use super::*;
 
 /// Text form of a scalar mapping key (`1:` becomes "1"); `None` for lists, mappings, null.
-pub(super) fn key_text(key: &Node) -> Option<String> {
+pub(crate) fn key_text(key: &Node) -> Option<String> {
     match &key.value {
         Value::Str(s) => Some(s.clone()),
         Value::Bool(b) => Some(b.to_string()),
         Value::Int(n) => Some(n.to_string()),
         Value::UInt(n) => Some(n.to_string()),
+        Value::BigInt(digits) => Some(digits.clone()),
         Value::Float(x) => Some(fmt_float(*x)),
         Value::Null | Value::Seq(_) | Value::Map(_) => None,
     }

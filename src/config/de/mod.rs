@@ -12,7 +12,8 @@ mod error;
 mod lax;
 mod path;
 
-use access::{Entry, MapDe, SeqDe, bad_key, key_text};
+pub(crate) use access::key_text;
+use access::{Entry, MapDe, SeqDe, bad_key};
 use lax::{float_to_whole, lax_bool, number_text};
 #[cfg(test)]
 mod tests;
@@ -26,6 +27,7 @@ pub(crate) use path::KeyPath;
 
 use super::node::{Node, Value, fmt_float};
 use super::suggest;
+use crate::pycompat::bigint;
 
 /// Deserializes `T` from `node`, which sits at `path`; the first error, if any.
 #[cfg(test)]
@@ -138,9 +140,11 @@ impl<'a> NodeDe<'a> {
 
     fn quote_hint(&self) -> Option<String> {
         match &self.node.value {
-            Value::Int(_) | Value::UInt(_) | Value::Float(_) | Value::Bool(_) => {
-                Some("put the value in quotes to make it text".to_owned())
-            }
+            Value::Int(_)
+            | Value::UInt(_)
+            | Value::BigInt(_)
+            | Value::Float(_)
+            | Value::Bool(_) => Some("put the value in quotes to make it text".to_owned()),
             _ => None,
         }
     }
@@ -151,6 +155,7 @@ impl<'a> NodeDe<'a> {
         match &self.node.value {
             Value::Int(n) => Some(i128::from(*n)),
             Value::UInt(n) => Some(i128::from(*n)),
+            Value::BigInt(digits) => digits.parse().ok(),
             Value::Float(x) => float_to_whole(*x),
             Value::Bool(b) => Some(i128::from(*b)),
             Value::Str(s) => {
@@ -191,6 +196,7 @@ impl<'a> NodeDe<'a> {
         let x = match &self.node.value {
             Value::Int(n) => Some(*n as f64),
             Value::UInt(n) => Some(*n as f64),
+            Value::BigInt(digits) => digits.parse().ok(),
             Value::Float(x) => Some(*x),
             Value::Bool(b) => Some(f64::from(u8::from(*b))),
             Value::Str(s) => number_text(s).parse::<f64>().ok(),
@@ -334,6 +340,9 @@ impl<'de, 'a> de::Deserializer<'de> for NodeDe<'a> {
             Value::Bool(b) => visitor.visit_bool(*b),
             Value::Int(n) => visitor.visit_i64(*n),
             Value::UInt(n) => visitor.visit_u64(*n),
+            // The nearest float; where toolproof sends the value as written, the loader puts
+            // back every digit (see `crate::pycompat::bigint`).
+            Value::BigInt(digits) => visitor.visit_f64(bigint::approx(digits)),
             Value::Float(x) if x.is_finite() => visitor.visit_f64(*x),
             Value::Float(_) => {
                 self.record(

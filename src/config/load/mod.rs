@@ -7,6 +7,7 @@
 
 mod answers;
 mod evals;
+mod exact;
 mod paths;
 mod ranges;
 mod server;
@@ -284,6 +285,7 @@ fn build(
         );
     };
     fill_lines(&mut config, &root);
+    exact::keep_big_integers(&mut config, &root);
     fill_answers(&mut config);
     let target = target_of(&config.server);
     let secrets = validate(&ctx, &mut config, env, &base_dir).unwrap_or_default();

@@ -8,7 +8,8 @@
 //!   same order);
 //! - strings escape `"`, `\`, `\n`, `\r`, `\t`, `\b`, `\f` and every other character below U+0020
 //!   as `\u00xx` (lowercase hex); DEL, non-ASCII and U+2028/U+2029 are written as they are;
-//! - integers print as integers (the whole `u64`/`i64` range); floats print as Python's
+//! - integers print as integers (the whole `u64`/`i64` range, and beyond it the integers a
+//!   config holds as [`crate::pycompat::bigint`] marks); floats print as Python's
 //!   `repr(float)`: the shortest digits that round-trip, in exponent form (`1e-05`, `1e+16`)
 //!   when the decimal exponent is below -4 or at least 16, else positional with at least one
 //!   fractional digit (`100.0`).
@@ -16,6 +17,8 @@
 use std::fmt::Write as _;
 
 use serde_json::Value;
+
+use crate::pycompat::bigint;
 
 /// How to lay the text out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,7 +117,10 @@ fn write_value_at(
                 out.push_str(&n.to_string());
             }
         }
-        Value::String(s) => write_str(out, s),
+        Value::String(s) => match bigint::digits(s) {
+            Some(digits) => out.push_str(digits),
+            None => write_str(out, s),
+        },
         Value::Array(items) => {
             if items.is_empty() {
                 out.push_str("[]");

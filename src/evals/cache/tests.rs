@@ -792,3 +792,49 @@ fn max_tokens_keys_as_the_reference_keys_the_field_that_is_sent() {
         key_of(&unset, Provider::Openai, "max_tokens")
     );
 }
+
+/// Integers beyond 64 bits in `params` key with every digit, as Python ints do in the
+/// reference: the key below is mcp-toolproof 0.3.1's own `toolproof.evals.cache_key` on the
+/// same YAML read by PyYAML (`yaml.safe_load`), with the same tool list.
+#[test]
+fn integers_beyond_64_bits_in_params_key_as_the_reference_keys_them() {
+    use crate::config::Provider;
+    use crate::evals::engine::request_params;
+    let dir = scratch("bigint-params");
+    let path = dir.join("toolproof.yaml");
+    std::fs::write(
+        &path,
+        concat!(
+            "server:\n  command: [python, server.py]\n",
+            "evals:\n  params:\n    seed: 123456789012345678901234567890\n",
+            "    extra_body:\n      big: 0x1_0000_0000_0000_0000_0000_0000_0000_0001\n",
+            "      neg: -340282366920938463463374607431768211457\n",
+            "      sexa: 1:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0\n",
+            "      list: [18446744073709551616, -9223372036854775809, 7]\n",
+        ),
+    )
+    .expect("write the config");
+    let loaded = crate::config::load(&path).expect("the config loads");
+    let cfg = loaded.config.evals.expect("evals");
+    let params = request_params(&cfg, Provider::Openai, None, "max_completion_tokens");
+    assert_eq!(
+        pyjson::dumps(&Value::Object(params.clone()), Style::KEY),
+        concat!(
+            r#"{"extra_body": {"big": 340282366920938463463374607431768211457, "#,
+            r#""list": [18446744073709551616, -9223372036854775809, 7], "#,
+            r#""neg": -340282366920938463463374607431768211457, "#,
+            r#""sexa": 4738381338321616896000000000000000000000000}, "#,
+            r#""seed": 123456789012345678901234567890}"#,
+        )
+    );
+    let tools = [ApiTool {
+        name: "echo".into(),
+        description: "Echo.".into(),
+        input_schema: json!({"type": "object"}),
+        exact_numbers: Vec::new(),
+    }];
+    assert_eq!(
+        key("openai", "m", None, "hi", &tools, &params, 1),
+        "791eb4208ea9721f764446099086f61de79819953056e67fe31a17e8d75d4fb7"
+    );
+}

@@ -10,6 +10,7 @@ use ureq::Agent;
 use super::retry::{self, Pacer};
 use super::window::Outcome;
 use super::{Answer, Failure, ProviderError, ShapeError};
+use crate::pycompat::bigint;
 
 /// Most bytes read from one answer.
 const BODY_LIMIT: u64 = 64 << 20;
@@ -127,7 +128,7 @@ impl HttpApi {
         pacer: &Pacer,
         read: ReadAnswer,
     ) -> (Result<Answer, ProviderError>, Duration) {
-        let bytes = serde_json::to_vec(body).unwrap_or_default();
+        let bytes = bigint::to_vec(body).unwrap_or_default();
         let interrupted = || Err(ProviderError::Transient("interrupted".into()));
         let mut retries = 0;
         let mut bad_bodies = 0;

@@ -18,6 +18,7 @@ use crate::mcp::error::McpError;
 use crate::mcp::protocol;
 use crate::mcp::requests::Responder;
 use crate::mcp::sse::SseEvents;
+use crate::pycompat::bigint;
 
 /// The open event stream of a 2024-11-05 server.
 #[derive(Debug)]
@@ -189,7 +190,7 @@ fn post_message(
     msg: &Value,
     timeout: Duration,
 ) -> Result<(), PostError> {
-    let body = msg.to_string();
+    let body = bigint::to_vec(msg).unwrap_or_default();
     let req = agent
         .post(endpoint)
         .config()
@@ -199,7 +200,7 @@ fn post_message(
     let req = headers
         .iter()
         .fold(req, |r, (k, v)| r.header(k.as_str(), v.as_str()));
-    let mut resp = req.send(body.as_bytes()).map_err(PostError::Transport)?;
+    let mut resp = req.send(&body[..]).map_err(PostError::Transport)?;
     let status = resp.status().as_u16();
     let content_type = header(&resp, "content-type")
         .unwrap_or("")
