@@ -28,6 +28,8 @@ pub enum Bug {
     Strict,
     /// Blocks the whole server (ping included) for a `text` longer than 40 characters.
     Stuck,
+    /// Exits when `city` is the empty string (and only then).
+    EmptyCrash,
 }
 
 /// What a call does.
@@ -36,8 +38,8 @@ pub enum Reply {
     Result(Value),
     /// A JSON-RPC error.
     Rpc(i64, String),
-    /// The process exits.
-    Crash,
+    /// The process exits, after these last words on stderr.
+    Crash(&'static str),
     /// No answer, ever (other requests still get theirs).
     Hang,
     /// No answer, and nothing else answered either, for a minute.
@@ -180,6 +182,12 @@ pub fn tools() -> Vec<ToolEntry> {
             Bug::Unexpected,
         ),
         tool(
+            "fz_weather",
+            "Gives the weather in a city; dies on an empty city name.",
+            object(json!({"city": {"type": "string"}}), json!(["city"])),
+            Bug::EmptyCrash,
+        ),
+        tool(
             "fz_strict",
             "Checks a rich record against its schema, exactly.",
             strict_schema(),
@@ -231,7 +239,7 @@ pub fn call(bug: Bug, schema: &Value, args: &Map<String, Value>) -> Reply {
     let str_arg = |k: &str| args.get(k).and_then(Value::as_str);
     match bug {
         Bug::Crash => match args.pointer_in("order", "qty").and_then(Value::as_i64) {
-            Some(q) if q < 0 => Reply::Crash,
+            Some(q) if q < 0 => Reply::Crash("fz_crash: negative quantity, giving up"),
             _ => ok("ordered".into()),
         },
         Bug::Hang | Bug::Stuck => match str_arg("text") {
@@ -279,6 +287,11 @@ pub fn call(bug: Bug, schema: &Value, args: &Map<String, Value>) -> Reply {
             None => Reply::Result(text_result("`n` must be an integer".into(), true)),
         },
         Bug::Strict => ok("valid".into()),
+        Bug::EmptyCrash => match str_arg("city") {
+            Some("") => Reply::Crash("fz_weather: KeyError: '' (no such city), giving up"),
+            Some(city) => ok(format!("sunny in {city}")),
+            None => Reply::Result(text_result("`city` must be a string".into(), true)),
+        },
     }
 }
 

@@ -810,8 +810,8 @@ impl Server {
                         msg: reply(Err(RpcError::new(code, message))),
                         status: 200,
                     },
-                    crate::fuzz_targets::Reply::Crash => {
-                        eprintln!("fz_crash: negative quantity, giving up");
+                    crate::fuzz_targets::Reply::Crash(last_words) => {
+                        eprintln!("{last_words}");
                         std::process::exit(4);
                     }
                     crate::fuzz_targets::Reply::Hang => Outcome::Hang,

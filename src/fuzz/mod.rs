@@ -272,7 +272,9 @@ impl<'a, T: ToolServer> ToolFuzzer<'a, T> {
             .input_schema
             .clone()
             .unwrap_or_else(|| serde_json::json!({"type": "object"}));
-        match Inputs::new(&schema, self.settings.seed(), &self.tool.name) {
+        // Half the examples (rounded up) on the schema's boundaries, the rest random.
+        let boundary = self.settings.max_examples().div_ceil(2) as usize;
+        match Inputs::new(&schema, self.settings.seed(), &self.tool.name, boundary) {
             Err(why) => self.row.findings.push(bad_schema(&why)),
             Ok(mut inputs) => self.examples(&mut inputs),
         }

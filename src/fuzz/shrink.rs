@@ -5,7 +5,7 @@
 
 use std::cmp::Ordering;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Number, Value, json};
 
 /// Shrinks `input` while `keeps` says a variant still shows the finding. `keeps` is asked at
 /// most `budget` times. Returns the smallest input and how many times `keeps` was asked.
@@ -106,28 +106,42 @@ pub fn variants(v: &Value) -> Vec<Value> {
                 }
             }
         }
-        Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                for c in [0, i / 2, i.signum(), i - i.signum()] {
-                    if c != i {
-                        out.push(json!(c));
-                    }
-                }
-            } else if let Some(f) = n.as_f64() {
-                out.push(json!(0));
-                if f.trunc() != f && f.abs() < 9.0e15 {
-                    out.push(json!(f.trunc() as i64));
-                }
-                out.push(json!(f.trunc()));
-                let halved = (f / 2.0 * 1000.0).round() / 1000.0;
-                if halved != f {
-                    out.push(json!(halved));
-                }
-            }
-        }
+        Value::Number(n) => number_variants(n, &mut out),
         Value::Bool(_) | Value::Null => {}
     }
     out
+}
+
+/// The simpler numbers: towards zero, a negative one's opposite, a float's whole part.
+fn number_variants(n: &Number, out: &mut Vec<Value>) {
+    if let Some(i) = n.as_i64() {
+        // A negative number is also tried as its opposite: `1` is simpler than `-1`.
+        let opposite = (i < 0).then(|| i.checked_neg()).flatten();
+        for c in [
+            Some(0),
+            Some(i / 2),
+            Some(i.signum()),
+            Some(i - i.signum()),
+            opposite,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if c != i {
+                out.push(json!(c));
+            }
+        }
+    } else if let Some(f) = n.as_f64() {
+        out.push(json!(0));
+        if f.trunc() != f && f.abs() < 9.0e15 {
+            out.push(json!(f.trunc() as i64));
+        }
+        out.push(json!(f.trunc()));
+        let halved = (f / 2.0 * 1000.0).round() / 1000.0;
+        if halved != f {
+            out.push(json!(halved));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -151,6 +165,14 @@ mod tests {
         });
         assert_eq!(small, json!({"order": {"qty": -1}}));
         assert!(asked > 0);
+    }
+
+    #[test]
+    fn a_negative_number_shrinks_to_its_opposite_when_that_keeps_the_finding() {
+        // The "bug": an odd number. Boundary inputs find it at -1 first.
+        let odd = |v: &Value| Some(v["n"].as_i64().is_some_and(|n| n % 2 != 0));
+        assert_eq!(shrink(&json!({"n": -1}), 100, odd).0, json!({"n": 1}));
+        assert_eq!(shrink(&json!({"n": -37}), 100, odd).0, json!({"n": 1}));
     }
 
     #[test]

@@ -60,7 +60,7 @@ proptest! {
     fn every_invalid_input_is_an_object_the_schema_rejects(seed in any::<u64>()) {
         for schema in corpus() {
             let v = validator(&schema);
-            let mut inputs = Inputs::new(&schema, seed, "t").expect("compiles");
+            let mut inputs = Inputs::new(&schema, seed, "t", 4).expect("compiles");
             if let Some(bad) = inputs.invalid() {
                 prop_assert!(bad.is_object());
                 prop_assert!(!v.is_valid(&bad), "{} should be invalid for {}", bad, schema);
@@ -106,7 +106,7 @@ fn invalid_inputs_reach_nested_places_and_every_defect_kind() {
 fn inputs_are_the_same_for_the_same_seed_and_tool() {
     let schema = &corpus()[7];
     let draw = |seed, tool| {
-        let mut i = Inputs::new(schema, seed, tool).expect("compiles");
+        let mut i = Inputs::new(schema, seed, tool, 2).expect("compiles");
         (0..5).map(|_| (i.valid(), i.invalid())).collect::<Vec<_>>()
     };
     assert_eq!(draw(1, "a"), draw(1, "a"));
@@ -116,5 +116,51 @@ fn inputs_are_the_same_for_the_same_seed_and_tool() {
 
 #[test]
 fn a_schema_that_does_not_compile_is_reported() {
-    assert!(Inputs::new(&json!({"type": "strng"}), 1, "t").is_err());
+    assert!(Inputs::new(&json!({"type": "strng"}), 1, "t", 0).is_err());
+}
+
+#[test]
+fn boundary_values_come_before_random_ones() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "s": {"type": "string", "maxLength": 5},
+            "n": {"type": "integer", "minimum": -3, "maximum": 7},
+            "x": {"type": "number", "exclusiveMinimum": 0, "maximum": 2.5},
+            "xs": {"type": "array", "items": {"type": "integer"}},
+            "o": {"type": "object"},
+            "note": {"type": "string"}
+        },
+        "required": ["s", "n", "x", "xs", "o"],
+        "additionalProperties": false
+    });
+    let draw = |seed| {
+        let mut inputs = Inputs::new(&schema, seed, "t", 8).expect("compiles");
+        let valid: Vec<Value> = (0..8).filter_map(|_| inputs.valid()).collect();
+        let invalid: Vec<Value> = (0..8).filter_map(|_| inputs.invalid()).collect();
+        (valid, invalid)
+    };
+    let (valid, invalid) = draw(1);
+    // The smallest input first, whatever the seed: required properties only, each at its
+    // simplest value that fits.
+    assert_eq!(
+        valid[0],
+        json!({"s": "", "n": 0, "x": 0.001, "xs": [], "o": {}})
+    );
+    assert_eq!(draw(2).0[0], valid[0]);
+    let seen = |key: &str, v: Value| valid.iter().any(|i| i[key] == v);
+    for n in [0, -1, -3, 7] {
+        assert!(seen("n", json!(n)), "n = {n} never tried: {valid:#?}");
+    }
+    assert!(seen("s", json!("aaaaa")), "{valid:#?}");
+    assert!(seen("x", json!(2.5)), "{valid:#?}");
+    assert!(valid.iter().any(|i| i.get("note").is_some()), "{valid:#?}");
+    // Invalid ones: one past each end first.
+    let bad = |key: &str, v: Value| invalid.iter().any(|i| i[key] == v);
+    assert!(bad("n", json!(-4.0)) || bad("n", json!(-4)), "{invalid:#?}");
+    assert!(bad("n", json!(8.0)) || bad("n", json!(8)), "{invalid:#?}");
+    assert!(bad("s", json!("xxxxxx")), "{invalid:#?}");
+    let v = validator(&schema);
+    assert!(valid.iter().all(|i| v.is_valid(i)));
+    assert!(invalid.iter().all(|i| !v.is_valid(i)));
 }

@@ -5,8 +5,14 @@
 //! strings every fuzzer of MCP servers tries. The walk is bounded: past [`SOFT_DEPTH`] only what
 //! is required is generated, and past [`HARD_DEPTH`] (a `$ref` cycle that requires itself) the
 //! walk gives up. [`super::Inputs`] keeps only what the schema validator accepts.
+//!
+//! A boundary walk ([`Gen::boundary`]) draws no random value where a schema has ends: its pass
+//! `k` takes the `k`-th boundary value of every part, so pass 0 is the smallest input (the
+//! required properties only, `""`, `0`, `false`, `[]`, the first `enum` value) and the next
+//! passes the other ends (`-1`, the minimum and maximum, the longest string, the optional
+//! properties too). These come before random inputs.
 
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Number, Value, json};
 
 use super::keywords::*;
 use super::regex;
@@ -22,6 +28,8 @@ const PLAIN_MAX_LEN: i64 = 24;
 const LONG_MAX_LEN: i64 = 2000;
 /// Most array items generated above `minItems`.
 const EXTRA_ITEMS: i64 = 4;
+/// Boundary passes tried before random values.
+pub const BOUNDARY_PASSES: usize = 8;
 
 /// The strings every string field is tried with, when its schema allows them.
 pub fn edge_strings() -> Vec<String> {
@@ -47,12 +55,44 @@ pub fn edge_strings() -> Vec<String> {
 pub struct Gen<'a> {
     root: &'a Value,
     rng: &'a mut Rng,
+    /// The boundary pass, or `None` for random values.
+    edge: Option<usize>,
 }
 
 impl<'a> Gen<'a> {
     /// A generator for `root`, drawing from `rng`.
     pub fn new(root: &'a Value, rng: &'a mut Rng) -> Gen<'a> {
-        Gen { root, rng }
+        Gen {
+            root,
+            rng,
+            edge: None,
+        }
+    }
+
+    /// A generator of boundary pass `k` for `root`: the `k`-th boundary value of every part
+    /// (cycling through each part's list); `rng` only for patterns and formats.
+    pub fn boundary(root: &'a Value, rng: &'a mut Rng, k: usize) -> Gen<'a> {
+        Gen {
+            root,
+            rng,
+            edge: Some(k),
+        }
+    }
+
+    /// One of `items` (non-empty): the pass's on a boundary walk, else a random one.
+    fn choose<'i, T>(&mut self, items: &'i [T]) -> &'i T {
+        match self.edge {
+            Some(k) => &items[k % items.len()],
+            None => self.rng.pick(items),
+        }
+    }
+
+    /// Whether an optional part goes in: on a boundary walk, on odd passes only.
+    fn optional(&mut self) -> bool {
+        match self.edge {
+            Some(k) => k % 2 == 1,
+            None => self.rng.chance(1, 2),
+        }
     }
 
     /// A value for the root schema (`None` when the walk gave up).
@@ -87,7 +127,7 @@ impl<'a> Gen<'a> {
             return Some(c.clone());
         }
         if let Some(Value::Array(options)) = s.get("enum") {
-            return (!options.is_empty()).then(|| self.rng.pick(options).clone());
+            return (!options.is_empty()).then(|| self.choose(options).clone());
         }
         if let Some(Value::Array(all)) = s.get("allOf") {
             let merged = merge_all(s, all, self.root);
@@ -97,7 +137,7 @@ impl<'a> Gen<'a> {
             if let Some(Value::Array(branches)) = s.get(key)
                 && !branches.is_empty()
             {
-                let branch = self.rng.pick(branches).clone();
+                let branch = self.choose(branches).clone();
                 let merged = merge_all(s, std::slice::from_ref(&branch), self.root);
                 return self.of(&merged, depth + 1);
             }
@@ -109,7 +149,7 @@ impl<'a> Gen<'a> {
             "string" => Some(Value::String(self.string(s))),
             "integer" => self.integer(s).map(Value::from),
             "number" => self.number(s),
-            "boolean" => Some(Value::Bool(self.rng.chance(1, 2))),
+            "boolean" => Some(Value::Bool(self.optional())),
             "null" => Some(Value::Null),
             _ => Some(self.any_scalar()),
         }
@@ -121,13 +161,17 @@ impl<'a> Gen<'a> {
             Some(Value::String(t)) => Some(t.clone()),
             Some(Value::Array(ts)) => {
                 let names: Vec<&str> = ts.iter().filter_map(Value::as_str).collect();
-                (!names.is_empty()).then(|| (*self.rng.pick(&names)).to_owned())
+                (!names.is_empty()).then(|| (*self.choose(&names)).to_owned())
             }
             _ => Some(implied_type(s).to_owned()),
         }
     }
 
     fn any_scalar(&mut self) -> Value {
+        if let Some(k) = self.edge {
+            let ends = [json!(""), json!(0), Value::Null, json!(false), json!(-1)];
+            return ends[k % ends.len()].clone();
+        }
         match self.rng.below(4) {
             0 => Value::from(self.rng.between(-100, 100)),
             1 => Value::String(self.plain_string(0, 8)),
@@ -149,7 +193,7 @@ impl<'a> Gen<'a> {
         for (name, sub) in props {
             let needed = required.iter().any(|r| r == name);
             let room = out.len() + (required.len() - required_in(&out, &required)) < max_props;
-            let wanted = depth < SOFT_DEPTH && room && self.rng.chance(1, 2);
+            let wanted = depth < SOFT_DEPTH && room && self.optional();
             if needed || wanted {
                 out.insert(name.clone(), self.of(sub, depth + 1)?);
             }
@@ -171,7 +215,8 @@ impl<'a> Gen<'a> {
         let mut n = 0;
         while open
             && out.len() < max_props
-            && (out.len() < min_props || (explicit && depth < SOFT_DEPTH && self.rng.chance(1, 4)))
+            && (out.len() < min_props
+                || (explicit && depth < SOFT_DEPTH && self.edge.is_none() && self.rng.chance(1, 4)))
         {
             n += 1;
             let key = format!("extra_{n}");
@@ -203,7 +248,11 @@ impl<'a> Gen<'a> {
         } else {
             min
         };
-        let len = self.rng.between(min, top.max(min)) as usize;
+        let len = match self.edge {
+            // The fewest items, one more, then the most.
+            Some(k) => [min, min + 1, top][k % 3].clamp(min, top.max(min)),
+            None => self.rng.between(min, top.max(min)),
+        } as usize;
         let prefix: Vec<Value> = s
             .get("prefixItems")
             .and_then(Value::as_array)
@@ -220,9 +269,14 @@ impl<'a> Gen<'a> {
         let unique = s.get("uniqueItems") == Some(&Value::Bool(true));
         let mut out: Vec<Value> = Vec::with_capacity(len);
         let mut tries = 0;
+        let edge = self.edge;
         while out.len() < len {
             let sub = prefix.get(out.len()).unwrap_or(&items);
-            let v = self.of(sub, depth + 1)?;
+            // On a boundary walk, each item a pass further: unique items stay possible.
+            self.edge = edge.map(|k| k + out.len() + tries);
+            let v = self.of(sub, depth + 1);
+            self.edge = edge;
+            let v = v?;
             tries += 1;
             if unique && out.contains(&v) {
                 if tries > len * 8 + 16 {
@@ -270,6 +324,9 @@ impl<'a> Gen<'a> {
         {
             return v;
         }
+        if let Some(k) = self.edge {
+            return self.boundary_string(s, min, max, k);
+        }
         if self.rng.chance(1, 4) {
             let fits: Vec<String> = edge_strings()
                 .into_iter()
@@ -290,6 +347,26 @@ impl<'a> Gen<'a> {
         };
         let top = max.min(min.max(0) + reach);
         self.plain_string(min, top.max(min))
+    }
+
+    /// Pass `k`'s string: the shortest, the longest (when `maxLength` says), then the edge
+    /// strings that fit.
+    fn boundary_string(&mut self, s: &Map<String, Value>, min: i64, max: i64, k: usize) -> String {
+        let mut ends = vec!["a".repeat(min as usize)];
+        if s.contains_key("maxLength") && max <= LONG_MAX_LEN {
+            ends.push("a".repeat(max.max(min) as usize));
+        }
+        ends.extend(edge_strings().into_iter().filter(|e| {
+            let n = e.chars().count() as i64;
+            n >= min && n <= max
+        }));
+        let mut seen = Vec::new();
+        ends.retain(|e| {
+            let fresh = !seen.contains(e);
+            seen.push(e.clone());
+            fresh
+        });
+        ends.swap_remove(k % ends.len())
     }
 
     fn plain_string(&mut self, min: i64, max: i64) -> String {
@@ -379,10 +456,28 @@ impl<'a> Gen<'a> {
             if first > last {
                 return None;
             }
+            if let Some(k) = self.edge {
+                // Zero when it fits, then the smallest and the largest multiple.
+                let ends = [0, first, last.min(first + 1000)];
+                let fits = |q: &i64| (first..=last).contains(q);
+                return pass_of(ends.into_iter().filter(fits), k).and_then(|q| q.checked_mul(m));
+            }
             return self
                 .rng
                 .between(first, last.min(first + 1000))
                 .checked_mul(m);
+        }
+        if let Some(k) = self.edge {
+            let has = |keys: [&str; 2]| keys.iter().any(|key| s.contains_key(*key));
+            let lo_end = has(["minimum", "exclusiveMinimum"]).then_some(lo);
+            let hi_end = has(["maximum", "exclusiveMaximum"]).then_some(hi);
+            let ends = [Some(0), Some(-1), lo_end, hi_end, Some(1)];
+            if let Some(v) = pass_of(
+                ends.into_iter().flatten().filter(|v| (lo..=hi).contains(v)),
+                k,
+            ) {
+                return Some(v);
+            }
         }
         let edges = [0, 1, -1, lo, hi, i64::from(i32::MAX), i64::from(i32::MIN)];
         if self.rng.chance(1, 4) {
@@ -400,6 +495,19 @@ impl<'a> Gen<'a> {
     }
 
     fn number(&mut self, s: &Map<String, Value>) -> Option<Value> {
+        if let Some(k) = self.edge.filter(|_| !s.contains_key("multipleOf")) {
+            let lo = bound(s, "minimum", "exclusiveMinimum", true);
+            let hi = bound(s, "maximum", "exclusiveMaximum", false);
+            let fits = |v: &f64| lo.is_none_or(|lo| *v >= lo) && hi.is_none_or(|hi| *v <= hi);
+            let ends = [Some(0.0), Some(-1.0), lo, hi, Some(1.0), Some(0.5)];
+            if let Some(v) = pass_of(ends.into_iter().flatten().filter(fits), k) {
+                return if v.fract() == 0.0 && v.abs() < 9.0e15 {
+                    Some(Value::from(v as i64))
+                } else {
+                    Number::from_f64(v).map(Value::Number)
+                };
+            }
+        }
         if self.rng.chance(1, 3) || s.contains_key("multipleOf") {
             if let Some(i) = self.integer(s) {
                 return Some(Value::from(i));
@@ -416,4 +524,19 @@ impl<'a> Gen<'a> {
         let v = v.clamp(lo, hi);
         Number::from_f64(v).map(Value::Number)
     }
+}
+
+/// The `k`-th of `ends` without repeats (cycling), `None` when there are none.
+fn pass_of<T: PartialEq>(ends: impl Iterator<Item = T>, k: usize) -> Option<T> {
+    let mut distinct: Vec<T> = Vec::new();
+    for e in ends {
+        if !distinct.contains(&e) {
+            distinct.push(e);
+        }
+    }
+    if distinct.is_empty() {
+        return None;
+    }
+    let i = k % distinct.len();
+    Some(distinct.swap_remove(i))
 }

@@ -520,3 +520,35 @@ fn a_hang_that_blocks_the_server_is_cancelled_and_the_server_restarted() {
         "{methods:?}"
     );
 }
+
+/// Boundary values come before random ones: `fz_weather` dies only on `{"city": ""}`, which
+/// a random string rarely is, and 20 examples find it whatever the seed.
+#[test]
+fn boundary_values_come_first_so_every_seed_finds_the_empty_string() {
+    let dir = Dir::new("fuzz-boundary");
+    let mut missed = Vec::new();
+    for seed in 1..=10 {
+        let seed = seed.to_string();
+        let flags = ["--examples", "20", "--seed", &seed, "--tool", "fz_weather"];
+        let (out, report) = fuzz_fake(&dir, &flags, &[]);
+        let row = tool(&report, "fz_weather");
+        let crash = row["findings"]
+            .as_array()
+            .and_then(|f| f.iter().find(|f| f["kind"] == "crash"));
+        match crash {
+            Some(f) => {
+                assert_eq!(out.code, 1, "{}", out.stdout);
+                assert_eq!(f["mode"], "valid", "{f:#}");
+                assert_eq!(f["input"], json!({"city": ""}), "{f:#}");
+                assert!(
+                    f["stderr"]
+                        .as_str()
+                        .is_some_and(|s| s.contains("no such city")),
+                    "{f:#}"
+                );
+            }
+            None => missed.push(seed),
+        }
+    }
+    assert!(missed.is_empty(), "seeds that missed the crash: {missed:?}");
+}
