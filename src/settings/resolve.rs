@@ -523,6 +523,20 @@ fn check_command_needs(
     }
 }
 
+/// `--skip-lint` / `--no-skip-lint` as a skip and the flag that said it.
+fn skip_lint_flag(on: bool, off: bool) -> Option<(bool, &'static str)> {
+    switch(on, off).map(|skip| {
+        (
+            skip,
+            if skip {
+                "--skip-lint"
+            } else {
+                "--no-skip-lint"
+            },
+        )
+    })
+}
+
 /// Whether each later phase is turned off: `--skip-X` / `--no-skip-X` > `TOOLPROOF_SKIP_X` >
 /// `X.enabled: false` > run it. Only `run` has these flags; the other commands plan their
 /// phases themselves.
@@ -535,25 +549,14 @@ fn resolve_skips(flags: &Flags<'_>, env: &Env, cfg: &config::Config) -> Result<S
     let Some(run) = flags.run else {
         // `eval` lints its cases as `run` does, with the same switches.
         return Ok(Skips {
-            lint: if let Some(eval) = flags.eval_args {
-                let flag = switch(eval.skip_lint, eval.no_skip_lint).map(|skip| {
-                    (
-                        skip,
-                        if skip {
-                            "--skip-lint"
-                        } else {
-                            "--no-skip-lint"
-                        },
-                    )
-                });
-                pick(
-                    flag,
+            lint: match flags.eval_args {
+                Some(eval) => pick(
+                    skip_lint_flag(eval.skip_lint, eval.no_skip_lint),
                     env_switch(env, "TOOLPROOF_SKIP_LINT")?,
                     lint_off,
                     false,
-                )
-            } else {
-                Skips::default().lint
+                ),
+                None => Skips::default().lint,
             },
             ..Skips::default()
         });
