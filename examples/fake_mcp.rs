@@ -121,10 +121,11 @@
 //!   `progressToken`, else `fake-progress`) before every answer; adds the `logging` capability.
 //! - `one-at-a-time`: one request at a time (stdio: `slow` runs on the reading thread; HTTP:
 //!   one POST at a time), so a long `slow` leaves even `ping` unanswered.
-//! - `call-rpc-error`, `deep-result`, `huge-number`, `big-integer`, `wrong-id`,
+//! - `call-rpc-error`, `deep-result`, `huge-number`, `big-integer`, `bad-content`, `wrong-id`,
 //!   `duplicate-answer`, `huge-line`: every `tools/call` of a tool that answers at once gets a
 //!   JSON-RPC error -32603, a result nested 200 levels deep, one holding `1e400`, one holding a
-//!   39-digit integer, the id plus 1000, two answers, or one 70 MiB line.
+//!   39-digit integer, one whose content is `[{"type": "text", "text": 5}, {"type": "text"}]`,
+//!   the id plus 1000, two answers, or one 70 MiB line.
 //! - `huge-noise` (4 stdout lines of 50 MiB), `noise-flood` (100,000 short stdout lines): at
 //!   start, stdio only. `stderr-flood`: 100 MiB on stderr at start.
 //! - `notification-flood`: 10,000 `notifications/message` before every `tools/call` answer.

@@ -1,7 +1,7 @@
 //! Faults that break the wire rather than the tool list: what a `tools/call` answer becomes
-//! under them (an error, nested too deep, a number out of range, the wrong id, twice, too
-//! long), the floods written at start or before an answer, the one-request-at-a-time mode, and
-//! tools with hostile schemas.
+//! under them (an error, nested too deep, a number out of range, content blocks the SDKs
+//! refuse, the wrong id, twice, too long), the floods written at start or before an answer,
+//! the one-request-at-a-time mode, and tools with hostile schemas.
 
 use std::io::{self, Write};
 use std::sync::{Mutex, MutexGuard};
@@ -49,6 +49,10 @@ pub fn call_answer(opts: &Options, id: &Value, normal: &Value) -> Option<String>
     }
     if opts.has(Fault::BigInteger) {
         return Some(raw(&format!(r#"{{"n":{BIG_INTEGER}}}"#)));
+    }
+    if opts.has(Fault::BadContent) {
+        let result = json!({"content": [{"type": "text", "text": 5}, {"type": "text"}]});
+        return Some(response(id, result).to_string());
     }
     if opts.has(Fault::WrongId) {
         let mut wrong = normal.clone();

@@ -105,6 +105,9 @@ pub enum Fault {
     HugeNumber,
     /// Answers every `tools/call` with a result holding a 39-digit integer.
     BigInteger,
+    /// Answers every `tools/call` with content blocks the SDKs refuse: a text block whose
+    /// `text` is 5, and one with no `text`.
+    BadContent,
     /// Answers every `tools/call` with the id plus 1000.
     WrongId,
     /// Answers every `tools/call` twice.
@@ -153,7 +156,7 @@ pub enum Fault {
 }
 
 /// Every fault with its command-line name and a one-line summary.
-pub const FAULTS: [(&str, Fault, &str); 85] = [
+pub const FAULTS: [(&str, Fault, &str); 86] = [
     (
         "no-description",
         Fault::NoDescription,
@@ -326,6 +329,11 @@ pub const FAULTS: [(&str, Fault, &str); 85] = [
         "big-integer",
         Fault::BigInteger,
         "answer tools/call with a 39-digit integer",
+    ),
+    (
+        "bad-content",
+        Fault::BadContent,
+        "answer tools/call with text blocks whose text is 5 or missing",
     ),
     (
         "wrong-id",

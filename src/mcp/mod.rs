@@ -1,6 +1,7 @@
 //! A small blocking MCP client: JSON-RPC over stdio or streamable HTTP, both protocol eras.
 
 pub mod client;
+pub mod content;
 pub mod error;
 pub mod exact;
 pub mod http;

@@ -195,6 +195,36 @@ fn a_39_digit_integer_is_read_as_a_number() {
     assert_eq!(verdicts(&out)[0].0, "passed");
 }
 
+/// A result whose content the SDKs refuse (a text block with a non-string or no `text`) is no
+/// result: the test fails saying which block and why, and fuzzing reports it as a finding.
+#[test]
+fn invalid_content_blocks_fail_the_test_and_are_a_fuzz_finding() {
+    let fuzz = "fuzz:\n  max_examples: 2\n  seed: 1\n  tools: [echo]\n";
+    let out = Case::new("bad-content")
+        .yaml(&suite(
+            &["--fault", "bad-content"],
+            &format!("{PATIENT_ECHO}{fuzz}"),
+        ))
+        .run();
+    out.sound(1);
+    let why = concat!(
+        r#"content[0]: a text block's "text" must be a string, got 5; "#,
+        r#"content[1]: a text block has no "text""#
+    );
+    let v = verdicts(&out);
+    assert_ne!(v[0].0, "passed", "{out:?}");
+    assert!(v[0].1.contains(why), "{v:?}");
+    out.says(r#"content[0]: a text block's "text" must be a string, got 5"#);
+    let report = out.report();
+    let findings = &report["phases"]["fuzz"]["results"]["tools"][0]["findings"];
+    assert!(
+        findings[0]["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains(why)),
+        "{findings:#}"
+    );
+}
+
 #[test]
 fn an_answer_with_the_wrong_id_is_reported_at_once() {
     let out = Case::new("wrong-id")

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
+use super::content;
 use super::error::{McpError, shorten};
 use super::http::{Answer, HttpSpec, HttpTransport};
 use super::protocol::{self, RpcFailure};
@@ -319,7 +320,21 @@ impl Client {
                 });
             }
             Ok(r) => match tool_result(&r) {
-                Some(result) => result,
+                Some(result) => {
+                    // The SDKs refuse the whole result: their clients get nothing to judge.
+                    if let CallResult::Result { content, .. } = &result
+                        && let Some(why) = content::problems(content)
+                    {
+                        return Err(CallFailure {
+                            error: McpError::Protocol(format!(
+                                "the `tools/call` result has content blocks the SDKs refuse: {why}"
+                            )),
+                            stderr,
+                            latency,
+                        });
+                    }
+                    result
+                }
                 None => {
                     return Err(CallFailure {
                         error: McpError::Protocol(input_refused(&r, rounds == INPUT_ROUNDS)),
