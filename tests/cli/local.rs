@@ -158,18 +158,24 @@ fn a_cut_off_answer_shows_what_it_said_and_is_never_right() {
 /// Eight cases at once against a server that answers one request at a time, 300 ms each,
 /// with a 1 s budget per request: the fourth in the server's queue cannot make it.
 fn single_slot_run(name: &str, extra: &str) -> (Dir, Out, Value) {
+    let extra = format!("  concurrency: 8\n  request_timeout_s: 1\n{extra}");
+    single_slot_cases(name, 8, &extra)
+}
+
+/// `n` cases against a server that answers one request at a time, 300 ms each, with `extra`
+/// under `evals:`.
+fn single_slot_cases(name: &str, n: usize, extra: &str) -> (Dir, Out, Value) {
     let dir = Dir::new(name);
     let log = dir.path("llm.jsonl").display().to_string();
     let server = llm(&["--log", &log, "--single-slot", "300"]);
     let base = format!("{}/v1", server.url);
     let mut cases = String::new();
-    for i in 0..8 {
+    for i in 0..n {
         cases.push_str(&format!(
             "    - prompt: 'echo {i} [[call echo {{\"text\": \"{i}\"}}]]'\n      expect_tool: echo\n"
         ));
     }
-    let extra = format!("  concurrency: 8\n  request_timeout_s: 1\n{extra}");
-    local_config(&dir, &extra, &cases);
+    local_config(&dir, extra, &cases);
     let (out, report) = eval_in(&dir, &["--no-cache"], &local_env(&base));
     (dir, out, report)
 }
@@ -227,6 +233,48 @@ fn a_single_slot_server_gets_fewer_requests_at_once_and_times_are_time_to_answer
         "{}",
         out.stderr
     );
+}
+
+/// Issue 22, item 7: twelve cases, eight at once, one retry each. The server's queue makes the
+/// requests behind the third time out (300 ms each, 1.2 s budget), and the ones sent while they
+/// were still queued time out behind them. Those timeouts are toolproof's own doing: each is
+/// sent again once the window has room, without spending the case's one retry, so every case
+/// gets its answer. A retry of a request sent alone still counts.
+#[test]
+fn timeouts_behind_toolproofs_own_requests_spend_no_retry() {
+    let extra = "  concurrency: 8\n  request_timeout_s: 1.2\n  max_retries: 1\n";
+    let (dir, out, report) = single_slot_cases("eval-own-timeouts", 12, extra);
+    assert_eq!(model0(&report)["provider_errors"], 0, "{out:?}");
+    assert_eq!(out.code, 0, "{out:?}");
+    let statuses: Vec<&str> = cases_of(&report)
+        .iter()
+        .filter_map(|c| c["status"].as_str())
+        .collect();
+    assert_eq!(statuses, ["correct"; 12], "{out:?}");
+    let results = &report["phases"]["evals"]["results"];
+    let c = &results["concurrency"];
+    assert!(c["lowered"].as_u64() >= Some(1), "{c:#}");
+    assert!(matches!(c["lowest"].as_u64(), Some(n) if n < 8), "{c:#}");
+    assert!(
+        out.stdout.contains("Concurrency lowered from 8 to"),
+        "{}",
+        out.stdout
+    );
+    // A request sent again for the window is a retry in the counts (it is not the case's
+    // first request), so they still add up: every timed-out request was sent again, and the
+    // requests are the asked plus the retries, as many as the server saw.
+    let cache = &results["cache"];
+    let sent = logged(&dir, "llm.jsonl").len() as u64;
+    let retries = cache["retries"].as_u64().unwrap_or(0);
+    assert_eq!(cache["requests"].as_u64(), Some(sent), "{cache:#}");
+    assert_eq!(
+        (cache["asked"].as_u64(), cache["failed"].as_u64()),
+        (Some(12), Some(0)),
+        "{cache:#}"
+    );
+    assert_eq!(sent, 12 + retries, "{cache:#}");
+    assert_eq!(c["timeouts"].as_u64(), Some(retries), "{c:#} {cache:#}");
+    assert!(retries >= 1, "{cache:#}");
 }
 
 #[test]

@@ -120,8 +120,11 @@ impl HttpApi {
     }
 
     /// Posts `body` until it gets an answer, a fatal error, or runs out of retries. Every
-    /// attempt waits for room in the pacer's window first. Also returns the time to answer:
-    /// from sending the last attempt to its answer (or failure), no wait included.
+    /// attempt waits for room in the pacer's window first. A timeout crowded by toolproof's own
+    /// requests (see [`super::window::Released::crowded`]) is sent again as soon as the lowered
+    /// window has room, with no backoff and no retry spent; it still counts as a retry among
+    /// the pacer's requests, being a request sent again. Also returns the time to answer: from
+    /// sending the last attempt to its answer (or failure), no wait included.
     pub fn post(
         &self,
         body: &Value,
@@ -132,18 +135,17 @@ impl HttpApi {
         let interrupted = || Err(ProviderError::Transient("interrupted".into()));
         let mut retries = 0;
         let mut bad_bodies = 0;
+        let mut again = false;
         loop {
             pacer.wait_turn();
-            let Some(slot) = pacer
-                .slot(retries > 0 || bad_bodies > 0)
-                .filter(|_| !pacer.stopped())
-            else {
+            let Some(slot) = pacer.slot(again).filter(|_| !pacer.stopped()) else {
                 return (interrupted(), Duration::ZERO);
             };
             let started = Instant::now();
             let attempt = self.attempt(&bytes, pacer, read);
             let took = started.elapsed();
-            pacer.done(slot, attempt.outcome());
+            let crowded = pacer.done(slot, attempt.outcome());
+            again = true;
             let (why, wait, everyone) = match attempt {
                 Attempt::Done(answer) => return (Ok(answer), took),
                 Attempt::Fatal(m) => return (Err(ProviderError::Fatal(self.redact(m))), took),
@@ -158,6 +160,8 @@ impl HttpApi {
                     }
                     (m, None, false)
                 }
+                // The window was lowered for it: it waits for room there, not for a backoff.
+                Attempt::Retry { .. } if crowded => continue,
                 Attempt::Retry {
                     why,
                     wait,

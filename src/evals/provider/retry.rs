@@ -24,7 +24,8 @@ const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 /// How often and how patiently a request is retried.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RetryPolicy {
-    /// Retries after the first attempt (so `max_retries + 1` requests at most).
+    /// Retries after the first attempt. A request that timed out crowded by toolproof's own
+    /// (see [`super::window::Released::crowded`]) is sent again without spending one.
     pub max_retries: u32,
     /// Wait before the first retry when the server gives no `retry-after`.
     pub base_delay: Duration,
@@ -139,8 +140,11 @@ impl Pacer {
     }
 
     /// Gives a request's room back with how it ended; says so when the window was lowered.
-    pub fn done(&self, slot: Slot<'_>, outcome: Outcome) {
-        if let Some(r) = slot.done(outcome)
+    /// Returns whether it timed out crowded by toolproof's own requests (see
+    /// [`super::window::Released::crowded`]): then it is sent again without spending a retry.
+    pub fn done(&self, slot: Slot<'_>, outcome: Outcome) -> bool {
+        let released = slot.done(outcome);
+        if let Some(r) = released.resized
             && r.to < r.from
         {
             self.events.emit(Event::ConcurrencyLowered {
@@ -148,6 +152,7 @@ impl Pacer {
                 to: r.to,
             });
         }
+        released.crowded
     }
 
     /// What the run's requests came to so far.

@@ -9,8 +9,17 @@
 //! out before the first is answered. Halving the window at each timeout (down to 1) makes the
 //! retries queue here, where the wait costs the server nothing; after twice the window's size in
 //! answers in a row it grows by one again. A server that answers nothing at all is not helped,
-//! and then fails one request at a time: slower, but it fails the run either way. Every request takes a [`Slot`] before it is sent and gives it back with its
-//! outcome, a retry included, so retries are sent at the lowered level.
+//! and then fails one request at a time: slower, but it fails the run either way. Every request
+//! takes a [`Slot`] before it is sent and gives it back with its outcome, a retry included, so
+//! retries are sent at the lowered level.
+//!
+//! A timeout may be toolproof's own doing: a request that shared the server with others of
+//! toolproof's may have waited behind them in the server's queue. [`Released::crowded`] says so,
+//! and the caller sends it again once the window has room without spending one of the case's
+//! retries. That needs an adaptive window and a request sent while the window was above 1: a
+//! crowded timeout lowers the window, and only answers raise it again, so a request cannot be
+//! sent again for free forever; once the window is 1, a request is sent alone and its timeout is
+//! the server's own.
 
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -48,6 +57,9 @@ struct State {
     limit: usize,
     in_flight: usize,
     in_a_row: usize,
+    /// Requests sent so far: a slot compares it with its own number to know whether another
+    /// was sent while it was in flight.
+    sent: u64,
     used: WindowUse,
 }
 
@@ -72,6 +84,7 @@ impl Window {
                 limit: max,
                 in_flight: 0,
                 in_a_row: 0,
+                sent: 0,
                 used: WindowUse {
                     configured: max,
                     lowest: max,
@@ -100,8 +113,15 @@ impl Window {
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
         }
+        let with_others = state.in_flight > 0;
         state.in_flight += 1;
-        Some(Slot { window: self })
+        state.sent += 1;
+        Some(Slot {
+            window: self,
+            number: state.sent,
+            crowdable: self.adaptive && state.limit > 1,
+            with_others,
+        })
     }
 
     /// What the window did so far.
@@ -109,10 +129,12 @@ impl Window {
         self.lock().used
     }
 
-    fn release(&self, outcome: Outcome) -> Option<Resized> {
+    fn release(&self, slot: &Slot<'_>, outcome: Outcome) -> Released {
         let mut state = self.lock();
         state.in_flight = state.in_flight.saturating_sub(1);
         let from = state.limit;
+        let shared = slot.with_others || state.sent > slot.number;
+        let crowded = outcome == Outcome::TimedOut && slot.crowdable && shared;
         match outcome {
             Outcome::Answered => {
                 state.used.answered += 1;
@@ -140,7 +162,10 @@ impl Window {
         let to = state.limit;
         drop(state);
         self.freed.notify_all();
-        (from != to).then_some(Resized { from, to })
+        Released {
+            resized: (from != to).then_some(Resized { from, to }),
+            crowded,
+        }
     }
 }
 
@@ -155,26 +180,43 @@ pub enum Outcome {
     Neither,
 }
 
+/// What giving a [`Slot`] back did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Released {
+    /// The window's new size, when it changed.
+    pub resized: Option<Resized>,
+    /// The request timed out while toolproof had other requests in flight (already when it was
+    /// sent, or sent after it), so the server may have been busy with them; it was sent while
+    /// the window was above 1, and the window is adaptive. Such a timeout is toolproof's own:
+    /// the request is sent again once there is room, without spending a retry.
+    pub crowded: bool,
+}
+
 /// Room for one request in the [`Window`]; give it back with [`Slot::done`]. Dropped without
 /// it (a panic, an early return), it is given back as [`Outcome::Neither`].
 #[derive(Debug)]
 pub struct Slot<'a> {
     window: &'a Window,
+    /// Its number among the requests sent.
+    number: u64,
+    /// Sent while the window was adaptive and above 1.
+    crowdable: bool,
+    /// Others were in flight when it was sent.
+    with_others: bool,
 }
 
 impl Slot<'_> {
-    /// Gives the room back, saying how the request ended; the window's new size when it
-    /// changed.
-    pub fn done(self, outcome: Outcome) -> Option<Resized> {
-        let window = self.window;
+    /// Gives the room back, saying how the request ended.
+    pub fn done(self, outcome: Outcome) -> Released {
+        let released = self.window.release(&self, outcome);
         std::mem::forget(self);
-        window.release(outcome)
+        released
     }
 }
 
 impl Drop for Slot<'_> {
     fn drop(&mut self) {
-        self.window.release(Outcome::Neither);
+        self.window.release(self, Outcome::Neither);
     }
 }
 
@@ -235,6 +277,45 @@ mod tests {
     }
 
     #[test]
+    fn a_timeout_is_crowded_only_when_others_were_in_flight_and_the_window_above_one() {
+        let never = Interrupt::new();
+        let crowded = |slot: Slot<'_>| slot.done(T).crowded;
+        let w = Window::new(4, true);
+        // Sent alone, nobody sent while in flight: the server's own timeout.
+        assert!(!crowded(w.acquire(&never).expect("room")));
+        assert_eq!(w.used().last, 2);
+        // Others in flight when it was sent.
+        let first = w.acquire(&never).expect("room");
+        let second = w.acquire(&never).expect("room");
+        assert!(crowded(second));
+        assert_eq!(w.used().last, 1);
+        // Another sent while it was in flight, though it ended alone: `first`, sent while the
+        // window was 2, had `second` beside it.
+        assert!(crowded(first));
+        // Once the window is 1 a request is sent alone (nothing can join it), and its timeout
+        // is its own: no endless free retries.
+        assert!(!crowded(w.acquire(&never).expect("room")));
+        // Two answers in a row raise it to 2: two requests at once again, crowded again.
+        run(&w, &[A, A]);
+        assert_eq!(w.used().last, 2);
+        let first = w.acquire(&never).expect("room");
+        let second = w.acquire(&never).expect("room");
+        assert!(crowded(first), "sent at 2 beside another");
+        assert_eq!(w.used().last, 1);
+        drop(second);
+        // An answer is never crowded, and a fixed window never lowers: nothing is free there.
+        let w = Window::new(4, true);
+        let a = w.acquire(&never).expect("room");
+        let b = w.acquire(&never).expect("room");
+        assert!(!a.done(A).crowded);
+        drop(b);
+        let w = Window::new(4, false);
+        let a = w.acquire(&never).expect("room");
+        let b = w.acquire(&never).expect("room");
+        assert!(!crowded(a) && !crowded(b));
+    }
+
+    #[test]
     fn no_more_than_the_window_is_in_flight_and_waiters_stop_on_interrupt() {
         let w = Window::new(1, true);
         let never = Interrupt::new();
@@ -243,7 +324,10 @@ mod tests {
         stop.fire(crate::interrupt::Signal::Int);
         assert!(w.acquire(&stop).is_none(), "the window is full");
         std::thread::scope(|s| {
-            let waiter = s.spawn(|| w.acquire(&never).map(|slot| slot.done(Outcome::Answered)));
+            let waiter = s.spawn(|| {
+                w.acquire(&never)
+                    .map(|slot| slot.done(Outcome::Answered).resized)
+            });
             held.done(Outcome::Answered);
             // It got the room once it was given back, and 1 of 1 is not resized.
             assert_eq!(waiter.join().ok(), Some(Some(None)));
