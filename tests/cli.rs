@@ -812,7 +812,7 @@ fn every_command_takes_its_config_as_a_path_or_with_c() {
         &format!(
             "server:\n  command: {cmd}\ntests:\n  - {{name: says hi, tool: echo, args: {{text: hi}}}}\n\
              evals:\n  provider: anthropic\n  model: m\n  cases:\n    - {{prompt: say hi, expect_tool: echo, why: canonical}}\n\
-             fuzz:\n  max_examples: 2\nprotocol: {{}}\n"
+             fuzz:\n  max_examples: 2\n  seed: 7\nprotocol: {{}}\n"
         ),
     );
     let commands: [&[&str]; 8] = [
