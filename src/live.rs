@@ -280,11 +280,14 @@ impl View {
     }
 
     fn phase_started(&mut self, phase: PhaseKey, total: usize) {
-        let unit = match phase {
-            PhaseKey::Tests => "tests",
-            PhaseKey::Evals | PhaseKey::Lint | PhaseKey::Stress => "cases",
-            _ => "items",
+        let (one, many) = match phase {
+            PhaseKey::Checks | PhaseKey::Fuzz => ("tool", "tools"),
+            PhaseKey::Tests => ("test", "tests"),
+            PhaseKey::Evals | PhaseKey::Lint | PhaseKey::Stress => ("case", "cases"),
+            PhaseKey::Bench => ("target", "targets"),
+            PhaseKey::Protocol => ("check", "checks"),
         };
+        let unit = if total == 1 { one } else { many };
         self.beat.start(phase.key(), unit, total);
         // Pure and quick: no group, no bar, only the line when it finishes.
         if matches!(phase, PhaseKey::Checks | PhaseKey::Lint) {

@@ -566,3 +566,21 @@ fn github_actions_folds_each_long_phase_and_defuses_commands_in_names() {
         "{out:?}"
     );
 }
+
+/// Each phase's first progress line counts what it will do in its own unit, singular for one:
+/// `tests: 1 test to run`, `fuzz: 4 tools to run`.
+#[test]
+fn the_progress_lines_count_in_each_phases_unit() {
+    let dir = Dir::new("progress-units");
+    let cmd = yaml_list(&[&fake()]);
+    dir.write(
+        "toolproof.yaml",
+        &format!(
+            "server:\n  command: {cmd}\ntests:\n  - {{name: says hi, tool: echo, args: {{text: hi}}}}\nfuzz:\n  max_examples: 1\n  seed: 7\n  tools: [echo, add]\n"
+        ),
+    );
+    let out = toolproof_in(&dir.0, &["run", "--no-checks"], &[("CI", "true")]);
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert!(lines.contains(&"tests: 1 test to run"), "{lines:#?}");
+    assert!(lines.contains(&"fuzz: 2 tools to run"), "{lines:#?}");
+}
