@@ -7,6 +7,7 @@
 use std::io::BufReader;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -20,6 +21,10 @@ use crate::mcp::sse::SseEvents;
 const OPEN_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a POST of an answer to the server's request may take.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long `listen` waits for the GET's response head before the session's next request
+/// goes out, so the server has the stream before anything else: a server that routes the
+/// answer to a later request to whichever GET it has would otherwise race the listener.
+const OPENED_WAIT: Duration = Duration::from_secs(3);
 
 /// The handle the transport keeps: set `stop` to end the listener at its next message.
 #[derive(Debug, Default)]
@@ -48,18 +53,24 @@ impl HttpTransport {
         self.listener = Some(Arc::clone(&listener));
         let mut worker = self.clone();
         worker.listener = None;
-        std::thread::spawn(move || worker.run_listener(&listener));
+        let (opened, first_open) = mpsc::channel();
+        std::thread::spawn(move || worker.run_listener(&listener, &opened));
+        // Either outcome of the first GET (or a server slow to send its head) lets us go on.
+        let _ = first_open.recv_timeout(OPENED_WAIT);
     }
 
     /// The listener thread: open, read, resume, until the stream cannot go on or `stop`.
-    fn run_listener(mut self, listener: &Listener) {
+    /// `opened` hears once that the first GET has its answer, whatever it was.
+    fn run_listener(mut self, listener: &Listener, opened: &mpsc::Sender<()>) {
         let mut resume = Resume::default();
         let mut last_id: Option<String> = None;
         loop {
             if listener.stopped() {
                 return;
             }
-            let Some(resp) = self.open_get(last_id.as_deref()) else {
+            let resp = self.open_get(last_id.as_deref());
+            let _ = opened.send(());
+            let Some(resp) = resp else {
                 return;
             };
             let mut events = SseEvents::new(BufReader::new(resp.into_body().into_reader()));
