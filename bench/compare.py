@@ -4,7 +4,7 @@
 Prints a table of median wall time and peak RSS per command, and the speed-up. Installs the
 reference into target/bench/ref-venv on first use. Usage:
 
-    cargo build --release --bins --examples
+    cargo build --release --workspace --bins --examples
     python3 bench/compare.py [--runs N]
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OURS = ROOT / "target/release/toolproof"
-FAKE = ROOT / "target/release/examples/fake_mcp"
+FAKE = ROOT / "target/release/fake_mcp"
 VENV = ROOT / "target/bench/ref-venv"
 REF = VENV / "bin/toolproof"
 
@@ -64,7 +64,7 @@ def main() -> None:
     args = parser.parse_args()
     for path in (OURS, FAKE):
         if not path.exists():
-            sys.exit(f"{path} is missing: run `cargo build --release --bins --examples` first")
+            sys.exit(f"{path} is missing: run `cargo build --release --workspace --bins --examples` first")
     ensure_reference()
     work = ROOT / "target/bench"
     work.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,7 @@
    `eval` at toolproof's default concurrency vs the reference, and whether the verdicts agree.
 2. 1000 cached cases: whole-process time of a fully cached `eval` (no request, no key).
 
-Usage (after `cargo build --release --bins --examples`):
+Usage (after `cargo build --release --workspace --bins --examples`):
     python3 bench/evals.py [--runs N]
 """
 
@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from compare import REF, ROOT, ensure_reference  # noqa: E402
 
 OURS = ROOT / "target/release/toolproof"
-FAKE_MCP = ROOT / "target/release/examples/fake_mcp"
-FAKE_LLM = ROOT / "target/release/examples/fake_llm"
+FAKE_MCP = ROOT / "target/release/fake_mcp"
+FAKE_LLM = ROOT / "target/release/fake_llm"
 WORK = ROOT / "target/bench/evals"
 
 
@@ -82,7 +82,7 @@ def main() -> None:
     args = parser.parse_args()
     for path in (OURS, FAKE_MCP, FAKE_LLM):
         if not path.exists():
-            sys.exit(f"{path} is missing: run `cargo build --release --bins --examples` first")
+            sys.exit(f"{path} is missing: run `cargo build --release --workspace --bins --examples` first")
     ensure_reference()
     llm = subprocess.Popen([str(FAKE_LLM), "--delay-ms", "100"], stdout=subprocess.PIPE, text=True)
     try:

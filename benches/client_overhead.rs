@@ -2,7 +2,7 @@
 //! pipes, once through a bare loop (write a line, read a line: the server's time plus the pipe)
 //! and once through toolproof's `Client::call_tool`. The difference is what toolproof adds.
 //!
-//! `cargo build --release --examples && cargo bench --bench client_overhead`
+//! `cargo build --release -p toolproof-test-support --bins && cargo bench --bench client_overhead`
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -18,10 +18,10 @@ const CALLS: usize = 20_000;
 const ROUNDS: usize = 5;
 
 fn fake() -> PathBuf {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/release/examples/fake_mcp");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/release/fake_mcp");
     if !path.exists() {
         eprintln!(
-            "{} is missing: run `cargo build --release --examples` first",
+            "{} is missing: run `cargo build --release -p toolproof-test-support --bins` first",
             path.display()
         );
         std::process::exit(2);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Calls per second of `toolproof bench` against mcp-toolproof 0.3.1's `bench`, on the same
-# no-op stdio server (examples/fake_mcp, tool `echo`) with the same calls and concurrency.
+# no-op stdio server (fake_mcp from tests/support, tool `echo`) with the same calls and concurrency.
 # Not a test: it prints both figures and their ratio (the goal is at least 10x).
 #
 #   scripts/bench-vs-reference.sh [CALLS] [CONCURRENCY]
@@ -16,9 +16,9 @@ for candidate in target/interop/py-ref/bin/toolproof /tmp/reftp/bin/toolproof; d
   if [[ -z "$ref" && -x "$candidate" ]]; then ref=$candidate; fi
 done
 [[ -n "$ref" ]] || { echo "no mcp-toolproof found: set TOOLPROOF_REFERENCE" >&2; exit 2; }
-cargo build --release --quiet --bin toolproof --example fake_mcp
+cargo build --release --quiet -p toolproof --bin toolproof && cargo build --release --quiet -p toolproof-test-support --bin fake_mcp
 ours=target/release/toolproof
-server=$PWD/target/release/examples/fake_mcp
+server=$PWD/target/release/fake_mcp
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 args='{"text": "hi"}'

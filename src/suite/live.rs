@@ -1,4 +1,4 @@
-//! The runner against the real fake server (`examples/fake_mcp.rs`) over real pipes: crash
+//! The runner against the real fake server (`fake_mcp`, `tests/support`) over real pipes: crash
 //! mid-call, crash at restart, a hang past the timeout, a long call under a short start-up
 //! timeout, a 10 MiB result, non-JSON text under a JSONPath, and a broken output schema.
 
@@ -19,23 +19,32 @@ fn profile_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// The fake server's binary, built on first use when `cargo test --lib` did not build it.
+/// The fake server's binary (`tests/support`), built once per test run (a no-op when current)
+/// by the call the integration tests make, so both resolve dependencies alike.
 pub(crate) fn fake() -> String {
     static BUILD: std::sync::Once = std::sync::Once::new();
-    let path = profile_dir().join("examples/fake_mcp");
+    let path = profile_dir().join("fake_mcp");
     BUILD.call_once(|| {
-        if path.exists() {
-            return;
-        }
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let mut cmd = std::process::Command::new(cargo);
-        cmd.args(["build", "--examples"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"));
+        cmd.args([
+            "build",
+            "--quiet",
+            "-p",
+            "toolproof",
+            "-p",
+            "toolproof-test-support",
+        ])
+        .args(["--bins", "--examples"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+        if cfg!(feature = "interop") {
+            cmd.args(["--features", "toolproof/interop"]);
+        }
         if profile_dir().ends_with("release") {
             cmd.arg("--release");
         }
-        let status = cmd.status().expect("run cargo build --examples");
-        assert!(status.success(), "cargo build --examples failed");
+        let status = cmd.status().expect("run cargo build for the test fakes");
+        assert!(status.success(), "building the test fakes failed");
     });
     assert!(path.exists(), "{} is missing", path.display());
     path.display().to_string()

@@ -5,7 +5,7 @@ The action is the tree a release tag ships: scripts/release-tag.sh writes the ma
 archive of this build, commits it and tags the commit in a scratch repository, and the tagged
 tree is exported without .git, as the runner downloads an action. action.yml runs the way the
 runner runs it (tests/action/runner.py), with no cargo on PATH, the release download pointed at
-the archive served on 127.0.0.1 and the REST API at the fake GitHub (examples/fake_github.rs).
+the archive served on 127.0.0.1 and the REST API at the fake GitHub (fake_github in tests/support).
 Checks: the bundled demo passes and the outputs (exit-code written once), the job summary, the
 history cache and the artifact (toolproof-reports/ at its root) are there; a tampered archive is
 refused; a runner with no release archive is an error naming the version and platform, and
@@ -257,9 +257,9 @@ def release_dry_run(bins, dist):
 
 
 def fake_github(bins: Path, folder: Path, token: str):
-    """The fake GitHub API (examples/fake_github.rs) with three comments by others on PR 42."""
+    """The fake GitHub API (fake_github in tests/support) with three comments by others on PR 42."""
     proc = subprocess.Popen(
-        [str(bins / "examples" / "fake_github"), "--repo", "acme/weather-mcp", "--pr", "42",
+        [str(bins / "fake_github"), "--repo", "acme/weather-mcp", "--pr", "42",
          "--comments", "3", "--require-token", token,
          "--state", str(folder / "comments.json"), "--log", str(folder / "requests.jsonl")],
         stdout=subprocess.PIPE, text=True,
