@@ -1,7 +1,7 @@
 //! Live progress: an event consumer on its own thread that tells the user, on stderr, what
 //! the run is doing while it does it. Each test and eval case is printed as it finishes; on a
 //! terminal a progress bar shows done/total and the elapsed time; off a terminal a heartbeat
-//! line (`evals: 120/400 cases, 1m30s`) is printed at least every [`HEARTBEAT`] while anything
+//! line (`evals: 120/400 cases, 1m30s`) is printed at least every [`LiveMode::heartbeat`] while anything
 //! runs, so CI systems never see a silent step; under GitHub Actions each long phase is folded
 //! into a `::group::`. Text from servers and models has the run's secrets masked, is cleaned,
 //! and has workflow commands in it defused, before it is printed.
@@ -20,10 +20,6 @@ use crate::report::escape::{clean, defuse_workflow_commands, format_ms, truncate
 use crate::report::model::{CaseStatus, PhaseStatus, TestStatus};
 use crate::report::redact::Redactor;
 use crate::settings::LiveMode;
-
-/// Longest silence off a terminal while something runs (the promise is 30 s; the margin
-/// covers a loaded machine).
-pub const HEARTBEAT: Duration = Duration::from_secs(20);
 
 /// Longest piece of untrusted text on one live line, in characters.
 const LINE_CHARS: usize = 160;
@@ -168,7 +164,7 @@ impl View {
     fn new(mode: LiveMode, now: Instant) -> View {
         View {
             mode,
-            beat: Heartbeat::new(HEARTBEAT, now),
+            beat: Heartbeat::new(mode.heartbeat, now),
             bar: None,
             group_open: false,
             last_error: None,

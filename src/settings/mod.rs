@@ -193,6 +193,10 @@ impl Outputs {
     }
 }
 
+/// Longest silence off a terminal while something runs, unless `TOOLPROOF_HEARTBEAT_S` says
+/// otherwise (the promise is 30 s; the margin covers a loaded machine).
+pub const DEFAULT_HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(20);
+
 /// How progress reaches the user while a run works (always on stderr).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LiveMode {
@@ -206,6 +210,8 @@ pub struct LiveMode {
     pub quiet: bool,
     /// Columns of the terminal stderr is: longer lines wrap there. `None` in a log.
     pub width: Option<usize>,
+    /// Longest silence off a terminal while something runs (`TOOLPROOF_HEARTBEAT_S`).
+    pub heartbeat: std::time::Duration,
 }
 
 /// Static checks.

@@ -9,6 +9,9 @@ use crate::config::ConfigError;
 use crate::report::console::ColorFlag;
 use crate::report::places::Places;
 
+/// Longest `TOOLPROOF_HEARTBEAT_S`: the promise is a line at least every 30 s.
+const MAX_HEARTBEAT_S: u64 = 30;
+
 pub(super) fn resolve_outputs(
     cli: &Cli,
     command: CommandKind,
@@ -27,6 +30,13 @@ pub(super) fn resolve_outputs(
         ColorFlag::Auto,
     )
     .value;
+    let heartbeat = env_value(env, "TOOLPROOF_HEARTBEAT_S", |s| match s.parse::<u64>() {
+        Ok(n) if (1..=MAX_HEARTBEAT_S).contains(&n) => Ok(std::time::Duration::from_secs(n)),
+        _ => Err(format!(
+            "must be a whole number of seconds from 1 to {MAX_HEARTBEAT_S}, got `{s}`"
+        )),
+    })?
+    .map_or(super::DEFAULT_HEARTBEAT, |(d, _, _)| d);
     let github = env.get("GITHUB_ACTIONS") == Some("true");
     let quiet = !matches!(
         command,
@@ -54,6 +64,7 @@ pub(super) fn resolve_outputs(
             groups: github,
             quiet,
             width: live_width(env),
+            heartbeat,
         },
         history: flags.eval.and_then(|f| {
             f.history
