@@ -568,3 +568,18 @@ fn the_progress_lines_count_in_each_phases_unit() {
     assert!(lines.contains(&"tests: 1 test to run"), "{lines:#?}");
     assert!(lines.contains(&"fuzz: 2 tools to run"), "{lines:#?}");
 }
+
+#[test]
+fn a_heartbeat_interval_outside_one_to_thirty_seconds_is_refused() {
+    let dir = Dir::new("heartbeat-bad");
+    clean_server_config(&dir);
+    for bad in ["0", "31", "soon"] {
+        let out = toolproof_in(&dir.0, &["run"], &[("TOOLPROOF_HEARTBEAT_S", bad)]);
+        assert_eq!(out.code, 2, "{out:?}");
+        assert!(
+            out.stderr.contains("TOOLPROOF_HEARTBEAT_S")
+                && out.stderr.contains(&format!("got `{bad}`")),
+            "{out:?}"
+        );
+    }
+}
