@@ -15,6 +15,7 @@ mod cli;
 pub mod config;
 mod evals;
 mod events;
+mod exit;
 mod fuzz;
 #[cfg(any(test, feature = "fuzzing"))]
 #[doc(hidden)]

@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Number, Value};
 
-use crate::evals::cache::pyjson::float_repr;
+use crate::pycompat::float::float_repr;
 
 /// The key, inside a listed tool's object, of its JSON pointer → Python text map.
 pub const EXACT_NUMBERS: &str = "\u{0}toolproof exact numbers";

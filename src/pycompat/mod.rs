@@ -5,6 +5,7 @@
 //! (see [`bigint`]).
 
 pub mod bigint;
+pub mod float;
 pub mod re;
 mod tables;
 #[cfg(test)]

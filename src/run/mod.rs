@@ -22,12 +22,7 @@ use crate::report::model::{
 };
 use crate::settings::Settings;
 
-/// Exit code: everything passed.
-pub const EXIT_OK: i32 = 0;
-/// Exit code: a check, test or gate failed, or the server could not be used.
-pub const EXIT_FAILED: i32 = 1;
-/// Exit code: bad config or usage.
-pub const EXIT_USAGE: i32 = 2;
+pub use crate::exit::{EXIT_FAILED, EXIT_OK, EXIT_USAGE};
 
 /// The connection settings a loaded config implies (its protocol pin already resolved).
 pub fn server_spec(loaded: &LoadedConfig) -> (ServerSpec, ClientOptions) {

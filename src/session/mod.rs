@@ -65,11 +65,11 @@ use serde_json::Value;
 
 use crate::cli::{Cli, SessionArgs};
 use crate::config::{self, ConfigError, LoadedConfig};
+use crate::exit::{EXIT_FAILED, EXIT_OK, EXIT_USAGE};
 use crate::mcp::Client;
 use crate::mcp::error::McpError;
 use crate::report::redact::Redactor;
 use crate::report::writer::to_stderr;
-use crate::run::{EXIT_FAILED, EXIT_OK, EXIT_USAGE};
 use crate::settings::{self, Env, Settings};
 use wire::{CallReply, Op};
 

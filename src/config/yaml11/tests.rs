@@ -3,7 +3,7 @@
 //! same folder; the interop tests re-run it live so the file cannot drift from PyYAML).
 
 use super::*;
-use crate::evals::cache::pyjson::float_repr;
+use crate::pycompat::float::float_repr;
 
 #[derive(serde::Deserialize)]
 struct Entry {

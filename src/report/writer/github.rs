@@ -89,7 +89,7 @@ impl ReportWriter {
                     shown.display()
                 ));
                 if report.interrupted.is_none() {
-                    code = code.max(crate::run::EXIT_FAILED);
+                    code = code.max(crate::exit::EXIT_FAILED);
                 }
             }
         }
