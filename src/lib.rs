@@ -22,6 +22,8 @@ mod fuzz;
 pub mod fuzzing;
 mod github;
 mod interrupt;
+#[cfg(test)]
+mod layering;
 mod live;
 pub mod mcp;
 mod net;

@@ -1,0 +1,165 @@
+//! Which top-level module of `src/` uses which: every `crate::<module>` path, in `use` trees
+//! (grouped ones too) and inline, from every source file. Modules must depend one way; the
+//! ones still caught in a cycle are listed in [`TANGLED`], a list that may only shrink.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Modules still in an import cycle with each other. Taking one out of a cycle means taking it
+/// off this list; a module that joins a cycle, or a cycle outside this list, fails the test.
+const TANGLED: &[&str] = &[
+    "bench", "checks", "cli", "evals", "events", "fuzz", "github", "plan", "protocol", "report",
+    "run", "settings", "suite",
+];
+
+/// `from → to` with one `file:line` that shows it.
+type Graph = BTreeMap<String, BTreeMap<String, String>>;
+
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The top-level modules: `src/<m>.rs` and `src/<m>/`, less the crate roots.
+fn modules(src: &Path) -> BTreeSet<String> {
+    std::fs::read_dir(src)
+        .expect("read src/")
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let stem = name.strip_suffix(".rs").unwrap_or(&name).to_owned();
+            (e.path().is_dir() || name.ends_with(".rs")).then_some(stem)
+        })
+        .filter(|m| m != "lib" && m != "main")
+        .collect()
+}
+
+/// The leading identifier of `text`.
+fn ident(text: &str) -> &str {
+    let text = text.trim_start();
+    let end = text
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(text.len());
+    &text[..end]
+}
+
+/// The modules a file names: after each `crate::`, the identifier, or for a group
+/// (`crate::{a, b::c}`) the first identifier of each top-level item.
+fn named(code: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (at, _) in code.match_indices("crate::") {
+        let line = code[..at].matches('\n').count() + 1;
+        let rest = &code[at + "crate::".len()..];
+        let Some(group) = rest.strip_prefix('{') else {
+            out.push((line, ident(rest).to_owned()));
+            continue;
+        };
+        let mut depth = 0;
+        let mut start = 0;
+        for (i, c) in group.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' if depth == 0 => {
+                    out.push((line, ident(&group[start..i]).to_owned()));
+                    break;
+                }
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    out.push((line, ident(&group[start..i]).to_owned()));
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+fn graph(src: &Path) -> Graph {
+    let mods = modules(src);
+    let mut files = Vec::new();
+    sources(src, &mut files);
+    let mut graph = Graph::new();
+    for file in files {
+        let rel = file.strip_prefix(src).expect("under src/");
+        let first = rel.components().next().expect("a path");
+        let first = first.as_os_str().to_string_lossy();
+        let from = first.strip_suffix(".rs").unwrap_or(&first).to_owned();
+        if !mods.contains(&from) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).expect("read a source file");
+        // Comments name modules without using them.
+        let code: String = text
+            .lines()
+            .map(|l| l.split("//").next().unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join("\n");
+        for (line, to) in named(&code) {
+            if to != from && mods.contains(&to) {
+                graph
+                    .entry(from.clone())
+                    .or_default()
+                    .entry(to)
+                    .or_insert_with(|| format!("src/{}:{line}", rel.display()));
+            }
+        }
+    }
+    graph
+}
+
+/// Whether `to` reaches `from` through the graph.
+fn reaches(graph: &Graph, start: &str, goal: &str) -> bool {
+    let mut seen = BTreeSet::new();
+    let mut todo = vec![start.to_owned()];
+    while let Some(m) = todo.pop() {
+        if m == goal {
+            return true;
+        }
+        if seen.insert(m.clone()) {
+            todo.extend(graph.get(&m).into_iter().flat_map(|t| t.keys().cloned()));
+        }
+    }
+    false
+}
+
+#[test]
+fn no_module_outside_the_tangled_list_is_in_an_import_cycle_and_the_list_is_current() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let graph = graph(&src);
+    let mut cycles = Vec::new();
+    let mut cyclic = BTreeSet::new();
+    for (from, tos) in &graph {
+        for (to, evidence) in tos {
+            if reaches(&graph, to, from) {
+                cyclic.insert(from.clone());
+                let tangled = TANGLED.contains(&from.as_str()) && TANGLED.contains(&to.as_str());
+                if !tangled {
+                    cycles.push(format!("{from} → {to} ({evidence}) closes a cycle"));
+                }
+            }
+        }
+    }
+    assert!(cycles.is_empty(), "import cycles:\n{}", cycles.join("\n"));
+    let listed: BTreeSet<String> = TANGLED.iter().map(|m| (*m).to_owned()).collect();
+    assert_eq!(
+        listed, cyclic,
+        "TANGLED must list exactly the modules still in a cycle"
+    );
+}
+
+#[test]
+fn grouped_and_inline_paths_are_both_read() {
+    let code = "use crate::{a::b, c, d::{e, f}};\nlet x = crate::g::h();";
+    let found: Vec<String> = named(code).into_iter().map(|(_, m)| m).collect();
+    assert_eq!(found, ["a", "c", "d", "g"]);
+}
