@@ -992,7 +992,7 @@ fn help_output() {
 
 // ---------------------------------------------------------------- docs derived from code
 
-/// The README's static-check table, as the code defines the checks.
+/// The guide's static-check table (docs/static-checks.md), as the code defines the checks.
 fn check_table() -> String {
     let mut rows = String::new();
     for check in toolproof::checks::CHECKS {
@@ -1005,7 +1005,7 @@ fn check_table() -> String {
     rows
 }
 
-/// The README's protocol-check table, as the code defines the checks.
+/// The guide's protocol-check table (docs/protocol-checks.md), as the code defines the checks.
 fn protocol_table() -> String {
     let mut rows =
         String::from("| id | severity | what it flags | why this severity |\n|---|---|---|---|\n");
@@ -1022,7 +1022,7 @@ fn protocol_table() -> String {
     rows
 }
 
-/// The README's set-lint table, as the code defines the rules.
+/// The guide's set-lint table (docs/set-lint.md), as the code defines the rules.
 fn lint_table() -> String {
     let mut rows = String::from("| id | severity | what it flags |\n|---|---|---|\n");
     for rule in toolproof::config::vocab::LINT_RULES {
@@ -1033,35 +1033,40 @@ fn lint_table() -> String {
 }
 
 #[test]
-fn readme_lists_every_lint_rule_as_the_code_defines_it() {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README.md");
+fn the_guide_lists_every_lint_rule_as_the_code_defines_it() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/set-lint.md"))
+            .expect("docs/set-lint.md");
     let table = lint_table();
     assert!(
         readme.contains(&table),
-        "README.md's set lint table is out of date; it should read:\n{table}"
+        "docs/set-lint.md's set lint table is out of date; it should read:\n{table}"
     );
 }
 
 #[test]
-fn readme_lists_every_protocol_check_as_the_code_defines_it() {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README.md");
+fn the_guide_lists_every_protocol_check_as_the_code_defines_it() {
+    let readme = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/protocol-checks.md"),
+    )
+    .expect("docs/protocol-checks.md");
     let table = protocol_table();
     assert!(
         readme.contains(&table),
-        "README.md's protocol check table is out of date; it should read:\n{table}"
+        "docs/protocol-checks.md's protocol check table is out of date; it should read:\n{table}"
     );
 }
 
 #[test]
-fn readme_lists_every_check_as_the_code_defines_it() {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README.md");
+fn the_guide_lists_every_check_as_the_code_defines_it() {
+    let readme = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/static-checks.md"),
+    )
+    .expect("docs/static-checks.md");
     let table = check_table();
     assert!(
         readme.contains(&table),
-        "README.md's check table is out of date; it should read:\n{table}"
+        "docs/static-checks.md's check table is out of date; it should read:\n{table}"
     );
 }
 
@@ -1428,4 +1433,49 @@ fn the_bundled_demo_passes_and_its_broken_twin_fails_for_the_planted_reasons() {
         assert_eq!(status_of(name), status, "{name}: {tests:#}");
     }
     assert_eq!(report["phases"]["tests"]["status"], "failed");
+}
+
+/// Every `TOOLPROOF_*` variable the code reads (outside its tests) is in the guide's
+/// environment table (docs/commands.md), and the table names none the code does not read.
+#[test]
+fn the_guide_lists_every_environment_variable_the_code_reads() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let name = regex::Regex::new(r#""(TOOLPROOF_[A-Z0-9_]*[A-Z0-9])""#).expect("regex");
+    let mut read = std::collections::BTreeSet::new();
+    let mut stack = vec![root.join("src")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            let file = path.file_name().map(|n| n.to_string_lossy().into_owned());
+            if path.is_dir() {
+                stack.push(path);
+            } else if file.is_some_and(|f| f.ends_with(".rs") && !f.contains("tests")) {
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                // Unit tests at the end of a file are not what the code reads.
+                let code = text.split("#[cfg(test)]").next().unwrap_or("");
+                read.extend(name.captures_iter(code).map(|c| c[1].to_owned()));
+            }
+        }
+    }
+    // The interop tests' own variable, which the JUnit schema check reads in a test helper.
+    read.remove("TOOLPROOF_INTEROP_DIR");
+    let page = std::fs::read_to_string(root.join("docs/commands.md")).expect("docs/commands.md");
+    let listed: std::collections::BTreeSet<String> = page
+        .lines()
+        .filter(|l| l.starts_with("| `TOOLPROOF_"))
+        .flat_map(|l| {
+            let first = l.split('|').nth(1).unwrap_or("").to_owned();
+            regex::Regex::new(r"`(TOOLPROOF_[A-Z0-9_]+)`")
+                .expect("regex")
+                .captures_iter(&first)
+                .map(|c| c[1].to_owned())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let missing: Vec<_> = read.difference(&listed).collect();
+    let stale: Vec<_> = listed.difference(&read).collect();
+    assert!(
+        missing.is_empty() && stale.is_empty(),
+        "docs/commands.md's environment table is out of date: add {missing:?}, remove {stale:?}"
+    );
 }
