@@ -104,4 +104,7 @@ if ! wait "$installs"; then
 fi
 echo "interop servers installed and tests built after $((SECONDS - start)) s" >&2
 export TOOLPROOF_INTEROP_DIR="$root"
+# Most tests wait on a child process (a fake, a reference server, toolproof itself) rather than
+# compute, so three threads keep two cores busy; RUST_TEST_THREADS set by the caller wins.
+export RUST_TEST_THREADS="${RUST_TEST_THREADS:-3}"
 cargo test --workspace --no-fail-fast --lib --bins --tests --examples --features toolproof/interop "$@"
