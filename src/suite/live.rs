@@ -25,8 +25,7 @@ pub(crate) fn fake() -> String {
     static BUILD: std::sync::Once = std::sync::Once::new();
     let path = profile_dir().join("fake_mcp");
     BUILD.call_once(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut cmd = std::process::Command::new(cargo);
+        let mut cmd = toolproof_test_support::cargo();
         cmd.args([
             "build",
             "--quiet",

@@ -14,7 +14,6 @@ mod faults;
 mod interop;
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use toolproof_test_support::{Listening, bin_dir, built, listening};
 
@@ -25,8 +24,7 @@ use toolproof_test_support::{Listening, bin_dir, built, listening};
 fn build_once() {
     static BUILD: std::sync::Once = std::sync::Once::new();
     BUILD.call_once(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut cmd = Command::new(cargo);
+        let mut cmd = toolproof_test_support::cargo();
         cmd.args([
             "build",
             "--quiet",

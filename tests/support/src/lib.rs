@@ -38,6 +38,30 @@ pub fn repo() -> &'static Path {
         .expect("tests/support lies two folders below the repository root")
 }
 
+/// A `cargo` command for building from inside a test, without the variables cargo sets for
+/// the test process (`CARGO_MANIFEST_DIR`, `CARGO_PKG_*`, …): a build script that watches one
+/// of them (ring's does) would otherwise see it change and rebuild itself and everything above
+/// it, once in the test and once in the next `cargo test`.
+pub fn cargo() -> Command {
+    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        let set_for_tests = [
+            "CARGO_MANIFEST_",
+            "CARGO_PKG_",
+            "CARGO_CRATE_",
+            "CARGO_BIN_",
+            "CARGO_PRIMARY_PACKAGE",
+            "CARGO_TARGET_TMPDIR",
+            "CARGO_RUSTC_CURRENT_DIR",
+        ];
+        if set_for_tests.iter().any(|p| name.starts_with(p)) {
+            cmd.env_remove(name.as_ref());
+        }
+    }
+    cmd
+}
+
 /// A binary of this build's profile folder (a fake, `fake_mcp`, `fake_llm`, `fake_github`),
 /// which must have been built.
 pub fn built(name: &str) -> String {
