@@ -22,29 +22,8 @@ fn profile_dir() -> PathBuf {
 /// The fake server's binary (`tests/support`), built once per test run (a no-op when current)
 /// by the call the integration tests make, so both resolve dependencies alike.
 pub(crate) fn fake() -> String {
-    static BUILD: std::sync::Once = std::sync::Once::new();
+    toolproof_test_support::build_fakes_and_examples(cfg!(feature = "interop"));
     let path = profile_dir().join("fake_mcp");
-    BUILD.call_once(|| {
-        let mut cmd = toolproof_test_support::cargo();
-        cmd.args([
-            "build",
-            "--quiet",
-            "-p",
-            "toolproof",
-            "-p",
-            "toolproof-test-support",
-        ])
-        .args(["--bins", "--examples"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"));
-        if cfg!(feature = "interop") {
-            cmd.args(["--features", "toolproof/interop"]);
-        }
-        if profile_dir().ends_with("release") {
-            cmd.arg("--release");
-        }
-        let status = cmd.status().expect("run cargo build for the test fakes");
-        assert!(status.success(), "building the test fakes failed");
-    });
     assert!(path.exists(), "{} is missing", path.display());
     path.display().to_string()
 }

@@ -17,33 +17,9 @@ use std::path::PathBuf;
 
 use toolproof_test_support::{Listening, bin_dir, built, listening};
 
-/// Builds the fakes (`tests/support`) and toolproof's examples (`demo_server`, `demo_picker`)
-/// once per test run, a no-op when they are current, so a filtered run never starts one from
-/// an older build. One cargo call with this build's features and profile: dependencies are
-/// then resolved as for the tests, and nothing already built is built again.
+/// The fakes and the examples, built once per run with this build's features.
 fn build_once() {
-    static BUILD: std::sync::Once = std::sync::Once::new();
-    BUILD.call_once(|| {
-        let mut cmd = toolproof_test_support::cargo();
-        cmd.args([
-            "build",
-            "--quiet",
-            "-p",
-            "toolproof",
-            "-p",
-            "toolproof-test-support",
-        ])
-        .args(["--bins", "--examples"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"));
-        if cfg!(feature = "interop") {
-            cmd.args(["--features", "toolproof/interop"]);
-        }
-        if bin_dir().ends_with("release") {
-            cmd.arg("--release");
-        }
-        let ok = cmd.status().is_ok_and(|s| s.success());
-        assert!(ok, "building the test fakes and the examples failed");
-    });
+    toolproof_test_support::build_fakes_and_examples(cfg!(feature = "interop"));
 }
 
 /// A fake's binary: `fake_mcp`, `fake_llm` or `fake_github`.

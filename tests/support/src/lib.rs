@@ -62,6 +62,36 @@ pub fn cargo() -> Command {
     cmd
 }
 
+/// Builds the fakes (this package's binaries) and toolproof's examples (`demo_server`,
+/// `demo_picker`) once per test process, a no-op when they are current, so a filtered run never
+/// starts one from an older build. One cargo call with the calling build's features (`interop`
+/// says whether it has the `interop` feature) and profile: dependencies are then resolved as for
+/// the tests, and nothing already built is built again.
+pub fn build_fakes_and_examples(interop: bool) {
+    static BUILD: std::sync::Once = std::sync::Once::new();
+    BUILD.call_once(|| {
+        let mut cmd = cargo();
+        cmd.args([
+            "build",
+            "--quiet",
+            "-p",
+            "toolproof",
+            "-p",
+            "toolproof-test-support",
+        ])
+        .args(["--bins", "--examples"])
+        .current_dir(repo());
+        if interop {
+            cmd.args(["--features", "toolproof/interop"]);
+        }
+        if bin_dir().ends_with("release") {
+            cmd.arg("--release");
+        }
+        let ok = cmd.status().is_ok_and(|s| s.success());
+        assert!(ok, "building the test fakes and the examples failed");
+    });
+}
+
 /// A binary of this build's profile folder (a fake, `fake_mcp`, `fake_llm`, `fake_github`),
 /// which must have been built.
 pub fn built(name: &str) -> String {
