@@ -1032,42 +1032,33 @@ fn lint_table() -> String {
     rows
 }
 
-#[test]
-fn the_guide_lists_every_lint_rule_as_the_code_defines_it() {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/set-lint.md"))
-            .expect("docs/set-lint.md");
-    let table = lint_table();
+/// The guide page `page` holds `table` as the code defines it.
+fn assert_guide_table(page: &str, what: &str, table: &str) {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(page))
+        .unwrap_or_else(|e| panic!("{page}: {e}"));
     assert!(
-        readme.contains(&table),
-        "docs/set-lint.md's set lint table is out of date; it should read:\n{table}"
+        text.contains(table),
+        "{page}'s {what} table is out of date; it should read:\n{table}"
     );
 }
 
 #[test]
+fn the_guide_lists_every_lint_rule_as_the_code_defines_it() {
+    assert_guide_table("docs/set-lint.md", "set lint", &lint_table());
+}
+
+#[test]
 fn the_guide_lists_every_protocol_check_as_the_code_defines_it() {
-    let readme = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/protocol-checks.md"),
-    )
-    .expect("docs/protocol-checks.md");
-    let table = protocol_table();
-    assert!(
-        readme.contains(&table),
-        "docs/protocol-checks.md's protocol check table is out of date; it should read:\n{table}"
+    assert_guide_table(
+        "docs/protocol-checks.md",
+        "protocol check",
+        &protocol_table(),
     );
 }
 
 #[test]
 fn the_guide_lists_every_check_as_the_code_defines_it() {
-    let readme = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/static-checks.md"),
-    )
-    .expect("docs/static-checks.md");
-    let table = check_table();
-    assert!(
-        readme.contains(&table),
-        "docs/static-checks.md's check table is out of date; it should read:\n{table}"
-    );
+    assert_guide_table("docs/static-checks.md", "check", &check_table());
 }
 
 /// Every place that names the project's GitHub repository names the one in Cargo.toml's
