@@ -3,7 +3,7 @@
 //!
 //! One invocation is one straight line: parse the command line, resolve the settings once
 //! ([`settings::Settings::resolve`]), decide the plan ([`plan::Plan`]), check the report
-//! destinations ([`report::writer::ReportWriter::prepare`]), execute ([`run::execute`], which
+//! destinations ([`output::ReportWriter::prepare`]), execute ([`run::execute`], which
 //! emits events to the live reporter and returns the report), and write the report once.
 
 // Functions stay small enough to hold in one's head (the limit is in clippy.toml).
@@ -21,12 +21,15 @@ mod fuzz;
 #[doc(hidden)]
 pub mod fuzzing;
 mod github;
+#[cfg(test)]
+mod golden;
 mod interrupt;
 #[cfg(test)]
 mod layering;
 mod live;
 pub mod mcp;
 mod net;
+mod output;
 mod plan;
 mod process;
 pub mod protocol;
@@ -43,8 +46,8 @@ use cli::Cli;
 use config::ConfigError;
 use events::Events;
 use interrupt::Interrupt;
+use output::{DestinationError, ReportWriter, to_stderr};
 use plan::Plan;
-use report::writer::{DestinationError, ReportWriter, to_stderr};
 use run::EXIT_USAGE;
 use settings::{Env, Settings};
 
@@ -87,7 +90,12 @@ where
     let live = live::Live::start(settings.outputs().live(), secrets, received);
     let report = run::execute(&settings, &plan, &events, &interrupt);
     live.finish();
-    writer.deliver(&report)
+    let mut delivered = writer.deliver(&report);
+    if let Some(comment) = delivered.comment.take() {
+        let said = output::post::comment(&comment, &report, delivered.code);
+        delivered.say(said);
+    }
+    delivered.code
 }
 
 /// Why an invocation cannot start: a usage error, exit code 2.

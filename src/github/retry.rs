@@ -6,7 +6,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::evals::provider::retry::retry_after;
+use crate::net::retry_after;
 
 /// How often and how patiently a request is retried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,7 +11,7 @@ pub mod annotations;
 pub mod cache;
 pub mod console;
 pub mod escape;
-mod evals_view;
+pub mod evals_view;
 pub mod html;
 pub mod inspect;
 pub mod json;
@@ -24,9 +24,3 @@ pub mod step_outputs;
 mod stress_view;
 mod table;
 pub mod write;
-pub mod writer;
-
-#[cfg(test)]
-mod fixtures;
-#[cfg(test)]
-mod fuzz_tests;

@@ -68,8 +68,8 @@ use crate::config::{self, ConfigError, LoadedConfig};
 use crate::exit::{EXIT_FAILED, EXIT_OK, EXIT_USAGE};
 use crate::mcp::Client;
 use crate::mcp::error::McpError;
+use crate::output::to_stderr;
 use crate::report::redact::Redactor;
-use crate::report::writer::to_stderr;
 use crate::settings::{self, Env, Settings};
 use wire::{CallReply, Op};
 

@@ -211,7 +211,7 @@ impl HttpApi {
                 .map(str::to_owned)
         };
         let should = retry::should_retry(header("x-should-retry").as_deref());
-        let wait = retry::retry_after(
+        let wait = crate::net::retry_after(
             header("retry-after-ms").as_deref(),
             header("retry-after").as_deref(),
             SystemTime::now(),

@@ -18,9 +18,6 @@ use super::window::{Outcome, Slot, Window, WindowUse};
 use crate::events::{Event, Events};
 use crate::interrupt::Interrupt;
 
-/// The longest `retry-after` honoured; a longer one falls back to the backoff.
-const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
-
 /// How often and how patiently a request is retried.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RetryPolicy {
@@ -280,77 +277,9 @@ pub fn should_retry(value: Option<&str>) -> Option<bool> {
     }
 }
 
-/// The wait a server asked for: `retry-after-ms` (milliseconds), else `retry-after` (seconds, or
-/// an HTTP date), when it is above zero and at most 60 s. `now` is the current wall time.
-pub fn retry_after(ms: Option<&str>, after: Option<&str>, now: SystemTime) -> Option<Duration> {
-    let from_ms = ms
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .and_then(|v| Duration::try_from_secs_f64(v / 1000.0).ok());
-    let wait = from_ms.or_else(|| {
-        let v = after?.trim();
-        match v.parse::<f64>() {
-            Ok(secs) => Duration::try_from_secs_f64(secs).ok(),
-            Err(_) => {
-                let date = chrono::DateTime::parse_from_rfc2822(v).ok()?;
-                let at = UNIX_EPOCH
-                    .checked_add(Duration::from_secs(u64::try_from(date.timestamp()).ok()?))?;
-                Some(at.duration_since(now).unwrap_or(Duration::ZERO))
-            }
-        }
-    })?;
-    (!wait.is_zero() && wait <= MAX_RETRY_AFTER).then_some(wait)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn at(secs: u64) -> SystemTime {
-        UNIX_EPOCH + Duration::from_secs(secs)
-    }
-
-    #[test]
-    fn retry_after_ms_wins_over_retry_after() {
-        let now = at(0);
-        assert_eq!(
-            retry_after(Some("250"), Some("7"), now),
-            Some(Duration::from_millis(250))
-        );
-        assert_eq!(
-            retry_after(Some("12.5"), None, now),
-            Some(Duration::from_micros(12_500))
-        );
-        assert_eq!(
-            retry_after(Some("junk"), Some("2"), now),
-            Some(Duration::from_secs(2))
-        );
-    }
-
-    #[test]
-    fn retry_after_takes_seconds_or_an_http_date_within_a_minute() {
-        // Sun, 06 Nov 1994 08:49:37 GMT = 784111777.
-        let now = at(784_111_777 - 30);
-        assert_eq!(
-            retry_after(None, Some("Sun, 06 Nov 1994 08:49:37 GMT"), now),
-            Some(Duration::from_secs(30))
-        );
-        assert_eq!(
-            retry_after(None, Some("1.5"), now),
-            Some(Duration::from_millis(1500))
-        );
-        // Past dates, zero, negative, over 60 s and garbage are ignored.
-        let later = at(784_111_777 + 5);
-        assert_eq!(
-            retry_after(None, Some("Sun, 06 Nov 1994 08:49:37 GMT"), later),
-            None
-        );
-        assert_eq!(retry_after(None, Some("0"), now), None);
-        assert_eq!(retry_after(None, Some("-3"), now), None);
-        assert_eq!(retry_after(None, Some("61"), now), None);
-        assert_eq!(retry_after(Some("60001"), None, now), None);
-        assert_eq!(retry_after(None, Some("soon"), now), None);
-        assert_eq!(retry_after(None, None, now), None);
-    }
 
     #[test]
     fn backoff_doubles_up_to_the_cap_with_at_most_a_quarter_off() {

@@ -119,7 +119,7 @@ pub(super) fn not_run_line(phase: &PhaseOverview<'_>) -> String {
 /// `.` that a letter follows (not a decimal point), so
 /// a narrow column breaks `day_of_week` as `day_of_` / `week`, never `day_of_we` / `ek`. Tags
 /// are left as they are.
-pub(super) fn breakable(html: &str) -> String {
+pub(crate) fn breakable(html: &str) -> String {
     let mut out = String::with_capacity(html.len() + 16);
     let mut in_tag = false;
     let mut chars = html.chars().peekable();

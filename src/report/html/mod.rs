@@ -20,7 +20,7 @@ mod chart;
 mod evals;
 mod fuzz;
 mod lint;
-mod marks;
+pub(crate) mod marks;
 mod phases;
 mod protocol;
 mod stress;
@@ -52,7 +52,7 @@ const NOISE_LINES: usize = 20;
 
 /// The stylesheet, inlined in `<head>`. Light and dark colours come from custom properties;
 /// under 640px every `table.cards` becomes a stack of cards labelled by `data-label`.
-const STYLE: &str = include_str!("style.css");
+pub(crate) const STYLE: &str = include_str!("style.css");
 
 /// The HTML report of `report`, secrets redacted: a complete page ending with a newline.
 pub fn render(report: &RunReport) -> String {

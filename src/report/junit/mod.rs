@@ -47,11 +47,6 @@ mod protocol;
 mod stress;
 mod xml;
 
-#[cfg(test)]
-mod conformance;
-#[cfg(test)]
-mod tests;
-
 use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};

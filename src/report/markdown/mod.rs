@@ -24,14 +24,15 @@ use super::evals_view::EvalsView;
 use super::model::{ChecksResults, PhaseOverview, PhaseStatus, RunReport, TestCounts, TestStatus};
 use super::stress_view::StressView;
 use list::{List, share};
-use text::{md, pre_details};
+pub(crate) use text::md;
+use text::pre_details;
 
 /// Largest summary in bytes. GitHub drops a step summary over 1 MiB entirely, and rejects some
 /// slightly below that, so this leaves room.
 pub const SUMMARY_BUDGET: usize = 900 * 1024;
 
 /// Longest untrusted table cell, in characters.
-const CELL_CHARS: usize = 300;
+pub(crate) const CELL_CHARS: usize = 300;
 /// Longest connection error message, in characters.
 const ERROR_CHARS: usize = 2000;
 /// Most server stderr lines shown, and their longest total, in characters.
@@ -47,7 +48,7 @@ pub fn render(report: &RunReport) -> String {
     render_within(report, SUMMARY_BUDGET)
 }
 
-fn render_within(report: &RunReport, budget: usize) -> String {
+pub(crate) fn render_within(report: &RunReport, budget: usize) -> String {
     let report = report.redacted();
     let r = &*report;
     let mut out = String::new();

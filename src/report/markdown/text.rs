@@ -37,7 +37,7 @@ fn html(text: &str) -> String {
 /// Markdown punctuation (`|`, `` ` ``, `*`, `_`, `~`, `[`, `]`, `\`, `#`, and `$`, which GitHub
 /// reads as math between two of them) backslash-escaped, and
 /// `@` followed by a zero-width space so `@someone` never notifies anyone.
-pub(super) fn md(text: &str, max_chars: usize) -> String {
+pub(crate) fn md(text: &str, max_chars: usize) -> String {
     // Cutting before cleaning keeps megabyte-long strings cheap; escapes only shrink text.
     let rough = truncate_chars(text, max_chars.saturating_mul(4));
     let cleaned = clean(&rough);

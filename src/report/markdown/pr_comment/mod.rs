@@ -7,8 +7,6 @@
 //! secrets redacted as in the job summary, whose pieces this reuses.
 
 mod changes;
-#[cfg(test)]
-mod tests;
 
 use super::evals::{MISS_HEADER, miss_row, miss_rows};
 use super::list::{List, share};
@@ -54,7 +52,7 @@ pub fn render(report: &RunReport, ctx: &PrContext<'_>) -> String {
     render_within(report, ctx, COMMENT_BUDGET)
 }
 
-fn render_within(report: &RunReport, ctx: &PrContext<'_>, budget: usize) -> String {
+pub(crate) fn render_within(report: &RunReport, ctx: &PrContext<'_>, budget: usize) -> String {
     let mut out = marker(report);
     out.push('\n');
     let report = report.redacted();

@@ -1,9 +1,11 @@
 //! Tests of the JUnit report: snapshots, verdicts that agree with the run, and the evals
 //! suites.
 
-use super::*;
-use crate::report::fixtures;
+use super::fixtures;
+use crate::report::junit::*;
 use crate::report::model::Phase;
+use crate::report::places::Places;
+use quick_junit::Report;
 
 #[test]
 fn snapshots() {

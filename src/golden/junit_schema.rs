@@ -6,8 +6,9 @@
 
 use regex::Regex;
 
-use super::*;
-use crate::report::fixtures;
+use super::fixtures;
+use crate::report::junit::*;
+use crate::report::places::Places;
 
 /// What one element may carry: its attributes (required ones first, `required` of them), its
 /// children in the order they must come (`None`: no element children), and which children may

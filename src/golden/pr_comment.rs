@@ -1,7 +1,7 @@
 //! Tests of the pull-request comment: snapshot, marker, what changed, escaping, the budget.
 
-use super::*;
-use crate::report::fixtures;
+use super::fixtures;
+use crate::report::markdown::pr_comment::*;
 use crate::report::model::{Finding, HistoryRecord, Severity};
 
 const MARKER: &str = "<!-- toolproof:pr-comment config=toolproof.yaml -->";
@@ -145,4 +145,23 @@ fn a_model_without_an_id_is_not_written_as_empty_bold() {
     let body = render(&report, &RUN);
     assert!(!body.contains("****"), "{body}");
     assert!(body.contains("\n- accuracy "), "{body}");
+}
+
+#[test]
+fn modes_decide_whether_a_missing_comment_is_created() {
+    use crate::output::post::wanted;
+    use crate::settings::PrCommentMode;
+    let changed = fixtures::pull_request();
+    let mut steady = fixtures::all_passed();
+    steady.history = None;
+    for (mode, failed, changed_run, unchanged_pass) in [
+        (PrCommentMode::Off, false, false, false),
+        (PrCommentMode::Always, true, true, true),
+        (PrCommentMode::OnFailure, true, false, false),
+        (PrCommentMode::OnChange, true, true, false),
+    ] {
+        assert_eq!(wanted(mode, &steady, 1), failed, "{mode:?} failed");
+        assert_eq!(wanted(mode, &changed, 0), changed_run, "{mode:?} changed");
+        assert_eq!(wanted(mode, &steady, 0), unchanged_pass, "{mode:?} steady");
+    }
 }

@@ -6,8 +6,8 @@
 use serde_json::json;
 
 use super::fixtures;
-use super::model::{FuzzFinding, FuzzResults, FuzzTool, Phase, PhaseStatus, RunReport};
-use super::{console, html, json as json_report, junit, markdown};
+use crate::report::model::{FuzzFinding, FuzzResults, FuzzTool, Phase, PhaseStatus, RunReport};
+use crate::report::{console, html, json as json_report, junit, markdown};
 
 const TOOL: &str = "<script>alert(1)</script>|x";
 

@@ -1,5 +1,8 @@
-//! The one writer of a run's output: it checks every report destination before the run starts,
-//! renders the finished report into each format asked for, and owns stdout.
+//! Where a finished report goes. The one writer of a run's output checks every report
+//! destination before the run starts, writes each format asked for (the renderers in
+//! [`crate::report`] return text; this module only writes it), and owns stdout. Posting the
+//! pull-request comment is a step of its own after the files are written ([`post`]): the
+//! writer makes no network call.
 //!
 //! Regular files (and paths that do not exist yet) are written atomically: a temp file beside
 //! the real target, then a rename, so a symlink to a file stays a symlink. Anything else, a
@@ -7,8 +10,8 @@
 //! and written in place, never replaced. A report sent to stdout (`-`, or a path that is the
 //! same file as stdout) moves the console report to stderr. A reader that goes away early (a
 //! broken pipe, `| head -1`) ends output quietly; the exit code stays the run's own. Under
-//! GitHub Actions it then appends the step outputs and delivers the PR comment
-//! (`writer/github.rs`).
+//! GitHub Actions it then appends the step outputs and writes the PR comment to
+//! `--pr-comment-file` when one is given (`github.rs`).
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
@@ -16,14 +19,15 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 mod github;
+pub mod post;
 
-use super::junit::JunitOptions;
-use super::model::RunReport;
-use super::places::Places;
-use super::step_outputs::Written;
-use super::write::{append_summary, write_atomic};
-use super::{annotations, console, html, json, junit, markdown};
-use crate::settings::{CommandKind, Outputs, Target};
+use crate::report::junit::JunitOptions;
+use crate::report::model::RunReport;
+use crate::report::places::Places;
+use crate::report::step_outputs::Written;
+use crate::report::write::{append_summary, write_atomic};
+use crate::report::{annotations, cache, console, html, inspect, json, junit, markdown};
+use crate::settings::{CommandKind, Outputs, PrComment, Target};
 
 /// A checked destination.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,7 +97,37 @@ pub struct ReportWriter {
     junit: JunitOptions,
     places: Places,
     out: Stream,
+    /// Whether the console report goes to stderr (a report took stdout).
+    console_to_stderr: bool,
     github: github::GithubJobs,
+}
+
+/// What [`ReportWriter::deliver`] leaves: the exit code, the pull-request comment still to post
+/// ([`post::comment`]), and the console to say how that went.
+#[derive(Debug)]
+pub struct Delivered {
+    /// The process exit code.
+    pub code: i32,
+    /// The comment to post, when one is wanted and no `--pr-comment-file` took it.
+    pub comment: Option<PrComment>,
+    writer: ReportWriter,
+}
+
+impl Delivered {
+    /// Says how posting went: a line on the console, or a warning on stderr (a workflow
+    /// command the Actions UI shows when annotations are on).
+    pub fn say(&mut self, said: Result<String, String>) {
+        match said {
+            Ok(line) => self.writer.say(&line),
+            Err(message) if self.writer.annotations => {
+                to_stderr(&annotations::warning_command(
+                    "toolproof PR comment",
+                    &message,
+                ));
+            }
+            Err(message) => to_stderr(&format!("warning: {message}")),
+        }
+    }
 }
 
 impl ReportWriter {
@@ -142,6 +176,7 @@ impl ReportWriter {
             junit: outputs.junit_options(),
             places: outputs.places().clone(),
             out: Stream::default(),
+            console_to_stderr: false,
             github: github::GithubJobs::prepare(outputs.github(), stdout_id)?,
         })
     }
@@ -151,16 +186,14 @@ impl ReportWriter {
         self.jobs.iter().any(|j| j.dest == Dest::Stdout)
     }
 
-    /// Writes everything for `report` and returns the process exit code: the report's, or 1
-    /// when a report could not be written (unless the run was interrupted).
-    pub fn deliver(mut self, report: &RunReport) -> i32 {
+    /// Writes everything for `report`. The exit code is the report's, or 1 when a report
+    /// could not be written (unless the run was interrupted).
+    pub fn deliver(mut self, report: &RunReport) -> Delivered {
         let mut code = report.exit_code;
         let human = match self.command {
             CommandKind::Inspect { json: true } => json::render_inspect(report),
-            CommandKind::Inspect { json: false } => super::inspect::render(&report.redacted()),
-            CommandKind::CacheStatus | CommandKind::CachePrune { .. } => {
-                super::cache::render(report)
-            }
+            CommandKind::Inspect { json: false } => inspect::render(&report.redacted()),
+            CommandKind::CacheStatus | CommandKind::CachePrune { .. } => cache::render(report),
             CommandKind::Run
             | CommandKind::Eval
             | CommandKind::Lint
@@ -178,8 +211,8 @@ impl ReportWriter {
         // for what the server offers.
         let failed_inspect =
             matches!(self.command, CommandKind::Inspect { json: false }) && report.error.is_some();
-        let console_to_stderr = self.stdout_taken() || failed_inspect;
-        self.human(&human, console_to_stderr);
+        self.console_to_stderr = self.stdout_taken() || failed_inspect;
+        self.human(&human);
         let jobs = std::mem::take(&mut self.jobs);
         let mut written = Written::default();
         for job in &jobs {
@@ -188,7 +221,7 @@ impl ReportWriter {
                 Ok(()) if job.dest != Dest::Stdout => {
                     github::note_written(&mut written, job.what, &job.shown);
                     let line = format!("{} written to {}\n", job.what, job.shown.display());
-                    self.human(&line, console_to_stderr);
+                    self.human(&line);
                 }
                 Ok(()) => {}
                 Err(e) => {
@@ -205,9 +238,14 @@ impl ReportWriter {
         }
         if self.annotations {
             let text = annotations::render_with(report, &self.places);
-            self.human(&text, console_to_stderr);
+            self.human(&text);
         }
-        self.github_steps(report, code, &written, console_to_stderr)
+        let (code, comment) = self.github_steps(report, code, &written);
+        Delivered {
+            code,
+            comment,
+            writer: self,
+        }
     }
 
     fn render(&self, format: Format, report: &RunReport) -> String {
@@ -219,8 +257,13 @@ impl ReportWriter {
         }
     }
 
-    fn human(&mut self, text: &str, to_stderr: bool) {
-        if to_stderr {
+    /// Writes a line on the console.
+    fn say(&mut self, line: &str) {
+        self.human(&format!("{line}\n"));
+    }
+
+    fn human(&mut self, text: &str) {
+        if self.console_to_stderr {
             let _ = io::stderr().lock().write_all(text.as_bytes());
         } else {
             self.out.write(text.as_bytes());
