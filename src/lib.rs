@@ -35,6 +35,7 @@ mod process;
 pub mod protocol;
 mod pycompat;
 pub mod report;
+mod rng;
 mod run;
 mod session;
 mod settings;

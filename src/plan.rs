@@ -320,3 +320,60 @@ fn protocol_step(settings: &Settings) -> Step {
         Step::Absent("no `protocol:` section in the config".into())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::Cli;
+    use crate::settings::Env;
+
+    /// The plan of `toolproof run CONFIG <flags>` with `env`, for a config holding `yaml`.
+    fn plan(name: &str, yaml: &str, flags: &[&str], env: &[(&str, &str)]) -> Plan {
+        let dir = std::env::temp_dir().join(format!("toolproof-plan-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join(format!("{name}.yaml"));
+        let text = format!(
+            "server:\n  command: [\"true\"]\ntests:\n  - {{name: alpha, tool: echo}}\n{yaml}"
+        );
+        std::fs::write(&path, text).expect("write config");
+        let mut args = vec![
+            "toolproof".to_owned(),
+            "run".into(),
+            path.display().to_string(),
+        ];
+        args.extend(flags.iter().map(|f| (*f).to_owned()));
+        let cli = Cli::try_parse_from(&args).expect("arguments parse");
+        let env = Env::from_pairs(env.iter().copied());
+        let loaded = crate::config::load_with(&path, &|_: &str| None).expect("config loads");
+        Plan::new(&Settings::resolve(&cli, &env, loaded).expect("settings resolve"))
+    }
+
+    #[test]
+    fn a_phase_turned_off_says_by_what_and_a_missing_section_says_so() {
+        let bench = "bench:\n  targets: [{tool: echo}]\n";
+        let off = "bench:\n  enabled: false\n  targets: [{tool: echo}]\n";
+        let steps = [
+            plan("on", bench, &[], &[]).bench,
+            plan("flag", bench, &["--skip-bench"], &[]).bench,
+            plan("env", bench, &[], &[("TOOLPROOF_SKIP_BENCH", "true")]).bench,
+            plan("yaml", off, &[], &[]).bench,
+            plan("absent", "", &[], &[]).bench,
+            plan("checks", "checks:\n  enabled: false\n", &[], &[]).checks,
+            plan("evals", "", &["--skip-evals"], &[]).evals,
+        ];
+        assert_eq!(
+            steps.map(|s| format!("{s:?}")),
+            [
+                "Run",
+                "Skip(\"turned off with --skip-bench\")",
+                "Skip(\"turned off with TOOLPROOF_SKIP_BENCH=true\")",
+                "Skip(\"turned off with bench.enabled: false\")",
+                "Absent(\"no `bench:` section in the config\")",
+                "Skip(\"turned off with checks.enabled: false in the config\")",
+                "Skip(\"turned off with --skip-evals\")",
+            ]
+        );
+    }
+}

@@ -12,8 +12,8 @@ use serde_json::Value;
 
 use super::classify::Mode;
 use super::invalid::Defect;
-use super::rng::Rng;
 use super::{invalid, values};
+use crate::rng::Rng;
 
 /// Generation attempts per input before the example is left out.
 const TRIES: usize = 24;

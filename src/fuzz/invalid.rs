@@ -5,7 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use super::keywords::{bound, required_names, resolve};
-use super::rng::Rng;
+use crate::rng::Rng;
 
 /// One way an input breaks its schema.
 #[derive(Debug, Clone, PartialEq)]

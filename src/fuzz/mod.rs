@@ -12,7 +12,7 @@ mod inputs;
 pub mod invalid;
 pub mod keywords;
 pub mod regex;
-pub mod rng;
+
 pub mod shrink;
 #[cfg(test)]
 mod tests;

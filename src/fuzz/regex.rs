@@ -5,7 +5,7 @@
 
 use regex_syntax::hir::{Class, Hir, HirKind};
 
-use super::rng::Rng;
+use crate::rng::Rng;
 
 /// Extra repetitions drawn for an unbounded repeat (`*`, `+`, `{n,}`).
 const OPEN_REPEAT: u32 = 4;

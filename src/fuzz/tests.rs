@@ -6,8 +6,8 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use super::Inputs;
-use super::rng::Rng;
 use super::values::Gen;
+use crate::rng::Rng;
 
 /// Schemas the raw walk must satisfy without help from the validator filter.
 fn corpus() -> Vec<Value> {

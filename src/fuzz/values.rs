@@ -16,7 +16,7 @@ use serde_json::{Map, Number, Value, json};
 
 use super::keywords::*;
 use super::regex;
-use super::rng::Rng;
+use crate::rng::Rng;
 
 /// Past this depth, optional properties and array items are left out.
 const SOFT_DEPTH: usize = 6;

@@ -8,6 +8,7 @@ pub mod http;
 pub mod protocol;
 pub mod requests;
 mod server;
+pub mod spec;
 pub mod sse;
 pub mod stdio;
 pub mod types;

@@ -6,15 +6,12 @@ mod cache;
 mod phases;
 
 use std::path::Path;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Instant, SystemTime};
 
-use crate::config::LoadedConfig;
 use crate::events::{Event, Events};
 use crate::interrupt::Interrupt;
-use crate::mcp::http::HttpSpec;
-use crate::mcp::stdio::StdioSpec;
+use crate::mcp::Client;
 use crate::mcp::types::{Era, Tool};
-use crate::mcp::{Client, ClientOptions, ServerSpec};
 use crate::plan::{PhaseKey, Plan, Step};
 use crate::report::model::{
     CacheAudit, ChecksResults, EvalsResults, FuzzResults, Generator, HistoryRecord, Inventory,
@@ -24,39 +21,7 @@ use crate::settings::Settings;
 
 pub use crate::exit::{EXIT_FAILED, EXIT_OK, EXIT_USAGE};
 
-/// The connection settings a loaded config implies (its protocol pin already resolved).
-pub fn server_spec(loaded: &LoadedConfig) -> (ServerSpec, ClientOptions) {
-    let server = &loaded.config.server;
-    let spec = match (&server.url, &server.command) {
-        (Some(url), _) => ServerSpec::Http(HttpSpec {
-            url: url.clone(),
-            transport: server.transport,
-            headers: server
-                .headers
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-        }),
-        (None, command) => ServerSpec::Stdio(StdioSpec {
-            command: command.clone().unwrap_or_default(),
-            env: server.env.clone(),
-            cwd: Some(
-                server
-                    .cwd
-                    .clone()
-                    .unwrap_or_else(|| loaded.base_dir.clone()),
-            ),
-        }),
-    };
-    let startup = crate::config::limits::seconds(server.startup_timeout_s.max(0.001));
-    let opts = ClientOptions {
-        pin: server.protocol,
-        startup_timeout: startup,
-        request_timeout: startup.max(Duration::from_secs(30)),
-        capabilities: crate::suite::declared_answers(&loaded.config).capabilities(),
-    };
-    (spec, opts)
-}
+use crate::mcp::spec::server_spec;
 
 /// What the phases produced, filled in as they finish (`None`: not run yet).
 #[derive(Default)]
@@ -407,6 +372,8 @@ pub fn rfc3339(t: SystemTime) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     #[test]

@@ -375,7 +375,7 @@ pub(super) fn bench(
         phase: PhaseKey::Bench,
         total: settings.targets.len(),
     });
-    let (spec, opts) = super::server_spec(ctx.settings.loaded());
+    let (spec, opts) = crate::mcp::spec::server_spec(ctx.settings.loaded());
     let run = crate::bench::BenchRun {
         settings,
         server: (&spec, &opts),
@@ -400,7 +400,7 @@ pub(super) fn protocol(ctx: &Ctx<'_>) -> Phase<Option<crate::report::model::Prot
         phase: PhaseKey::Protocol,
         total: crate::protocol::PROTOCOL_CHECK_IDS.len(),
     });
-    let (spec, opts) = super::server_spec(ctx.settings.loaded());
+    let (spec, opts) = crate::mcp::spec::server_spec(ctx.settings.loaded());
     let run = crate::protocol::ProtocolRun {
         disabled: settings.disable(),
         strict: settings.strict(),

@@ -96,7 +96,7 @@ fn run(
         }
     };
     let redact = Redactor::new(&loaded.secrets);
-    let (spec, opts) = crate::run::server_spec(&loaded);
+    let (spec, opts) = crate::mcp::spec::server_spec(&loaded);
     let client = match Client::connect(spec, opts) {
         Ok(client) => client,
         Err(e) => {

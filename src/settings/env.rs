@@ -6,6 +6,11 @@ use std::path::{Path, PathBuf};
 
 use crate::config::ConfigError;
 
+/// The Anthropic API when `ANTHROPIC_BASE_URL` is not set (the SDK convention: without `/v1`).
+pub const ANTHROPIC_DEFAULT_BASE: &str = "https://api.anthropic.com";
+/// The OpenAI API when `OPENAI_BASE_URL` is not set (the SDK convention: with `/v1`).
+pub const OPENAI_DEFAULT_BASE: &str = "https://api.openai.com/v1";
+
 /// A snapshot of the environment variables (those that are valid UTF-8).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Env {
@@ -99,8 +104,7 @@ impl Env {
 
     /// Where the OpenAI provider sends requests: `OPENAI_BASE_URL`, else OpenAI's own API.
     pub fn openai_base(&self) -> &str {
-        self.get("OPENAI_BASE_URL")
-            .unwrap_or(crate::evals::provider::OPENAI_DEFAULT_BASE)
+        self.get("OPENAI_BASE_URL").unwrap_or(OPENAI_DEFAULT_BASE)
     }
 
     /// A boolean switch: `1/0`, `true/false`, `yes/no`, `on/off` (any case); unset or blank is

@@ -151,6 +151,6 @@ fn fresh_seed() -> u64 {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
-    let mut r = crate::fuzz::rng::Rng::new(nanos ^ (u64::from(std::process::id()) << 32));
+    let mut r = crate::rng::Rng::new(nanos ^ (u64::from(std::process::id()) << 32));
     r.below(1_000_000)
 }

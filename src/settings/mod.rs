@@ -5,6 +5,7 @@
 
 mod bench;
 mod env;
+mod filter;
 mod fuzz;
 mod github;
 mod lint;
@@ -22,7 +23,9 @@ use std::fmt;
 use std::path::PathBuf;
 
 pub use bench::{BenchSettings, BenchTargetSettings, Thresholds};
-pub use env::Env;
+pub use env::{ANTHROPIC_DEFAULT_BASE, Env, OPENAI_DEFAULT_BASE};
+#[cfg(test)]
+pub use filter::select;
 pub use fuzz::FuzzSettings;
 pub use github::{Github, PrComment, PrCommentMode};
 pub use lint::LintSettings;

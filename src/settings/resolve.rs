@@ -346,22 +346,7 @@ fn resolve_tests(
         Some((cfg.retries, "retries")),
         cfg.retries,
     );
-    let filter = if run.is_some() {
-        run.and_then(|r| r.filter.clone())
-            .or_else(|| env.get("TOOLPROOF_FILTER").map(str::to_owned))
-    } else {
-        None
-    };
-    let selected = crate::suite::select(&cfg.tests, filter.as_deref());
-    if let Some(filter) = &filter
-        && selected.is_empty()
-    {
-        return Err(ConfigError::new(format!(
-            "--filter `{filter}` selects none of the {} tests",
-            cfg.tests.len()
-        ))
-        .hint("match part of a test name (case-insensitive) or `tag:NAME`; separate several with commas"));
-    }
+    let selected = super::filter::selected(&cfg.tests, run, env)?;
     Ok(TestSettings {
         timeout_ms,
         retries,

@@ -125,7 +125,7 @@ fn rows() -> Vec<Row> {
             flag: &["--checks"],
             env: ("TOOLPROOF_NO_CHECKS", "yes"),
             yaml: Some((Slot::Checks, "enabled: false")),
-            read: |s| crate::plan::Plan::new(s).checks.runs().to_string(),
+            read: |s| s.checks().enabled().value.to_string(),
             expect: ["true", "false", "false", "true"],
         },
         Row {
@@ -134,7 +134,7 @@ fn rows() -> Vec<Row> {
             flag: &["--checks", "--no-checks"],
             env: ("TOOLPROOF_NO_CHECKS", "no"),
             yaml: None,
-            read: |s| crate::plan::Plan::new(s).checks.runs().to_string(),
+            read: |s| s.checks().enabled().value.to_string(),
             expect: ["false", "true", "true", "true"],
         },
         Row {
@@ -238,7 +238,7 @@ fn rows() -> Vec<Row> {
             flag: &["--no-skip-evals"],
             env: ("TOOLPROOF_SKIP_EVALS", "1"),
             yaml: Some((Slot::Evals, "enabled: false")),
-            read: |s| crate::plan::Plan::new(s).evals.runs().to_string(),
+            read: |s| s.skips().evals().is_none().to_string(),
             expect: ["true", "false", "false", "true"],
         },
         Row {
@@ -247,12 +247,12 @@ fn rows() -> Vec<Row> {
             flag: &["--no-skip-bench"],
             env: ("TOOLPROOF_SKIP_BENCH", "true"),
             yaml: Some((Slot::Top, "bench: {enabled: false}")),
-            read: |s| format!("{:?}", crate::plan::Plan::new(s).bench),
+            read: |s| s.skips().bench().map_or("on".into(), ToString::to_string),
             expect: [
-                "Run",
-                "Skip(\"turned off with TOOLPROOF_SKIP_BENCH=true\")",
-                "Skip(\"turned off with bench.enabled: false\")",
-                "Absent(\"no `bench:` section in the config\")",
+                "on",
+                "TOOLPROOF_SKIP_BENCH=true",
+                "bench.enabled: false in the config",
+                "on",
             ],
         },
         Row {

@@ -49,7 +49,7 @@ fn load(dir: &Path, yaml: &str) -> LoadedConfig {
 }
 
 fn connect(loaded: &LoadedConfig) -> (Client, Vec<Tool>) {
-    let (spec, opts) = crate::run::server_spec(loaded);
+    let (spec, opts) = crate::mcp::spec::server_spec(loaded);
     let mut client = match Client::connect(spec, opts) {
         Ok(c) => c,
         Err(e) => panic!("connect: {} ({})", e.error, e.stderr),

@@ -18,7 +18,7 @@ use crate::interrupt::{Interrupt, Signal};
 use crate::mcp::ToolServer as Server;
 use crate::mcp::client::{CallFailure, Client, ConnectError};
 use crate::mcp::error::McpError;
-use crate::mcp::requests::{Script, ServerRequest};
+use crate::mcp::requests::ServerRequest;
 use crate::mcp::types::{CallOutcome, CallResult, Tool};
 use crate::report::model::{Phase, PhaseStatus, TestResult, TestStatus};
 
@@ -64,56 +64,6 @@ pub fn run(
     interrupt: &Interrupt,
 ) -> Phase<Vec<TestResult>> {
     run_on(client, tools, selection, events, interrupt)
-}
-
-/// Indexes into `tests` of the tests `filter` selects, in YAML order. The filter is a list of
-/// terms separated by commas, any of which selects a test: `tag:NAME` selects the tests tagged
-/// exactly NAME, any other term the tests whose name contains it, ignoring case. No filter (or
-/// only blank terms) selects every test.
-pub fn select(tests: &[TestCase], filter: Option<&str>) -> Vec<usize> {
-    let terms: Vec<&str> = filter
-        .unwrap_or("")
-        .split(',')
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-        .collect();
-    let lowered: Vec<String> = terms.iter().map(|t| t.to_lowercase()).collect();
-    tests
-        .iter()
-        .enumerate()
-        .filter(|(_, test)| {
-            terms.is_empty()
-                || terms
-                    .iter()
-                    .zip(&lowered)
-                    .any(|(term, low)| match term.strip_prefix("tag:") {
-                        Some(tag) => test.tags.iter().any(|t| t == tag.trim()),
-                        None => test.name.to_lowercase().contains(low.as_str()),
-                    })
-        })
-        .map(|(i, _)| i)
-        .collect()
-}
-
-/// The answers a test scripts for the server's own requests (the loader already filled in the
-/// top-level ones).
-pub fn script_of(test: &TestCase) -> Script {
-    Script {
-        elicitation: test.elicitation.clone(),
-        sampling: test.sampling.clone(),
-        roots: test.roots.clone(),
-    }
-}
-
-/// Every kind of answer the config scripts anywhere, so the connection declares the matching
-/// client capabilities at `initialize`.
-pub fn declared_answers(cfg: &crate::config::Config) -> Script {
-    let top = Script {
-        elicitation: cfg.elicitation.clone(),
-        sampling: cfg.sampling.clone(),
-        roots: cfg.roots.clone(),
-    };
-    cfg.tests.iter().fold(top, |all, t| all.or(&script_of(t)))
 }
 
 fn run_on<S: Server>(
@@ -373,7 +323,7 @@ fn call_once<S: Server>(
     timeout: Duration,
     timeout_ms: f64,
 ) -> Attempt {
-    server.script_answers(script_of(test));
+    server.script_answers(crate::mcp::spec::script_of(test));
     let answer = server.call(&test.tool, &test.args, timeout);
     let requests = server.server_requests();
     let mut attempt = attempt_of(server, tool, test, answer, timeout_ms);
@@ -542,7 +492,7 @@ fn run_cfg<S: Server>(
     cfg: &crate::config::Config,
     filter: Option<&str>,
 ) -> Phase<Vec<TestResult>> {
-    let selected = select(&cfg.tests, filter);
+    let selected = crate::settings::select(&cfg.tests, filter);
     let selection = Selection {
         tests: &cfg.tests,
         selected: &selected,

@@ -472,31 +472,6 @@ fn no_retries_means_one_attempt() {
     assert_eq!(statuses(&phase), [TestStatus::Failed]);
 }
 
-fn named(tests: &[(&str, &[&str])]) -> Vec<TestCase> {
-    let list: Vec<Value> = tests
-        .iter()
-        .map(|(name, tags)| json!({"name": name, "tool": "echo", "tags": tags}))
-        .collect();
-    config(json!({ "tests": list })).tests
-}
-
-#[test]
-fn select_by_name_tag_or_either() {
-    let tests = named(&[
-        ("Echo hello", &["smoke"]),
-        ("add numbers", &["math", "smoke"]),
-        ("weather", &["Slow"]),
-    ]);
-    assert_eq!(select(&tests, None), [0, 1, 2]);
-    assert_eq!(select(&tests, Some("")), [0, 1, 2]);
-    assert_eq!(select(&tests, Some("ECHO")), [0]);
-    assert_eq!(select(&tests, Some("tag:smoke")), [0, 1]);
-    assert_eq!(select(&tests, Some("tag:slow")), Vec::<usize>::new());
-    assert_eq!(select(&tests, Some("tag:Slow, hello")), [0, 2]);
-    assert_eq!(select(&tests, Some("tag:sm")), Vec::<usize>::new());
-    assert_eq!(select(&tests, Some("nothing")), Vec::<usize>::new());
-}
-
 #[test]
 fn tests_the_filter_leaves_out_are_not_in_the_results() {
     let cfg = config(json!({"tests": [
@@ -518,7 +493,7 @@ fn an_interrupt_stops_the_run_and_says_what_did_not_run() {
     let mut fake = Fake::new(vec![Step::Text("x"), Step::Text("y")]);
     let interrupt = Interrupt::new();
     interrupt.fire(Signal::Term);
-    let selected = select(&cfg.tests, None);
+    let selected = crate::settings::select(&cfg.tests, None);
     let (events, rx) = Events::channel();
     let phase = run_on(
         &mut fake,

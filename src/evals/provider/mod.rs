@@ -31,10 +31,7 @@ pub use error::{Failure, ProviderError, ShapeError};
 use http::{Auth, HttpApi};
 pub use retry::{Pacer, RetryPolicy};
 
-/// The Anthropic API when `ANTHROPIC_BASE_URL` is not set (the SDK convention: without `/v1`).
-pub const ANTHROPIC_DEFAULT_BASE: &str = "https://api.anthropic.com";
-/// The OpenAI API when `OPENAI_BASE_URL` is not set (the SDK convention: with `/v1`).
-pub const OPENAI_DEFAULT_BASE: &str = "https://api.openai.com/v1";
+use crate::settings::{ANTHROPIC_DEFAULT_BASE, OPENAI_DEFAULT_BASE};
 
 /// What to ask: one prompt, with the tool list and the request options of the eval section.
 #[derive(Debug, Clone, Copy)]

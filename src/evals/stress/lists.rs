@@ -12,9 +12,9 @@
 
 use std::collections::HashSet;
 
-use crate::fuzz::rng::Rng;
 use crate::mcp::types::Tool;
 use crate::report::model::ToolOrder;
+use crate::rng::Rng;
 
 /// The distractors drawn for the largest count, and the corpus names passed over.
 #[derive(Debug, Clone)]

@@ -14,17 +14,17 @@ use serde_json::{Map, Value, json};
 
 use super::content;
 use super::error::{McpError, shorten};
-use super::http::{Answer, HttpSpec, HttpTransport};
+use super::http::{Answer, HttpTransport};
 use super::protocol::{self, RpcFailure};
 use super::requests::{Responder, Script, ServerRequest};
+use super::stdio::StdioTransport;
 use super::stdio::lines::Noise;
-use super::stdio::{StdioSpec, StdioTransport};
 use super::types::{CallOutcome, CallResult, Era, ServerInfo, Tool};
-use crate::config::ProtocolPin;
 
 pub use super::protocol::{
     LATEST_LEGACY, LEGACY_VERSIONS, MODERN_VERSION, answer_server_request, client_info,
 };
+pub use super::spec::{ClientOptions, ServerSpec};
 
 /// Most pages read from one listing before it counts as endless.
 const MAX_PAGES: usize = 10_000;
@@ -37,29 +37,6 @@ pub const PING_AFTER_TIMEOUT: Duration = Duration::from_secs(2);
 const CANCEL_BUDGET: Duration = Duration::from_millis(500);
 /// Most times a 2026-07-28 `tools/call` is sent again with answers to its `input_required`.
 const INPUT_ROUNDS: usize = 8;
-
-/// Where the server is.
-#[derive(Debug, Clone)]
-pub enum ServerSpec {
-    /// A program speaking stdio.
-    Stdio(StdioSpec),
-    /// A streamable HTTP endpoint.
-    Http(HttpSpec),
-}
-
-/// Knobs of a connection.
-#[derive(Debug, Clone)]
-pub struct ClientOptions {
-    /// Era or revision to speak.
-    pub pin: ProtocolPin,
-    /// Budget for start-up and the handshake.
-    pub startup_timeout: Duration,
-    /// Budget for listings and other non-tool requests.
-    pub request_timeout: Duration,
-    /// Client capabilities declared at `initialize` (and in stateless `_meta`): `{}`, or what
-    /// the config's scripted answers need (see [`Script::capabilities`]).
-    pub capabilities: Value,
-}
 
 /// The server could not be brought up: what failed, and what it wrote to stderr meanwhile.
 #[derive(Debug, Clone)]
