@@ -8,7 +8,6 @@ mod stats;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::config::limits::seconds;
 use crate::interrupt::Interrupt;
 use crate::mcp::client::pipeline::{Batch, Budget};
 use crate::mcp::types::{CallResult, Tool};
@@ -131,7 +130,7 @@ fn measure(
     target: &BenchTargetSettings,
     s: &BenchSettings,
 ) -> BenchTargetResult {
-    let timeout = seconds(s.timeout_ms / 1000.0);
+    let timeout = s.timeout;
     for _ in 0..s.warmup {
         let _ = client.call_tool(&target.tool, &target.args, timeout);
     }

@@ -42,6 +42,12 @@ pub fn millis(ms: f64) -> Duration {
     seconds(ms / 1000.0)
 }
 
+/// A duration in milliseconds, as messages and files name it: [`millis`] undone for any value
+/// given to the nanosecond (`300` stays `300`, `2.5` stays `2.5`).
+pub fn in_millis(d: Duration) -> f64 {
+    d.as_nanos() as f64 / 1e6
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,5 +63,12 @@ mod tests {
         assert_eq!(seconds(f64::NEG_INFINITY), Duration::ZERO);
         assert_eq!(millis(250.0), Duration::from_millis(250));
         assert_eq!(seconds(1.5), Duration::from_millis(1500));
+    }
+
+    #[test]
+    fn milliseconds_come_back_as_they_were_written() {
+        for ms in [300.0, 2.5, 0.1, 1234.5678, 2_592_000_000.0] {
+            assert_eq!(in_millis(millis(ms)).to_string(), ms.to_string());
+        }
     }
 }

@@ -3,8 +3,11 @@
 //! a wrong one to a valid input), an unhandled exception in an error result, an invalid input
 //! accepted, a valid input refused, and a result that breaks the tool's outputSchema.
 
+use std::time::Duration;
+
 use serde_json::Value;
 
+use crate::config::limits;
 use crate::mcp::CallFailure;
 use crate::mcp::error::McpError;
 use crate::mcp::types::{CallOutcome, CallResult};
@@ -92,7 +95,7 @@ pub fn classify(
     outcome: &Result<CallOutcome, CallFailure>,
     output_schema: Option<&Value>,
     rules: Rules,
-    timeout_ms: f64,
+    timeout: Duration,
 ) -> Option<Verdict> {
     let v = |kind, detail: String| Some(Verdict { kind, detail });
     let result = match outcome {
@@ -100,7 +103,10 @@ pub fn classify(
             return match &f.error {
                 McpError::Timeout { .. } => v(
                     Kind::Hang,
-                    format!("no answer within {timeout_ms}ms (timeout_ms)"),
+                    format!(
+                        "no answer within {}ms (timeout_ms)",
+                        limits::in_millis(timeout)
+                    ),
                 ),
                 other => v(Kind::Crash, format!("no result from the server: {other}")),
             };
@@ -241,7 +247,7 @@ mod tests {
     fn kind(mode: Mode, o: &Result<CallOutcome, CallFailure>, rules: Rules) -> Option<Kind> {
         let schema =
             json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
-        classify(mode, o, Some(&schema), rules, 100.0).map(|v| v.kind)
+        classify(mode, o, Some(&schema), rules, Duration::from_millis(100)).map(|v| v.kind)
     }
 
     #[test]

@@ -23,6 +23,7 @@ use std::time::Instant;
 
 use serde_json::{Map, Value};
 
+use crate::config::limits;
 use crate::events::{Event, Events};
 use crate::interrupt::Interrupt;
 use crate::mcp::types::Tool;
@@ -353,7 +354,7 @@ impl<'a, T: ToolServer> ToolFuzzer<'a, T> {
             &outcome,
             self.tool.output_schema.as_ref(),
             rules,
-            self.settings.timeout_ms(),
+            self.settings.timeout(),
         );
         let stderr = match &outcome {
             Ok(o) => o.stderr.clone(),
@@ -421,7 +422,8 @@ impl<'a, T: ToolServer> ToolFuzzer<'a, T> {
             kind,
             mode,
             input: &input,
-            timeout_ms: (verdict.kind == Kind::Hang).then(|| self.settings.timeout_ms()),
+            timeout_ms: (verdict.kind == Kind::Hang)
+                .then(|| limits::in_millis(self.settings.timeout())),
         });
         FuzzFinding {
             kind: kind.into(),

@@ -96,9 +96,9 @@ pub(super) fn tests(client: &mut Client, tools: &[Tool], ctx: &Ctx<'_>) -> Phase
         tests: ctx.settings.tests_list(),
         selected: t.selected(),
         defaults: Defaults {
-            timeout_ms: t.timeout_ms(),
+            timeout: t.timeout(),
             retries: t.retries(),
-            retry_delay_ms: t.retry_delay_ms(),
+            retry_delay: t.retry_delay(),
         },
     };
     let phase = suite::run(client, tools, selection, ctx.events, ctx.interrupt);

@@ -3,13 +3,14 @@
 //! each target's thresholds with the section's filled in.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 
 use super::Env;
 use super::resolve::{env_value, pick};
 use crate::cli::{BaselineArgs, BenchArgs, parse_non_negative};
-use crate::config::{BenchConfig, BenchThresholds, ConfigError, TestCase};
+use crate::config::{BenchConfig, BenchThresholds, ConfigError, TestCase, limits};
 
 /// p95 growth over the baseline that still passes when nothing sets one, in percent.
 pub const DEFAULT_MAX_REGRESSION: f64 = 10.0;
@@ -71,8 +72,8 @@ pub struct BenchSettings {
     pub connections: u32,
     /// Unmeasured calls before each target.
     pub warmup: u32,
-    /// Per-call timeout in ms.
-    pub timeout_ms: f64,
+    /// Per-call timeout.
+    pub timeout: Duration,
     /// The targets, in order.
     pub targets: Vec<BenchTargetSettings>,
     /// An earlier JSON report to compare with.
@@ -155,7 +156,7 @@ pub(super) fn resolve_bench(
         concurrency,
         connections,
         warmup,
-        timeout_ms,
+        timeout: limits::millis(timeout_ms),
         targets,
         baseline,
         max_regression,

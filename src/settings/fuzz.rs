@@ -12,8 +12,8 @@ use crate::config::{ConfigError, FuzzConfig, limits};
 #[derive(Debug, Clone, PartialEq)]
 pub struct FuzzSettings {
     max_examples: u32,
-    timeout_ms: f64,
-    max_time_s: f64,
+    timeout: Duration,
+    max_time: Duration,
     seed: Resolved<u64>,
     tools: Vec<String>,
     skip: Vec<String>,
@@ -28,17 +28,13 @@ impl FuzzSettings {
     pub fn max_examples(&self) -> u32 {
         self.max_examples
     }
-    /// Per-call timeout in milliseconds.
-    pub fn timeout_ms(&self) -> f64 {
-        self.timeout_ms
-    }
     /// Per-call timeout.
     pub fn timeout(&self) -> Duration {
-        Duration::from_secs_f64(self.timeout_ms / 1000.0)
+        self.timeout
     }
     /// Time budget per tool.
     pub fn max_time(&self) -> Duration {
-        Duration::from_secs_f64(self.max_time_s)
+        self.max_time
     }
     /// The seed.
     pub fn seed(&self) -> u64 {
@@ -120,8 +116,8 @@ pub(super) fn resolve(
     let f = flags;
     Ok(Some(FuzzSettings {
         max_examples,
-        timeout_ms,
-        max_time_s,
+        timeout: limits::millis(timeout_ms),
+        max_time: limits::seconds(max_time_s),
         seed,
         tools,
         skip: cfg.skip.clone(),

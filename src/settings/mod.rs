@@ -21,6 +21,7 @@ mod workspace;
 
 use std::fmt;
 use std::path::PathBuf;
+use std::time::Duration;
 
 pub use bench::{BenchSettings, BenchTargetSettings, Thresholds};
 pub use env::{ANTHROPIC_DEFAULT_BASE, Env, OPENAI_DEFAULT_BASE};
@@ -114,6 +115,16 @@ pub struct Resolved<T> {
     pub value: T,
     /// Who set it.
     pub origin: Origin,
+}
+
+impl<T> Resolved<T> {
+    /// The same setting, its value converted (milliseconds into a `Duration`, say).
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Resolved<U> {
+        Resolved {
+            value: f(self.value),
+            origin: self.origin,
+        }
+    }
 }
 
 /// Where a report goes.
@@ -238,24 +249,24 @@ impl CheckSettings {
 /// Tool-call tests: the defaults every test falls back to, and which tests run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TestSettings {
-    timeout_ms: Resolved<f64>,
+    timeout: Resolved<Duration>,
     retries: Resolved<u32>,
-    retry_delay_ms: f64,
+    retry_delay: Duration,
     selected: Vec<usize>,
 }
 
 impl TestSettings {
-    /// Default per-call timeout in milliseconds.
-    pub fn timeout_ms(&self) -> f64 {
-        self.timeout_ms.value
+    /// Default per-call timeout.
+    pub fn timeout(&self) -> Duration {
+        self.timeout.value
     }
     /// Default retries.
     pub fn retries(&self) -> u32 {
         self.retries.value
     }
-    /// Default wait between attempts, in milliseconds.
-    pub fn retry_delay_ms(&self) -> f64 {
-        self.retry_delay_ms
+    /// Default wait between attempts.
+    pub fn retry_delay(&self) -> Duration {
+        self.retry_delay
     }
     /// Indexes of the tests the filter selects, in YAML order.
     pub fn selected(&self) -> &[usize] {

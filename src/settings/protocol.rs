@@ -12,7 +12,7 @@ use crate::config::{ConfigError, ProtocolConfig, limits};
 pub struct ProtocolSettings {
     strict: bool,
     disable: Vec<String>,
-    timeout_ms: f64,
+    timeout: Duration,
 }
 
 impl ProtocolSettings {
@@ -26,7 +26,7 @@ impl ProtocolSettings {
     }
     /// How long a probe waits for one answer.
     pub fn timeout(&self) -> Duration {
-        Duration::from_secs_f64(self.timeout_ms / 1000.0)
+        self.timeout
     }
 }
 
@@ -54,6 +54,6 @@ pub(super) fn resolve(
             .and_then(|f| switch(f.strict, f.no_strict))
             .unwrap_or(cfg.strict),
         disable: cfg.disable,
-        timeout_ms,
+        timeout: limits::millis(timeout_ms),
     }))
 }

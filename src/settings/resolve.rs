@@ -348,9 +348,9 @@ fn resolve_tests(
     );
     let selected = super::filter::selected(&cfg.tests, run, env)?;
     Ok(TestSettings {
-        timeout_ms,
+        timeout: timeout_ms.map(limits::millis),
         retries,
-        retry_delay_ms: cfg.retry_delay_ms,
+        retry_delay: limits::millis(cfg.retry_delay_ms),
         selected,
     })
 }

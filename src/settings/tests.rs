@@ -143,7 +143,7 @@ fn rows() -> Vec<Row> {
             flag: &["--timeout-ms", "100"],
             env: ("TOOLPROOF_TIMEOUT_MS", "200"),
             yaml: Some((Slot::Top, "timeout_ms: 300")),
-            read: |s| s.tests().timeout_ms().to_string(),
+            read: |s| crate::config::limits::in_millis(s.tests().timeout()).to_string(),
             expect: ["100", "200", "300", "10000"],
         },
         Row {
@@ -744,7 +744,7 @@ fn a_timeout_past_thirty_days_from_the_flag_or_the_environment_is_refused() {
         flag,
         env: ("TOOLPROOF_TIMEOUT_MS", value),
         yaml: None,
-        read: |s| s.tests().timeout_ms().to_string(),
+        read: |s| crate::config::limits::in_millis(s.tests().timeout()).to_string(),
         expect: ["", "", "", ""],
     };
     let flag = resolve_in(&dir, &row(&["--timeout-ms", "1e300"], "1"), 0);

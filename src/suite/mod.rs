@@ -12,7 +12,7 @@ pub(crate) use typo::nearest as nearest_tool;
 
 use std::time::{Duration, Instant};
 
-use crate::config::TestCase;
+use crate::config::{TestCase, limits};
 use crate::events::{Event, Events};
 use crate::interrupt::{Interrupt, Signal};
 use crate::mcp::ToolServer as Server;
@@ -24,20 +24,17 @@ use crate::report::model::{Phase, PhaseStatus, TestResult, TestStatus};
 
 /// Most bytes of a result's text (and of a failing call's stderr) kept in a [`TestResult`].
 pub const KEEP_BYTES: usize = 64 * 1024;
-/// The longest wait honoured (30 days): far beyond any CI job, it only keeps deadline
-/// arithmetic from overflowing on absurd values.
-const LONGEST_WAIT_MS: f64 = 30.0 * 24.0 * 3600.0 * 1000.0;
 
 /// The values a test falls back to when it sets none itself (resolved from the flags, the
 /// environment and the YAML).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Defaults {
-    /// Per-call timeout in milliseconds.
-    pub timeout_ms: f64,
+    /// Per-call timeout.
+    pub timeout: Duration,
     /// Retries after a failed attempt.
     pub retries: u32,
-    /// Wait between attempts, in milliseconds.
-    pub retry_delay_ms: f64,
+    /// Wait between attempts.
+    pub retry_delay: Duration,
 }
 
 /// The tests of one run: all of them, which ones run, and their defaults.
@@ -260,10 +257,11 @@ fn attempt_all<S: Server>(
     broken: &mut Option<String>,
 ) -> Result<Vec<Attempt>, Cut> {
     let defaults = run.defaults;
-    let timeout_ms = test.timeout_ms.unwrap_or(defaults.timeout_ms);
-    let timeout = millis(timeout_ms);
+    let timeout = test.timeout_ms.map_or(defaults.timeout, limits::millis);
     let allowed = test.retries.unwrap_or(defaults.retries).saturating_add(1);
-    let delay = millis(test.retry_delay_ms.unwrap_or(defaults.retry_delay_ms));
+    let delay = test
+        .retry_delay_ms
+        .map_or(defaults.retry_delay, limits::millis);
     let mut history: Vec<Attempt> = Vec::new();
     for n in 1..=allowed {
         if n > 1 {
@@ -288,7 +286,7 @@ fn attempt_all<S: Server>(
             *broken = Some(restart_reason(&e));
             break;
         }
-        let mut attempt = call_once(server, tool, test, timeout, timeout_ms);
+        let mut attempt = call_once(server, tool, test, timeout);
         if let Some(signal) = run.interrupt.signal() {
             // The interrupt stopped the server: what the call saw says nothing of the tool.
             return Err(Cut {
@@ -321,12 +319,11 @@ fn call_once<S: Server>(
     tool: &Tool,
     test: &TestCase,
     timeout: Duration,
-    timeout_ms: f64,
 ) -> Attempt {
     server.script_answers(crate::mcp::spec::script_of(test));
     let answer = server.call(&test.tool, &test.args, timeout);
     let requests = server.server_requests();
-    let mut attempt = attempt_of(server, tool, test, answer, timeout_ms);
+    let mut attempt = attempt_of(server, tool, test, answer, timeout);
     for problem in requests.iter().filter_map(|r| r.problem.as_ref()) {
         attempt.failures.push(problem.clone());
         if attempt.verdict == Verdict::Pass {
@@ -343,7 +340,7 @@ fn attempt_of<S: Server>(
     tool: &Tool,
     test: &TestCase,
     answer: Result<CallOutcome, CallFailure>,
-    timeout_ms: f64,
+    timeout: Duration,
 ) -> Attempt {
     match answer {
         Ok(outcome) => {
@@ -372,7 +369,7 @@ fn attempt_of<S: Server>(
             let message = match &failure.error {
                 McpError::Timeout { .. } => format!(
                     "no answer within {}ms (timeout_ms)",
-                    assert::number_text(timeout_ms)
+                    assert::number_text(limits::in_millis(timeout))
                 ),
                 McpError::Exited { how } => format!("the server {how} during the call"),
                 other => format!("no result from the server: {other}"),
@@ -441,12 +438,6 @@ fn no_such_tool(name: &str, tools: &[Tool]) -> String {
     message
 }
 
-/// Milliseconds from the config as a duration; negative values give zero (the loader
-/// rejects them), huge ones [`LONGEST_WAIT_MS`].
-fn millis(ms: f64) -> Duration {
-    Duration::try_from_secs_f64(ms.min(LONGEST_WAIT_MS) / 1000.0).unwrap_or(Duration::ZERO)
-}
-
 /// The first [`KEEP_BYTES`] of a text, with a note saying how long it was.
 fn keep_head(text: String) -> String {
     if text.len() <= KEEP_BYTES {
@@ -477,9 +468,9 @@ fn keep_tail(text: String) -> String {
 #[cfg(test)]
 fn defaults_of(cfg: &crate::config::Config) -> Defaults {
     Defaults {
-        timeout_ms: cfg.timeout_ms,
+        timeout: limits::millis(cfg.timeout_ms),
         retries: cfg.retries,
-        retry_delay_ms: cfg.retry_delay_ms,
+        retry_delay: limits::millis(cfg.retry_delay_ms),
     }
 }
 

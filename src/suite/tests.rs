@@ -316,8 +316,6 @@ fn timeouts_of_minutes_and_beyond_pass_through() {
     run_cfg(&mut fake, &tools(), &cfg, None);
     assert_eq!(fake.calls[0].1, Duration::from_secs(300));
     assert_eq!(fake.calls[1].1, Duration::from_secs(30 * 24 * 3600));
-    assert_eq!(millis(-1.0), Duration::ZERO);
-    assert_eq!(millis(f64::NAN), Duration::from_secs(30 * 24 * 3600));
 }
 
 #[test]
