@@ -3,12 +3,12 @@
 # each for SECONDS (default 600), then minimises its corpus. Needs a nightly toolchain
 # (`rustup toolchain install nightly`); installs cargo-fuzz from crates.io under
 # target/fuzz-tools on first use. Not part of CI: `cargo test` runs the same entry points as
-# property tests (src/fuzzing/props.rs).
+# property tests (src/hostile_input/props.rs).
 #
 #   scripts/fuzz.sh                 # every target, 10 minutes each
 #   scripts/fuzz.sh 60 sse config   # two targets, a minute each
 #
-# A crash is saved under fuzz/artifacts/TARGET/; turn it into a test in src/fuzzing/props.rs.
+# A crash is saved under fuzz/artifacts/TARGET/; turn it into a test in src/hostile_input/props.rs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-600}"

@@ -17,12 +17,12 @@ mod evals;
 mod events;
 mod exit;
 mod fuzz;
-#[cfg(any(test, feature = "fuzzing"))]
-#[doc(hidden)]
-pub mod fuzzing;
 mod github;
 #[cfg(test)]
 mod golden;
+#[cfg(any(test, feature = "fuzzing"))]
+#[doc(hidden)]
+pub mod hostile_input;
 mod interrupt;
 #[cfg(test)]
 mod layering;
@@ -93,7 +93,7 @@ where
     live.finish();
     let mut delivered = writer.deliver(&report);
     if let Some(comment) = delivered.comment.take() {
-        let said = output::post::comment(&comment, &report, delivered.code);
+        let said = output::post::comment(&comment, &report, delivered.code, &interrupt);
         delivered.say(said);
     }
     delivered.code

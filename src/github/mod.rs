@@ -17,6 +17,7 @@ pub use event::pr_number;
 pub use retry::RetryPolicy;
 use retry::{Limits, Verdict, classify};
 
+use crate::interrupt::Interrupt;
 use crate::report::escape::one_line;
 
 /// Most pages of comments read (100 each) before giving up the search.
@@ -86,6 +87,14 @@ pub enum GithubError {
         /// The last failure.
         last: String,
     },
+    /// A signal stopped toolproof while it waited to ask again.
+    #[error("stopped by {signal} while waiting to {what} again")]
+    Interrupted {
+        /// What was attempted.
+        what: &'static str,
+        /// The signal (`SIGINT`, `SIGTERM`).
+        signal: &'static str,
+    },
     /// An answer that is not what the API returns.
     #[error("unexpected answer when asked to {what}: {message}")]
     BadAnswer {
@@ -136,6 +145,8 @@ pub struct Client {
     token: String,
     repo: String,
     policy: RetryPolicy,
+    /// Ends the waits between retries early.
+    interrupt: Interrupt,
 }
 
 impl fmt::Debug for Client {
@@ -176,7 +187,16 @@ impl Client {
             token: token.to_owned(),
             repo: repo.to_owned(),
             policy: RetryPolicy::default(),
+            interrupt: Interrupt::new(),
         })
+    }
+
+    /// From now on, a wait between retries ends when `interrupt` fires (the request is not
+    /// sent again).
+    #[must_use]
+    pub fn stop_on(mut self, interrupt: Interrupt) -> Client {
+        self.interrupt = interrupt;
+        self
     }
 
     #[cfg(test)]
@@ -301,7 +321,13 @@ impl Client {
                     last: self.scrub(&last),
                 });
             }
-            std::thread::sleep(wait.unwrap_or_else(|| self.policy.backoff(retry)));
+            if !self
+                .interrupt
+                .sleep(wait.unwrap_or_else(|| self.policy.backoff(retry)))
+            {
+                let signal = self.interrupt.signal().map_or("a signal", |s| s.name());
+                return Err(GithubError::Interrupted { what, signal });
+            }
             retry += 1;
         }
     }
@@ -493,6 +519,28 @@ mod tests {
                     "{last}"
                 );
             }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_signal_ends_the_wait_between_retries() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").ok();
+        let port = listener
+            .as_ref()
+            .and_then(|l| l.local_addr().ok())
+            .map_or(1, |a| a.port());
+        drop(listener);
+        let interrupt = Interrupt::new();
+        interrupt.fire(crate::interrupt::Signal::Int);
+        let client = Client::new(&format!("http://127.0.0.1:{port}"), "t", "o/r")
+            .map(|c| c.stop_on(interrupt));
+        match client.and_then(|c| c.find_comment(7, "<!-- m -->")) {
+            Err(e @ GithubError::Interrupted { .. }) => assert!(
+                e.to_string()
+                    .starts_with("stopped by SIGINT while waiting to "),
+                "{e}"
+            ),
             other => panic!("{other:?}"),
         }
     }

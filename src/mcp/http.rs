@@ -56,6 +56,9 @@ pub struct HttpTransport {
     legacy: Option<std::sync::Arc<legacy::LegacyStream>>,
     /// The reader of the session's GET stream, once started.
     listener: Option<std::sync::Arc<listen::Listener>>,
+    /// Ends the waits between reconnections of a response stream (set for a request made
+    /// with [`HttpTransport::post_interruptible`]).
+    interrupt: Interrupt,
 }
 
 /// What a POST gave back.
@@ -83,6 +86,7 @@ impl HttpTransport {
             responder: Responder::default(),
             legacy: None,
             listener: None,
+            interrupt: Interrupt::new(),
         }
     }
 
@@ -181,6 +185,7 @@ impl HttpTransport {
             .unwrap_or("")
             .to_owned();
         let mut worker = self.clone();
+        worker.interrupt = interrupt.clone();
         let (msg, want) = (msg.clone(), want.cloned());
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {

@@ -4,19 +4,26 @@
 use std::path::PathBuf;
 
 use crate::github::{self, Client, GithubError, Upserted};
+use crate::interrupt::Interrupt;
 use crate::report::markdown::pr_comment::{self, PrContext};
 use crate::report::model::RunReport;
 use crate::settings::{PrComment, PrCommentMode};
 
-/// Finds, updates or creates the comment for `report`, whose run exits with `code`. `Ok` is
-/// the console line that says what happened; `Err` the warning that says why nothing was.
-pub fn comment(settings: &PrComment, report: &RunReport, code: i32) -> Result<String, String> {
+/// Finds, updates or creates the comment for `report`, whose run exits with `code`; a signal
+/// ends the waits between retries. `Ok` is the console line that says what happened; `Err` the
+/// warning that says why nothing was.
+pub fn comment(
+    settings: &PrComment,
+    report: &RunReport,
+    code: i32,
+    interrupt: &Interrupt,
+) -> Result<String, String> {
     let ctx = PrContext {
         run_url: settings.run_url(),
     };
     let body = pr_comment::render(report, &ctx);
     let create = wanted(settings.mode(), report, code);
-    match upsert(settings, report, &body, create) {
+    match upsert(settings, report, &body, create, interrupt) {
         Ok((pr, Upserted::Updated(_))) => Ok(format!("PR comment updated on #{pr}")),
         Ok((pr, Upserted::Created(_))) => Ok(format!("PR comment posted on #{pr}")),
         Ok((_, Upserted::NotNeeded)) => Ok(format!(
@@ -58,11 +65,12 @@ fn upsert(
     report: &RunReport,
     body: &str,
     create: bool,
+    interrupt: &Interrupt,
 ) -> Result<(u64, Upserted), GithubError> {
     let token = settings.token().ok_or(GithubError::NoToken)?;
     let repo = settings.repository().ok_or(GithubError::NoRepository)?;
     let pr = github::pr_number(settings.event_path().map(PathBuf::as_path))?;
-    let client = Client::new(settings.api_url(), token.expose(), repo)?;
+    let client = Client::new(settings.api_url(), token.expose(), repo)?.stop_on(interrupt.clone());
     let marker = pr_comment::marker(report);
     client.upsert(pr, &marker, body, create).map(|u| (pr, u))
 }

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::run;
 use crate::cli::{Cli, Command};
 use crate::settings::Env;
-use crate::suite::live::fake;
+use crate::suite::fake_server_tests::fake;
 
 /// Runs `toolproof session ARGS` on `input`; returns the exit code and the lines written.
 fn session(args: &[&str], input: &str) -> (i32, Vec<Value>) {

@@ -496,4 +496,4 @@ fn run_cfg<S: Server>(
 mod tests;
 
 #[cfg(test)]
-pub(crate) mod live;
+pub(crate) mod fake_server_tests;

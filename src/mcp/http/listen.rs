@@ -6,7 +6,6 @@
 
 use std::io::BufReader;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -14,6 +13,7 @@ use serde_json::Value;
 
 use super::resume::{MAX_IDLE_RESUMES, Resume};
 use super::{HttpTransport, header};
+use crate::interrupt::{Interrupt, Signal};
 use crate::mcp::protocol;
 use crate::mcp::sse::SseEvents;
 
@@ -26,19 +26,20 @@ const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
 /// answer to a later request to whichever GET it has would otherwise race the listener.
 const OPENED_WAIT: Duration = Duration::from_secs(3);
 
-/// The handle the transport keeps: set `stop` to end the listener at its next message.
+/// The handle the transport keeps: `stop` ends the listener at its next message, or at once
+/// while it waits to resume the stream.
 #[derive(Debug, Default)]
 pub(super) struct Listener {
-    stop: AtomicBool,
+    stop: Interrupt,
 }
 
 impl Listener {
     pub(super) fn stop(&self) {
-        self.stop.store(true, Ordering::Relaxed);
+        self.stop.fire(Signal::Term);
     }
 
     fn stopped(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
+        self.stop.is_set()
     }
 }
 
@@ -90,7 +91,9 @@ impl HttpTransport {
                 return;
             }
             resume.idle += 1;
-            std::thread::sleep(resume.wait());
+            if !listener.stop.sleep(resume.wait()) {
+                return;
+            }
             last_id = Some(id);
         }
     }

@@ -72,10 +72,19 @@ impl HttpTransport {
             after: timeout,
         };
         if wait >= left {
-            std::thread::sleep(left);
-            return Err(timed_out);
+            return Err(if self.interrupt.sleep(left) {
+                timed_out
+            } else {
+                McpError::Interrupted {
+                    method: method.to_owned(),
+                }
+            });
         }
-        std::thread::sleep(wait);
+        if !self.interrupt.sleep(wait) {
+            return Err(McpError::Interrupted {
+                method: method.to_owned(),
+            });
+        }
         let left = deadline.saturating_duration_since(Instant::now());
         let req = self
             .agent
@@ -107,5 +116,33 @@ impl HttpTransport {
             "{ended}, and resuming it (GET with Last-Event-ID {}) got HTTP {status}: {detail}",
             shorten(&last_id, 60)
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::TransportPref;
+    use crate::interrupt::{Interrupt, Signal};
+
+    #[test]
+    fn a_signal_ends_the_wait_before_a_reconnection() {
+        let mut transport = HttpTransport::new(super::super::HttpSpec {
+            url: "http://127.0.0.1:9/mcp".into(),
+            headers: Vec::new(),
+            transport: TransportPref::default(),
+        });
+        let interrupt = Interrupt::new();
+        interrupt.fire(Signal::Term);
+        transport.interrupt = interrupt;
+        let mut resume = Resume::default();
+        resume.note(Some("7"), Some(MAX_RETRY_WAIT));
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let answer = transport.resume("tools/call", &mut resume, deadline, MAX_RETRY_WAIT);
+        assert!(
+            matches!(answer, Err(McpError::Interrupted { ref method }) if method == "tools/call"),
+            "{:?}",
+            answer.err()
+        );
     }
 }

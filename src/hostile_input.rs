@@ -1,7 +1,7 @@
-//! Entry points for the fuzz targets (`fuzz/`) and the property tests: each hands untrusted
-//! bytes to one parser exactly as toolproof does, and checks what must hold whatever the
-//! bytes are. A panic here is a finding. Compiled for tests and with the `fuzzing` feature;
-//! not part of the supported API.
+//! Hostile input for every parser: entry points for the cargo-fuzz targets (`fuzz/`, not the
+//! fuzz phase in `src/fuzz/`) and the property tests. Each hands untrusted bytes to one parser
+//! exactly as toolproof does, and checks what must hold whatever the bytes are. A panic here is
+//! a finding. Compiled for tests and with the `fuzzing` feature; not part of the supported API.
 
 use std::io::BufReader;
 use std::path::PathBuf;
