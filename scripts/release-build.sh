@@ -81,7 +81,7 @@ version=$(crate_version)
 name="toolproof-$version-$triple"
 stage="target/release-stage/$name"
 rm -rf "$stage" && mkdir -p "$stage" dist
-cp "target/$triple/release/toolproof" LICENSE README.md "$stage/"
+cp "${CARGO_TARGET_DIR:-target}/$triple/release/toolproof" LICENSE README.md "$stage/"
 
 # With GNU tar the archive is byte-for-byte reproducible: fixed order, owner and times. The
 # times are those of the last commit that changed anything but the Action's manifests, so the
