@@ -93,10 +93,10 @@ install_all() {
 start=$SECONDS
 install_all &
 installs=$!
-# The fakes the tests start (tests/support) and the examples the demo runs are built in the
-# same call as the tests would build them, so no test waits on a build.
-cargo build --quiet -p toolproof -p toolproof-test-support --bins --examples --features toolproof/interop
-# Benches are measured with `cargo bench`, not run as tests.
+# One build makes the tests, the fakes they start (tests/support) and the examples the demo
+# runs, with the features the tests are run with, so no test waits on a build. Benches are
+# measured with `cargo bench`, not run as tests.
+cargo build --quiet --workspace --lib --bins --tests --examples --features toolproof/interop
 cargo test --workspace --lib --bins --tests --examples --features toolproof/interop --no-run --quiet "$@"
 if ! wait "$installs"; then
   echo "error: installing the interop servers failed (see above); hint: the npm and PyPI registries must be reachable" >&2
