@@ -494,14 +494,18 @@ mod tests {
         assert_eq!(message(&json!({"a": 1})), "{\"a\":1}");
     }
 
-    #[test]
-    fn a_closed_port_gives_up_after_the_retries_without_the_token() {
+    /// A port on this machine that nothing listens on.
+    fn closed_port() -> u16 {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").ok();
-        let port = listener
+        listener
             .as_ref()
             .and_then(|l| l.local_addr().ok())
-            .map_or(1, |a| a.port());
-        drop(listener);
+            .map_or(1, |a| a.port())
+    }
+
+    #[test]
+    fn a_closed_port_gives_up_after_the_retries_without_the_token() {
+        let port = closed_port();
         let quick = RetryPolicy {
             max_retries: 1,
             base_delay: Duration::from_millis(1),
@@ -525,12 +529,7 @@ mod tests {
 
     #[test]
     fn a_signal_ends_the_wait_between_retries() {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").ok();
-        let port = listener
-            .as_ref()
-            .and_then(|l| l.local_addr().ok())
-            .map_or(1, |a| a.port());
-        drop(listener);
+        let port = closed_port();
         let interrupt = Interrupt::new();
         interrupt.fire(crate::interrupt::Signal::Int);
         let client = Client::new(&format!("http://127.0.0.1:{port}"), "t", "o/r")

@@ -5,7 +5,6 @@
 
 mod bench;
 mod env;
-mod filter;
 mod fuzz;
 mod github;
 mod lint;
@@ -15,6 +14,7 @@ mod resolve;
 mod secrets;
 mod source;
 mod stress;
+mod suite;
 #[cfg(test)]
 mod tests;
 mod workspace;
@@ -25,14 +25,14 @@ use std::time::Duration;
 
 pub use bench::{BenchSettings, BenchTargetSettings, Thresholds};
 pub use env::{ANTHROPIC_DEFAULT_BASE, Env, OPENAI_DEFAULT_BASE};
-#[cfg(test)]
-pub use filter::select;
 pub use fuzz::FuzzSettings;
 pub use github::{Github, PrComment, PrCommentMode};
 pub use lint::LintSettings;
 pub use protocol::ProtocolSettings;
 pub use source::config_source;
 pub use stress::StressSettings;
+#[cfg(test)]
+pub use suite::select;
 
 use crate::config::{EvalConfig, LoadedConfig, Provider, TestCase, ToolChoice};
 use crate::report::junit::JunitOptions;

@@ -3,7 +3,7 @@
 
 use super::{
     CheckSettings, CommandKind, Env, EvalSettings, EvalSetupError, EvalTarget, Origin, Resolved,
-    Revision, Settings, Skips, TestSettings,
+    Revision, Settings, Skips,
 };
 use crate::cli::{
     CacheCommand, Cli, Command, EvalArgs, EvalFlags, ReportArgs, ServerArgs, parse_fraction,
@@ -11,7 +11,6 @@ use crate::cli::{
 };
 use crate::config::{
     self, ConfigError, EvalConfig, LoadedConfig, ProtocolPin, Provider, ToolChoice, TransportPref,
-    limits,
 };
 use std::path::PathBuf;
 
@@ -208,7 +207,7 @@ impl Settings {
         let (command, flags) = command_of(cli);
         let cfg = &loaded.config;
         let checks = resolve_checks(&flags, env, cfg)?;
-        let tests = resolve_tests(&flags, env, cfg)?;
+        let tests = super::suite::resolve(flags.run, env, cfg)?;
         let evals = match &cfg.evals {
             Some(e) => Some(resolve_evals(&flags, env, e)?),
             None => None,
@@ -303,56 +302,6 @@ fn resolve_checks(
         false,
     );
     Ok(CheckSettings { enabled, strict })
-}
-
-fn resolve_tests(
-    flags: &Flags<'_>,
-    env: &Env,
-    cfg: &config::Config,
-) -> Result<TestSettings, ConfigError> {
-    let run = flags.run;
-    let ceiling = limits::MAX_DURATION_MS;
-    let words = limits::MAX_DURATION_WORDS;
-    let in_range = |ms: f64| ms > 0.0 && ms <= ceiling;
-    let positive = |s: &str| -> Result<f64, String> {
-        match s.parse::<f64>() {
-            Ok(v) if in_range(v) => Ok(v),
-            _ => Err(format!(
-                "must be a number of milliseconds above 0 and at most {ceiling} ({words}), got `{s}`"
-            )),
-        }
-    };
-    let flag_timeout = match run.and_then(|r| r.timeout_ms) {
-        Some(ms) if !in_range(ms) => {
-            return Err(ConfigError::new(format!(
-                "--timeout-ms must be above 0 and at most {ceiling} milliseconds ({words}), got {}",
-                limits::number(ms)
-            )));
-        }
-        other => other.map(|ms| (ms, "--timeout-ms")),
-    };
-    let timeout_ms = pick(
-        flag_timeout,
-        env_value(env, "TOOLPROOF_TIMEOUT_MS", positive)?,
-        Some((cfg.timeout_ms, "timeout_ms")),
-        cfg.timeout_ms,
-    );
-    let retries = pick(
-        run.and_then(|r| r.retries).map(|r| (r, "--retries")),
-        env_value(env, "TOOLPROOF_RETRIES", |s| {
-            s.parse::<u32>()
-                .map_err(|_| format!("must be a whole number of retries, got `{s}`"))
-        })?,
-        Some((cfg.retries, "retries")),
-        cfg.retries,
-    );
-    let selected = super::filter::selected(&cfg.tests, run, env)?;
-    Ok(TestSettings {
-        timeout: timeout_ms.map(limits::millis),
-        retries,
-        retry_delay: limits::millis(cfg.retry_delay_ms),
-        selected,
-    })
 }
 
 fn resolve_evals(

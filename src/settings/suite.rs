@@ -1,12 +1,67 @@
-//! Which tests a run selects: `--filter` or `TOOLPROOF_FILTER`, a list of name parts and tags.
+//! The tool-call tests' settings: `--timeout-ms` > `TOOLPROOF_TIMEOUT_MS` > `timeout_ms`, the
+//! same for the retries, and which tests run (`--filter` or `TOOLPROOF_FILTER`, a list of name
+//! parts and tags).
 
+use super::TestSettings;
 use super::env::Env;
+use super::resolve::{env_value, pick};
 use crate::cli::RunArgs;
-use crate::config::{ConfigError, TestCase};
+use crate::config::{Config, ConfigError, TestCase, limits};
+
+/// The tool-call tests' settings: the timeout, retries and retry delay every test falls back to,
+/// and which tests run.
+pub(super) fn resolve(
+    run: Option<&RunArgs>,
+    env: &Env,
+    cfg: &Config,
+) -> Result<TestSettings, ConfigError> {
+    let ceiling = limits::MAX_DURATION_MS;
+    let words = limits::MAX_DURATION_WORDS;
+    let in_range = |ms: f64| ms > 0.0 && ms <= ceiling;
+    let positive = |s: &str| -> Result<f64, String> {
+        match s.parse::<f64>() {
+            Ok(v) if in_range(v) => Ok(v),
+            _ => Err(format!(
+                "must be a number of milliseconds above 0 and at most {ceiling} ({words}), got `{s}`"
+            )),
+        }
+    };
+    let flag_timeout = match run.and_then(|r| r.timeout_ms) {
+        Some(ms) if !in_range(ms) => {
+            return Err(ConfigError::new(format!(
+                "--timeout-ms must be above 0 and at most {ceiling} milliseconds ({words}), got {}",
+                limits::number(ms)
+            )));
+        }
+        other => other.map(|ms| (ms, "--timeout-ms")),
+    };
+    let timeout_ms = pick(
+        flag_timeout,
+        env_value(env, "TOOLPROOF_TIMEOUT_MS", positive)?,
+        Some((cfg.timeout_ms, "timeout_ms")),
+        cfg.timeout_ms,
+    );
+    let retries = pick(
+        run.and_then(|r| r.retries).map(|r| (r, "--retries")),
+        env_value(env, "TOOLPROOF_RETRIES", |s| {
+            s.parse::<u32>()
+                .map_err(|_| format!("must be a whole number of retries, got `{s}`"))
+        })?,
+        Some((cfg.retries, "retries")),
+        cfg.retries,
+    );
+    let selected = selected(&cfg.tests, run, env)?;
+    Ok(TestSettings {
+        timeout: timeout_ms.map(limits::millis),
+        retries,
+        retry_delay: limits::millis(cfg.retry_delay_ms),
+        selected,
+    })
+}
 
 /// The tests `--filter` (else `TOOLPROOF_FILTER`) selects for `run`; every test for the other
 /// commands. A filter that selects nothing is a usage error.
-pub(super) fn selected(
+fn selected(
     tests: &[TestCase],
     run: Option<&RunArgs>,
     env: &Env,
