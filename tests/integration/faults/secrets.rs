@@ -152,6 +152,17 @@ fn echoing_http_server() -> String {
             while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).is_ok_and(|n| n == 1) {
                 head.push(byte[0]);
             }
+            // The body is read too: a socket closed with unread bytes is reset, and the client
+            // could see the reset before the answer.
+            let length = String::from_utf8_lossy(&head)
+                .lines()
+                .find_map(|l| {
+                    let (name, value) = l.split_once(':')?;
+                    name.eq_ignore_ascii_case("content-length")
+                        .then(|| value.trim().parse::<usize>().ok())?
+                })
+                .unwrap_or(0);
+            let _ = std::io::Read::read_exact(&mut stream, &mut vec![0; length]);
             let body = format!(
                 "{{\"error\": \"rejected request\", \"request\": {}}}",
                 serde_json::to_string(&String::from_utf8_lossy(&head)).unwrap_or_default()
