@@ -20,7 +20,7 @@ use crate::mcp::client::{CallFailure, Client, ConnectError};
 use crate::mcp::error::McpError;
 use crate::mcp::requests::ServerRequest;
 use crate::mcp::types::{CallOutcome, CallResult, Tool};
-use crate::report::model::{Phase, PhaseStatus, TestResult, TestStatus};
+use crate::report::model::{self, Phase, PhaseStatus, TestResult, TestStatus};
 
 /// Most bytes of a result's text (and of a failing call's stderr) kept in a [`TestResult`].
 pub const KEEP_BYTES: usize = 64 * 1024;
@@ -232,7 +232,15 @@ fn run_one<S: Server>(
     result.latency_ms = last.latency_ms;
     result.is_error = last.is_error;
     result.text = last.text;
-    result.server_requests = last.requests;
+    result.server_requests = last
+        .requests
+        .into_iter()
+        .map(|r| model::ServerRequest {
+            method: r.method,
+            answer: r.answer,
+            problem: r.problem,
+        })
+        .collect();
     if matches!(result.status, TestStatus::Failed | TestStatus::Error)
         && !last.stderr.trim().is_empty()
     {

@@ -32,7 +32,7 @@ pub use evals::{
 pub use history::{
     BaseComparison, BaseRun, FindingChanges, FindingKey, HistoryRecord, ModelChange, TestChanges,
 };
-pub use suite::{TestCounts, TestResult, TestStatus};
+pub use suite::{ServerRequest, TestCounts, TestResult, TestStatus};
 
 /// Version of the JSON report's shape; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;

@@ -46,7 +46,21 @@ pub struct TestResult {
     /// Requests the server sent toolproof during the last attempt's call (`elicitation/create`,
     /// `sampling/createMessage`, `roots/list`), with what was answered; omitted when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub server_requests: Vec<crate::mcp::requests::ServerRequest>,
+    pub server_requests: Vec<ServerRequest>,
+}
+
+/// One request a server sent during a test's call, and what toolproof answered.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ServerRequest {
+    /// The request's method.
+    pub method: String,
+    /// What was answered, in words (`accept`, `decline`, `text (15 characters)`, `2 roots`,
+    /// `refused: …`).
+    pub answer: String,
+    /// Why the scripted answer could not be given as written (it breaks the requested schema),
+    /// which fails the test.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
 }
 
 /// How many YAML tests ended which way.
