@@ -13,11 +13,27 @@ Reads one request on stdin and answers from directives in the prompt:
 Without a directive it picks no tool. Every request is appended to $PICKER_LOG when set.
 """
 
+import fcntl
 import hashlib
 import json
 import os
 import re
 import sys
+
+
+def bump(key):
+    """How many asks counted under `key` before this one; counts this one. Trials run side by
+    side, so the count is read and written under a lock."""
+    path = os.path.join(os.environ["PICKER_STATE"], key)
+    with open(path, "a+") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        f.seek(0)
+        count = int(f.read() or 0)
+        f.seek(0)
+        f.truncate()
+        f.write(str(count + 1))
+    return count
+
 
 request = json.load(sys.stdin)
 if os.environ.get("PICKER_LOG"):
@@ -36,18 +52,12 @@ calls = [
     if m.group(1) in (None, request["model"])
 ]
 if m := re.search(r"\[\[flip (\S+)\s*(\{.*?\})?\]\]", prompt):
-    state = os.path.join(os.environ["PICKER_STATE"], hashlib.sha256(prompt.encode()).hexdigest())
-    count = int(open(state).read()) if os.path.exists(state) else 0
-    with open(state, "w") as f:
-        f.write(str(count + 1))
+    count = bump(hashlib.sha256(prompt.encode()).hexdigest())
     if count % 2 == 0:
         calls = [{"tool": m.group(1), "args": json.loads(m.group(2) or "{}")}]
 if nths := re.findall(r"\[\[nth (\d+) (\S+)\s*(\{.*?\})?\]\]", prompt):
     key = "nth-" + hashlib.sha256(prompt.encode()).hexdigest()
-    state = os.path.join(os.environ["PICKER_STATE"], key)
-    ask = (int(open(state).read()) if os.path.exists(state) else 0) + 1
-    with open(state, "w") as f:
-        f.write(str(ask))
+    ask = bump(key) + 1
     calls = [{"tool": t, "args": json.loads(a or "{}")} for k, t, a in nths if int(k) == ask]
 if len(calls) == 1:
     print(json.dumps(calls[0]))
