@@ -1,5 +1,5 @@
-//! Tests of the console report: colour choice, snapshots of every fixture, and the evals
-//! section's wording.
+//! The console report over the fixtures: snapshots of every fixture, widths, escapes and
+//! redaction, and the evals section's wording.
 
 use super::fixtures;
 use crate::report::console::*;

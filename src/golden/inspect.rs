@@ -1,3 +1,4 @@
+//! `inspect`'s output for the fixtures: snapshots, a failed start, stdout noise.
 use super::fixtures;
 use crate::config::vocab::STDOUT_NOISE;
 use crate::report::inspect::*;

@@ -1,3 +1,5 @@
+//! The JSON report of the fixtures: snapshots, valid UTF-8, the documented example and fields,
+//! hostile text and secrets.
 use super::fixtures;
 use crate::report::json::*;
 use serde_json::Value;

@@ -1,3 +1,4 @@
+//! Redaction of every string of a fixture report.
 use super::fixtures;
 use std::borrow::Cow;
 

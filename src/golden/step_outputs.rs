@@ -1,3 +1,4 @@
+//! The GitHub step outputs of the fixture reports.
 use super::fixtures;
 use crate::report::step_outputs::*;
 

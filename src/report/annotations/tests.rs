@@ -1,4 +1,5 @@
-//! Tests of the workflow annotations: order, limits, paths, escaping.
+//! Tests of the workflow annotations' escaping. The annotations of the fixtures (order, limits,
+//! paths) are in `src/golden/annotations.rs`.
 
 use super::*;
 

@@ -1,5 +1,5 @@
-//! Tests of the console report: colour choice, snapshots of every fixture, and the evals
-//! section's wording.
+//! Tests of the console report's own helpers: colour choice. The renderings of the fixtures are
+//! in `src/golden/console.rs`.
 
 use super::*;
 

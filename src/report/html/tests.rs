@@ -1,4 +1,5 @@
-//! Tests of the HTML report: snapshots, escaping, ordering, and the evals section.
+//! Tests of the HTML report's escaping helpers. The renderings of the fixtures (snapshots,
+//! ordering, the evals section) are in `src/golden/html.rs`.
 
 use std::borrow::Cow;
 

@@ -1,4 +1,5 @@
-//! Tests of the job summary: snapshots, escaping, the byte budget, and the evals sections.
+//! Tests of the job summary's own helpers: cell escaping and budget sharing. The renderings of
+//! the fixtures are in `src/golden/markdown.rs`.
 
 use super::*;
 
