@@ -76,6 +76,22 @@ pub struct EvalFlags {
     /// Do not run the stress curve, even if `evals.stress` or TOOLPROOF_EVAL_STRESS says to.
     #[arg(long, overrides_with = "stress")]
     pub no_stress: bool,
+    /// Send uncached requests through the provider's batch API (half the price): auto (above
+    /// --batch-min requests of a model), always or never (evals.batch) [env: TOOLPROOF_BATCH].
+    #[arg(long, value_name = "WHEN", value_parser = crate::config::BatchMode::parse)]
+    pub batch: Option<crate::config::BatchMode>,
+    /// Uncached requests of one model above which `--batch auto` batches them
+    /// (evals.batch_min) [env: TOOLPROOF_BATCH_MIN].
+    #[arg(long, value_name = "N")]
+    pub batch_min: Option<u32>,
+    /// Seconds between two looks at a batch in progress (evals.batch_poll_s)
+    /// [env: TOOLPROOF_BATCH_POLL_S].
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub batch_poll_s: Option<f64>,
+    /// On SIGINT or SIGTERM, cancel the batch in progress instead of leaving it running for the
+    /// next run to pick up [env: TOOLPROOF_CANCEL_BATCH].
+    #[arg(long)]
+    pub cancel_batch: bool,
 }
 
 /// `toolproof eval`.
@@ -247,6 +263,19 @@ pub fn parse_fraction(s: &str) -> Result<f64, String> {
         Ok(v)
     } else {
         Err(format!("must be between 0 and 1 (e.g. 0.9), got {v}"))
+    }
+}
+
+/// A wait in seconds, more than 0 and at most 30 days (`--batch-poll-s`).
+pub fn parse_seconds(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
+    if v > 0.0 && v <= crate::config::limits::MAX_DURATION_S {
+        Ok(v)
+    } else {
+        Err(format!(
+            "must be more than 0 seconds and at most {}, got {v}",
+            crate::config::limits::MAX_DURATION_WORDS
+        ))
     }
 }
 

@@ -84,6 +84,13 @@ pub enum Event {
         /// Requests in flight at most now.
         to: usize,
     },
+    /// News of a provider batch (submitted, picked up, progress, ended, left running).
+    Batch {
+        /// The model its requests ask.
+        model: String,
+        /// What happened, in words.
+        message: String,
+    },
     /// A phase ended.
     PhaseFinished {
         /// Which phase.
@@ -158,6 +165,10 @@ impl Event {
                 failure.iter_mut().for_each(mask);
             }
             Event::ProviderBackoff { reason, .. } => mask(reason),
+            Event::Batch { model, message } => {
+                mask(model);
+                mask(message);
+            }
             Event::PhaseFinished { summary, .. } => summary.iter_mut().for_each(mask),
         }
         event

@@ -214,6 +214,14 @@ impl View {
                 wait.as_secs_f64(),
                 untrusted(reason)
             )),
+            Event::Batch { model, message } => {
+                let who = if model.is_empty() {
+                    String::new()
+                } else {
+                    format!("[{}] ", untrusted(model))
+                };
+                self.print(&format!("  BATCH {who}{}", untrusted(message)));
+            }
             Event::ConcurrencyLowered { from, to } => self.print(&format!(
                 "  SLOW  a request timed out: {to} in flight at most now (was {from}); if the server serves fewer at once, set evals.concurrency"
             )),

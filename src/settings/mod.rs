@@ -3,6 +3,7 @@
 //! [`Settings::resolve`]. Nothing after it reads `std::env` or the raw flags for an option; the
 //! value is immutable and its fields are private.
 
+mod batch;
 mod bench;
 mod env;
 mod fuzz;
@@ -23,6 +24,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use batch::BatchSettings;
 pub use bench::{BenchSettings, BenchTargetSettings, Thresholds};
 pub use env::{ANTHROPIC_DEFAULT_BASE, Env, OPENAI_DEFAULT_BASE};
 pub use fuzz::FuzzSettings;
@@ -313,6 +315,7 @@ pub struct EvalSettings {
     stress: Option<StressSettings>,
     tool_choice: Option<Resolved<ToolChoice>>,
     max_tokens_key: &'static str,
+    batch: BatchSettings,
 }
 
 impl EvalSettings {
@@ -355,6 +358,10 @@ impl EvalSettings {
     /// `--offline`: never call a model API.
     pub fn offline(&self) -> bool {
         self.offline.value
+    }
+    /// When uncached requests go through the provider's batch API.
+    pub fn batch(&self) -> &BatchSettings {
+        &self.batch
     }
 }
 

@@ -343,8 +343,11 @@ fn resolve_evals(
     };
     let stress_env = (eval.is_some() || flags.cache_stress.is_some()).then_some(env);
     let (stress_on, stress) = super::stress::resolve(stress_flag, stress_env, e.stress.as_ref())?;
+    let target = eval_target(provider_flag, flags.model, env, e);
+    let provider = target.as_ref().ok().map(|t| t.provider);
+    let batch = super::batch::resolve(eval, env, e, provider)?;
     Ok(EvalSettings {
-        target: eval_target(provider_flag, flags.model, env, e),
+        target,
         min_accuracy,
         no_cache,
         offline,
@@ -352,6 +355,7 @@ fn resolve_evals(
         stress,
         tool_choice: resolve_tool_choice(flags, env, e)?,
         max_tokens_key: e.max_tokens_field.key_for(env.openai_base()),
+        batch,
     })
 }
 

@@ -53,6 +53,12 @@ pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), Confi
         &[e, Step::Key("request_timeout_s")],
         Unit::Seconds,
     )?;
+    duration(
+        ctx,
+        evals.batch_poll_s,
+        &[e, Step::Key("batch_poll_s")],
+        Unit::Seconds,
+    )?;
     if let Some(v) = evals.min_wilson_lower {
         fraction(ctx, v, &[e, Step::Key("min_wilson_lower")])?;
     }

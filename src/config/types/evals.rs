@@ -111,6 +111,16 @@ pub struct EvalConfig {
     /// The tool-count stress curve (`stress: true` or a mapping; toolproof's own).
     #[serde(default)]
     pub stress: Option<StressConfig>,
+    /// When uncached requests go through the provider's batch API (half the price, answers
+    /// within 24 hours) instead of live requests: `auto` above `batch_min`, `always`, `never`.
+    #[serde(default)]
+    pub batch: BatchMode,
+    /// Uncached requests of one model above which `batch: auto` sends them as a batch.
+    #[serde(default = "default_batch_min")]
+    pub batch_min: u32,
+    /// Seconds between two looks at a batch in progress.
+    #[serde(default = "default_batch_poll_s")]
+    pub batch_poll_s: f64,
     /// YAML line of the `evals:` key (filled by the loader; reports point the gates there).
     #[serde(skip)]
     pub line: Option<u32>,
@@ -260,6 +270,40 @@ pub enum MultipleCalls {
     Miss,
 }
 
+/// `evals.batch`: when uncached requests go through the provider's batch API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BatchMode {
+    /// A batch when a model has more than `batch_min` uncached requests (HTTP providers).
+    #[default]
+    Auto,
+    /// Every uncached request goes through a batch (refused with the command provider).
+    Always,
+    /// Live requests only.
+    Never,
+}
+
+impl BatchMode {
+    /// `auto`, `always` or `never` (`--batch`, `TOOLPROOF_BATCH`).
+    pub fn parse(text: &str) -> Result<BatchMode, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(BatchMode::Auto),
+            "always" => Ok(BatchMode::Always),
+            "never" => Ok(BatchMode::Never),
+            other => Err(format!("`{other}` is not auto, always or never")),
+        }
+    }
+}
+
+/// 100 uncached requests: below it a live run is quick enough that waiting for a batch
+/// (minutes at least) costs more time than the half price saves.
+fn default_batch_min() -> u32 {
+    100
+}
+fn default_batch_poll_s() -> f64 {
+    30.0
+}
+
 fn default_eval_concurrency() -> u32 {
     8
 }
@@ -308,6 +352,9 @@ impl Default for EvalConfig {
             tool_choice: None,
             lint: LintConfig::default(),
             stress: None,
+            batch: BatchMode::Auto,
+            batch_min: default_batch_min(),
+            batch_poll_s: default_batch_poll_s(),
             line: None,
         }
     }

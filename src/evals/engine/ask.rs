@@ -242,7 +242,7 @@ pub(super) fn masked(choice: Choice, secrets: &Redactor) -> Choice {
 }
 
 /// An API answer in MCP terms: names mapped back, arguments parsed.
-fn to_choice(answer: Answer, api: &ApiTools) -> Choice {
+pub(super) fn to_choice(answer: Answer, api: &ApiTools) -> Choice {
     Choice {
         calls: answer
             .calls

@@ -3,6 +3,7 @@
 //! always the case order, whatever order the answers came in.
 
 mod ask;
+mod batch;
 mod progress;
 
 use ask::{Asking, build_client};
@@ -344,6 +345,7 @@ fn eval_model(
         .filter(|i| matches!(got[*i], Got::NotAsked))
         .collect();
     let mut fatal: Option<String> = None;
+    let mut batched = 0;
     // `--offline` keeps model APIs from being called; a local command is no API.
     let offline = offline_for(ctx.run.settings, ctx.provider);
     if !pending.is_empty() && !offline && !ctx.run.interrupt.is_set() {
@@ -352,6 +354,18 @@ fn eval_model(
         });
         match built {
             Err(e) => fatal = Some(e.to_string()),
+            Ok(p) if batches(ctx, cache_use, &items, &pending) => {
+                let sent = batch::Batching {
+                    ctx,
+                    provider: Arc::clone(p),
+                    model,
+                    items: &items,
+                    cache_use,
+                }
+                .run(&pending, &mut got, &mut progress);
+                fatal = sent.fatal;
+                batched = sent.count;
+            }
             Ok(p) => {
                 let asked = Asking {
                     ctx,
@@ -366,7 +380,26 @@ fn eval_model(
     }
     progress.flush_not_asked(ctx, &items, &got);
     let min_accuracy = ctx.run.settings.min_accuracy();
-    score_model(ctx, model, &items, got, fatal, min_accuracy, offline)
+    let mut eval = score_model(ctx, model, &items, got, fatal, min_accuracy, offline);
+    eval.batched = batched;
+    eval
+}
+
+/// Whether the pending items go through a batch: the settings say so for this many distinct
+/// requests, and every item has a cache key (results land in the cache, and a re-run finds
+/// the batch by them).
+fn batches(ctx: &Ctx<'_>, cache_use: &CacheUse, items: &[Item], pending: &[usize]) -> bool {
+    let distinct: std::collections::HashSet<&str> = pending
+        .iter()
+        .filter_map(|&i| items[i].key.as_deref())
+        .collect();
+    cache_use.write
+        && distinct.len() == pending.len()
+        && ctx
+            .run
+            .settings
+            .batch()
+            .batches(ctx.provider, distinct.len())
 }
 
 /// One trial as reported: the answer judged against the case's label, or why there is none.

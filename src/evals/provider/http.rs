@@ -79,6 +79,12 @@ enum Attempt {
     },
 }
 
+/// What one [`HttpApi::exchange`] attempt came to.
+enum Exchanged {
+    Done(String),
+    Failed(Attempt),
+}
+
 impl Attempt {
     /// How the in-flight window counts this attempt: a timeout, an answer of any kind, or no
     /// evidence (the connection failed).
@@ -113,7 +119,6 @@ impl HttpApi {
         }
     }
 
-    #[cfg(test)]
     /// The endpoint URL.
     pub fn url(&self) -> &str {
         &self.url
@@ -179,6 +184,111 @@ impl HttpApi {
             }
             retries += 1;
         }
+    }
+
+    /// One request to another endpoint of the same API (the batch endpoints), with the same
+    /// key and headers: a GET, or a POST of `body` (content type and bytes). Retried as the
+    /// pacer says (429, 5xx, a dropped connection); the 2xx body as text, or why there is none.
+    pub(super) fn exchange(
+        &self,
+        url: &str,
+        body: Option<(&str, &[u8])>,
+        pacer: &Pacer,
+        limit: u64,
+    ) -> Result<String, ProviderError> {
+        let mut retries = 0;
+        loop {
+            let attempt = self.exchange_once(url, body, pacer.policy().request_timeout, limit);
+            let (why, wait, everyone) = match attempt {
+                Exchanged::Done(text) => return Ok(text),
+                Exchanged::Failed(Attempt::Retry {
+                    why,
+                    wait,
+                    everyone,
+                    ..
+                }) => (why, wait, everyone),
+                Exchanged::Failed(Attempt::Fatal(m)) => {
+                    return Err(ProviderError::Fatal(self.redact(m)));
+                }
+                Exchanged::Failed(Attempt::Stop(m) | Attempt::BadBody(m)) => {
+                    return Err(ProviderError::Transient(self.redact(m)));
+                }
+                Exchanged::Failed(Attempt::Done(_)) => {
+                    return Err(ProviderError::Transient("unexpected answer".into()));
+                }
+            };
+            if retries >= pacer.policy().max_retries {
+                return Err(ProviderError::Transient(self.redact(after(why, retries))));
+            }
+            let wait = wait.unwrap_or_else(|| pacer.backoff(retries));
+            if !pacer.back_off(wait, &self.redact(why.clone()).message, everyone) {
+                return Err(ProviderError::Transient("interrupted".into()));
+            }
+            retries += 1;
+        }
+    }
+
+    fn exchange_once(
+        &self,
+        url: &str,
+        body: Option<(&str, &[u8])>,
+        timeout: Duration,
+        limit: u64,
+    ) -> Exchanged {
+        let sent = match body {
+            Some((content_type, bytes)) => self
+                .authorized(self.agent.post(url))
+                .config()
+                .timeout_global(Some(timeout))
+                .build()
+                .header("content-type", content_type)
+                .send(bytes),
+            None => self
+                .authorized(self.agent.get(url))
+                .config()
+                .timeout_global(Some(timeout))
+                .build()
+                .call(),
+        };
+        let mut resp = match sent {
+            Ok(r) => r,
+            Err(e) => return Exchanged::Failed(self.transport_error(e, timeout)),
+        };
+        let status = resp.status().as_u16();
+        let header = |name: &str| {
+            resp.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let should = retry::should_retry(header("x-should-retry").as_deref());
+        let wait = crate::net::retry_after(
+            header("retry-after-ms").as_deref(),
+            header("retry-after").as_deref(),
+            SystemTime::now(),
+        );
+        let text = match resp.body_mut().with_config().limit(limit).read_to_string() {
+            Ok(t) => t,
+            Err(e) => return Exchanged::Failed(self.transport_error(e, timeout)),
+        };
+        if (200..300).contains(&status) {
+            return Exchanged::Done(text);
+        }
+        Exchanged::Failed(self.refusal(status, &text, should, wait))
+    }
+
+    /// `req` with the key and the API's headers.
+    fn authorized<B>(&self, mut req: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
+        req = req.header("accept", "application/json");
+        req = match &self.auth {
+            Auth::ApiKey(k) => req.header("x-api-key", k.as_str()),
+            Auth::Bearer(k) => req.header("authorization", format!("Bearer {k}")),
+            Auth::None => req,
+        };
+        for (name, value) in &self.headers {
+            req = req.header(name.as_str(), value.as_str());
+        }
+        req
     }
 
     fn attempt(&self, body: &[u8], pacer: &Pacer, read: ReadAnswer) -> Attempt {

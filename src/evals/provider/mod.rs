@@ -7,6 +7,7 @@
 //! not be answered after the retries of [`Pacer`]; each carries a message and, apart, a hint.
 
 pub(crate) mod anthropic;
+pub mod batch;
 pub(crate) mod command;
 mod error;
 mod http;

@@ -123,6 +123,7 @@ pub fn score_model(
             .filter(|c| c.status == CaseStatus::ProviderError)
             .count(),
         uncached: tally.uncached,
+        batched: 0,
         gates,
         confusion: confusion::pairs(&cases),
         cases,

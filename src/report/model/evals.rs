@@ -118,6 +118,9 @@ pub struct ModelEval {
     pub provider_errors: usize,
     /// Cases not asked because `--offline` and no cached answer.
     pub uncached: Vec<String>,
+    /// Trials answered through the provider's batch API (left out when none were).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub batched: usize,
     /// Every gate with its verdict, in the order checked.
     pub gates: Vec<Gate>,
     /// Expected → picked pairs of the misses, most frequent first.
@@ -310,4 +313,9 @@ pub struct HistoryPoint {
     pub model: String,
     /// Miss rate in 0..1.
     pub miss_rate: f64,
+}
+
+/// Whether a count is 0 (left out of the JSON report).
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

@@ -1,0 +1,385 @@
+//! One model's uncached requests through the provider's batch API instead of live requests:
+//! pick up the batches an earlier run left (recorded under the cache folder, see [`state`]),
+//! submit the rest as one batch, poll until it ends (an interruptible wait between looks),
+//! and turn each result into what a live answer becomes: the same masking, the same cache
+//! file, the same scoring. Expired requests are resubmitted once; an errored one is that
+//! case's provider error. On an interrupt the batch keeps running for the next run to pick
+//! up, or is cancelled when the settings say so.
+
+pub(super) mod state;
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use super::ask::{masked, to_choice};
+use super::progress::Progress;
+use super::{Ctx, DEFAULT_MAX_TOKENS, Got, Item, provider_name};
+use crate::config::Provider as ProviderKind;
+use crate::evals::provider::batch::{self, BatchApi, Entry, Poll};
+use crate::evals::provider::{Answer, Provider, ProviderError, Request};
+use crate::events::Event;
+use crate::report::model::CacheUse;
+use state::{Record, Records};
+
+/// One model's pending items, sent as a batch.
+pub(super) struct Batching<'a, 'c> {
+    pub(super) ctx: &'a Ctx<'c>,
+    pub(super) provider: Arc<Provider>,
+    pub(super) model: &'a str,
+    pub(super) items: &'a [Item],
+    pub(super) cache_use: &'a mut CacheUse,
+}
+
+/// What a batch run came to: the error that stopped it, and the trials a batch answered.
+pub(super) struct Batched {
+    pub(super) fatal: Option<String>,
+    pub(super) count: usize,
+}
+
+/// Where the answers go while the batches run.
+struct Sink<'g> {
+    got: &'g mut [Got],
+    progress: &'g mut Progress,
+    /// Cache key → the pending items it answers (removed once answered).
+    by_key: BTreeMap<String, Vec<usize>>,
+    count: usize,
+}
+
+impl Batching<'_, '_> {
+    /// Sends every pending item (they all have cache keys) through batches and waits for
+    /// their results.
+    pub(super) fn run(
+        mut self,
+        pending: &[usize],
+        got: &mut [Got],
+        progress: &mut Progress,
+    ) -> Batched {
+        let provider = Arc::clone(&self.provider);
+        let Some(api) = provider.batch_api() else {
+            return Batched {
+                fatal: None,
+                count: 0,
+            };
+        };
+        let mut by_key: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for &idx in pending {
+            if let Some(key) = &self.items[idx].key {
+                by_key.entry(key.clone()).or_default().push(idx);
+            }
+        }
+        let mut sink = Sink {
+            got,
+            progress,
+            by_key,
+            count: 0,
+        };
+        let records = Records::new(&self.ctx.cfg.cache_dir);
+        let name = provider_name(self.ctx.provider);
+        let mut active = Vec::new();
+        let mut covered = HashSet::new();
+        for r in records.find(name, self.model, &api.host()) {
+            if r.requests
+                .values()
+                .any(|k| sink.by_key.contains_key(k) && !covered.contains(k))
+            {
+                covered.extend(r.requests.values().cloned());
+                self.say(format!(
+                    "picked up batch {} ({} requests, submitted {} ago)",
+                    r.id,
+                    r.requests.len(),
+                    ago(r.submitted)
+                ));
+                active.push(r);
+            }
+        }
+        let fresh: Vec<String> = sink
+            .by_key
+            .keys()
+            .filter(|k| !covered.contains(*k))
+            .cloned()
+            .collect();
+        if !fresh.is_empty() {
+            match self.submit(api, &records, &fresh, 1) {
+                Ok(r) => active.push(r),
+                Err(e) => return sink.done(Some(e)),
+            }
+        }
+        let fatal = self.wait(api, &records, active, &mut sink);
+        sink.done(fatal)
+    }
+
+    /// Polls the batches until each has ended and its results are in; returns the error
+    /// that stopped it early.
+    fn wait(
+        &mut self,
+        api: BatchApi<'_>,
+        records: &Records,
+        mut active: Vec<Record>,
+        sink: &mut Sink<'_>,
+    ) -> Option<String> {
+        let pacer = &self.ctx.pacer;
+        let mut last: BTreeMap<String, (String, u64)> = BTreeMap::new();
+        while !active.is_empty() {
+            let mut next = Vec::new();
+            for (i, record) in active.iter().enumerate() {
+                let poll = match api.poll(&record.id, pacer) {
+                    Ok(p) => p,
+                    Err(e) if self.ctx.run.interrupt.is_set() => {
+                        let _ = e;
+                        next.extend(active[i..].iter().cloned());
+                        break;
+                    }
+                    Err(e) => {
+                        return Some(format!(
+                            "could not check batch {}: {e}\nhint: it keeps running; re-run the same command to pick it up",
+                            record.id
+                        ));
+                    }
+                };
+                let seen = (poll.status.clone(), poll.done);
+                if last.get(&record.id) != Some(&seen) {
+                    self.say(progress_line(&record.id, &poll));
+                    last.insert(record.id.clone(), seen);
+                }
+                if !poll.ended {
+                    next.push(record.clone());
+                    continue;
+                }
+                match self.collect(api, records, record, &poll, sink) {
+                    Ok(Some(again)) => next.push(again),
+                    Ok(None) => {}
+                    Err(e) => return Some(e),
+                }
+            }
+            active = next;
+            if active.is_empty() {
+                break;
+            }
+            let interval = self.ctx.run.settings.batch().poll();
+            if self.ctx.run.interrupt.is_set() || !self.ctx.run.interrupt.sleep(interval) {
+                self.interrupted(api, records, &active);
+                return None;
+            }
+        }
+        None
+    }
+
+    /// The results of an ended batch, into the cache and the scores. Returns the batch its
+    /// expired requests were resubmitted as, if any.
+    fn collect(
+        &mut self,
+        api: BatchApi<'_>,
+        records: &Records,
+        record: &Record,
+        poll: &Poll,
+        sink: &mut Sink<'_>,
+    ) -> Result<Option<Record>, String> {
+        let entries = match api.results(&record.id, poll, &self.ctx.pacer) {
+            Ok(e) => e,
+            Err(e @ ProviderError::Fatal(_)) => return Err(e.to_string()),
+            // The batch failed as a whole: every request of it gets the error.
+            Err(e) => record
+                .requests
+                .keys()
+                .map(|id| (id.clone(), Entry::Errored(e.to_string())))
+                .collect(),
+        };
+        let writes_failed = self.cache_use.write_errors;
+        let mut expired = Vec::new();
+        let mut seen = HashSet::new();
+        for (id, entry) in entries {
+            let Some(key) = record.requests.get(&id) else {
+                continue;
+            };
+            seen.insert(key.clone());
+            match entry {
+                Entry::Expired if record.round < 2 => {
+                    if sink.by_key.contains_key(key) {
+                        expired.push(key.clone());
+                    }
+                }
+                Entry::Expired => {
+                    self.fail(sink, key, "the batch expired twice before this request ran")
+                }
+                Entry::Canceled => {
+                    self.fail(sink, key, "the batch was cancelled before this request ran")
+                }
+                Entry::Errored(m) => self.fail(sink, key, &m),
+                Entry::Answer(a) => self.answer(sink, key, a),
+            }
+        }
+        for key in record.requests.values() {
+            if !seen.contains(key) {
+                let m = format!("batch {} has no result for this request", record.id);
+                self.fail(sink, key, &m);
+            }
+        }
+        let again = if expired.is_empty() {
+            None
+        } else {
+            self.say(format!(
+                "{} requests of batch {} expired: submitting them once more",
+                expired.len(),
+                record.id
+            ));
+            Some(self.submit(api, records, &expired, record.round + 1)?)
+        };
+        // Kept when an answer could not be cached: the next run fetches the results again.
+        if self.cache_use.write_errors == writes_failed {
+            let _ = records.remove(&record.id);
+        }
+        Ok(again)
+    }
+
+    /// Submits the requests of `keys` as one batch and records it.
+    fn submit(
+        &mut self,
+        api: BatchApi<'_>,
+        records: &Records,
+        keys: &[String],
+        round: u32,
+    ) -> Result<Record, String> {
+        let cfg = self.ctx.cfg;
+        let max_tokens = match self.ctx.provider {
+            ProviderKind::Anthropic => DEFAULT_MAX_TOKENS,
+            _ => cfg.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+        };
+        let mut requests = Vec::new();
+        for key in keys {
+            let Some(&idx) = self
+                .items
+                .iter()
+                .position(|i| i.key.as_ref() == Some(key))
+                .as_ref()
+            else {
+                continue;
+            };
+            let request = Request {
+                model: self.model,
+                system: cfg.system.as_deref(),
+                prompt: &cfg.cases[self.items[idx].case].prompt,
+                tools: &self.ctx.api.tools,
+                params: self.ctx.params,
+                tool_choice: self.ctx.tool_choice.as_ref(),
+                max_tokens,
+            };
+            requests.push((key.clone(), batch::body(&self.provider, &request)));
+        }
+        let id = api
+            .submit(&requests, &self.ctx.pacer)
+            .map_err(|e| format!("could not submit a batch: {e}"))?;
+        let map = keys.iter().map(|k| (k.clone(), k.clone())).collect();
+        let name = provider_name(self.ctx.provider);
+        let record = Record::new(id, name, self.model, api.host(), round, map);
+        if let Err(e) = records.write(&record) {
+            self.say(format!(
+                "could not record batch {} under the cache folder ({e}): a re-run will not pick it up",
+                record.id
+            ));
+        }
+        self.say(format!(
+            "submitted batch {} ({} requests); if this job stops, re-run the same command to pick it up",
+            record.id,
+            requests.len()
+        ));
+        Ok(record)
+    }
+
+    /// The run was interrupted while batches ran: each is left running (its record stays
+    /// for the next run) or, when asked, cancelled.
+    fn interrupted(&self, api: BatchApi<'_>, records: &Records, active: &[Record]) {
+        for record in active {
+            if self.ctx.run.settings.batch().cancel_on_interrupt() {
+                // The pacer stops retrying once interrupted: one plain attempt.
+                match api.cancel(&record.id, &self.ctx.pacer) {
+                    Ok(()) => {
+                        let _ = records.remove(&record.id);
+                        self.say(format!("cancelled batch {}", record.id));
+                    }
+                    Err(e) => self.say(format!("could not cancel batch {}: {e}", record.id)),
+                }
+            } else {
+                self.say(format!(
+                    "batch {} keeps running; re-run the same command to pick up its results (--cancel-batch cancels it instead)",
+                    record.id
+                ));
+            }
+        }
+    }
+
+    fn answer(&mut self, sink: &mut Sink<'_>, key: &str, answer: Answer) {
+        let Some(idxs) = sink.by_key.remove(key) else {
+            return;
+        };
+        let choice = masked(to_choice(answer, self.ctx.api), self.ctx.run.secrets);
+        let prompt = &self.ctx.cfg.cases[self.items[idxs[0]].case].prompt;
+        let name = provider_name(self.ctx.provider);
+        if let Err(e) = self.ctx.cache.write(key, &choice, name, self.model, prompt) {
+            self.cache_use.write_failed(e.to_string());
+        }
+        for idx in idxs {
+            self.cache_use.asked += 1;
+            sink.got[idx] = Got::Asked(choice.clone(), Duration::ZERO);
+            sink.arrived(self.ctx, idx, self.items);
+        }
+    }
+
+    fn fail(&mut self, sink: &mut Sink<'_>, key: &str, message: &str) {
+        let Some(idxs) = sink.by_key.remove(key) else {
+            return;
+        };
+        for idx in idxs {
+            self.cache_use.failed += 1;
+            sink.got[idx] = Got::Failed(message.to_owned(), Duration::ZERO);
+            sink.arrived(self.ctx, idx, self.items);
+        }
+    }
+
+    fn say(&self, message: String) {
+        self.ctx.run.events.emit(Event::Batch {
+            model: self.model.to_owned(),
+            message,
+        });
+    }
+}
+
+impl Sink<'_> {
+    fn arrived(&mut self, ctx: &Ctx<'_>, idx: usize, items: &[Item]) {
+        self.count += 1;
+        self.progress.arrived(ctx, idx, items, self.got);
+    }
+
+    fn done(self, fatal: Option<String>) -> Batched {
+        Batched {
+            fatal,
+            count: self.count,
+        }
+    }
+}
+
+/// `batch msgbatch_1: in_progress, 3/10 done`.
+fn progress_line(id: &str, poll: &Poll) -> String {
+    if poll.total > 0 {
+        format!(
+            "batch {id}: {}, {}/{} done",
+            poll.status, poll.done, poll.total
+        )
+    } else {
+        format!("batch {id}: {}", poll.status)
+    }
+}
+
+/// `3m`, `2h`, `1d`: how long ago `since` (seconds since the epoch) was.
+fn ago(since: u64) -> String {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let s = now.saturating_sub(since);
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m", s / 60),
+        3600..86_400 => format!("{}h", s / 3600),
+        _ => format!("{}d", s / 86_400),
+    }
+}

@@ -1,0 +1,118 @@
+//! Batch settings of the evals: `--batch` > `TOOLPROOF_BATCH` > `evals.batch` > `auto`, the
+//! same for `batch_min` and `batch_poll_s`, and `--cancel-batch` / `TOOLPROOF_CANCEL_BATCH`.
+//! `always` with the command provider, or with the answer cache off, is a usage error: a
+//! local program has no batch API, and a batch needs the cache folder to survive the job.
+
+use std::time::Duration;
+
+use super::resolve::{env_switch, env_value, pick};
+use super::{Env, Resolved};
+use crate::cli::{EvalFlags, parse_seconds};
+use crate::config::{BatchMode, ConfigError, EvalConfig, Provider};
+
+/// When and how the evals go through a provider's batch API.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchSettings {
+    mode: Resolved<BatchMode>,
+    min: Resolved<u32>,
+    poll: Duration,
+    cancel: bool,
+}
+
+impl BatchSettings {
+    /// The wait between two looks at a batch in progress.
+    pub fn poll(&self) -> Duration {
+        self.poll
+    }
+    /// Whether an interrupted run cancels its batch instead of leaving it for the next run.
+    pub fn cancel_on_interrupt(&self) -> bool {
+        self.cancel
+    }
+    /// Whether `pending` uncached requests of one model go through a batch with `provider`.
+    pub fn batches(&self, provider: Provider, pending: usize) -> bool {
+        provider != Provider::Command
+            && match self.mode.value {
+                BatchMode::Never => false,
+                BatchMode::Always => pending > 0,
+                BatchMode::Auto => pending > self.min.value as usize,
+            }
+    }
+}
+
+/// Resolves the batch settings; `provider` is the one the evals will use, when known.
+pub(super) fn resolve(
+    flags: Option<&EvalFlags>,
+    env: &Env,
+    e: &EvalConfig,
+    provider: Option<Provider>,
+) -> Result<BatchSettings, ConfigError> {
+    // Only the commands that run evals read the environment for them.
+    let env = flags.map(|_| env);
+    let mode = pick(
+        flags.and_then(|f| f.batch).map(|m| (m, "--batch")),
+        env.map(|v| env_value(v, "TOOLPROOF_BATCH", BatchMode::parse))
+            .transpose()?
+            .flatten(),
+        Some((e.batch, "evals.batch")),
+        e.batch,
+    );
+    let min = pick(
+        flags.and_then(|f| f.batch_min).map(|n| (n, "--batch-min")),
+        env.map(|v| env_value(v, "TOOLPROOF_BATCH_MIN", parse_count))
+            .transpose()?
+            .flatten(),
+        Some((e.batch_min, "evals.batch_min")),
+        e.batch_min,
+    );
+    let poll = pick(
+        flags
+            .and_then(|f| f.batch_poll_s)
+            .map(|s| (s, "--batch-poll-s")),
+        env.map(|v| env_value(v, "TOOLPROOF_BATCH_POLL_S", parse_seconds))
+            .transpose()?
+            .flatten(),
+        Some((e.batch_poll_s, "evals.batch_poll_s")),
+        e.batch_poll_s,
+    );
+    let cancel = match flags {
+        Some(f) if f.cancel_batch => true,
+        Some(_) => env
+            .map(|env| env_switch(env, "TOOLPROOF_CANCEL_BATCH"))
+            .transpose()?
+            .flatten()
+            .is_some_and(|(on, _, _)| on),
+        None => false,
+    };
+    if mode.value == BatchMode::Always && flags.is_some() {
+        let why = if provider == Some(Provider::Command) {
+            Some((
+                "the command provider has no batch API",
+                "use `--batch auto` or `never` with a local program, or an HTTP provider",
+            ))
+        } else if !e.cache {
+            Some((
+                "a batch needs the answer cache (`evals.cache: false` turns it off)",
+                "set `evals.cache: true`: batch results land in the cache, and a re-run picks them up there",
+            ))
+        } else {
+            None
+        };
+        if let Some((why, hint)) = why {
+            return Err(
+                ConfigError::new(format!("{} is `always`, but {why}", mode.origin)).hint(hint),
+            );
+        }
+    }
+    Ok(BatchSettings {
+        mode,
+        min,
+        poll: crate::config::limits::seconds(poll.value),
+        cancel,
+    })
+}
+
+/// A whole number of requests (`TOOLPROOF_BATCH_MIN`).
+fn parse_count(s: &str) -> Result<u32, String> {
+    s.parse::<u32>()
+        .map_err(|_| format!("`{s}` is not a whole number of requests"))
+}
