@@ -48,6 +48,7 @@ fn has_finding(report: &Value, check: &str) -> bool {
     findings(report).iter().any(|(_, c, _)| c == check)
 }
 
+mod batch;
 mod bench;
 mod clients;
 mod compat;

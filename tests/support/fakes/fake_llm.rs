@@ -15,6 +15,8 @@
 //! | `--redirect-self CODE` | answer every request, whatever its path, with CODE (a 3xx) and `Location:` its own path: a redirect loop (also serves as a looping MCP endpoint) |
 //! | `--flavor NAME` | `openai` (default) or `llama-cpp-python`: Chat Completions answers in the shapes llama-cpp-python 0.3.36 sends (see `fake_llm/local.rs`): `content: null` and a legacy `function_call` beside `tool_calls`, `max_tokens` honoured and `max_completion_tokens` ignored, `tool_choice: "required"` a 500 with an empty message |
 //! | `--single-slot MS` | serve one model request at a time, in arrival order, each taking MS ms (a request whose client gave up still takes its turn), like a local server with one slot |
+//! | `--batch-polls N` | a batch answers "in progress" to its first N looks (default 1), then ends with its results (see `fake_llm/batch.rs`) |
+//! | `--batch-expire N` | the first N batches submitted expire as a whole (every request `expired`) |
 //!
 //! The first stdout line is `listening on http://127.0.0.1:PORT` (flushed at once). Point
 //! `ANTHROPIC_BASE_URL` at that URL, and `OPENAI_BASE_URL` at that URL plus `/v1`.
@@ -22,7 +24,12 @@
 //! # Endpoints
 //!
 //! `POST /v1/messages` (Anthropic), `POST /v1/chat/completions` and `POST /chat/completions`
-//! (OpenAI), `GET /v1/models` and `GET /models` (one model, OpenAI shape). Anything else is a 404.
+//! (OpenAI), `GET /v1/models` and `GET /models` (one model, OpenAI shape). The batch APIs:
+//! `POST /v1/messages/batches`, `GET /v1/messages/batches/{id}`, `GET …/{id}/results`,
+//! `POST …/{id}/cancel` (Anthropic); `POST /v1/files` (multipart, purpose `batch`),
+//! `GET /v1/files/{id}/content`, `POST /v1/batches`, `GET /v1/batches/{id}`,
+//! `POST /v1/batches/{id}/cancel` (OpenAI). A batch request's result is what the live endpoint
+//! answers its body. Anything else is a 404.
 //! Answers have the real shapes: ids, `usage`, `stop_reason`/`finish_reason`, `request-id`.
 //!
 //! # Directives (in the last user message)
@@ -43,12 +50,15 @@
 //! | `[[empty]]` | 200 with an empty body |
 //! | `[[truncated]]` | 200 with the first half of the JSON answer |
 //! | `[[huge MIB]]` | 200 with a JSON body of MIB MiB that is not the API's answer |
+//! | `[[batch-expire]]`, `[[batch-expire times=N]]` | in a batch: the request expires (only the first N times it is in one) |
 //!
 //! Attempts are counted per API, model and prompt text, across connections and threads. Without a call, text
 //! or refusal, the keyword rule answers: the longest offered tool name found in the prompt
 //! (case-insensitive; `_` and `-` also match a space) is called with `{}`; if none is found the
 //! answer is text. An unknown or malformed directive gets a 400 that says what is wrong.
 
+#[path = "fake_llm/batch.rs"]
+mod batch;
 #[path = "fake_llm/http.rs"]
 mod http;
 #[path = "common/http1.rs"]
@@ -79,6 +89,7 @@ fake_llm: a fake Anthropic + OpenAI model API on 127.0.0.1, scripted by [[direct
 
 usage: fake_llm [--port N] [--delay-ms N] [--log FILE] [--require-key KEY] [--redirect-self CODE]
                 [--flavor openai|llama-cpp-python] [--single-slot MS]
+                [--batch-polls N] [--batch-expire N]
 
   --port N            listen on 127.0.0.1:N (default 0: any free port)
   --delay-ms N        wait N ms before every answer
@@ -87,11 +98,14 @@ usage: fake_llm [--port N] [--delay-ms N] [--log FILE] [--require-key KEY] [--re
   --redirect-self CODE  answer every request with CODE and Location: its own path
   --flavor NAME       openai (default) or llama-cpp-python: that server's answer shapes
   --single-slot MS    serve one model request at a time, MS ms each, in arrival order
+  --batch-polls N     a batch is in progress for its first N looks (default 1)
+  --batch-expire N    the first N batches submitted expire as a whole
 
 directives: [[call NAME {json}]] [[malformed NAME RAW]] [[text WORDS]] [[refuse]]
   [[max_tokens]] [[content-empty]] [[status CODE times=N retry-after=S retry-after-ms=MS should-retry=B quota
   echo-key msg=TEXT]]
-  [[drop times=N]] [[sleep MS]] [[nonsense]] [[empty]] [[truncated]] [[huge MIB]];
+  [[drop times=N]] [[sleep MS]] [[nonsense]] [[empty]] [[truncated]] [[huge MIB]]
+  [[batch-expire times=N]];
   {{key}} in text or arguments: the request's API key
 ";
 
@@ -103,6 +117,8 @@ struct Options {
     redirect_self: Option<u16>,
     flavor: Flavor,
     single_slot: Option<Duration>,
+    batch_polls: u32,
+    batch_expire: u32,
 }
 
 fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, String> {
@@ -114,6 +130,8 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Option<Option
         redirect_self: None,
         flavor: Flavor::OpenAi,
         single_slot: None,
+        batch_polls: 1,
+        batch_expire: 0,
     };
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -141,6 +159,16 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Option<Option
                     .map_err(|_| "--single-slot takes milliseconds")?;
                 o.single_slot = Some(Duration::from_millis(ms));
             }
+            "--batch-polls" => {
+                o.batch_polls = value()?
+                    .parse()
+                    .map_err(|_| "--batch-polls takes a number")?;
+            }
+            "--batch-expire" => {
+                o.batch_expire = value()?
+                    .parse()
+                    .map_err(|_| "--batch-expire takes a number")?;
+            }
             "-h" | "--help" => return Ok(None),
             other => return Err(format!("unknown option `{other}`")),
         }
@@ -156,6 +184,7 @@ struct Server {
     flavor: Flavor,
     slot: Option<Slot>,
     attempts: Attempts,
+    batches: batch::Batches,
 }
 
 impl Server {
@@ -192,6 +221,17 @@ impl Server {
                 content_type: "text/plain",
                 body: String::new(),
             };
+            return (out, none, false);
+        }
+        let key = req
+            .header("x-api-key")
+            .map(str::to_owned)
+            .or_else(|| bearer(req));
+        let live = |api: Api, given: Option<&str>, body: &[u8]| {
+            let (out, _, dropped) = self.answer(api, given, body);
+            (out, dropped)
+        };
+        if let Some(out) = self.batches.route(req, key.as_deref(), &live) {
             return (out, none, false);
         }
         let api = match (req.method.as_str(), req.path.as_str()) {
@@ -234,7 +274,15 @@ impl Server {
             };
             return (wire::error(api, "", &status), none, false);
         }
-        let Ok(body) = serde_json::from_slice::<Value>(&req.body) else {
+        self.answer(api, given.as_deref(), &req.body)
+    }
+
+    /// The answer of the model API `api` to a request body (a live request's, or one request
+    /// of a batch), with the key it carried: the answer, an extra wait, and whether to drop the
+    /// connection instead.
+    fn answer(&self, api: Api, given: Option<&str>, raw_body: &[u8]) -> (Out, Duration, bool) {
+        let none = Duration::ZERO;
+        let Ok(body) = serde_json::from_slice::<Value>(raw_body) else {
             return (
                 wire::bad_request(api, 400, "the request body is not JSON"),
                 none,
@@ -262,7 +310,7 @@ impl Server {
                 return (wire::bad_request(api, 400, &msg), none, false);
             }
         };
-        script.echo_key(given.as_deref().unwrap_or_default());
+        script.echo_key(given.unwrap_or_default());
         let attempt = self.attempts.next(&format!("{api:?}\n{model}\n{prompt}"));
         let wait = Duration::from_millis(script.sleep_ms);
         if script.drops(attempt) {
@@ -271,10 +319,7 @@ impl Server {
         if let Some(status) = script.status(attempt) {
             let mut status = status.clone();
             if status.echo_key {
-                let key = req
-                    .header("x-api-key")
-                    .map(str::to_owned)
-                    .or_else(|| bearer(req));
+                let key = given;
                 let said = status
                     .msg
                     .take()
@@ -405,6 +450,7 @@ fn main() {
         flavor: options.flavor,
         slot: options.single_slot.map(Slot::new),
         attempts: Attempts::default(),
+        batches: batch::Batches::new(options.batch_polls, options.batch_expire),
     });
     for stream in listener.incoming() {
         let Ok(stream) = stream else {

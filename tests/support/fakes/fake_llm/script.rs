@@ -63,6 +63,8 @@ pub struct Script {
     pub status: Option<(Status, Option<u64>)>,
     /// Whether the prompt had any directive at all.
     pub directed: bool,
+    /// In a batch: the request expires, the first N times it is in one (`None` = always).
+    pub batch_expire: Option<Option<u64>>,
 }
 
 /// What `{{key}}` in answer text and call arguments stands for: the credential the request
@@ -185,6 +187,10 @@ fn apply(script: &mut Script, word: &str, arg: &str) -> Result<(), String> {
         "drop" => {
             let (_, times) = options(arg)?;
             script.drop = Some(times);
+        }
+        "batch-expire" => {
+            let (_, times) = options(arg)?;
+            script.batch_expire = Some(times);
         }
         "status" => {
             let (code, opts) = arg.split_once(' ').unwrap_or((arg, ""));
