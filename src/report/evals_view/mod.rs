@@ -138,6 +138,10 @@ fn cache_line(ev: &EvalsResults) -> String {
         }
         s
     };
+    let batched: usize = ev.models.iter().map(|m| m.batched).sum();
+    if batched > 0 {
+        s.push_str(&format!(", {batched} through a batch"));
+    }
     if c.corrupt > 0 {
         s.push_str(&format!(
             ", {} unreadable cache file{} asked again",

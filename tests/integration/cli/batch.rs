@@ -136,7 +136,16 @@ fn an_anthropic_batch_answers_like_live_requests_and_lands_in_the_same_cache_fil
     assert_eq!(cached.len(), 2, "{cached:#?}");
     assert_eq!(cached, cache_files(&live_dir));
     assert_eq!(batch_records(&dir), 0);
-    assert!(out.stderr.contains("BATCH"), "{out:?}");
+    assert!(
+        out.stderr
+            .contains("BATCH [fake-model-1] submitted batch msgbatch_"),
+        "{out:?}"
+    );
+    assert!(
+        out.stdout
+            .contains("Cache: 0 cached, 3 asked (2 answered, 1 failed), 3 through a batch"),
+        "{out:?}"
+    );
     // A second run replays the cache: no batch at all.
     let (out, _) = eval_in(&dir, &[], &api_env(&server, &openai));
     assert_eq!(out.code, 0, "{out:?}");
