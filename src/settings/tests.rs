@@ -288,6 +288,60 @@ fn rows() -> Vec<Row> {
             expect: ["true", "true", "false", "false"],
         },
         Row {
+            name: "batch",
+            command: &["run"],
+            flag: &["--batch", "never"],
+            env: ("TOOLPROOF_BATCH", "always"),
+            yaml: Some((Slot::Evals, "batch: never")),
+            read: |s| {
+                s.evals()
+                    .is_some_and(|e| e.batch().batches(crate::config::Provider::Anthropic, 1))
+                    .to_string()
+            },
+            expect: ["false", "true", "false", "false"],
+        },
+        Row {
+            name: "batch-min",
+            command: &["eval"],
+            flag: &["--batch-min", "1"],
+            env: ("TOOLPROOF_BATCH_MIN", "10"),
+            yaml: Some((Slot::Evals, "batch_min: 3")),
+            read: |s| {
+                let batches = |n: u32| {
+                    s.evals().is_some_and(|e| {
+                        e.batch()
+                            .batches(crate::config::Provider::Openai, n as usize + 1)
+                    })
+                };
+                (0..=200u32)
+                    .find(|&n| batches(n))
+                    .map_or("none".into(), |n| n.to_string())
+            },
+            expect: ["1", "10", "3", "100"],
+        },
+        Row {
+            name: "batch-poll-s",
+            command: &["eval"],
+            flag: &["--batch-poll-s", "0.5"],
+            env: ("TOOLPROOF_BATCH_POLL_S", "2"),
+            yaml: Some((Slot::Evals, "batch_poll_s: 7")),
+            read: |s| format!("{:?}", s.evals().map(|e| e.batch().poll())),
+            expect: ["Some(500ms)", "Some(2s)", "Some(7s)", "Some(30s)"],
+        },
+        Row {
+            name: "cancel-batch",
+            command: &["eval"],
+            flag: &["--cancel-batch"],
+            env: ("TOOLPROOF_CANCEL_BATCH", "yes"),
+            yaml: None,
+            read: |s| {
+                s.evals()
+                    .is_some_and(|e| e.batch().cancel_on_interrupt())
+                    .to_string()
+            },
+            expect: ["true", "true", "false", "false"],
+        },
+        Row {
             name: "history",
             command: &["run"],
             flag: &["--history", "flag.jsonl"],
