@@ -47,18 +47,12 @@ pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), Confi
     check_cases(ctx, &evals.cases, &[e, Step::Key("cases")])?;
     at_least_one(ctx, evals.concurrency, &[e, Step::Key("concurrency")])?;
     at_least_one(ctx, evals.trials, &[e, Step::Key("trials")])?;
-    duration(
-        ctx,
-        evals.request_timeout_s,
-        &[e, Step::Key("request_timeout_s")],
-        Unit::Seconds,
-    )?;
-    duration(
-        ctx,
-        evals.batch_poll_s,
-        &[e, Step::Key("batch_poll_s")],
-        Unit::Seconds,
-    )?;
+    for (value, key) in [
+        (evals.request_timeout_s, "request_timeout_s"),
+        (evals.batch_poll_s, "batch_poll_s"),
+    ] {
+        duration(ctx, value, &[e, Step::Key(key)], Unit::Seconds)?;
+    }
     if let Some(v) = evals.min_wilson_lower {
         fraction(ctx, v, &[e, Step::Key("min_wilson_lower")])?;
     }
