@@ -20,6 +20,10 @@ pub struct BatchSettings {
 }
 
 impl BatchSettings {
+    /// Whether every uncached request must go through a batch (`always`): no live fallback.
+    pub fn always(&self) -> bool {
+        self.mode.value == BatchMode::Always
+    }
     /// The wait between two looks at a batch in progress.
     pub fn poll(&self) -> Duration {
         self.poll

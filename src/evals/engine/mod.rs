@@ -354,27 +354,29 @@ fn eval_model(
         });
         match built {
             Err(e) => fatal = Some(e.to_string()),
-            Ok(p) if batches(ctx, cache_use, &items, &pending) => {
-                let sent = batch::Batching {
-                    ctx,
-                    provider: Arc::clone(p),
-                    model,
-                    items: &items,
-                    cache_use,
-                }
-                .run(&pending, &mut got, &mut progress);
-                fatal = sent.fatal;
-                batched = sent.count;
-            }
             Ok(p) => {
-                let asked = Asking {
-                    ctx,
-                    provider: Arc::clone(p),
-                    model,
-                    items: &items,
-                    cache_use,
-                };
-                fatal = asked.ask_all(&pending, &mut got, &mut progress);
+                let mut live = true;
+                if batches(ctx, cache_use, &items, &pending) {
+                    let sent = batch::Batching {
+                        ctx,
+                        provider: Arc::clone(p),
+                        model,
+                        items: &items,
+                        cache_use: &mut *cache_use,
+                    }
+                    .run(&pending, &mut got, &mut progress);
+                    (fatal, batched, live) = (sent.fatal, sent.count, sent.live);
+                }
+                if live {
+                    let asked = Asking {
+                        ctx,
+                        provider: Arc::clone(p),
+                        model,
+                        items: &items,
+                        cache_use,
+                    };
+                    fatal = asked.ask_all(&pending, &mut got, &mut progress);
+                }
             }
         }
     }

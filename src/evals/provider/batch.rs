@@ -67,6 +67,11 @@ impl Provider {
     }
 }
 
+/// Whether `e` says the batch does not exist (a 404 on its status): archived or deleted.
+pub fn gone(e: &ProviderError) -> bool {
+    matches!(e, ProviderError::Fatal(f) if f.message.contains(" returned 404"))
+}
+
 /// The request body the live path sends for `req`.
 pub fn body(provider: &Provider, req: &Request) -> Value {
     match provider {

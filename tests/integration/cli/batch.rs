@@ -378,3 +378,64 @@ fn cancel_batch_cancels_the_batch_on_an_interrupt() {
     );
     assert_eq!(batch_records(&dir), 0);
 }
+
+#[test]
+fn auto_asks_live_where_there_is_no_batch_api_and_always_says_why_it_cannot() {
+    let dir = Dir::new("batch-none");
+    let log = dir.path("llm.jsonl").display().to_string();
+    let server = llm(&["--log", &log, "--no-batches"]);
+    let cases = r#"    - prompt: 'one [[call echo {"text": "1"}]]'
+      expect_tool: echo
+    - prompt: 'two [[call add {"a": 1, "b": 2}]]'
+      expect_tool: add
+"#;
+    api_config(&dir, "openai", &[], "  batch_min: 1\n", cases);
+    let openai = format!("{}/v1", server.url);
+    let env = api_env(&server, &openai);
+    let (out, report) = eval_in(&dir, &["--batch", "always"], &env);
+    assert_eq!(out.code, 1, "{out:?}");
+    let error = model0(&report)["error"].as_str().unwrap_or("");
+    assert!(
+        error.contains("could not submit a batch: openai returned 404"),
+        "{error}"
+    );
+    assert!(cache_files(&dir).is_empty());
+    let (out, report) = eval_in(&dir, &[], &env);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stderr.contains("asking live instead"), "{out:?}");
+    assert_eq!(model0(&report)["correct"], 2);
+    assert!(model0(&report).get("batched").is_none());
+    let log = requests(&dir, "llm.jsonl");
+    assert_eq!(sent(&log, "POST", |p| p == "/v1/chat/completions").len(), 2);
+}
+
+#[test]
+fn a_recorded_batch_the_provider_no_longer_knows_is_dropped_and_submitted_again() {
+    let dir = Dir::new("batch-gone");
+    let port = toolproof_test_support::free_port().to_string();
+    let cases = "    - prompt: 'one [[call echo {\"text\": \"1\"}]]'\n      expect_tool: echo\n";
+    api_config(&dir, "anthropic", &[], "  batch: always\n", cases);
+    {
+        let first = llm(&["--port", &port, "--batch-polls", "5"]);
+        let openai = format!("{}/v1", first.url);
+        let (stderr, code) =
+            interrupted_eval(&dir, &["--batch-poll-s", "3600"], &api_env(&first, &openai));
+        assert_eq!(code, Some(130), "{stderr}");
+        assert_eq!(batch_records(&dir), 1);
+    }
+    // The same host and port, but a server that never saw the batch.
+    let second = llm(&["--port", &port]);
+    let openai = format!("{}/v1", second.url);
+    let env = api_env(&second, &openai);
+    let (out, report) = eval_in(&dir, &["--batch-poll-s", "0.001"], &env);
+    assert_eq!(out.code, 1, "{out:?}");
+    let error = model0(&report)["error"].as_str().unwrap_or("");
+    assert!(
+        error.contains("is no longer known to the provider"),
+        "{error}"
+    );
+    assert_eq!(batch_records(&dir), 0);
+    let (out, report) = eval_in(&dir, &["--batch-poll-s", "0.001"], &env);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(model0(&report)["batched"], 1);
+}

@@ -17,6 +17,7 @@
 //! | `--single-slot MS` | serve one model request at a time, in arrival order, each taking MS ms (a request whose client gave up still takes its turn), like a local server with one slot |
 //! | `--batch-polls N` | a batch answers "in progress" to its first N looks (default 1), then ends with its results (see `fake_llm/batch.rs`) |
 //! | `--batch-expire N` | the first N batches submitted expire as a whole (every request `expired`) |
+//! | `--no-batches` | no batch or file endpoints (404), like a local compatible server |
 //!
 //! The first stdout line is `listening on http://127.0.0.1:PORT` (flushed at once). Point
 //! `ANTHROPIC_BASE_URL` at that URL, and `OPENAI_BASE_URL` at that URL plus `/v1`.
@@ -89,7 +90,7 @@ fake_llm: a fake Anthropic + OpenAI model API on 127.0.0.1, scripted by [[direct
 
 usage: fake_llm [--port N] [--delay-ms N] [--log FILE] [--require-key KEY] [--redirect-self CODE]
                 [--flavor openai|llama-cpp-python] [--single-slot MS]
-                [--batch-polls N] [--batch-expire N]
+                [--batch-polls N] [--batch-expire N] [--no-batches]
 
   --port N            listen on 127.0.0.1:N (default 0: any free port)
   --delay-ms N        wait N ms before every answer
@@ -100,6 +101,7 @@ usage: fake_llm [--port N] [--delay-ms N] [--log FILE] [--require-key KEY] [--re
   --single-slot MS    serve one model request at a time, MS ms each, in arrival order
   --batch-polls N     a batch is in progress for its first N looks (default 1)
   --batch-expire N    the first N batches submitted expire as a whole
+  --no-batches        no batch or file endpoints (404), like a local compatible server
 
 directives: [[call NAME {json}]] [[malformed NAME RAW]] [[text WORDS]] [[refuse]]
   [[max_tokens]] [[content-empty]] [[status CODE times=N retry-after=S retry-after-ms=MS should-retry=B quota
@@ -119,6 +121,7 @@ struct Options {
     single_slot: Option<Duration>,
     batch_polls: u32,
     batch_expire: u32,
+    no_batches: bool,
 }
 
 fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, String> {
@@ -132,6 +135,7 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Option<Option
         single_slot: None,
         batch_polls: 1,
         batch_expire: 0,
+        no_batches: false,
     };
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -169,6 +173,7 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Option<Option
                     .parse()
                     .map_err(|_| "--batch-expire takes a number")?;
             }
+            "--no-batches" => o.no_batches = true,
             "-h" | "--help" => return Ok(None),
             other => return Err(format!("unknown option `{other}`")),
         }
@@ -184,7 +189,7 @@ struct Server {
     flavor: Flavor,
     slot: Option<Slot>,
     attempts: Attempts,
-    batches: batch::Batches,
+    batches: Option<batch::Batches>,
 }
 
 impl Server {
@@ -231,7 +236,11 @@ impl Server {
             let (out, _, dropped) = self.answer(api, given, body);
             (out, dropped)
         };
-        if let Some(out) = self.batches.route(req, key.as_deref(), &live) {
+        if let Some(out) = self
+            .batches
+            .as_ref()
+            .and_then(|b| b.route(req, key.as_deref(), &live))
+        {
             return (out, none, false);
         }
         let api = match (req.method.as_str(), req.path.as_str()) {
@@ -450,7 +459,8 @@ fn main() {
         flavor: options.flavor,
         slot: options.single_slot.map(Slot::new),
         attempts: Attempts::default(),
-        batches: batch::Batches::new(options.batch_polls, options.batch_expire),
+        batches: (!options.no_batches)
+            .then(|| batch::Batches::new(options.batch_polls, options.batch_expire)),
     });
     for stream in listener.incoming() {
         let Ok(stream) = stream else {

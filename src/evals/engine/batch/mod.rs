@@ -31,10 +31,13 @@ pub(super) struct Batching<'a, 'c> {
     pub(super) cache_use: &'a mut CacheUse,
 }
 
-/// What a batch run came to: the error that stopped it, and the trials a batch answered.
+/// What a batch run came to: the error that stopped it, the trials a batch answered, and
+/// whether the pending items are to be asked live instead (`auto` at a server without a
+/// batch API).
 pub(super) struct Batched {
     pub(super) fatal: Option<String>,
     pub(super) count: usize,
+    pub(super) live: bool,
 }
 
 /// Where the answers go while the batches run.
@@ -60,6 +63,7 @@ impl Batching<'_, '_> {
             return Batched {
                 fatal: None,
                 count: 0,
+                live: true,
             };
         };
         let mut by_key: BTreeMap<String, Vec<usize>> = BTreeMap::new();
@@ -102,6 +106,14 @@ impl Batching<'_, '_> {
         if !fresh.is_empty() {
             match self.submit(api, &records, &fresh, 1) {
                 Ok(r) => active.push(r),
+                // `auto` asks live where there is no batch API (a local compatible server).
+                Err(e) if active.is_empty() && !self.ctx.run.settings.batch().always() => {
+                    let why = e.lines().next().unwrap_or_default();
+                    self.say(format!("asking live instead: {why}"));
+                    let mut done = sink.done(None);
+                    done.live = true;
+                    return done;
+                }
                 Err(e) => return sink.done(Some(e)),
             }
         }
@@ -129,6 +141,14 @@ impl Batching<'_, '_> {
                         let _ = e;
                         next.extend(active[i..].iter().cloned());
                         break;
+                    }
+                    Err(e) if batch::gone(&e) => {
+                        // Archived or deleted at the provider: the record can only mislead.
+                        let _ = records.remove(&record.id);
+                        return Some(format!(
+                            "batch {} is no longer known to the provider ({e}); its record is removed\nhint: re-run the same command to submit its requests again",
+                            record.id
+                        ));
                     }
                     Err(e) => {
                         return Some(format!(
@@ -354,6 +374,7 @@ impl Sink<'_> {
         Batched {
             fatal,
             count: self.count,
+            live: false,
         }
     }
 }
