@@ -8,7 +8,7 @@
 
 pub(super) mod state;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -20,7 +20,13 @@ use crate::evals::provider::batch::{self, BatchApi, Entry, Poll};
 use crate::evals::provider::{Answer, Provider, ProviderError, Request};
 use crate::events::Event;
 use crate::report::model::CacheUse;
+use serde_json::Value;
 use state::{Record, Records};
+
+/// The most requests in one batch (Anthropic takes 100,000, OpenAI 50,000).
+const MAX_REQUESTS: usize = 10_000;
+/// The most JSON in one batch (Anthropic takes 256 MB, OpenAI a 200 MB file).
+const MAX_BYTES: usize = 150 << 20;
 
 /// One model's pending items, sent as a batch.
 pub(super) struct Batching<'a, 'c> {
@@ -105,7 +111,7 @@ impl Batching<'_, '_> {
             .collect();
         if !fresh.is_empty() {
             match self.submit(api, &records, &fresh, 1) {
-                Ok(r) => active.push(r),
+                Ok(r) => active.extend(r),
                 // `auto` asks live where there is no batch API (a local compatible server).
                 Err(e) if active.is_empty() && !self.ctx.run.settings.batch().always() => {
                     let why = e.lines().next().unwrap_or_default();
@@ -167,8 +173,7 @@ impl Batching<'_, '_> {
                     continue;
                 }
                 match self.collect(api, records, record, &poll, sink) {
-                    Ok(Some(again)) => next.push(again),
-                    Ok(None) => {}
+                    Ok(again) => next.extend(again),
                     Err(e) => return Some(e),
                 }
             }
@@ -185,7 +190,7 @@ impl Batching<'_, '_> {
         None
     }
 
-    /// The results of an ended batch, into the cache and the scores. Returns the batch its
+    /// The results of an ended batch, into the cache and the scores. Returns the batches its
     /// expired requests were resubmitted as, if any.
     fn collect(
         &mut self,
@@ -194,7 +199,7 @@ impl Batching<'_, '_> {
         record: &Record,
         poll: &Poll,
         sink: &mut Sink<'_>,
-    ) -> Result<Option<Record>, String> {
+    ) -> Result<Vec<Record>, String> {
         let entries = match api.results(&record.id, poll, &self.ctx.pacer) {
             Ok(e) => e,
             Err(e @ ProviderError::Fatal(_)) => return Err(e.to_string()),
@@ -236,14 +241,14 @@ impl Batching<'_, '_> {
             }
         }
         let again = if expired.is_empty() {
-            None
+            Vec::new()
         } else {
             self.say(format!(
                 "{} requests of batch {} expired: submitting them once more",
                 expired.len(),
                 record.id
             ));
-            Some(self.submit(api, records, &expired, record.round + 1)?)
+            self.submit(api, records, &expired, record.round + 1)?
         };
         // Kept when an answer could not be cached: the next run fetches the results again.
         if self.cache_use.write_errors == writes_failed {
@@ -252,44 +257,82 @@ impl Batching<'_, '_> {
         Ok(again)
     }
 
-    /// Submits the requests of `keys` as one batch and records it.
+    /// Submits the requests of `keys` as batches of at most [`MAX_REQUESTS`] requests and
+    /// [`MAX_BYTES`] of JSON each, and records each one.
     fn submit(
         &mut self,
         api: BatchApi<'_>,
         records: &Records,
         keys: &[String],
         round: u32,
-    ) -> Result<Record, String> {
+    ) -> Result<Vec<Record>, String> {
+        let mut submitted = Vec::new();
+        let mut group: Vec<(String, Value)> = Vec::new();
+        let mut bytes = 0;
+        for (key, body) in self.bodies(keys) {
+            let size = serde_json::to_vec(&body).map_or(0, |b| b.len());
+            if !group.is_empty() && (group.len() >= MAX_REQUESTS || bytes + size > MAX_BYTES) {
+                submitted.push(self.submit_one(
+                    api,
+                    records,
+                    &std::mem::take(&mut group),
+                    round,
+                )?);
+                bytes = 0;
+            }
+            bytes += size;
+            group.push((key, body));
+        }
+        if !group.is_empty() {
+            submitted.push(self.submit_one(api, records, &group, round)?);
+        }
+        Ok(submitted)
+    }
+
+    /// The request body of each key, as the live path sends it.
+    fn bodies(&self, keys: &[String]) -> Vec<(String, Value)> {
         let cfg = self.ctx.cfg;
         let max_tokens = match self.ctx.provider {
             ProviderKind::Anthropic => DEFAULT_MAX_TOKENS,
             _ => cfg.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
         };
-        let mut requests = Vec::new();
-        for key in keys {
-            let Some(&idx) = self
-                .items
-                .iter()
-                .position(|i| i.key.as_ref() == Some(key))
-                .as_ref()
-            else {
-                continue;
-            };
-            let request = Request {
-                model: self.model,
-                system: cfg.system.as_deref(),
-                prompt: &cfg.cases[self.items[idx].case].prompt,
-                tools: &self.ctx.api.tools,
-                params: self.ctx.params,
-                tool_choice: self.ctx.tool_choice.as_ref(),
-                max_tokens,
-            };
-            requests.push((key.clone(), batch::body(&self.provider, &request)));
-        }
+        let case_of: HashMap<&str, usize> = self
+            .items
+            .iter()
+            .filter_map(|i| i.key.as_deref().map(|k| (k, i.case)))
+            .collect();
+        keys.iter()
+            .filter_map(|key| {
+                let case = *case_of.get(key.as_str())?;
+                let request = Request {
+                    model: self.model,
+                    system: cfg.system.as_deref(),
+                    prompt: &cfg.cases[case].prompt,
+                    tools: &self.ctx.api.tools,
+                    params: self.ctx.params,
+                    tool_choice: self.ctx.tool_choice.as_ref(),
+                    max_tokens,
+                };
+                Some((key.clone(), batch::body(&self.provider, &request)))
+            })
+            .collect()
+    }
+
+    /// Submits one batch and records it.
+    fn submit_one(
+        &mut self,
+        api: BatchApi<'_>,
+        records: &Records,
+        requests: &[(String, Value)],
+        round: u32,
+    ) -> Result<Record, String> {
         let id = api
-            .submit(&requests, &self.ctx.pacer)
+            .submit(requests, &self.ctx.pacer)
             .map_err(|e| format!("could not submit a batch: {e}"))?;
-        let map = keys.iter().map(|k| (k.clone(), k.clone())).collect();
+        let map = requests
+            .iter()
+            .map(|(k, _)| (k.clone(), k.clone()))
+            .collect();
         let name = provider_name(self.ctx.provider);
         let record = Record::new(id, name, self.model, api.host(), round, map);
         if let Err(e) = records.write(&record) {
