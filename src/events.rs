@@ -214,6 +214,10 @@ mod tests {
                 status: PhaseStatus::Failed,
                 summary: Some(s()),
             },
+            Event::Batch {
+                model: s(),
+                message: s(),
+            },
         ];
         for event in events {
             let shown = format!("{:?}", event.masked(&r));
