@@ -56,6 +56,13 @@ pub enum Entry {
     Canceled,
 }
 
+impl Poll {
+    /// Why the whole batch failed, when it did (OpenAI `failed`: its input was refused).
+    pub fn failure(&self) -> Option<&str> {
+        self.failed.as_deref()
+    }
+}
+
 impl Provider {
     /// The batch API of an HTTP provider; `None` for the command provider.
     pub fn batch_api(&self) -> Option<BatchApi<'_>> {
@@ -224,20 +231,15 @@ impl BatchApi<'_> {
         })
     }
 
-    /// Every result of an ended batch, by custom id. A request the results leave out is not
-    /// listed (the caller says so); a line that cannot be read is skipped.
+    /// Every result of an ended batch, by custom id (none for a batch that failed as a whole,
+    /// see [`Poll::failure`]). A request the results leave out is not listed (the caller says
+    /// so); a line that cannot be read is skipped.
     pub fn results(
         &self,
         id: &str,
         poll: &Poll,
         pacer: &Pacer,
     ) -> Result<Vec<(String, Entry)>, ProviderError> {
-        if let Some(why) = &poll.failed {
-            return Err(ProviderError::Transient(Failure::from(format!(
-                "{} batch {id} failed: {why}",
-                self.who()
-            ))));
-        }
         let mut entries = Vec::new();
         if self.openai {
             for file in &poll.results {

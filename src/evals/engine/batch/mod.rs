@@ -17,7 +17,7 @@ use super::progress::Progress;
 use super::{Ctx, DEFAULT_MAX_TOKENS, Got, Item, provider_name};
 use crate::config::Provider as ProviderKind;
 use crate::evals::provider::batch::{self, BatchApi, Entry, Poll};
-use crate::evals::provider::{Answer, Provider, ProviderError, Request};
+use crate::evals::provider::{Answer, Provider, Request};
 use crate::events::Event;
 use crate::report::model::CacheUse;
 use serde_json::Value;
@@ -200,15 +200,22 @@ impl Batching<'_, '_> {
         poll: &Poll,
         sink: &mut Sink<'_>,
     ) -> Result<Vec<Record>, String> {
-        let entries = match api.results(&record.id, poll, &self.ctx.pacer) {
-            Ok(e) => e,
-            Err(e @ ProviderError::Fatal(_)) => return Err(e.to_string()),
+        let entries = if let Some(why) = poll.failure() {
             // The batch failed as a whole: every request of it gets the error.
-            Err(e) => record
+            let m = format!("batch {} failed: {why}", record.id);
+            record
                 .requests
                 .keys()
-                .map(|id| (id.clone(), Entry::Errored(e.to_string())))
-                .collect(),
+                .map(|id| (id.clone(), Entry::Errored(m.clone())))
+                .collect()
+        } else {
+            // Results that could not be fetched are fetched again by the next run.
+            api.results(&record.id, poll, &self.ctx.pacer).map_err(|e| {
+                format!(
+                    "could not fetch the results of batch {}: {e}\nhint: re-run the same command to fetch them",
+                    record.id
+                )
+            })?
         };
         let writes_failed = self.cache_use.write_errors;
         let mut expired = Vec::new();
