@@ -267,6 +267,14 @@ fn auto_batches_only_above_batch_min_and_the_command_provider_never() {
             .contains("--batch is `always`, but the command provider has no batch API"),
         "{out:?}"
     );
+    let (out, _) = eval_in(&cmd, &[], &[("TOOLPROOF_BATCH", "sometimes")]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains(
+            "TOOLPROOF_BATCH=\"sometimes\" is not valid: `sometimes` is not auto, always or never"
+        ),
+        "{out:?}"
+    );
     let (out, _) = eval_in(&cmd, &[], &[("TOOLPROOF_BATCH_MIN", "0")]);
     assert_eq!(out.code, 0, "auto never batches a local program: {out:?}");
 }
