@@ -174,7 +174,8 @@ pub fn all_keys(
         );
         for (i, case) in cfg.cases.iter().enumerate() {
             for trial in 1..=trials_of(cfg, case) {
-                keys.push((model.clone(), i, trial, keyer.key(&case.prompt, trial)));
+                let key = keyer.key_in(&case.turns(), &case.prompt, trial);
+                keys.push((model.clone(), i, trial, key));
             }
         }
     }
@@ -319,8 +320,11 @@ fn eval_model(
     });
     let mut items = Vec::new();
     for (i, case) in cfg.cases.iter().enumerate() {
+        let turns = case.turns();
         for trial in 1..=trials_of(cfg, case) {
-            let key = keyer.as_ref().map(|k| k.key(&case.prompt, trial));
+            let key = keyer
+                .as_ref()
+                .map(|k| k.key_in(&turns, &case.prompt, trial));
             items.push(Item { case: i, key });
         }
     }
