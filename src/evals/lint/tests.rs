@@ -660,3 +660,5 @@ fn this_runs_trials_count_only_answered_ones_and_say_which_were_missing() {
         )
     );
 }
+
+mod context;

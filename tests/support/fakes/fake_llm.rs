@@ -43,12 +43,15 @@
 //! | `[[empty]]` | 200 with an empty body |
 //! | `[[truncated]]` | 200 with the first half of the JSON answer |
 //! | `[[huge MIB]]` | 200 with a JSON body of MIB MiB that is not the API's answer |
+//! | `[[from-context NAME KEY]]` | answer from the conversation before the prompt (see `fake_llm/context.rs`): the last number of 3+ digits in the earlier turns (messages, tool calls and tool results; not the system prompt, not the prompt) → a call of NAME with `{KEY: "<digits>"}`; none → the text "Which one do you mean?" |
 //!
 //! Attempts are counted per API, model and prompt text, across connections and threads. Without a call, text
 //! or refusal, the keyword rule answers: the longest offered tool name found in the prompt
 //! (case-insensitive; `_` and `-` also match a space) is called with `{}`; if none is found the
 //! answer is text. An unknown or malformed directive gets a 400 that says what is wrong.
 
+#[path = "fake_llm/context.rs"]
+mod context;
 #[path = "fake_llm/http.rs"]
 mod http;
 #[path = "common/http1.rs"]
@@ -91,7 +94,8 @@ usage: fake_llm [--port N] [--delay-ms N] [--log FILE] [--require-key KEY] [--re
 directives: [[call NAME {json}]] [[malformed NAME RAW]] [[text WORDS]] [[refuse]]
   [[max_tokens]] [[content-empty]] [[status CODE times=N retry-after=S retry-after-ms=MS should-retry=B quota
   echo-key msg=TEXT]]
-  [[drop times=N]] [[sleep MS]] [[nonsense]] [[empty]] [[truncated]] [[huge MIB]];
+  [[drop times=N]] [[sleep MS]] [[nonsense]] [[empty]] [[truncated]] [[huge MIB]]
+  [[from-context NAME KEY]];
   {{key}} in text or arguments: the request's API key
 ";
 
@@ -298,6 +302,7 @@ impl Server {
         if script.huge_mib > 0 {
             return (wire::huge(script.huge_mib), wait, false);
         }
+        context::answer(&mut script, &body);
         if script.calls.is_empty() && script.text.is_empty() && !script.refuse {
             let names = wire::tool_names(api, &body);
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
