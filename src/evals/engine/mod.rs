@@ -23,10 +23,11 @@ use super::provider::{Pacer, Provider, ProviderError, RetryPolicy};
 use super::score::{self, Label};
 use super::scoring::{self, LabelledCase, Rules};
 use super::tools::{ApiTools, api_tools};
-use crate::config::{EvalCase, EvalConfig, Provider as ProviderKind, ToolChoice};
+use crate::config::{EvalCase, EvalConfig, Provider as ProviderKind, ToolChoice, Turn};
 use crate::events::Events;
 use crate::interrupt::Interrupt;
 use crate::mcp::types::Tool;
+use crate::report::model::ContextEntry;
 use crate::report::model::{
     CacheUse, ConcurrencyUse, EvalsResults, ModelEval, Phase, PhaseStatus, TrialResult,
 };
@@ -438,7 +439,34 @@ fn score_model(
         offline,
         trials: cfg.trials,
     };
-    scoring::score_model(model, &rules, fatal, cases)
+    let mut eval = scoring::score_model(model, &rules, fatal, cases);
+    for (result, case) in eval.cases.iter_mut().zip(&cfg.cases) {
+        result.context = context_entries(&case.turns());
+    }
+    eval
+}
+
+/// A case's context as the report records it.
+fn context_entries(turns: &[Turn]) -> Vec<ContextEntry> {
+    turns
+        .iter()
+        .map(|turn| match turn {
+            Turn::User(text) => ContextEntry {
+                user: Some(text.clone()),
+                ..ContextEntry::default()
+            },
+            Turn::Assistant(text) => ContextEntry {
+                assistant: Some(text.clone()),
+                ..ContextEntry::default()
+            },
+            Turn::Call { tool, args, result } => ContextEntry {
+                call: Some(tool.clone()),
+                args: Some(Value::Object(args.clone())),
+                result: Some(result.clone()),
+                ..ContextEntry::default()
+            },
+        })
+        .collect()
 }
 
 /// sha256 of the tool list as sent to the model.

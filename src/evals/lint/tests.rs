@@ -620,6 +620,7 @@ fn this_runs_trials_count_only_answered_ones_and_say_which_were_missing() {
             file: None,
             expect_tool: None,
             expect_args: json!({}),
+            context: Vec::new(),
             status: CaseStatus::Miss,
             pass_rate: 0.0,
             ambiguous: false,
