@@ -28,7 +28,9 @@ pub(super) fn check(input: &LintInput<'_>, out: &mut Sink) {
             }
             let hint = match nearest_tool(tool, names.iter().copied()) {
                 Some(n) => {
-                    format!("did you mean `{n}`? an earlier call names a tool the model is offered")
+                    format!(
+                        "did you mean `{n}`? a model can only have called a tool it was offered"
+                    )
                 }
                 None => format!("the server lists {}", listed(&names, 10)),
             };

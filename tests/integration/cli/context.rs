@@ -7,24 +7,14 @@ use super::evals::{api_config, api_env, command_config, eval_in, llm, model0, re
 use super::*;
 use serde_json::json;
 
-/// "Cancel it" after a turn about order 55219 has a right answer; without it, it is the
-/// ambiguous no-tool case.
-const ORDER_PAIR: &str = r#"    - name: cancel after the lookup
-      prompt: 'Cancel it [[from-context cancel_order order_id]]'
-      expect_tool: cancel_order
-      expect_args: {order_id: "55219"}
-      why: the conversation says which order
-      context:
-        - user: Where is my order 55219?
-        - call: get_order
-          args: {order_id: "55219"}
-          result: {status: processing}
-        - assistant: Order 55219 is still processing.
-    - name: cancel out of the blue
-      prompt: 'Cancel it [[from-context cancel_order order_id]]'
-      expect_tool: null
-      why: "ambiguous: no order named, so ask"
-"#;
+/// `tests/fixtures/context/order-cases.yaml`: "Cancel it" after a turn about order 55219
+/// has a right answer; without it, it is the ambiguous no-tool case.
+fn order_cases() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/context/order-cases.yaml")
+        .display()
+        .to_string()
+}
 
 fn cache_files(dir: &Dir) -> usize {
     std::fs::read_dir(dir.path(".toolproof-cache/evals"))
@@ -42,8 +32,11 @@ fn run_pair(name: &str, provider: &str) -> (Dir, Vec<Value>) {
         &dir,
         provider,
         &["--fault", "order-tools"],
-        "  system: You help with orders.\n  concurrency: 1\n",
-        ORDER_PAIR,
+        &format!(
+            "  system: You help with orders.\n  concurrency: 1\n  cases_file: {}\n",
+            serde_json::to_string(&order_cases()).unwrap_or_default()
+        ),
+        "    []\n",
     );
     let openai = format!("{}/v1", server.url);
     let (out, report) = eval_in(&dir, &[], &api_env(&server, &openai));
@@ -165,4 +158,37 @@ fn the_command_provider_gets_a_context_member_with_the_offered_names() {
         ])
     );
     assert!(sent[1].get("context").is_none(), "{:#}", sent[1]);
+}
+
+#[test]
+fn the_lint_names_a_context_call_of_a_missing_tool_and_an_ambiguous_case_the_context_resolves() {
+    let dir = Dir::new("ctx-lint");
+    let cases = r#"    - name: after a typo
+      prompt: Cancel it
+      expect_tool: cancel_order
+      why: follow-up
+      context:
+        - call: get_ordr
+          args: {order_id: "55219"}
+          result: processing
+    - name: still ambiguous?
+      prompt: Cancel it please
+      expect_tool: null
+      why: "ambiguous: which order?"
+      context:
+        - call: get_order
+          args: {order_id: "55219"}
+          result: processing
+"#;
+    api_config(&dir, "anthropic", &["--fault", "order-tools"], "", cases);
+    let out = toolproof_in(&dir.0, &["lint", "-c", "toolproof.yaml"], &[]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(out.stdout.contains("unknown-context-tool"), "{out:?}");
+    assert!(
+        out.stdout.contains("context[0] calls `get_ordr`"),
+        "{out:?}"
+    );
+    assert!(out.stdout.contains("toolproof.yaml:7"), "{out:?}");
+    assert!(out.stdout.contains("did you mean `get_order`?"), "{out:?}");
+    assert!(out.stdout.contains("context-resolves-ambiguous"), "{out:?}");
 }
