@@ -123,7 +123,7 @@ impl Keyer {
             pyjson::dump_into(&mut material, &context_material(context), Style::KEY);
             material.push_str(", ");
             hasher.update(material.as_bytes());
-            hasher.update(self.head[1..].as_bytes());
+            hasher.update(&self.head.as_bytes()[1..]);
         }
         hasher.update(prompt_json.as_bytes());
         hasher.update(self.middle.as_bytes());

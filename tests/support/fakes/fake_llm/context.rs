@@ -82,8 +82,7 @@ fn text_of(value: Option<&Value>) -> String {
 /// The last run of three or more ASCII digits.
 fn last_number(text: &str) -> Option<String> {
     text.split(|c: char| !c.is_ascii_digit())
-        .filter(|run| run.len() >= 3)
-        .last()
+        .rfind(|run| run.len() >= 3)
         .map(str::to_owned)
 }
 
