@@ -18,7 +18,12 @@
 //!   date property, quoted text or the words after "titled"/"called" for a `title` or `name`, and
 //!   the text after a colon for any other string.
 //! - When a required argument is nowhere in the prompt it calls nothing, as a careful model asks
-//!   rather than guesses ("delete it": which note?).
+//!   rather than guesses ("delete it": which note?), unless the conversation before the prompt
+//!   (the request's `context`, see below) mentions a number: then the last number said there
+//!   fills it ("delete it" after "what is in note 7?" deletes note 7).
+//!
+//! A case with `context:` adds the earlier turns to the request:
+//! `"context": [{"user": "..."}, {"call": "list_notes", "args": {}, "result": "..."}, {"assistant": "..."}]`.
 //!
 //! Build with `cargo build --examples`; `examples/demo/toolproof.yaml` runs it.
 
@@ -201,10 +206,38 @@ fn pick(request: &Value) -> Value {
             best = Some((tool, s));
         }
     }
-    match best.and_then(|(tool, _)| Some((tool, arguments(prompt, tool)?))) {
+    let with_context = last_number(&context_text(request)).map(|n| format!("{prompt} {n}"));
+    let args = |tool: &Value| {
+        arguments(prompt, tool).or_else(|| arguments(with_context.as_deref()?, tool))
+    };
+    match best.and_then(|(tool, _)| Some((tool, args(tool)?))) {
         Some((tool, args)) => json!({"tool": tool["name"], "args": args}),
         None => json!({"tool": null}),
     }
+}
+
+/// The text of the earlier turns: messages, calls' arguments and results, in order.
+fn context_text(request: &Value) -> String {
+    let turns = request["context"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    turns
+        .iter()
+        .flat_map(|turn| {
+            ["user", "assistant", "result"]
+                .into_iter()
+                .filter_map(|k| turn[k].as_str().map(str::to_owned))
+                .chain(turn.get("args").map(Value::to_string))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The last whole number in `text`.
+fn last_number(text: &str) -> Option<&str> {
+    text.split(|c: char| !c.is_ascii_digit())
+        .rfind(|t| !t.is_empty())
 }
 
 fn main() {
@@ -238,6 +271,24 @@ mod tests {
 
     fn ask(prompt: &str) -> Value {
         pick(&json!({"prompt": prompt, "tools": notebook()}))
+    }
+
+    #[test]
+    fn a_missing_argument_comes_from_the_conversation_before_the_prompt() {
+        assert_eq!(ask("delete it"), json!({"tool": null}));
+        let after = |context: Value| {
+            pick(&json!({"prompt": "delete it", "tools": notebook(), "context": context}))
+        };
+        let context = json!([
+            {"user": "What is in note 7?"},
+            {"call": "list_notes", "args": {}, "result": "7: groceries"},
+            {"assistant": "Note 7 is your grocery list."}
+        ]);
+        assert_eq!(
+            after(context),
+            json!({"tool": "delete_note", "args": {"id": 7}})
+        );
+        assert_eq!(after(json!([{"user": "hello"}])), json!({"tool": null}));
     }
 
     #[test]

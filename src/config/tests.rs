@@ -10,6 +10,7 @@ use serde_json::json;
 use super::load::load_with_env;
 use super::*;
 
+mod context;
 mod durations;
 mod files;
 mod stress;

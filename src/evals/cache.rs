@@ -22,6 +22,7 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use super::{ApiTool, Call, Choice, Stop};
+use crate::config::Turn;
 use pyjson::Style;
 
 /// Version field of the key material (`CACHE_VERSION` of the reference).
@@ -101,12 +102,29 @@ impl Keyer {
         Keyer { head, middle }
     }
 
+    #[cfg(test)]
     /// The key of one prompt on one trial (see [`key`]).
     pub fn key(&self, prompt: &str, trial: u32) -> String {
+        self.key_in(&[], prompt, trial)
+    }
+
+    /// The key of one prompt after the earlier turns of `context` on one trial. Without
+    /// context it is [`Keyer::key`], the reference's key; with it the material gains a
+    /// `"context"` member (sorted first) holding each turn as
+    /// [`context_material`] writes it, so two conversations never share a key.
+    pub fn key_in(&self, context: &[Turn], prompt: &str, trial: u32) -> String {
         let mut prompt_json = String::with_capacity(prompt.len() + 2);
         pyjson::write_str(&mut prompt_json, prompt);
         let mut hasher = Sha256::new();
-        hasher.update(self.head.as_bytes());
+        if context.is_empty() {
+            hasher.update(self.head.as_bytes());
+        } else {
+            let mut material = String::from("{\"context\": ");
+            pyjson::dump_into(&mut material, &context_material(context), Style::KEY);
+            material.push_str(", ");
+            hasher.update(material.as_bytes());
+            hasher.update(&self.head.as_bytes()[1..]);
+        }
         hasher.update(prompt_json.as_bytes());
         hasher.update(self.middle.as_bytes());
         if trial >= 2 {
@@ -115,6 +133,22 @@ impl Keyer {
         hasher.update(format!(", \"v\": {KEY_VERSION}}}").as_bytes());
         format!("{:x}", hasher.finalize())
     }
+}
+
+/// The turns of a case's context as its cache key hashes them: `{"user": text}`,
+/// `{"assistant": text}`, `{"args": {...}, "call": MCP name, "result": text}`, in order.
+pub fn context_material(context: &[Turn]) -> Value {
+    let turns = context
+        .iter()
+        .map(|turn| match turn {
+            Turn::User(text) => json!({"user": text}),
+            Turn::Assistant(text) => json!({"assistant": text}),
+            Turn::Call { tool, args, result } => {
+                json!({"call": tool, "args": args, "result": result})
+            }
+        })
+        .collect();
+    Value::Array(turns)
 }
 
 /// An API tool as the reference hashes it: exactly `{name, description, input_schema}`.
@@ -521,5 +555,7 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
+#[cfg(test)]
+mod context_tests;
 #[cfg(test)]
 mod tests;

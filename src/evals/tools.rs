@@ -26,6 +26,7 @@ use jsonschema::{Draft, Validator};
 use serde_json::{Value, json};
 
 use super::ApiTool;
+use crate::config::Turn;
 use crate::mcp::types::Tool;
 
 /// The longest tool name the Anthropic and OpenAI APIs accept.
@@ -64,6 +65,32 @@ impl ApiTools {
             .get(api_name)
             .cloned()
             .unwrap_or_else(|| api_name.to_owned())
+    }
+}
+
+impl ApiTools {
+    /// The name the model knows an MCP tool by: the name it is offered under, else (a tool
+    /// not offered) the name made API-safe as the tool list makes names.
+    pub fn api_name(&self, mcp_name: &str) -> String {
+        self.back
+            .iter()
+            .find(|(_, mcp)| *mcp == mcp_name)
+            .map_or_else(|| sanitise(mcp_name), |(safe, _)| safe.clone())
+    }
+
+    /// A case's context with each call's tool under the name the model knows it by.
+    pub fn offered_turns(&self, turns: &[Turn]) -> Vec<Turn> {
+        turns
+            .iter()
+            .map(|turn| match turn {
+                Turn::Call { tool, args, result } => Turn::Call {
+                    tool: self.api_name(tool),
+                    args: args.clone(),
+                    result: result.clone(),
+                },
+                other => other.clone(),
+            })
+            .collect()
     }
 }
 

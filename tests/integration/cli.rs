@@ -52,6 +52,7 @@ mod batch;
 mod bench;
 mod clients;
 mod compat;
+mod context;
 mod evals;
 mod fuzz;
 mod github;

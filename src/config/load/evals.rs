@@ -10,7 +10,7 @@ use crate::config::limits::MAX_STRESS_DISTRACTORS;
 use crate::config::node::{self, Node, Step, Value};
 use crate::config::vocab::LINT_RULE_IDS;
 use crate::config::{
-    ConfigError, EvalCase, EvalConfig, Provider, StressConfig, StressOrder, suggest,
+    ConfigError, ContextTurn, EvalCase, EvalConfig, Provider, StressConfig, StressOrder, suggest,
 };
 
 pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), ConfigError> {
@@ -269,9 +269,103 @@ fn check_cases(ctx: &Ctx<'_>, cases: &[EvalCase], at: &[Step<'_>]) -> Result<(),
             steps.push(Step::Key("trials"));
             at_least_one(ctx, t, &steps)?;
         }
+        for (j, turn) in case.context.iter().enumerate() {
+            let mut steps = here.clone();
+            steps.extend([Step::Key("context"), Step::Index(j)]);
+            check_turn(ctx, turn, &steps);
+        }
     }
     Ok(())
 }
+
+/// One entry of a case's `context`: exactly one of `user`, `assistant` or `call`; a call
+/// named, with its `result`; `args` and `result` only on a call; no empty message.
+fn check_turn(ctx: &Ctx<'_>, turn: &ContextTurn, here: &[Step<'_>]) {
+    let at = |key: &'static str| {
+        let mut steps = here.to_vec();
+        steps.push(Step::Key(key));
+        steps
+    };
+    let kinds: Vec<&'static str> = [
+        ("user", turn.user.is_some()),
+        ("assistant", turn.assistant.is_some()),
+        ("call", turn.call.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(k, set)| set.then_some(k))
+    .collect();
+    let name = path_of(here);
+    let problem = match kinds.as_slice() {
+        [] if turn.args.is_some() || turn.result.is_some() => {
+            let key = if turn.result.is_some() {
+                "result"
+            } else {
+                "args"
+            };
+            Some((
+                at(key),
+                format!("`{name}` has `{key}` but no `call`"),
+                "name the tool the earlier call used: `call: TOOL`, with its `args` and `result`",
+            ))
+        }
+        [] => Some((
+            here.to_vec(),
+            format!("`{name}` is not a turn: it needs `user`, `assistant` or `call`"),
+            TURN_FORMS,
+        )),
+        [_, second, ..] => Some((
+            at(second),
+            format!(
+                "`{name}` has both `{}` and `{second}`: one entry is one turn",
+                kinds[0]
+            ),
+            "split it into two entries of the list, in the order they happened",
+        )),
+        ["call"] if turn.call.as_deref().is_some_and(|c| c.trim().is_empty()) => Some((
+            at("call"),
+            format!("`{name}.call` is empty"),
+            "name the MCP tool the earlier call used",
+        )),
+        ["call"] if turn.result.is_none() => Some((
+            here.to_vec(),
+            format!("`{name}` is a call without its `result`"),
+            "add `result:` with the text the tool returned (a model always sees the result of its call; '' for none)",
+        )),
+        [kind @ ("user" | "assistant")] if turn.args.is_some() || turn.result.is_some() => {
+            let key = if turn.args.is_some() {
+                "args"
+            } else {
+                "result"
+            };
+            Some((
+                at(key),
+                format!("`{name}` is a `{kind}` message with `{key}`: only a `call` has it"),
+                "write the earlier call as its own entry: `call: TOOL`, `args:` and `result:`",
+            ))
+        }
+        [kind]
+            if turn
+                .user
+                .iter()
+                .chain(&turn.assistant)
+                .any(|t| t.trim().is_empty()) =>
+        {
+            Some((
+                at(kind),
+                format!("`{name}.{kind}` is empty"),
+                "give the message's text, or leave the entry out",
+            ))
+        }
+        _ => None,
+    };
+    if let Some((steps, message, hint)) = problem {
+        ctx.report(ctx.error(ctx.pos(&steps), message, Some(hint.to_owned())));
+    }
+}
+
+/// The forms of a `context` entry, for hints.
+const TURN_FORMS: &str =
+    "write `- user: …`, `- assistant: …`, or `- call: TOOL` with `args:` and `result:`";
 
 /// Reads `evals.system_file` and `evals.cases_file` (paths already resolved).
 pub(super) fn read_eval_files(

@@ -31,6 +31,10 @@ pub const FLIPPED_CRITICAL: &str = "flipped-critical";
 pub const TOOL_CHOICE_CONFLICT: &str = "tool-choice-conflict";
 /// `tool_choice` names a tool the server does not list.
 pub const UNKNOWN_TOOL_CHOICE: &str = "unknown-tool-choice";
+/// An earlier call in a case's `context` names a tool the server does not list.
+pub const UNKNOWN_CONTEXT_TOOL: &str = "unknown-context-tool";
+/// An ambiguous case whose `context` already settles what its prompt leaves open.
+pub const CONTEXT_RESOLVES_AMBIGUOUS: &str = "context-resolves-ambiguous";
 
 /// One lint rule: its id and what it flags, starting with its severity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,8 +59,8 @@ pub const LINT_RULES: &[LintRuleInfo] = &[
     },
     LintRuleInfo {
         id: CONFLICTING_LABELS,
-        summary: "error: the same prompt (ignoring case and spacing) expects different tools, \
-                  or different values for one argument",
+        summary: "error: the same prompt (ignoring case and spacing) after the same `context` \
+                  expects different tools, or different values for one argument",
     },
     LintRuleInfo {
         id: UNKNOWN_ARG,
@@ -116,6 +120,17 @@ pub const LINT_RULES: &[LintRuleInfo] = &[
     LintRuleInfo {
         id: UNKNOWN_TOOL_CHOICE,
         summary: "error: `tool_choice: {tool: NAME}` names no tool of the server",
+    },
+    LintRuleInfo {
+        id: UNKNOWN_CONTEXT_TOOL,
+        summary: "error: an earlier call in a case's `context` names no tool of the server, \
+                  so the conversation is not one the model could have had",
+    },
+    LintRuleInfo {
+        id: CONTEXT_RESOLVES_AMBIGUOUS,
+        summary: "warning: an ambiguous case (no tool, `why` starting with \"ambiguous\") whose \
+                  `context` holds an earlier call with arguments: the conversation already \
+                  names what the prompt leaves open",
     },
 ];
 

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::progress::Progress;
 use super::{Ctx, DEFAULT_MAX_TOKENS, Got, Item, provider_name};
-use crate::config::{EvalConfig, Provider as ProviderKind};
+use crate::config::{EvalConfig, Provider as ProviderKind, Turn};
 use crate::evals::provider::{Answer, Pacer, Provider, ProviderError, Request};
 use crate::evals::tools::ApiTools;
 use crate::evals::{ApiTool, Call, Choice, Stop};
@@ -61,7 +61,8 @@ struct Shared {
     params: Map<String, Value>,
     tool_choice: Option<Value>,
     max_tokens: u32,
-    prompts: Vec<(usize, String)>,
+    /// Each pending item: its index, prompt, and context (API-safe tool names).
+    prompts: Vec<(usize, String, Vec<Turn>)>,
     next: AtomicUsize,
     stop: AtomicBool,
 }
@@ -100,7 +101,11 @@ impl Asking<'_, '_> {
             },
             prompts: pending
                 .iter()
-                .map(|&idx| (idx, cfg.cases[self.items[idx].case].prompt.clone()))
+                .map(|&idx| {
+                    let case = &cfg.cases[self.items[idx].case];
+                    let context = self.ctx.api.offered_turns(&case.turns());
+                    (idx, case.prompt.clone(), context)
+                })
                 .collect(),
             next: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
@@ -178,13 +183,14 @@ fn worker(shared: &Shared, tx: &mpsc::Sender<Reply>) {
             return;
         }
         let n = shared.next.fetch_add(1, Ordering::SeqCst);
-        let Some((idx, prompt)) = shared.prompts.get(n) else {
+        let Some((idx, prompt, context)) = shared.prompts.get(n) else {
             return;
         };
         let request = Request {
             model: &shared.model,
             system: shared.system.as_deref(),
             prompt,
+            context,
             tools: &shared.tools,
             params: &shared.params,
             tool_choice: shared.tool_choice.as_ref(),

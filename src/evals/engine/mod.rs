@@ -24,10 +24,11 @@ use super::provider::{Pacer, Provider, ProviderError, RetryPolicy};
 use super::score::{self, Label};
 use super::scoring::{self, LabelledCase, Rules};
 use super::tools::{ApiTools, api_tools};
-use crate::config::{EvalCase, EvalConfig, Provider as ProviderKind, ToolChoice};
+use crate::config::{EvalCase, EvalConfig, Provider as ProviderKind, ToolChoice, Turn};
 use crate::events::Events;
 use crate::interrupt::Interrupt;
 use crate::mcp::types::Tool;
+use crate::report::model::ContextEntry;
 use crate::report::model::{
     CacheUse, ConcurrencyUse, EvalsResults, ModelEval, Phase, PhaseStatus, TrialResult,
 };
@@ -175,7 +176,8 @@ pub fn all_keys(
         );
         for (i, case) in cfg.cases.iter().enumerate() {
             for trial in 1..=trials_of(cfg, case) {
-                keys.push((model.clone(), i, trial, keyer.key(&case.prompt, trial)));
+                let key = keyer.key_in(&case.turns(), &case.prompt, trial);
+                keys.push((model.clone(), i, trial, key));
             }
         }
     }
@@ -320,8 +322,11 @@ fn eval_model(
     });
     let mut items = Vec::new();
     for (i, case) in cfg.cases.iter().enumerate() {
+        let turns = case.turns();
         for trial in 1..=trials_of(cfg, case) {
-            let key = keyer.as_ref().map(|k| k.key(&case.prompt, trial));
+            let key = keyer
+                .as_ref()
+                .map(|k| k.key_in(&turns, &case.prompt, trial));
             items.push(Item { case: i, key });
         }
     }
@@ -469,7 +474,34 @@ fn score_model(
         offline,
         trials: cfg.trials,
     };
-    scoring::score_model(model, &rules, fatal, cases)
+    let mut eval = scoring::score_model(model, &rules, fatal, cases);
+    for (result, case) in eval.cases.iter_mut().zip(&cfg.cases) {
+        result.context = context_entries(&case.turns());
+    }
+    eval
+}
+
+/// A case's context as the report records it.
+fn context_entries(turns: &[Turn]) -> Vec<ContextEntry> {
+    turns
+        .iter()
+        .map(|turn| match turn {
+            Turn::User(text) => ContextEntry {
+                user: Some(text.clone()),
+                ..ContextEntry::default()
+            },
+            Turn::Assistant(text) => ContextEntry {
+                assistant: Some(text.clone()),
+                ..ContextEntry::default()
+            },
+            Turn::Call { tool, args, result } => ContextEntry {
+                call: Some(tool.clone()),
+                args: Some(Value::Object(args.clone())),
+                result: Some(result.clone()),
+                ..ContextEntry::default()
+            },
+        })
+        .collect()
 }
 
 /// sha256 of the tool list as sent to the model.

@@ -119,6 +119,7 @@ mod tests {
             file: None,
             expect_tool: None,
             expect_args: serde_json::Value::Null,
+            context: Vec::new(),
             status: if ok {
                 CaseStatus::Correct
             } else {

@@ -1,6 +1,6 @@
 //! The labels themselves: `unknown-tool` (with the nearest name, and "renamed or split?" when
 //! the last recorded run listed it), `duplicate-case-name`, and `conflicting-labels` (the same
-//! prompt, compared ignoring case and spacing, labelled two ways).
+//! prompt, compared ignoring case and spacing, after the same `context`, labelled two ways).
 
 use std::collections::HashMap;
 
@@ -112,7 +112,9 @@ fn normalised(prompt: &str) -> String {
 fn conflicting(input: &LintInput<'_>, out: &mut Sink) {
     let mut first: HashMap<String, &EvalCase> = HashMap::new();
     for case in input.cases {
-        let key = normalised(&case.prompt);
+        // The same words after another conversation are another question.
+        let context = crate::evals::cache::context_material(&case.turns());
+        let key = format!("{}\n{context}", normalised(&case.prompt));
         let Some(earlier) = first.get(&key).copied() else {
             first.insert(key, case);
             continue;

@@ -17,6 +17,7 @@
 
 mod args;
 mod choice;
+mod context;
 mod coverage;
 mod labels;
 mod text;
@@ -85,6 +86,7 @@ pub fn run(input: &LintInput<'_>) -> LintResults {
     let coverage = coverage::check(input, &mut out);
     trials::check(input, &mut out);
     choice::check(input, &mut out);
+    context::check(input, &mut out);
     let order = |id: &str| LINT_RULE_IDS.iter().position(|r| *r == id);
     out.findings.sort_by_key(|f| order(&f.id));
     LintResults {

@@ -39,6 +39,7 @@ fn case(name: &str, prompt: &str, tool: Option<&str>, why: &str, line: u32) -> E
         why: (!why.is_empty()).then(|| why.to_owned()),
         critical: false,
         trials: None,
+        context: Vec::new(),
         line: Some(line),
         file: None,
     }
@@ -619,6 +620,7 @@ fn this_runs_trials_count_only_answered_ones_and_say_which_were_missing() {
             file: None,
             expect_tool: None,
             expect_args: json!({}),
+            context: Vec::new(),
             status: CaseStatus::Miss,
             pass_rate: 0.0,
             ambiguous: false,
@@ -659,3 +661,5 @@ fn this_runs_trials_count_only_answered_ones_and_say_which_were_missing() {
         )
     );
 }
+
+mod context;

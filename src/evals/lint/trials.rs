@@ -125,7 +125,8 @@ pub fn cached_outcomes(cfg: &EvalConfig, settings: &EvalSettings, tools: &[Tool]
             let expected = case.expect_tool.clone().flatten();
             let mut passed = Vec::new();
             for trial in 1..=n {
-                if let Lookup::Hit(choice) = cache.read(&keyer.key(&case.prompt, trial)) {
+                let key = keyer.key_in(&case.turns(), &case.prompt, trial);
+                if let Lookup::Hit(choice) = cache.read(&key) {
                     let label = Label {
                         tool: expected.as_deref(),
                         args: &case.expect_args,

@@ -34,7 +34,7 @@ pub fn body(req: &Request) -> Value {
     body.insert("max_tokens".into(), json!(req.max_tokens));
     body.insert(
         "messages".into(),
-        json!([{"role": "user", "content": req.prompt}]),
+        super::context::anthropic_messages(req.context, req.prompt),
     );
     if !req.tools.is_empty() {
         body.insert("tools".into(), json!(req.tools));
@@ -127,6 +127,7 @@ mod tests {
             model: "m1",
             system,
             prompt: "Please add 2 and 3",
+            context: &[],
             tools,
             params,
             tool_choice: None,

@@ -64,6 +64,12 @@ impl CommandSpec {
         if let (Some(choice), Some(body)) = (req.tool_choice, request.as_object_mut()) {
             body.insert("tool_choice".into(), choice.clone());
         }
+        if let (false, Some(body)) = (req.context.is_empty(), request.as_object_mut()) {
+            body.insert(
+                "context".into(),
+                super::context::command_context(req.context),
+            );
+        }
         let mut line = request.to_string();
         line.push('\n');
         let mut cmd = Command::new(program);
@@ -244,6 +250,7 @@ mod tests {
             model: "",
             system: None,
             prompt: "Is it raining in Montreal?",
+            context: &[],
             tools: &tools,
             params: &params,
             tool_choice: None,

@@ -9,6 +9,7 @@
 pub(crate) mod anthropic;
 pub mod batch;
 pub(crate) mod command;
+mod context;
 mod error;
 mod http;
 pub(crate) mod openai;
@@ -27,6 +28,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 
 use super::{ApiTool, Stop};
+use crate::config::Turn;
 use command::CommandSpec;
 pub use error::{Failure, ProviderError, ShapeError};
 use http::{Auth, HttpApi};
@@ -43,6 +45,9 @@ pub struct Request<'a> {
     pub system: Option<&'a str>,
     /// The user's prompt.
     pub prompt: &'a str,
+    /// The earlier turns sent before the prompt (calls by their API-safe names); empty for a
+    /// case without `context`, whose request is the reference's.
+    pub context: &'a [Turn],
     /// The tools offered, with API-safe names.
     pub tools: &'a [ApiTool],
     /// Extra body fields, merged into the request as given (they override toolproof's own).

@@ -29,7 +29,7 @@ pub fn body(req: &Request) -> Value {
     if let Some(system) = req.system.filter(|s| !s.is_empty()) {
         messages.push(json!({"role": "system", "content": system}));
     }
-    messages.push(json!({"role": "user", "content": req.prompt}));
+    messages.extend(super::context::openai_messages(req.context, req.prompt));
     let mut body = Map::new();
     body.insert("model".into(), json!(req.model));
     body.insert("messages".into(), Value::Array(messages));
@@ -173,6 +173,7 @@ mod tests {
             model: "m1",
             system: Some("You pick tools."),
             prompt: "Please add 2 and 3",
+            context: &[],
             tools: &tools,
             params: &params,
             tool_choice: None,

@@ -157,6 +157,7 @@ fn case_result(case: LabelledCase) -> EvalCaseResult {
         file: case.file,
         expect_tool: case.expect_tool,
         expect_args: case.expect_args,
+        context: Vec::new(),
         status,
         pass_rate: ratio(passed, trials.len()),
         ambiguous: asked > 1 && passed > 0 && passed < asked,

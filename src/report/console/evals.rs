@@ -160,6 +160,10 @@ fn cases_table(out: &mut String, m: &ModelView<'_>, width: usize, color: bool) {
         if row.critical {
             name.push_str("\n(critical)");
         }
+        if let Some(summary) = &row.context_summary {
+            name.push('\n');
+            name.push_str(summary);
+        }
         table.row(vec![
             Cell::painted(mark, paint),
             Cell::new(name),

@@ -51,6 +51,10 @@ pub struct CaseRow<'a> {
     pub asked: bool,
     /// Time spent asking, all trials together.
     pub latency_ms: f64,
+    /// `after 3 turns`, when the case carries a conversation before its prompt.
+    pub context_summary: Option<String>,
+    /// That conversation, one line per turn.
+    pub context: Vec<String>,
 }
 
 impl<'a> CaseRow<'a> {
@@ -82,6 +86,8 @@ impl<'a> CaseRow<'a> {
             trials_note,
             asked: asked(case),
             latency_ms: case.trials.iter().map(|t| t.latency_ms).sum(),
+            context_summary: super::context::summary(&case.context),
+            context: super::context::lines(&case.context),
         }
     }
 }

@@ -6,6 +6,7 @@
 
 mod answer;
 mod case;
+mod context;
 mod history;
 mod model;
 

@@ -282,6 +282,17 @@ fn case_row(out: &mut String, r: &CaseRow<'_>, config: Option<&str>) {
             text(r.prompt, CELL_CHARS)
         ));
     }
+    if let Some(summary) = &r.context_summary {
+        let turns: String = r
+            .context
+            .iter()
+            .map(|t| format!("<li>{}</li>", text(t, CELL_CHARS)))
+            .collect();
+        name.push_str(&format!(
+            "<details class=\"sub context\"><summary>{}</summary><ol class=\"lines pre\">{turns}</ol></details>",
+            one_line(summary, CELL_CHARS)
+        ));
+    }
     out.push_str(&format!("<th scope=\"row\">{name}</th>"));
     out.push_str(&cell(
         "Expected",

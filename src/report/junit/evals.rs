@@ -165,11 +165,16 @@ fn accuracy_out(view: &EvalsView<'_>, m: &ModelView<'_>, gates: Vec<String>) -> 
 /// One labelled case. A miss is a `<failure>` and a provider error an `<error>` when the model
 /// failed its gates; within the gates they are successes whose `<system-out>` says `MISS`.
 fn case(m: &ModelView<'_>, row: &CaseRow<'_>, nth: usize, place: &Place<'_>) -> TestCase {
-    let text = vec![
+    let mut text = vec![
         format!("prompt: {}", row.prompt),
         format!("expected: {}", row.expected_long),
         format!("picked: {}", row.picked_long.join("\n")),
     ];
+    if let Some(summary) = &row.context_summary {
+        let turns = row.context.iter().map(|t| format!("  {t}"));
+        let lines = std::iter::once(format!("context: {summary}")).chain(turns);
+        text.splice(1..1, lines);
+    }
     let fails = m.outcome.fails();
     let tolerated = !fails && matches!(row.status, CaseStatus::Miss | CaseStatus::ProviderError);
     let status = match row.status {

@@ -201,6 +201,10 @@ pub(super) fn miss_row(r: &CaseRow<'_>) -> String {
         (_, true) => ("🚨", format!("{} **(critical)**", md(r.name, CELL_CHARS))),
         _ => ("❌", md(r.name, CELL_CHARS)),
     };
+    let name = match &r.context_summary {
+        Some(summary) => format!("{name} ({summary})"),
+        None => name,
+    };
     format!(
         "| {icon} | {name} | {} | {} | {} | {} |\n",
         md(&r.expected, CELL_CHARS),

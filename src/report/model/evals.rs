@@ -223,6 +223,9 @@ pub struct EvalCaseResult {
     pub expect_tool: Option<String>,
     /// Expected arguments (subset).
     pub expect_args: Value,
+    /// The conversation before the prompt (`context:`), one entry per turn; empty without.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub context: Vec<ContextEntry>,
     /// Outcome over the trials.
     pub status: CaseStatus,
     /// Correct trials / trials.
@@ -231,6 +234,27 @@ pub struct EvalCaseResult {
     pub ambiguous: bool,
     /// Each trial.
     pub trials: Vec<TrialResult>,
+}
+
+/// One earlier turn of a case's conversation: exactly one of `user`, `assistant` or `call`
+/// (with `args` and `result`), as the YAML writes it; the call by its MCP name.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ContextEntry {
+    /// A message the user sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    /// A message the assistant answered with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assistant: Option<String>,
+    /// An earlier tool call: the tool's MCP name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<String>,
+    /// The earlier call's arguments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<Value>,
+    /// What the earlier call returned, as text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
 }
 
 /// What kind of answer a trial got.

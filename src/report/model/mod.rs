@@ -25,6 +25,7 @@ pub use stress::{StressBreak, StressMiss, StressModel, StressPoint, StressResult
 
 /// How "no tool" is written wherever a tool name would be.
 pub const NO_TOOL: &str = "(no tool)";
+pub use evals::ContextEntry;
 pub use evals::{
     AnswerKind, CacheUse, CaseStatus, ConcurrencyUse, Confusion, EvalCaseResult, EvalsResults,
     Gate, GateKind, HistoryPoint, HistoryTrend, ModelEval, PickedCall, TrialResult,

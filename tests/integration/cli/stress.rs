@@ -83,15 +83,15 @@ fn the_demo_curve_runs_offline_with_the_default_lists_in_every_report() {
     assert_eq!(results["server_tools"], 5);
     assert_eq!(results["distractors"].as_array().map(Vec::len), Some(100));
     assert!(results["corpus"].as_u64().is_some_and(|n| n >= 300));
-    // 8 lists beyond the evals phase's own, 10 cases each: the picker is no API, so --offline
+    // 8 lists beyond the evals phase's own, 11 cases each: the picker is no API, so --offline
     // does not stop it and the command provider is never cached.
-    assert_eq!(results["answers"], 80);
-    assert_eq!(results["cache"]["asked"], 80);
+    assert_eq!(results["answers"], 88);
+    assert_eq!(results["cache"]["asked"], 88);
     let model = &results["models"][0];
     for p in model["points"].as_array().into_iter().flatten() {
         let n = p["distractors"].as_u64().unwrap_or(0);
         assert_eq!(p["tools"].as_u64(), Some(5 + n), "{p:#}");
-        assert_eq!(p["total"], 10);
+        assert_eq!(p["total"], 11);
         assert_eq!(p["from_evals"], n == 0 && p["order"] == "server");
     }
     // The evals phase's own list is the curve's first point, with its accuracy.
@@ -164,7 +164,7 @@ fn the_demo_run_stays_as_it_was_unless_stress_is_asked_for() {
         points(&report),
         [(0, "server".to_owned()), (10, "server".to_owned())]
     );
-    assert_eq!(stress_of(&report)["results"]["answers"], 10);
+    assert_eq!(stress_of(&report)["results"]["answers"], 11);
     // The flag beats the environment and the YAML.
     let out = toolproof_in(
         &dir.0,

@@ -52,6 +52,7 @@
 //! | `[[truncated]]` | 200 with the first half of the JSON answer |
 //! | `[[huge MIB]]` | 200 with a JSON body of MIB MiB that is not the API's answer |
 //! | `[[batch-expire]]`, `[[batch-expire times=N]]` | in a batch: the request expires (only the first N times it is in one) |
+//! | `[[from-context NAME KEY]]` | answer from the conversation before the prompt (see `fake_llm/context.rs`): the last number of 3+ digits in the earlier turns (messages, tool calls and tool results; not the system prompt, not the prompt) → a call of NAME with `{KEY: "<digits>"}`; none → the text "Which one do you mean?" |
 //!
 //! Attempts are counted per API, model and prompt text, across connections and threads. Without a call, text
 //! or refusal, the keyword rule answers: the longest offered tool name found in the prompt
@@ -60,6 +61,8 @@
 
 #[path = "fake_llm/batch.rs"]
 mod batch;
+#[path = "fake_llm/context.rs"]
+mod context;
 #[path = "fake_llm/http.rs"]
 mod http;
 #[path = "common/http1.rs"]
@@ -107,7 +110,7 @@ directives: [[call NAME {json}]] [[malformed NAME RAW]] [[text WORDS]] [[refuse]
   [[max_tokens]] [[content-empty]] [[status CODE times=N retry-after=S retry-after-ms=MS should-retry=B quota
   echo-key msg=TEXT]]
   [[drop times=N]] [[sleep MS]] [[nonsense]] [[empty]] [[truncated]] [[huge MIB]]
-  [[batch-expire times=N]];
+  [[batch-expire times=N]] [[from-context NAME KEY]];
   {{key}} in text or arguments: the request's API key
 ";
 
@@ -352,6 +355,7 @@ impl Server {
         if script.huge_mib > 0 {
             return (wire::huge(script.huge_mib), wait, false);
         }
+        context::answer(&mut script, &body);
         if script.calls.is_empty() && script.text.is_empty() && !script.refuse {
             let names = wire::tool_names(api, &body);
             let names: Vec<&str> = names.iter().map(String::as_str).collect();

@@ -83,7 +83,7 @@
 //! `required-missing` [required_missing], `no-required` [nothing_required], `bad-output-schema`
 //! [bad_output], `duplicate-name` [a second echo], `bad-name` [`bad name/with slash`],
 //! `long-name` [70 characters], `contradictory-annotations` [wipe_cache], `similar-tools`
-//! [get_weather, fetch_weather], `huge-tool-list` [bulk_01..bulk_40, about 145 kB of JSON],
+//! [get_weather, fetch_weather], `order-tools` [get_order, cancel_order], `huge-tool-list` [bulk_01..bulk_40, about 145 kB of JSON],
 //! `draft07-schema` [draft07_point: valid draft-07 that 2020-12 rejects; must NOT be flagged],
 //! `wrong-structured` [wrong_structured: structuredContent breaks its outputSchema],
 //! `flaky` [flaky: an isError result on the 1st, 3rd, … call, success on the others].

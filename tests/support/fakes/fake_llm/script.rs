@@ -65,6 +65,8 @@ pub struct Script {
     pub directed: bool,
     /// In a batch: the request expires, the first N times it is in one (`None` = always).
     pub batch_expire: Option<Option<u64>>,
+    /// `[[from-context NAME KEY]]`: call NAME with the number the earlier turns mention.
+    pub from_context: Option<(String, String)>,
 }
 
 /// What `{{key}}` in answer text and call arguments stands for: the credential the request
@@ -172,6 +174,16 @@ fn apply(script: &mut Script, word: &str, arg: &str) -> Result<(), String> {
         "nonsense" => script.nonsense = true,
         "empty" => script.empty = true,
         "truncated" => script.truncated = true,
+        "from-context" => {
+            let (name, key) = arg
+                .split_once(' ')
+                .map(|(n, k)| (n.trim(), k.trim()))
+                .filter(|(n, k)| !n.is_empty() && !k.is_empty() && !k.contains(' '))
+                .ok_or_else(|| {
+                    format!("[[from-context {arg}]]: give a tool name and an argument name")
+                })?;
+            script.from_context = Some((name.to_owned(), key.to_owned()));
+        }
         "huge" => {
             script.huge_mib = arg
                 .parse::<u64>()

@@ -383,6 +383,31 @@ fn fault_tools(fault: Fault) -> Vec<ToolEntry> {
             "inputSchema": no_args(),
             "annotations": {"readOnlyHint": true, "destructiveHint": true}
         })),
+        Fault::OrderTools => {
+            let schema = json!({
+                "type": "object",
+                "properties": {"order_id": {"type": "string", "description": "The order number."}},
+                "required": ["order_id"]
+            });
+            vec![
+                entry(
+                    json!({
+                        "name": "get_order",
+                        "description": "Look up an order: its status and items.",
+                        "inputSchema": schema.clone()
+                    }),
+                    Behaviour::Plain,
+                ),
+                entry(
+                    json!({
+                        "name": "cancel_order",
+                        "description": "Cancel an order that has not shipped yet.",
+                        "inputSchema": schema
+                    }),
+                    Behaviour::Plain,
+                ),
+            ]
+        }
         Fault::SimilarTools => {
             let schema = json!({
                 "type": "object",

@@ -56,6 +56,8 @@ pub enum Fault {
     ContradictoryAnnotations,
     /// `get_weather` and `fetch_weather`, near-duplicates.
     SimilarTools,
+    /// `get_order` and `cancel_order`, for evals whose cases carry a conversation.
+    OrderTools,
     /// 40 bulky tools, about 145 kB of JSON (well over 10,000 estimated tokens).
     HugeToolList,
     /// A valid draft-07 schema (with `$schema`) that 2020-12 rejects: must pass.
@@ -156,7 +158,7 @@ pub enum Fault {
 }
 
 /// Every fault with its command-line name and a one-line summary.
-pub const FAULTS: [(&str, Fault, &str); 86] = [
+pub const FAULTS: [(&str, Fault, &str); 87] = [
     (
         "no-description",
         Fault::NoDescription,
@@ -217,6 +219,11 @@ pub const FAULTS: [(&str, Fault, &str); 86] = [
         "similar-tools",
         Fault::SimilarTools,
         "near-duplicates get_weather and fetch_weather",
+    ),
+    (
+        "order-tools",
+        Fault::OrderTools,
+        "get_order and cancel_order, taking an order_id",
     ),
     (
         "huge-tool-list",
