@@ -313,6 +313,7 @@ pub struct EvalSettings {
     stress: Option<StressSettings>,
     tool_choice: Option<Resolved<ToolChoice>>,
     max_tokens_key: &'static str,
+    prompt_cache: Resolved<bool>,
 }
 
 impl EvalSettings {
@@ -355,6 +356,12 @@ impl EvalSettings {
     /// `--offline`: never call a model API.
     pub fn offline(&self) -> bool {
         self.offline.value
+    }
+    /// Anthropic's prompt cache marker on the tool list and system prompt:
+    /// `--no-prompt-cache` / `--prompt-cache` > `TOOLPROOF_PROMPT_CACHE` >
+    /// `evals.prompt_cache` > on.
+    pub fn prompt_cache(&self) -> bool {
+        self.prompt_cache.value
     }
 }
 

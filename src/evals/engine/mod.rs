@@ -3,6 +3,7 @@
 //! always the case order, whatever order the answers came in.
 
 mod ask;
+mod cost;
 mod progress;
 
 use ask::{Asking, build_client};
@@ -18,11 +19,13 @@ use serde_json::{Map, Value};
 use super::Choice;
 use super::cache::{Cache, Keyer, Lookup};
 use super::choice;
+use super::prices::PriceTable;
 use super::provider::window::WindowUse;
 use super::provider::{Pacer, Provider, ProviderError, RetryPolicy};
 use super::score::{self, Label};
 use super::scoring::{self, LabelledCase, Rules};
 use super::tools::{ApiTools, api_tools};
+use super::usage::Recorded;
 use crate::config::{EvalCase, EvalConfig, Provider as ProviderKind, ToolChoice};
 use crate::events::Events;
 use crate::interrupt::Interrupt;
@@ -115,10 +118,11 @@ pub fn planned_cases(cfg: &EvalConfig, target: &EvalTarget) -> usize {
     cfg.cases.len() * target.models.len()
 }
 
-/// What came back for one item.
+/// What came back for one item: a cached answer with the usage its entry recorded, a fresh
+/// one with the usage its server reported (and its cost, when the model has a price).
 enum Got {
-    Cached(Choice),
-    Asked(Choice, Duration),
+    Cached(Choice, Option<Recorded>),
+    Asked(Choice, Duration, Option<Recorded>),
     Failed(String, Duration),
     NotAsked,
 }
@@ -239,6 +243,7 @@ pub fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
         cache: Cache::new(&cfg.cache_dir),
         run: r,
         pacer,
+        prices: PriceTable::new(&cfg.prices),
     };
     // Built on first need: a fully cached run needs no key.
     let mut client: Option<Result<Arc<Provider>, ProviderError>> = None;
@@ -298,6 +303,8 @@ struct Ctx<'a> {
     cache: Cache,
     run: &'a EvalRun<'a>,
     pacer: Arc<Pacer>,
+    /// `evals.prices` over the built-in list prices.
+    prices: PriceTable,
 }
 
 /// One model: cached answers, then the provider for the rest, then the score.
@@ -329,14 +336,14 @@ fn eval_model(
     if cache_use.read {
         for (idx, item) in items.iter().enumerate() {
             let Some(key) = &item.key else { continue };
-            match ctx.cache.read(key) {
-                Lookup::Hit(choice) => {
+            match ctx.cache.read_recorded(key) {
+                (Lookup::Hit(choice), recorded) => {
                     cache_use.hits += 1;
-                    got[idx] = Got::Cached(choice);
+                    got[idx] = Got::Cached(choice, recorded);
                     progress.arrived(ctx, idx, &items, &got);
                 }
-                Lookup::Corrupt(_) => cache_use.corrupt += 1,
-                Lookup::Miss => {}
+                (Lookup::Corrupt(_), _) => cache_use.corrupt += 1,
+                (Lookup::Miss, _) => {}
             }
         }
     }
@@ -373,8 +380,8 @@ fn eval_model(
 fn trial_of(ctx: &Ctx<'_>, case: &EvalCase, got: Got) -> TrialResult {
     let ms = |took: Duration| took.as_secs_f64() * 1000.0;
     let (choice, cached, took) = match got {
-        Got::Cached(c) => (c, true, Duration::ZERO),
-        Got::Asked(c, took) => (c, false, took),
+        Got::Cached(c, _) => (c, true, Duration::ZERO),
+        Got::Asked(c, took, _) => (c, false, took),
         Got::Failed(message, took) => return scoring::provider_failed(message, ms(took)),
         Got::NotAsked => return scoring::not_asked(),
     };
@@ -407,6 +414,7 @@ fn score_model(
     offline: bool,
 ) -> ModelEval {
     let cfg = ctx.cfg;
+    let cost = cost::of_model(&got, ctx.prices.lookup(model));
     let mut trials: Vec<Vec<TrialResult>> = cfg.cases.iter().map(|_| Vec::new()).collect();
     for (item, g) in items.iter().zip(got) {
         let case = &cfg.cases[item.case];
@@ -434,7 +442,9 @@ fn score_model(
         offline,
         trials: cfg.trials,
     };
-    scoring::score_model(model, &rules, fatal, cases)
+    let mut eval = scoring::score_model(model, &rules, fatal, cases);
+    eval.cost = Some(cost);
+    eval
 }
 
 /// sha256 of the tool list as sent to the model.

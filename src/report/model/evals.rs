@@ -124,6 +124,9 @@ pub struct ModelEval {
     pub confusion: Vec<Confusion>,
     /// Per case, in YAML order.
     pub cases: Vec<EvalCaseResult>,
+    /// Requests, tokens and cost of this model's answers (fresh and replayed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<super::ModelCost>,
 }
 
 /// Which rule a gate checks; serialized as the gate's `name`.
