@@ -29,6 +29,10 @@ pub(super) fn section(
     }
     out.push_str(&clean(&view.cache));
     out.push('\n');
+    for line in &view.cost {
+        out.push_str(&clean(line));
+        out.push('\n');
+    }
     if let Some(note) = &view.concurrency {
         out.push_str(&Paint::Yellow.paint("NOTE", color));
         out.push(' ');

@@ -60,6 +60,12 @@ pub(super) fn section(
         cache.push_str(&format!(" · folder {dir}"));
     }
     out.push_str(&format!("<p>{}</p>\n", text(&cache, CELL_CHARS)));
+    for line in &view.cost {
+        out.push_str(&format!(
+            "<p class=\"cost\">{}</p>\n",
+            text(line, CELL_CHARS)
+        ));
+    }
     if let Some(warning) = &view.cache_warning {
         out.push_str(&format!(
             "<div class=\"alert warn\" id=\"cache-not-saved\"><p>{}</p></div>\n",

@@ -149,6 +149,7 @@ fn models_table(view: &EvalsView<'_>) -> String {
 fn shared(view: &EvalsView<'_>) -> String {
     let mut lines: Vec<String> = view.left_out.iter().cloned().collect();
     lines.push(view.cache.clone());
+    lines.extend(view.cost.iter().cloned());
     let mut warnings: Vec<&String> = view.cache_warning.iter().collect();
     warnings.extend(&view.concurrency);
     if let Some(h) = &view.history {

@@ -123,7 +123,12 @@ pub fn line(c: &ModelCost) -> String {
         } else {
             let mut t = tokens(&c.tokens);
             if c.not_reported > 0 {
-                t.push_str(&format!(" ({} answers not reported)", c.not_reported));
+                let answers = if c.not_reported == 1 {
+                    "answer"
+                } else {
+                    "answers"
+                };
+                t.push_str(&format!(", {} {answers} not reported", c.not_reported));
             }
             t
         });
