@@ -47,6 +47,9 @@ pub(super) fn section(
         for line in &history.lines {
             push_indented(out, &clean(&line.text(" ")), "  ");
         }
+        for line in &history.cost_lines {
+            push_indented(out, &clean(line), "  ");
+        }
         for warning in &history.warnings {
             out.push_str(&Paint::Yellow.paint("WARN", color));
             out.push(' ');

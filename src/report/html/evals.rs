@@ -364,4 +364,10 @@ fn history_block(out: &mut String, h: &HistoryView<'_>) {
         }
         out.push_str("</ol></figure>\n");
     }
+    for line in &h.cost_lines {
+        out.push_str(&format!(
+            "<p class=\"cost\">{}</p>\n",
+            text(line, CELL_CHARS)
+        ));
+    }
 }

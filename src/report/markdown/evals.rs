@@ -157,6 +157,7 @@ fn shared(view: &EvalsView<'_>) -> String {
             let mark = if line.rising { " ⚠️" } else { "" };
             lines.push(format!("{}{mark}", line.text(" → ")));
         }
+        lines.extend(h.cost_lines.iter().cloned());
         warnings.extend(&h.warnings);
     }
     let mut out: String = lines

@@ -313,4 +313,8 @@ pub struct HistoryPoint {
     pub model: String,
     /// Miss rate in 0..1.
     pub miss_rate: f64,
+    /// The run's estimated cost in USD (fresh answers), when the model had a price and the
+    /// line recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
 }
