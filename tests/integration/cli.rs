@@ -51,6 +51,7 @@ fn has_finding(report: &Value, check: &str) -> bool {
 mod bench;
 mod clients;
 mod compat;
+mod cost;
 mod evals;
 mod fuzz;
 mod github;
