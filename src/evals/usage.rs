@@ -82,7 +82,7 @@ impl Usage {
     }
 
     /// The neutral shape, with the cost at recording when there was a price for the model.
-    pub fn to_neutral(&self, cost_usd: Option<f64>) -> Value {
+    pub fn to_neutral(self, cost_usd: Option<f64>) -> Value {
         let mut map = Map::new();
         map.insert("input_tokens".into(), json!(self.input));
         map.insert("output_tokens".into(), json!(self.output));
@@ -108,7 +108,7 @@ pub struct Recorded {
 
 impl Recorded {
     /// The entry's `usage` member.
-    pub fn to_value(&self) -> Value {
+    pub fn to_value(self) -> Value {
         self.usage.to_neutral(self.cost_usd)
     }
 

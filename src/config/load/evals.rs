@@ -78,6 +78,23 @@ pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), Confi
         }
     }
     check_lint_and_choice(ctx, evals);
+    check_prices(ctx, evals)?;
+    if let Some(stress) = &evals.stress {
+        check_stress(ctx, stress);
+    }
+    if evals.system.is_some() && evals.system_file.is_some() {
+        ctx.report(ctx.error(
+            ctx.pos(&[e, Step::Key("system_file")]),
+            "`evals.system` and `evals.system_file` are both set",
+            Some("keep one: `system_file` reads the prompt your client ships".to_owned()),
+        ));
+    }
+    Ok(())
+}
+
+/// `evals.prices`: every price is a number of dollars, 0 or more.
+fn check_prices(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), ConfigError> {
+    let e = Step::Key("evals");
     for (model, p) in &evals.prices {
         let at = |field| [e, Step::Key("prices"), Step::Key(model), Step::Key(field)];
         not_negative(ctx, p.input, &at("input"))?;
@@ -88,16 +105,6 @@ pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), Confi
         if let Some(v) = p.cache_read {
             not_negative(ctx, v, &at("cache_read"))?;
         }
-    }
-    if let Some(stress) = &evals.stress {
-        check_stress(ctx, stress);
-    }
-    if evals.system.is_some() && evals.system_file.is_some() {
-        ctx.report(ctx.error(
-            ctx.pos(&[e, Step::Key("system_file")]),
-            "`evals.system` and `evals.system_file` are both set",
-            Some("keep one: `system_file` reads the prompt your client ships".to_owned()),
-        ));
     }
     Ok(())
 }

@@ -106,8 +106,11 @@ fn anthropic_tokens_are_reported_priced_kept_in_the_cache_and_the_tool_list_is_c
     );
     assert_eq!(cost["price"]["source"], "evals.prices");
     let share = (read as f64 / (input + write + read) as f64 * 100.0).round();
-    let line = format!("Tokens and cost: 3 requests · ");
-    assert!(out.stdout.contains(&line), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("Tokens and cost: 3 requests · "),
+        "{}",
+        out.stdout
+    );
     assert!(
         out.stdout
             .contains(&format!("cached ({share:.0}% of input) · est. $")),
