@@ -240,6 +240,20 @@ fn last_number(text: &str) -> Option<&str> {
         .rfind(|t| !t.is_empty())
 }
 
+/// The choice with the tokens a model would have used: the request read (four bytes a token)
+/// and the answer written, as the command provider's `usage` member.
+fn with_usage(mut choice: Value, request: &str) -> Value {
+    let tokens = |bytes: usize| bytes.div_ceil(4);
+    let output = tokens(choice.to_string().len());
+    if let Some(map) = choice.as_object_mut() {
+        map.insert(
+            "usage".into(),
+            json!({"input_tokens": tokens(request.len()), "output_tokens": output}),
+        );
+    }
+    choice
+}
+
 fn main() {
     let mut input = String::new();
     let request = match std::io::stdin().read_to_string(&mut input) {
@@ -247,7 +261,7 @@ fn main() {
         Err(e) => Err(e.to_string()),
     };
     match request {
-        Ok(request) => println!("{}", pick(&request)),
+        Ok(request) => println!("{}", with_usage(pick(&request), &input)),
         Err(e) => {
             eprintln!("demo_picker: error: stdin is not a JSON request: {e}");
             std::process::exit(1);
@@ -289,6 +303,15 @@ mod tests {
             json!({"tool": "delete_note", "args": {"id": 7}})
         );
         assert_eq!(after(json!([{"user": "hello"}])), json!({"tool": null}));
+    }
+
+    #[test]
+    fn reports_the_tokens_a_model_would_have_used() {
+        let choice = with_usage(json!({"tool": null}), &"x".repeat(400));
+        assert_eq!(
+            choice,
+            json!({"tool": null, "usage": {"input_tokens": 100, "output_tokens": 4}})
+        );
     }
 
     #[test]

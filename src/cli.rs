@@ -92,6 +92,14 @@ pub struct EvalFlags {
     /// next run to pick up [env: TOOLPROOF_CANCEL_BATCH].
     #[arg(long)]
     pub cancel_batch: bool,
+    /// Anthropic: send the tool list and system prompt without `cache_control`, so every
+    /// request pays the full input price (evals.prompt_cache: false) [env: TOOLPROOF_PROMPT_CACHE].
+    #[arg(long, overrides_with = "prompt_cache")]
+    pub no_prompt_cache: bool,
+    /// Mark the tool list and system prompt for Anthropic's prompt cache (the default), even if
+    /// `evals.prompt_cache: false` or TOOLPROOF_PROMPT_CACHE says not to.
+    #[arg(long, overrides_with = "no_prompt_cache")]
+    pub prompt_cache: bool,
 }
 
 /// `toolproof eval`.

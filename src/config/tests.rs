@@ -1396,6 +1396,35 @@ fn eval_settings_are_range_checked() {
 }
 
 #[test]
+fn prices_are_read_and_a_negative_one_names_its_line() {
+    let c = load_text(
+        "prices-ok",
+        format!("{SERVER}evals:\n  prompt_cache: false\n  prices:\n    m-1: {{input: 3, output: 15.0, cache_read: 0.3}}\n"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let evals = c.config.evals.expect("evals");
+    assert!(!evals.prompt_cache);
+    let p = evals.prices["m-1"];
+    assert_eq!(
+        (p.input, p.output, p.cache_write, p.cache_read),
+        (3.0, 15.0, None, Some(0.3))
+    );
+    let err = rendered(
+        "prices-bad",
+        format!("{SERVER}evals:\n  prices:\n    m-1: {{input: -1, output: 1, cache_wrte: 2}}\n"),
+    );
+    assert!(err.contains("cache_wrte"), "{err}");
+    let err = rendered(
+        "prices-negative",
+        format!("{SERVER}evals:\n  prices:\n    m-1: {{input: -1, output: 1}}\n"),
+    );
+    assert!(
+        err.contains("toolproof.yaml:") && err.contains("0 or more"),
+        "{err}"
+    );
+}
+
+#[test]
 fn max_tokens_field_is_read_checked_and_chooses_by_host() {
     insta::assert_snapshot!(
         "evals_max_tokens_field_value",

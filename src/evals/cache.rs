@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+use super::usage::Recorded;
 use super::{ApiTool, Call, Choice, Stop};
 use crate::config::Turn;
 use pyjson::Style;
@@ -267,20 +268,30 @@ impl Cache {
     /// Looks a key up. A missing file is a [`Lookup::Miss`]; a file that can't be read or isn't
     /// a cache entry is [`Lookup::Corrupt`].
     pub fn read(&self, key: &str) -> Lookup {
+        self.read_recorded(key).0
+    }
+
+    /// [`Cache::read`], with the usage the entry recorded (`None` for a file written before
+    /// usage was kept, or by the reference).
+    pub fn read_recorded(&self, key: &str) -> (Lookup, Option<Recorded>) {
         let path = self.path(key);
         let text = match super::read_capped(&path, ENTRY_LIMIT, "a cache entry") {
             Ok(t) => t,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Lookup::Miss,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return (Lookup::Miss, None),
             Err(e) => {
-                return Lookup::Corrupt(CorruptEntry::Unreadable {
+                let corrupt = CorruptEntry::Unreadable {
                     path,
                     reason: e.to_string(),
-                });
+                };
+                return (Lookup::Corrupt(corrupt), None);
             }
         };
-        match parse_entry(&text) {
-            Ok(choice) => Lookup::Hit(choice),
-            Err(reason) => Lookup::Corrupt(CorruptEntry::Invalid { path, reason }),
+        match parse_entry_recorded(&text) {
+            Ok((choice, recorded)) => (Lookup::Hit(choice), recorded),
+            Err(reason) => (
+                Lookup::Corrupt(CorruptEntry::Invalid { path, reason }),
+                None,
+            ),
         }
     }
 
@@ -291,6 +302,7 @@ impl Cache {
     ///
     /// The choice is stored as given: the engine masks the run's secrets in it first, so an
     /// answer in which the model echoed a key is stored (and replays) redacted.
+    #[cfg(test)]
     pub fn write(
         &self,
         key: &str,
@@ -298,6 +310,17 @@ impl Cache {
         provider: &str,
         model: &str,
         prompt: &str,
+    ) -> io::Result<()> {
+        self.write_recorded(key, choice, None, (provider, model, prompt))
+    }
+
+    /// [`Cache::write`], with the usage to record beside the answer (its `usage` member).
+    pub fn write_recorded(
+        &self,
+        key: &str,
+        choice: &Choice,
+        recorded: Option<&Recorded>,
+        (provider, model, prompt): (&str, &str, &str),
     ) -> io::Result<()> {
         if entry_key(&format!("{key}.json")).is_none() {
             return Err(io::Error::new(
@@ -311,7 +334,7 @@ impl Cache {
                 format!("cannot create cache folder {}: {e}", self.dir.display()),
             )
         })?;
-        let text = entry_text(choice, provider, model, prompt);
+        let text = entry_text_recorded(choice, recorded, provider, model, prompt);
         let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
         let temp = self
             .dir
@@ -415,7 +438,19 @@ fn with_path(e: io::Error, what: &str, path: &Path) -> io::Error {
 }
 
 /// The text of a cache file: the reference's fields first, then toolproof's.
+#[cfg(any(test, feature = "fuzzing"))]
 pub(crate) fn entry_text(choice: &Choice, provider: &str, model: &str, prompt: &str) -> String {
+    entry_text_recorded(choice, None, provider, model, prompt)
+}
+
+/// [`entry_text`], with a `usage` member last when `recorded` is given.
+pub(crate) fn entry_text_recorded(
+    choice: &Choice,
+    recorded: Option<&Recorded>,
+    provider: &str,
+    model: &str,
+    prompt: &str,
+) -> String {
     let first = choice.calls.first();
     let mut map = Map::new();
     map.insert("provider".into(), provider.into());
@@ -445,6 +480,9 @@ pub(crate) fn entry_text(choice: &Choice, provider: &str, model: &str, prompt: &
         .collect();
     map.insert("calls".into(), Value::Array(calls));
     map.insert("stop".into(), stop_value(&choice.stop));
+    if let Some(r) = recorded {
+        map.insert("usage".into(), r.to_value());
+    }
     let mut text = pyjson::dumps(&Value::Object(map), Style::FILE);
     text.push('\n');
     text
@@ -462,12 +500,24 @@ fn stop_value(stop: &Stop) -> Value {
 
 /// Reads a cache file's text into a [`Choice`]. A file with `calls` was written by toolproof;
 /// one without came from the reference, which kept only the first call.
+#[cfg(any(test, feature = "fuzzing"))]
 pub(crate) fn parse_entry(text: &str) -> Result<Choice, EntryError> {
+    parse_entry_recorded(text).map(|(choice, _)| choice)
+}
+
+/// [`parse_entry`], with the `usage` member when there is a usable one (one that is not is
+/// left out: the answer still replays).
+pub(crate) fn parse_entry_recorded(text: &str) -> Result<(Choice, Option<Recorded>), EntryError> {
     let value: Value =
         serde_json::from_str(text).map_err(|e| EntryError::NotJson(e.to_string()))?;
     let Value::Object(map) = value else {
         return Err(EntryError::NotAnObject);
     };
+    let recorded = map.get("usage").and_then(Recorded::from_value);
+    choice_of(&map).map(|choice| (choice, recorded))
+}
+
+fn choice_of(map: &Map<String, Value>) -> Result<Choice, EntryError> {
     let tool = match map.get("tool") {
         None => return Err(EntryError::NoTool),
         Some(Value::Null) => None,

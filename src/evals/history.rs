@@ -5,7 +5,7 @@
 //! a crash never leaves it half written; a line that cannot be read is skipped and counted.
 //!
 //! Compatibility: fields added after the first version (`findings`, `failed_tests`, `tools`,
-//! `confusion`) are optional, so older lines still read; older toolproof versions ignore the fields they do not
+//! `confusion`, `requests`, `tokens`, `cost_usd`) are optional, so older lines still read; older toolproof versions ignore the fields they do not
 //! know, and skip nothing of a run line (it has every field they require).
 
 mod compare;
@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::stats;
 use crate::report::model::{
-    BaseComparison, CaseStatus, EvalsResults, FindingKey, HistoryPoint, HistoryTrend,
+    BaseComparison, CaseStatus, EvalsResults, FindingKey, HistoryPoint, HistoryTrend, Tokens,
 };
 use crate::settings::Revision;
 
@@ -70,6 +70,15 @@ pub struct Entry {
     /// lint wants contrastive cases for them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confusion: Option<Vec<ConfusedPair>>,
+    /// Requests made for the model in this run, on an eval line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<usize>,
+    /// The tokens of the run's fresh answers (those that reported usage), on an eval line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<Tokens>,
+    /// Their estimated cost in USD; absent when the model has no price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
 }
 
 /// One confusion pair of a recorded run.
@@ -192,6 +201,13 @@ pub fn entries(
                         .collect(),
                     tool_list_hash: results.tool_list_hash.clone(),
                     confusion: Some(confused_tools(m)),
+                    requests: m.cost.as_ref().map(|c| c.requests),
+                    tokens: m.cost.as_ref().map(|c| c.tokens),
+                    cost_usd: m
+                        .cost
+                        .as_ref()
+                        .and_then(|c| c.cost_usd)
+                        .map(crate::evals::usage::round_usd),
                     ..base.clone()
                 })
         })
@@ -338,6 +354,7 @@ fn trend(path: &Path, results: &EvalsResults, new: &[Entry]) -> std::io::Result<
             commit: e.commit.as_ref().map(|c| c.chars().take(12).collect()),
             model: e.model.clone(),
             miss_rate: e.miss_rate,
+            cost_usd: e.cost_usd,
         })
         .collect();
     let rates: Vec<f64> = points.iter().map(|p| p.miss_rate).collect();
@@ -402,6 +419,41 @@ mod tests {
             .map(|(e, _)| e.len())
             .unwrap_err();
         assert_eq!(endless.to_string(), refused.to_string());
+    }
+
+    #[test]
+    fn a_line_carries_the_runs_tokens_and_cost_and_old_lines_still_read() {
+        let dir = temp("cost");
+        let path = dir.join("history.jsonl");
+        // A line of an earlier version: no requests, tokens or cost.
+        let old = r#"{"time":"t0","commit":null,"ref":null,"provider":"anthropic","model":"m","cases":100,"correct":98,"miss_rate":0.02,"critical_misses":0,"missed":[],"tool_list_hash":"abc"}"#;
+        std::fs::write(&path, format!("{old}\n")).unwrap_or_default();
+        let mut r = results(97, 100);
+        r.models[0].cost = Some(crate::report::model::ModelCost {
+            requests: 100,
+            reported: 100,
+            tokens: Tokens {
+                input: 1_000,
+                output: 200,
+                cache_write: 0,
+                cache_read: 9_000,
+            },
+            cost_usd: Some(0.005_700_4),
+            ..Default::default()
+        });
+        let trend = record(&path, facts(&r), "t1", &dir, &Revision::default())
+            .ok()
+            .and_then(|r| r.trend)
+            .unwrap_or_default();
+        let costs: Vec<Option<f64>> = trend.points.iter().map(|p| p.cost_usd).collect();
+        assert_eq!(costs, [None, Some(0.0057)]);
+        let (entries, skipped) = read(&path).unwrap_or_default();
+        assert_eq!((entries.len(), skipped), (2, 0));
+        assert_eq!(entries[1].requests, Some(100));
+        assert_eq!(entries[1].tokens.map(|t| t.cache_read), Some(9_000));
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(text.starts_with(old), "the old line is kept as it was");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -9,12 +9,14 @@ pub mod choice;
 pub mod engine;
 pub mod history;
 pub mod lint;
+pub mod prices;
 pub mod provider;
 pub mod score;
 pub mod scoring;
 pub mod stats;
 pub mod stress;
 pub mod tools;
+pub mod usage;
 
 use std::io::Read;
 use std::path::Path;

@@ -316,6 +316,7 @@ pub struct EvalSettings {
     tool_choice: Option<Resolved<ToolChoice>>,
     max_tokens_key: &'static str,
     batch: BatchSettings,
+    prompt_cache: Resolved<bool>,
 }
 
 impl EvalSettings {
@@ -362,6 +363,13 @@ impl EvalSettings {
     /// When uncached requests go through the provider's batch API.
     pub fn batch(&self) -> &BatchSettings {
         &self.batch
+    }
+
+    /// Anthropic's prompt cache marker on the tool list and system prompt:
+    /// `--no-prompt-cache` / `--prompt-cache` > `TOOLPROOF_PROMPT_CACHE` >
+    /// `evals.prompt_cache` > on.
+    pub fn prompt_cache(&self) -> bool {
+        self.prompt_cache.value
     }
 }
 

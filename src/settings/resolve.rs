@@ -356,6 +356,26 @@ fn resolve_evals(
         tool_choice: resolve_tool_choice(flags, env, e)?,
         max_tokens_key: e.max_tokens_field.key_for(env.openai_base()),
         batch,
+        prompt_cache: pick(
+            eval.and_then(|f| switch(f.prompt_cache, f.no_prompt_cache))
+                .map(|on| {
+                    (
+                        on,
+                        if on {
+                            "--prompt-cache"
+                        } else {
+                            "--no-prompt-cache"
+                        },
+                    )
+                }),
+            if eval.is_some() {
+                env_switch(env, "TOOLPROOF_PROMPT_CACHE")?
+            } else {
+                None
+            },
+            (!e.prompt_cache).then_some((false, "evals.prompt_cache: false")),
+            true,
+        ),
     })
 }
 

@@ -279,6 +279,19 @@ fn rows() -> Vec<Row> {
             expect: ["true", "false", "false", "false"],
         },
         Row {
+            name: "prompt-cache",
+            command: &["eval"],
+            flag: &["--no-prompt-cache"],
+            env: ("TOOLPROOF_PROMPT_CACHE", "true"),
+            yaml: Some((Slot::Evals, "prompt_cache: false")),
+            read: |s| {
+                s.evals()
+                    .is_some_and(EvalSettings::prompt_cache)
+                    .to_string()
+            },
+            expect: ["false", "true", "false", "true"],
+        },
+        Row {
             name: "no-cache",
             command: &["eval"],
             flag: &["--no-cache"],

@@ -53,6 +53,7 @@ mod bench;
 mod clients;
 mod compat;
 mod context;
+mod cost;
 mod evals;
 mod fuzz;
 mod github;
@@ -1375,6 +1376,18 @@ fn the_bundled_demo_passes_and_its_broken_twin_fails_for_the_planted_reasons() {
     assert_eq!(
         report["phases"]["lint"]["results"]["findings"],
         serde_json::json!([])
+    );
+    // The stand-in model reports its tokens, and the demo prices them.
+    let cost = &report["phases"]["evals"]["results"]["models"][0]["cost"];
+    assert_eq!(cost["not_reported"], 0, "{cost:#}");
+    assert!(cost["tokens"]["input"].as_u64().is_some_and(|n| n > 0));
+    assert!(cost["cost_usd"].as_f64().is_some_and(|c| c > 0.0));
+    assert!(
+        out.stdout.contains("Tokens and cost: ")
+            && out.stdout.contains(" · est. $")
+            && out.stdout.contains("(evals.prices)"),
+        "{}",
+        out.stdout
     );
 
     let (dir, out) = demo("broken.yaml");

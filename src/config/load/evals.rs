@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::ranges::{Unit, at_least_one, duration, fraction};
+use super::ranges::{Unit, at_least_one, duration, fraction, not_negative};
 use super::{Ctx, invalid_yaml, lowercase_first, path_of, read_capped};
 use crate::config::de::{self, Located};
 use crate::config::limits::MAX_STRESS_DISTRACTORS;
@@ -78,6 +78,7 @@ pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), Confi
         }
     }
     check_lint_and_choice(ctx, evals);
+    check_prices(ctx, evals)?;
     if let Some(stress) = &evals.stress {
         check_stress(ctx, stress);
     }
@@ -87,6 +88,23 @@ pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), Confi
             "`evals.system` and `evals.system_file` are both set",
             Some("keep one: `system_file` reads the prompt your client ships".to_owned()),
         ));
+    }
+    Ok(())
+}
+
+/// `evals.prices`: every price is a number of dollars, 0 or more.
+fn check_prices(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), ConfigError> {
+    let e = Step::Key("evals");
+    for (model, p) in &evals.prices {
+        let at = |field| [e, Step::Key("prices"), Step::Key(model), Step::Key(field)];
+        not_negative(ctx, p.input, &at("input"))?;
+        not_negative(ctx, p.output, &at("output"))?;
+        if let Some(v) = p.cache_write {
+            not_negative(ctx, v, &at("cache_write"))?;
+        }
+        if let Some(v) = p.cache_read {
+            not_negative(ctx, v, &at("cache_read"))?;
+        }
     }
     Ok(())
 }

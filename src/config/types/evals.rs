@@ -121,9 +121,33 @@ pub struct EvalConfig {
     /// Seconds between two looks at a batch in progress.
     #[serde(default = "default_batch_poll_s")]
     pub batch_poll_s: f64,
+    /// Anthropic: mark the tool list and the system prompt for the prompt cache
+    /// (`cache_control`), so repeated requests read them at the cache price. Not part of the
+    /// cache key.
+    #[serde(default = "yes")]
+    pub prompt_cache: bool,
+    /// Prices per model, USD per million tokens, over the built-in list prices.
+    #[serde(default)]
+    pub prices: BTreeMap<String, PriceConfig>,
     /// YAML line of the `evals:` key (filled by the loader; reports point the gates there).
     #[serde(skip)]
     pub line: Option<u32>,
+}
+
+/// `evals.prices.<model>`: USD per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriceConfig {
+    /// Input tokens at the base rate.
+    pub input: f64,
+    /// Output tokens.
+    pub output: f64,
+    /// Input tokens written to the prompt cache (default: the input price).
+    #[serde(default)]
+    pub cache_write: Option<f64>,
+    /// Input tokens read from the prompt cache (default: the input price).
+    #[serde(default)]
+    pub cache_read: Option<f64>,
 }
 
 impl EvalConfig {
@@ -355,6 +379,8 @@ impl Default for EvalConfig {
             batch: BatchMode::Auto,
             batch_min: default_batch_min(),
             batch_poll_s: default_batch_poll_s(),
+            prompt_cache: true,
+            prices: BTreeMap::new(),
             line: None,
         }
     }

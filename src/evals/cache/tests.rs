@@ -838,3 +838,45 @@ fn integers_beyond_64_bits_in_params_key_as_the_reference_keys_them() {
         "791eb4208ea9721f764446099086f61de79819953056e67fe31a17e8d75d4fb7"
     );
 }
+
+#[test]
+fn usage_is_kept_beside_the_answer_and_read_back() {
+    use crate::evals::usage::{Recorded, Usage};
+    let choice = Choice {
+        calls: vec![Call {
+            tool: "add".into(),
+            args: json!({"a": 1}),
+            malformed: None,
+        }],
+        text: String::new(),
+        stop: Stop::ToolUse,
+    };
+    let recorded = Recorded {
+        usage: Usage {
+            input: 12,
+            output: 40,
+            cache_write: 0,
+            cache_read: 1650,
+        },
+        cost_usd: Some(0.001_131),
+    };
+    let text = entry_text_recorded(&choice, Some(&recorded), "anthropic", "m", "p");
+    // The reference's fields come first and are unchanged: the usage is one more member.
+    let plain = entry_text(&choice, "anthropic", "m", "p");
+    let v: Value = serde_json::from_str(&text).unwrap_or_default();
+    assert_eq!(
+        v["usage"],
+        json!({"input_tokens": 12, "output_tokens": 40, "cache_write_tokens": 0,
+            "cache_read_tokens": 1650, "cost_usd": 0.001131})
+    );
+    assert!(text.starts_with(plain.trim_end().trim_end_matches('}').trim_end()));
+    assert_eq!(
+        parse_entry_recorded(&text),
+        Ok((choice.clone(), Some(recorded)))
+    );
+    // An entry without usage (the reference's, or older) reads with none; a bad one is
+    // left out and the answer still replays.
+    assert_eq!(parse_entry_recorded(&plain), Ok((choice.clone(), None)));
+    let bad = text.replace("\"input_tokens\": 12", "\"input_tokens\": \"12\"");
+    assert_eq!(parse_entry_recorded(&bad), Ok((choice, None)));
+}

@@ -15,6 +15,7 @@ use super::{Ctx, DEFAULT_MAX_TOKENS, Got, Item, provider_name};
 use crate::config::{EvalConfig, Provider as ProviderKind, Turn};
 use crate::evals::provider::{Answer, Pacer, Provider, ProviderError, Request};
 use crate::evals::tools::ApiTools;
+use crate::evals::usage::Recorded;
 use crate::evals::{ApiTool, Call, Choice, Stop};
 use crate::report::model::CacheUse;
 use crate::report::redact::Redactor;
@@ -61,6 +62,7 @@ struct Shared {
     params: Map<String, Value>,
     tool_choice: Option<Value>,
     max_tokens: u32,
+    prompt_cache: bool,
     /// Each pending item: its index, prompt, and context (API-safe tool names).
     prompts: Vec<(usize, String, Vec<Turn>)>,
     next: AtomicUsize,
@@ -99,6 +101,7 @@ impl Asking<'_, '_> {
                 ProviderKind::Anthropic => DEFAULT_MAX_TOKENS,
                 _ => cfg.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
             },
+            prompt_cache: self.ctx.run.settings.prompt_cache(),
             prompts: pending
                 .iter()
                 .map(|&idx| {
@@ -150,23 +153,31 @@ impl Asking<'_, '_> {
         let item = &self.items[idx];
         match timed {
             Ok((answer, took)) => {
+                let price = self.ctx.prices.lookup(self.model).map(|(p, _)| p);
+                let recorded = answer.usage.map(|usage| Recorded {
+                    usage,
+                    cost_usd: price.map(|p| p.cost(&usage)),
+                });
                 let choice = masked(to_choice(answer, self.ctx.api), self.ctx.run.secrets);
                 if let (true, Some(key)) = (self.cache_use.write, &item.key) {
                     // A failed write loses a cache entry, not the answer: it is counted and
                     // said, and the answer is scored all the same.
-                    let written = self.ctx.cache.write(
+                    let written = self.ctx.cache.write_recorded(
                         key,
                         &choice,
-                        provider_name(self.ctx.provider),
-                        self.model,
-                        &self.ctx.cfg.cases[item.case].prompt,
+                        recorded.as_ref(),
+                        (
+                            provider_name(self.ctx.provider),
+                            self.model,
+                            &self.ctx.cfg.cases[item.case].prompt,
+                        ),
                     );
                     if let Err(e) = written {
                         self.cache_use.write_failed(e.to_string());
                     }
                 }
                 self.cache_use.asked += 1;
-                Got::Asked(choice, took)
+                Got::Asked(choice, took, recorded)
             }
             Err((message, took)) => {
                 self.cache_use.failed += 1;
@@ -195,6 +206,7 @@ fn worker(shared: &Shared, tx: &mpsc::Sender<Reply>) {
             params: &shared.params,
             tool_choice: shared.tool_choice.as_ref(),
             max_tokens: shared.max_tokens,
+            prompt_cache: shared.prompt_cache,
         };
         let (answer, took) = shared.provider.ask_timed(&request, &shared.pacer);
         let reply = match answer {

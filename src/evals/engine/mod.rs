@@ -4,6 +4,7 @@
 
 mod ask;
 mod batch;
+mod cost;
 mod progress;
 
 use ask::{Asking, build_client};
@@ -19,11 +20,13 @@ use serde_json::{Map, Value};
 use super::Choice;
 use super::cache::{Cache, Keyer, Lookup};
 use super::choice;
+use super::prices::PriceTable;
 use super::provider::window::WindowUse;
 use super::provider::{Pacer, Provider, ProviderError, RetryPolicy};
 use super::score::{self, Label};
 use super::scoring::{self, LabelledCase, Rules};
 use super::tools::{ApiTools, api_tools};
+use super::usage::Recorded;
 use crate::config::{EvalCase, EvalConfig, Provider as ProviderKind, ToolChoice, Turn};
 use crate::events::Events;
 use crate::interrupt::Interrupt;
@@ -117,10 +120,11 @@ pub fn planned_cases(cfg: &EvalConfig, target: &EvalTarget) -> usize {
     cfg.cases.len() * target.models.len()
 }
 
-/// What came back for one item.
+/// What came back for one item: a cached answer with the usage its entry recorded, a fresh
+/// one with the usage its server reported (and its cost, when the model has a price).
 enum Got {
-    Cached(Choice),
-    Asked(Choice, Duration),
+    Cached(Choice, Option<Recorded>),
+    Asked(Choice, Duration, Option<Recorded>),
     Failed(String, Duration),
     NotAsked,
 }
@@ -242,6 +246,7 @@ pub fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
         cache: Cache::new(&cfg.cache_dir),
         run: r,
         pacer,
+        prices: PriceTable::new(&cfg.prices),
     };
     // Built on first need: a fully cached run needs no key.
     let mut client: Option<Result<Arc<Provider>, ProviderError>> = None;
@@ -301,6 +306,8 @@ struct Ctx<'a> {
     cache: Cache,
     run: &'a EvalRun<'a>,
     pacer: Arc<Pacer>,
+    /// `evals.prices` over the built-in list prices.
+    prices: PriceTable,
 }
 
 /// One model: cached answers, then the provider for the rest, then the score.
@@ -335,14 +342,14 @@ fn eval_model(
     if cache_use.read {
         for (idx, item) in items.iter().enumerate() {
             let Some(key) = &item.key else { continue };
-            match ctx.cache.read(key) {
-                Lookup::Hit(choice) => {
+            match ctx.cache.read_recorded(key) {
+                (Lookup::Hit(choice), recorded) => {
                     cache_use.hits += 1;
-                    got[idx] = Got::Cached(choice);
+                    got[idx] = Got::Cached(choice, recorded);
                     progress.arrived(ctx, idx, &items, &got);
                 }
-                Lookup::Corrupt(_) => cache_use.corrupt += 1,
-                Lookup::Miss => {}
+                (Lookup::Corrupt(_), _) => cache_use.corrupt += 1,
+                (Lookup::Miss, _) => {}
             }
         }
     }
@@ -413,8 +420,8 @@ fn batches(ctx: &Ctx<'_>, cache_use: &CacheUse, items: &[Item], pending: &[usize
 fn trial_of(ctx: &Ctx<'_>, case: &EvalCase, got: Got) -> TrialResult {
     let ms = |took: Duration| took.as_secs_f64() * 1000.0;
     let (choice, cached, took) = match got {
-        Got::Cached(c) => (c, true, Duration::ZERO),
-        Got::Asked(c, took) => (c, false, took),
+        Got::Cached(c, _) => (c, true, Duration::ZERO),
+        Got::Asked(c, took, _) => (c, false, took),
         Got::Failed(message, took) => return scoring::provider_failed(message, ms(took)),
         Got::NotAsked => return scoring::not_asked(),
     };
@@ -447,6 +454,7 @@ fn score_model(
     offline: bool,
 ) -> ModelEval {
     let cfg = ctx.cfg;
+    let cost = cost::of_model(&got, ctx.prices.lookup(model));
     let mut trials: Vec<Vec<TrialResult>> = cfg.cases.iter().map(|_| Vec::new()).collect();
     for (item, g) in items.iter().zip(got) {
         let case = &cfg.cases[item.case];
@@ -478,6 +486,7 @@ fn score_model(
     for (result, case) in eval.cases.iter_mut().zip(&cfg.cases) {
         result.context = context_entries(&case.turns());
     }
+    eval.cost = Some(cost);
     eval
 }
 

@@ -101,8 +101,8 @@ impl Got {
     /// A copy for a progress event (the original goes on to scoring).
     fn peek(&self) -> Got {
         match self {
-            Got::Cached(c) => Got::Cached(c.clone()),
-            Got::Asked(c, d) => Got::Asked(c.clone(), *d),
+            Got::Cached(c, r) => Got::Cached(c.clone(), *r),
+            Got::Asked(c, d, r) => Got::Asked(c.clone(), *d, *r),
             Got::Failed(m, d) => Got::Failed(m.clone(), *d),
             Got::NotAsked => Got::NotAsked,
         }

@@ -6,6 +6,7 @@ use serde_json::{Map, Value, json};
 use super::http::{Auth, HttpApi};
 use super::{Answer, RawArgs, RawCall, Request, ShapeError};
 use crate::evals::Stop;
+use crate::evals::usage::Usage;
 
 /// The API version header every request carries.
 pub const VERSION: &str = "2023-06-01";
@@ -28,6 +29,10 @@ pub fn api(base: &str, auth: Auth) -> HttpApi {
 /// place), then `system` when set: the reference's `{**request, **params}` then
 /// `request["system"] = system`. With no tools, `tools` and `tool_choice` are left out (the API
 /// rejects a `tool_choice` without tools).
+///
+/// With [`Request::prompt_cache`], the last tool and the system prompt (then a list of one
+/// text block) carry `cache_control: {"type": "ephemeral"}`, so later requests read the tool
+/// list and system prompt from the prompt cache. The cache key hashes the tools without it.
 pub fn body(req: &Request) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), json!(req.model));
@@ -37,14 +42,31 @@ pub fn body(req: &Request) -> Value {
         super::context::anthropic_messages(req.context, req.prompt),
     );
     if !req.tools.is_empty() {
-        body.insert("tools".into(), json!(req.tools));
+        let mut tools = json!(req.tools);
+        if req.prompt_cache
+            && let Some(last) = tools.as_array_mut().and_then(|t| t.last_mut())
+            && let Some(last) = last.as_object_mut()
+        {
+            last.insert("cache_control".into(), ephemeral());
+        }
+        body.insert("tools".into(), tools);
         body.insert("tool_choice".into(), json!({"type": "auto"}));
     }
     super::merge_params(&mut body, req.params);
     if let Some(system) = req.system.filter(|s| !s.is_empty()) {
-        body.insert("system".into(), json!(system));
+        let system = if req.prompt_cache {
+            json!([{"type": "text", "text": system, "cache_control": ephemeral()}])
+        } else {
+            json!(system)
+        };
+        body.insert("system".into(), system);
     }
     Value::Object(body)
+}
+
+/// The prompt cache marker (the default five-minute lifetime).
+fn ephemeral() -> Value {
+    json!({"type": "ephemeral"})
 }
 
 /// Every `tool_use` block in order, the text blocks joined with a space, and the stop reason.
@@ -101,6 +123,7 @@ pub fn read(v: &Value) -> Result<Answer, ShapeError> {
         calls,
         text: texts.join(" "),
         stop,
+        usage: Usage::from_anthropic(v),
     })
 }
 
@@ -132,6 +155,7 @@ mod tests {
             params,
             tool_choice: None,
             max_tokens: 16000,
+            prompt_cache: false,
         }
     }
 
@@ -144,6 +168,41 @@ mod tests {
             serde_json::to_string(&b).unwrap_or_default(),
             r#"{"model":"m1","max_tokens":16000,"messages":[{"role":"user","content":"Please add 2 and 3"}],"tools":[{"name":"math_add","description":"Add a and b.","input_schema":{"type":"object","properties":{"a":{"type":"integer"}}}}],"tool_choice":{"type":"auto"},"system":"You pick tools."}"#
         );
+    }
+
+    #[test]
+    fn the_prompt_cache_marks_the_last_tool_and_the_system_prompt_only() {
+        let mut tools = tools();
+        tools.push(ApiTool {
+            name: "echo".into(),
+            ..tools[0].clone()
+        });
+        let params = Map::new();
+        let cached = Request {
+            prompt_cache: true,
+            ..req(&tools, &params, Some("You pick tools."))
+        };
+        let b = body(&cached);
+        assert_eq!(b["tools"][1]["cache_control"], json!({"type": "ephemeral"}));
+        assert!(b["tools"][0].get("cache_control").is_none());
+        assert_eq!(
+            b["system"],
+            json!([{"type": "text", "text": "You pick tools.", "cache_control": {"type": "ephemeral"}}])
+        );
+        // Everything else is the reference's request.
+        let plain = body(&req(&tools, &params, Some("You pick tools.")));
+        let mut unmarked = b.clone();
+        if let Some(last) = unmarked["tools"][1].as_object_mut() {
+            last.remove("cache_control");
+        }
+        unmarked["system"] = json!("You pick tools.");
+        assert_eq!(unmarked, plain);
+        // No system prompt, no tools: nothing to mark.
+        let b = body(&Request {
+            prompt_cache: true,
+            ..req(&[], &params, None)
+        });
+        assert!(b.get("system").is_none() && b.get("tools").is_none());
     }
 
     #[test]

@@ -14,6 +14,7 @@ use super::http::secs;
 use super::program::{self as running, STDOUT_LIMIT_WORDS};
 use super::{Answer, Failure, ProviderError, RawCall, Request};
 use crate::evals::Stop;
+use crate::evals::usage::Usage;
 use crate::mcp::stdio::describe_exit;
 
 /// Characters of stderr quoted when the program fails.
@@ -154,12 +155,23 @@ pub enum OutputError {
     /// `args` is neither an object nor null.
     #[error("eval command: 'args' must be an object")]
     ArgsNotAnObject,
+    /// `usage` is there but not the neutral shape.
+    #[error(
+        "eval command: 'usage' must be an object like {{\"input_tokens\": 120, \"output_tokens\": 8}} (token counts, 0 or more)"
+    )]
+    BadUsage,
 }
 
-/// The program's answer: one call object, a list of them, or `{"calls": [...]}`.
+/// The program's answer: one call object, a list of them, or `{"calls": [...]}`; an object
+/// may carry `usage` (see [`crate::evals::usage`]: `input_tokens`, `output_tokens`,
+/// optional `cache_write_tokens` and `cache_read_tokens`).
 pub fn parse(stdout: &str) -> Result<Answer, OutputError> {
     let v: Value = serde_json::from_str(stdout.trim())
         .map_err(|_| OutputError::InvalidJson(head(stdout.trim(), STDOUT_HEAD)))?;
+    let usage = match v.get("usage") {
+        None | Some(Value::Null) => None,
+        Some(u) => Some(Usage::from_neutral(u).ok_or(OutputError::BadUsage)?),
+    };
     let (items, text): (Vec<&Value>, String) = match &v {
         Value::Object(o) if o.contains_key("calls") => {
             let calls = o
@@ -204,7 +216,12 @@ pub fn parse(stdout: &str) -> Result<Answer, OutputError> {
     } else {
         Stop::ToolUse
     };
-    Ok(Answer { calls, text, stop })
+    Ok(Answer {
+        calls,
+        text,
+        stop,
+        usage,
+    })
 }
 
 fn text_of(v: Option<&Value>) -> String {
@@ -255,6 +272,7 @@ mod tests {
             params: &params,
             tool_choice: None,
             max_tokens: 0,
+            prompt_cache: false,
         })
     }
 

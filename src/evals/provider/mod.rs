@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
+use super::usage::Usage;
 use super::{ApiTool, Stop};
 use crate::config::Turn;
 use command::CommandSpec;
@@ -59,6 +60,9 @@ pub struct Request<'a> {
     /// `max_tokens` for Anthropic (the reference sends 16000). OpenAI gets none unless `params`
     /// has one: reasoning models reject `max_tokens`.
     pub max_tokens: u32,
+    /// Anthropic: mark the last tool and the system prompt with `cache_control` (the prompt
+    /// cache). Never part of the cache key.
+    pub prompt_cache: bool,
 }
 
 /// What the model answered, with API-safe tool names.
@@ -70,6 +74,8 @@ pub struct Answer {
     pub text: String,
     /// Why the model stopped.
     pub stop: Stop,
+    /// The tokens it used, when the server said (`None`: not reported).
+    pub usage: Option<Usage>,
 }
 
 /// One tool call as the API returned it.

@@ -6,6 +6,7 @@ use serde_json::{Map, Value, json};
 use super::http::{Auth, HttpApi};
 use super::{Answer, RawArgs, RawCall, Request, ShapeError};
 use crate::evals::Stop;
+use crate::evals::usage::Usage;
 
 /// The endpoint under `base` (which includes `/v1`, as in the SDK), with `key` as a bearer
 /// token, or no `authorization` header without one.
@@ -107,7 +108,12 @@ pub fn read(v: &Value) -> Result<Answer, ShapeError> {
         Some(r) if text.is_empty() => r.to_owned(),
         _ => text,
     };
-    Ok(Answer { calls, text, stop })
+    Ok(Answer {
+        calls,
+        text,
+        stop,
+        usage: Usage::from_openai(v),
+    })
 }
 
 /// `arguments` as an object: a JSON string (the API), an object (some compatible servers), or
@@ -178,6 +184,7 @@ mod tests {
             params: &params,
             tool_choice: None,
             max_tokens: 16000,
+            prompt_cache: false,
         };
         assert_eq!(
             serde_json::to_string(&body(&req)).unwrap_or_default(),

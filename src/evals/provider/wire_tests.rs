@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::testserver::{Reply, Server};
 use super::{Answer, Pacer, Provider, ProviderError, RawCall, Request, RetryPolicy};
+use crate::evals::usage::Usage;
 use crate::evals::{ApiTool, Stop};
 
 const KEY: &str = "sk-test-0123456789-secret";
@@ -49,6 +50,7 @@ fn ask(provider: &Provider, pacer: &Pacer) -> Result<Answer, ProviderError> {
             params: &params,
             tool_choice: None,
             max_tokens: 16000,
+            prompt_cache: false,
         },
         pacer,
     )
@@ -125,6 +127,11 @@ fn anthropic_request_is_exact_and_every_call_comes_back() {
             ],
             text: "Adding.".into(),
             stop: Stop::ToolUse,
+            usage: Some(Usage {
+                input: 10,
+                output: 7,
+                ..Usage::default()
+            }),
         }
     );
     let reqs = server.requests();
@@ -276,6 +283,7 @@ fn a_429_holds_back_the_other_workers_too() {
         params: &params,
         tool_choice: None,
         max_tokens: 100,
+        prompt_cache: false,
     };
     std::thread::scope(|s| {
         let first = s.spawn(|| provider.ask(&request("first"), &pacer));

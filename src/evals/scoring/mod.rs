@@ -127,6 +127,7 @@ pub fn score_model(
         gates,
         confusion: confusion::pairs(&cases),
         cases,
+        cost: None,
     }
 }
 

@@ -29,6 +29,10 @@ pub(super) fn section(
     }
     out.push_str(&clean(&view.cache));
     out.push('\n');
+    for line in &view.cost {
+        out.push_str(&clean(line));
+        out.push('\n');
+    }
     if let Some(note) = &view.concurrency {
         out.push_str(&Paint::Yellow.paint("NOTE", color));
         out.push(' ');
@@ -42,6 +46,9 @@ pub(super) fn section(
     if let Some(history) = &view.history {
         for line in &history.lines {
             push_indented(out, &clean(&line.text(" ")), "  ");
+        }
+        for line in &history.cost_lines {
+            push_indented(out, &clean(line), "  ");
         }
         for warning in &history.warnings {
             out.push_str(&Paint::Yellow.paint("WARN", color));

@@ -2,6 +2,7 @@
 //! (a rising miss rate, history lines that could not be read).
 
 use crate::report::escape::plural;
+use crate::report::model::cost::usd;
 use crate::report::model::rates::percent;
 use crate::report::model::{HistoryPoint, HistoryTrend};
 
@@ -14,6 +15,9 @@ pub struct HistoryView<'a> {
     pub lines: Vec<TrendLine<'a>>,
     /// The rising miss rate and unreadable lines, when there are any.
     pub warnings: Vec<String>,
+    /// `Cost over the last 3 runs: $0.0210 → $0.0230 → $0.0008`, one per model whose lines
+    /// recorded a cost (`–` for a run that did not).
+    pub cost_lines: Vec<String>,
 }
 
 /// One model's miss rates, oldest first.
@@ -69,10 +73,32 @@ impl<'a> HistoryView<'a> {
             .into_iter()
             .flatten()
             .collect();
+        let cost_lines = groups
+            .iter()
+            .filter(|(_, points)| points.iter().any(|p| p.cost_usd.is_some()))
+            .map(|(model, points)| {
+                let runs: Vec<String> = points
+                    .iter()
+                    .map(|p| p.cost_usd.map_or_else(|| "–".to_owned(), usd))
+                    .collect();
+                let name = if several {
+                    format!(" ({model})")
+                } else {
+                    String::new()
+                };
+                format!(
+                    "Cost over the last {} run{}{name}: {}",
+                    points.len(),
+                    plural(points.len()),
+                    runs.join(" → ")
+                )
+            })
+            .collect();
         HistoryView {
             path: &h.path,
             lines,
             warnings,
+            cost_lines,
         }
     }
 }

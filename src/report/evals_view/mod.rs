@@ -14,6 +14,7 @@ mod model;
 mod tests;
 
 use crate::report::escape::plural;
+use crate::report::model::cost;
 use crate::report::model::rates::percent_against;
 use crate::report::model::{CacheUse, ConcurrencyUse, EvalsResults, Phase};
 
@@ -52,6 +53,10 @@ pub struct EvalsView<'a> {
     pub left_out: Option<String>,
     /// `Cache: 12 cached, 3 asked`, with unreadable files and whether reading was off.
     pub cache: String,
+    /// `Tokens and cost: 12 requests · 10,240 in / 380 out / 9,800 cached (96% of input) ·
+    /// est. $0.0123 (list price 2026-12-04)`, one line per model that asked or replayed (its
+    /// name after `cost` when there are several).
+    pub cost: Vec<String>,
     /// The cache folder.
     pub cache_dir: Option<&'a str>,
     /// When fresh answers could not be saved: how many, the first reason, and what it means.
@@ -96,6 +101,7 @@ impl<'a> EvalsView<'a> {
                 )
             }),
             cache: cache_line(ev),
+            cost: cost_lines(ev),
             cache_dir: ev.cache.dir.as_deref(),
             cache_warning: cache_warning(ev),
             offline_hint: format!(
@@ -125,6 +131,22 @@ fn summary(ev: &EvalsResults) -> String {
             .collect::<Vec<_>>()
             .join(", "),
     }
+}
+
+/// One `Tokens and cost` line per model that asked or replayed something.
+fn cost_lines(ev: &EvalsResults) -> Vec<String> {
+    ev.models
+        .iter()
+        .filter_map(|m| {
+            let c = m.cost.as_ref().filter(|c| !c.is_empty())?;
+            let name = if ev.models.len() > 1 {
+                format!(", {}", m.model)
+            } else {
+                String::new()
+            };
+            Some(format!("Tokens and cost{name}: {}", cost::line(c)))
+        })
+        .collect()
 }
 
 /// `Cache: 12 cached, 3 asked`, with corrupt files and whether the cache was off.

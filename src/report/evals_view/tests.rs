@@ -69,6 +69,7 @@ fn history_rates_use_the_one_rounding_rule() {
         commit: None,
         model: "m".into(),
         miss_rate: rate,
+        cost_usd: None,
     };
     let trend = HistoryTrend {
         path: "h.jsonl".into(),

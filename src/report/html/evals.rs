@@ -60,6 +60,12 @@ pub(super) fn section(
         cache.push_str(&format!(" · folder {dir}"));
     }
     out.push_str(&format!("<p>{}</p>\n", text(&cache, CELL_CHARS)));
+    for line in &view.cost {
+        out.push_str(&format!(
+            "<p class=\"cost\">{}</p>\n",
+            text(line, CELL_CHARS)
+        ));
+    }
     if let Some(warning) = &view.cache_warning {
         out.push_str(&format!(
             "<div class=\"alert warn\" id=\"cache-not-saved\"><p>{}</p></div>\n",
@@ -368,5 +374,11 @@ fn history_block(out: &mut String, h: &HistoryView<'_>) {
             ));
         }
         out.push_str("</ol></figure>\n");
+    }
+    for line in &h.cost_lines {
+        out.push_str(&format!(
+            "<p class=\"cost\">{}</p>\n",
+            text(line, CELL_CHARS)
+        ));
     }
 }

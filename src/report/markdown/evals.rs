@@ -149,6 +149,7 @@ fn models_table(view: &EvalsView<'_>) -> String {
 fn shared(view: &EvalsView<'_>) -> String {
     let mut lines: Vec<String> = view.left_out.iter().cloned().collect();
     lines.push(view.cache.clone());
+    lines.extend(view.cost.iter().cloned());
     let mut warnings: Vec<&String> = view.cache_warning.iter().collect();
     warnings.extend(&view.concurrency);
     if let Some(h) = &view.history {
@@ -156,6 +157,7 @@ fn shared(view: &EvalsView<'_>) -> String {
             let mark = if line.rising { " ⚠️" } else { "" };
             lines.push(format!("{}{mark}", line.text(" → ")));
         }
+        lines.extend(h.cost_lines.iter().cloned());
         warnings.extend(&h.warnings);
     }
     let mut out: String = lines

@@ -127,6 +127,9 @@ pub struct ModelEval {
     pub confusion: Vec<Confusion>,
     /// Per case, in YAML order.
     pub cases: Vec<EvalCaseResult>,
+    /// Requests, tokens and cost of this model's answers (fresh and replayed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<super::ModelCost>,
 }
 
 /// Which rule a gate checks; serialized as the gate's `name`.
@@ -337,6 +340,10 @@ pub struct HistoryPoint {
     pub model: String,
     /// Miss rate in 0..1.
     pub miss_rate: f64,
+    /// The run's estimated cost in USD (fresh answers), when the model had a price and the
+    /// line recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
 }
 
 /// Whether a count is 0 (left out of the JSON report).

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 mod bench;
 mod checks;
+pub mod cost;
 mod evals;
 mod fuzz;
 mod history;
@@ -18,6 +19,7 @@ mod suite;
 
 pub use bench::{BaselineDelta, BaselineInfo, BenchResults, BenchTargetResult, Latency, Limits};
 pub use checks::{ChecksResults, Finding, Severity};
+pub use cost::{ModelCost, PriceUsed, Tokens};
 pub use fuzz::{FuzzFinding, FuzzResults, FuzzTool};
 pub use lint::{ContrastPair, Coverage, LintFinding, LintResults, NotChecked, ToolCoverage};
 pub use protocol::{ProtocolCheck, ProtocolResults};

@@ -427,7 +427,11 @@ fn anthropic_requests_are_exact_and_names_map_back() {
     let body = &first["body"];
     assert_eq!(body["model"], "fake-model-1");
     assert_eq!(body["max_tokens"], 16000);
-    assert_eq!(body["system"], "You pick tools.");
+    // The system prompt as a block marked for the prompt cache (`evals.prompt_cache`).
+    assert_eq!(
+        body["system"],
+        serde_json::json!([{"type": "text", "text": "You pick tools.", "cache_control": {"type": "ephemeral"}}])
+    );
     assert_eq!(body["temperature"], 0);
     assert_eq!(body["tool_choice"], serde_json::json!({"type": "auto"}));
     let names: Vec<&str> = body["tools"]

@@ -10,6 +10,8 @@ Reads one request on stdin and answers from directives in the prompt:
   [[none]]                    no tool
   [[exit 3]]                  exit with that status after writing to stderr
   [[garbage]]                 print something that is not JSON
+  [[usage IN OUT]]            report `usage` with IN input and OUT output tokens (an object
+                              answer; `[[usage bad]]` reports one that is not token counts)
 Without a directive it picks no tool. Every request is appended to $PICKER_LOG when set.
 """
 
@@ -59,7 +61,16 @@ if nths := re.findall(r"\[\[nth (\d+) (\S+)\s*(\{.*?\})?\]\]", prompt):
     key = "nth-" + hashlib.sha256(prompt.encode()).hexdigest()
     ask = bump(key) + 1
     calls = [{"tool": t, "args": json.loads(a or "{}")} for k, t, a in nths if int(k) == ask]
-if len(calls) == 1:
+usage = None
+if m := re.search(r"\[\[usage (\d+) (\d+)\]\]", prompt):
+    usage = {"input_tokens": int(m.group(1)), "output_tokens": int(m.group(2))}
+elif "[[usage bad]]" in prompt:
+    usage = {"input_tokens": "lots"}
+if usage is not None:
+    answer = {"calls": calls} if calls else {"tool": None, "args": None, "text": "no tool needed"}
+    answer["usage"] = usage
+    print(json.dumps(answer))
+elif len(calls) == 1:
     print(json.dumps(calls[0]))
 elif calls:
     print(json.dumps(calls))

@@ -33,6 +33,17 @@
 //! answers its body. Anything else is a 404.
 //! Answers have the real shapes: ids, `usage`, `stop_reason`/`finish_reason`, `request-id`.
 //!
+//! # Usage and the prompt cache
+//!
+//! Every answer's `usage` counts a token per four bytes of the request's JSON (see
+//! `fake_llm/usage.rs`). Anthropic: `input_tokens`, `output_tokens`,
+//! `cache_creation_input_tokens` and `cache_read_input_tokens`: the prefix up to the last
+//! `cache_control` marker (on the last tool, then on the system block) is written to the cache
+//! by the first request with it and read by every later one. OpenAI: `prompt_tokens` (cached
+//! ones included), `completion_tokens`, and `prompt_tokens_details.cached_tokens`: the tools and
+//! system prompt, once seen. Unlike the real APIs, the fake caches prefixes of any length, per
+//! model, for its lifetime.
+//!
 //! # Directives (in the last user message)
 //!
 //! | directive | effect |
@@ -44,6 +55,7 @@
 //! | `[[refuse]]` | Anthropic `stop_reason: refusal`; OpenAI `message.refusal` |
 //! | `[[max_tokens]]` | Anthropic `stop_reason: max_tokens`; OpenAI `finish_reason: length` |
 //! | `[[content-empty]]` | OpenAI: `content: ""` beside the tool calls (llama.cpp's server), instead of `null` |
+//! | `[[no-usage]]` | leave `usage` out of the answer (as many local servers do) |
 //! | `[[status CODE opts]]` | answer with that error in the API's shape; opts: `times=N` (only the first N attempts at this prompt, then answer normally), `retry-after=S`, `retry-after-ms=MS`, `should-retry=true\|false` (`x-should-retry`), `quota` (429: quota / spend limit exhausted), `echo-key` (quote the request's key in the message), `msg=TEXT` (the rest of the directive) |
 //! | `[[drop]]`, `[[drop times=N]]` | close the connection without answering |
 //! | `[[sleep MS]]` | wait MS more before answering (for timeouts) |
@@ -71,6 +83,8 @@ mod http1;
 mod local;
 #[path = "fake_llm/script.rs"]
 mod script;
+#[path = "fake_llm/usage.rs"]
+mod usage;
 #[path = "fake_llm/wire.rs"]
 mod wire;
 
@@ -107,7 +121,7 @@ usage: fake_llm [--port N] [--delay-ms N] [--log FILE] [--require-key KEY] [--re
   --no-batches        no batch or file endpoints (404), like a local compatible server
 
 directives: [[call NAME {json}]] [[malformed NAME RAW]] [[text WORDS]] [[refuse]]
-  [[max_tokens]] [[content-empty]] [[status CODE times=N retry-after=S retry-after-ms=MS should-retry=B quota
+  [[max_tokens]] [[content-empty]] [[no-usage]] [[status CODE times=N retry-after=S retry-after-ms=MS should-retry=B quota
   echo-key msg=TEXT]]
   [[drop times=N]] [[sleep MS]] [[nonsense]] [[empty]] [[truncated]] [[huge MIB]]
   [[batch-expire times=N]] [[from-context NAME KEY]];
@@ -193,6 +207,7 @@ struct Server {
     slot: Option<Slot>,
     attempts: Attempts,
     batches: Option<batch::Batches>,
+    prompt_cache: usage::PromptCache,
 }
 
 impl Server {
@@ -374,7 +389,8 @@ impl Server {
             let id = wire::id("chatcmpl-");
             local::answer(model, &script, &id, wire::now(), prompt.len() / 4 + 10)
         } else {
-            wire::answer(api, model, &script, prompt.len())
+            let input = usage::input(api, model, &body, &self.prompt_cache);
+            wire::answer(api, model, &script, &input)
         };
         if script.truncated {
             let mut half = out.body.len() / 2;
@@ -465,6 +481,7 @@ fn main() {
         attempts: Attempts::default(),
         batches: (!options.no_batches)
             .then(|| batch::Batches::new(options.batch_polls, options.batch_expire)),
+        prompt_cache: usage::PromptCache::default(),
     });
     for stream in listener.incoming() {
         let Ok(stream) = stream else {

@@ -18,6 +18,7 @@ use super::{Ctx, DEFAULT_MAX_TOKENS, Got, Item, provider_name};
 use crate::config::Provider as ProviderKind;
 use crate::evals::provider::batch::{self, BatchApi, Entry, Poll};
 use crate::evals::provider::{Answer, Provider, Request};
+use crate::evals::usage::Recorded;
 use crate::events::Event;
 use crate::report::model::CacheUse;
 use serde_json::Value;
@@ -27,6 +28,8 @@ use state::{Record, Records};
 const MAX_REQUESTS: usize = 10_000;
 /// The most JSON in one batch (Anthropic takes 256 MB, OpenAI a 200 MB file).
 const MAX_BYTES: usize = 150 << 20;
+/// What a batch costs against live requests: half, at Anthropic and at OpenAI.
+const BATCH_PRICE: f64 = 0.5;
 
 /// One model's pending items, sent as a batch.
 pub(super) struct Batching<'a, 'c> {
@@ -311,14 +314,17 @@ impl Batching<'_, '_> {
         keys.iter()
             .filter_map(|key| {
                 let case = *case_of.get(key.as_str())?;
+                let context = self.ctx.api.offered_turns(&cfg.cases[case].turns());
                 let request = Request {
                     model: self.model,
                     system: cfg.system.as_deref(),
                     prompt: &cfg.cases[case].prompt,
+                    context: &context,
                     tools: &self.ctx.api.tools,
                     params: self.ctx.params,
                     tool_choice: self.ctx.tool_choice.as_ref(),
                     max_tokens,
+                    prompt_cache: self.ctx.run.settings.prompt_cache(),
                 };
                 Some((key.clone(), batch::body(&self.provider, &request)))
             })
@@ -382,15 +388,27 @@ impl Batching<'_, '_> {
         let Some(idxs) = sink.by_key.remove(key) else {
             return;
         };
+        // A batch is billed at half the live price (both providers).
+        let price = self.ctx.prices.lookup(self.model).map(|(p, _)| p);
+        let recorded = answer.usage.map(|usage| Recorded {
+            usage,
+            cost_usd: price.map(|p| p.cost(&usage) * BATCH_PRICE),
+        });
         let choice = masked(to_choice(answer, self.ctx.api), self.ctx.run.secrets);
         let prompt = &self.ctx.cfg.cases[self.items[idxs[0]].case].prompt;
         let name = provider_name(self.ctx.provider);
-        if let Err(e) = self.ctx.cache.write(key, &choice, name, self.model, prompt) {
+        let written = self.ctx.cache.write_recorded(
+            key,
+            &choice,
+            recorded.as_ref(),
+            (name, self.model, prompt),
+        );
+        if let Err(e) = written {
             self.cache_use.write_failed(e.to_string());
         }
         for idx in idxs {
             self.cache_use.asked += 1;
-            sink.got[idx] = Got::Asked(choice.clone(), Duration::ZERO);
+            sink.got[idx] = Got::Asked(choice.clone(), Duration::ZERO, recorded);
             sink.arrived(self.ctx, idx, self.items);
         }
     }

@@ -11,7 +11,9 @@ mod changes;
 use super::evals::{MISS_HEADER, miss_row, miss_rows};
 use super::list::{List, share};
 use super::text::md;
-use super::{CELL_CHARS, ERROR_CHARS, SECTION_OVERHEAD, failed_test_rows, finding_rows, fit};
+use super::{
+    CELL_CHARS, ERROR_CHARS, LINE_CHARS, SECTION_OVERHEAD, failed_test_rows, finding_rows, fit,
+};
 use crate::report::evals_view::EvalsView;
 use crate::report::model::{CaseStatus, RunReport};
 
@@ -61,6 +63,11 @@ pub(crate) fn render_within(report: &RunReport, ctx: &PrContext<'_>, budget: usi
     out.push_str(&changes::section(r.history.as_ref()));
     let view = EvalsView::of(&r.phases.evals);
     out.push_str(&super::phase_table(r, view.as_ref()));
+    if let Some(v) = &view {
+        for line in &v.cost {
+            out.push_str(&format!("{}\n\n", md(line, LINE_CHARS)));
+        }
+    }
 
     let lists = lists(r, view.as_ref());
     let cut_note = footer(ctx, true);

@@ -61,6 +61,8 @@ pub struct Script {
     pub drop: Option<Option<u64>>,
     /// Answer with an error on the first N attempts (`None` = always).
     pub status: Option<(Status, Option<u64>)>,
+    /// Leave `usage` out of the answer.
+    pub no_usage: bool,
     /// Whether the prompt had any directive at all.
     pub directed: bool,
     /// In a batch: the request expires, the first N times it is in one (`None` = always).
@@ -171,6 +173,7 @@ fn apply(script: &mut Script, word: &str, arg: &str) -> Result<(), String> {
         "refuse" => script.refuse = true,
         "max_tokens" => script.max_tokens = true,
         "content-empty" => script.content_empty = true,
+        "no-usage" => script.no_usage = true,
         "nonsense" => script.nonsense = true,
         "empty" => script.empty = true,
         "truncated" => script.truncated = true,

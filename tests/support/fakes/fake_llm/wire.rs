@@ -8,6 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde_json::{Value, json};
 
 use crate::script::{Call, Script, Status};
+use crate::usage::{self, Input};
 
 /// Which API a request is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,7 +29,14 @@ pub struct Out {
 }
 
 impl Out {
-    fn json(status: u16, body: Value) -> Out {
+    /// A JSON answer; a `usage: null` member is left out (`[[no-usage]]`: as servers that
+    /// count nothing do).
+    fn json(status: u16, mut body: Value) -> Out {
+        if let Some(map) = body.as_object_mut()
+            && map.get("usage") == Some(&Value::Null)
+        {
+            map.remove("usage");
+        }
         Out {
             status,
             headers: Vec::new(),
@@ -91,9 +99,16 @@ pub fn tool_names(api: Api, body: &Value) -> Vec<String> {
 }
 
 /// A complete answer for `script`: calls and text, a refusal, or a cut-off answer.
-pub fn answer(api: Api, model: &str, script: &Script, prompt_len: usize) -> Out {
+/// Its `usage` counts `input` and the output; `[[no-usage]]` leaves `usage` out.
+pub fn answer(api: Api, model: &str, script: &Script, input: &Input) -> Out {
     let text = script.text.join(" ");
-    let input_tokens = prompt_len / 4 + 10;
+    let usage = |output: u64| {
+        if script.no_usage {
+            Value::Null
+        } else {
+            usage::usage(api, input, output)
+        }
+    };
     match api {
         Api::Anthropic => {
             let mut content = Vec::new();
@@ -104,7 +119,7 @@ pub fn answer(api: Api, model: &str, script: &Script, prompt_len: usize) -> Out 
                         "id": id("msg_"), "type": "message", "role": "assistant", "model": model,
                         "content": [], "stop_reason": "refusal", "stop_sequence": null,
                         "stop_details": {"type": "refusal", "category": null, "explanation": null},
-                        "usage": {"input_tokens": input_tokens, "output_tokens": 0}
+                        "usage": usage(0)
                     }),
                 );
             }
@@ -133,7 +148,7 @@ pub fn answer(api: Api, model: &str, script: &Script, prompt_len: usize) -> Out 
                 json!({
                     "id": id("msg_"), "type": "message", "role": "assistant", "model": model,
                     "content": content, "stop_reason": stop, "stop_sequence": null,
-                    "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens}
+                    "usage": usage(output_tokens as u64)
                 }),
             )
         }
@@ -180,7 +195,7 @@ pub fn answer(api: Api, model: &str, script: &Script, prompt_len: usize) -> Out 
                     "id": id("chatcmpl-"), "object": "chat.completion", "created": created,
                     "model": model,
                     "choices": [{"index": 0, "message": message, "logprobs": null, "finish_reason": finish}],
-                    "usage": {"prompt_tokens": input_tokens, "completion_tokens": 12, "total_tokens": input_tokens + 12},
+                    "usage": usage(12),
                     "system_fingerprint": "fp_fake"
                 }),
             )

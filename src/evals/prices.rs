@@ -1,0 +1,192 @@
+//! What tokens cost: the user's `evals.prices` over a dated built-in table of list prices, in
+//! USD per million tokens, and the cost of a [`Usage`] under a price.
+//!
+//! A model is looked up by its exact id, then by the longest table entry it starts with
+//! followed by `-` (so `claude-sonnet-4-5-20250929` is priced as `claude-sonnet-4-5`). A model
+//! in neither table has "no price": its tokens are reported, its cost is not.
+
+use std::collections::BTreeMap;
+
+use super::usage::Usage;
+use crate::config::PriceConfig;
+
+/// The date the built-in table was checked against the providers' pricing pages.
+pub const TABLE_DATE: &str = "2026-12-04";
+
+/// USD per million tokens of one model.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Price {
+    /// Input at the base rate.
+    pub input: f64,
+    /// Output.
+    pub output: f64,
+    /// Input written to the prompt cache.
+    pub cache_write: f64,
+    /// Input read from the prompt cache.
+    pub cache_read: f64,
+}
+
+impl Price {
+    /// The cost of `usage` in USD.
+    pub fn cost(&self, usage: &Usage) -> f64 {
+        let per = |tokens: u64, rate: f64| tokens as f64 * rate / 1_000_000.0;
+        per(usage.input, self.input)
+            + per(usage.output, self.output)
+            + per(usage.cache_write, self.cache_write)
+            + per(usage.cache_read, self.cache_read)
+    }
+}
+
+const fn price(input: f64, cache_write: f64, cache_read: f64, output: f64) -> Price {
+    Price {
+        input,
+        output,
+        cache_write,
+        cache_read,
+    }
+}
+
+/// List prices, USD per million tokens: input, cache write, cache read, output.
+///
+/// Sources, checked on [`TABLE_DATE`]: Anthropic, <https://platform.claude.com/docs/en/about-claude/pricing>
+/// ("Model pricing": base input, 5-minute cache writes, cache hits, output); OpenAI,
+/// <https://developers.openai.com/api/docs/pricing> (input, cached input, output; OpenAI
+/// charges no cache write, so it is the input price). Keep docs/cost.md in step.
+pub const BUILT_IN: &[(&str, Price)] = &[
+    ("claude-opus-4-5", price(5.0, 6.25, 0.50, 25.0)),
+    ("claude-sonnet-4-5", price(3.0, 3.75, 0.30, 15.0)),
+    ("claude-sonnet-4", price(3.0, 3.75, 0.30, 15.0)),
+    ("claude-haiku-4-5", price(1.0, 1.25, 0.10, 5.0)),
+    ("claude-3-5-haiku", price(0.80, 1.0, 0.08, 4.0)),
+    ("gpt-5", price(1.25, 1.25, 0.125, 10.0)),
+    ("gpt-5-mini", price(0.25, 0.25, 0.025, 2.0)),
+    ("gpt-4.1", price(2.0, 2.0, 0.50, 8.0)),
+    ("gpt-4.1-mini", price(0.40, 0.40, 0.10, 1.60)),
+    ("gpt-4o", price(2.50, 2.50, 1.25, 10.0)),
+    ("gpt-4o-mini", price(0.15, 0.15, 0.075, 0.60)),
+];
+
+/// Where a price came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// `evals.prices`.
+    Config,
+    /// The built-in table of [`TABLE_DATE`].
+    BuiltIn,
+}
+
+impl Source {
+    /// How reports name it: `evals.prices`, or `list price <date>`.
+    pub fn label(self) -> String {
+        match self {
+            Source::Config => "evals.prices".to_owned(),
+            Source::BuiltIn => format!("list price {TABLE_DATE}"),
+        }
+    }
+}
+
+/// The user's prices over the built-in ones.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PriceTable {
+    user: BTreeMap<String, Price>,
+}
+
+impl PriceTable {
+    /// The table of `evals.prices`: a cache price left out is the input price (no discount
+    /// assumed).
+    pub fn new(prices: &BTreeMap<String, PriceConfig>) -> PriceTable {
+        let user = prices
+            .iter()
+            .map(|(model, p)| {
+                let price = Price {
+                    input: p.input,
+                    output: p.output,
+                    cache_write: p.cache_write.unwrap_or(p.input),
+                    cache_read: p.cache_read.unwrap_or(p.input),
+                };
+                (model.clone(), price)
+            })
+            .collect();
+        PriceTable { user }
+    }
+
+    /// The price of `model`, and where it came from; `None`: no price.
+    pub fn lookup(&self, model: &str) -> Option<(Price, Source)> {
+        let user = self.user.iter().map(|(m, p)| (m.as_str(), *p));
+        if let Some(p) = best(model, user) {
+            return Some((p, Source::Config));
+        }
+        best(model, BUILT_IN.iter().copied()).map(|p| (p, Source::BuiltIn))
+    }
+}
+
+/// The exact entry, else the longest one `model` starts with followed by `-`.
+fn best<'a>(model: &str, table: impl Iterator<Item = (&'a str, Price)>) -> Option<Price> {
+    let mut found: Option<(usize, Price)> = None;
+    for (name, price) in table {
+        if name == model {
+            return Some(price);
+        }
+        let prefix = model
+            .strip_prefix(name)
+            .is_some_and(|rest| rest.starts_with('-'));
+        if prefix && found.is_none_or(|(len, _)| name.len() > len) {
+            found = Some((name.len(), price));
+        }
+    }
+    found.map(|(_, p)| p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn models_are_found_exactly_then_by_their_longest_family() {
+        let t = PriceTable::default();
+        let (p, src) = t
+            .lookup("claude-sonnet-4-5-20250929")
+            .unwrap_or_else(|| panic!());
+        assert_eq!((p.input, p.cache_read, src), (3.0, 0.30, Source::BuiltIn));
+        // gpt-4o-mini-2024-07-18 is the mini, not gpt-4o.
+        let (p, _) = t
+            .lookup("gpt-4o-mini-2024-07-18")
+            .unwrap_or_else(|| panic!());
+        assert_eq!(p.input, 0.15);
+        assert!(t.lookup("gpt-4oops").is_none());
+        assert!(t.lookup("qwen2.5").is_none());
+    }
+
+    #[test]
+    fn the_users_prices_win_and_cache_prices_default_to_the_input_price() {
+        let mut prices = BTreeMap::new();
+        prices.insert(
+            "claude-sonnet-4-5".to_owned(),
+            PriceConfig {
+                input: 1.0,
+                output: 2.0,
+                cache_write: None,
+                cache_read: Some(0.5),
+            },
+        );
+        let t = PriceTable::new(&prices);
+        let (p, src) = t.lookup("claude-sonnet-4-5").unwrap_or_else(|| panic!());
+        assert_eq!(src, Source::Config);
+        assert_eq!((p.cache_write, p.cache_read), (1.0, 0.5));
+        assert_eq!(src.label(), "evals.prices");
+        assert!(Source::BuiltIn.label().contains(TABLE_DATE));
+    }
+
+    #[test]
+    fn a_cost_adds_every_kind_of_token_at_its_rate() {
+        let p = price(3.0, 3.75, 0.30, 15.0);
+        let u = Usage {
+            input: 1_000_000,
+            output: 100_000,
+            cache_write: 200_000,
+            cache_read: 2_000_000,
+        };
+        // 3.00 + 1.50 + 0.75 + 0.60
+        assert!((p.cost(&u) - 5.85).abs() < 1e-9, "{}", p.cost(&u));
+    }
+}
