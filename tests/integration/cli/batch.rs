@@ -45,6 +45,24 @@ fn cache_files(dir: &Dir) -> std::collections::BTreeMap<String, String> {
         .collect()
 }
 
+/// Each cache entry as JSON without its `usage` member, and the usage apart.
+fn without_usage(
+    files: &std::collections::BTreeMap<String, String>,
+) -> (std::collections::BTreeMap<String, Value>, Vec<Value>) {
+    let mut usage = Vec::new();
+    let entries = files
+        .iter()
+        .map(|(name, text)| {
+            let mut entry: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+            if let Some(map) = entry.as_object_mut() {
+                usage.push(map.remove("usage").unwrap_or(Value::Null));
+            }
+            (name.clone(), entry)
+        })
+        .collect();
+    (entries, usage)
+}
+
 fn batch_records(dir: &Dir) -> usize {
     std::fs::read_dir(dir.path(".toolproof-cache/batches"))
         .map(|d| d.count())
@@ -53,15 +71,21 @@ fn batch_records(dir: &Dir) -> usize {
 
 #[test]
 fn an_anthropic_batch_answers_like_live_requests_and_lands_in_the_same_cache_files() {
-    let extra = "  min_accuracy: 0\n  batch: always\n  batch_poll_s: 0.001\n";
+    // One rate for every input token, so the cost does not depend on which request wrote the
+    // prompt cache.
+    let extra = "  min_accuracy: 0\n  batch: always\n  batch_poll_s: 0.001\n  prices:\n    fake-model-1: {input: 2.0, output: 4.0, cache_write: 2.0, cache_read: 2.0}\n";
     // The same cases asked live, for the request bodies and cache files to compare with.
     let live_dir = Dir::new("batch-anthropic-live");
     let live_log = live_dir.path("llm.jsonl").display().to_string();
     let live = llm(&["--log", &live_log]);
     api_config(&live_dir, "anthropic", &[], extra, ANSWERED);
     let openai = format!("{}/v1", live.url);
-    let (out, _) = eval_in(&live_dir, &["--batch", "never"], &api_env(&live, &openai));
+    let (out, live_report) = eval_in(&live_dir, &["--batch", "never"], &api_env(&live, &openai));
     assert_eq!(out.code, 0, "{out:?}");
+    let live_cost = model0(&live_report)["cost"]["cost_usd"]
+        .as_f64()
+        .unwrap_or(-1.0);
+    assert!(live_cost > 0.0, "{live_report:#}");
 
     let dir = Dir::new("batch-anthropic");
     let log = dir.path("llm.jsonl").display().to_string();
@@ -122,6 +146,12 @@ fn an_anthropic_batch_answers_like_live_requests_and_lands_in_the_same_cache_fil
 
     let m = model0(&report);
     assert_eq!(m["batched"], 3, "{m:#}");
+    // A batch costs half the live price.
+    let batch_cost = m["cost"]["cost_usd"].as_f64().unwrap_or(-1.0);
+    assert!(
+        (batch_cost - live_cost / 2.0).abs() < 1e-12,
+        "{batch_cost} vs {live_cost}"
+    );
     let cases = m["cases"].as_array().expect("cases");
     assert_eq!(cases[0]["status"], "correct");
     assert_eq!(
@@ -134,7 +164,22 @@ fn an_anthropic_batch_answers_like_live_requests_and_lands_in_the_same_cache_fil
     // The answers are cached byte for byte as the live run cached them; the record is gone.
     let cached = cache_files(&dir);
     assert_eq!(cached.len(), 2, "{cached:#?}");
-    assert_eq!(cached, cache_files(&live_dir));
+    // The usage beside each answer is the API's: which request wrote the prompt cache and
+    // which read it depends on the order the batch ran them in, so it is compared apart.
+    let (cached, cached_usage) = without_usage(&cached);
+    let (live, live_usage) = without_usage(&cache_files(&live_dir));
+    assert_eq!(cached, live);
+    for (batch, live) in cached_usage.iter().zip(&live_usage) {
+        let total = |u: &Value| {
+            ["input_tokens", "cache_write_tokens", "cache_read_tokens"]
+                .iter()
+                .map(|k| u[*k].as_u64().unwrap_or(0))
+                .sum::<u64>()
+        };
+        assert!(batch.is_object(), "a batch answer keeps its usage: {batch}");
+        assert_eq!(total(batch), total(live), "{batch} {live}");
+        assert_eq!(batch["output_tokens"], live["output_tokens"]);
+    }
     assert_eq!(batch_records(&dir), 0);
     assert!(
         out.stderr

@@ -86,7 +86,10 @@ fn anthropic_gets_the_context_as_tool_use_and_tool_result_blocks() {
             {"role": "user", "content": "Cancel it [[from-context cancel_order order_id]]"}
         ])
     );
-    assert_eq!(bodies[0]["system"], "You help with orders.");
+    assert_eq!(
+        bodies[0]["system"],
+        json!([{"type": "text", "text": "You help with orders.", "cache_control": {"type": "ephemeral"}}])
+    );
     // Without context: the request mcp-toolproof sends.
     assert_eq!(
         bodies[1]["messages"],
