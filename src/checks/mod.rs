@@ -356,15 +356,7 @@ pub(crate) fn quote(text: &str, max: usize) -> String {
 
 /// `12345` as `12,345`.
 fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    crate::report::model::cost::count(n as u64)
 }
 
 #[cfg(test)]

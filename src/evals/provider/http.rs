@@ -255,18 +255,7 @@ impl HttpApi {
             Err(e) => return Exchanged::Failed(self.transport_error(e, timeout)),
         };
         let status = resp.status().as_u16();
-        let header = |name: &str| {
-            resp.headers()
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned)
-        };
-        let should = retry::should_retry(header("x-should-retry").as_deref());
-        let wait = crate::net::retry_after(
-            header("retry-after-ms").as_deref(),
-            header("retry-after").as_deref(),
-            SystemTime::now(),
-        );
+        let (should, wait) = retry_hints(&resp);
         let text = match resp.body_mut().with_config().limit(limit).read_to_string() {
             Ok(t) => t,
             Err(e) => return Exchanged::Failed(self.transport_error(e, timeout)),
@@ -293,40 +282,20 @@ impl HttpApi {
 
     fn attempt(&self, body: &[u8], pacer: &Pacer, read: ReadAnswer) -> Attempt {
         let timeout = pacer.policy().request_timeout;
-        let mut req = self
+        let req = self
             .agent
             .post(&self.url)
             .config()
             .timeout_global(Some(timeout))
             .build()
-            .header("content-type", "application/json")
-            .header("accept", "application/json");
-        req = match &self.auth {
-            Auth::ApiKey(k) => req.header("x-api-key", k.as_str()),
-            Auth::Bearer(k) => req.header("authorization", format!("Bearer {k}")),
-            Auth::None => req,
-        };
-        for (name, value) in &self.headers {
-            req = req.header(name.as_str(), value.as_str());
-        }
-        let mut resp = match req.send(body) {
+            .header("content-type", "application/json");
+        let mut resp = match self.authorized(req).send(body) {
             Ok(r) => r,
             Err(e) => return self.transport_error(e, timeout),
         };
         let status = resp.status().as_u16();
-        let header = |name: &str| {
-            resp.headers()
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned)
-        };
-        let should = retry::should_retry(header("x-should-retry").as_deref());
-        let wait = crate::net::retry_after(
-            header("retry-after-ms").as_deref(),
-            header("retry-after").as_deref(),
-            SystemTime::now(),
-        );
-        let location = header("location");
+        let (should, wait) = retry_hints(&resp);
+        let location = header(&resp, "location");
         let text = match resp
             .body_mut()
             .with_config()
@@ -593,6 +562,26 @@ pub fn secs(d: Duration) -> String {
     } else {
         format!("{s}s")
     }
+}
+
+/// A response header as text.
+fn header(resp: &ureq::http::Response<ureq::Body>, name: &str) -> Option<String> {
+    resp.headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+}
+
+/// What a response says about trying again: `x-should-retry`, and the wait of
+/// `retry-after-ms` / `retry-after`.
+fn retry_hints(resp: &ureq::http::Response<ureq::Body>) -> (Option<bool>, Option<Duration>) {
+    let should = retry::should_retry(header(resp, "x-should-retry").as_deref());
+    let wait = crate::net::retry_after(
+        header(resp, "retry-after-ms").as_deref(),
+        header(resp, "retry-after").as_deref(),
+        SystemTime::now(),
+    );
+    (should, wait)
 }
 
 #[cfg(test)]
