@@ -102,6 +102,16 @@ pub struct EvalFlags {
     pub prompt_cache: bool,
 }
 
+/// `--shard K/N`, on the commands whose work can be split over CI jobs.
+#[derive(Debug, Args, Default)]
+pub struct ShardArg {
+    /// Run shard K of N: the eval cases, fuzzed tools and bench targets whose stable hash falls
+    /// in it; the static checks, tool-call tests, set lint and protocol checks run in shard 1
+    /// [env: TOOLPROOF_SHARD].
+    #[arg(long, value_name = "K/N", value_parser = crate::shard::Shard::parse)]
+    pub shard: Option<crate::shard::Shard>,
+}
+
 /// `toolproof eval`.
 #[derive(Debug, Args)]
 pub struct EvalArgs {
@@ -130,6 +140,9 @@ pub struct EvalArgs {
     /// Cache and history.
     #[command(flatten)]
     pub flags: EvalFlags,
+    /// Which shard.
+    #[command(flatten)]
+    pub shard: ShardArg,
     /// Reports.
     #[command(flatten)]
     pub reports: ReportArgs,
@@ -204,6 +217,9 @@ pub struct FuzzArgs {
     /// A success result for an invalid input is not a finding.
     #[arg(long, overrides_with = "invalid_must_fail")]
     pub no_invalid_must_fail: bool,
+    /// Which shard.
+    #[command(flatten)]
+    pub shard: ShardArg,
     /// Reports.
     #[command(flatten)]
     pub reports: ReportArgs,
@@ -439,6 +455,9 @@ pub struct RunArgs {
     /// Comparison of the bench with an earlier report.
     #[command(flatten)]
     pub baseline: BaselineArgs,
+    /// Which shard.
+    #[command(flatten)]
+    pub shard: ShardArg,
     /// Reports.
     #[command(flatten)]
     pub reports: ReportArgs,
@@ -544,6 +563,9 @@ pub struct BenchArgs {
     /// Comparison with an earlier report.
     #[command(flatten)]
     pub baseline: BaselineArgs,
+    /// Which shard.
+    #[command(flatten)]
+    pub shard: ShardArg,
     /// Reports.
     #[command(flatten)]
     pub reports: ReportArgs,

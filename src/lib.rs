@@ -39,6 +39,7 @@ mod rng;
 mod run;
 mod session;
 mod settings;
+mod shard;
 mod suite;
 
 use clap::Parser;

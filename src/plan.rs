@@ -114,6 +114,47 @@ pub struct Plan {
 impl Plan {
     /// Decides every phase from the settings.
     pub fn new(settings: &Settings) -> Plan {
+        let mut plan = Plan::unsharded(settings);
+        if let Some(shard) = settings.shard() {
+            plan.shard(settings, shard);
+        }
+        plan
+    }
+
+    /// One shard of several: what is not split runs in shard 1 only (static checks, set lint,
+    /// protocol checks, stress curve, and the tool-call tests, which share one session in
+    /// order and may build on each other's effects), and a phase with nothing in this shard is
+    /// skipped with that reason rather than passing on nothing.
+    fn shard(&mut self, settings: &Settings, shard: crate::shard::Shard) {
+        if !shard.is_first() {
+            for step in [
+                &mut self.checks,
+                &mut self.tests,
+                &mut self.lint,
+                &mut self.protocol,
+                &mut self.stress,
+            ] {
+                if step.runs() {
+                    *step = Step::Skip(shard.not_here());
+                }
+            }
+        }
+        let none_here = |what: &str| {
+            Step::Skip(format!(
+                "no {what} in shard {} of {}",
+                shard.index, shard.count
+            ))
+        };
+        if self.evals.runs() && settings.eval_config().is_some_and(|e| e.cases.is_empty()) {
+            self.evals = none_here("eval case");
+        }
+        if self.bench.runs() && settings.bench().is_some_and(|b| b.targets.is_empty()) {
+            self.bench = none_here("bench target");
+        }
+    }
+
+    /// [`Plan::new`] before the shard has its say.
+    fn unsharded(settings: &Settings) -> Plan {
         match settings.command() {
             CommandKind::Inspect { .. } => Plan::only(
                 settings,
@@ -260,7 +301,7 @@ fn lint_step(settings: &Settings) -> Step {
     if let Some(origin) = settings.skips().lint() {
         return Step::Skip(turned_off(origin));
     }
-    match settings.eval_config() {
+    match settings.whole_eval_config() {
         Some(e) if !e.cases.is_empty() => Step::Run,
         _ => Step::Absent("no eval cases in the config".into()),
     }

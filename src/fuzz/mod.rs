@@ -65,7 +65,14 @@ pub fn run<T: ToolServer>(
     let selected: Vec<&Tool> = tools
         .iter()
         .filter(|t| settings.tools().is_empty() || settings.tools().contains(&t.name))
+        .filter(|t| settings.shard().is_none_or(|s| s.holds(&t.name)))
         .collect();
+    if let (Some(shard), true) = (settings.shard(), selected.is_empty()) {
+        return Phase::skipped(format!(
+            "no tool to fuzz in shard {} of {}",
+            shard.index, shard.count
+        ));
+    }
     events.emit(Event::PhaseStarted {
         phase: crate::plan::PhaseKey::Fuzz,
         total: selected.len(),

@@ -151,6 +151,7 @@ impl Redact for RunReport {
             stdout_noise,
             stdout_noise_total: _,
             interrupted: _,
+            shard: _,
             config_warnings,
             phases,
             cache_audit,

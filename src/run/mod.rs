@@ -226,6 +226,7 @@ fn assemble(
         stdout_noise: out.stdout_noise,
         stdout_noise_total: out.stdout_noise_total,
         interrupted,
+        shard: settings.shard(),
         config_warnings: loaded.warnings.iter().map(|w| w.to_string()).collect(),
         phases,
         cache_audit: out.cache,

@@ -112,8 +112,13 @@ pub(super) fn tests(client: &mut Client, tools: &[Tool], ctx: &Ctx<'_>) -> Phase
 
 /// The evals engine's inputs for this run, or `None` without an `evals:` section: the evals
 /// phase and the stress curve ask through the same engine.
-fn eval_run<'a>(ctx: &Ctx<'a>, secrets: &'a Redactor) -> Option<EvalRun<'a>> {
-    let (Some(cfg), Some(settings)) = (ctx.settings.eval_config(), ctx.settings.evals()) else {
+fn eval_run<'a>(ctx: &Ctx<'a>, secrets: &'a Redactor, whole: bool) -> Option<EvalRun<'a>> {
+    let cfg = if whole {
+        ctx.settings.whole_eval_config()
+    } else {
+        ctx.settings.eval_config()
+    };
+    let (Some(cfg), Some(settings)) = (cfg, ctx.settings.evals()) else {
         return None;
     };
     Some(EvalRun {
@@ -130,7 +135,7 @@ fn eval_run<'a>(ctx: &Ctx<'a>, secrets: &'a Redactor) -> Option<EvalRun<'a>> {
 /// The tool-selection evals.
 pub(super) fn evals(tools: &[Tool], ctx: &Ctx<'_>) -> Phase<Option<EvalsResults>> {
     let secrets = Redactor::new(ctx.settings.secrets());
-    let Some(run) = eval_run(ctx, &secrets) else {
+    let Some(run) = eval_run(ctx, &secrets, false) else {
         return Phase::skipped("no `evals:` section in the config");
     };
     let total = run
@@ -159,7 +164,8 @@ pub(super) fn stress(
 ) -> Phase<Option<crate::report::model::StressResults>> {
     use crate::evals::stress;
     let secrets = Redactor::new(ctx.settings.secrets());
-    let Some(eval) = eval_run(ctx, &secrets) else {
+    // The stress curve runs in one shard (the first), over the whole set.
+    let Some(eval) = eval_run(ctx, &secrets, true) else {
         return Phase::skipped("no `evals:` section in the config");
     };
     let Some(curve) = eval.settings.stress() else {
@@ -195,7 +201,8 @@ pub(super) fn lint(
     ctx: &Ctx<'_>,
     evals: Option<&Phase<Option<EvalsResults>>>,
 ) -> Phase<Option<LintResults>> {
-    let (Some(cfg), Some(settings)) = (ctx.settings.eval_config(), ctx.settings.lint()) else {
+    let (Some(cfg), Some(settings)) = (ctx.settings.whole_eval_config(), ctx.settings.lint())
+    else {
         return Phase::skipped("no `evals:` section in the config");
     };
     ctx.events.emit(Event::PhaseStarted {

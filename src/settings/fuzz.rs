@@ -21,6 +21,8 @@ pub struct FuzzSettings {
     valid_must_succeed: bool,
     invalid_must_fail: bool,
     nothing_fuzzed_fails: bool,
+    /// The shard of this run: only its tools are fuzzed.
+    pub(super) shard: Option<crate::shard::Shard>,
 }
 
 impl FuzzSettings {
@@ -64,6 +66,10 @@ impl FuzzSettings {
     /// (`run`).
     pub fn nothing_fuzzed_fails(&self) -> bool {
         self.nothing_fuzzed_fails
+    }
+    /// The shard of this run, when it is one of several: only its tools are fuzzed.
+    pub fn shard(&self) -> Option<crate::shard::Shard> {
+        self.shard
     }
 }
 
@@ -131,6 +137,7 @@ pub(super) fn resolve(
             .and_then(|f| switch(f.invalid_must_fail, f.no_invalid_must_fail))
             .unwrap_or(cfg.invalid_must_fail),
         nothing_fuzzed_fails: command == CommandKind::Fuzz,
+        shard: None,
     }))
 }
 

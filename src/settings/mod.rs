@@ -13,6 +13,7 @@ mod outputs;
 mod protocol;
 mod resolve;
 mod secrets;
+mod shard;
 mod source;
 mod stress;
 mod suite;
@@ -401,6 +402,11 @@ pub struct Settings {
     revision: Revision,
     env: Env,
     secrets: Vec<String>,
+    /// `--shard K/N`, when the run is one shard of several.
+    shard: Option<crate::shard::Shard>,
+    /// The whole `evals:` section when a shard holds only some of its cases (the set lint
+    /// reads the whole set).
+    whole_evals: Option<EvalConfig>,
 }
 
 /// Whether `run` turns a configured later phase off (`--skip-X`, `TOOLPROOF_SKIP_X`,
@@ -470,9 +476,19 @@ impl Settings {
     pub fn tests_list(&self) -> &[TestCase] {
         &self.loaded.config.tests
     }
-    /// The `evals:` section, when there is one.
+    /// The `evals:` section, when there is one, with the cases of this shard only.
     pub fn eval_config(&self) -> Option<&EvalConfig> {
         self.loaded.config.evals.as_ref()
+    }
+    /// The `evals:` section with every case, whatever the shard (for the set lint).
+    pub fn whole_eval_config(&self) -> Option<&EvalConfig> {
+        self.whole_evals
+            .as_ref()
+            .or(self.loaded.config.evals.as_ref())
+    }
+    /// The shard of this run, when it is one of several.
+    pub fn shard(&self) -> Option<crate::shard::Shard> {
+        self.shard
     }
     /// Static checks.
     pub fn checks(&self) -> &CheckSettings {

@@ -30,6 +30,7 @@ pub(super) struct Flags<'a> {
     /// A cache command: `Some(--stress)`.
     cache_stress: Option<bool>,
     lint: Option<&'a crate::cli::LintArgs>,
+    shard: Option<&'a crate::cli::ShardArg>,
 }
 
 fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
@@ -56,6 +57,7 @@ fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
                 eval: Some(&a.evals),
                 run: Some(a),
                 baseline: Some(&a.baseline),
+                shard: Some(&a.shard),
                 ..Flags::default()
             },
         ),
@@ -66,6 +68,7 @@ fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
                 server: Some(&a.server),
                 bench: Some(a),
                 baseline: Some(&a.baseline),
+                shard: Some(&a.shard),
                 ..Flags::default()
             },
         ),
@@ -77,6 +80,7 @@ fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
                 eval_args: Some(a),
                 server: Some(&a.server),
                 model: a.model.as_deref(),
+                shard: Some(&a.shard),
                 ..Flags::default()
             },
         ),
@@ -96,6 +100,7 @@ fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
                 reports: Some(&a.reports),
                 server: Some(&a.server),
                 fuzz: Some(a),
+                shard: Some(&a.shard),
                 ..Flags::default()
             },
         ),
@@ -251,7 +256,26 @@ impl Settings {
             Some((cfg.server.transport, "server.transport")),
             TransportPref::Auto,
         );
+        let shard = super::shard::resolve(flags.shard, env)?;
+        let mut bench = bench;
+        let mut fuzz = fuzz;
         let mut loaded = loaded;
+        let mut whole_evals = None;
+        if let Some(shard) = shard {
+            if let Some(b) = bench.as_mut() {
+                let names = super::shard::identities(b.targets.iter().map(|t| t.name.as_str()));
+                b.targets = super::shard::keep(std::mem::take(&mut b.targets), &names, shard);
+            }
+            if let Some(f) = fuzz.as_mut() {
+                f.shard = Some(shard);
+            }
+            if let Some(e) = loaded.config.evals.as_mut() {
+                whole_evals = Some(e.clone());
+                let labels: Vec<String> = e.cases.iter().map(super::shard::case_name).collect();
+                let names = super::shard::identities(labels.iter().map(String::as_str));
+                e.cases = super::shard::keep(std::mem::take(&mut e.cases), &names, shard);
+            }
+        }
         loaded.config.server.protocol = protocol.value;
         loaded.config.server.transport = transport.value;
         Ok(Settings {
@@ -275,6 +299,8 @@ impl Settings {
             },
             env: env.clone(),
             secrets: super::secrets::resolve(env, &loaded.secrets),
+            shard,
+            whole_evals,
             loaded,
         })
     }

@@ -199,7 +199,10 @@ fn header(out: &mut String, r: &RunReport, color: bool, width: usize) {
         }
         None => r.target.clone(),
     };
-    let title = clean(&title).replace('\n', " ");
+    let mut title = clean(&title).replace('\n', " ");
+    if let Some(s) = r.shard {
+        title.push_str(&format!(" (shard {} of {})", s.index, s.count));
+    }
     out.push_str(&Paint::Bold.paint(&format!("toolproof - {title}"), color));
     out.push('\n');
     if let Some(s) = &r.server {

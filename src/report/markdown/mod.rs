@@ -151,7 +151,11 @@ fn top_of_page(out: &mut String, r: &RunReport) {
         (None, true) => ("✅", "passed"),
         (None, false) => ("❌", "failed"),
     };
-    out.push_str(&format!("## {icon} toolproof {verdict}\n\n"));
+    let shard = r
+        .shard
+        .map(|s| format!(" · shard {} of {}", s.index, s.count))
+        .unwrap_or_default();
+    out.push_str(&format!("## {icon} toolproof {verdict}{shard}\n\n"));
     out.push_str(&server_line(r));
     out.push_str("\n\n");
 

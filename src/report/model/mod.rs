@@ -74,6 +74,9 @@ pub struct RunReport {
     /// The signal that stopped the run (`SIGINT`, `SIGTERM`), when one did; phases it cut
     /// short say so in their reason.
     pub interrupted: Option<String>,
+    /// The shard this run was (`--shard K/N`), when it was one of several.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::shard::Shard>,
     /// What the config says that loads but has no effect (`file:line:col: message`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub config_warnings: Vec<String>,

@@ -1,0 +1,84 @@
+//! `--shard K/N` > `TOOLPROOF_SHARD`, and the part of the config that falls in the shard:
+//! each eval case by its name (else its prompt and context), each bench target by its label
+//! (fuzzed tools by their name, in the fuzz phase). A name used twice is told apart by its
+//! occurrence (`name#2`), so the split never depends on an item's position.
+
+use super::env::Env;
+use super::resolve::env_value;
+use crate::cli::ShardArg;
+use crate::config::{ConfigError, EvalCase, Turn};
+use crate::shard::Shard;
+
+/// The shard of this run: the flag, else the variable (on `run`, `eval`, `fuzz` and `bench`).
+pub(super) fn resolve(flag: Option<&ShardArg>, env: &Env) -> Result<Option<Shard>, ConfigError> {
+    let Some(flag) = flag else {
+        return Ok(None);
+    };
+    if let Some(shard) = flag.shard {
+        return Ok(Some(shard));
+    }
+    Ok(env_value(env, "TOOLPROOF_SHARD", Shard::parse)?.map(|(s, _, _)| s))
+}
+
+/// The identity of each item from its name: the name, and `name#N` for its N-th use.
+pub(super) fn identities<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    names
+        .map(|name| {
+            let n = seen.entry(name).or_insert(0);
+            *n += 1;
+            if *n == 1 {
+                name.to_owned()
+            } else {
+                format!("{name}#{n}")
+            }
+        })
+        .collect()
+}
+
+/// The name an eval case is split by: its `name`, else its prompt (with its context, when it
+/// has one, so the same prompt after another conversation is another case).
+pub(super) fn case_name(case: &EvalCase) -> String {
+    match &case.name {
+        Some(name) => name.clone(),
+        None if case.turns().is_empty() => case.prompt.clone(),
+        None => {
+            let mut id = case.prompt.clone();
+            for turn in case.turns() {
+                id.push('\n');
+                match turn {
+                    Turn::User(text) => id.push_str(&format!("user: {text}")),
+                    Turn::Assistant(text) => id.push_str(&format!("assistant: {text}")),
+                    Turn::Call { tool, args, result } => id.push_str(&format!(
+                        "call: {tool} {} {result}",
+                        serde_json::Value::Object(args)
+                    )),
+                }
+            }
+            id
+        }
+    }
+}
+
+/// Keeps the items of `shard`, by the identities of `names`.
+pub(super) fn keep<T>(items: Vec<T>, names: &[String], shard: Shard) -> Vec<T> {
+    items
+        .into_iter()
+        .zip(names)
+        .filter(|(_, id)| shard.holds(id))
+        .map(|(item, _)| item)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_used_twice_is_told_apart_by_its_occurrence() {
+        assert_eq!(
+            identities(["a", "b", "a", "a"].into_iter()),
+            ["a", "b", "a#2", "a#3"]
+        );
+    }
+}
