@@ -62,6 +62,7 @@ mod lifecycle;
 mod lint;
 mod local;
 mod requests;
+mod shard;
 mod tool_choice;
 
 mod protocol;

@@ -1,0 +1,164 @@
+//! Shards end to end: `--shard K/N` on the demo and on a 200-case set, through the binary. Every
+//! eval case runs in exactly one shard, what is not split runs in shard 1, an empty shard says
+//! so, and a bad shard is a usage error.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::*;
+use serde_json::json;
+
+/// The eval cases a report ran (name of each case of the first model).
+fn cases_of(dir: &Dir, report: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(dir.path(report)).unwrap_or_default();
+    let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    v["phases"]["evals"]["results"]["models"][0]["cases"]
+        .as_array()
+        .map(|cases| {
+            cases
+                .iter()
+                .filter_map(|c| c["name"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn report(dir: &Dir, name: &str) -> Value {
+    let text = std::fs::read_to_string(dir.path(name)).unwrap_or_default();
+    serde_json::from_str(&text).unwrap_or(Value::Null)
+}
+
+#[test]
+fn the_demo_in_two_and_four_shards_runs_every_case_once_with_the_unsharded_verdict() {
+    let (dir, whole) = demo("toolproof.yaml");
+    assert_eq!(whole.code, 0, "{whole:?}");
+    let all: BTreeSet<String> = cases_of(&dir, "r.json").into_iter().collect();
+    assert_eq!(all.len(), 11, "{all:?}");
+    for count in [1, 2, 4] {
+        let mut seen: Vec<String> = Vec::new();
+        for index in 1..=count {
+            let shard = format!("{index}/{count}");
+            let json = format!("s{index}of{count}.json");
+            let out = toolproof_in(
+                &dir.0,
+                &["run", "toolproof.yaml", "--shard", &shard, "--json", &json],
+                &[],
+            );
+            assert_eq!(out.code, 0, "shard {shard}: {out:?}");
+            let r = report(&dir, &json);
+            assert_eq!(r["shard"], json!({"index": index, "count": count}));
+            assert!(
+                out.stdout.contains(&format!("(shard {index} of {count})")),
+                "{}",
+                out.stdout
+            );
+            let phases = &r["phases"];
+            for phase in ["checks", "tests", "lint"] {
+                if index == 1 {
+                    assert_eq!(phases[phase]["status"], "passed", "{phase} in {shard}");
+                } else {
+                    assert_eq!(phases[phase]["status"], "skipped", "{phase} in {shard}");
+                    assert_eq!(
+                        phases[phase]["reason"],
+                        format!("runs in shard 1 of {count}"),
+                        "{phase} in {shard}"
+                    );
+                }
+            }
+            seen.extend(cases_of(&dir, &json));
+        }
+        let unique: BTreeSet<String> = seen.iter().cloned().collect();
+        assert_eq!(
+            seen.len(),
+            unique.len(),
+            "a case ran twice in {count} shards"
+        );
+        assert_eq!(unique, all, "{count} shards");
+    }
+}
+
+/// A set of `n` cases for the demo's server and picker.
+fn set_of(n: usize) -> String {
+    let mut cases = String::new();
+    for i in 1..=n {
+        cases.push_str(&format!(
+            "    - name: case {i}\n      prompt: delete note {i}\n      expect_tool: delete_note\n      expect_args: {{id: {i}}}\n"
+        ));
+    }
+    format!(
+        "server:\n  command: [\"{ex}demo_server\"]\nevals:\n  provider: command\n  command: [\"{ex}demo_picker\"]\n  min_accuracy: 1\n  cases:\n{cases}",
+        ex = format!("{}/", crate::examples_dir().display())
+    )
+}
+
+/// Which shard of 4 each case of the set in `dir` ran in.
+fn homes(dir: &Dir) -> BTreeMap<String, u32> {
+    let mut homes = BTreeMap::new();
+    for index in 1..=4u32 {
+        let json = format!("s{index}.json");
+        let out = toolproof_in(
+            &dir.0,
+            &["eval", "--shard", &format!("{index}/4"), "--json", &json],
+            &[],
+        );
+        assert_eq!(out.code, 0, "{out:?}");
+        for case in cases_of(dir, &json) {
+            assert!(homes.insert(case, index).is_none(), "a case ran twice");
+        }
+    }
+    homes
+}
+
+#[test]
+fn a_200_case_set_spreads_over_four_shards_and_a_new_case_moves_no_other() {
+    let dir = Dir::new("shard-200");
+    dir.write("toolproof.yaml", &set_of(200));
+    let before = homes(&dir);
+    assert_eq!(before.len(), 200);
+    for index in 1..=4 {
+        let n = before.values().filter(|&&h| h == index).count();
+        assert!((25..=75).contains(&n), "shard {index} holds {n} of 200");
+    }
+    dir.write("toolproof.yaml", &set_of(201));
+    let after = homes(&dir);
+    assert_eq!(after.len(), 201);
+    for (case, home) in &before {
+        assert_eq!(after.get(case), Some(home), "{case} moved");
+    }
+}
+
+#[test]
+fn an_empty_shard_is_a_skip_that_says_so_and_a_bad_shard_is_a_usage_error() {
+    let dir = Dir::new("shard-empty");
+    dir.write("toolproof.yaml", &set_of(2));
+    // Two cases in twenty shards: most shards hold none.
+    let empty = (1..=20)
+        .find(|index| {
+            let out = toolproof_in(
+                &dir.0,
+                &[
+                    "eval",
+                    "--shard",
+                    &format!("{index}/20"),
+                    "--json",
+                    "r.json",
+                ],
+                &[],
+            );
+            assert_eq!(out.code, 0, "{out:?}");
+            report(&dir, "r.json")["phases"]["evals"]["status"] == "skipped"
+        })
+        .expect("an empty shard");
+    let r = report(&dir, "r.json");
+    assert_eq!(
+        r["phases"]["evals"]["reason"],
+        format!("no eval case in shard {empty} of 20")
+    );
+    for bad in ["0/2", "3/2", "x"] {
+        let out = toolproof_in(&dir.0, &["eval", "--shard", bad], &[]);
+        assert_eq!(out.code, 2, "{bad}: {out:?}");
+        assert!(out.stderr.contains("K/N"), "{}", out.stderr);
+    }
+    let out = toolproof_in(&dir.0, &["eval"], &[("TOOLPROOF_SHARD", "2/1")]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("TOOLPROOF_SHARD"), "{}", out.stderr);
+}
