@@ -56,21 +56,12 @@ pub fn run<T: ToolServer>(
         tools: Vec::new(),
         warning: None,
     };
-    let unknown: Vec<&str> = settings
-        .tools()
-        .iter()
-        .filter(|name| !tools.iter().any(|t| &t.name == *name))
-        .map(String::as_str)
-        .collect();
-    let selected: Vec<&Tool> = tools
-        .iter()
-        .filter(|t| settings.tools().is_empty() || settings.tools().contains(&t.name))
-        .filter(|t| settings.shard().is_none_or(|s| s.holds(&t.name)))
-        .collect();
-    if let (Some(shard), true) = (settings.shard(), selected.is_empty()) {
+    let unknown = unknown(tools, settings);
+    let selected = selected(tools, settings);
+    if let Some(why) = settings.shard().filter(|_| selected.is_empty()) {
         return Phase::skipped(format!(
             "no tool to fuzz in shard {} of {}",
-            shard.index, shard.count
+            why.index, why.count
         ));
     }
     events.emit(Event::PhaseStarted {
@@ -161,6 +152,25 @@ impl Skip {
             }
         }
     }
+}
+
+/// The names in `fuzz.tools` that the server does not list.
+fn unknown<'a>(tools: &[Tool], settings: &'a FuzzSettings) -> Vec<&'a str> {
+    settings
+        .tools()
+        .iter()
+        .filter(|name| !tools.iter().any(|t| &t.name == *name))
+        .map(String::as_str)
+        .collect()
+}
+
+/// The tools to fuzz: those `tools` names (all when it names none), of this shard.
+fn selected<'a>(tools: &'a [Tool], settings: &FuzzSettings) -> Vec<&'a Tool> {
+    tools
+        .iter()
+        .filter(|t| settings.tools().is_empty() || settings.tools().contains(&t.name))
+        .filter(|t| settings.shard().is_none_or(|s| s.holds(&t.name)))
+        .collect()
 }
 
 /// Why a tool is not fuzzed: listed in `skip`, or destructive (the MCP default for a tool

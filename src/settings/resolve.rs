@@ -257,25 +257,10 @@ impl Settings {
             TransportPref::Auto,
         );
         let shard = super::shard::resolve(flags.shard, env)?;
-        let mut bench = bench;
-        let mut fuzz = fuzz;
-        let mut loaded = loaded;
-        let mut whole_evals = None;
-        if let Some(shard) = shard {
-            if let Some(b) = bench.as_mut() {
-                let names = super::shard::identities(b.targets.iter().map(|t| t.name.as_str()));
-                b.targets = super::shard::keep(std::mem::take(&mut b.targets), &names, shard);
-            }
-            if let Some(f) = fuzz.as_mut() {
-                f.shard = Some(shard);
-            }
-            if let Some(e) = loaded.config.evals.as_mut() {
-                whole_evals = Some(e.clone());
-                let labels: Vec<String> = e.cases.iter().map(super::shard::case_name).collect();
-                let names = super::shard::identities(labels.iter().map(String::as_str));
-                e.cases = super::shard::keep(std::mem::take(&mut e.cases), &names, shard);
-            }
-        }
+        let (mut bench, mut fuzz, mut loaded) = (bench, fuzz, loaded);
+        let whole_evals = shard.and_then(|s| {
+            super::shard::split(s, bench.as_mut(), fuzz.as_mut(), &mut loaded.config)
+        });
         loaded.config.server.protocol = protocol.value;
         loaded.config.server.transport = transport.value;
         Ok(Settings {

@@ -5,8 +5,9 @@
 
 use super::env::Env;
 use super::resolve::env_value;
+use super::{BenchSettings, FuzzSettings};
 use crate::cli::ShardArg;
-use crate::config::{ConfigError, EvalCase, Turn};
+use crate::config::{Config, ConfigError, EvalCase, EvalConfig, Turn};
 use crate::shard::Shard;
 
 /// The shard of this run: the flag, else the variable (on `run`, `eval`, `fuzz` and `bench`).
@@ -18,6 +19,29 @@ pub(super) fn resolve(flag: Option<&ShardArg>, env: &Env) -> Result<Option<Shard
         return Ok(Some(shard));
     }
     Ok(env_value(env, "TOOLPROOF_SHARD", Shard::parse)?.map(|(s, _, _)| s))
+}
+
+/// Keeps what falls in `shard`: its bench targets and eval cases (the fuzz phase picks its
+/// tools by the shard it is given). Returns the whole `evals:` section, for the set lint.
+pub(super) fn split(
+    shard: Shard,
+    bench: Option<&mut BenchSettings>,
+    fuzz: Option<&mut FuzzSettings>,
+    config: &mut Config,
+) -> Option<EvalConfig> {
+    if let Some(b) = bench {
+        let names = identities(b.targets.iter().map(|t| t.name.as_str()));
+        b.targets = keep(std::mem::take(&mut b.targets), &names, shard);
+    }
+    if let Some(f) = fuzz {
+        f.shard = Some(shard);
+    }
+    let e = config.evals.as_mut()?;
+    let whole = e.clone();
+    let labels: Vec<String> = e.cases.iter().map(case_name).collect();
+    let names = identities(labels.iter().map(String::as_str));
+    e.cases = keep(std::mem::take(&mut e.cases), &names, shard);
+    Some(whole)
 }
 
 /// The identity of each item from its name: the name, and `name#N` for its N-th use.

@@ -162,3 +162,56 @@ fn an_empty_shard_is_a_skip_that_says_so_and_a_bad_shard_is_a_usage_error() {
     assert_eq!(out.code, 2, "{out:?}");
     assert!(out.stderr.contains("TOOLPROOF_SHARD"), "{}", out.stderr);
 }
+
+/// The names a phase's rows carry in a JSON report (`fuzz` tools, `bench` targets).
+fn rows(dir: &Dir, json: &str, phase: &str, list: &str, key: &str) -> Vec<String> {
+    report(dir, json)["phases"][phase]["results"][list]
+        .as_array()
+        .map(|rows| {
+            rows.iter()
+                .filter_map(|r| r[key].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn fuzzed_tools_and_bench_targets_are_split_too() {
+    let dir = demo_dir("shard-fuzz-bench", "toolproof.yaml");
+    for (command, extra, list, key) in [
+        ("fuzz", ["--examples", "2"], "tools", "tool"),
+        ("bench", ["--calls", "2"], "targets", "name"),
+    ] {
+        let run = |shard: Option<&str>, json: &str| {
+            let mut args = vec![command, "-c", "toolproof.yaml", extra[0], extra[1]];
+            args.extend(["--json", json]);
+            if let Some(s) = shard {
+                args.extend(["--shard", s]);
+            }
+            toolproof_in(&dir.0, &args, &[]).code
+        };
+        let whole_code = run(None, "whole.json");
+        let whole: BTreeSet<String> = rows(&dir, "whole.json", command, list, key)
+            .into_iter()
+            .collect();
+        assert!(whole.len() >= 4, "{command}: {whole:?}");
+        let mut seen = Vec::new();
+        for index in 1..=2 {
+            let json = format!("s{index}.json");
+            assert_eq!(
+                run(Some(&format!("{index}/2")), &json),
+                whole_code,
+                "{command}"
+            );
+            let here = rows(&dir, &json, command, list, key);
+            assert!(
+                !here.is_empty() && here.len() < whole.len(),
+                "{command}: {here:?}"
+            );
+            seen.extend(here);
+        }
+        let unique: BTreeSet<String> = seen.iter().cloned().collect();
+        assert_eq!(seen.len(), unique.len(), "{command}: a row in both shards");
+        assert_eq!(unique, whole, "{command}");
+    }
+}
