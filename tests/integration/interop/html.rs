@@ -81,6 +81,7 @@ fn failing_report() -> RunReport {
         stdout_noise: Vec::new(),
         stdout_noise_total: 0,
         interrupted: None,
+        shard: None,
         config_warnings: Vec::new(),
         cache_audit: None,
         history: None,
