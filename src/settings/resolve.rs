@@ -32,7 +32,7 @@ pub(super) struct Flags<'a> {
     lint: Option<&'a crate::cli::LintArgs>,
 }
 
-fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
+pub(super) fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
     match &cli.command {
         Command::Inspect(a) => (
             CommandKind::Inspect { json: a.json },
@@ -109,6 +109,14 @@ fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
             },
         ),
         Command::Cache(c) => cache_command(c),
+        // `merge` runs no phase: only its report destinations are resolved (`merge_outputs`).
+        Command::Merge(a) => (
+            CommandKind::Run,
+            Flags {
+                reports: Some(&a.reports),
+                ..Flags::default()
+            },
+        ),
     }
 }
 
