@@ -183,9 +183,10 @@ pub fn group(parts: Vec<Part>) -> Result<Vec<Vec<Part>>, MergeError> {
     if !missing.is_empty() {
         return Err(MergeError::new(
             format!(
-                "shard{} {} of {n} missing",
-                if missing.len() == 1 { " is" } else { "s are" },
-                missing.join(", ")
+                "shard{} {} {} missing",
+                if missing.len() == 1 { "" } else { "s" },
+                missing.join(", "),
+                if missing.len() == 1 { "is" } else { "are" },
             ),
             "give the JSON report of every shard (a job that failed to upload its report must be run again)",
         ));

@@ -61,6 +61,7 @@ mod inspect_output;
 mod lifecycle;
 mod lint;
 mod local;
+mod merge;
 mod requests;
 mod tool_choice;
 
