@@ -109,15 +109,20 @@ pub(super) fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
             },
         ),
         Command::Cache(c) => cache_command(c),
-        // `merge` runs no phase: only its report destinations are resolved (`merge_outputs`).
-        Command::Merge(a) => (
-            CommandKind::Run,
-            Flags {
-                reports: Some(&a.reports),
-                ..Flags::default()
-            },
-        ),
+        Command::Merge(a) => merge_command(a),
     }
+}
+
+/// `merge` runs no phase: only its report destinations are resolved (`MergeSettings`), as
+/// those of `run`.
+fn merge_command(a: &crate::cli::MergeArgs) -> (CommandKind, Flags<'_>) {
+    (
+        CommandKind::Run,
+        Flags {
+            reports: Some(&a.reports),
+            ..Flags::default()
+        },
+    )
 }
 
 fn cache_command(c: &CacheCommand) -> (CommandKind, Flags<'_>) {
