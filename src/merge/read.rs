@@ -238,3 +238,81 @@ pub fn duplicate(what: String) -> MergeError {
         "give each job's report once",
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::golden::fixtures;
+
+    fn part(file: &str, shard: Option<(u32, u32)>, models: &[&str]) -> Part {
+        let mut report = fixtures::evals_models();
+        report.shard = shard.map(|(index, count)| Shard { index, count });
+        let results = report.phases.evals.results.as_mut();
+        if let Some(r) = results {
+            let template = r.models[0].clone();
+            r.models = models
+                .iter()
+                .map(|m| crate::report::model::ModelEval {
+                    model: (*m).into(),
+                    ..template.clone()
+                })
+                .collect();
+        }
+        Part {
+            file: file.into(),
+            report,
+        }
+    }
+
+    fn refused(parts: Vec<Part>) -> String {
+        group(parts)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn shards_are_grouped_in_order_with_their_model_jobs() {
+        let groups = group(vec![
+            part("b2", Some((2, 2)), &["b"]),
+            part("a1", Some((1, 2)), &["a"]),
+            part("b1", Some((1, 2)), &["b"]),
+            part("a2", Some((2, 2)), &["a"]),
+        ]);
+        let names: Vec<Vec<String>> = groups
+            .unwrap_or_default()
+            .iter()
+            .map(|g| g.iter().map(Part::name).collect())
+            .collect();
+        assert_eq!(names, [["a1", "b1"], ["b2", "a2"]]);
+    }
+
+    #[test]
+    fn missing_mixed_and_miscounted_shards_are_named() {
+        let e = refused(vec![part("x", Some((1, 3)), &["a"])]);
+        assert_eq!(e, "shards 2/3, 3/3 are missing");
+        let e = refused(vec![
+            part("x", Some((1, 2)), &["a"]),
+            part("y", None, &["b"]),
+        ]);
+        assert!(e.contains("y ran without --shard"), "{e}");
+        let e = refused(vec![
+            part("x", Some((1, 2)), &["a"]),
+            part("y", Some((2, 3)), &["a"]),
+        ]);
+        assert!(e.starts_with("y is shard 2/3"), "{e}");
+        let e = refused(vec![part("x", Some((0, 2)), &["a"])]);
+        assert!(e.starts_with("x is shard 0/2"), "{e}");
+    }
+
+    #[test]
+    fn the_same_model_or_job_twice_in_a_shard_is_a_duplicate() {
+        let e = refused(vec![part("x", None, &["a", "b"]), part("y", None, &["b"])]);
+        assert_eq!(e, "duplicated shard: x and y both hold model `b`");
+        let e = refused(vec![
+            part("x", Some((1, 1)), &[]),
+            part("y", Some((1, 1)), &[]),
+        ]);
+        assert_eq!(e, "duplicated shard: x and y are the same job of shard 1/1");
+    }
+}

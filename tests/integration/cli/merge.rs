@@ -366,3 +366,36 @@ fn reports_of_another_run_or_missing_and_duplicated_shards_are_refused() {
     let e = refused(&dir, &["r1.json", "schema.json"]);
     assert!(e.contains("schema.json has schema_version 9"), "{e}");
 }
+
+#[test]
+fn under_github_actions_the_merge_writes_one_job_summary_and_the_step_outputs() {
+    let dir = Dir::new("merge-github");
+    two_shards(&dir);
+    let summary = dir.path("step-summary.md").display().to_string();
+    let output = dir.path("github-output.txt").display().to_string();
+    let out = toolproof_in(
+        &dir.0,
+        &["merge", "r1.json", "r2.json"],
+        &[
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_STEP_SUMMARY", &summary),
+            ("GITHUB_OUTPUT", &output),
+        ],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let summary = dir.read("step-summary.md");
+    assert!(summary.contains("83.3%"), "{summary}");
+    assert_eq!(
+        summary.matches("toolproof passed").count(),
+        1,
+        "one summary: {summary}"
+    );
+    let outputs = dir.read("github-output.txt");
+    for line in ["exit-code=0", "passed=true", "tests-failed=0"] {
+        assert!(outputs.lines().any(|l| l == line), "{line} in {outputs}");
+    }
+    assert!(
+        outputs.lines().any(|l| l.starts_with("accuracy=0.83")),
+        "the union's accuracy: {outputs}"
+    );
+}
