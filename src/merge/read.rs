@@ -103,6 +103,18 @@ fn read_one(file: &Path) -> Result<Part, MergeError> {
 /// Refuses reports that are not parts of one run: every report must have the same toolproof
 /// version, command and config digest.
 pub fn check_same_run(parts: &[Part]) -> Result<(), MergeError> {
+    if let Some(p) = parts.iter().find(|p| {
+        !["run", "eval", "lint", "bench", "fuzz", "protocol"].contains(&p.report.command.as_str())
+    }) {
+        return Err(MergeError::new(
+            format!(
+                "{} is the report of `{}`, which runs no phase to merge",
+                p.name(),
+                p.report.command
+            ),
+            "merge the reports of `run`, `eval`, `fuzz` or `bench` jobs",
+        ));
+    }
     type Key = fn(&RunReport) -> String;
     let keys: [(&str, Key, &str); 3] = [
         (

@@ -360,6 +360,11 @@ fn reports_of_another_run_or_missing_and_duplicated_shards_are_refused() {
         e.contains("other.json is not a toolproof JSON report"),
         "{e}"
     );
+    copy("r2.json", "inspect.json", &|v| {
+        v["command"] = "inspect".into()
+    });
+    let e = refused(&dir, &["r1.json", "inspect.json"]);
+    assert!(e.contains("inspect.json is the report of `inspect`"), "{e}");
     copy("r2.json", "schema.json", &|v| {
         v["schema_version"] = 9.into()
     });
