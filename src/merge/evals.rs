@@ -32,6 +32,13 @@ pub fn merge(parts: &[&Part]) -> Result<Phase<Option<EvalsResults>>, MergeError>
             phase.results.as_ref().map(|r| (*p, r, phase))
         })
         .collect();
+    // A job whose evals could not start at all (no results): the run's evals could not either.
+    if let Some(p) = parts.iter().find(|p| {
+        let phase = &p.report.phases.evals;
+        phase.status == crate::report::model::PhaseStatus::Error && phase.results.is_none()
+    }) {
+        return Ok(p.report.phases.evals.clone());
+    }
     let Some((_, first, _)) = ran.first() else {
         return Ok(parts.first().map_or_else(
             || Phase::skipped("no report"),
@@ -190,5 +197,52 @@ fn add_cost(a: ModelCost, b: ModelCost) -> ModelCost {
         replayed_reported: a.replayed_reported + b.replayed_reported,
         replayed_tokens: add_tokens(a.replayed_tokens, b.replayed_tokens),
         replayed_cost_usd: add_usd(a.replayed_cost_usd, b.replayed_cost_usd),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::golden::fixtures;
+    use crate::report::model::PhaseStatus;
+
+    fn part(file: &str, report: crate::report::model::RunReport) -> Part {
+        Part {
+            file: file.into(),
+            report,
+        }
+    }
+
+    #[test]
+    fn a_job_whose_evals_could_not_start_makes_the_merged_evals_an_error() {
+        let good = part("good.json", fixtures::evals_models());
+        let mut report = fixtures::evals_models();
+        report.phases.evals = Phase::error("ANTHROPIC_API_KEY is not set");
+        let bad = part("bad.json", report);
+        let merged = merge(&[&good, &bad]).ok();
+        assert_eq!(merged.as_ref().map(|p| p.status), Some(PhaseStatus::Error));
+        assert_eq!(
+            merged.and_then(|p| p.reason).as_deref(),
+            Some("ANTHROPIC_API_KEY is not set")
+        );
+    }
+
+    #[test]
+    fn one_report_merged_alone_keeps_its_verdict() {
+        let only = part("only.json", fixtures::evals_models());
+        let before = &only.report.phases.evals;
+        let merged = merge(&[&only]).ok();
+        let merged = merged.as_ref();
+        assert_eq!(merged.map(|p| p.status), Some(before.status));
+        assert_eq!(merged.and_then(|p| p.reason.clone()), before.reason.clone());
+        let models = |p: &Phase<Option<EvalsResults>>| {
+            p.results.as_ref().map(|r| {
+                r.models
+                    .iter()
+                    .map(|m| (m.model.clone(), m.passed, m.correct, m.total))
+                    .collect::<Vec<_>>()
+            })
+        };
+        assert_eq!(merged.and_then(models), models(before));
     }
 }
