@@ -49,6 +49,11 @@ pub enum Command {
     /// Inspect or clean the committed eval answer cache.
     #[command(subcommand)]
     Cache(CacheCommand),
+    /// Merge the JSON reports of a sharded or per-model CI matrix into one run's reports.
+    #[command(
+        after_help = "Exit codes: 0 the merged run passed; 1 it failed (the same verdict as the run unsharded); 2 bad usage, or reports that cannot be merged (not a toolproof JSON report, different configs, versions or commands, missing or duplicated shards)."
+    )]
+    Merge(MergeArgs),
     /// Hold one server connection and answer tool calls as JSON lines on stdin and stdout (the
     /// pytest plugin's client; the protocol is in `src/session/mod.rs`).
     #[command(hide = true)]
@@ -384,6 +389,21 @@ pub struct ReportArgs {
     /// [env: TOOLPROOF_PR_COMMENT_FILE].
     #[arg(long, value_name = "PATH")]
     pub pr_comment_file: Option<PathBuf>,
+}
+
+/// `toolproof merge`: the JSON reports of the jobs of one sharded run.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The JSON reports (`--json`) of the shards or per-model jobs, in any order.
+    #[arg(value_name = "REPORT.json", required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Append the merged run (eval miss rates, failing checks, failed tests) to this JSON-lines
+    /// file, show the trend and compare with the base branch [env: TOOLPROOF_HISTORY].
+    #[arg(long, value_name = "PATH")]
+    pub history: Option<PathBuf>,
+    /// Reports of the merged run.
+    #[command(flatten)]
+    pub reports: ReportArgs,
 }
 
 /// `toolproof run`.

@@ -28,6 +28,7 @@ mod interrupt;
 mod layering;
 mod live;
 pub mod mcp;
+mod merge;
 mod net;
 mod output;
 mod plan;
@@ -69,6 +70,9 @@ where
     let env = Env::from_process();
     if let cli::Command::Session(args) = &cli.command {
         return session::main(&cli, args, &env);
+    }
+    if let cli::Command::Merge(args) = &cli.command {
+        return merge::main(&cli, args, &env);
     }
     let (settings, writer) = match prepare(&cli, &env) {
         Ok(ready) => ready,

@@ -89,3 +89,18 @@ fn hostile_text_round_trips_and_secrets_are_gone() {
     );
     assert_eq!(value["target"], "https://mcp.example/?token=***");
 }
+
+#[test]
+fn every_fixture_reads_back_as_the_same_report() {
+    // `merge` reads JSON reports back: what it reads must render exactly as written.
+    for (name, mut report) in fixtures::all() {
+        report.absent = vec!["bench", "fuzz"];
+        let text = render(&report);
+        let back: crate::report::model::RunReport = match serde_json::from_str(&text) {
+            Ok(r) => r,
+            Err(e) => panic!("{name}: {e}"),
+        };
+        assert_eq!(back.absent, vec!["bench", "fuzz"], "{name}");
+        assert_eq!(render(&back), text, "{name}");
+    }
+}

@@ -2,7 +2,7 @@
 //! engines' own judge, scoring, set lint and stress curve, so these tests sit above both the
 //! engines and the report: the report itself depends on no engine.
 
-mod fixtures;
+pub(crate) mod fixtures;
 
 mod annotations;
 mod console;

@@ -156,6 +156,8 @@ impl Redact for RunReport {
             phases,
             cache_audit,
             history,
+            shard: _,
+            config_digest: _,
             secrets: _,
             absent: _,
         } = self;

@@ -231,6 +231,8 @@ fn assemble(
         phases,
         cache_audit: out.cache,
         history: out.history,
+        shard: None,
+        config_digest: None,
         secrets: settings.secrets().to_vec(),
         absent: PhaseKey::ALL
             .iter()

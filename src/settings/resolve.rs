@@ -33,7 +33,7 @@ pub(super) struct Flags<'a> {
     shard: Option<&'a crate::cli::ShardArg>,
 }
 
-fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
+pub(super) fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
     match &cli.command {
         Command::Inspect(a) => (
             CommandKind::Inspect { json: a.json },
@@ -114,7 +114,20 @@ fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
             },
         ),
         Command::Cache(c) => cache_command(c),
+        Command::Merge(a) => merge_command(a),
     }
+}
+
+/// `merge` runs no phase: only its report destinations are resolved (`MergeSettings`), as
+/// those of `run`.
+fn merge_command(a: &crate::cli::MergeArgs) -> (CommandKind, Flags<'_>) {
+    (
+        CommandKind::Run,
+        Flags {
+            reports: Some(&a.reports),
+            ..Flags::default()
+        },
+    )
 }
 
 fn cache_command(c: &CacheCommand) -> (CommandKind, Flags<'_>) {

@@ -60,6 +60,10 @@ pub fn config_source(cli: &Cli, env: &Env) -> Result<ConfigSource, ConfigError> 
         Command::Protocol(args) => &args.server,
         Command::Cache(CacheCommand::Status(args)) => &args.server,
         Command::Cache(CacheCommand::Prune(args)) => &args.cache.server,
+        // `merge` reads reports, not a config (`crate::merge` runs before this).
+        Command::Merge(_) => {
+            return Err(ConfigError::new("`merge` reads no config file"));
+        }
     };
     server_source(server, env)
 }

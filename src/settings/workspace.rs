@@ -29,6 +29,17 @@ pub(super) fn places(loaded: &LoadedConfig, env: &Env, cwd: &Path) -> Places {
     Places::new(paths, loaded.config.checks.line, evals.and_then(|e| e.line))
 }
 
+/// The repository paths of files a merged report names (its config and cases files), without
+/// the sections' lines, which a report does not carry.
+pub(super) fn places_of(files: &[String], env: &Env, cwd: &Path) -> Places {
+    let workspace = env.get("GITHUB_WORKSPACE").map_or(cwd, Path::new);
+    let paths = files
+        .iter()
+        .filter_map(|f| Some((f.clone(), in_workspace(Path::new(f), cwd, workspace)?)))
+        .collect();
+    Places::new(paths, None, None)
+}
+
 /// `path` relative to `workspace`, `/`-separated, when it lies inside it. Relative paths
 /// (either one) start at `cwd`. Compared as written first (`..` and `.` folded away), then with
 /// symlinks resolved, so a workspace reached through a link (`/tmp` → `/private/tmp`) still

@@ -61,6 +61,7 @@ mod inspect_output;
 mod lifecycle;
 mod lint;
 mod local;
+mod merge;
 mod requests;
 mod shard;
 mod tool_choice;
@@ -987,6 +988,7 @@ fn help_output() {
         ("help_fuzz", &["fuzz", "--help"][..]),
         ("help_eval", &["eval", "--help"][..]),
         ("help_lint", &["lint", "--help"][..]),
+        ("help_merge", &["merge", "--help"][..]),
     ] {
         let out = toolproof_in(&dir.0, args, &[("COLUMNS", "100")]);
         assert_eq!(out.code, 0, "{out:?}");

@@ -27,7 +27,7 @@ impl Severity {
 }
 
 /// Results of the static checks.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ChecksResults {
     /// Whether warnings fail the run.
     pub strict: bool,
@@ -66,7 +66,7 @@ impl ChecksResults {
 }
 
 /// One static-check problem.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
     /// The tool it is about (`<unnamed>` for a tool without a name, `*` for the whole list,
     /// `a + b` for a pair).
@@ -74,7 +74,7 @@ pub struct Finding {
     /// Position of that tool in [`ChecksResults::tools`] when the finding is about one tool;
     /// absent for a name used several times (`duplicate-name`), a pair or the whole list. With
     /// two tools of the same name, it says which one.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_index: Option<usize>,
     /// Stable check id, e.g. `description-length`.
     pub check: String,
@@ -83,7 +83,7 @@ pub struct Finding {
     /// What is wrong.
     pub message: String,
     /// What to do about it, when there is a fix.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
     /// Whether it fails the run (errors, and warnings under strict).
     pub fails: bool,

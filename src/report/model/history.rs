@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The history file (`--history`) of this run.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct HistoryRecord {
     /// The history file.
     pub path: String,
@@ -18,7 +18,7 @@ pub struct HistoryRecord {
 }
 
 /// This run against the last run the history file holds for the base branch.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct BaseComparison {
     /// The base branch (`GITHUB_BASE_REF`).
     pub base_ref: String,
@@ -36,7 +36,7 @@ pub struct BaseComparison {
 }
 
 /// When the base branch was last recorded.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct BaseRun {
     /// RFC 3339 time of that run.
     pub time: String,
@@ -45,7 +45,7 @@ pub struct BaseRun {
 }
 
 /// One model's accuracy now and on the base branch, and the cases that changed.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ModelChange {
     /// Model id.
     pub model: String,
@@ -70,7 +70,7 @@ pub struct FindingKey {
 }
 
 /// Failing findings new in this run, and those the base had that are gone.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct FindingChanges {
     /// Failing now, not on the base branch.
     pub new: Vec<FindingKey>,
@@ -79,7 +79,7 @@ pub struct FindingChanges {
 }
 
 /// Tests failing now that did not on the base branch, and the reverse.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct TestChanges {
     /// Failed (or errored) now, not on the base branch.
     pub newly_failing: Vec<String>,

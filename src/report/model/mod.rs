@@ -2,7 +2,7 @@
 //! read it and return text. Its serde form is the JSON report (schema version
 //! [`SCHEMA_VERSION`], documented in `docs/json-report.md`).
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 mod bench;
@@ -41,7 +41,7 @@ pub use suite::{ServerRequest, TestCounts, TestResult, TestStatus};
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// Everything one invocation found out.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunReport {
     /// [`SCHEMA_VERSION`].
     pub schema_version: u32,
@@ -78,28 +78,64 @@ pub struct RunReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shard: Option<crate::shard::Shard>,
     /// What the config says that loads but has no effect (`file:line:col: message`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub config_warnings: Vec<String>,
     /// The phases, always all of them, in run order.
     pub phases: Phases,
     /// What `cache status` or `cache prune` found (only for those commands).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_audit: Option<CacheAudit>,
     /// The history file (`--history`): whether this run was recorded, and what changed against
     /// the base branch's last recorded run.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub history: Option<HistoryRecord>,
+    /// Which shard of a sharded run this is (`--shard K/N`); absent when the run was not
+    /// sharded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+    /// sha256 (hex) of the config file and the files it includes; absent without a config
+    /// file. `merge` refuses reports whose digests differ.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config_digest: Option<String>,
     /// Values to redact from every rendering (never serialized).
-    #[serde(skip)]
+    #[serde(skip, default)]
     pub secrets: Vec<String>,
     /// The keys of the phases that are no part of this run (no section in the config, or not
-    /// a phase of the command): the JUnit report has no testcase for them.
-    #[serde(skip)]
+    /// a phase of the command): the JUnit report has no testcase for them. Serialized as
+    /// `absent_phases` (only when there are any), so `merge` reads them back.
+    #[serde(
+        default,
+        rename = "absent_phases",
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "phase_keys"
+    )]
     pub absent: Vec<&'static str>,
 }
 
+/// One shard of a run split with `--shard K/N`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    /// K, from 1.
+    pub index: u32,
+    /// N.
+    pub count: u32,
+}
+
+/// The phase keys of `absent_phases`, as the static keys of [`Phases::overview`]; unknown
+/// keys are dropped.
+fn phase_keys<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<&'static str>, D::Error> {
+    const KEYS: [&str; 8] = [
+        "checks", "tests", "evals", "lint", "stress", "bench", "fuzz", "protocol",
+    ];
+    let names = Vec::<String>::deserialize(d)?;
+    Ok(names
+        .iter()
+        .filter_map(|n| KEYS.iter().find(|k| **k == n.as_str()).copied())
+        .collect())
+}
+
 /// The committed eval cache compared with the current cases (`cache status`, `cache prune`).
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct CacheAudit {
     /// The cache folder.
     pub dir: String,
@@ -116,7 +152,7 @@ pub struct CacheAudit {
 }
 
 /// A stale cache file that could not be removed.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct NotRemoved {
     /// The file.
     pub file: String,
@@ -125,7 +161,7 @@ pub struct NotRemoved {
 }
 
 /// One answer a current case needs.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CachedAnswer {
     /// The case name, with the model when there are several and the trial after the first.
     pub label: String,
@@ -143,7 +179,7 @@ impl CacheAudit {
 }
 
 /// Name and version of the tool that wrote the report.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Generator {
     /// Always `toolproof`.
     pub name: String,
@@ -168,7 +204,7 @@ impl Default for Generator {
 }
 
 /// The server as it introduced itself.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ServerSummary {
     /// `serverInfo.name`.
     pub name: Option<String>,
@@ -187,7 +223,7 @@ pub struct ServerSummary {
 }
 
 /// The server could not be started, reached or understood.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ServerError {
     /// What went wrong, one line first.
     pub message: String,
@@ -196,7 +232,7 @@ pub struct ServerError {
 }
 
 /// What `tools/list`, `resources/list` and `prompts/list` returned.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Inventory {
     /// Tools in server order.
     pub tools: Vec<ToolSummary>,
@@ -205,12 +241,12 @@ pub struct Inventory {
     /// Prompts as sent (`None` when the server has no prompts capability).
     pub prompts: Option<Vec<Value>>,
     /// Listings that failed (`resources/list failed: …`): reported, not fatal.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<String>,
 }
 
 /// One tool, as `inspect` shows it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ToolSummary {
     /// Name.
     pub name: String,
@@ -224,12 +260,12 @@ pub struct ToolSummary {
     pub has_output_schema: bool,
     /// The tool object exactly as the server sent it (`inspect --json` prints it as `tools[]`;
     /// the run report leaves it out).
-    #[serde(skip)]
+    #[serde(skip, default)]
     pub definition: Value,
 }
 
 /// How a phase ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PhaseStatus {
     /// Ran, and everything in it passed.
@@ -243,7 +279,7 @@ pub enum PhaseStatus {
 }
 
 /// One phase: its status, why, and what it found.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Phase<T> {
     /// How it ended.
     pub status: PhaseStatus,
@@ -290,7 +326,7 @@ impl<T> Phase<T> {
 }
 
 /// All phases, in the order they run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Phases {
     /// Static checks.
     pub checks: Phase<ChecksResults>,

@@ -1,9 +1,9 @@
 //! YAML tool-call test results and their counts.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How one YAML test ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TestStatus {
     /// Every expectation held.
@@ -19,7 +19,7 @@ pub enum TestStatus {
 }
 
 /// One YAML test.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TestResult {
     /// Test name.
     pub name: String,
@@ -45,12 +45,12 @@ pub struct TestResult {
     pub line: Option<u32>,
     /// Requests the server sent toolproof during the last attempt's call (`elicitation/create`,
     /// `sampling/createMessage`, `roots/list`), with what was answered; omitted when none.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub server_requests: Vec<ServerRequest>,
 }
 
 /// One request a server sent during a test's call, and what toolproof answered.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServerRequest {
     /// The request's method.
     pub method: String,
@@ -59,7 +59,7 @@ pub struct ServerRequest {
     pub answer: String,
     /// Why the scripted answer could not be given as written (it breaks the requested schema),
     /// which fails the test.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
 }
 

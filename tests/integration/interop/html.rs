@@ -85,6 +85,8 @@ fn failing_report() -> RunReport {
         config_warnings: Vec::new(),
         cache_audit: None,
         history: None,
+        shard: None,
+        config_digest: None,
         phases: Phases {
             checks: Phase {
                 status: PhaseStatus::Failed,

@@ -1,0 +1,248 @@
+//! The evals of the merged run: per model, the cases of every shard back in config order with
+//! all their trials, scored again by the run's own scoring (`evals::scoring`: accuracy,
+//! `min_accuracy`, critical rows, the Wilson lower bound), so the gates are those of the union.
+
+use std::collections::BTreeMap;
+
+use super::read::{MergeError, Part, duplicate};
+use crate::evals::scoring::{self, LabelledCase, Rules};
+use crate::report::model::{
+    CacheUse, ConcurrencyUse, EvalCaseResult, EvalsResults, ModelCost, ModelEval, Phase, Tokens,
+};
+
+/// A case's place in the config: inline cases (no `file`) come before those of `cases_file`,
+/// each in line order.
+pub fn case_position(c: &EvalCaseResult) -> (bool, u32) {
+    (c.file.is_some(), c.line.unwrap_or(u32::MAX))
+}
+
+/// One model's parts, in shard order, with the file of each.
+struct ModelParts<'a> {
+    name: &'a str,
+    evals: Vec<(&'a ModelEval, String)>,
+}
+
+/// The merged evals phase. Every report's evals phase is given (in shard order); the models are
+/// in the order they first appear.
+pub fn merge(parts: &[&Part]) -> Result<Phase<Option<EvalsResults>>, MergeError> {
+    let ran: Vec<(&Part, &EvalsResults, &Phase<Option<EvalsResults>>)> = parts
+        .iter()
+        .filter_map(|p| {
+            let phase = &p.report.phases.evals;
+            phase.results.as_ref().map(|r| (*p, r, phase))
+        })
+        .collect();
+    // A job whose evals could not start at all (no results): the run's evals could not either.
+    if let Some(p) = parts.iter().find(|p| {
+        let phase = &p.report.phases.evals;
+        phase.status == crate::report::model::PhaseStatus::Error && phase.results.is_none()
+    }) {
+        return Ok(p.report.phases.evals.clone());
+    }
+    let Some((_, first, _)) = ran.first() else {
+        return Ok(parts.first().map_or_else(
+            || Phase::skipped("no report"),
+            |p| p.report.phases.evals.clone(),
+        ));
+    };
+    let mut by_model: Vec<ModelParts<'_>> = Vec::new();
+    for (p, results, _) in &ran {
+        for m in &results.models {
+            let entry = match by_model.iter_mut().position(|e| e.name == m.model) {
+                Some(i) => &mut by_model[i],
+                None => {
+                    by_model.push(ModelParts {
+                        name: &m.model,
+                        evals: Vec::new(),
+                    });
+                    by_model.last_mut().expect("just pushed")
+                }
+            };
+            entry.evals.push((m, p.name()));
+        }
+    }
+    let models = by_model
+        .iter()
+        .map(merge_model)
+        .collect::<Result<Vec<_>, _>>()?;
+    let results = EvalsResults {
+        provider: first.provider.clone(),
+        models,
+        left_out_tools: first.left_out_tools.clone(),
+        tool_list_hash: first.tool_list_hash.clone(),
+        cache: ran.iter().fold(CacheUse::default(), |acc, (_, r, _)| {
+            add_cache(acc, &r.cache)
+        }),
+        history: None,
+        concurrency: ran
+            .iter()
+            .filter_map(|(_, r, _)| r.concurrency)
+            .reduce(add_concurrency),
+    };
+    let duration = ran
+        .iter()
+        .map(|(_, _, ph)| ph.duration_ms)
+        .fold(0.0, f64::max);
+    Ok(scoring::phase(results, duration))
+}
+
+/// One model over every shard: its cases in config order, scored again.
+fn merge_model(parts: &ModelParts<'_>) -> Result<ModelEval, MergeError> {
+    let mut cases: Vec<(EvalCaseResult, &str)> = Vec::new();
+    let mut seen: BTreeMap<(Option<String>, Option<u32>, String), &str> = BTreeMap::new();
+    for (m, file) in &parts.evals {
+        for c in &m.cases {
+            let key = (c.file.clone(), c.line, c.name.clone());
+            if let Some(other) = seen.insert(key, file) {
+                return Err(duplicate(format!(
+                    "case `{}` of model `{}` is in {other} and in {file}",
+                    c.name, parts.name
+                )));
+            }
+            cases.push((c.clone(), file));
+        }
+    }
+    cases.sort_by_key(|(c, _)| case_position(c));
+    let first = parts.evals[0].0;
+    let rules = Rules {
+        min_accuracy: first.min_accuracy,
+        min_wilson_lower: first.min_wilson_lower,
+        // `uncached` lists the cases not asked under --offline, and only then.
+        offline: parts.evals.iter().any(|(m, _)| !m.uncached.is_empty()),
+        trials: parts.evals.iter().map(|(m, _)| m.trials).max().unwrap_or(1),
+    };
+    let error = parts.evals.iter().find_map(|(m, _)| m.error.clone());
+    let contexts: Vec<_> = cases.iter().map(|(c, _)| c.context.clone()).collect();
+    let labelled = cases.into_iter().map(|(c, _)| labelled(c)).collect();
+    let mut eval = scoring::score_model(parts.name, &rules, error, labelled);
+    for (case, context) in eval.cases.iter_mut().zip(contexts) {
+        case.context = context;
+    }
+    eval.batched = parts.evals.iter().map(|(m, _)| m.batched).sum();
+    eval.cost = parts
+        .evals
+        .iter()
+        .filter_map(|(m, _)| m.cost.clone())
+        .reduce(add_cost);
+    Ok(eval)
+}
+
+fn labelled(c: EvalCaseResult) -> LabelledCase {
+    LabelledCase {
+        name: c.name,
+        prompt: c.prompt,
+        why: c.why,
+        critical: c.critical,
+        line: c.line,
+        file: c.file,
+        expect_tool: c.expect_tool,
+        expect_args: c.expect_args,
+        trials: c.trials,
+    }
+}
+
+fn add_cache(a: CacheUse, b: &CacheUse) -> CacheUse {
+    CacheUse {
+        read: a.read || b.read,
+        write: a.write || b.write,
+        dir: a.dir.or_else(|| b.dir.clone()),
+        hits: a.hits + b.hits,
+        asked: a.asked + b.asked,
+        failed: a.failed + b.failed,
+        requests: a.requests + b.requests,
+        retries: a.retries + b.retries,
+        corrupt: a.corrupt + b.corrupt,
+        write_errors: a.write_errors + b.write_errors,
+        write_error: a.write_error.or_else(|| b.write_error.clone()),
+    }
+}
+
+fn add_concurrency(a: ConcurrencyUse, b: ConcurrencyUse) -> ConcurrencyUse {
+    ConcurrencyUse {
+        configured: a.configured.max(b.configured),
+        adaptive: a.adaptive || b.adaptive,
+        lowest: a.lowest.min(b.lowest),
+        last: a.last.min(b.last),
+        lowered: a.lowered + b.lowered,
+        timeouts: a.timeouts + b.timeouts,
+        answered: a.answered + b.answered,
+    }
+}
+
+fn add_tokens(a: Tokens, b: Tokens) -> Tokens {
+    Tokens {
+        input: a.input + b.input,
+        output: a.output + b.output,
+        cache_write: a.cache_write + b.cache_write,
+        cache_read: a.cache_read + b.cache_read,
+    }
+}
+
+fn add_usd(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a + b),
+        (a, b) => a.or(b),
+    }
+}
+
+fn add_cost(a: ModelCost, b: ModelCost) -> ModelCost {
+    ModelCost {
+        requests: a.requests + b.requests,
+        reported: a.reported + b.reported,
+        not_reported: a.not_reported + b.not_reported,
+        tokens: add_tokens(a.tokens, b.tokens),
+        cost_usd: add_usd(a.cost_usd, b.cost_usd),
+        price: a.price.or(b.price),
+        replayed: a.replayed + b.replayed,
+        replayed_reported: a.replayed_reported + b.replayed_reported,
+        replayed_tokens: add_tokens(a.replayed_tokens, b.replayed_tokens),
+        replayed_cost_usd: add_usd(a.replayed_cost_usd, b.replayed_cost_usd),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::golden::fixtures;
+    use crate::report::model::PhaseStatus;
+
+    fn part(file: &str, report: crate::report::model::RunReport) -> Part {
+        Part {
+            file: file.into(),
+            report,
+        }
+    }
+
+    #[test]
+    fn a_job_whose_evals_could_not_start_makes_the_merged_evals_an_error() {
+        let good = part("good.json", fixtures::evals_models());
+        let mut report = fixtures::evals_models();
+        report.phases.evals = Phase::error("ANTHROPIC_API_KEY is not set");
+        let bad = part("bad.json", report);
+        let merged = merge(&[&good, &bad]).ok();
+        assert_eq!(merged.as_ref().map(|p| p.status), Some(PhaseStatus::Error));
+        assert_eq!(
+            merged.and_then(|p| p.reason).as_deref(),
+            Some("ANTHROPIC_API_KEY is not set")
+        );
+    }
+
+    #[test]
+    fn one_report_merged_alone_keeps_its_verdict() {
+        let only = part("only.json", fixtures::evals_models());
+        let before = &only.report.phases.evals;
+        let merged = merge(&[&only]).ok();
+        let merged = merged.as_ref();
+        assert_eq!(merged.map(|p| p.status), Some(before.status));
+        assert_eq!(merged.and_then(|p| p.reason.clone()), before.reason.clone());
+        let models = |p: &Phase<Option<EvalsResults>>| {
+            p.results.as_ref().map(|r| {
+                r.models
+                    .iter()
+                    .map(|m| (m.model.clone(), m.passed, m.correct, m.total))
+                    .collect::<Vec<_>>()
+            })
+        };
+        assert_eq!(merged.and_then(models), models(before));
+    }
+}
