@@ -130,7 +130,7 @@ pub fn check_same_run(parts: &[Part]) -> Result<(), MergeError> {
         (
             "configs (config_digest)",
             |r| r.config_digest.clone().unwrap_or_else(|| "none".into()),
-            "every job must run the same config and the files it includes",
+            "every job must run the same config file",
         ),
     ];
     for (what, key, hint) in keys {

@@ -156,7 +156,6 @@ impl Redact for RunReport {
             phases,
             cache_audit,
             history,
-            shard: _,
             config_digest: _,
             secrets: _,
             absent: _,

@@ -231,8 +231,7 @@ fn assemble(
         phases,
         cache_audit: out.cache,
         history: out.history,
-        shard: None,
-        config_digest: None,
+        config_digest: config_digest(&loaded.path),
         secrets: settings.secrets().to_vec(),
         absent: PhaseKey::ALL
             .iter()
@@ -338,6 +337,19 @@ pub(crate) fn finished(
 
 fn non_empty(s: String) -> Option<String> {
     if s.trim().is_empty() { None } else { Some(s) }
+}
+
+/// sha256 (hex) of the config file's bytes, for `merge` to tell reports of one run apart from
+/// reports of another; `None` without a config file.
+fn config_digest(path: &Path) -> Option<String> {
+    use sha2::{Digest, Sha256};
+    let bytes = std::fs::read(path).ok()?;
+    Some(
+        Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect(),
+    )
 }
 
 fn config_file_name(path: &Path) -> Option<String> {

@@ -33,23 +33,23 @@ pub(super) struct Flags<'a> {
     shard: Option<&'a crate::cli::ShardArg>,
 }
 
+/// The flags of a command that has only the server's.
+fn server_only(server: &ServerArgs) -> Flags<'_> {
+    Flags {
+        server: Some(server),
+        ..Flags::default()
+    }
+}
+
+/// The command and its flags. A session connects as `inspect` does and runs no phase (see
+/// `crate::session`).
 pub(super) fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
     match &cli.command {
         Command::Inspect(a) => (
             CommandKind::Inspect { json: a.json },
-            Flags {
-                server: Some(&a.server),
-                ..Flags::default()
-            },
+            server_only(&a.server),
         ),
-        // A session connects as `inspect` does and runs no phase (see `crate::session`).
-        Command::Session(a) => (
-            CommandKind::Inspect { json: false },
-            Flags {
-                server: Some(&a.server),
-                ..Flags::default()
-            },
-        ),
+        Command::Session(a) => (CommandKind::Inspect { json: false }, server_only(&a.server)),
         Command::Run(a) => (
             CommandKind::Run,
             Flags {

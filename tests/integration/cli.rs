@@ -936,6 +936,11 @@ fn normalize(text: &str, dir: &Dir) -> String {
         (r"\b\d+\.\d+s\b", "[s]"),
         (r"\b\d+ms\b", "[ms]"),
         (r#""version": "[0-9.]+""#, r#""version": "[version]""#),
+        // The config names the fake by its absolute path.
+        (
+            r#""config_digest": "[0-9a-f]{64}""#,
+            r#""config_digest": "[sha256]""#,
+        ),
     ];
     rules.iter().fold(text, |acc, (pattern, with)| {
         regex::Regex::new(pattern)

@@ -74,9 +74,6 @@ pub struct RunReport {
     /// The signal that stopped the run (`SIGINT`, `SIGTERM`), when one did; phases it cut
     /// short say so in their reason.
     pub interrupted: Option<String>,
-    /// The shard this run was (`--shard K/N`), when it was one of several.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub shard: Option<crate::shard::Shard>,
     /// What the config says that loads but has no effect (`file:line:col: message`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub config_warnings: Vec<String>,
@@ -93,7 +90,7 @@ pub struct RunReport {
     /// sharded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
-    /// sha256 (hex) of the config file and the files it includes; absent without a config
+    /// sha256 (hex) of the config file's bytes; absent without a config
     /// file. `merge` refuses reports whose digests differ.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config_digest: Option<String>,
@@ -113,13 +110,7 @@ pub struct RunReport {
 }
 
 /// One shard of a run split with `--shard K/N`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Shard {
-    /// K, from 1.
-    pub index: u32,
-    /// N.
-    pub count: u32,
-}
+pub use crate::shard::Shard;
 
 /// The phase keys of `absent_phases`, as the static keys of [`Phases::overview`]; unknown
 /// keys are dropped.

@@ -85,7 +85,6 @@ fn failing_report() -> RunReport {
         config_warnings: Vec::new(),
         cache_audit: None,
         history: None,
-        shard: None,
         config_digest: None,
         phases: Phases {
             checks: Phase {

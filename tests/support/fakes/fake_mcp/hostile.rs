@@ -66,9 +66,14 @@ pub fn call_answer(opts: &Options, id: &Value, normal: &Value) -> Option<String>
         return Some(format!("{normal}\n{normal}"));
     }
     if opts.has(Fault::HugeLine) {
-        let text = "x".repeat(HUGE_LINE_BYTES);
-        let result = json!({"content": [{"type": "text", "text": text}], "isError": false});
-        return Some(response(id, result).to_string());
+        // Written as text: building and serializing a 70 MiB value takes seconds in a debug
+        // build, enough on a loaded machine to miss the test's timeout before the limit is hit.
+        let mut line = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"isError":false,"content":[{{"type":"text","text":""#
+        );
+        line.push_str(&"x".repeat(HUGE_LINE_BYTES));
+        line.push_str(r#""}]}}"#);
+        return Some(line);
     }
     None
 }
