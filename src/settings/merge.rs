@@ -30,14 +30,7 @@ impl MergeSettings {
         }
         Ok(MergeSettings {
             outputs,
-            revision: Revision {
-                commit: env.get("GITHUB_SHA").map(str::to_owned),
-                git_ref: env
-                    .get("GITHUB_HEAD_REF")
-                    .or_else(|| env.get("GITHUB_REF_NAME"))
-                    .map(str::to_owned),
-                base_ref: env.get("GITHUB_BASE_REF").map(str::to_owned),
-            },
+            revision: Revision::from_env(env),
             secrets: super::secrets::resolve(env, &[]),
         })
     }

@@ -387,6 +387,20 @@ pub struct Revision {
     pub base_ref: Option<String>,
 }
 
+impl Revision {
+    /// The commit, branch and base branch GitHub Actions names in `env`.
+    pub(crate) fn from_env(env: &Env) -> Revision {
+        Revision {
+            commit: env.get("GITHUB_SHA").map(str::to_owned),
+            git_ref: env
+                .get("GITHUB_HEAD_REF")
+                .or_else(|| env.get("GITHUB_REF_NAME"))
+                .map(str::to_owned),
+            base_ref: env.get("GITHUB_BASE_REF").map(str::to_owned),
+        }
+    }
+}
+
 /// Everything one invocation will do. Built only by [`Settings::resolve`].
 #[derive(Debug, Clone)]
 pub struct Settings {

@@ -287,14 +287,7 @@ impl Settings {
             lint,
             skips,
             outputs,
-            revision: Revision {
-                commit: env.get("GITHUB_SHA").map(str::to_owned),
-                git_ref: env
-                    .get("GITHUB_HEAD_REF")
-                    .or_else(|| env.get("GITHUB_REF_NAME"))
-                    .map(str::to_owned),
-                base_ref: env.get("GITHUB_BASE_REF").map(str::to_owned),
-            },
+            revision: Revision::from_env(env),
             env: env.clone(),
             secrets: super::secrets::resolve(env, &loaded.secrets),
             shard,
