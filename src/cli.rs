@@ -438,6 +438,10 @@ pub struct RunArgs {
     /// several terms separated by commas select any of them [env: TOOLPROOF_FILTER].
     #[arg(short = 'k', long = "filter", value_name = "TEXT")]
     pub filter: Option<String>,
+    /// Ask only this model in the evals, whatever `evals.models` lists (a CI matrix's job per
+    /// model) [env: TOOLPROOF_EVAL_MODEL].
+    #[arg(long)]
+    pub model: Option<String>,
     /// Skip the evals phase [env: TOOLPROOF_SKIP_EVALS].
     #[arg(long, overrides_with = "no_skip_evals")]
     pub skip_evals: bool,

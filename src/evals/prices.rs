@@ -37,6 +37,18 @@ impl Price {
     }
 }
 
+/// Dollars as whole picodollars (10⁻¹² USD). Costs are added up in them, so a sum does not
+/// depend on the order of its terms: a run split over shards and merged back costs, to the last
+/// digit, what it costs unsharded.
+pub fn picodollars(usd: f64) -> u64 {
+    (usd * 1e12).round().max(0.0) as u64
+}
+
+/// Whole picodollars as dollars.
+pub fn dollars(picodollars: u64) -> f64 {
+    picodollars as f64 / 1e12
+}
+
 const fn price(input: f64, cache_write: f64, cache_read: f64, output: f64) -> Price {
     Price {
         input,

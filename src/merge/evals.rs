@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::read::{MergeError, Part, duplicate};
+use crate::evals::prices::{dollars, picodollars};
 use crate::evals::scoring::{self, LabelledCase, Rules};
 use crate::report::model::{
     CacheUse, ConcurrencyUse, EvalCaseResult, EvalsResults, ModelCost, ModelEval, Phase, Tokens,
@@ -23,7 +24,7 @@ struct ModelParts<'a> {
 }
 
 /// The merged evals phase. Every report's evals phase is given (in shard order); the models are
-/// in the order they first appear.
+/// in the config's order (`config_models`), any other in the order it first appears.
 pub fn merge(parts: &[&Part]) -> Result<Phase<Option<EvalsResults>>, MergeError> {
     let ran: Vec<(&Part, &EvalsResults, &Phase<Option<EvalsResults>>)> = parts
         .iter()
@@ -61,6 +62,15 @@ pub fn merge(parts: &[&Part]) -> Result<Phase<Option<EvalsResults>>, MergeError>
             entry.evals.push((m, p.name()));
         }
     }
+    let place = |name: &str| {
+        first
+            .config_models
+            .iter()
+            .position(|m| m == name)
+            .unwrap_or(usize::MAX)
+    };
+    // A stable sort: models the config does not list stay in the order they appeared.
+    by_model.sort_by_key(|m| place(m.name));
     let models = by_model
         .iter()
         .map(merge_model)
@@ -78,6 +88,7 @@ pub fn merge(parts: &[&Part]) -> Result<Phase<Option<EvalsResults>>, MergeError>
             .iter()
             .filter_map(|(_, r, _)| r.concurrency)
             .reduce(add_concurrency),
+        config_models: first.config_models.clone(),
     };
     let duration = ran
         .iter()
@@ -180,7 +191,7 @@ fn add_tokens(a: Tokens, b: Tokens) -> Tokens {
 
 fn add_usd(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     match (a, b) {
-        (Some(a), Some(b)) => Some(a + b),
+        (Some(a), Some(b)) => Some(dollars(picodollars(a) + picodollars(b))),
         (a, b) => a.or(b),
     }
 }

@@ -104,6 +104,10 @@ impl PrComment {
     pub fn mode(&self) -> PrCommentMode {
         self.mode.value
     }
+    /// Who set the mode (a flag or a variable).
+    pub fn mode_origin(&self) -> &Origin {
+        &self.mode.origin
+    }
     /// `--pr-comment-file`, `TOOLPROOF_PR_COMMENT_FILE`: write the body here, call no API.
     pub fn file(&self) -> Option<&PathBuf> {
         self.file.as_ref()

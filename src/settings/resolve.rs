@@ -56,6 +56,7 @@ pub(super) fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
                 reports: Some(&a.reports),
                 eval: Some(&a.evals),
                 run: Some(a),
+                model: a.model.as_deref(),
                 baseline: Some(&a.baseline),
                 shard: Some(&a.shard),
                 ..Flags::default()
@@ -270,6 +271,10 @@ impl Settings {
             TransportPref::Auto,
         );
         let shard = super::shard::resolve(flags.shard, env)?;
+        if let Some(s) = shard {
+            let history_flag = flags.eval.is_some_and(|f| f.history.is_some());
+            super::shard::refuse_whole_run_outputs(s, &outputs, history_flag)?;
+        }
         let (mut bench, mut fuzz, mut loaded) = (bench, fuzz, loaded);
         let whole_evals = shard.and_then(|s| {
             super::shard::split(s, bench.as_mut(), fuzz.as_mut(), &mut loaded.config)

@@ -5,7 +5,7 @@
 
 use super::env::Env;
 use super::resolve::env_value;
-use super::{BenchSettings, FuzzSettings};
+use super::{BenchSettings, FuzzSettings, Outputs, PrCommentMode};
 use crate::cli::ShardArg;
 use crate::config::{Config, ConfigError, EvalCase, EvalConfig, Turn};
 use crate::shard::Shard;
@@ -19,6 +19,44 @@ pub(super) fn resolve(flag: Option<&ShardArg>, env: &Env) -> Result<Option<Shard
         return Ok(Some(shard));
     }
     Ok(env_value(env, "TOOLPROOF_SHARD", Shard::parse)?.map(|(s, _, _)| s))
+}
+
+/// A shard of several writes no history line and posts no pull-request comment: a shard's
+/// miss rate covers its own cases only, so both are the merged run's (`toolproof merge`).
+pub(super) fn refuse_whole_run_outputs(
+    shard: Shard,
+    outputs: &Outputs,
+    history_flag: bool,
+) -> Result<(), ConfigError> {
+    if shard.count < 2 {
+        return Ok(());
+    }
+    let refuse = |what: &str, origin: String, flag: &str| {
+        ConfigError::new(format!(
+            "{origin} asks shard {shard} for {what}, which covers the whole run"
+        ))
+        .hint(format!(
+            "drop it from the shard jobs and give `{flag}` to `toolproof merge`, which merges their JSON reports into the run's"
+        ))
+    };
+    if outputs.history().is_some() {
+        let origin = if history_flag {
+            "--history".to_owned()
+        } else {
+            "TOOLPROOF_HISTORY".to_owned()
+        };
+        return Err(refuse("a history line", origin, "--history"));
+    }
+    let comment = outputs.github().pr_comment();
+    if comment.wanted() {
+        let origin = if comment.file().is_some() && comment.mode() == PrCommentMode::Off {
+            "--pr-comment-file (or TOOLPROOF_PR_COMMENT_FILE)".to_owned()
+        } else {
+            comment.mode_origin().to_string()
+        };
+        return Err(refuse("a pull-request comment", origin, "--pr-comment"));
+    }
+    Ok(())
 }
 
 /// Keeps what falls in `shard`: its bench targets and eval cases (the fuzz phase picks its

@@ -61,6 +61,7 @@ mod inspect_output;
 mod lifecycle;
 mod lint;
 mod local;
+mod matrix;
 mod merge;
 mod requests;
 mod shard;

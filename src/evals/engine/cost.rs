@@ -1,7 +1,7 @@
 //! One model's requests, tokens and cost, added up from its answers for the report.
 
 use super::Got;
-use crate::evals::prices::{Price, Source};
+use crate::evals::prices::{Price, Source, dollars, picodollars};
 use crate::evals::usage::Usage;
 use crate::report::model::{ModelCost, PriceUsed, Tokens};
 
@@ -20,9 +20,10 @@ pub(super) fn of_model(got: &[Got], price: Option<(Price, Source)>) -> ModelCost
         ..ModelCost::default()
     };
     let mut fresh = Usage::default();
-    let mut fresh_cost = 0.0;
+    // Whole picodollars: the sum is the same in any order (a merged run's is the run's).
+    let mut fresh_cost = 0u64;
     let mut replayed = Usage::default();
-    let mut replayed_cost: Option<f64> = None;
+    let mut replayed_cost: Option<u64> = None;
     for g in got {
         match g {
             Got::Asked(_, _, recorded) => {
@@ -33,7 +34,7 @@ pub(super) fn of_model(got: &[Got], price: Option<(Price, Source)>) -> ModelCost
                         fresh.add(&r.usage);
                         // A batch answer records its own (discounted) cost.
                         let cost = r.cost_usd.or_else(|| price.map(|(p, _)| p.cost(&r.usage)));
-                        fresh_cost += cost.unwrap_or(0.0);
+                        fresh_cost += cost.map_or(0, picodollars);
                     }
                     None => c.not_reported += 1,
                 }
@@ -46,7 +47,7 @@ pub(super) fn of_model(got: &[Got], price: Option<(Price, Source)>) -> ModelCost
                     replayed.add(&r.usage);
                     let cost = r.cost_usd.or_else(|| price.map(|(p, _)| p.cost(&r.usage)));
                     if let Some(cost) = cost {
-                        *replayed_cost.get_or_insert(0.0) += cost;
+                        *replayed_cost.get_or_insert(0) += picodollars(cost);
                     }
                 }
             }
@@ -54,9 +55,9 @@ pub(super) fn of_model(got: &[Got], price: Option<(Price, Source)>) -> ModelCost
         }
     }
     c.tokens = tokens(&fresh);
-    c.cost_usd = price.map(|_| fresh_cost);
+    c.cost_usd = price.map(|_| dollars(fresh_cost));
     c.replayed_tokens = tokens(&replayed);
-    c.replayed_cost_usd = replayed_cost;
+    c.replayed_cost_usd = replayed_cost.map(dollars);
     c
 }
 

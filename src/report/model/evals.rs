@@ -22,6 +22,11 @@ pub struct EvalsResults {
     /// How many requests were in flight, and whether timeouts lowered it (the HTTP providers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub concurrency: Option<ConcurrencyUse>,
+    /// The models the config lists (`evals.models`, or `model`), in its order, whether or not
+    /// `--model` asked only one of them: `toolproof merge` puts the jobs of a matrix over
+    /// models back in this order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub config_models: Vec<String>,
 }
 
 /// How many requests were in flight at once: the configured concurrency, and how far timeouts

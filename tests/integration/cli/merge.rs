@@ -5,26 +5,33 @@
 use super::evals::picker;
 use super::*;
 
-/// Every key whose value differs between two runs of the same thing: times and durations, and
-/// the config digest (the tests set the shards' digests by hand).
-const VOLATILE: [&str; 4] = ["duration_ms", "started_at", "latency_ms", "config_digest"];
+/// Every key whose value differs between two runs of the same thing: times and durations.
+const VOLATILE: [&str; 3] = ["duration_ms", "started_at", "latency_ms"];
 
-/// The report without its times.
+/// The report without its times and the config digest (the tests here split the config by
+/// hand, and set the shards' digests).
 fn steady(v: &Value) -> Value {
+    steady_without(v, &["config_digest"])
+}
+
+/// The report without its times and the keys `also`, at any depth.
+pub(super) fn steady_without(v: &Value, also: &[&str]) -> Value {
     match v {
         Value::Object(map) => Value::Object(
             map.iter()
-                .filter(|(k, _)| !VOLATILE.contains(&k.as_str()))
-                .map(|(k, v)| (k.clone(), steady(v)))
+                .filter(|(k, _)| !VOLATILE.contains(&k.as_str()) && !also.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), steady_without(v, also)))
                 .collect(),
         ),
-        Value::Array(items) => Value::Array(items.iter().map(steady).collect()),
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|i| steady_without(i, also)).collect())
+        }
         other => other.clone(),
     }
 }
 
 /// Each JUnit testcase as `classname/name: status` (`passed`, `failure`, `error`, `skipped`).
-fn junit_cases(xml: &str) -> Vec<String> {
+pub(super) fn junit_cases(xml: &str) -> Vec<String> {
     let attr = |tag: &str, name: &str| {
         let key = format!(" {name}=\"");
         tag.split_once(&key)
@@ -50,7 +57,7 @@ fn junit_cases(xml: &str) -> Vec<String> {
         .collect()
 }
 
-fn report(dir: &Dir, name: &str) -> Value {
+pub(super) fn report(dir: &Dir, name: &str) -> Value {
     serde_json::from_str(&dir.read(name)).unwrap_or(Value::Null)
 }
 

@@ -163,6 +163,65 @@ fn an_empty_shard_is_a_skip_that_says_so_and_a_bad_shard_is_a_usage_error() {
     assert!(out.stderr.contains("TOOLPROOF_SHARD"), "{}", out.stderr);
 }
 
+/// A shard's miss rate covers its own cases: the history line and the pull-request comment
+/// are the merged run's, so a shard of several refuses them (wherever they are asked), and the
+/// one shard of one keeps them.
+#[test]
+fn a_shard_of_several_refuses_the_history_and_pr_comment_of_the_whole_run() {
+    let dir = Dir::new("shard-refuses");
+    dir.write("toolproof.yaml", &set_of(4));
+    let cases: [(&[&str], &[(&str, &str)], &str); 5] = [
+        (
+            &["--history", "h.jsonl"],
+            &[],
+            "--history asks shard 2/4 for a history line",
+        ),
+        (
+            &[],
+            &[("TOOLPROOF_HISTORY", "h.jsonl")],
+            "TOOLPROOF_HISTORY asks shard 2/4",
+        ),
+        (
+            &["--pr-comment", "always"],
+            &[],
+            "--pr-comment asks shard 2/4 for a pull-request comment",
+        ),
+        (
+            &[],
+            &[("TOOLPROOF_PR_COMMENT", "on-change")],
+            "TOOLPROOF_PR_COMMENT=on-change asks shard 2/4",
+        ),
+        (&["--pr-comment-file", "c.md"], &[], "--pr-comment-file"),
+    ];
+    for (flags, env, says) in cases {
+        let mut args = vec![
+            "run",
+            "toolproof.yaml",
+            "--shard",
+            "2/4",
+            "--json",
+            "r.json",
+        ];
+        args.extend_from_slice(flags);
+        let out = toolproof_in(&dir.0, &args, env);
+        assert_eq!(out.code, 2, "{flags:?} {env:?}: {out:?}");
+        assert!(out.stderr.contains(says), "{says}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("hint:") && out.stderr.contains("toolproof merge"),
+            "{}",
+            out.stderr
+        );
+        assert!(!dir.path("h.jsonl").exists() && !dir.path("c.md").exists());
+    }
+    let out = toolproof_in(
+        &dir.0,
+        &["eval", "--shard", "1/1", "--history", "h.jsonl"],
+        &[],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(dir.read("h.jsonl").lines().count(), 1);
+}
+
 /// The names a phase's rows carry in a JSON report (`fuzz` tools, `bench` targets).
 fn rows(dir: &Dir, json: &str, phase: &str, list: &str, key: &str) -> Vec<String> {
     report(dir, json)["phases"][phase]["results"][list]
