@@ -11,7 +11,10 @@ history cache and the artifact (toolproof-reports/ at its root) are there; a tam
 refused; a runner with no release archive is an error naming the version and platform, and
 `version: source` builds the checkout under a key of its version and sources; on a pull request
 one comment is created, a second run updates that same comment, and its body shows what changed
-against the base branch. Last, scripts/release-dry-run.sh plays the same release from a clone of
+against the base branch; a matrix of two shards and its merge job (the workflow the guide shows)
+write one history line, one job summary and one comment, and the merge's verdict is the
+unsharded run's while a shard's failed gate leaves its own job green. Last,
+scripts/release-dry-run.sh plays the same release from a clone of
 HEAD and runs the demo with what the install step installed.
 
 Usage: e2e.py TARGET_DIR (the cargo target folder holding debug/toolproof and the examples)
@@ -178,7 +181,7 @@ def demo_passes(bins, action, url):
     caches = [p.name for p in (root / "runner" / "caches").iterdir()]
     check(len(caches) == 1 and caches[0].startswith("toolproof-history-toolproof-history.jsonl-main-"),
           "the history file is saved to the cache", caches)
-    artifact = root / "runner" / "artifacts" / "toolproof-reports"
+    artifact = runner.artifacts / "toolproof-reports"
     kept = sorted(str(p.relative_to(artifact)) for p in artifact.rglob("*") if p.is_file()) \
         if artifact.exists() else []
     want = {f"toolproof-reports/{n}" for n in
@@ -328,6 +331,111 @@ def pr_comment_is_one_comment_that_shows_what_changed(bins, action, url):
         proc.kill()
 
 
+def a_matrix_and_its_merge_job(bins, action, url):
+    """The two-job workflow of docs/sharding.md: a matrix of `shard: K/2` jobs, each uploading
+    its reports, then a `command: merge` job that downloads them. Every job gets the same
+    inputs a user copies into both (pr-comment, history), on a pull request. One row of the
+    demo is broken and min_accuracy raised, so the run fails: 10 of 11 cases right."""
+    root = Path(tempfile.mkdtemp(prefix="toolproof-e2e-matrix-"))
+    token = "ghs_e2e_token_0123456789"
+    proc, api = fake_github(bins, root, token)
+    artifacts = root / "artifacts"
+    try:
+        pr = root / "pr.json"
+        pr.write_text(json.dumps({"number": 42, "pull_request": {"number": 42}}))
+        ctx = dict(event_name="pull_request", ref_name="42/merge", head_ref="feature",
+                   base_ref="main", api_url=api, run_id="300")
+
+        def job(name, inputs):
+            runner = Runner(root / name, github(pr, **ctx), artifacts=artifacts,
+                            env={"TOOLPROOF_DOWNLOAD_BASE": url, "PATH": path_without_cargo()})
+            workspace = root / name / "workspace"
+            demo_workspace(workspace, bins)
+            text = (workspace / "toolproof.yaml").read_text()
+            (workspace / "toolproof.yaml").write_text(text.replace(
+                "prompt: List my notes\n      expect_tool: list_notes",
+                "prompt: List my notes\n      expect_tool: add_note").replace(
+                "min_accuracy: 0.85", "min_accuracy: 0.95"))
+            result = runner.run(action, {"pr-comment": "always", **inputs})
+            summary = runner.summary.read_text() if runner.summary.exists() else ""
+            return runner, result, summary, workspace
+
+        shards = [job(f"shard{k}", {"shard": f"{k}/2"}) for k in (1, 2)]
+        codes = []
+        for k, (runner, result, summary, workspace) in enumerate(shards, start=1):
+            log = "\n".join(result.logs)
+            codes.append(result.outputs.get("exit-code"))
+            check(result.conclusion == "success",
+                  f"shard {k}/2: the job is green whatever its own gates say", log)
+            check(result.outputs.get("exit-code") in ("0", "1"), f"shard {k}/2 ran", log)
+            check(summary == "", f"shard {k}/2 writes no job summary", summary[:500])
+            check(not (workspace / "toolproof-history.jsonl").exists()
+                  and result.outputs.get("history", "") == "",
+                  f"shard {k}/2 keeps no history", log)
+            check(result.steps["history-restore"]["outcome"] == "skipped"
+                  and result.steps["history-save"]["outcome"] == "skipped",
+                  f"shard {k}/2 neither restores nor saves the history cache", result.steps)
+            name = f"toolproof-reports-shard-{k}-of-2"
+            check(result.outputs.get("artifact-name") == name
+                  and (artifacts / "300" / name / "toolproof-reports" / "report.json").is_file(),
+                  f"shard {k}/2 uploads its reports as {name}", sorted(
+                      str(p.relative_to(artifacts)) for p in artifacts.rglob("*.json")))
+        check(sorted(codes) == ["0", "1"],
+              "the shard holding the broken row fails its gates, the other passes", codes)
+        comments = json.loads((root / "comments.json").read_text()) \
+            if (root / "comments.json").exists() else []
+        check(not [c for c in comments if "toolproof:pr-comment" in c["body"]],
+              "the shards post no comment", comments)
+
+        runner, merged, summary, workspace = job("merge", {"command": "merge"})
+        log = "\n".join(merged.logs)
+        out = merged.outputs
+        check(merged.steps["download"]["outcome"] == "success"
+              and "merging 2 reports" in log, "the merge job downloads both shards' reports", log)
+        check(merged.conclusion == "failure" and out.get("exit-code") == "1"
+              and out.get("passed") == "false",
+              "the merged verdict is the unsharded run's: it fails, 10 of 11 against 95%", out)
+        check(out.get("accuracy") == "0.9091", "output accuracy is 10 of 11", out)
+        check(summary.count("toolproof failed") == 1 and "(10/11)" in summary,
+              "the merge writes the one job summary", summary[:800])
+        history = workspace / "toolproof-history.jsonl"
+        lines = history.read_text().splitlines() if history.exists() else []
+        check(len(lines) == 1 and json.loads(lines[0]).get("cases") == 11,
+              "the merge writes one history line, for all 11 cases", lines)
+        caches = [p.name for p in (root / "merge" / "caches").iterdir()]
+        check(len(caches) == 1, "the merge job saves the history cache", caches)
+        comments = json.loads((root / "comments.json").read_text()) \
+            if (root / "comments.json").exists() else []
+        ours = [c for c in comments if "toolproof:pr-comment" in c["body"]]
+        check(len(ours) == 1 and "list notes" in ours[0]["body"],
+              "the merge posts the one comment, naming the missed row", comments)
+        report = artifacts / "300" / "toolproof-reports" / "toolproof-reports" / "report.json"
+        cases = json.loads(report.read_text())["phases"]["evals"]["results"]["models"][0]["cases"] \
+            if report.exists() else []
+        check(len(cases) == 11, "the merged reports are uploaded as toolproof-reports", report)
+        requests = [json.loads(l) for l in (root / "requests.jsonl").read_text().splitlines()]
+        check([r["method"] for r in requests if r["method"] in ("POST", "PATCH")] == ["POST"],
+              "one comment request in the whole workflow", requests)
+
+        # The reports named by a glob instead of downloaded; then a glob that matches nothing.
+        ctx["run_id"] = "301"
+        glob = f"{artifacts}/300/toolproof-reports-shard-*/toolproof-reports/report.json"
+        _, named, _, _ = job("named", {"command": "merge", "reports": glob, "pr-comment": "off"})
+        log = "\n".join(named.logs)
+        check(named.steps["download"]["outcome"] == "skipped" and "merging 2 reports" in log
+              and named.outputs.get("exit-code") == "1",
+              "the reports input names the reports by a glob, and nothing is downloaded", log)
+        ctx["run_id"] = "302"
+        _, missing, _, _ = job("missing", {"command": "merge", "reports": "nowhere/*.json",
+                                           "pr-comment": "off"})
+        log = "\n".join(missing.logs)
+        check(missing.conclusion == "failure" and missing.outputs.get("exit-code") == "2"
+              and "nowhere/*.json" in log,
+              "a reports glob that matches nothing fails the step, naming it", log)
+    finally:
+        proc.kill()
+
+
 def main():
     target = Path(sys.argv[1]).resolve()
     bins = target / "debug"
@@ -348,6 +456,7 @@ def main():
     no_release_for_the_runner_is_an_error(bins, action, url)
     version_source_builds_the_checkout(bins, action, url)
     pr_comment_is_one_comment_that_shows_what_changed(bins, action, url)
+    a_matrix_and_its_merge_job(bins, action, url)
     release_dry_run(bins, dist)
 
     if FAILURES:

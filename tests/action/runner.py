@@ -5,10 +5,14 @@ GITHUB_STEP_SUMMARY, RUNNER_TEMP, RUNNER_TOOL_CACHE, RUNNER_OS, RUNNER_ARCH, GIT
 the event file…); `${{ }}` expressions in `if:`, `env:`, `with:` and the outputs are evaluated
 for the contexts a composite action sees (inputs, steps, github, runner); `run:` steps run with
 `bash --noprofile --norc -eo pipefail`; the actions toolproof's action uses
-(actions/setup-python, actions/cache/restore, actions/cache/save, actions/upload-artifact) are played by local
-stand-ins that keep caches and artifacts in folders, and must be pinned by a full commit SHA.
+(actions/setup-python, actions/cache/restore, actions/cache/save, actions/upload-artifact,
+actions/download-artifact) are played by local stand-ins that keep caches and artifacts in
+folders, and must be pinned by a full commit SHA. Artifacts belong to a workflow run (its
+`run_id`) and their names are unique in it, as on GitHub; the jobs of one workflow (a matrix and
+its merge job) share them by sharing the `artifacts` folder.
 """
 
+import fnmatch
 import os
 import re
 import shutil
@@ -136,12 +140,15 @@ class Result:
 class Runner:
     """One job's runner: the folders and variables that outlive a step."""
 
-    def __init__(self, root, github, env=None):
+    def __init__(self, root, github, env=None, artifacts=None):
         self.root = Path(root)
         self.github = github
         self.env = dict(env or {})
         for name in ("temp", "tool-cache", "caches", "artifacts", "workspace"):
             (self.root / name).mkdir(parents=True, exist_ok=True)
+        # This workflow run's artifacts, by name.
+        self.artifacts = Path(artifacts or self.root / "artifacts") / str(github.get("run_id", "1"))
+        self.artifacts.mkdir(parents=True, exist_ok=True)
         self.summary = self.root / "step-summary.md"
 
     def run(self, action_dir, inputs):
@@ -282,8 +289,12 @@ class Runner:
         if name == "actions/upload-artifact":
             # As upload-artifact lays an artifact out: the paths' least common ancestor is its
             # root (a single folder's contents are at the root; a single file sits there).
-            target = self.root / "artifacts" / with_["name"]
-            target.mkdir(parents=True, exist_ok=True)
+            target = self.artifacts / with_["name"]
+            if target.exists():
+                # upload-artifact v4 and later: a name is taken once per workflow run.
+                print(f"an artifact named {with_['name']} already exists in this run")
+                return False, {}
+            target.mkdir(parents=True)
             paths = [workspace / line.strip() for line in with_["path"].splitlines() if line.strip()]
             paths = [p.resolve() for p in paths if p.exists()]
             if not paths:
@@ -299,4 +310,19 @@ class Runner:
                     dest.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy(f, dest)
             return True, {"artifact-id": "1"}
+        if name == "actions/download-artifact":
+            # By `name`, or every artifact of the run matching `pattern`; each into its own
+            # folder under `path` (named after it) unless `merge-multiple` is true.
+            dest = Path(with_.get("path") or workspace)
+            dest = dest if dest.is_absolute() else workspace / dest
+            pattern = with_.get("pattern") or "*"
+            chosen = [a for a in sorted(self.artifacts.iterdir())
+                      if (a.name == with_["name"] if with_.get("name") else fnmatch.fnmatchcase(a.name, pattern))]
+            if with_.get("name") and not chosen:
+                return False, {}
+            single = with_.get("name") or with_.get("merge-multiple", "false") == "true"
+            for a in chosen:
+                shutil.copytree(a, dest if single else dest / a.name, dirs_exist_ok=True)
+            dest.mkdir(parents=True, exist_ok=True)
+            return True, {"download-path": str(dest)}
         raise AssertionError(f"no stand-in for {ref}")
