@@ -231,7 +231,7 @@ fn assemble(
         phases,
         cache_audit: out.cache,
         history: out.history,
-        config_digest: config_digest(&loaded.path),
+        config_digest: config_digest(loaded),
         secrets: settings.secrets().to_vec(),
         absent: PhaseKey::ALL
             .iter()
@@ -341,15 +341,23 @@ fn non_empty(s: String) -> Option<String> {
 
 /// sha256 (hex) of the config file's bytes, for `merge` to tell reports of one run apart from
 /// reports of another; `None` without a config file.
-fn config_digest(path: &Path) -> Option<String> {
+/// sha256 of what the run read as its config: the config file, and the files `evals:` names
+/// (`system_file`, `cases_file`), so `merge` refuses the jobs of two versions of any of them.
+fn config_digest(loaded: &crate::config::LoadedConfig) -> Option<String> {
     use sha2::{Digest, Sha256};
-    let bytes = std::fs::read(path).ok()?;
-    Some(
-        Sha256::digest(&bytes)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect(),
-    )
+    let mut hash = Sha256::new();
+    hash.update(std::fs::read(&loaded.path).ok()?);
+    let evals = loaded.config.evals.as_ref();
+    let named = evals
+        .into_iter()
+        .flat_map(|e| [&e.system_file, &e.cases_file]);
+    for file in named.flatten() {
+        hash.update(b"\0");
+        hash.update(file.to_string_lossy().as_bytes());
+        hash.update(b"\0");
+        hash.update(std::fs::read(loaded.base_dir.join(file)).unwrap_or_default());
+    }
+    Some(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
 fn config_file_name(path: &Path) -> Option<String> {

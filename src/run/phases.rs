@@ -171,14 +171,33 @@ pub(super) fn stress(
     let Some(curve) = eval.settings.stress() else {
         return Phase::skipped(eval.settings.stress_off_reason());
     };
-    let total = eval
-        .settings
-        .target()
-        .map_or(0, |target| stress::planned_cases(eval.cfg, target, curve));
+    // In a shard of several the evals phase asked this shard's cases only: the curve's first
+    // point (the server's own list) is the whole set's, asked here first.
+    let shard = ctx.settings.shard().filter(|s| s.count > 1);
+    let total = eval.settings.target().map_or(0, |target| {
+        let baseline = if shard.is_some() {
+            crate::evals::engine::planned_cases(eval.cfg, target)
+        } else {
+            0
+        };
+        stress::planned_cases(eval.cfg, target, curve) + baseline
+    });
     ctx.events.emit(Event::PhaseStarted {
         phase: PhaseKey::Stress,
         total,
     });
+    let whole;
+    let baseline = if shard.is_some() {
+        ctx.events.emit(Event::StressList {
+            distractors: 0,
+            order: crate::report::model::ToolOrder::Server,
+            tools: tools.len(),
+        });
+        whole = crate::evals::engine::run(tools, &eval);
+        whole.results.as_ref()
+    } else {
+        baseline
+    };
     let run = stress::StressRun {
         eval: &eval,
         settings: curve,

@@ -1485,3 +1485,69 @@ fn the_guide_lists_every_environment_variable_the_code_reads() {
         "docs/commands.md's environment table is out of date: add {missing:?}, remove {stale:?}"
     );
 }
+
+/// The README's table of the Action's inputs and its list of outputs are the ones action.yml
+/// defines, each input with its default.
+#[test]
+fn the_readme_lists_every_input_and_output_of_the_action() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let action = std::fs::read_to_string(root.join("action.yml")).expect("action.yml");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let section = |name: &str| -> Vec<(String, String)> {
+        let start = action.find(&format!("\n{name}:\n")).expect("section");
+        let mut entries = Vec::new();
+        for line in action[start + name.len() + 3..].lines() {
+            if !line.starts_with(' ') && !line.is_empty() {
+                break;
+            }
+            if let Some(key) = line.strip_prefix("  ").and_then(|l| l.strip_suffix(':')) {
+                if !key.starts_with(' ') {
+                    entries.push((key.to_owned(), String::new()));
+                }
+            } else if let Some(default) = line.strip_prefix("    default: ") {
+                if let Some(last) = entries.last_mut() {
+                    last.1 = default.trim_matches('"').to_owned();
+                }
+            }
+        }
+        entries
+    };
+    let inputs = section("inputs");
+    assert!(inputs.len() > 10, "{inputs:?}");
+    let code = regex::Regex::new(r"`([^`]+)`").expect("regex");
+    let mut listed = std::collections::BTreeMap::new();
+    for row in readme.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = row.split('|').collect();
+        let names: Vec<String> = code
+            .captures_iter(cells[1])
+            .map(|c| c[1].to_owned())
+            .collect();
+        let defaults: Vec<String> = code
+            .captures_iter(cells[2])
+            .map(|c| c[1].to_owned())
+            .collect();
+        for (i, name) in names.into_iter().enumerate() {
+            listed.insert(name, defaults.get(i).cloned().unwrap_or_default());
+        }
+    }
+    for (name, default) in &inputs {
+        let Some(shown) = listed.get(name) else {
+            panic!("README.md's table of the Action's inputs has no row for `{name}`");
+        };
+        // `${{ github.token }}` is shown by what it names.
+        let want = default.replace("${{ github.token }}", "github.token");
+        assert_eq!(shown, &want, "the default of `{name}`");
+    }
+    let outputs: Vec<String> = section("outputs").into_iter().map(|(n, _)| n).collect();
+    let said = readme
+        .split("Outputs: ")
+        .nth(1)
+        .and_then(|t| t.split("\n\n").next())
+        .unwrap_or("");
+    for name in &outputs {
+        assert!(
+            said.contains(&format!("`{name}`")),
+            "README.md's list of the Action's outputs leaves out `{name}`"
+        );
+    }
+}

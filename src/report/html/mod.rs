@@ -69,9 +69,12 @@ pub fn render(report: &RunReport) -> String {
         esc(&r.generator.version)
     ));
     out.push_str(&format!(
-        "<title>toolproof {}: {}</title>\n",
+        "<title>toolproof {}: {}{}</title>\n",
         if r.passed { "passed" } else { "failed" },
-        one_line(&server_title(r), NAME_CHARS)
+        one_line(&server_title(r), NAME_CHARS),
+        r.shard
+            .map(|s| format!(" (shard {} of {})", s.index, s.count))
+            .unwrap_or_default()
     ));
     out.push_str("<style>\n");
     out.push_str(STYLE);
@@ -165,6 +168,15 @@ fn header(out: &mut String, r: &RunReport) {
         "Target",
         format!("<code>{}</code>", one_line(&r.target, CELL_CHARS)),
     ));
+    if let Some(s) = r.shard {
+        meta.push((
+            "Shard",
+            format!(
+                "{} of {}: part of a run, merged by <code>toolproof merge</code>",
+                s.index, s.count
+            ),
+        ));
+    }
     if let Some(s) = &r.server {
         if let Some(title) = s.title.as_deref().filter(|t| !t.trim().is_empty()) {
             meta.push(("Server title", one_line(title, NAME_CHARS)));

@@ -140,6 +140,10 @@ pub fn render_with(report: &RunReport, options: &JunitOptions) -> String {
         if let Some(t) = started {
             suite.set_timestamp(t);
         }
+        // A shard's suites say which part of the run they are.
+        if let Some(s) = r.shard {
+            suite.add_property(Property::new("shard", s.to_string()));
+        }
         xml.add_test_suite(suite);
     }
 

@@ -173,7 +173,8 @@ fn assert_every_split_merges(
 #[test]
 fn the_demo_split_every_way_merges_into_the_unsharded_run() {
     let dir = super::demo_dir("matrix-demo", "toolproof.yaml");
-    let code = assert_every_split_merges(&dir, &["run", "toolproof.yaml"], &[], &[]);
+    // With the stress curve, which runs in shard 1 over the whole set.
+    let code = assert_every_split_merges(&dir, &["run", "toolproof.yaml", "--stress"], &[], &[]);
     assert_eq!(code, 0);
     // The same demo asking two models, so a job per model is a split too.
     let text = dir.read("toolproof.yaml").replace(

@@ -40,10 +40,34 @@ fn the_demo_in_two_and_four_shards_runs_every_case_once_with_the_unsharded_verdi
             let json = format!("s{index}of{count}.json");
             let out = toolproof_in(
                 &dir.0,
-                &["run", "toolproof.yaml", "--shard", &shard, "--json", &json],
+                &[
+                    "run",
+                    "toolproof.yaml",
+                    "--shard",
+                    &shard,
+                    "--json",
+                    &json,
+                    "--junit",
+                    "j.xml",
+                    "--html",
+                    "h.html",
+                ],
                 &[],
             );
             assert_eq!(out.code, 0, "shard {shard}: {out:?}");
+            // Every report says which part of the run it is.
+            let junit = dir.read("j.xml");
+            let property = format!("<property name=\"shard\" value=\"{shard}\"/>");
+            assert_eq!(
+                junit.matches(&property).count(),
+                junit.matches("<testsuite ").count(),
+                "{junit}"
+            );
+            assert!(
+                dir.read("h.html")
+                    .contains(&format!(" (shard {index} of {count})</title>")),
+                "the HTML report's title"
+            );
             let r = report(&dir, &json);
             assert_eq!(r["shard"], json!({"index": index, "count": count}));
             assert!(
@@ -273,4 +297,43 @@ fn fuzzed_tools_and_bench_targets_are_split_too() {
         assert_eq!(seen.len(), unique.len(), "{command}: a row in both shards");
         assert_eq!(unique, whole, "{command}");
     }
+}
+
+/// The config digest covers the files `evals:` names: shards that read two versions of the
+/// cases file (a job of an older commit, say) are refused, though the YAML is the same.
+#[test]
+fn shards_of_two_versions_of_the_cases_file_are_refused() {
+    let dir = Dir::new("shard-cases-file");
+    let config = set_of(0).replace("  cases:\n", "  cases_file: cases.yaml\n");
+    dir.write("toolproof.yaml", &config);
+    let cases = |n: usize| -> String {
+        (1..=n)
+            .map(|i| {
+                format!("- name: case {i}\n  prompt: delete note {i}\n  expect_tool: delete_note\n")
+            })
+            .collect()
+    };
+    dir.write("cases.yaml", &cases(6));
+    let shard = |k: u32| {
+        let json = format!("s{k}.json");
+        let out = toolproof_in(
+            &dir.0,
+            &["eval", "--shard", &format!("{k}/2"), "--json", &json],
+            &[],
+        );
+        assert_eq!(out.code, 0, "{out:?}");
+    };
+    shard(1);
+    shard(2);
+    let merged = toolproof_in(&dir.0, &["merge", "s1.json", "s2.json"], &[]);
+    assert_eq!(merged.code, 0, "{merged:?}");
+    dir.write("cases.yaml", &cases(7));
+    shard(2);
+    let merged = toolproof_in(&dir.0, &["merge", "s1.json", "s2.json"], &[]);
+    assert_eq!(merged.code, 2, "{merged:?}");
+    assert!(
+        merged.stderr.contains("different configs"),
+        "{}",
+        merged.stderr
+    );
 }
