@@ -9,6 +9,7 @@
 //! know, and skip nothing of a run line (it has every field they require).
 
 mod compare;
+mod facts;
 
 use std::path::Path;
 use std::process::Command;
@@ -22,6 +23,7 @@ use crate::report::model::{
 use crate::settings::Revision;
 
 pub use compare::compare;
+pub use facts::{Gathered, outcome};
 
 /// Runs shown in the trend (this one included).
 pub const WINDOW: usize = 8;

@@ -10,15 +10,15 @@ use super::{Ctx, Outcome, finished};
 use crate::checks::{self, CheckContext};
 use crate::config::ChecksConfig;
 use crate::evals::engine::{self, EvalRun};
-use crate::evals::history::{self, RunFacts};
+use crate::evals::history;
 use crate::evals::lint::{self, History, LintInput};
 use crate::events::Event;
 use crate::mcp::Client;
 use crate::mcp::types::Tool;
 use crate::plan::PhaseKey;
 use crate::report::model::{
-    ChecksResults, EvalsResults, FindingKey, FuzzResults, HistoryRecord, LintResults, Phase,
-    PhaseStatus, TestCounts, TestResult, TestStatus,
+    ChecksResults, EvalsResults, FuzzResults, HistoryRecord, LintResults, Phase, PhaseStatus,
+    TestCounts, TestResult,
 };
 use crate::report::redact::Redactor;
 use crate::suite::{self, Defaults, Selection};
@@ -323,69 +323,22 @@ pub(super) fn fuzz(
 /// and the comparison with the base branch. A file that cannot be written is noted on the evals
 /// phase too, when it ran.
 pub(super) fn history(path: &Path, out: &mut Outcome, ctx: &Ctx<'_>, now: &str) -> HistoryRecord {
-    // The history file is written too: it gets the run's secrets masked, like every report.
-    let secrets = Redactor::new(ctx.settings.secrets());
-    let mut findings: Option<Vec<FindingKey>> = out.checks.as_ref().filter(|p| p.ran()).map(|p| {
-        p.results
-            .findings
-            .iter()
-            .filter(|f| f.fails)
-            .map(|f| FindingKey {
-                check: f.check.clone(),
-                tool: f.tool.clone(),
-            })
-            .collect()
-    });
-    secrets.serde(&mut findings);
-    let mut failed: Option<Vec<String>> = out.tests.as_ref().filter(|p| p.ran()).map(|p| {
-        p.results
-            .iter()
-            .filter(|t| matches!(t.status, TestStatus::Failed | TestStatus::Error))
-            .map(|t| t.name.clone())
-            .collect()
-    });
-    secrets.serde(&mut failed);
-    // An evals phase that errored keeps its results (a provider that could not be used): the
-    // trend is still shown, and the run is recorded without a model line.
-    let mut recorded_evals = out.evals.as_ref().and_then(|p| p.results.clone());
-    secrets.serde(&mut recorded_evals);
-    let mut tools: Option<Vec<String>> = out
-        .inventory
-        .as_ref()
-        .map(|i| i.tools.iter().map(|t| t.name.clone()).collect());
-    secrets.serde(&mut tools);
-    let facts = RunFacts {
-        evals: recorded_evals.as_ref(),
-        findings: findings.as_deref(),
-        failed_tests: failed.as_deref(),
-        tools: tools.as_deref(),
-    };
+    let gathered = history::Gathered::of(
+        out.checks.as_ref(),
+        out.tests.as_ref(),
+        out.evals.as_ref(),
+        out.inventory.as_ref(),
+        &Redactor::new(ctx.settings.secrets()),
+    );
     let loaded = ctx.settings.loaded();
-    let recorded = history::record(path, facts, now, &loaded.base_dir, ctx.settings.revision());
-    let mut record = HistoryRecord {
-        path: path.display().to_string(),
-        ..HistoryRecord::default()
-    };
-    match recorded {
-        Ok(r) => {
-            record.recorded = true;
-            record.base = r.base;
-            if let Some(results) = out.evals.as_mut().and_then(|p| p.results.as_mut()) {
-                results.history = r.trend;
-            }
-        }
-        Err(e) => {
-            let note = format!("the history file {} was not written: {e}", path.display());
-            if let Some(phase) = out.evals.as_mut().filter(|p| p.results.is_some()) {
-                phase.reason = Some(match phase.reason.take() {
-                    Some(r) => format!("{r}; {note}"),
-                    None => note.clone(),
-                });
-            }
-            record.error = Some(note);
-        }
-    }
-    record
+    let recorded = history::record(
+        path,
+        gathered.facts(),
+        now,
+        &loaded.base_dir,
+        ctx.settings.revision(),
+    );
+    history::outcome(path, recorded, out.evals.as_mut())
 }
 
 /// The latency benchmarks, on this session and as many more as `connections` asks.

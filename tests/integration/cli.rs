@@ -1504,10 +1504,10 @@ fn the_readme_lists_every_input_and_output_of_the_action() {
                 if !key.starts_with(' ') {
                     entries.push((key.to_owned(), String::new()));
                 }
-            } else if let Some(default) = line.strip_prefix("    default: ") {
-                if let Some(last) = entries.last_mut() {
-                    last.1 = default.trim_matches('"').to_owned();
-                }
+            } else if let Some(default) = line.strip_prefix("    default: ")
+                && let Some(last) = entries.last_mut()
+            {
+                last.1 = default.trim_matches('"').to_owned();
             }
         }
         entries

@@ -194,7 +194,8 @@ fn an_empty_shard_is_a_skip_that_says_so_and_a_bad_shard_is_a_usage_error() {
 fn a_shard_of_several_refuses_the_history_and_pr_comment_of_the_whole_run() {
     let dir = Dir::new("shard-refuses");
     dir.write("toolproof.yaml", &set_of(4));
-    let cases: [(&[&str], &[(&str, &str)], &str); 5] = [
+    type Asked<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
+    let cases: [Asked<'_>; 5] = [
         (
             &["--history", "h.jsonl"],
             &[],
