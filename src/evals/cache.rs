@@ -10,7 +10,12 @@
 //! toolproof wrote it, `"calls"` (every call) and `"stop"`. Written with two-space indent, UTF-8
 //! as is, and a trailing newline, as the reference writes it.
 
+mod key;
 pub mod pyjson;
+
+#[cfg(test)]
+pub use key::key;
+pub use key::{Keyer, context_material};
 
 use std::collections::HashSet;
 use std::fs;
@@ -19,147 +24,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
 
 use super::usage::Recorded;
-use super::{ApiTool, Call, Choice, Stop};
-use crate::config::Turn;
+use super::{Call, Choice, Stop};
 use pyjson::Style;
-
-/// Version field of the key material (`CACHE_VERSION` of the reference).
-pub const KEY_VERSION: u64 = 1;
 
 /// The text the reference stores for a refusal (with no tool); read back as [`Stop::Refusal`].
 pub const REFUSAL_TEXT: &str = "(the model declined to answer)";
-
-#[cfg(test)]
-/// The cache key of one answer: sha256 hex of Python's
-/// `json.dumps({"v": 1, "provider", "model", "system", "prompt", "tools", "params"},
-/// sort_keys=True, ensure_ascii=False)` in UTF-8, as mcp-toolproof 0.3.1 computes it.
-///
-/// `system` is the configured system prompt as given (`None` is JSON null; `Some("")` is a
-/// different key). `tools` is the list exactly as offered to the API (sanitised names, tools
-/// with a bad schema left out). Trial 1 (and 0) is the reference key; a later trial adds
-/// `"trial": n` to the material so every trial has its own entry.
-pub fn key(
-    provider: &str,
-    model: &str,
-    system: Option<&str>,
-    prompt: &str,
-    tools: &[ApiTool],
-    params: &Map<String, Value>,
-    trial: u32,
-) -> String {
-    Keyer::new(provider, model, system, tools, params).key(prompt, trial)
-}
-
-/// Computes keys for many prompts sharing one provider, model, system prompt, tool list and
-/// params: everything but the prompt is serialized once, so a key costs one hash of the text.
-#[derive(Debug, Clone)]
-pub struct Keyer {
-    /// `{"model": …, "params": …, "prompt": ` (keys in sorted order up to the prompt).
-    head: String,
-    /// `, "provider": …, "system": …, "tools": …` (up to where `trial` would go).
-    middle: String,
-}
-
-impl Keyer {
-    /// Serializes the parts shared by every prompt.
-    pub fn new(
-        provider: &str,
-        model: &str,
-        system: Option<&str>,
-        tools: &[ApiTool],
-        params: &Map<String, Value>,
-    ) -> Keyer {
-        // Sorted key order of the material: model, params, prompt, provider, system, tools,
-        // (trial), v.
-        let mut head = String::from("{\"model\": ");
-        pyjson::write_str(&mut head, model);
-        head.push_str(", \"params\": ");
-        pyjson::dump_into(&mut head, &Value::Object(params.clone()), Style::KEY);
-        head.push_str(", \"prompt\": ");
-
-        let mut middle = String::from(", \"provider\": ");
-        pyjson::write_str(&mut middle, provider);
-        middle.push_str(", \"system\": ");
-        match system {
-            Some(s) => pyjson::write_str(&mut middle, s),
-            None => middle.push_str("null"),
-        }
-        middle.push_str(", \"tools\": [");
-        for (i, tool) in tools.iter().enumerate() {
-            if i > 0 {
-                middle.push_str(", ");
-            }
-            let exact: Vec<(String, String)> = tool
-                .exact_numbers
-                .iter()
-                .map(|(at, text)| (format!("/input_schema{at}"), text.clone()))
-                .collect();
-            pyjson::dump_exact_into(&mut middle, &api_tool_value(tool), Style::KEY, &exact);
-        }
-        middle.push(']');
-        Keyer { head, middle }
-    }
-
-    #[cfg(test)]
-    /// The key of one prompt on one trial (see [`key`]).
-    pub fn key(&self, prompt: &str, trial: u32) -> String {
-        self.key_in(&[], prompt, trial)
-    }
-
-    /// The key of one prompt after the earlier turns of `context` on one trial. Without
-    /// context it is [`Keyer::key`], the reference's key; with it the material gains a
-    /// `"context"` member (sorted first) holding each turn as
-    /// [`context_material`] writes it, so two conversations never share a key.
-    pub fn key_in(&self, context: &[Turn], prompt: &str, trial: u32) -> String {
-        let mut prompt_json = String::with_capacity(prompt.len() + 2);
-        pyjson::write_str(&mut prompt_json, prompt);
-        let mut hasher = Sha256::new();
-        if context.is_empty() {
-            hasher.update(self.head.as_bytes());
-        } else {
-            let mut material = String::from("{\"context\": ");
-            pyjson::dump_into(&mut material, &context_material(context), Style::KEY);
-            material.push_str(", ");
-            hasher.update(material.as_bytes());
-            hasher.update(&self.head.as_bytes()[1..]);
-        }
-        hasher.update(prompt_json.as_bytes());
-        hasher.update(self.middle.as_bytes());
-        if trial >= 2 {
-            hasher.update(format!(", \"trial\": {trial}").as_bytes());
-        }
-        hasher.update(format!(", \"v\": {KEY_VERSION}}}").as_bytes());
-        format!("{:x}", hasher.finalize())
-    }
-}
-
-/// The turns of a case's context as its cache key hashes them: `{"user": text}`,
-/// `{"assistant": text}`, `{"args": {...}, "call": MCP name, "result": text}`, in order.
-pub fn context_material(context: &[Turn]) -> Value {
-    let turns = context
-        .iter()
-        .map(|turn| match turn {
-            Turn::User(text) => json!({"user": text}),
-            Turn::Assistant(text) => json!({"assistant": text}),
-            Turn::Call { tool, args, result } => {
-                json!({"call": tool, "args": args, "result": result})
-            }
-        })
-        .collect();
-    Value::Array(turns)
-}
-
-/// An API tool as the reference hashes it: exactly `{name, description, input_schema}`.
-fn api_tool_value(tool: &ApiTool) -> Value {
-    json!({
-        "name": tool.name,
-        "description": tool.description,
-        "input_schema": tool.input_schema,
-    })
-}
 
 /// What a cache lookup found.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,6 +6,7 @@
 mod batch;
 mod bench;
 mod env;
+mod flags;
 mod fuzz;
 mod github;
 mod lint;

@@ -4,6 +4,7 @@
 //! Here: the whole file, `server:` and `checks:`; `suite` has `tests:`, `perf` `fuzz:` and
 //! `bench:`, `evals` `evals:`.
 
+mod cases;
 mod evals;
 mod perf;
 mod suite;
@@ -13,6 +14,7 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
+pub use cases::*;
 pub use evals::*;
 pub use perf::*;
 pub use suite::*;

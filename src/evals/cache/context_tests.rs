@@ -5,6 +5,8 @@
 use serde_json::{Map, json};
 
 use super::*;
+use crate::config::Turn;
+use crate::evals::ApiTool;
 
 fn tools() -> Vec<ApiTool> {
     vec![ApiTool {
