@@ -89,7 +89,6 @@ case "$command" in
       done
     done
     [ ${#parts[@]} -gt 0 ] || fail "the reports input names no file"
-    echo "merging ${#parts[@]} reports: ${parts[*]}"
     args+=("${parts[@]}")
     ;;
   *) fail "unknown command '$command': use run, eval, lint, inspect or merge" ;;

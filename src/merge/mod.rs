@@ -35,11 +35,16 @@ pub fn main(cli: &Cli, args: &MergeArgs, env: &Env) -> i32 {
         Ok(s) => s,
         Err(e) => return usage(e.to_string(), None),
     };
-    let merged = read::read_all(&args.inputs).and_then(merge);
+    let mut said = String::new();
+    let merged = read::read_all(&args.inputs).and_then(|parts| {
+        said = described(&parts);
+        merge(parts)
+    });
     let mut report = match merged {
         Ok(r) => r,
         Err(e) => return usage(e.to_string(), e.hint()),
     };
+    to_stderr(&said);
     settings.locate(&files_named(&report), env);
     let writer = match ReportWriter::prepare(CommandKind::Run, settings.outputs()) {
         Ok(w) => w,
@@ -56,6 +61,31 @@ pub fn main(cli: &Cli, args: &MergeArgs, env: &Env) -> i32 {
         delivered.say(said);
     }
     delivered.code
+}
+
+/// `merging 3 reports: s1.json (shard 1/3), …`: each file with its shard and models.
+fn described(parts: &[Part]) -> String {
+    let each: Vec<String> = parts
+        .iter()
+        .map(|p| {
+            let mut facts: Vec<String> = p
+                .report
+                .shard
+                .iter()
+                .map(|s| format!("shard {s}"))
+                .collect();
+            let models = p.models();
+            if !models.is_empty() && models.iter().any(|m| !m.is_empty()) {
+                facts.push(models.join(", "));
+            }
+            if facts.is_empty() {
+                p.name()
+            } else {
+                format!("{} ({})", p.name(), facts.join("; "))
+            }
+        })
+        .collect();
+    format!("merging {} reports: {}", parts.len(), each.join(", "))
 }
 
 /// The config file and the cases files the report names.

@@ -346,18 +346,31 @@ fn several_models_name_each_verdict() {
         None,
         vec![case("x", "a", vec![trial("a", "b")])],
     );
-    let phase = phase(
-        crate::report::model::EvalsResults {
-            models: vec![good, bad],
-            ..Default::default()
-        },
-        1.0,
-    );
-    assert_eq!(phase.status, PhaseStatus::Failed);
+    let both = |models| {
+        phase(
+            crate::report::model::EvalsResults {
+                models,
+                ..Default::default()
+            },
+            1.0,
+        )
+    };
+    let failed = both(vec![good.clone(), bad]);
+    assert_eq!(failed.status, PhaseStatus::Failed);
     assert_eq!(
-        phase.reason.as_deref(),
+        failed.reason.as_deref(),
         Some(
             "1 of 2 models failed: m1: 100% accuracy (1/1), minimum 50% · m2: 0% accuracy (0/1), minimum 50%"
+        )
+    );
+    let mut also_good = good.clone();
+    also_good.model = "m2".into();
+    let passed = both(vec![good, also_good]);
+    assert_eq!(passed.status, PhaseStatus::Passed);
+    assert_eq!(
+        passed.reason.as_deref(),
+        Some(
+            "all 2 models passed: m1: 100% accuracy (1/1), minimum 50% · m2: 100% accuracy (1/1), minimum 50%"
         )
     );
 }

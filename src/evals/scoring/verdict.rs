@@ -41,8 +41,8 @@ pub fn accuracy_text(m: &ModelEval) -> String {
     )
 }
 
-/// The phase's one line: the one model's verdict, or `1 of 2 models failed: ` and each model's
-/// verdict after its name.
+/// The phase's one line: the one model's verdict, or `1 of 2 models failed: ` (`all 2 models
+/// passed: ` when none failed) and each model's verdict after its name.
 pub fn phase_verdict(models: &[ModelEval]) -> String {
     match models {
         [] => "no model was asked".into(),
@@ -53,11 +53,12 @@ pub fn phase_verdict(models: &[ModelEval]) -> String {
                 .iter()
                 .map(|m| format!("{}: {}", m.model, model_verdict(m)))
                 .collect();
-            format!(
-                "{failed} of {} models failed: {}",
-                models.len(),
-                each.join(" · ")
-            )
+            let count = if failed == 0 {
+                format!("all {} models passed", models.len())
+            } else {
+                format!("{failed} of {} models failed", models.len())
+            };
+            format!("{count}: {}", each.join(" · "))
         }
     }
 }
