@@ -98,6 +98,7 @@ impl Interrupt {
                     };
                     if let Some(first) = token.signal() {
                         process::stop_all(Kill::Kill);
+                        process::reap_all(Duration::from_secs(1));
                         std::process::exit(first.exit_code());
                     }
                     token.fire(signal);

@@ -60,6 +60,27 @@ pub fn stop_all(kill: Kill) {
     }
 }
 
+/// After [`stop_all`] with [`Kill::Kill`]: waits (at most `limit`) until the leader of each
+/// registered group, a child of toolproof, has died, and reaps it, so that toolproof does not
+/// exit while a server it killed still runs. A leader another thread already reaped is skipped.
+#[allow(unsafe_code)]
+pub fn reap_all(limit: std::time::Duration) {
+    let deadline = std::time::Instant::now() + limit;
+    let all: Vec<i32> = groups().iter().copied().collect();
+    for pgid in all.into_iter().filter(|p| *p > 1) {
+        loop {
+            let mut status = 0;
+            // SAFETY: waitpid(2) writes only the status integer it is given; WNOHANG never
+            // blocks, and a pid that is not (or no longer) our child yields -1 (ECHILD).
+            let got = unsafe { libc::waitpid(pgid, &mut status, libc::WNOHANG) };
+            if got != 0 || std::time::Instant::now() >= deadline {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+}
+
 /// Signals the process group led by `pid`.
 pub fn signal_group(pid: u32, kill: Kill) {
     if let Ok(pgid) = i32::try_from(pid) {
