@@ -125,16 +125,27 @@ impl Plan {
     /// protocol checks, stress curve, and the tool-call tests, which share one session in
     /// order and may build on each other's effects), and a phase with nothing in this shard is
     /// skipped with that reason rather than passing on nothing.
+    /// A flag asks for the static checks, set lint or protocol checks in another shard too
+    /// (`--checks`, `--no-skip-lint`, `--no-skip-protocol`): a job of the matrix of its own.
     fn shard(&mut self, settings: &Settings, shard: crate::shard::Shard) {
         if !shard.is_first() {
-            for step in [
+            let skips = settings.skips();
+            let asked = [
+                settings.checks().asked(),
+                false,
+                skips.lint_asked(),
+                skips.protocol_asked(),
+                false,
+            ];
+            let steps = [
                 &mut self.checks,
                 &mut self.tests,
                 &mut self.lint,
                 &mut self.protocol,
                 &mut self.stress,
-            ] {
-                if step.runs() {
+            ];
+            for (step, asked) in steps.into_iter().zip(asked) {
+                if step.runs() && !asked {
                     *step = Step::Skip(shard.not_here());
                 }
             }

@@ -250,6 +250,10 @@ impl CheckSettings {
     pub fn strict(&self) -> bool {
         self.strict.value
     }
+    /// Whether a flag asked for the checks (`--checks`).
+    pub fn asked(&self) -> bool {
+        self.enabled.value && matches!(self.enabled.origin, Origin::Flag(_))
+    }
 }
 
 /// Tool-call tests: the defaults every test falls back to, and which tests run.
@@ -477,6 +481,14 @@ impl Skips {
     /// Who turned the protocol phase off.
     pub fn protocol(&self) -> Option<&Origin> {
         skipped_by(&self.protocol)
+    }
+    /// Whether a flag asked for the set lint (`--no-skip-lint`).
+    pub fn lint_asked(&self) -> bool {
+        !self.lint.value && matches!(self.lint.origin, Origin::Flag(_))
+    }
+    /// Whether a flag asked for the protocol checks (`--no-skip-protocol`).
+    pub fn protocol_asked(&self) -> bool {
+        !self.protocol.value && matches!(self.protocol.origin, Origin::Flag(_))
     }
 }
 

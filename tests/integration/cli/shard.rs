@@ -187,6 +187,33 @@ fn an_empty_shard_is_a_skip_that_says_so_and_a_bad_shard_is_a_usage_error() {
     assert!(out.stderr.contains("TOOLPROOF_SHARD"), "{}", out.stderr);
 }
 
+/// What runs in shard 1 runs in another shard too when a flag asks for it there: a job of its
+/// own for the static checks, say.
+#[test]
+fn a_flag_asks_for_the_checks_and_set_lint_in_another_shard() {
+    let (dir, whole) = demo("toolproof.yaml");
+    assert_eq!(whole.code, 0, "{whole:?}");
+    let out = toolproof_in(
+        &dir.0,
+        &[
+            "run",
+            "toolproof.yaml",
+            "--shard",
+            "2/4",
+            "--checks",
+            "--no-skip-lint",
+            "--json",
+            "s.json",
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let r = report(&dir, "s.json");
+    assert_eq!(r["phases"]["checks"]["status"], "passed");
+    assert_eq!(r["phases"]["lint"]["status"], "passed");
+    assert_eq!(r["phases"]["tests"]["reason"], "runs in shard 1 of 4");
+}
+
 /// A shard's miss rate covers its own cases: the history line and the pull-request comment
 /// are the merged run's, so a shard of several refuses them (wherever they are asked), and the
 /// one shard of one keeps them.
