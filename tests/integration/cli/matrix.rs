@@ -2,7 +2,7 @@
 //! broken) and a 200-case set over the fake Anthropic API, each run unsharded, in 1, 2 and 4
 //! shards (`--shard K/N`), in a job per model (`--model`) and in both at once; every merge must
 //! write the unsharded run's reports: the same exit code, JSON report (but for times), JUnit
-//! testcases and Markdown summary.
+//! testcases, Markdown summary and HTML report.
 
 use super::evals::{KEY, llm};
 use super::merge::{junit_cases, report, steady_without};
@@ -92,9 +92,17 @@ fn untimed_line(line: &str) -> String {
         .join(" ")
 }
 
-/// The Markdown summary without what differs between two runs of the same thing: the times.
-fn steady_summary(text: &str) -> Vec<String> {
-    text.lines().map(untimed_line).collect()
+/// A Markdown or HTML report without what differs between two runs of the same thing: its
+/// times (`<time>` elements, and numbers of ms or s) become `<time>`.
+fn steady_text(text: &str) -> Vec<String> {
+    let stamp = regex::Regex::new(r#"<time datetime="[^"]*">[^<]*</time>"#).expect("regex");
+    let duration = regex::Regex::new(r"\b\d+(\.\d+)?\s?(ms|s)\b").expect("regex");
+    text.lines()
+        .map(|line| {
+            let line = stamp.replace_all(line, "<time>");
+            duration.replace_all(&line, "<time>").into_owned()
+        })
+        .collect()
 }
 
 /// Runs `command` unsharded and split every way in `dir`, merges each split, and asserts that
@@ -117,7 +125,10 @@ fn assert_every_split_merges(
         "full.xml".to_owned(),
         "--summary".to_owned(),
         "full.md".to_owned(),
+        "--html".to_owned(),
+        "full.html".to_owned(),
     ];
+    // A summary file is appended to: each run starts anew.
     std::fs::remove_file(dir.path("full.md")).ok();
     let full = job(&reports, "full.json");
     assert!(full.code < 2, "{full:?}");
@@ -134,7 +145,16 @@ fn assert_every_split_merges(
         inputs.reverse();
         let mut args = vec!["merge"];
         args.extend(inputs.iter().map(String::as_str));
-        args.extend(["--json", "m.json", "--junit", "m.xml", "--summary", "m.md"]);
+        args.extend([
+            "--json",
+            "m.json",
+            "--junit",
+            "m.xml",
+            "--summary",
+            "m.md",
+            "--html",
+            "m.html",
+        ]);
         // A summary file is appended to (as `$GITHUB_STEP_SUMMARY` is): each merge starts anew.
         std::fs::remove_file(dir.path("m.md")).ok();
         let merged = toolproof_in(&dir.0, &args, env);
@@ -149,23 +169,28 @@ fn assert_every_split_merges(
         let cases = junit_cases(&dir.read("m.xml"));
         assert_eq!(cases, junit_cases(&dir.read("full.xml")), "{split}: JUnit");
         assert!(!cases.is_empty());
-        let (got, want) = (
-            steady_summary(&dir.read("m.md")),
-            steady_summary(&dir.read("full.md")),
-        );
-        let differ: Vec<String> = got
-            .iter()
-            .zip(&want)
-            .filter(|(g, w)| g != w)
-            .map(|(g, w)| format!("merged:    {g}\nunsharded: {w}"))
-            .collect();
-        assert!(
-            differ.is_empty() && got.len() == want.len(),
-            "{split}: the Markdown summary differs ({} lines, unsharded {}):\n{}",
-            got.len(),
-            want.len(),
-            differ.join("\n")
-        );
+        for (kind, merged, unsharded) in [
+            ("Markdown summary", "m.md", "full.md"),
+            ("HTML report", "m.html", "full.html"),
+        ] {
+            let (got, want) = (
+                steady_text(&dir.read(merged)),
+                steady_text(&dir.read(unsharded)),
+            );
+            let differ: Vec<String> = got
+                .iter()
+                .zip(&want)
+                .filter(|(g, w)| g != w)
+                .map(|(g, w)| format!("merged:    {g}\nunsharded: {w}"))
+                .collect();
+            assert!(
+                differ.is_empty() && got.len() == want.len(),
+                "{split}: the {kind} differs ({} lines, unsharded {}):\n{}",
+                got.len(),
+                want.len(),
+                differ.join("\n")
+            );
+        }
     }
     full.code
 }
