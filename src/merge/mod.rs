@@ -85,7 +85,12 @@ fn described(parts: &[Part]) -> String {
             }
         })
         .collect();
-    format!("merging {} reports: {}", parts.len(), each.join(", "))
+    let reports = if parts.len() == 1 {
+        "report"
+    } else {
+        "reports"
+    };
+    format!("merging {} {reports}: {}", parts.len(), each.join(", "))
 }
 
 /// The config file and the cases files the report names.
