@@ -97,6 +97,8 @@ impl Interrupt {
                         continue;
                     };
                     if let Some(first) = token.signal() {
+                        // No report is put in place from now on, then the servers die.
+                        process::leave();
                         process::stop_all(Kill::Kill);
                         process::reap_all(Duration::from_secs(1));
                         std::process::exit(first.exit_code());

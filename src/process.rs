@@ -13,6 +13,32 @@ static GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
 /// Set once the run is being stopped: a group registered after that is stopped at once.
 static STOPPING: AtomicBool = AtomicBool::new(false);
 
+/// Set by a second signal, under its lock: from then on no file is put in place, so a report
+/// renamed into place and toolproof's exit never cross.
+static LEAVING: Mutex<bool> = Mutex::new(false);
+
+/// Runs `put` (what puts a finished file in place: a rename, an append) unless toolproof is
+/// leaving at once; then it is an error and nothing is put.
+pub fn unless_leaving<T>(put: impl FnOnce() -> std::io::Result<T>) -> std::io::Result<T> {
+    let leaving = LEAVING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if *leaving {
+        return Err(std::io::Error::other(
+            "toolproof is exiting at once (a second signal)",
+        ));
+    }
+    put()
+}
+
+/// From now on [`unless_leaving`] puts nothing in place; returns once a put in progress has
+/// ended.
+pub fn leave() {
+    *LEAVING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = true;
+}
+
 /// A signal toolproof sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kill {

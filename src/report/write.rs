@@ -39,7 +39,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
             .map_err(|e| context(e, "write", &tmp))?;
         file.sync_all().map_err(|e| context(e, "flush", &tmp))?;
         drop(file);
-        fs::rename(&tmp, path).map_err(|e| context(e, "replace", path))
+        crate::process::unless_leaving(|| fs::rename(&tmp, path))
+            .map_err(|e| context(e, "replace", path))
     })();
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
@@ -74,8 +75,7 @@ pub fn append_summary(path: &Path, text: &str) -> io::Result<()> {
     if !chunk.ends_with('\n') {
         chunk.push('\n');
     }
-    file.write_all(chunk.as_bytes())
-        .and_then(|()| file.flush())
+    crate::process::unless_leaving(|| file.write_all(chunk.as_bytes()).and_then(|()| file.flush()))
         .map_err(|e| context(e, "append to", path))
 }
 
