@@ -118,8 +118,8 @@ pub struct EvalFlags {
 #[derive(Debug, Args, Default)]
 pub struct ShardArg {
     /// Run shard K of N: the eval cases, fuzzed tools and bench targets whose stable hash falls
-    /// in it; the static checks, tool-call tests, set lint and protocol checks run in shard 1
-    /// [env: TOOLPROOF_SHARD].
+    /// in it; the static checks, tool-call tests, set lint and protocol checks run in shard 1.
+    /// The history and the PR comment are left to `toolproof merge` [env: TOOLPROOF_SHARD].
     #[arg(long, value_name = "K/N", value_parser = crate::shard::Shard::parse)]
     pub shard: Option<crate::shard::Shard>,
 }
