@@ -32,6 +32,8 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 const MODERN: &str = "2026-07-28";
+/// The longest note title (`maxLength` in `add_note`'s input schema).
+const TITLE_CHARS: usize = 80;
 const LEGACY: [&str; 3] = ["2025-03-26", "2025-06-18", "2025-11-25"];
 const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 
@@ -150,7 +152,7 @@ impl Demo {
                 "inputSchema": {
                     "type": "object",
                     "properties": {
-                        "title": {"type": "string", "maxLength": 80, "description": "A few words."},
+                        "title": {"type": "string", "maxLength": TITLE_CHARS, "description": "A few words."},
                         "text": {"type": "string", "description": "The note itself."}
                     },
                     "required": ["title", "text"],
@@ -202,6 +204,18 @@ impl Demo {
         {
             return Ok(answer);
         }
+        // Every input schema is closed (`additionalProperties: false`): an argument it does not
+        // declare is refused, as the schema says.
+        let tools = self.tools();
+        let declared = tools
+            .iter()
+            .find(|t| t["name"] == name)
+            .and_then(|t| t["inputSchema"]["properties"].as_object());
+        if let Some(unknown) = declared.and_then(|p| args.keys().find(|k| !p.contains_key(*k))) {
+            return Ok(error_result(&format!(
+                "{name} takes no argument `{unknown}`"
+            )));
+        }
         let text = |key: &str| args.get(key).and_then(Value::as_str);
         match name {
             "convert_units" => {
@@ -232,6 +246,11 @@ impl Demo {
                 let (Some(title), Some(body)) = (text("title"), text("text")) else {
                     return Ok(error_result("add_note needs a `title` and a `text`"));
                 };
+                if title.chars().count() > TITLE_CHARS {
+                    return Ok(error_result(&format!(
+                        "a title has at most {TITLE_CHARS} characters"
+                    )));
+                }
                 let id = self.save(title, body);
                 Ok(text_result(&format!("saved as note {id}")))
             }

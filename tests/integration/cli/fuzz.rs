@@ -552,3 +552,33 @@ fn boundary_values_come_first_so_every_seed_finds_the_empty_string() {
     }
     assert!(missed.is_empty(), "seeds that missed the crash: {missed:?}");
 }
+
+/// The bundled demo server keeps to its own input schemas: the fuzzer finds nothing in it
+/// (every tool, the destructive one too), so a new user's first `toolproof fuzz` passes.
+#[test]
+fn the_demo_server_keeps_to_its_schemas_under_the_fuzzer() {
+    let dir = super::demo_dir("fuzz-demo", "toolproof.yaml");
+    for seed in ["1", "2", "3"] {
+        let out = toolproof_in(
+            &dir.0,
+            &[
+                "fuzz",
+                "-c",
+                "toolproof.yaml",
+                "--seed",
+                seed,
+                "--include-destructive",
+                "--json",
+                "f.json",
+            ],
+            &[],
+        );
+        assert_eq!(out.code, 0, "seed {seed}: {}", out.stdout);
+        let text = dir.read("f.json");
+        let r: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        let tools = r["phases"]["fuzz"]["results"]["tools"]
+            .as_array()
+            .map_or(0, Vec::len);
+        assert_eq!(tools, 5, "every tool is fuzzed: {text}");
+    }
+}
