@@ -67,6 +67,8 @@ struct Demo {
     next_id: u64,
     /// Calls of `list_notes` so far (its broken twin fails every second one).
     list_calls: u64,
+    /// The arguments each tool's input schema declares (every schema is closed).
+    declared: Vec<(String, Vec<String>)>,
 }
 
 /// Weekday names, Sunday first.
@@ -93,12 +95,26 @@ fn unit_symbols() -> Vec<&'static str> {
 
 impl Demo {
     fn new(broken: bool) -> Self {
-        Demo {
+        let mut demo = Demo {
             broken,
             notes: Vec::new(),
             next_id: 1,
             list_calls: 0,
-        }
+            declared: Vec::new(),
+        };
+        demo.declared = demo
+            .tools()
+            .iter()
+            .map(|t| {
+                let name = t["name"].as_str().unwrap_or_default().to_owned();
+                let args = t["inputSchema"]["properties"]
+                    .as_object()
+                    .map(|p| p.keys().cloned().collect())
+                    .unwrap_or_default();
+                (name, args)
+            })
+            .collect();
+        demo
     }
 
     fn tools(&self) -> Vec<Value> {
@@ -206,12 +222,10 @@ impl Demo {
         }
         // Every input schema is closed (`additionalProperties: false`): an argument it does not
         // declare is refused, as the schema says.
-        let tools = self.tools();
-        let declared = tools
-            .iter()
-            .find(|t| t["name"] == name)
-            .and_then(|t| t["inputSchema"]["properties"].as_object());
-        if let Some(unknown) = declared.and_then(|p| args.keys().find(|k| !p.contains_key(*k))) {
+        let declared = self.declared.iter().find(|(tool, _)| tool == name);
+        if let Some(unknown) =
+            declared.and_then(|(_, known)| args.keys().find(|k| !known.contains(*k)))
+        {
             return Ok(error_result(&format!(
                 "{name} takes no argument `{unknown}`"
             )));
