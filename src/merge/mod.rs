@@ -35,12 +35,12 @@ pub fn main(cli: &Cli, args: &MergeArgs, env: &Env) -> i32 {
         Ok(s) => s,
         Err(e) => return usage(e.to_string(), None),
     };
-    let mut said = String::new();
-    let merged = read::read_all(&args.inputs).and_then(|parts| {
-        said = described(&parts);
-        merge(parts)
-    });
-    let mut report = match merged {
+    let parts = match read::read_all(&args.inputs) {
+        Ok(p) => p,
+        Err(e) => return usage(e.to_string(), e.hint()),
+    };
+    let said = described(&parts);
+    let mut report = match merge(parts) {
         Ok(r) => r,
         Err(e) => return usage(e.to_string(), e.hint()),
     };

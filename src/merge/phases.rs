@@ -39,17 +39,22 @@ fn combined<T>(ran: &[&Phase<T>]) -> (PhaseStatus, Option<String>) {
     )
 }
 
+/// The phase of each part that ran it (not skipped).
+fn ran<'a, T>(parts: &[&'a Part], phase: impl Fn(&'a Part) -> &'a Phase<T>) -> Vec<&'a Phase<T>> {
+    parts
+        .iter()
+        .map(|p| phase(p))
+        .filter(|ph| ph.status != PhaseStatus::Skipped)
+        .collect()
+}
+
 fn longest<T>(ran: &[&Phase<T>]) -> f64 {
     ran.iter().map(|p| p.duration_ms).fold(0.0, f64::max)
 }
 
 /// The tool-call tests of every shard, in config (line) order.
 pub fn tests(bases: &[&Part]) -> Result<Phase<Vec<TestResult>>, MergeError> {
-    let ran: Vec<&Phase<Vec<TestResult>>> = bases
-        .iter()
-        .map(|p| &p.report.phases.tests)
-        .filter(|ph| ph.status != PhaseStatus::Skipped)
-        .collect();
+    let ran = ran(bases, |p| &p.report.phases.tests);
     if ran.is_empty() {
         return Ok(first_run(bases, |p| &p.report.phases.tests));
     }
@@ -85,11 +90,7 @@ pub fn tests(bases: &[&Part]) -> Result<Phase<Vec<TestResult>>, MergeError> {
 
 /// The bench targets of every shard, in shard order.
 pub fn bench(bases: &[&Part]) -> Phase<Option<BenchResults>> {
-    let ran: Vec<&Phase<Option<BenchResults>>> = bases
-        .iter()
-        .map(|p| &p.report.phases.bench)
-        .filter(|ph| ph.status != PhaseStatus::Skipped)
-        .collect();
+    let ran = ran(bases, |p| &p.report.phases.bench);
     if ran.is_empty() {
         return first_run(bases, |p| &p.report.phases.bench);
     }
@@ -168,11 +169,7 @@ pub fn fuzz(bases: &[&Part]) -> Result<Phase<Option<FuzzResults>>, MergeError> {
     if status == PhaseStatus::Skipped {
         merged.warning = with_results.iter().find_map(|(_, r)| r.warning.clone());
     }
-    let ran: Vec<_> = phases
-        .iter()
-        .copied()
-        .filter(|p| p.status != PhaseStatus::Skipped)
-        .collect();
+    let ran = ran(bases, |p| &p.report.phases.fuzz);
     Ok(Phase {
         status,
         reason,
@@ -221,14 +218,10 @@ fn server_order<'a>(parts: &[&'a Part]) -> Vec<&'a str> {
         .unwrap_or_default()
 }
 
-/// The stress curve: each model's curve from the first report that measured it (a per-model
-/// job measures its own model; case shards are not measured again together).
+/// The stress curve: each model's curve from the first report that measured it (shard 1 of
+/// each per-model job measures its own model over the whole set).
 pub fn stress(parts: &[&Part]) -> Phase<Option<StressResults>> {
-    let ran: Vec<&Phase<Option<StressResults>>> = parts
-        .iter()
-        .map(|p| &p.report.phases.stress)
-        .filter(|ph| ph.status != PhaseStatus::Skipped)
-        .collect();
+    let ran = ran(parts, |p| &p.report.phases.stress);
     let mut phase = first_run(parts, |p| &p.report.phases.stress);
     if ran.len() < 2 {
         return phase;

@@ -315,12 +315,11 @@ fn eval_target(
     if provider == Provider::Command && e.command.is_none() {
         return Err(EvalSetupError::NoCommand);
     }
+    let named = e.named_models();
     let models = if let Some(m) = model_flag.or_else(|| env.get("TOOLPROOF_EVAL_MODEL")) {
         vec![m.to_owned()]
-    } else if !e.models.is_empty() {
-        e.models.clone()
-    } else if let Some(m) = &e.model {
-        vec![m.clone()]
+    } else if !named.is_empty() {
+        named
     } else if provider == Provider::Command {
         vec![String::new()]
     } else {

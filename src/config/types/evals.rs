@@ -176,6 +176,15 @@ impl EvalConfig {
             .and_then(|b| b.get("tool_choice"))
             .or_else(|| self.params.get("tool_choice"))
     }
+
+    /// The models the config names, in its order: `models`, else the single `model`.
+    pub fn named_models(&self) -> Vec<String> {
+        if self.models.is_empty() {
+            self.model.iter().cloned().collect()
+        } else {
+            self.models.clone()
+        }
+    }
 }
 
 /// `evals.stress`: the labelled set asked again with distractor tools added to the server's,

@@ -210,11 +210,7 @@ pub fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
             dir: use_cache.then(|| cfg.cache_dir.display().to_string()),
             ..CacheUse::default()
         },
-        config_models: if cfg.models.is_empty() {
-            cfg.model.iter().cloned().collect()
-        } else {
-            cfg.models.clone()
-        },
+        config_models: cfg.named_models(),
         ..EvalsResults::default()
     };
     let tool_choice = match offered_choice(r.settings, &api) {
