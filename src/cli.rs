@@ -100,6 +100,11 @@ pub struct EvalFlags {
     /// [env: TOOLPROOF_BATCH_POLL_S].
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub batch_poll_s: Option<f64>,
+    /// Seconds to wait for the batches to end (default 7200); past it the evals end as an
+    /// error and the batch keeps running for the next run to pick up (evals.batch_deadline_s)
+    /// [env: TOOLPROOF_BATCH_DEADLINE_S].
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub batch_deadline_s: Option<f64>,
     /// On SIGINT or SIGTERM, cancel the batch in progress instead of leaving it running for the
     /// next run to pick up [env: TOOLPROOF_CANCEL_BATCH].
     #[arg(long)]

@@ -12,9 +12,16 @@
 //! `input_tokens` are the input tokens billed at the base rate (neither written to nor read
 //! from the prompt cache), as Anthropic counts them; OpenAI's `prompt_tokens` include the
 //! cached ones, which are taken out here. An answer whose server sent no usage has none
-//! ("not reported"), which is not zero.
+//! ("not reported"), which is not zero. Nor has one whose server reported more than
+//! [`MAX_ANSWER_TOKENS`] of a kind: no model reads or writes that many in one answer, so the
+//! number is broken, and counting it would swamp every total (two answers of 2^64 − 1 tokens
+//! would wrap around). Totals add with saturation all the same.
 
 use serde_json::{Map, Value, json};
+
+/// The most tokens of one kind an answer is believed to have used: a thousand times the
+/// largest context window offered today. A server that reports more is taken as not reporting.
+pub const MAX_ANSWER_TOKENS: u64 = 1_000_000_000;
 
 /// The tokens one answer used.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -33,22 +40,32 @@ pub struct Usage {
 impl Usage {
     /// Adds `other` in.
     pub fn add(&mut self, other: &Usage) {
-        self.input += other.input;
-        self.output += other.output;
-        self.cache_write += other.cache_write;
-        self.cache_read += other.cache_read;
+        self.input = self.input.saturating_add(other.input);
+        self.output = self.output.saturating_add(other.output);
+        self.cache_write = self.cache_write.saturating_add(other.cache_write);
+        self.cache_read = self.cache_read.saturating_add(other.cache_read);
+    }
+
+    /// `self` when every count is at most [`MAX_ANSWER_TOKENS`]; `None` (not reported)
+    /// when one is past it.
+    fn plausible(self) -> Option<Usage> {
+        [self.input, self.output, self.cache_write, self.cache_read]
+            .iter()
+            .all(|&n| n <= MAX_ANSWER_TOKENS)
+            .then_some(self)
     }
 
     /// Anthropic's `usage`: `input_tokens` (which exclude cached ones), `output_tokens`,
     /// `cache_creation_input_tokens`, `cache_read_input_tokens`. `None` without the two first.
     pub fn from_anthropic(answer: &Value) -> Option<Usage> {
         let u = answer.get("usage")?;
-        Some(Usage {
+        Usage {
             input: count(u.get("input_tokens"))?,
             output: count(u.get("output_tokens"))?,
             cache_write: count(u.get("cache_creation_input_tokens")).unwrap_or(0),
             cache_read: count(u.get("cache_read_input_tokens")).unwrap_or(0),
-        })
+        }
+        .plausible()
     }
 
     /// OpenAI's `usage`: `prompt_tokens` (which include the cached ones),
@@ -61,24 +78,26 @@ impl Usage {
         let cached = count(u.pointer("/prompt_tokens_details/cached_tokens"))
             .unwrap_or(0)
             .min(prompt);
-        Some(Usage {
+        Usage {
             input: prompt - cached,
             output,
             cache_write: 0,
             cache_read: cached,
-        })
+        }
+        .plausible()
     }
 
     /// The neutral shape (the cache entry's and the command provider's `usage` member):
     /// `input_tokens` and `output_tokens`, the cache counts optional. `None` when it is not
     /// that shape.
     pub fn from_neutral(u: &Value) -> Option<Usage> {
-        Some(Usage {
+        Usage {
             input: count(u.get("input_tokens"))?,
             output: count(u.get("output_tokens"))?,
             cache_write: count(u.get("cache_write_tokens")).unwrap_or(0),
             cache_read: count(u.get("cache_read_tokens")).unwrap_or(0),
-        })
+        }
+        .plausible()
     }
 
     /// The neutral shape, with the cost at recording when there was a price for the model.
@@ -226,5 +245,35 @@ mod tests {
             })
         );
         assert_eq!(Usage::from_neutral(&json!({"input": 7})), None);
+    }
+
+    #[test]
+    fn an_absurd_count_is_not_reported_and_totals_never_wrap() {
+        let most = u64::MAX;
+        for answer in [
+            json!({"usage": {"input_tokens": most, "output_tokens": 1}}),
+            json!({"usage": {"input_tokens": 1, "output_tokens": 1, "cache_read_input_tokens": most}}),
+        ] {
+            assert_eq!(Usage::from_anthropic(&answer), None, "{answer}");
+        }
+        let openai = json!({"usage": {"prompt_tokens": most, "completion_tokens": most}});
+        assert_eq!(Usage::from_openai(&openai), None);
+        let neutral = json!({"input_tokens": 1, "output_tokens": MAX_ANSWER_TOKENS + 1});
+        assert_eq!(Usage::from_neutral(&neutral), None);
+        let edge = json!({"input_tokens": MAX_ANSWER_TOKENS, "output_tokens": 0});
+        assert_eq!(
+            Usage::from_neutral(&edge).map(|u| u.input),
+            Some(MAX_ANSWER_TOKENS)
+        );
+        let mut total = Usage {
+            input: most,
+            ..Usage::default()
+        };
+        total.add(&Usage {
+            input: most,
+            output: 1,
+            ..Usage::default()
+        });
+        assert_eq!((total.input, total.output), (most, 1));
     }
 }

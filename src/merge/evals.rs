@@ -157,13 +157,13 @@ fn add_cache(a: CacheUse, b: &CacheUse) -> CacheUse {
         read: a.read || b.read,
         write: a.write || b.write,
         dir: a.dir.or_else(|| b.dir.clone()),
-        hits: a.hits + b.hits,
-        asked: a.asked + b.asked,
-        failed: a.failed + b.failed,
-        requests: a.requests + b.requests,
-        retries: a.retries + b.retries,
-        corrupt: a.corrupt + b.corrupt,
-        write_errors: a.write_errors + b.write_errors,
+        hits: a.hits.saturating_add(b.hits),
+        asked: a.asked.saturating_add(b.asked),
+        failed: a.failed.saturating_add(b.failed),
+        requests: a.requests.saturating_add(b.requests),
+        retries: a.retries.saturating_add(b.retries),
+        corrupt: a.corrupt.saturating_add(b.corrupt),
+        write_errors: a.write_errors.saturating_add(b.write_errors),
         write_error: a.write_error.or_else(|| b.write_error.clone()),
     }
 }
@@ -174,38 +174,38 @@ fn add_concurrency(a: ConcurrencyUse, b: ConcurrencyUse) -> ConcurrencyUse {
         adaptive: a.adaptive || b.adaptive,
         lowest: a.lowest.min(b.lowest),
         last: a.last.min(b.last),
-        lowered: a.lowered + b.lowered,
-        timeouts: a.timeouts + b.timeouts,
-        answered: a.answered + b.answered,
+        lowered: a.lowered.saturating_add(b.lowered),
+        timeouts: a.timeouts.saturating_add(b.timeouts),
+        answered: a.answered.saturating_add(b.answered),
     }
 }
 
 fn add_tokens(a: Tokens, b: Tokens) -> Tokens {
     Tokens {
-        input: a.input + b.input,
-        output: a.output + b.output,
-        cache_write: a.cache_write + b.cache_write,
-        cache_read: a.cache_read + b.cache_read,
+        input: a.input.saturating_add(b.input),
+        output: a.output.saturating_add(b.output),
+        cache_write: a.cache_write.saturating_add(b.cache_write),
+        cache_read: a.cache_read.saturating_add(b.cache_read),
     }
 }
 
 fn add_usd(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     match (a, b) {
-        (Some(a), Some(b)) => Some(dollars(picodollars(a) + picodollars(b))),
+        (Some(a), Some(b)) => Some(dollars(picodollars(a).saturating_add(picodollars(b)))),
         (a, b) => a.or(b),
     }
 }
 
 fn add_cost(a: ModelCost, b: ModelCost) -> ModelCost {
     ModelCost {
-        requests: a.requests + b.requests,
-        reported: a.reported + b.reported,
-        not_reported: a.not_reported + b.not_reported,
+        requests: a.requests.saturating_add(b.requests),
+        reported: a.reported.saturating_add(b.reported),
+        not_reported: a.not_reported.saturating_add(b.not_reported),
         tokens: add_tokens(a.tokens, b.tokens),
         cost_usd: add_usd(a.cost_usd, b.cost_usd),
         price: a.price.or(b.price),
-        replayed: a.replayed + b.replayed,
-        replayed_reported: a.replayed_reported + b.replayed_reported,
+        replayed: a.replayed.saturating_add(b.replayed),
+        replayed_reported: a.replayed_reported.saturating_add(b.replayed_reported),
         replayed_tokens: add_tokens(a.replayed_tokens, b.replayed_tokens),
         replayed_cost_usd: add_usd(a.replayed_cost_usd, b.replayed_cost_usd),
     }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::mcp::stdio::lines::{NOISE_LINE_KEEP, NOISE_LINES_KEPT};
 use crate::report::model::{RunReport, SCHEMA_VERSION, Shard};
 
 /// A report as read, with the file it came from.
@@ -65,12 +66,22 @@ pub fn read_all(files: &[PathBuf]) -> Result<Vec<Part>, MergeError> {
 
 fn read_one(file: &Path) -> Result<Part, MergeError> {
     let shown = file.display();
-    let text = std::fs::read_to_string(file).map_err(|e| {
+    let unreadable = |why: String| {
         MergeError::new(
-            format!("cannot read {shown}: {e}"),
+            format!("cannot read {shown}: {why}"),
             "give the JSON reports (`--json`) the jobs wrote",
         )
-    })?;
+    };
+    // A device or a pipe (`/dev/zero`) may never end: only a regular file is read.
+    match std::fs::metadata(file) {
+        Ok(meta) if !meta.is_file() => {
+            return Err(unreadable("it is not a regular file".into()));
+        }
+        Ok(_) => {}
+        Err(e) => return Err(unreadable(e.to_string())),
+    }
+    let text = crate::evals::read_capped(file, REPORT_LIMIT, "a JSON report")
+        .map_err(|e| unreadable(e.to_string()))?;
     let not_report = |why: String| {
         MergeError::new(
             format!("{shown} is not a toolproof JSON report: {why}"),
@@ -93,11 +104,46 @@ fn read_one(file: &Path) -> Result<Part, MergeError> {
             ));
         }
     }
-    let report: RunReport = serde_json::from_value(value).map_err(|e| not_report(e.to_string()))?;
+    let mut report: RunReport =
+        serde_json::from_value(value).map_err(|e| not_report(e.to_string()))?;
+    if let Some(shard) = report.shard
+        && let Err(why) = Shard::parse(&shard.to_string())
+    {
+        return Err(MergeError::new(
+            format!("{shown} is not a shard toolproof writes: its `shard` {why}"),
+            "give the JSON reports the jobs wrote with `--shard K/N`",
+        ));
+    }
+    bound_noise(&mut report);
     Ok(Part {
         file: file.to_path_buf(),
         report,
     })
+}
+
+/// The largest report read. A report holds what the run found, with every server text
+/// already shortened, so even a large suite's is a few MiB; a larger file (or a device that
+/// never ends) is refused rather than loaded.
+pub const REPORT_LIMIT: u64 = 64 << 20;
+
+/// The server's stdout noise held as a live run holds it: the first
+/// [`NOISE_LINES_KEPT`] lines, each cut to [`NOISE_LINE_KEEP`] bytes with a note of its
+/// length, so that a crafted report cannot make every report of the merge carry megabytes.
+fn bound_noise(report: &mut RunReport) {
+    let total = report.stdout_noise_total.max(report.stdout_noise.len());
+    report.stdout_noise.truncate(NOISE_LINES_KEPT);
+    for line in &mut report.stdout_noise {
+        if line.len() > NOISE_LINE_KEEP {
+            let len = line.len();
+            let mut end = NOISE_LINE_KEEP;
+            while !line.is_char_boundary(end) {
+                end -= 1;
+            }
+            line.truncate(end);
+            line.push_str(&format!("… (cut: {len} bytes)"));
+        }
+    }
+    report.stdout_noise_total = total;
 }
 
 /// Refuses reports that are not parts of one run: every report must have the same toolproof

@@ -38,7 +38,13 @@
 //! {"id": 2, "op": "list_tools"}   → {"id": 2, "ok": true, "tools": [every tool as sent]}
 //! {"id": 3, "op": "close"}        → ends the session, as the end of stdin does
 //! a line it cannot read, or a listing that failed → {"id": …, "ok": false, "error": "…"}
+//! a line over the 64 MiB message limit → {"id": null, "ok": false, "error": "the request line is … bytes, …"}
 //! ```
+//!
+//! A request line is held up to the client's limit for one message (64 MiB); a longer one is
+//! skipped to its end unread and never reaches the server, and the session goes on. Every
+//! message it writes masks the config's `${VAR}` values and toolproof's own credentials in the
+//! environment (the providers' keys, the CI tokens), as every other command does.
 //!
 //! `id` is echoed as sent (`null` when absent); `arguments` defaults to `{}` and `timeout_s` to
 //! 30. A call's result has the meaning of mcp-toolproof's `CallResult`: a JSON-RPC error
@@ -59,7 +65,7 @@
 mod tests;
 mod wire;
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, Read, Write};
 
 use serde_json::Value;
 
@@ -68,6 +74,7 @@ use crate::config::{self, ConfigError, LoadedConfig};
 use crate::exit::{EXIT_FAILED, EXIT_OK, EXIT_USAGE};
 use crate::mcp::Client;
 use crate::mcp::error::McpError;
+use crate::mcp::protocol::MESSAGE_LIMIT;
 use crate::output::to_stderr;
 use crate::report::redact::Redactor;
 use crate::settings::{self, Env, Settings};
@@ -87,15 +94,18 @@ fn run(
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> i32 {
-    let loaded = match load(cli, args, env, input) {
+    let (loaded, redact) = match load(cli, args, env, input) {
         Ok(loaded) => loaded,
         Err(e) => {
-            to_stderr(&format!("error: {e}"));
-            let _ = send(out, &wire::not_ready_line(&e.to_string(), true, ""));
+            // The environment's credentials are known before any config is: a server line
+            // or URL that carries one is still masked.
+            let redact = Redactor::new(&settings::environment_secrets(env));
+            let message = redact.apply(&e.to_string()).into_owned();
+            to_stderr(&format!("error: {message}"));
+            let _ = send(out, &wire::not_ready_line(&message, true, ""));
             return EXIT_USAGE;
         }
     };
-    let redact = Redactor::new(&loaded.secrets);
     let (spec, opts) = crate::mcp::spec::server_spec(&loaded);
     let client = match Client::connect(spec, opts) {
         Ok(client) => client,
@@ -127,18 +137,31 @@ fn run(
 }
 
 /// The config of the server: from the command line as `inspect` reads it, or from the server
-/// line on stdin; the protocol pin and transport resolved as for every command.
+/// line on stdin; the protocol pin and transport resolved as for every command. With it, what
+/// every message of the session masks: the config's `${VAR}` values and the environment's
+/// credentials, as every other command masks them.
 fn load(
     cli: &Cli,
     args: &SessionArgs,
     env: &Env,
     input: &mut impl BufRead,
-) -> Result<LoadedConfig, ConfigError> {
+) -> Result<(LoadedConfig, Redactor), ConfigError> {
     let loaded = if args.server_on_stdin {
-        let mut line = String::new();
-        input
-            .read_line(&mut line)
-            .map_err(|e| ConfigError::new(format!("could not read the server line: {e}")))?;
+        let mut bytes = Vec::new();
+        let line = match read_request(input, &mut bytes) {
+            Ok(Some(Line::Whole)) | Ok(None) => String::from_utf8_lossy(&bytes).into_owned(),
+            Ok(Some(Line::TooLong(len))) => {
+                return Err(ConfigError::new(format!(
+                    "the server line is {len} bytes, over the {} MiB limit for one message",
+                    MESSAGE_LIMIT >> 20
+                )));
+            }
+            Err(e) => {
+                return Err(ConfigError::new(format!(
+                    "could not read the server line: {e}"
+                )));
+            }
+        };
         let server = wire::parse_server(line.trim_end()).map_err(|message| {
             ConfigError::new(message).hint(
                 "send one JSON object such as {\"command\": [\"python\", \"server.py\"]} or {\"url\": \"http://127.0.0.1:8000/mcp\"}",
@@ -153,7 +176,60 @@ fn load(
         }
         loaded
     };
-    Ok(Settings::resolve(cli, env, loaded)?.loaded().clone())
+    let settings = Settings::resolve(cli, env, loaded)?;
+    Ok((settings.loaded().clone(), Redactor::new(settings.secrets())))
+}
+
+/// What [`read_request`] read.
+#[derive(Debug, PartialEq)]
+enum Line {
+    /// The whole line is in the buffer (without its `\n`).
+    Whole,
+    /// The line was longer than [`MESSAGE_LIMIT`]: this many bytes (without its `\n`), of
+    /// which the buffer holds none, the rest skipped unread.
+    TooLong(u64),
+}
+
+/// Reads one line of at most [`MESSAGE_LIMIT`] bytes into `buf` (cleared first); a longer one
+/// is skipped to its end without being held, as the client skips a server's over-long line.
+/// `None` at the end of input.
+fn read_request(input: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<Option<Line>> {
+    buf.clear();
+    let limit = MESSAGE_LIMIT as u64;
+    let n = input.by_ref().take(limit + 1).read_until(b'\n', buf)? as u64;
+    if n == 0 {
+        return Ok(None);
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+        return Ok(Some(Line::Whole));
+    }
+    if n <= limit {
+        // The input ended without a `\n`.
+        return Ok(Some(Line::Whole));
+    }
+    // Over the limit: count the rest of the line away in small pieces.
+    let mut len = n;
+    buf.clear();
+    loop {
+        let (used, newline) = {
+            let chunk = input.fill_buf()?;
+            if chunk.is_empty() {
+                break;
+            }
+            match chunk.iter().position(|&b| b == b'\n') {
+                Some(at) => (at + 1, true),
+                None => (chunk.len(), false),
+            }
+        };
+        input.consume(used);
+        len += used as u64 - u64::from(newline);
+        if newline {
+            break;
+        }
+    }
+    buf.shrink_to(0);
+    Ok(Some(Line::TooLong(len)))
 }
 
 /// The config a server line stands for: `--url` or `-- COMMAND` run from its `cwd`, with its
@@ -192,17 +268,27 @@ struct Session {
 impl Session {
     /// Answers requests until stdin ends, a `close` comes, or stdout goes away.
     fn serve(&mut self, input: &mut impl BufRead, out: &mut impl Write) {
-        let mut line = String::new();
+        let mut bytes = Vec::new();
         loop {
-            line.clear();
-            match input.read_line(&mut line) {
-                Ok(0) => return,
-                Ok(_) => {}
+            let line = match read_request(input, &mut bytes) {
+                Ok(None) => return,
+                Ok(Some(Line::Whole)) => String::from_utf8_lossy(&bytes),
+                Ok(Some(Line::TooLong(len))) => {
+                    // Neither held nor passed on: that request is refused, the session goes on.
+                    let message = format!(
+                        "the request line is {len} bytes, over the {} MiB limit for one message",
+                        MESSAGE_LIMIT >> 20
+                    );
+                    if send(out, &wire::error_line(&Value::Null, &message)).is_err() {
+                        return;
+                    }
+                    continue;
+                }
                 Err(e) => {
                     to_stderr(&format!("toolproof session: could not read stdin: {e}"));
                     return;
                 }
-            }
+            };
             if line.trim().is_empty() {
                 continue;
             }

@@ -192,3 +192,28 @@ fn a_server_that_cannot_start_is_not_ready() {
         "{error}"
     );
 }
+
+#[test]
+fn a_request_line_over_the_message_limit_is_skipped_without_being_held() {
+    use super::{Line, read_request};
+    use std::io::{BufReader, Read};
+    let limit = crate::mcp::protocol::MESSAGE_LIMIT as u64;
+    let long = std::io::repeat(b'x').take(limit + 5);
+    let input = long.chain(&b"\n{\"id\":2}\nlast"[..]);
+    let mut reader = BufReader::with_capacity(1 << 16, input);
+    let mut buf = Vec::new();
+    let first = read_request(&mut reader, &mut buf).expect("read");
+    assert_eq!(first, Some(Line::TooLong(limit + 5)));
+    assert!(buf.capacity() < 1 << 20, "{} bytes held", buf.capacity());
+    assert_eq!(
+        read_request(&mut reader, &mut buf).ok(),
+        Some(Some(Line::Whole))
+    );
+    assert_eq!(buf, b"{\"id\":2}");
+    assert_eq!(
+        read_request(&mut reader, &mut buf).ok(),
+        Some(Some(Line::Whole))
+    );
+    assert_eq!(buf, b"last");
+    assert_eq!(read_request(&mut reader, &mut buf).ok(), Some(None));
+}

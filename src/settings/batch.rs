@@ -1,5 +1,5 @@
 //! Batch settings of the evals: `--batch` > `TOOLPROOF_BATCH` > `evals.batch` > `auto`, the
-//! same for `batch_min` and `batch_poll_s`, and `--cancel-batch` / `TOOLPROOF_CANCEL_BATCH`.
+//! same for `batch_min`, `batch_poll_s` and `batch_deadline_s`, and `--cancel-batch` / `TOOLPROOF_CANCEL_BATCH`.
 //! `always` with the command provider, or with the answer cache off, is a usage error: a
 //! local program has no batch API, and a batch needs the cache folder to survive the job.
 
@@ -16,6 +16,7 @@ pub struct BatchSettings {
     mode: Resolved<BatchMode>,
     min: Resolved<u32>,
     poll: Duration,
+    deadline: Duration,
     cancel: bool,
 }
 
@@ -27,6 +28,10 @@ impl BatchSettings {
     /// The wait between two looks at a batch in progress.
     pub fn poll(&self) -> Duration {
         self.poll
+    }
+    /// How long a run waits for its batches to end.
+    pub fn deadline(&self) -> Duration {
+        self.deadline
     }
     /// Whether an interrupted run cancels its batch instead of leaving it for the next run.
     pub fn cancel_on_interrupt(&self) -> bool {
@@ -78,6 +83,16 @@ pub(super) fn resolve(
         Some((e.batch_poll_s, "evals.batch_poll_s")),
         e.batch_poll_s,
     );
+    let deadline = pick(
+        flags
+            .and_then(|f| f.batch_deadline_s)
+            .map(|s| (s, "--batch-deadline-s")),
+        env.map(|v| env_value(v, "TOOLPROOF_BATCH_DEADLINE_S", parse_seconds))
+            .transpose()?
+            .flatten(),
+        Some((e.batch_deadline_s, "evals.batch_deadline_s")),
+        e.batch_deadline_s,
+    );
     let cancel = match flags {
         Some(f) if f.cancel_batch => true,
         Some(_) => env
@@ -111,6 +126,7 @@ pub(super) fn resolve(
         mode,
         min,
         poll: crate::config::limits::seconds(poll.value),
+        deadline: crate::config::limits::seconds(deadline.value),
         cancel,
     })
 }

@@ -36,6 +36,13 @@ pub use lint::LintSettings;
 pub use merge::MergeSettings;
 pub use protocol::ProtocolSettings;
 pub use source::config_source;
+
+/// The secrets an invocation must never print, before a config is read: toolproof's own
+/// credentials in the environment (the providers' keys, the CI tokens). [`Settings::secrets`]
+/// adds the config's `${VAR}` values to them.
+pub fn environment_secrets(env: &Env) -> Vec<String> {
+    secrets::resolve(env, &[])
+}
 pub use stress::StressSettings;
 #[cfg(test)]
 pub use suite::select;

@@ -342,6 +342,15 @@ fn rows() -> Vec<Row> {
             expect: ["Some(500ms)", "Some(2s)", "Some(7s)", "Some(30s)"],
         },
         Row {
+            name: "batch-deadline-s",
+            command: &["eval"],
+            flag: &["--batch-deadline-s", "90"],
+            env: ("TOOLPROOF_BATCH_DEADLINE_S", "600"),
+            yaml: Some((Slot::Evals, "batch_deadline_s: 60")),
+            read: |s| format!("{:?}", s.evals().map(|e| e.batch().deadline())),
+            expect: ["Some(90s)", "Some(600s)", "Some(60s)", "Some(7200s)"],
+        },
+        Row {
             name: "cancel-batch",
             command: &["eval"],
             flag: &["--cancel-batch"],

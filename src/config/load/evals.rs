@@ -50,6 +50,7 @@ pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), Confi
     for (value, key) in [
         (evals.request_timeout_s, "request_timeout_s"),
         (evals.batch_poll_s, "batch_poll_s"),
+        (evals.batch_deadline_s, "batch_deadline_s"),
     ] {
         duration(ctx, value, &[e, Step::Key(key)], Unit::Seconds)?;
     }

@@ -5,7 +5,7 @@
 use super::{SERVER, loaded, rendered};
 
 /// Each duration key, as a YAML snippet with `{}` where the value goes.
-const FIELDS: [(&str, &str); 17] = [
+const FIELDS: [(&str, &str); 18] = [
     ("timeout_ms", "timeout_ms: {}\n"),
     ("retry_delay_ms", "retry_delay_ms: {}\n"),
     (
@@ -45,6 +45,7 @@ const FIELDS: [(&str, &str); 17] = [
         "evals:\n  request_timeout_s: {}\n",
     ),
     ("evals.batch_poll_s", "evals:\n  batch_poll_s: {}\n"),
+    ("evals.batch_deadline_s", "evals:\n  batch_deadline_s: {}\n"),
     ("server.startup_timeout_s", ""),
     ("server.startup_timeout_s (flow)", ""),
 ];

@@ -121,6 +121,10 @@ pub struct EvalConfig {
     /// Seconds between two looks at a batch in progress.
     #[serde(default = "default_batch_poll_s")]
     pub batch_poll_s: f64,
+    /// Seconds a run waits for its batches to end; past it the evals end as an error and
+    /// the batches' records stay for a later run to pick up.
+    #[serde(default = "default_batch_deadline_s")]
+    pub batch_deadline_s: f64,
     /// Anthropic: mark the tool list and the system prompt for the prompt cache
     /// (`cache_control`), so repeated requests read them at the cache price. Not part of the
     /// cache key.
@@ -336,6 +340,12 @@ fn default_batch_min() -> u32 {
 fn default_batch_poll_s() -> f64 {
     30.0
 }
+/// Two hours: most batches end within one (the providers' own figure), and it ends the wait
+/// well inside a CI job's limit (GitHub's is six hours), so the job says why rather than
+/// being killed; the record stays for the next run.
+fn default_batch_deadline_s() -> f64 {
+    7200.0
+}
 
 fn default_eval_concurrency() -> u32 {
     8
@@ -388,6 +398,7 @@ impl Default for EvalConfig {
             batch: BatchMode::Auto,
             batch_min: default_batch_min(),
             batch_poll_s: default_batch_poll_s(),
+            batch_deadline_s: default_batch_deadline_s(),
             prompt_cache: true,
             prices: BTreeMap::new(),
             line: None,

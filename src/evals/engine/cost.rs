@@ -34,7 +34,7 @@ pub(super) fn of_model(got: &[Got], price: Option<(Price, Source)>) -> ModelCost
                         fresh.add(&r.usage);
                         // A batch answer records its own (discounted) cost.
                         let cost = r.cost_usd.or_else(|| price.map(|(p, _)| p.cost(&r.usage)));
-                        fresh_cost += cost.map_or(0, picodollars);
+                        fresh_cost = fresh_cost.saturating_add(cost.map_or(0, picodollars));
                     }
                     None => c.not_reported += 1,
                 }
@@ -47,7 +47,8 @@ pub(super) fn of_model(got: &[Got], price: Option<(Price, Source)>) -> ModelCost
                     replayed.add(&r.usage);
                     let cost = r.cost_usd.or_else(|| price.map(|(p, _)| p.cost(&r.usage)));
                     if let Some(cost) = cost {
-                        *replayed_cost.get_or_insert(0) += picodollars(cost);
+                        let sum = replayed_cost.get_or_insert(0);
+                        *sum = sum.saturating_add(picodollars(cost));
                     }
                 }
             }

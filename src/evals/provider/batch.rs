@@ -173,7 +173,7 @@ impl BatchApi<'_> {
 
     /// Where batch `id` stands.
     pub fn poll(&self, id: &str, pacer: &Pacer) -> Result<Poll, ProviderError> {
-        let url = format!("{}/{id}", self.batches_url());
+        let url = format!("{}/{}", self.batches_url(), segment(id));
         let text = self.api.exchange(&url, None, pacer, STATUS_LIMIT)?;
         let v: Value =
             serde_json::from_str(&text).map_err(|_| self.shape("the batch status is not JSON"))?;
@@ -243,13 +243,13 @@ impl BatchApi<'_> {
         let mut entries = Vec::new();
         if self.openai {
             for file in &poll.results {
-                let url = format!("{}/files/{file}/content", self.base());
+                let url = format!("{}/files/{}/content", self.base(), segment(file));
                 let text = self.api.exchange(&url, None, pacer, RESULTS_LIMIT)?;
                 entries.extend(jsonl(&text).filter_map(|v| openai_entry(&v)));
             }
         } else {
             // The documented results path; a `results_url` elsewhere is not sent the key.
-            let own = format!("{}/{id}/results", self.batches_url());
+            let own = format!("{}/{}/results", self.batches_url(), segment(id));
             let url = poll
                 .results
                 .first()
@@ -264,7 +264,7 @@ impl BatchApi<'_> {
 
     /// Asks the provider to cancel batch `id`.
     pub fn cancel(&self, id: &str, pacer: &Pacer) -> Result<(), ProviderError> {
-        let url = format!("{}/{id}/cancel", self.batches_url());
+        let url = format!("{}/{}/cancel", self.batches_url(), segment(id));
         self.post(&url, "application/json", b"{}", pacer)
             .map(|_| ())
     }
@@ -292,6 +292,24 @@ impl BatchApi<'_> {
             "check the base URL: it must point at the API",
         ))
     }
+}
+
+/// An id as one segment of a URL's path: every byte but the unreserved ones (letters,
+/// digits, `-`, `.`, `_`, `~`) percent-encoded, so that an id holding `/`, `?`, `#` or a
+/// control character cannot reach another path, and `.`/`..` none at all.
+fn segment(id: &str) -> String {
+    let mut out = String::with_capacity(id.len());
+    for b in id.bytes() {
+        if b.is_ascii_alphanumeric()
+            || matches!(b, b'-' | b'_' | b'~')
+            || (b == b'.' && id != "." && id != "..")
+        {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 /// The JSON values of a JSONL text (blank and unreadable lines skipped).
@@ -379,6 +397,14 @@ fn openai_entry(v: &Value) -> Option<(String, Entry)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_id_is_one_path_segment_whatever_it_holds() {
+        assert_eq!(segment("msgbatch_01Hk-x.y~z"), "msgbatch_01Hk-x.y~z");
+        assert_eq!(segment("a/../b?c#d"), "a%2F..%2Fb%3Fc%23d");
+        assert_eq!(segment("b\nPASS"), "b%0APASS");
+        assert_eq!(segment(".."), "%2E%2E");
+    }
 
     #[test]
     fn anthropic_results_of_every_type_are_read() {

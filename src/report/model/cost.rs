@@ -20,7 +20,9 @@ pub struct Tokens {
 impl Tokens {
     /// Every input token (base rate, cache writes, cache reads).
     pub fn all_input(&self) -> u64 {
-        self.input + self.cache_write + self.cache_read
+        self.input
+            .saturating_add(self.cache_write)
+            .saturating_add(self.cache_read)
     }
 
     /// The share of input tokens read from the prompt cache (0 with no input).

@@ -10,7 +10,7 @@ pub(super) mod state;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::ask::{masked, to_choice};
 use super::progress::Progress;
@@ -22,7 +22,7 @@ use crate::evals::usage::Recorded;
 use crate::events::Event;
 use crate::report::model::CacheUse;
 use serde_json::Value;
-use state::{Record, Records};
+use state::{Record, Records, shown};
 
 /// The most requests in one batch (Anthropic takes 100,000, OpenAI 50,000).
 const MAX_REQUESTS: usize = 10_000;
@@ -99,7 +99,7 @@ impl Batching<'_, '_> {
                 covered.extend(r.requests.values().cloned());
                 self.say(format!(
                     "picked up batch {} ({} requests, submitted {} ago)",
-                    r.id,
+                    shown(&r.id),
                     r.requests.len(),
                     ago(r.submitted)
                 ));
@@ -116,14 +116,16 @@ impl Batching<'_, '_> {
             match self.submit(api, &records, &fresh, 1) {
                 Ok(r) => active.extend(r),
                 // `auto` asks live where there is no batch API (a local compatible server).
-                Err(e) if active.is_empty() && !self.ctx.run.settings.batch().always() => {
+                Err(Refused::NoBatch(e))
+                    if active.is_empty() && !self.ctx.run.settings.batch().always() =>
+                {
                     let why = e.lines().next().unwrap_or_default();
                     self.say(format!("asking live instead: {why}"));
                     let mut done = sink.done(None);
                     done.live = true;
                     return done;
                 }
-                Err(e) => return sink.done(Some(e)),
+                Err(Refused::NoBatch(e) | Refused::BadId(e)) => return sink.done(Some(e)),
             }
         }
         let fatal = self.wait(api, &records, active, &mut sink);
@@ -141,6 +143,8 @@ impl Batching<'_, '_> {
     ) -> Option<String> {
         let pacer = &self.ctx.pacer;
         let mut last: BTreeMap<String, (String, u64)> = BTreeMap::new();
+        let deadline = self.ctx.run.settings.batch().deadline();
+        let started = Instant::now();
         while !active.is_empty() {
             let mut next = Vec::new();
             for (i, record) in active.iter().enumerate() {
@@ -156,13 +160,13 @@ impl Batching<'_, '_> {
                         let _ = records.remove(&record.id);
                         return Some(format!(
                             "batch {} is no longer known to the provider ({e}); its record is removed\nhint: re-run the same command to submit its requests again",
-                            record.id
+                            shown(&record.id)
                         ));
                     }
                     Err(e) => {
                         return Some(format!(
                             "could not check batch {}: {e}\nhint: it keeps running; re-run the same command to pick it up",
-                            record.id
+                            shown(&record.id)
                         ));
                     }
                 };
@@ -184,13 +188,36 @@ impl Batching<'_, '_> {
             if active.is_empty() {
                 break;
             }
-            let interval = self.ctx.run.settings.batch().poll();
+            let Some(left) = deadline
+                .checked_sub(started.elapsed())
+                .filter(|d| !d.is_zero())
+            else {
+                return Some(self.past_deadline(&active));
+            };
+            let interval = self.ctx.run.settings.batch().poll().min(left);
             if self.ctx.run.interrupt.is_set() || !self.ctx.run.interrupt.sleep(interval) {
                 self.interrupted(api, records, &active);
                 return None;
             }
         }
         None
+    }
+
+    /// The wait is over and `active` have not ended: they keep running at the provider and
+    /// their records stay, so that a later run picks their results up without paying twice.
+    fn past_deadline(&self, active: &[Record]) -> String {
+        let ids: Vec<String> = active.iter().map(|r| shown(&r.id)).collect();
+        let (word, verb) = if ids.len() == 1 {
+            ("batch", "has")
+        } else {
+            ("batches", "have")
+        };
+        let limit = self.ctx.run.settings.batch().deadline();
+        format!(
+            "{word} {} {verb} not ended within the batch deadline of {} (evals.batch_deadline_s); it keeps running and its record stays under the cache folder\nhint: re-run the same command later to pick up its results without a second batch, or wait longer with --batch-deadline-s",
+            ids.join(", "),
+            wait_words(limit)
+        )
     }
 
     /// The results of an ended batch, into the cache and the scores. Returns the batches its
@@ -205,7 +232,7 @@ impl Batching<'_, '_> {
     ) -> Result<Vec<Record>, String> {
         let entries = if let Some(why) = poll.failure() {
             // The batch failed as a whole: every request of it gets the error.
-            let m = format!("batch {} failed: {why}", record.id);
+            let m = format!("batch {} failed: {why}", shown(&record.id));
             record
                 .requests
                 .keys()
@@ -216,7 +243,7 @@ impl Batching<'_, '_> {
             api.results(&record.id, poll, &self.ctx.pacer).map_err(|e| {
                 format!(
                     "could not fetch the results of batch {}: {e}\nhint: re-run the same command to fetch them",
-                    record.id
+                    shown(&record.id)
                 )
             })?
         };
@@ -246,7 +273,7 @@ impl Batching<'_, '_> {
         }
         for key in record.requests.values() {
             if !seen.contains(key) {
-                let m = format!("batch {} has no result for this request", record.id);
+                let m = format!("batch {} has no result for this request", shown(&record.id));
                 self.fail(sink, key, &m);
             }
         }
@@ -256,9 +283,10 @@ impl Batching<'_, '_> {
             self.say(format!(
                 "{} requests of batch {} expired: submitting them once more",
                 expired.len(),
-                record.id
+                shown(&record.id)
             ));
-            self.submit(api, records, &expired, record.round + 1)?
+            self.submit(api, records, &expired, record.round + 1)
+                .map_err(Refused::message)?
         };
         // Kept when an answer could not be cached: the next run fetches the results again.
         if self.cache_use.write_errors == writes_failed {
@@ -275,7 +303,7 @@ impl Batching<'_, '_> {
         records: &Records,
         keys: &[String],
         round: u32,
-    ) -> Result<Vec<Record>, String> {
+    ) -> Result<Vec<Record>, Refused> {
         let mut submitted = Vec::new();
         let mut group: Vec<(String, Value)> = Vec::new();
         let mut bytes = 0;
@@ -338,25 +366,33 @@ impl Batching<'_, '_> {
         records: &Records,
         requests: &[(String, Value)],
         round: u32,
-    ) -> Result<Record, String> {
+    ) -> Result<Record, Refused> {
         let id = api
             .submit(requests, &self.ctx.pacer)
-            .map_err(|e| format!("could not submit a batch: {e}"))?;
+            .map_err(|e| Refused::NoBatch(format!("could not submit a batch: {e}")))?;
+        let name = provider_name(self.ctx.provider);
+        // Checked before anything else: a batch that cannot be recorded cannot be picked up
+        // by a later run, which would pay for it a second time.
+        if let Err(why) = state::file_name(&id) {
+            return Err(Refused::BadId(format!(
+                "the {name} batch API gave the new batch the id {}, which cannot name its record: {why}\nhint: the batch was submitted but cannot be followed; ask the provider about it, or run with `--batch never`",
+                shown(&id)
+            )));
+        }
         let map = requests
             .iter()
             .map(|(k, _)| (k.clone(), k.clone()))
             .collect();
-        let name = provider_name(self.ctx.provider);
         let record = Record::new(id, name, self.model, api.host(), round, map);
         if let Err(e) = records.write(&record) {
             self.say(format!(
                 "could not record batch {} under the cache folder ({e}): a re-run will not pick it up",
-                record.id
+                shown(&record.id)
             ));
         }
         self.say(format!(
             "submitted batch {} ({} requests); if this job stops, re-run the same command to pick it up",
-            record.id,
+            shown(&record.id),
             requests.len()
         ));
         Ok(record)
@@ -371,14 +407,16 @@ impl Batching<'_, '_> {
                 match api.cancel(&record.id, &self.ctx.pacer) {
                     Ok(()) => {
                         let _ = records.remove(&record.id);
-                        self.say(format!("cancelled batch {}", record.id));
+                        self.say(format!("cancelled batch {}", shown(&record.id)));
                     }
-                    Err(e) => self.say(format!("could not cancel batch {}: {e}", record.id)),
+                    Err(e) => {
+                        self.say(format!("could not cancel batch {}: {e}", shown(&record.id)))
+                    }
                 }
             } else {
                 self.say(format!(
                     "batch {} keeps running; re-run the same command to pick up its results (--cancel-batch cancels it instead)",
-                    record.id
+                    shown(&record.id)
                 ));
             }
         }
@@ -447,8 +485,37 @@ impl Sink<'_> {
     }
 }
 
+/// Why a batch could not be submitted.
+enum Refused {
+    /// The batch API refused it or is not there (`auto` then asks live).
+    NoBatch(String),
+    /// It was submitted, but its id cannot name a record: a provider error.
+    BadId(String),
+}
+
+impl Refused {
+    fn message(self) -> String {
+        match self {
+            Refused::NoBatch(m) | Refused::BadId(m) => m,
+        }
+    }
+}
+
+/// `2h`, `90s`, `1.5s`: a deadline in words.
+fn wait_words(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s >= 3600.0 && s % 3600.0 == 0.0 {
+        format!("{}h", s / 3600.0)
+    } else if s >= 60.0 && s % 60.0 == 0.0 {
+        format!("{}m", s / 60.0)
+    } else {
+        format!("{}s", crate::config::limits::number(s))
+    }
+}
+
 /// `batch msgbatch_1: in_progress, 3/10 done`.
 fn progress_line(id: &str, poll: &Poll) -> String {
+    let id = shown(id);
     if poll.total > 0 {
         format!(
             "batch {id}: {}, {}/{} done",
