@@ -22,3 +22,11 @@ mod providers_api;
 mod secrets;
 
 mod files;
+
+mod merge;
+
+mod session;
+
+mod batches;
+
+mod tokens;

@@ -17,6 +17,7 @@
 //! | `--single-slot MS` | serve one model request at a time, in arrival order, each taking MS ms (a request whose client gave up still takes its turn), like a local server with one slot |
 //! | `--batch-polls N` | a batch answers "in progress" to its first N looks (default 1), then ends with its results (see `fake_llm/batch.rs`) |
 //! | `--batch-expire N` | the first N batches submitted expire as a whole (every request `expired`) |
+//! | `--batch-ids JSON` | the ids the batches get, in submission order (a JSON array of strings; later batches get generated ones) |
 //! | `--no-batches` | no batch or file endpoints (404), like a local compatible server |
 //!
 //! The first stdout line is `listening on http://127.0.0.1:PORT` (flushed at once). Point
@@ -56,6 +57,7 @@
 //! | `[[max_tokens]]` | Anthropic `stop_reason: max_tokens`; OpenAI `finish_reason: length` |
 //! | `[[content-empty]]` | OpenAI: `content: ""` beside the tool calls (llama.cpp's server), instead of `null` |
 //! | `[[no-usage]]` | leave `usage` out of the answer (as many local servers do) |
+//! | `[[usage-tokens N]]` | report N input and N output tokens (up to 2^64 − 1), whatever was asked |
 //! | `[[status CODE opts]]` | answer with that error in the API's shape; opts: `times=N` (only the first N attempts at this prompt, then answer normally), `retry-after=S`, `retry-after-ms=MS`, `should-retry=true\|false` (`x-should-retry`), `quota` (429: quota / spend limit exhausted), `echo-key` (quote the request's key in the message), `msg=TEXT` (the rest of the directive) |
 //! | `[[drop]]`, `[[drop times=N]]` | close the connection without answering |
 //! | `[[sleep MS]]` | wait MS more before answering (for timeouts) |
@@ -107,7 +109,7 @@ fake_llm: a fake Anthropic + OpenAI model API on 127.0.0.1, scripted by [[direct
 
 usage: fake_llm [--port N] [--delay-ms N] [--log FILE] [--require-key KEY] [--redirect-self CODE]
                 [--flavor openai|llama-cpp-python] [--single-slot MS]
-                [--batch-polls N] [--batch-expire N] [--no-batches]
+                [--batch-polls N] [--batch-expire N] [--batch-ids JSON] [--no-batches]
 
   --port N            listen on 127.0.0.1:N (default 0: any free port)
   --delay-ms N        wait N ms before every answer
@@ -118,10 +120,11 @@ usage: fake_llm [--port N] [--delay-ms N] [--log FILE] [--require-key KEY] [--re
   --single-slot MS    serve one model request at a time, MS ms each, in arrival order
   --batch-polls N     a batch is in progress for its first N looks (default 1)
   --batch-expire N    the first N batches submitted expire as a whole
+  --batch-ids JSON    the ids of the batches, in submission order (a JSON array of strings)
   --no-batches        no batch or file endpoints (404), like a local compatible server
 
 directives: [[call NAME {json}]] [[malformed NAME RAW]] [[text WORDS]] [[refuse]]
-  [[max_tokens]] [[content-empty]] [[no-usage]] [[status CODE times=N retry-after=S retry-after-ms=MS should-retry=B quota
+  [[max_tokens]] [[content-empty]] [[no-usage]] [[usage-tokens N]] [[status CODE times=N retry-after=S retry-after-ms=MS should-retry=B quota
   echo-key msg=TEXT]]
   [[drop times=N]] [[sleep MS]] [[nonsense]] [[empty]] [[truncated]] [[huge MIB]]
   [[batch-expire times=N]] [[from-context NAME KEY]];
@@ -138,6 +141,7 @@ struct Options {
     single_slot: Option<Duration>,
     batch_polls: u32,
     batch_expire: u32,
+    batch_ids: Vec<String>,
     no_batches: bool,
 }
 
@@ -152,6 +156,7 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Option<Option
         single_slot: None,
         batch_polls: 1,
         batch_expire: 0,
+        batch_ids: Vec::new(),
         no_batches: false,
     };
     while let Some(flag) = args.next() {
@@ -189,6 +194,10 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Option<Option
                 o.batch_expire = value()?
                     .parse()
                     .map_err(|_| "--batch-expire takes a number")?;
+            }
+            "--batch-ids" => {
+                o.batch_ids = serde_json::from_str(&value()?)
+                    .map_err(|_| "--batch-ids takes a JSON array of strings")?;
             }
             "--no-batches" => o.no_batches = true,
             "-h" | "--help" => return Ok(None),
@@ -479,8 +488,10 @@ fn main() {
         flavor: options.flavor,
         slot: options.single_slot.map(Slot::new),
         attempts: Attempts::default(),
-        batches: (!options.no_batches)
-            .then(|| batch::Batches::new(options.batch_polls, options.batch_expire)),
+        batches: (!options.no_batches).then(|| {
+            batch::Batches::new(options.batch_polls, options.batch_expire)
+                .with_ids(options.batch_ids.clone())
+        }),
         prompt_cache: usage::PromptCache::default(),
     });
     for stream in listener.incoming() {

@@ -22,6 +22,8 @@ pub struct Batches {
     polls: u32,
     /// Batches (in submission order) that expire as a whole.
     expire_first: u32,
+    /// The ids the batches get, in submission order (then generated ones).
+    ids: Vec<String>,
     state: Mutex<State>,
 }
 
@@ -49,6 +51,30 @@ struct Batch {
     created: u64,
 }
 
+/// A path segment with its `%XX` escapes decoded.
+fn decode(segment: &str) -> String {
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 fn json_out(status: u16, body: Value) -> Out {
     Out {
         status,
@@ -68,15 +94,34 @@ impl Batches {
         Batches {
             polls,
             expire_first,
+            ids: Vec::new(),
             state: Mutex::default(),
         }
+    }
+
+    /// The batches get these ids, in submission order (any id at all, an empty one too).
+    pub fn with_ids(mut self, ids: Vec<String>) -> Batches {
+        self.ids = ids;
+        self
+    }
+
+    /// The id of the next batch submitted.
+    fn next_id(&self, prefix: &str) -> String {
+        let n = self.lock().submitted as usize;
+        self.ids.get(n).cloned().unwrap_or_else(|| wire::id(prefix))
     }
 
     /// The answer to a batch or file endpoint; `None` for any other path.
     pub fn route(&self, req: &Request, key: Option<&str>, answer: Answer<'_>) -> Option<Out> {
         let path = req.path.as_str();
         let method = req.method.as_str();
-        let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+        // Each segment percent-decoded, as a real server reads an id in a path.
+        let decoded: Vec<String> = path
+            .trim_start_matches('/')
+            .split('/')
+            .map(decode)
+            .collect();
+        let parts: Vec<&str> = decoded.iter().map(String::as_str).collect();
         let out = match (method, parts.as_slice()) {
             ("POST", ["v1", "messages", "batches"]) => self.create_anthropic(req, key),
             ("GET", ["v1", "messages", "batches", id]) => self.look(id, req, answer),
@@ -125,7 +170,7 @@ impl Batches {
             };
             requests.push((id.to_owned(), params.clone()));
         }
-        let id = wire::id("msgbatch_");
+        let id = self.next_id("msgbatch_");
         let batch = self.add(&id, api, key, requests, None);
         json_out(200, anthropic_view(&id, &batch, req))
     }
@@ -211,7 +256,7 @@ impl Batches {
             };
             requests.push((id.to_owned(), body.clone()));
         }
-        let id = wire::id("batch_");
+        let id = self.next_id("batch_");
         let batch = self.add(&id, api, key, requests, Some(file_id.to_owned()));
         json_out(200, openai_view(&id, &batch))
     }

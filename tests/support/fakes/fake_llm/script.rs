@@ -63,6 +63,8 @@ pub struct Script {
     pub status: Option<(Status, Option<u64>)>,
     /// Leave `usage` out of the answer.
     pub no_usage: bool,
+    /// `[[usage-tokens N]]`: report N input and N output tokens, whatever was asked.
+    pub usage_tokens: Option<u64>,
     /// Whether the prompt had any directive at all.
     pub directed: bool,
     /// In a batch: the request expires, the first N times it is in one (`None` = always).
@@ -174,6 +176,12 @@ fn apply(script: &mut Script, word: &str, arg: &str) -> Result<(), String> {
         "max_tokens" => script.max_tokens = true,
         "content-empty" => script.content_empty = true,
         "no-usage" => script.no_usage = true,
+        "usage-tokens" => {
+            script.usage_tokens = Some(
+                arg.parse::<u64>()
+                    .map_err(|_| format!("[[usage-tokens {arg}]]: give a whole number"))?,
+            );
+        }
         "nonsense" => script.nonsense = true,
         "empty" => script.empty = true,
         "truncated" => script.truncated = true,

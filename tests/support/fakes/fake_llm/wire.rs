@@ -105,6 +105,13 @@ pub fn answer(api: Api, model: &str, script: &Script, input: &Input) -> Out {
     let usage = |output: u64| {
         if script.no_usage {
             Value::Null
+        } else if let Some(n) = script.usage_tokens {
+            match api {
+                Api::Anthropic => json!({"input_tokens": n, "output_tokens": n}),
+                Api::OpenAi => {
+                    json!({"prompt_tokens": n, "completion_tokens": n, "total_tokens": n})
+                }
+            }
         } else {
             usage::usage(api, input, output)
         }
