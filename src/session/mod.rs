@@ -171,8 +171,11 @@ fn load(
     } else {
         let source = settings::config_source(cli, env)?;
         let loaded = source.load(env)?;
+        let mut secrets = settings::environment_secrets(env);
+        secrets.extend(loaded.secrets.iter().cloned());
+        let redact = Redactor::new(&secrets);
         for warning in &loaded.warnings {
-            to_stderr(&format!("warning: {warning}"));
+            to_stderr(&redact.apply(&format!("warning: {warning}")));
         }
         loaded
     };

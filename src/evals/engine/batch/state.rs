@@ -91,6 +91,8 @@ impl Records {
                 let text = crate::evals::read_capped(&p, RECORD_LIMIT, "a batch record").ok()?;
                 serde_json::from_str::<Record>(&text).ok()
             })
+            // A record whose id could not have named it (edited by hand) is not used.
+            .filter(|r| file_name(&r.id).is_ok())
             .filter(|r| r.provider == provider && r.model == model && r.host == host)
             .collect();
         found.sort_by(|a, b| (a.submitted, &a.id).cmp(&(b.submitted, &b.id)));
