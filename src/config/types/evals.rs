@@ -121,8 +121,8 @@ pub struct EvalConfig {
     /// Seconds between two looks at a batch in progress.
     #[serde(default = "default_batch_poll_s")]
     pub batch_poll_s: f64,
-    /// Seconds a run waits for its batches to end; past it the evals end as an error and
-    /// the batches' records stay for a later run to pick up.
+    /// Seconds a run waits for its batches to end, counted from the start of the evals; past
+    /// it the evals end as an error and the batches' records stay for a later run to pick up.
     #[serde(default = "default_batch_deadline_s")]
     pub batch_deadline_s: f64,
     /// Anthropic: mark the tool list and the system prompt for the prompt cache

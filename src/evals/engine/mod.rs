@@ -248,6 +248,7 @@ pub fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
         run: r,
         pacer,
         prices: PriceTable::new(&cfg.prices),
+        started,
     };
     // Built on first need: a fully cached run needs no key.
     let mut client: Option<Result<Arc<Provider>, ProviderError>> = None;
@@ -309,6 +310,8 @@ struct Ctx<'a> {
     pacer: Arc<Pacer>,
     /// `evals.prices` over the built-in list prices.
     prices: PriceTable,
+    /// When the phase started: the batch deadline counts from it, for every model's batches.
+    started: Instant,
 }
 
 /// One model: cached answers, then the provider for the rest, then the score.

@@ -10,7 +10,7 @@ pub(super) mod state;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::ask::{masked, to_choice};
 use super::progress::Progress;
@@ -144,7 +144,7 @@ impl Batching<'_, '_> {
         let pacer = &self.ctx.pacer;
         let mut last: BTreeMap<String, (String, u64)> = BTreeMap::new();
         let deadline = self.ctx.run.settings.batch().deadline();
-        let started = Instant::now();
+        let started = self.ctx.started;
         while !active.is_empty() {
             let mut next = Vec::new();
             for (i, record) in active.iter().enumerate() {
@@ -207,14 +207,18 @@ impl Batching<'_, '_> {
     /// their records stay, so that a later run picks their results up without paying twice.
     fn past_deadline(&self, active: &[Record]) -> String {
         let ids: Vec<String> = active.iter().map(|r| shown(&r.id)).collect();
-        let (word, verb) = if ids.len() == 1 {
-            ("batch", "has")
+        let (word, verb, rest) = if ids.len() == 1 {
+            ("batch", "has", "it keeps running and its record stays")
         } else {
-            ("batches", "have")
+            (
+                "batches",
+                "have",
+                "they keep running and their records stay",
+            )
         };
         let limit = self.ctx.run.settings.batch().deadline();
         format!(
-            "{word} {} {verb} not ended within the batch deadline of {} (evals.batch_deadline_s); it keeps running and its record stays under the cache folder\nhint: re-run the same command later to pick up its results without a second batch, or wait longer with --batch-deadline-s",
+            "{word} {} {verb} not ended within the batch deadline of {} (evals.batch_deadline_s); {rest} under the cache folder\nhint: re-run the same command later to pick up the results without a second batch, or wait longer with --batch-deadline-s",
             ids.join(", "),
             wait_words(limit)
         )
