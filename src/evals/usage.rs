@@ -48,7 +48,7 @@ impl Usage {
 
     /// `self` when every count is at most [`MAX_ANSWER_TOKENS`]; `None` (not reported)
     /// when one is past it.
-    fn plausible(self) -> Option<Usage> {
+    pub fn plausible(self) -> Option<Usage> {
         [self.input, self.output, self.cache_write, self.cache_read]
             .iter()
             .all(|&n| n <= MAX_ANSWER_TOKENS)
@@ -91,13 +91,19 @@ impl Usage {
     /// `input_tokens` and `output_tokens`, the cache counts optional. `None` when it is not
     /// that shape.
     pub fn from_neutral(u: &Value) -> Option<Usage> {
-        Usage {
+        Usage::neutral_shape(u)?.plausible()
+    }
+
+    /// The neutral shape as it is, however large its counts (`None` when it is not that
+    /// shape): the command provider tells a usage that is not the shape (its error) from an
+    /// absurd one (not reported).
+    pub fn neutral_shape(u: &Value) -> Option<Usage> {
+        Some(Usage {
             input: count(u.get("input_tokens"))?,
             output: count(u.get("output_tokens"))?,
             cache_write: count(u.get("cache_write_tokens")).unwrap_or(0),
             cache_read: count(u.get("cache_read_tokens")).unwrap_or(0),
-        }
-        .plausible()
+        })
     }
 
     /// The neutral shape, with the cost at recording when there was a price for the model.

@@ -170,7 +170,10 @@ pub fn parse(stdout: &str) -> Result<Answer, OutputError> {
         .map_err(|_| OutputError::InvalidJson(head(stdout.trim(), STDOUT_HEAD)))?;
     let usage = match v.get("usage") {
         None | Some(Value::Null) => None,
-        Some(u) => Some(Usage::from_neutral(u).ok_or(OutputError::BadUsage)?),
+        // A count past any model's (2^64 − 1 tokens) is not reported, as from an API.
+        Some(u) => Usage::neutral_shape(u)
+            .ok_or(OutputError::BadUsage)?
+            .plausible(),
     };
     let (items, text): (Vec<&Value>, String) = match &v {
         Value::Object(o) if o.contains_key("calls") => {
@@ -480,5 +483,17 @@ mod tests {
             a.calls[0].args,
             Ok(json!({"cwd": dir.display().to_string(), "path_set": true}))
         );
+    }
+
+    #[test]
+    fn an_absurd_usage_is_not_reported_and_a_misshapen_one_is_an_error() {
+        let absurd = r#"{"tool": "echo", "args": {}, "usage": {"input_tokens": 18446744073709551615, "output_tokens": 1}}"#;
+        assert_eq!(parse(absurd).map(|a| a.usage), Ok(None));
+        let sane =
+            r#"{"tool": "echo", "args": {}, "usage": {"input_tokens": 12, "output_tokens": 1}}"#;
+        assert_eq!(parse(sane).map(|a| a.usage.map(|u| u.input)), Ok(Some(12)));
+        let bad =
+            r#"{"tool": "echo", "args": {}, "usage": {"input_tokens": -1, "output_tokens": 1}}"#;
+        assert!(matches!(parse(bad), Err(OutputError::BadUsage)));
     }
 }
