@@ -731,3 +731,46 @@ fn a_tool_is_given_the_duration_its_arguments_declare() {
         "{row:#}"
     );
 }
+
+/// A server restarted after every crash prints its startup banner each time: the console says
+/// it once, with how many times it came, within an 80-column terminal.
+#[test]
+fn a_banner_printed_at_every_restart_is_shown_once_with_its_count() {
+    let dir = Dir::new("fuzz-noise");
+    let fake = fake();
+    let args = [
+        "fuzz",
+        "--json",
+        "r.json",
+        "--examples",
+        "10",
+        "--seed",
+        "3",
+        "--tool",
+        "fz_crash",
+        "--",
+        fake.as_str(),
+        "--fault",
+        "fuzz-targets",
+        "--fault",
+        "stdout-noise",
+    ];
+    let out = toolproof_in(&dir.0, &args, &[("COLUMNS", "80")]);
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    let report = dir.json("r.json");
+    let total = report["stdout_noise_total"].as_u64().unwrap_or_default();
+    assert!(total > 1, "the server restarted: {report:#}");
+    let banner = "fake-mcp 1.0.0 starting up, have a nice day!";
+    assert_eq!(out.stdout.matches(banner).count(), 1, "{}", out.stdout);
+    assert!(
+        out.stdout.contains(&format!("  │ {banner}  (×{total})\n")),
+        "{}",
+        out.stdout
+    );
+    let warning = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("WARN the server printed"))
+        .expect("the warning");
+    assert!(warning.chars().count() <= 80, "{warning}");
+}
