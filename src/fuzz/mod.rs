@@ -149,7 +149,7 @@ impl Skip {
         match self {
             Skip::Listed => "in fuzz.skip",
             Skip::Write => {
-                "changes state: not marked readOnlyHint: true (it says destructiveHint: false); set fuzz.include_writes or pass --include-writes to fuzz it"
+                "a write (destructiveHint: false, not readOnlyHint: true); pass --include-writes to fuzz it"
             }
             Skip::Destructive => {
                 "marked destructive (destructiveHint: true); set fuzz.include_destructive or pass --include-destructive to fuzz it"
