@@ -178,52 +178,7 @@ impl HttpWire {
             self.notified.push((m.clone(), reply.clone()));
         }
         if reply.ok() {
-            let answers = |line: &Line| match (line, &id) {
-                (_, None) => true,
-                (Line::Json(Value::Array(_)), _) => true,
-                (Line::Json(v), Some(id)) => v.get("method").is_none() && v.get("id") == Some(id),
-                (Line::Text(_), _) => false,
-            };
-            let mut reply = reply;
-            self.queue.extend(std::mem::take(&mut reply.messages));
-            let mut resumed = 0;
-            // A server may close a response stream before the response, once it sent an event
-            // id: the client resumes it with a GET and that id as `Last-Event-ID`.
-            while resumed < MAX_RESUMES && !self.queue.iter().any(answers) {
-                let Some(last) = reply.events.iter().rev().find_map(|e| e.id.clone()) else {
-                    break;
-                };
-                resumed += 1;
-                // The wait the server asked for (`retry`, capped), as a client MUST.
-                let retry = reply.events.iter().rev().find_map(|e| e.retry.as_deref());
-                if let Some(ms) = retry.and_then(|r| r.trim().parse::<u64>().ok()) {
-                    std::thread::sleep(Duration::from_millis(ms.min(MAX_RETRY_WAIT_MS)));
-                }
-                let ask = Ask {
-                    method: "GET",
-                    body: None,
-                    ..Ask::post(String::new())
-                }
-                .with("last-event-id", last);
-                match self.exchange(&ask) {
-                    Ok(r) if r.ok() && r.content_type.starts_with("text/event-stream") => {
-                        reply = r;
-                        self.queue.extend(std::mem::take(&mut reply.messages));
-                    }
-                    Ok(r) => {
-                        self.last = format!(
-                            "the stream closed before its response, and the GET resuming it \
-                             was answered with {}",
-                            r.shown()
-                        );
-                        break;
-                    }
-                    Err(e) => {
-                        self.last = e;
-                        break;
-                    }
-                }
-            }
+            self.queue_and_resume(reply, id.as_ref());
             return;
         }
         // An error status refuses the message: as the error response of the request it was.
@@ -243,6 +198,53 @@ impl HttpWire {
             obj.insert("httpStatus".into(), json!(reply.status));
         }
         self.queue.push_back(Line::Json(refusal));
+    }
+
+    /// Queues the messages of a successful reply. A server may close a response stream before
+    /// the response to `id`, once it sent an event id: the probe resumes it with a GET and that
+    /// id as `Last-Event-ID`, after the `retry` the server asked for (capped), as a client does.
+    fn queue_and_resume(&mut self, mut reply: Reply, id: Option<&Value>) {
+        let answers = |line: &Line| match (line, id) {
+            (_, None) | (Line::Json(Value::Array(_)), _) => true,
+            (Line::Json(v), Some(id)) => v.get("method").is_none() && v.get("id") == Some(id),
+            (Line::Text(_), _) => false,
+        };
+        self.queue.extend(std::mem::take(&mut reply.messages));
+        let mut resumed = 0;
+        while resumed < MAX_RESUMES && !self.queue.iter().any(answers) {
+            let Some(last) = reply.events.iter().rev().find_map(|e| e.id.clone()) else {
+                break;
+            };
+            resumed += 1;
+            let retry = reply.events.iter().rev().find_map(|e| e.retry.as_deref());
+            if let Some(ms) = retry.and_then(|r| r.trim().parse::<u64>().ok()) {
+                std::thread::sleep(Duration::from_millis(ms.min(MAX_RETRY_WAIT_MS)));
+            }
+            let ask = Ask {
+                method: "GET",
+                body: None,
+                ..Ask::post(String::new())
+            }
+            .with("last-event-id", last);
+            match self.exchange(&ask) {
+                Ok(r) if r.ok() && r.content_type.starts_with("text/event-stream") => {
+                    reply = r;
+                    self.queue.extend(std::mem::take(&mut reply.messages));
+                }
+                Ok(r) => {
+                    self.last = format!(
+                        "the stream closed before its response, and the GET resuming it was \
+                         answered with {}",
+                        r.shown()
+                    );
+                    break;
+                }
+                Err(e) => {
+                    self.last = e;
+                    break;
+                }
+            }
+        }
     }
 
     /// Whether a queued message is a response (or a batch of them).

@@ -93,7 +93,8 @@ pub fn resume_get(
     stream: &mut TcpStream,
 ) -> Option<io::Result<bool>> {
     let pings = opts.planted("http-sse-retry") || opts.has(Fault::SseClosePing);
-    if !opts.has(Fault::SseResume) && !(pings && req.header("last-event-id").is_some()) {
+    let resumes_ping = pings && req.header("last-event-id").is_some();
+    if !(opts.has(Fault::SseResume) || resumes_ping) {
         return None;
     }
     let last = req.header("last-event-id").unwrap_or("");
