@@ -711,6 +711,28 @@ fn a_tool_is_given_the_duration_its_arguments_declare() {
     assert_eq!(row["findings"], json!([]), "{row:#}");
     assert!(row["calls"].as_u64() >= Some(3), "{row:#}");
     assert!(row["stopped"].is_null(), "{row:#}");
+    // A tool slower than the duration it was asked for is slow, not a hang: `fz_wait_twice`
+    // takes twice its `duration`, over it plus the timeout.
+    let flags = [
+        "--examples",
+        "3",
+        "--timeout-ms",
+        "100",
+        "--seed",
+        "4",
+        "--tool",
+        "fz_wait_twice",
+    ];
+    let (out, report) = fuzz_fake(&dir, &flags, &[]);
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    let finding = &tool(&report, "fz_wait_twice")["findings"][0];
+    assert_eq!(finding["kind"], "slow", "{finding:#}");
+    let detail = finding["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.starts_with("slower than the timeout: no answer within ")
+            && detail.contains("its `duration` asked for plus timeout_ms"),
+        "{detail}"
+    );
     // With less time left than the declared duration, inputs are not sent, and the row says so.
     let flags = [
         "--examples",

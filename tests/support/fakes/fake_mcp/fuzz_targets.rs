@@ -33,6 +33,8 @@ pub enum Bug {
     /// Answers after the `duration` it is given (seconds, 1 by default): no defect, but slower
     /// than a short timeout.
     Wait,
+    /// Answers after twice the `duration` it is given: slower than it says.
+    WaitTwice,
 }
 
 /// What a call does.
@@ -246,6 +248,21 @@ pub fn tools() -> Vec<ToolEntry> {
         ),
         Bug::Wait,
     ));
+    list.push(tool(
+        "fz_wait_twice",
+        "Waits twice as long as it is told, then answers.",
+        object(
+            json!({"duration": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 0.5,
+                "default": 0.2,
+                "description": "How long to wait, in seconds"
+            }}),
+            json!([]),
+        ),
+        Bug::WaitTwice,
+    ));
     list
 }
 
@@ -316,9 +333,11 @@ pub fn call(bug: Bug, schema: &Value, args: &Map<String, Value>) -> Reply {
             None => Reply::Result(text_result("`n` must be an integer".into(), true)),
         },
         Bug::Strict => ok("valid".into()),
-        Bug::Wait => {
-            let seconds = args.get("duration").and_then(Value::as_f64).unwrap_or(1.0);
-            let ms = (seconds * 1000.0) as u64;
+        Bug::Wait | Bug::WaitTwice => {
+            let default = if bug == Bug::Wait { 1.0 } else { 0.2 };
+            let seconds = args.get("duration").and_then(Value::as_f64).unwrap_or(default);
+            let factor = if bug == Bug::Wait { 1000.0 } else { 2000.0 };
+            let ms = (seconds * factor) as u64;
             Reply::After(ms, text_result(format!("waited {ms} ms"), false))
         }
         Bug::EmptyCrash => match str_arg("city") {
