@@ -48,7 +48,7 @@ pub enum Command {
     Bench(BenchArgs),
     /// Fuzz the server's tools with inputs generated from their input schemas.
     #[command(
-        after_help = "Exit codes: 0 every tool fuzzed passed; 1 a finding, the server could not be used, or nothing was fuzzed (every tool skipped: pass --include-destructive, or mark read-only tools readOnlyHint: true); 2 bad config or usage; 130 interrupted (SIGINT); 143 terminated (SIGTERM)."
+        after_help = "Exit codes: 0 every tool fuzzed passed; 1 a finding, the server could not be used, or nothing was fuzzed (only tools marked readOnlyHint: true are fuzzed by default: pass --include-writes or --include-destructive to fuzz the others); 2 bad config or usage; 130 interrupted (SIGINT); 143 terminated (SIGTERM)."
     )]
     Fuzz(FuzzArgs),
     /// Check the server's protocol behaviour: lifecycle, JSON-RPC, capabilities, pagination.
@@ -216,7 +216,16 @@ pub struct FuzzArgs {
     /// Fuzz only this tool (repeatable; replaces fuzz.tools).
     #[arg(long = "tool", value_name = "NAME")]
     pub tools: Vec<String>,
-    /// Fuzz tools that are, or may be, destructive too.
+    /// Fuzz tools that change state but say destructiveHint: false too; by default only
+    /// tools marked readOnlyHint: true are fuzzed (fuzz.include_writes) [env:
+    /// TOOLPROOF_FUZZ_INCLUDE_WRITES].
+    #[arg(long, overrides_with = "no_include_writes")]
+    pub include_writes: bool,
+    /// Leave the writes alone, even if fuzz.include_writes says otherwise.
+    #[arg(long, overrides_with = "include_writes")]
+    pub no_include_writes: bool,
+    /// Fuzz every tool: writes and those that are, or may be, destructive too
+    /// (fuzz.include_destructive) [env: TOOLPROOF_FUZZ_INCLUDE_DESTRUCTIVE].
     #[arg(long, overrides_with = "no_include_destructive")]
     pub include_destructive: bool,
     /// Leave destructive tools alone, even if fuzz.include_destructive says otherwise.

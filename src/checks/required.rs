@@ -73,7 +73,7 @@ fn nothing_required(
     }
     let groups = alternatives(properties, tool.description.as_deref().unwrap_or(""));
     if !groups.is_empty() {
-        return Some(one_of(&groups));
+        return Some(one_of(&groups, properties));
     }
     if lists(&tool.name)
         || has_mode_selector(properties)
@@ -93,7 +93,13 @@ fn nothing_required(
 /// these is needed" with an `anyOf` of `required` lists; the hint also says where else to put
 /// it, since the Anthropic Messages API refuses such a schema ("input_schema does not support
 /// oneOf, allOf, or anyOf at the top level") and clients that pass schemas through fail.
-fn one_of(groups: &[Vec<&str>]) -> Problem {
+///
+/// The `anyOf` it suggests must accept every call the schema and descriptions allow now: the
+/// descriptions name one way to call the tool, not every way (kubectl_delete offers `manifest`
+/// or `filename`, and deletes by `resourceType` and `name` too). So every other argument
+/// without a `default` gets a branch of its own after the alternatives, and the hint says to
+/// drop the branches of those that cannot make a call alone.
+fn one_of(groups: &[Vec<&str>], properties: &Map<String, Value>) -> Problem {
     let offered: Vec<String> = groups
         .iter()
         .map(|g| {
@@ -103,21 +109,43 @@ fn one_of(groups: &[Vec<&str>]) -> Problem {
                 .join(" or ")
         })
         .collect();
-    let any_of: Vec<String> = groups[0]
+    let others: Vec<&str> = properties
         .iter()
-        .map(|n| format!("{{\"required\": [{}]}}", Value::from(*n)))
+        .filter(|(name, p)| p.get("default").is_none() && !groups[0].contains(&name.as_str()))
+        .map(|(name, _)| name.as_str())
         .collect();
+    let hint = if others.is_empty() {
+        let any_of: Vec<String> = groups[0]
+            .iter()
+            .map(|n| format!("{{\"required\": [{}]}}", Value::from(*n)))
+            .collect();
+        format!(
+            "state it as \"anyOf\": [{}], or, for clients that pass schemas to the Anthropic \
+             API (which refuses anyOf at the root), in the tool description",
+            any_of.join(", ")
+        )
+    } else {
+        let names: Vec<String> = groups[0]
+            .iter()
+            .chain(&others)
+            .map(|n| Value::from(*n).to_string())
+            .collect();
+        format!(
+            "state what a call needs as \"anyOf\" with a {{\"required\": [name]}} branch for \
+             each of {} (the alternatives, then every other argument without a default, so \
+             that no call the tool takes now is refused; drop those that cannot make a call \
+             alone), or in the tool description for clients that pass schemas to the Anthropic \
+             API (which refuses anyOf at the root)",
+            names.join(", ")
+        )
+    };
     Problem::new(
         format!(
             "input schema marks nothing required, but its descriptions offer {} as \
              alternatives; a model may send none of them",
             offered.join(", and ")
         ),
-        format!(
-            "state it as \"anyOf\": [{}], or, for clients that pass schemas to the Anthropic \
-             API (which refuses anyOf at the root), in the tool description",
-            any_of.join(", ")
-        ),
+        hint,
     )
 }
 

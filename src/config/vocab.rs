@@ -328,11 +328,13 @@ pub const PROTOCOL_CHECKS: &[ProtocolCheckInfo] = &[
     },
     ProtocolCheckInfo {
         id: "malformed",
-        summary: "info: a line that is not JSON is not answered with -32700, or a request \
-                  whose `method` is not a string not with -32600",
-        why: "JSON-RPC 2.0 defines both errors, but MCP does not require answering input a \
-              conforming client never sends, and the TypeScript and Python SDKs stay silent \
-              on stdio: advice, common to the SDKs",
+        summary: "warning: after a line that is not JSON, or a request whose `method` is not a \
+                  string, the server stops answering (info: it keeps answering but answers \
+                  them with neither -32700 nor -32600)",
+        why: "a server that exits or hangs on one bad line ends the session of every client \
+              that sends one, as after a batch; answering with JSON-RPC's -32700 and -32600 is \
+              advice, since MCP does not require answering input a conforming client never \
+              sends",
     },
     ProtocolCheckInfo {
         id: "http-session",
@@ -403,12 +405,12 @@ pub const PROTOCOL_CHECKS: &[ProtocolCheckInfo] = &[
     },
     ProtocolCheckInfo {
         id: "http-sse-retry",
-        summary: "warning: on 2025-11-25, an event stream primed for reconnection carries no \
-                  `retry` field",
-        why: "streamable HTTP (2025-11-25): a server that closes the connection of a stream \
-              before ending it SHOULD first send an event with a `retry` field, which the \
-              client MUST wait before reconnecting; priming announces such closes (the \
-              conformance suite's server-sse-retry-field)",
+        summary: "warning: on 2025-11-25, a server closes the event stream answering a \
+                  request before its response without having sent a `retry` field",
+        why: "streamable HTTP (2025-11-25): a server that closes the connection before \
+              sending the response SHOULD first send an event with a `retry` field, which the \
+              client MUST wait before reconnecting; a stream that carries its response asks \
+              for none (the conformance suite's server-sse-retry-field)",
     },
     ProtocolCheckInfo {
         id: "http-origin",

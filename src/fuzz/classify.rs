@@ -36,6 +36,9 @@ impl Mode {
 pub enum Kind {
     /// No answer within the timeout.
     Hang,
+    /// No answer within the timeout plus the duration the call's arguments declare: slower
+    /// than the timeout, which is not known to be a hang.
+    Slow,
     /// The server died or the connection broke.
     Crash,
     /// JSON-RPC -32602 for a valid input.
@@ -57,6 +60,7 @@ impl Kind {
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::Hang => "hang",
+            Kind::Slow => "slow",
             Kind::Crash => "crash",
             Kind::RejectedValid => "rejected-valid",
             Kind::InternalError => "internal-error",

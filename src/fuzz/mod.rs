@@ -7,6 +7,7 @@
 //! Never prints; progress goes out as events.
 
 pub mod classify;
+mod durations;
 pub mod entry;
 mod inputs;
 pub mod invalid;
@@ -19,7 +20,7 @@ mod tests;
 pub mod values;
 
 use std::collections::HashSet;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
@@ -134,9 +135,12 @@ pub fn run<T: ToolServer>(
 enum Skip {
     /// Listed in `fuzz.skip`.
     Listed,
+    /// `destructiveHint: false` without `readOnlyHint: true`: it changes state, without
+    /// `include_writes`.
+    Write,
     /// `destructiveHint: true`.
     Destructive,
-    /// Neither `readOnlyHint: true` nor `destructiveHint: false`: destructive by MCP's default.
+    /// Neither `readOnlyHint: true` nor a `destructiveHint`: destructive by MCP's default.
     Unmarked,
 }
 
@@ -144,11 +148,14 @@ impl Skip {
     fn text(self) -> &'static str {
         match self {
             Skip::Listed => "in fuzz.skip",
+            Skip::Write => {
+                "a write (destructiveHint: false, not readOnlyHint: true); pass --include-writes to fuzz it"
+            }
             Skip::Destructive => {
                 "marked destructive (destructiveHint: true); set fuzz.include_destructive or pass --include-destructive to fuzz it"
             }
             Skip::Unmarked => {
-                "may be destructive: not marked readOnlyHint: true nor destructiveHint: false, and MCP counts such a tool as destructive; set fuzz.include_destructive or pass --include-destructive to fuzz it"
+                "may be destructive: marked neither readOnlyHint: true nor with a destructiveHint, and MCP counts such a tool as destructive; set fuzz.include_destructive or pass --include-destructive to fuzz it"
             }
         }
     }
@@ -173,15 +180,13 @@ fn selected<'a>(tools: &'a [Tool], settings: &FuzzSettings) -> Vec<&'a Tool> {
         .collect()
 }
 
-/// Why a tool is not fuzzed: listed in `skip`, or destructive (the MCP default for a tool
-/// that is not read-only and does not say `destructiveHint: false`) without
-/// `include_destructive`.
+/// Why a tool is not fuzzed: listed in `skip`, or not read-only. Only tools that say
+/// `readOnlyHint: true` are fuzzed by default: `include_writes` adds those that say
+/// `destructiveHint: false`, `include_destructive` every tool (destructive ones, and those
+/// that say neither, which MCP counts as destructive).
 fn skip_reason(tool: &Tool, settings: &FuzzSettings) -> Option<Skip> {
     if settings.skip().contains(&tool.name) {
         return Some(Skip::Listed);
-    }
-    if settings.include_destructive() {
-        return None;
     }
     let hint = |k: &str| {
         tool.annotations
@@ -189,47 +194,80 @@ fn skip_reason(tool: &Tool, settings: &FuzzSettings) -> Option<Skip> {
             .and_then(|a| a.get(k))
             .and_then(Value::as_bool)
     };
-    if hint("readOnlyHint") == Some(true) {
+    if hint("readOnlyHint") == Some(true) || settings.include_destructive() {
         return None;
     }
     match hint("destructiveHint") {
-        Some(false) => None,
+        Some(false) if settings.include_writes() => None,
+        Some(false) => Some(Skip::Write),
         Some(true) => Some(Skip::Destructive),
         None => Some(Skip::Unmarked),
     }
 }
 
 /// What to say when no tool was fuzzed (every one skipped, or none listed), and the way out:
-/// `nothing was fuzzed: both tools were skipped (1 marked destructive, 1 may be destructive)`.
+/// `nothing was fuzzed: both tools were skipped, as neither declares readOnlyHint: true …`
+/// with the counts of each reason, and the flags that include them.
 fn nothing_fuzzed(skips: &[Skip]) -> (String, Option<String>) {
-    let which = match skips.len() {
+    let (which, none) = match skips.len() {
         0 => return ("nothing was fuzzed: the server lists no tools".into(), None),
-        1 => "the one tool was".to_owned(),
-        2 => "both tools were".to_owned(),
-        n => format!("all {n} tools were"),
+        1 => ("the one tool was".to_owned(), "it does not declare"),
+        2 => ("both tools were".to_owned(), "neither declares"),
+        n => (format!("all {n} tools were"), "none declares"),
     };
     let count = |k: Skip| skips.iter().filter(|s| **s == k).count();
+    let writes = count(Skip::Write);
+    let destructive = count(Skip::Destructive) + count(Skip::Unmarked);
     let mut why = Vec::new();
-    let mut hints = Vec::new();
-    if count(Skip::Destructive) + count(Skip::Unmarked) > 0 {
-        hints.push(
-            "pass --include-destructive (or set fuzz.include_destructive: true) to fuzz them anyway, or mark the tools that change nothing with readOnlyHint: true",
-        );
-    }
     for (kind, what) in [
-        (Skip::Destructive, "marked destructive"),
-        (Skip::Unmarked, "may be destructive"),
+        (Skip::Write, "marked destructiveHint: false (writes)"),
+        (Skip::Destructive, "marked destructiveHint: true"),
+        (
+            Skip::Unmarked,
+            "without readOnlyHint or destructiveHint, which MCP counts as destructive",
+        ),
         (Skip::Listed, "in fuzz.skip"),
     ] {
         if count(kind) > 0 {
             why.push(format!("{} {what}", count(kind)));
         }
     }
-    if count(Skip::Listed) > 0 {
-        hints.push("take them out of fuzz.skip");
+    let mut hints = Vec::new();
+    if writes > 0 {
+        hints.push(format!(
+            "pass --include-writes (or set fuzz.include_writes: true) to fuzz the {writes} \
+             write{}",
+            if writes == 1 { "" } else { "s" }
+        ));
     }
+    if destructive > 0 {
+        let these = if writes > 0 { "those and the" } else { "the" };
+        hints.push(format!(
+            "pass --include-destructive (or set fuzz.include_destructive: true) to fuzz {these} \
+             {destructive} that may be destructive"
+        ));
+    }
+    if writes + destructive > 0 {
+        hints.push("mark the tools that change nothing readOnlyHint: true".into());
+    }
+    if count(Skip::Listed) > 0 {
+        hints.push("take them out of fuzz.skip".into());
+    }
+    let none = if count(Skip::Listed) > 0 {
+        "the others do not declare"
+    } else {
+        none
+    };
+    let reason = if writes + destructive > 0 {
+        format!(", as {none} readOnlyHint: true and only read-only tools are fuzzed by default")
+    } else {
+        String::new()
+    };
     (
-        format!("nothing was fuzzed: {which} skipped ({})", why.join(", ")),
+        format!(
+            "nothing was fuzzed: {which} skipped{reason} ({})",
+            why.join(", ")
+        ),
         Some(hints.join("; or ")),
     )
 }
@@ -257,6 +295,9 @@ struct ToolFuzzer<'a, T: ToolServer> {
     deadline: Instant,
     /// Why the server cannot be used any more.
     broken: Option<String>,
+    /// Inputs not sent, as the duration they declare is longer than the tool has left, and
+    /// the argument that declared the longest.
+    unsent: (u64, Option<(Duration, String)>),
 }
 
 impl<'a, T: ToolServer> ToolFuzzer<'a, T> {
@@ -280,6 +321,7 @@ impl<'a, T: ToolServer> ToolFuzzer<'a, T> {
             shrinking: false,
             deadline: Instant::now() + settings.max_time(),
             broken: None,
+            unsent: (0, None),
         }
     }
 
@@ -295,6 +337,19 @@ impl<'a, T: ToolServer> ToolFuzzer<'a, T> {
         match Inputs::new(&schema, self.settings.seed(), &self.tool.name, boundary) {
             Err(why) => self.row.findings.push(bad_schema(&why)),
             Ok(mut inputs) => self.examples(&mut inputs),
+        }
+        if let (n @ 1.., Some((wait, name))) = &self.unsent {
+            let note = format!(
+                "{n} input{} not sent: `{}` asked for up to {}, longer than the tool had left of \
+                 max_time_s",
+                if *n == 1 { "" } else { "s" },
+                name,
+                shown(*wait)
+            );
+            self.row.stopped = Some(match self.row.stopped.take() {
+                Some(why) => format!("{why}; {note}"),
+                None => note,
+            });
         }
         self.row
             .findings
@@ -358,21 +413,54 @@ impl<'a, T: ToolServer> ToolFuzzer<'a, T> {
     /// Calls the tool with one input, restarting the server when the call killed or stuck it.
     fn try_input(&mut self, input: &Value, mode: Mode) -> (Option<Verdict>, String) {
         let args = input.as_object().cloned().unwrap_or_default();
+        // A call whose arguments declare how long it takes is given that time too.
+        let asked = self
+            .tool
+            .input_schema
+            .as_ref()
+            .and_then(|schema| durations::declared(schema, input));
+        let timeout = match &asked {
+            Some((wait, _)) => self.settings.timeout().saturating_add(*wait),
+            None => self.settings.timeout(),
+        };
+        if let Some((wait, name)) = &asked
+            && Instant::now()
+                .checked_add(timeout)
+                .is_none_or(|end| end > self.deadline)
+        {
+            self.unsent.0 += 1;
+            if self.unsent.1.as_ref().is_none_or(|(w, _)| wait > w) {
+                self.unsent.1 = Some((*wait, name.clone()));
+            }
+            return (None, String::new());
+        }
         self.row.calls += 1;
-        let outcome = self
-            .server
-            .call(&self.tool.name, &args, self.settings.timeout());
+        let outcome = self.server.call(&self.tool.name, &args, timeout);
         let rules = Rules {
             valid_must_succeed: self.settings.valid_must_succeed(),
             invalid_must_fail: self.settings.invalid_must_fail(),
         };
-        let verdict = classify::classify(
+        let mut verdict = classify::classify(
             mode,
             &outcome,
             self.tool.output_schema.as_ref(),
             rules,
-            self.settings.timeout(),
+            timeout,
         );
+        // A tool asked to take its time that takes longer still is slow, not known to hang.
+        if let (Some(v), Some((wait, name))) = (verdict.as_mut(), &asked)
+            && v.kind == Kind::Hang
+        {
+            *v = Verdict {
+                kind: Kind::Slow,
+                detail: format!(
+                    "slower than the timeout: no answer within {} ms, the {} its `{name}` \
+                     asked for plus timeout_ms",
+                    limits::in_millis(timeout),
+                    shown(*wait)
+                ),
+            };
+        }
         let stderr = match &outcome {
             Ok(o) => o.stderr.clone(),
             Err(f) => f.stderr.clone(),
@@ -422,7 +510,9 @@ impl<'a, T: ToolServer> ToolFuzzer<'a, T> {
                 return None;
             }
             let (v, err) = self.try_input(candidate, mode);
-            if v.as_ref().is_some_and(|v| v.kind == Kind::Hang) {
+            if v.as_ref()
+                .is_some_and(|v| matches!(v.kind, Kind::Hang | Kind::Slow))
+            {
                 hung += 1;
             }
             let kept = v.as_ref().is_some_and(|v| v.kind == verdict.kind);
@@ -439,8 +529,15 @@ impl<'a, T: ToolServer> ToolFuzzer<'a, T> {
             kind,
             mode,
             input: &input,
-            timeout_ms: (verdict.kind == Kind::Hang)
-                .then(|| limits::in_millis(self.settings.timeout())),
+            timeout_ms: matches!(verdict.kind, Kind::Hang | Kind::Slow).then(|| {
+                let asked = self
+                    .tool
+                    .input_schema
+                    .as_ref()
+                    .and_then(|schema| durations::declared(schema, &input))
+                    .map_or(Duration::ZERO, |(wait, _)| wait);
+                limits::in_millis(self.settings.timeout().saturating_add(asked))
+            }),
         });
         FuzzFinding {
             kind: kind.into(),
@@ -455,6 +552,15 @@ impl<'a, T: ToolServer> ToolFuzzer<'a, T> {
             shrink_calls: asked,
             test,
         }
+    }
+}
+
+/// A duration as a finding shows it: `10 s`, `1.5 s`, `250 ms`.
+fn shown(d: Duration) -> String {
+    if d < Duration::from_secs(1) {
+        format!("{} ms", d.as_millis())
+    } else {
+        format!("{} s", (d.as_secs_f64() * 1000.0).round() / 1000.0)
     }
 }
 

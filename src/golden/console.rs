@@ -279,3 +279,36 @@ fn verdict(out: &str) -> String {
         .collect::<Vec<_>>()
         .join("  |  ")
 }
+
+/// The warning about non-protocol stdout fits an 80-column terminal, and a line the server
+/// printed at each of its 50 starts (a fuzzed server restarted after every crash) is shown
+/// once, with its count; a long line is cut to the width.
+#[test]
+fn stdout_noise_fits_the_width_and_says_a_repeated_line_once() {
+    let mut report = fixtures::failing();
+    let banner = "fake-mcp 1.0.0 starting up, have a nice day!";
+    report.stdout_noise = std::iter::repeat_n(banner.to_owned(), 50)
+        .chain([format!("debug: {}", "x".repeat(200))])
+        .collect();
+    report.stdout_noise_total = 51;
+    let out = plain(&report);
+    let start = out.find("WARN").expect("the warning");
+    let block: Vec<&str> = out[start..].lines().take_while(|l| !l.is_empty()).collect();
+    for line in &block {
+        assert!(
+            unicode_width::UnicodeWidthStr::width(*line) <= 80,
+            "{} columns: {line}",
+            unicode_width::UnicodeWidthStr::width(*line)
+        );
+    }
+    assert_eq!(
+        block,
+        [
+            "WARN the server printed 51 non-protocol lines on stdout (strict MCP clients fail",
+            "     on them):",
+            "  │ fake-mcp 1.0.0 starting up, have a nice day!  (×50)",
+            &format!("  │ debug: {}…", "x".repeat(68)),
+        ]
+    );
+    assert_eq!(out.matches(banner).count(), 1, "{out}");
+}

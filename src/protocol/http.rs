@@ -265,6 +265,13 @@ fn sse_retry(s: &mut Session<'_>) -> Verdict {
         Ok(e) => e,
         Err(v) => return v,
     };
+    if events.iter().any(SseEvent::response) {
+        return Verdict::Skip(
+            "the stream carried its response before it ended; `retry` is asked only of a \
+             server that closes a stream before its response"
+                .into(),
+        );
+    }
     if !events.iter().any(SseEvent::priming) {
         return Verdict::Skip(
             "the stream is not primed for reconnection (see `http-sse-priming`)".into(),
@@ -274,9 +281,9 @@ fn sse_retry(s: &mut Session<'_>) -> Verdict {
         Verdict::Pass
     } else {
         Verdict::Fail(
-            "the event stream answering a `ping` is primed for reconnection but has no \
-             `retry` field: a client whose connection the server closes cannot know how long \
-             to wait"
+            "the event stream answering a `ping` was closed before its response, and no \
+             event before the close has a `retry` field: the client cannot know how long to \
+             wait before it reconnects"
                 .into(),
         )
     }

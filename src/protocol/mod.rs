@@ -24,6 +24,9 @@ pub(crate) enum Verdict {
     Pass,
     /// It did not: what it did.
     Fail(String),
+    /// It did not, but only in the milder way the check names after `info:` in its summary
+    /// (a server that ignored bad input and kept answering): reported at info severity.
+    Advice(String),
     /// The check could not apply: why.
     Skip(String),
 }
@@ -108,10 +111,11 @@ fn entry(info: &ProtocolCheckInfo, verdict: Verdict) -> ProtocolCheck {
     } else {
         Severity::Warning
     };
-    let (status, detail) = match verdict {
-        Verdict::Pass => ("passed", None),
-        Verdict::Fail(d) => ("failed", Some(d)),
-        Verdict::Skip(d) => ("skipped", Some(d)),
+    let (status, detail, severity) = match verdict {
+        Verdict::Pass => ("passed", None, severity),
+        Verdict::Fail(d) => ("failed", Some(d), severity),
+        Verdict::Advice(d) => ("failed", Some(d), Severity::Info),
+        Verdict::Skip(d) => ("skipped", Some(d), severity),
     };
     ProtocolCheck {
         id: info.id.to_owned(),

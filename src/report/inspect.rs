@@ -14,6 +14,8 @@ use crate::config::vocab::STDOUT_NOISE;
 
 /// Longest piece of server text on one line, in characters.
 const CHARS: usize = 300;
+/// Longest hint shown: a hint may name every argument of a tool, and one cut short is no help.
+const HINT_CHARS: usize = 600;
 
 /// Renders the inspect view of a report.
 pub fn render(report: &RunReport) -> String {
@@ -237,7 +239,7 @@ fn findings(out: &mut String, report: &RunReport) {
                     one_line(&f.message, CHARS)
                 );
                 if let Some(hint) = &f.hint {
-                    let _ = writeln!(out, "       hint: {}", one_line(hint, CHARS));
+                    let _ = writeln!(out, "       hint: {}", one_line(hint, HINT_CHARS));
                 }
             }
         }

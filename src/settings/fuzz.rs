@@ -1,9 +1,10 @@
-//! The fuzz phase's settings: `toolproof fuzz` flags > `TOOLPROOF_FUZZ_SEED` > the `fuzz:`
+//! The fuzz phase's settings: `toolproof fuzz` flags > `TOOLPROOF_FUZZ_SEED`,
+//! `TOOLPROOF_FUZZ_INCLUDE_WRITES` and `TOOLPROOF_FUZZ_INCLUDE_DESTRUCTIVE` > the `fuzz:`
 //! section > the defaults. A seed nobody set is drawn here, once, so the report can print it.
 
 use std::time::Duration;
 
-use super::resolve::{env_value, pick};
+use super::resolve::{env_switch, env_value, pick};
 use super::{CommandKind, Env, Resolved};
 use crate::cli::{FuzzArgs, switch};
 use crate::config::{ConfigError, FuzzConfig, limits};
@@ -17,6 +18,7 @@ pub struct FuzzSettings {
     seed: Resolved<u64>,
     tools: Vec<String>,
     skip: Vec<String>,
+    include_writes: bool,
     include_destructive: bool,
     valid_must_succeed: bool,
     invalid_must_fail: bool,
@@ -50,7 +52,12 @@ impl FuzzSettings {
     pub fn skip(&self) -> &[String] {
         &self.skip
     }
-    /// Fuzz destructive tools too.
+    /// Fuzz the tools that change state but say they are not destructive
+    /// (`destructiveHint: false`) too; implied by [`FuzzSettings::include_destructive`].
+    pub fn include_writes(&self) -> bool {
+        self.include_writes || self.include_destructive
+    }
+    /// Fuzz every tool: those that are, or may be, destructive too.
     pub fn include_destructive(&self) -> bool {
         self.include_destructive
     }
@@ -120,6 +127,22 @@ pub(super) fn resolve(
         _ => cfg.tools.clone(),
     };
     let f = flags;
+    let include_writes = pick(
+        f.and_then(|f| switch(f.include_writes, f.no_include_writes))
+            .map(|v| (v, "--include-writes")),
+        env_switch(env, "TOOLPROOF_FUZZ_INCLUDE_WRITES")?,
+        Some((cfg.include_writes, "fuzz.include_writes")),
+        false,
+    )
+    .value;
+    let include_destructive = pick(
+        f.and_then(|f| switch(f.include_destructive, f.no_include_destructive))
+            .map(|v| (v, "--include-destructive")),
+        env_switch(env, "TOOLPROOF_FUZZ_INCLUDE_DESTRUCTIVE")?,
+        Some((cfg.include_destructive, "fuzz.include_destructive")),
+        false,
+    )
+    .value;
     Ok(Some(FuzzSettings {
         max_examples,
         timeout: limits::millis(timeout_ms),
@@ -127,9 +150,8 @@ pub(super) fn resolve(
         seed,
         tools,
         skip: cfg.skip.clone(),
-        include_destructive: f
-            .and_then(|f| switch(f.include_destructive, f.no_include_destructive))
-            .unwrap_or(cfg.include_destructive),
+        include_writes,
+        include_destructive,
         valid_must_succeed: f
             .and_then(|f| switch(f.valid_must_succeed, f.no_valid_must_succeed))
             .unwrap_or(cfg.valid_must_succeed),

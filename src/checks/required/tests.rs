@@ -300,3 +300,59 @@ fn sentences_and_mentions_follow_word_boundaries() {
     assert!(!super::mentions("a text_gone value", "text"));
     assert!(!super::mentions("x y", "x"));
 }
+
+/// The `anyOf` a hint suggests accepts every call the tool takes now: mcp-server-kubernetes'
+/// kubectl_delete offers `manifest` or `filename`, and deletes by `resourceType` and `name` or
+/// `labelSelector` too, which an `anyOf` of the two alternatives alone would refuse.
+#[test]
+fn the_any_of_a_hint_suggests_accepts_every_call_the_tool_takes() {
+    let mut raw = good("kubectl_delete");
+    raw["description"] = json!(
+        "Delete Kubernetes resources by resource type, name, labels, or from a manifest file"
+    );
+    let schema = props(json!({
+        "resourceType": {"type": "string", "description": "Type of resource to delete (e.g., pods, deployments, services, etc.)"},
+        "name": {"type": "string", "description": "Name of the resource to delete"},
+        "namespace": {"type": "string", "description": "Kubernetes namespace", "default": "default"},
+        "labelSelector": {"type": "string", "description": "Delete resources matching this label selector (e.g. 'app=nginx')"},
+        "manifest": {"type": "string", "description": "YAML manifest defining resources to delete (optional)"},
+        "filename": {"type": "string", "description": "Path to a YAML file to delete resources from (optional). The path is read on the machine running the MCP server, so it is rejected when the server runs over a remote (SSE/Streamable HTTP) transport; use 'manifest' to pass the file's contents instead."},
+        "allNamespaces": {"type": "boolean", "default": false},
+        "force": {"type": "boolean", "default": false},
+        "gracePeriodSeconds": {"type": "number", "description": "Period of time in seconds given to the resource to terminate gracefully"},
+        "context": {"type": "string", "description": "Kubeconfig Context to use for the command (optional - defaults to null)", "default": ""}
+    }));
+    raw["inputSchema"] = schema.clone();
+    let found = super::super::tests::findings(vec![raw]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].message.contains("\"manifest\" or \"filename\""),
+        "{}",
+        found[0].message
+    );
+    let hint = found[0].hint.clone().unwrap_or_default();
+    // The suggested `anyOf`, merged into the schema as the hint says: a branch for each name.
+    let names = hint
+        .split_once("branch for each of ")
+        .and_then(|(_, rest)| rest.split_once(" ("))
+        .map(|(names, _)| names)
+        .expect("the hint names the branches");
+    let any_of: Vec<Value> = names
+        .split(", ")
+        .map(|n| json!({"required": [serde_json::from_str::<String>(n).expect("a JSON string")]}))
+        .collect();
+    let mut fixed = schema;
+    fixed["anyOf"] = json!(any_of);
+    let validator = jsonschema::validator_for(&fixed).expect("the fixed schema compiles");
+    for call in [
+        json!({"resourceType": "pods", "name": "web"}),
+        json!({"resourceType": "pods", "labelSelector": "app=web"}),
+        json!({"manifest": "kind: Pod"}),
+        json!({"filename": "pod.yaml", "namespace": "prod"}),
+    ] {
+        assert!(validator.is_valid(&call), "{call} refused by {hint}");
+    }
+    // And it still refuses the call the finding is about: one with none of them.
+    assert!(!validator.is_valid(&json!({"namespace": "prod", "force": true})));
+    assert!(hint.contains("\"resourceType\""), "{hint}");
+}

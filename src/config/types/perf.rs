@@ -30,7 +30,10 @@ pub struct FuzzConfig {
     /// Tools to skip.
     #[serde(default)]
     pub skip: Vec<String>,
-    /// Fuzz tools marked destructive.
+    /// Fuzz tools that change state but say `destructiveHint: false` too.
+    #[serde(default)]
+    pub include_writes: bool,
+    /// Fuzz every tool, those that are or may be destructive too.
     #[serde(default)]
     pub include_destructive: bool,
     /// Valid inputs must succeed.
@@ -56,6 +59,7 @@ impl Default for FuzzConfig {
             seed: None,
             tools: Vec::new(),
             skip: Vec::new(),
+            include_writes: false,
             include_destructive: false,
             valid_must_succeed: false,
             invalid_must_fail: true,

@@ -410,21 +410,38 @@ impl<'a> Session<'a> {
         if let Err(w) = probe.call("ping", json!({})) {
             return Verdict::Fail(format!("`ping` after the handshake got {w}"));
         }
-        let mut fails = Vec::new();
+        let mut advice = Vec::new();
         probe.send_raw("{this is not json");
-        if let Some(why) = answered_with(&mut probe, &[-32700]) {
-            fails.push(format!("a line that is not JSON {why}"));
+        match answered_with(&mut probe, &[-32700]) {
+            Answered::Rightly => {}
+            Answered::Otherwise(why) => advice.push(format!("a line that is not JSON {why}")),
+            Answered::Gone(w) => return stopped("a line that is not JSON", &w),
         }
         let id = probe.id();
         probe.send(&json!({"jsonrpc": "2.0", "id": id, "method": 42}));
-        if let Some(why) = answered_with(&mut probe, &[-32600, -32700]) {
-            fails.push(format!("a request whose `method` is 42 {why}"));
+        match answered_with(&mut probe, &[-32600, -32700]) {
+            Answered::Rightly => {}
+            Answered::Otherwise(why) => {
+                advice.push(format!("a request whose `method` is 42 {why}"));
+            }
+            Answered::Gone(w) => return stopped("a request whose `method` is 42", &w),
         }
-        match joined(fails) {
-            Verdict::Fail(why) => Verdict::Fail(format!("{why} {SDK_NOTE}")),
+        match joined(advice) {
+            Verdict::Fail(why) => Verdict::Advice(format!(
+                "{why} (the server kept answering: JSON-RPC's error is advice here)"
+            )),
             other => other,
         }
     }
+}
+
+/// The finding of a server that stopped answering after input a conforming client never
+/// sends: what came before and what the `ping` after it got.
+fn stopped(what: &str, waited: &super::probe::Waited) -> Verdict {
+    Verdict::Fail(format!(
+        "after {what} the server stopped answering: the `ping` after it got {waited}; one \
+         bad line from a client ends every session"
+    ))
 }
 
 /// Added to the findings that come from the SDKs rather than a server's own code.
@@ -438,13 +455,23 @@ const LISTS: [(&str, &str); 3] = [
     ("prompts", "prompts/list"),
 ];
 
+/// What a server did with something that deserves an error.
+enum Answered {
+    /// An error with one of the codes asked for (or, over HTTP, a 4xx status).
+    Rightly,
+    /// Something else, or nothing, before the `ping` after it was answered: what.
+    Otherwise(String),
+    /// The `ping` after it got no answer: the server stopped answering (exited or hung).
+    Gone(super::probe::Waited),
+}
+
 /// After something that deserves an error: sends a `ping` and looks at what came before its
-/// answer. `None` when an error with one of `codes` came; else what happened instead.
-fn answered_with(probe: &mut Probe, codes: &[i64]) -> Option<String> {
+/// answer.
+fn answered_with(probe: &mut Probe, codes: &[i64]) -> Answered {
     let marker = probe.request("ping", json!({}));
     let mut others = Vec::new();
     if let Err(w) = probe.response_to(marker, &mut others) {
-        return Some(format!("was followed by a `ping` that got {w}"));
+        return Answered::Gone(w);
     }
     let errors: Vec<&Value> = others
         .iter()
@@ -454,17 +481,17 @@ fn answered_with(probe: &mut Probe, codes: &[i64]) -> Option<String> {
         })
         .collect();
     match errors.first() {
-        None => Some("got no answer".into()),
-        Some(e) if error_code(e).is_some_and(|c| codes.contains(&c)) => None,
+        None => Answered::Otherwise("got no answer".into()),
+        Some(e) if error_code(e).is_some_and(|c| codes.contains(&c)) => Answered::Rightly,
         // Streamable HTTP: an error status is the refusal; a JSON-RPC body is optional.
         Some(e)
             if e["httpStatus"]
                 .as_u64()
                 .is_some_and(|s| (400..500).contains(&s)) =>
         {
-            None
+            Answered::Rightly
         }
-        Some(e) => Some(format!("was answered with {}", brief(e))),
+        Some(e) => Answered::Otherwise(format!("was answered with {}", brief(e))),
     }
 }
 

@@ -15,6 +15,10 @@ use crate::mcp::http::HttpSpec;
 
 /// Most bytes a probe reads of one answer.
 const BODY_LIMIT: u64 = 4 << 20;
+/// Resumptions of one response stream the server closed before its response.
+const MAX_RESUMES: usize = 3;
+/// The longest `retry` a probe waits before resuming a stream.
+const MAX_RETRY_WAIT_MS: u64 = 1000;
 /// How long the DELETE that ends a probe's session may take.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -174,7 +178,7 @@ impl HttpWire {
             self.notified.push((m.clone(), reply.clone()));
         }
         if reply.ok() {
-            self.queue.extend(reply.messages);
+            self.queue_and_resume(reply, id.as_ref());
             return;
         }
         // An error status refuses the message: as the error response of the request it was.
@@ -194,6 +198,62 @@ impl HttpWire {
             obj.insert("httpStatus".into(), json!(reply.status));
         }
         self.queue.push_back(Line::Json(refusal));
+    }
+
+    /// Queues the messages of a successful reply. A server may close a response stream before
+    /// the response to `id`, once it sent an event id: the probe resumes it with a GET and that
+    /// id as `Last-Event-ID`, after the `retry` the server asked for (capped), as a client does.
+    fn queue_and_resume(&mut self, mut reply: Reply, id: Option<&Value>) {
+        let answers = |line: &Line| match (line, id) {
+            (_, None) | (Line::Json(Value::Array(_)), _) => true,
+            (Line::Json(v), Some(id)) => v.get("method").is_none() && v.get("id") == Some(id),
+            (Line::Text(_), _) => false,
+        };
+        self.queue.extend(std::mem::take(&mut reply.messages));
+        let mut resumed = 0;
+        while resumed < MAX_RESUMES && !self.queue.iter().any(answers) {
+            let Some(last) = reply.events.iter().rev().find_map(|e| e.id.clone()) else {
+                break;
+            };
+            resumed += 1;
+            let retry = reply.events.iter().rev().find_map(|e| e.retry.as_deref());
+            if let Some(ms) = retry.and_then(|r| r.trim().parse::<u64>().ok()) {
+                std::thread::sleep(Duration::from_millis(ms.min(MAX_RETRY_WAIT_MS)));
+            }
+            let ask = Ask {
+                method: "GET",
+                body: None,
+                ..Ask::post(String::new())
+            }
+            .with("last-event-id", last);
+            match self.exchange(&ask) {
+                Ok(r) if r.ok() && r.content_type.starts_with("text/event-stream") => {
+                    reply = r;
+                    self.queue.extend(std::mem::take(&mut reply.messages));
+                }
+                Ok(r) => {
+                    self.last = format!(
+                        "the stream closed before its response, and the GET resuming it was \
+                         answered with {}",
+                        r.shown()
+                    );
+                    break;
+                }
+                Err(e) => {
+                    self.last = e;
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Whether a queued message is a response (or a batch of them).
+    fn response(line: &Line) -> bool {
+        match line {
+            Line::Json(Value::Array(_)) => true,
+            Line::Json(v) => v.get("method").is_none() && v.get("id").is_some(),
+            Line::Text(_) => false,
+        }
     }
 
     /// The next queued message; nothing more can come once the queue is empty.
@@ -343,6 +403,11 @@ impl SseEvent {
         Some(serde_json::from_str(data).map_or_else(|_| Line::Text(data.to_owned()), Line::Json))
     }
 
+    /// Whether it carries a response (or a batch of them).
+    pub(crate) fn response(&self) -> bool {
+        self.message().is_some_and(|m| HttpWire::response(&m))
+    }
+
     /// Whether it primes a reconnection: an event id and empty data.
     pub(crate) fn priming(&self) -> bool {
         self.id.as_deref().is_some_and(|id| !id.is_empty())
@@ -373,11 +438,7 @@ fn read_events(body: impl Read) -> Vec<SseEvent> {
         let line = line.trim_end_matches('\r');
         if line.is_empty() {
             if let Some(done) = event.take() {
-                let response = match done.message() {
-                    Some(Line::Json(Value::Array(_))) => true,
-                    Some(Line::Json(v)) => v.get("method").is_none() && v.get("id").is_some(),
-                    _ => false,
-                };
+                let response = done.message().is_some_and(|m| HttpWire::response(&m));
                 out.push(done);
                 if response {
                     break;

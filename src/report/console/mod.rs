@@ -123,18 +123,7 @@ pub fn render(report: &RunReport, opts: &ConsoleOptions) -> String {
     }
 
     if !r.stdout_noise.is_empty() {
-        let n = r.noise_count();
-        out.push_str(&Paint::Yellow.paint("WARN", color));
-        out.push_str(&format!(
-            " the server printed {n} non-protocol line{} on stdout (strict MCP clients fail on them):\n",
-            plural(n)
-        ));
-        let shown = r.stdout_noise.iter().take(NOISE_LINES);
-        push_gutter(&mut out, &shown.cloned().collect::<Vec<_>>().join("\n"));
-        if n > NOISE_LINES {
-            out.push_str(&format!("  … {} more\n", n - NOISE_LINES));
-        }
-        out.push('\n');
+        noise(&mut out, r, width, color);
     }
 
     let [checks, tests, evals, lint, stress, bench, fuzz, proto] = r.phases.overview();
@@ -365,6 +354,77 @@ fn push_parts(
         }
         out.push('\n');
     }
+}
+
+/// The warning about non-protocol lines on stdout, wrapped to `width`, and the lines, each
+/// distinct line once with how many times it came (a server restarted 50 times by the fuzzer
+/// prints its banner 50 times), each cut to the width.
+fn noise(out: &mut String, r: &RunReport, width: usize, color: bool) {
+    let n = r.noise_count();
+    let head = format!(
+        "the server printed {n} non-protocol line{} on stdout (strict MCP clients fail on \
+         them):",
+        plural(n)
+    );
+    for (i, line) in super::table::wrap(&head, width.saturating_sub(5))
+        .iter()
+        .enumerate()
+    {
+        if i == 0 {
+            out.push_str(&Paint::Yellow.paint("WARN", color));
+            out.push(' ');
+        } else {
+            out.push_str("     ");
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    let mut distinct: Vec<(&str, usize)> = Vec::new();
+    for line in &r.stdout_noise {
+        match distinct.iter_mut().find(|(l, _)| l == line) {
+            Some((_, count)) => *count += 1,
+            None => distinct.push((line, 1)),
+        }
+    }
+    let mut shown = 0;
+    for (line, count) in distinct.iter().take(NOISE_LINES) {
+        shown += count;
+        let suffix = if *count > 1 {
+            format!("  (×{count})")
+        } else {
+            String::new()
+        };
+        let cleaned = clean(line);
+        let first = cleaned.lines().next().unwrap_or("").trim_end();
+        let room = width.saturating_sub(4 + suffix.width()).max(10);
+        out.push_str("  │ ");
+        out.push_str(&fit(first, room));
+        out.push_str(&suffix);
+        out.push('\n');
+    }
+    if n > shown {
+        out.push_str(&format!("  … {} more\n", n - shown));
+    }
+    out.push('\n');
+}
+
+/// `text` cut to `width` display columns, with `…` when cut.
+fn fit(text: &str, width: usize) -> String {
+    if text.width() <= width {
+        return text.to_owned();
+    }
+    let mut cut = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        used += w;
+        cut.push(c);
+    }
+    cut.push('…');
+    cut
 }
 
 /// Appends `text` (already cleaned), continuing lines after the first with `indent`.

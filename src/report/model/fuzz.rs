@@ -58,7 +58,7 @@ pub struct FuzzTool {
     /// Invalid inputs tried (before shrinking).
     pub invalid_inputs: u64,
     /// Why fuzzing this tool stopped early (time budget, repeated hangs, a server that could
-    /// not be restarted).
+    /// not be restarted), and the inputs it left out (a duration longer than the time left).
     pub stopped: Option<String>,
     /// Wall time.
     pub duration_ms: f64,
@@ -69,7 +69,7 @@ pub struct FuzzTool {
 /// One finding.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FuzzFinding {
-    /// `hang`, `crash`, `rejected-valid`, `internal-error`, `unhandled-exception`,
+    /// `hang`, `slow`, `crash`, `rejected-valid`, `internal-error`, `unhandled-exception`,
     /// `accepted-invalid`, `unexpected-error`, `output-schema` or `bad-schema`.
     pub kind: String,
     /// `valid` or `invalid`: whether the input satisfied the input schema.

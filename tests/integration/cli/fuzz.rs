@@ -582,3 +582,217 @@ fn the_demo_server_keeps_to_its_schemas_under_the_fuzzer() {
         assert_eq!(tools, 5, "every tool is fuzzed: {text}");
     }
 }
+
+/// By default only tools marked `readOnlyHint: true` are fuzzed: `fz_write` (it says
+/// `destructiveHint: false` but changes state) is left alone, with the flag that includes it;
+/// `--include-writes`, `TOOLPROOF_FUZZ_INCLUDE_WRITES` and `fuzz.include_writes` fuzz it, and so
+/// does `--include-destructive`, which fuzzes every tool.
+#[test]
+fn writes_are_fuzzed_only_when_asked() {
+    let dir = Dir::new("fuzz-writes");
+    let flags = [
+        "--examples",
+        "2",
+        "--tool",
+        "fz_write",
+        "--tool",
+        "fz_strict",
+    ];
+    let (out, report) = fuzz_fake(&dir, &flags, &[]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let why = tool(&report, "fz_write")["skipped"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        why.contains("readOnlyHint: true") && why.contains("--include-writes"),
+        "{why}"
+    );
+    assert_eq!(tool(&report, "fz_write")["calls"], 0);
+    assert!(tool(&report, "fz_strict")["calls"].as_u64() > Some(0));
+
+    let fuzzed = |report: &Value| {
+        tool(report, "fz_write")["skipped"].is_null()
+            && tool(report, "fz_write")["calls"].as_u64() > Some(0)
+    };
+    for extra in [["--include-writes"], ["--include-destructive"]] {
+        let mut asked = flags.to_vec();
+        asked.extend(extra);
+        let (out, report) = fuzz_fake(&dir, &asked, &[]);
+        assert_eq!(out.code, 0, "{extra:?}: {}", out.stdout);
+        assert!(fuzzed(&report), "{extra:?}: {report:#}");
+    }
+    // The environment variable, and the YAML key, which the flag overrides.
+    let fake = fake();
+    let mut args = vec!["fuzz", "--json", "r.json"];
+    args.extend_from_slice(&flags);
+    args.extend(["--", fake.as_str(), "--fault", "fuzz-targets"]);
+    let out = toolproof_in(&dir.0, &args, &[("TOOLPROOF_FUZZ_INCLUDE_WRITES", "1")]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(fuzzed(&dir.json("r.json")));
+    let server = yaml_list(&[&fake, "--fault", "fuzz-targets"]);
+    dir.write(
+        "toolproof.yaml",
+        &format!("server:\n  command: {server}\nfuzz:\n  include_writes: true\n  max_examples: 2\n  tools: [fz_write]\n"),
+    );
+    let out = toolproof_in(&dir.0, &["fuzz", "--json", "y.json"], &[]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(fuzzed(&dir.json("y.json")));
+    let out = toolproof_in(
+        &dir.0,
+        &["fuzz", "--no-include-writes", "--json", "n.json"],
+        &[],
+    );
+    // Nothing left to fuzz: the one tool is a write, and the message says so.
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(
+        out.stdout.contains(
+            "nothing was fuzzed: the one tool was skipped, as it does not declare readOnlyHint: true"
+        ) && out.stdout.contains("--include-writes"),
+        "{}",
+        out.stdout
+    );
+}
+
+/// "All N tools were skipped" says why (none declares `readOnlyHint: true`, and how many for
+/// each reason) and which flag includes them.
+#[test]
+fn nothing_fuzzed_says_why_and_which_flag_includes_the_tools() {
+    let dir = Dir::new("fuzz-nothing-why");
+    let flags = [
+        "--examples",
+        "2",
+        "--tool",
+        "fz_write",
+        "--tool",
+        "fz_unannotated",
+        "--tool",
+        "crash",
+    ];
+    let (out, report) = fuzz_fake(&dir, &flags, &[]);
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    let reason = report["phases"]["fuzz"]["reason"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        reason.starts_with(
+            "nothing was fuzzed: all 3 tools were skipped, as none declares readOnlyHint: true \
+             and only read-only tools are fuzzed by default (1 marked destructiveHint: false \
+             (writes), 1 marked destructiveHint: true, 1 without readOnlyHint or \
+             destructiveHint, which MCP counts as destructive)"
+        ),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("pass --include-writes (or set fuzz.include_writes: true) to fuzz the 1 write")
+            && reason.contains("--include-destructive (or set fuzz.include_destructive: true) to fuzz those and the 2 that may be destructive"),
+        "{reason}"
+    );
+}
+
+/// A tool whose arguments declare how long it takes is given that time: `fz_wait` answers after
+/// its `duration` (1 s by default, at most 1.5 s), well over a 300 ms timeout, and is no hang.
+#[test]
+fn a_tool_is_given_the_duration_its_arguments_declare() {
+    let dir = Dir::new("fuzz-duration");
+    let flags = [
+        "--examples",
+        "3",
+        "--timeout-ms",
+        "300",
+        "--seed",
+        "4",
+        "--tool",
+        "fz_wait",
+    ];
+    let (out, report) = fuzz_fake(&dir, &flags, &[]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let row = tool(&report, "fz_wait");
+    assert_eq!(row["findings"], json!([]), "{row:#}");
+    assert!(row["calls"].as_u64() >= Some(3), "{row:#}");
+    assert!(row["stopped"].is_null(), "{row:#}");
+    // A tool slower than the duration it was asked for is slow, not a hang: `fz_wait_twice`
+    // takes twice its `duration`, over it plus the timeout.
+    let flags = [
+        "--examples",
+        "3",
+        "--timeout-ms",
+        "100",
+        "--seed",
+        "4",
+        "--tool",
+        "fz_wait_twice",
+    ];
+    let (out, report) = fuzz_fake(&dir, &flags, &[]);
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    let finding = &tool(&report, "fz_wait_twice")["findings"][0];
+    assert_eq!(finding["kind"], "slow", "{finding:#}");
+    let detail = finding["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.starts_with("slower than the timeout: no answer within ")
+            && detail.contains("its `duration` asked for plus timeout_ms"),
+        "{detail}"
+    );
+    // With less time left than the declared duration, inputs are not sent, and the row says so.
+    let flags = [
+        "--examples",
+        "3",
+        "--timeout-ms",
+        "300",
+        "--max-time",
+        "0.5",
+        "--tool",
+        "fz_wait",
+    ];
+    let (out, report) = fuzz_fake(&dir, &flags, &[]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let row = tool(&report, "fz_wait");
+    let stopped = row["stopped"].as_str().unwrap_or_default();
+    assert!(
+        stopped.contains("not sent: `duration` asked for up to"),
+        "{row:#}"
+    );
+}
+
+/// A server restarted after every crash prints its startup banner each time: the console says
+/// it once, with how many times it came, within an 80-column terminal.
+#[test]
+fn a_banner_printed_at_every_restart_is_shown_once_with_its_count() {
+    let dir = Dir::new("fuzz-noise");
+    let fake = fake();
+    let args = [
+        "fuzz",
+        "--json",
+        "r.json",
+        "--examples",
+        "10",
+        "--seed",
+        "3",
+        "--tool",
+        "fz_crash",
+        "--",
+        fake.as_str(),
+        "--fault",
+        "fuzz-targets",
+        "--fault",
+        "stdout-noise",
+    ];
+    let out = toolproof_in(&dir.0, &args, &[("COLUMNS", "80")]);
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    let report = dir.json("r.json");
+    let total = report["stdout_noise_total"].as_u64().unwrap_or_default();
+    assert!(total > 1, "the server restarted: {report:#}");
+    let banner = "fake-mcp 1.0.0 starting up, have a nice day!";
+    assert_eq!(out.stdout.matches(banner).count(), 1, "{}", out.stdout);
+    assert!(
+        out.stdout.contains(&format!("  │ {banner}  (×{total})\n")),
+        "{}",
+        out.stdout
+    );
+    let warning = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("WARN the server printed"))
+        .expect("the warning");
+    assert!(warning.chars().count() <= 80, "{warning}");
+}

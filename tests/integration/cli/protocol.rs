@@ -110,11 +110,44 @@ fn a_well_behaved_http_server_passes_every_protocol_check_the_transport_ones_too
         report["phases"]["protocol"]["results"]["transport"],
         "streamable-http"
     );
-    // Answering in event streams, primed with an id and `retry`, is checked and passes.
+    // Answering in event streams, primed with an id, is checked and passes; a stream that
+    // carries its response needs no `retry`, so that check does not apply.
     let (out, report) = protocol_http_fake(
         &dir,
         &[],
         &["--sse", "--resources", "--prompts", "--page-size", "1"],
+    );
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(failed_ids(&report), Vec::<String>::new(), "{report:#}");
+    assert_eq!(
+        skipped_ids(&report),
+        ["unadvertised", "logging", "http-sse-retry"],
+        "{report:#}"
+    );
+    let retry = checks(&report)
+        .into_iter()
+        .find(|c| c["id"] == "http-sse-retry")
+        .expect("reported");
+    assert!(
+        retry["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("carried its response")),
+        "{retry}"
+    );
+    // A server that closes a `ping`'s stream before the response, after an event id and a
+    // `retry`, is resumed with a GET by every probe and passes the `retry` check.
+    let (out, report) = protocol_http_fake(
+        &dir,
+        &[],
+        &[
+            "--sse",
+            "--fault",
+            "sse-close-ping",
+            "--resources",
+            "--prompts",
+            "--page-size",
+            "1",
+        ],
     );
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
     assert_eq!(failed_ids(&report), Vec::<String>::new(), "{report:#}");
@@ -226,7 +259,7 @@ fn http_findings_name_the_status_the_server_gave() {
         ("http-get", "HTTP 200 (application/json)"),
         ("http-session", "\"fake session"),
         ("http-sse-priming", "began with {id: "),
-        ("http-sse-retry", "has no `retry` field"),
+        ("http-sse-retry", "closed before its response, and no event"),
     ];
     for (id, words) in cases {
         let fault = format!("protocol-{id}");
@@ -333,21 +366,65 @@ fn leniency_and_a_refused_read_are_not_warnings() {
 #[test]
 fn sdk_findings_are_infos_that_say_where_the_fix_belongs() {
     let dir = Dir::new("protocol-sdk");
-    for id in ["invalid-cursor", "malformed"] {
-        let fault = format!("protocol-{id}");
-        let (out, report) = protocol_fake(&dir, &[], &["--fault", &fault]);
-        assert_eq!(out.code, 0, "{}", out.stdout);
+    let (out, report) = protocol_fake(&dir, &[], &["--fault", "protocol-invalid-cursor"]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let check = checks(&report)
+        .into_iter()
+        .find(|c| c["id"] == "invalid-cursor")
+        .expect("reported");
+    assert_eq!(check["severity"], "info", "{check}");
+    let detail = check["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("common to the TypeScript and Python SDKs"),
+        "{detail}"
+    );
+}
+
+/// `malformed` judges what the server did, not which SDK it may be built on: ignoring a bad
+/// line and answering on is advice (an info), while exiting on it is a warning, as exiting on
+/// a batch is, and neither guesses at an SDK.
+#[test]
+fn malformed_input_is_judged_by_whether_the_server_keeps_answering() {
+    let dir = Dir::new("protocol-malformed");
+    let finding = |fault: &str| {
+        let (out, report) = protocol_fake(&dir, &["--strict"], &["--fault", fault]);
         let check = checks(&report)
             .into_iter()
-            .find(|c| c["id"] == id)
+            .find(|c| c["id"] == "malformed")
             .expect("reported");
-        assert_eq!(check["severity"], "info", "{check}");
-        let detail = check["detail"].as_str().unwrap_or_default();
-        assert!(
-            detail.contains("common to the TypeScript and Python SDKs"),
-            "{id}: {detail}"
-        );
-    }
+        assert_eq!(check["status"], "failed", "{fault}: {check}");
+        let detail = check["detail"].as_str().unwrap_or_default().to_owned();
+        assert!(!detail.contains("SDK"), "{fault}: {detail}");
+        (
+            out,
+            check["severity"].as_str().unwrap_or_default().to_owned(),
+            detail,
+        )
+    };
+    let (out, severity, detail) = finding("protocol-malformed");
+    assert_eq!(severity, "info");
+    assert!(detail.contains("got no answer"), "{detail}");
+    assert!(detail.contains("kept answering"), "{detail}");
+    assert_eq!(
+        out.code, 0,
+        "infos never fail, strict or not: {}",
+        out.stdout
+    );
+
+    let (out, severity, detail) = finding("malformed-exit");
+    assert_eq!(severity, "warning");
+    assert!(
+        detail.contains("after a line that is not JSON the server stopped answering"),
+        "{detail}"
+    );
+    assert_eq!(out.code, 1, "a warning fails with --strict: {}", out.stdout);
+    // The same behaviour after a batch has the same severity.
+    let (_, report) = protocol_fake(&dir, &[], &["--fault", "protocol-batch"]);
+    let batch = checks(&report)
+        .into_iter()
+        .find(|c| c["id"] == "batch")
+        .expect("reported");
+    assert_eq!(batch["severity"], severity);
 }
 
 /// A server that never answers `initialize` cannot be checked: the phase stops at the failed

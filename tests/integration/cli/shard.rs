@@ -289,12 +289,16 @@ fn rows(dir: &Dir, json: &str, phase: &str, list: &str, key: &str) -> Vec<String
 #[test]
 fn fuzzed_tools_and_bench_targets_are_split_too() {
     let dir = demo_dir("shard-fuzz-bench", "toolproof.yaml");
+    // The demo's `add_note` is a write: included, so that each shard has a tool to fuzz.
+    let fuzz_flags: &[&str] = &["--examples", "2", "--include-writes"];
+    let bench_flags: &[&str] = &["--calls", "2"];
     for (command, extra, list, key) in [
-        ("fuzz", ["--examples", "2"], "tools", "tool"),
-        ("bench", ["--calls", "2"], "targets", "name"),
+        ("fuzz", fuzz_flags, "tools", "tool"),
+        ("bench", bench_flags, "targets", "name"),
     ] {
         let run = |shard: Option<&str>, json: &str| {
-            let mut args = vec![command, "-c", "toolproof.yaml", extra[0], extra[1]];
+            let mut args = vec![command, "-c", "toolproof.yaml"];
+            args.extend_from_slice(extra);
             args.extend(["--json", json]);
             if let Some(s) = shard {
                 args.extend(["--shard", s]);

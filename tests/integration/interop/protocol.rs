@@ -99,6 +99,48 @@ fn everything_over_stdio_has_the_findings_the_specification_supports() {
     );
 }
 
+/// kubernetes-mcp-server (Go, from the corpus) exits on a line that is not JSON and on a batch
+/// alike: the same behaviour gets the same severity, whatever the server is built on.
+#[test]
+fn a_go_server_that_exits_on_bad_input_gets_warnings_for_it() {
+    let dir = temp_dir("proto-kubernetes-config");
+    let config = dir.join("kubeconfig");
+    std::fs::write(
+        &config,
+        "apiVersion: v1\nkind: Config\nclusters:\n- cluster: {server: \"https://127.0.0.1:1\"}\n  \
+         name: none\ncontexts:\n- context: {cluster: none, user: nobody}\n  name: none\n\
+         current-context: none\nusers:\n- name: nobody\n  user: {token: not-a-token}\n",
+    )
+    .expect("write kubeconfig");
+    let script = interop_dir()
+        .join("corpus-node/node_modules/.bin/kubernetes-mcp-server")
+        .display()
+        .to_string();
+    let config = config.display().to_string();
+    let found = protocol(
+        "proto-kubernetes",
+        &["--", "node", &script, "--kubeconfig", &config],
+    );
+    let report = &found.report;
+    // `batch` and `malformed`: after a batch of one `ping`, and after a line that is not JSON,
+    // the server closes its output; the requests after them MUST still get responses.
+    assert_eq!(found.findings, ids(&["batch", "malformed"]), "{report:#}");
+    assert_eq!(found.infos, Vec::<String>::new(), "{report:#}");
+    let malformed = report["phases"]["protocol"]["results"]["checks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["id"] == "malformed")
+        .expect("reported");
+    let detail = malformed["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("stopped answering") && !detail.contains("SDK"),
+        "{detail}"
+    );
+    // Warnings are not errors: the run passes unless `--strict`.
+    assert_eq!(found.code, 0, "{report:#}");
+}
+
 #[test]
 fn everything_over_streamable_http_has_the_findings_the_specification_supports() {
     let port = free_port();
@@ -120,10 +162,6 @@ fn everything_over_streamable_http_has_the_findings_the_specification_supports()
             // After a DELETE the session's id gets 400, where a terminated session MUST get
             // 404 Not Found (an error).
             "http-delete",
-            // Its event streams begin with a priming event (it keeps an event store) but carry
-            // no `retry`, which 2025-11-25 asks for before a server closes a stream's
-            // connection, and the conformance suite warns about (a warning).
-            "http-sse-retry",
             // `Origin: http://dns-rebinding.toolproof.invalid` is accepted: servers MUST
             // validate Origin, and 2025-11-25 asks for 403 (an error).
             "http-origin",
@@ -132,7 +170,13 @@ fn everything_over_streamable_http_has_the_findings_the_specification_supports()
     );
     // A batch of one `ping` is answered, which 2025-11-25 allows: no finding.
     assert_eq!(found.infos, ids(&["invalid-cursor"]), "{report:#}");
-    assert_eq!(found.skipped, ids(&["unadvertised", "pagination"]));
+    // `http-sse-retry`: its event streams begin with a priming event (it keeps an event store)
+    // and carry no `retry`, but they carry their response too: 2025-11-25 asks for `retry`
+    // only before a server closes a stream's connection ahead of the response.
+    assert_eq!(
+        found.skipped,
+        ids(&["unadvertised", "pagination", "http-sse-retry"])
+    );
     assert_eq!(found.code, 1, "{report:#}");
     assert_eq!(
         report["phases"]["protocol"]["results"]["transport"],
@@ -194,7 +238,7 @@ fn python_sdk_servers_have_the_findings_the_specification_supports() {
             ids(&["invalid-cursor"]),
             "{sdk} over HTTP: {report:#}"
         );
-        // `http-sse-retry` asks for `retry` only in a stream primed for reconnection.
+        // `http-sse-retry` asks for `retry` only of a stream closed before its response.
         assert_eq!(
             found.skipped,
             ids(&["unadvertised", "logging", "pagination", "http-sse-retry"]),

@@ -30,6 +30,11 @@ pub enum Bug {
     Stuck,
     /// Exits when `city` is the empty string (and only then).
     EmptyCrash,
+    /// Answers after the `duration` it is given (seconds, 1 by default): no defect, but slower
+    /// than a short timeout.
+    Wait,
+    /// Answers after twice the `duration` it is given: slower than it says.
+    WaitTwice,
 }
 
 /// What a call does.
@@ -44,6 +49,8 @@ pub enum Reply {
     Hang,
     /// No answer, and nothing else answered either, for a minute.
     Stuck,
+    /// A tool result, after this many milliseconds (other requests are answered meanwhile).
+    After(u64, Value),
 }
 
 fn read_only() -> Value {
@@ -217,6 +224,45 @@ pub fn tools() -> Vec<ToolEntry> {
         }),
         behaviour: Behaviour::Fuzz(Bug::Accept),
     });
+    list.push(ToolEntry {
+        def: json!({
+            "name": "fz_write",
+            "description": "Creates a folder; changes state but destroys nothing.",
+            "inputSchema": object(json!({"name": {"type": "string", "maxLength": 20}}), json!(["name"])),
+            "annotations": {"readOnlyHint": false, "destructiveHint": false}
+        }),
+        behaviour: Behaviour::Fuzz(Bug::Strict),
+    });
+    list.push(tool(
+        "fz_wait",
+        "Waits as long as it is told, then answers.",
+        object(
+            json!({"duration": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 1.5,
+                "default": 1,
+                "description": "How long to wait, in seconds"
+            }}),
+            json!([]),
+        ),
+        Bug::Wait,
+    ));
+    list.push(tool(
+        "fz_wait_twice",
+        "Waits twice as long as it is told, then answers.",
+        object(
+            json!({"duration": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 0.5,
+                "default": 0.2,
+                "description": "How long to wait, in seconds"
+            }}),
+            json!([]),
+        ),
+        Bug::WaitTwice,
+    ));
     list
 }
 
@@ -287,6 +333,13 @@ pub fn call(bug: Bug, schema: &Value, args: &Map<String, Value>) -> Reply {
             None => Reply::Result(text_result("`n` must be an integer".into(), true)),
         },
         Bug::Strict => ok("valid".into()),
+        Bug::Wait | Bug::WaitTwice => {
+            let default = if bug == Bug::Wait { 1.0 } else { 0.2 };
+            let seconds = args.get("duration").and_then(Value::as_f64).unwrap_or(default);
+            let factor = if bug == Bug::Wait { 1000.0 } else { 2000.0 };
+            let ms = (seconds * factor) as u64;
+            Reply::After(ms, text_result(format!("waited {ms} ms"), false))
+        }
         Bug::EmptyCrash => match str_arg("city") {
             Some("") => Reply::Crash("fz_weather: KeyError: '' (no such city), giving up"),
             Some(city) => ok(format!("sunny in {city}")),

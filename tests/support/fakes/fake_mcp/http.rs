@@ -481,9 +481,7 @@ fn post(server: &Arc<Server>, req: &Request, stream: &mut TcpStream) -> io::Resu
     {
         return done;
     }
-    if method == Some("tools/call")
-        && let Some(done) =
-            crate::http_faults::closed_stream(server, &msg, &mut ctx, &headers, stream)
+    if let Some(done) = crate::http_faults::closed_stream(server, &msg, &mut ctx, &headers, stream)
     {
         return done;
     }
@@ -497,7 +495,6 @@ fn post(server: &Arc<Server>, req: &Request, stream: &mut TcpStream) -> io::Resu
         events: 0,
         broken: false,
         priming: !opts.planted("http-sse-priming"),
-        retry: !opts.planted("http-sse-retry"),
     };
     let outcome = match sid.filter(|_| opts.has(Fault::GetStream)) {
         Some(sid) => {

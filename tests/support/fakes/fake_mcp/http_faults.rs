@@ -2,7 +2,8 @@
 //! whose body is a JSON-RPC error for the request's id, an event stream that never ends, an
 //! event of cut-off JSON, one event too large to keep, and an answer sent a byte at a time.
 //! Also a response stream closed after its priming event, to be resumed with a GET and
-//! `Last-Event-ID` (`sse-resume`) or never (`sse-drop`).
+//! `Last-Event-ID` (`sse-resume`, and `sse-close-ping` and `protocol-http-sse-retry` for a
+//! `ping`) or never (`sse-drop`).
 
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -32,9 +33,11 @@ impl Peer for Quiet {
     }
 }
 
-/// `sse-resume` and `sse-drop`: runs the call, then opens an event stream, sends a priming
-/// event with an id and `retry`, and closes it. With `sse-resume` the response waits for the
-/// GET that resumes the stream. `None` when neither fault is planted.
+/// `sse-resume` and `sse-drop` (of a `tools/call`), `sse-close-ping` and
+/// `protocol-http-sse-retry` (of a `ping`): runs the request, then opens an event stream, sends
+/// a priming event with an id (and `retry`, but for `protocol-http-sse-retry`), and closes it.
+/// But for `sse-drop` the response waits for the GET that resumes the stream. `None` when no
+/// such fault applies to the request.
 pub fn closed_stream(
     server: &Arc<Server>,
     msg: &Value,
@@ -42,10 +45,14 @@ pub fn closed_stream(
     headers: &[(String, String)],
     stream: &mut TcpStream,
 ) -> Option<io::Result<bool>> {
-    let resumes = server.opts.has(Fault::SseResume);
-    if !resumes && !server.opts.has(Fault::SseDrop) {
-        return None;
-    }
+    let opts = &server.opts;
+    let (resumes, retry) = match msg.get("method").and_then(Value::as_str) {
+        Some("tools/call") if opts.has(Fault::SseResume) => (true, true),
+        Some("tools/call") if opts.has(Fault::SseDrop) => (false, true),
+        Some("ping") if opts.planted("http-sse-retry") => (true, false),
+        Some("ping") if opts.has(Fault::SseClosePing) => (true, true),
+        _ => return None,
+    };
     let reply = match server.handle(msg, ctx, &mut Quiet) {
         Outcome::Reply { msg, .. } => Some(msg.to_string()),
         Outcome::Later(work) => work().map(|m| m.to_string()),
@@ -66,21 +73,28 @@ pub fn closed_stream(
         head.push_str(&format!("{name}: {value}\r\n"));
     }
     head.push_str("\r\n");
-    let priming = format!("id: {id}\nretry: {RESUME_RETRY_MS}\ndata:\n\n");
+    let priming = if retry {
+        format!("id: {id}\nretry: {RESUME_RETRY_MS}\ndata:\n\n")
+    } else {
+        format!("id: {id}\ndata:\n\n")
+    };
     let sent = send(stream, &[head.as_bytes()])
         .and_then(|()| chunk(stream, priming.as_bytes()))
         .and_then(|()| send(stream, &[b"0\r\n\r\n"]));
     Some(sent.map(|()| false))
 }
 
-/// A GET that resumes an `sse-resume` stream: the response it held back, after
-/// `Last-Event-ID`. `None` when the fault is not planted (GET is not served then).
+/// A GET that resumes a stream closed before its response: the response it held back, after
+/// `Last-Event-ID`. `None` when no such fault is planted (or, for the `ping` ones, the GET
+/// resumes nothing), so that GET is served as without the fault.
 pub fn resume_get(
     opts: &Options,
     req: &Request,
     stream: &mut TcpStream,
 ) -> Option<io::Result<bool>> {
-    if !opts.has(Fault::SseResume) {
+    let pings = opts.planted("http-sse-retry") || opts.has(Fault::SseClosePing);
+    let resumes_ping = pings && req.header("last-event-id").is_some();
+    if !(opts.has(Fault::SseResume) || resumes_ping) {
         return None;
     }
     let last = req.header("last-event-id").unwrap_or("");

@@ -144,12 +144,19 @@ pub enum Fault {
     SseResume,
     /// HTTP: as `sse-resume`, but GET is refused (405): the response never comes.
     SseDrop,
+    /// HTTP: a `ping` gets a priming event (id, `retry: 50`) and the stream closes; the
+    /// response comes on a GET with that `Last-Event-ID` (`protocol-http-sse-retry`: the
+    /// same without `retry`).
+    SseClosePing,
     /// HTTP: sessions have a GET stream that closes after its priming event and is resumed
     /// with `Last-Event-ID`; the server's own requests and notifications go there.
     GetStream,
     /// Processes JSON-RPC batches (stdio), which revisions from 2025-06-18 no longer ask for
     /// but do not forbid: leniency `toolproof protocol` must not flag.
     LenientBatch,
+    /// Exits on a line that is not JSON (stdio), the way a server whose transport loop ends
+    /// on a decode error does: `toolproof protocol` must call it a warning, not advice.
+    MalformedExit,
     /// Refuses `resources/read` with a well-formed JSON-RPC error, as a server whose backend
     /// is not there: the protocol working, which `toolproof protocol` must not flag.
     ResourcesUnavailable,
@@ -158,7 +165,7 @@ pub enum Fault {
 }
 
 /// Every fault with its command-line name and a one-line summary.
-pub const FAULTS: [(&str, Fault, &str); 87] = [
+pub const FAULTS: [(&str, Fault, &str); 89] = [
     (
         "no-description",
         Fault::NoDescription,
@@ -423,6 +430,11 @@ pub const FAULTS: [(&str, Fault, &str); 87] = [
         "HTTP: tools/call stream closes after a priming event; GET refused (405)",
     ),
     (
+        "sse-close-ping",
+        Fault::SseClosePing,
+        "HTTP: a ping's stream closes after a priming event with retry; resumed with a GET",
+    ),
+    (
         "get-stream",
         Fault::GetStream,
         "HTTP: a GET stream per session, closed after priming and resumed; server requests go there",
@@ -431,6 +443,11 @@ pub const FAULTS: [(&str, Fault, &str); 87] = [
         "lenient-batch",
         Fault::LenientBatch,
         "process JSON-RPC batches (stdio), which 2025-06-18 on allows",
+    ),
+    (
+        "malformed-exit",
+        Fault::MalformedExit,
+        "exit on a line that is not JSON (stdio)",
     ),
     (
         "resources-unavailable",
@@ -575,7 +592,7 @@ pub const FAULTS: [(&str, Fault, &str); 87] = [
     (
         "protocol-http-sse-retry",
         Fault::Protocol("http-sse-retry"),
-        "HTTP: the priming event of an event stream has no retry field",
+        "HTTP: a ping's stream closes after a priming event without retry; resumed with a GET",
     ),
     (
         "protocol-http-origin",

@@ -25,8 +25,6 @@ pub struct HttpPeer<'a> {
     pub broken: bool,
     /// Start the stream with a priming event (`protocol-http-sse-priming` leaves it out).
     pub priming: bool,
-    /// Give the priming event a `retry` field (`protocol-http-sse-retry` leaves it out).
-    pub retry: bool,
 }
 
 impl HttpPeer<'_> {
@@ -81,8 +79,10 @@ impl HttpPeer<'_> {
         if self.priming {
             self.events += 1;
             // `retry` as long as toolproof waits without one, so timings do not change.
-            let retry = if self.retry { "retry: 500\n" } else { "" };
-            let priming = format!("id: {}-{}\n{retry}data:\n\n", self.stream_no, self.events);
+            let priming = format!(
+                "id: {}-{}\nretry: 500\ndata:\n\n",
+                self.stream_no, self.events
+            );
             self.chunk(priming.as_bytes());
         }
         if self.note_first {

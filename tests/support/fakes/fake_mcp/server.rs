@@ -815,6 +815,13 @@ impl Server {
                         std::process::exit(4);
                     }
                     crate::fuzz_targets::Reply::Hang => Outcome::Hang,
+                    crate::fuzz_targets::Reply::After(ms, result) => {
+                        let id = id.clone();
+                        Outcome::Later(Box::new(move || {
+                            std::thread::sleep(Duration::from_millis(ms));
+                            Some(response(&id, result))
+                        }))
+                    }
                     crate::fuzz_targets::Reply::Stuck => {
                         // On the reading thread: nothing else is read, `ping` included.
                         std::thread::sleep(Duration::from_secs(60));

@@ -113,6 +113,8 @@ pub fn serve(server: Arc<Server>) -> i32 {
         let msg = match line {
             Line::Msg(v) => v,
             Line::Bad(_) if server.opts.planted("malformed") => continue,
+            // A transport loop that ends on a decode error: the server is gone.
+            Line::Bad(_) if server.opts.has(Fault::MalformedExit) => std::process::exit(65),
             Line::Bad(reason) => {
                 let e = RpcError::new(-32700, format!("Parse error: {reason}"));
                 send(&error_response(&Value::Null, &e));
