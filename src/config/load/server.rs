@@ -82,6 +82,16 @@ pub(super) fn check_server(ctx: &Ctx<'_>, server: &ServerConfig) -> Result<(), C
                     Some("give the server's streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp".to_owned()),
                 ));
             }
+            if server.inherit_env {
+                return Err(ctx.error(
+                    ctx.pos(&[SERVER, Step::Key("inherit_env")]),
+                    "`server.inherit_env` only applies to `command` servers",
+                    Some(
+                        "remove `inherit_env`: toolproof starts no process for a `url` server"
+                            .to_owned(),
+                    ),
+                ));
+            }
         }
     }
     duration(
