@@ -77,6 +77,12 @@ def test_an_unknown_tool_is_an_error(mcp_server):
     assert "no_such_tool" in r.text
 
 
+def test_integers_beyond_64_bits_reach_the_tool_exactly(mcp_server):
+    r = mcp_server.call("add", a=2**70 + 1, b=1)
+    assert r.arguments == {"a": 2**70 + 1, "b": 1}
+    assert (r.is_error, r.text) == (False, str(2**70 + 2))
+
+
 def test_a_wrong_expectation_fails(mcp_server):
     r = mcp_server.call("add", a=2, b=2)
     assert r.data == {"result": 5}

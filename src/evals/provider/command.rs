@@ -71,7 +71,8 @@ impl CommandSpec {
                 super::context::command_context(req.context),
             );
         }
-        let mut line = request.to_string();
+        // Integers beyond 64 bits (a `context` call's arguments) as their digits.
+        let mut line = crate::pycompat::bigint::to_string(&request);
         line.push('\n');
         let mut cmd = Command::new(program);
         crate::process::child_env(&mut cmd, &self.env);
