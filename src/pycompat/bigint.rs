@@ -50,6 +50,28 @@ pub fn to_vec(value: &Value) -> serde_json::Result<Vec<u8>> {
     Ok(out)
 }
 
+/// `value` with each marked integer replaced by its nearest float ([`approx`]): what a
+/// judgement or a report reads, where the reference compares `float(expected) ==
+/// float(actual)`.
+pub fn approx_value(value: &Value) -> Value {
+    if !holds_marked(value) {
+        return value.clone();
+    }
+    match value {
+        Value::String(s) => match digits(s).and_then(|d| serde_json::Number::from_f64(approx(d))) {
+            Some(n) => Value::Number(n),
+            None => value.clone(),
+        },
+        Value::Array(items) => Value::Array(items.iter().map(approx_value).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), approx_value(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 /// [`to_vec`] as a `String`.
 pub fn to_string(value: &Value) -> String {
     to_vec(value)
