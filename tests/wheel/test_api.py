@@ -1,6 +1,6 @@
 """Tests written against mcp-toolproof 0.3.1's pytest API (the `mcp_server` fixture, `CallResult`,
 `ServerConfig`), run unchanged under mcp-toolproof and under toolproof's wheel on the same
-server: tests/interop/sdk_server.py (tools add, shout, refuse). tests/interop/wheel.rs runs this
+server: tests/integration/interop/sdk_server.py (tools add, shout, refuse). tests/integration/interop/wheel.rs runs this
 file and compares the outcome of every test; `test_a_wrong_expectation_fails` must fail."""
 
 import pytest

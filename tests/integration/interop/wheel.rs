@@ -278,6 +278,29 @@ fn wheel_plugin_errors_without_a_usable_server_as_mcp_toolproof_does() {
     }
 }
 
+/// mcp-toolproof's public API beyond the fixture (`McpServer`, `Config`, `load_config`,
+/// `run_config`, `RunReport`, `ServerConfig.model_validate` and pydantic's coercion): every
+/// test of `test_public_api.py` passes under both packages.
+#[test]
+fn wheel_public_api_behaves_as_mcp_toolproofs() {
+    let ini = format!(
+        "toolproof_command = {} {} stdio\n",
+        python("py-mcp2"),
+        sdk_server_script()
+    );
+    let ours = pytest(venv(), "wheel-public-api", "test_public_api.py", &ini, &[]);
+    let theirs = pytest(
+        &reference(),
+        "wheel-public-api-ref",
+        "test_public_api.py",
+        &ini,
+        &[],
+    );
+    assert_eq!(ours.len(), 22, "{ours:#?}");
+    assert_eq!(counts(&ours), (ours.len(), 0), "the wheel: {ours:#?}");
+    assert_eq!(ours, theirs);
+}
+
 #[test]
 fn wheel_plugin_reports_timeouts_and_crashes_and_starts_a_crashed_server_again() {
     let fake = crate::fake("fake_mcp");
@@ -327,10 +350,17 @@ fn wheel_installs_the_binary_and_python_m_toolproof_runs_it() {
         "import toolproof; print(toolproof.__version__, sorted(toolproof.__all__))",
     ]));
     assert_eq!(code, 0, "{stderr}");
-    assert!(
-        stdout.contains("'CallResult'") && stdout.contains("'ServerConfig'"),
-        "{stdout}"
-    );
+    for name in [
+        "CallResult",
+        "Config",
+        "McpServer",
+        "RunReport",
+        "ServerConfig",
+        "load_config",
+        "run_config",
+    ] {
+        assert!(stdout.contains(&format!("'{name}'")), "{stdout}");
+    }
 }
 
 #[test]
