@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import sysconfig
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -369,6 +369,17 @@ class Session:
 # ------------------------------------------------------------------------------ async API
 
 
+@dataclass
+class ServerInfo:
+    """What `McpServer.server_info()` gives: mcp-toolproof's fields."""
+
+    name: str | None
+    version: str | None
+    tools: list[Tool] = field(default_factory=list)
+    resources: list[dict[str, Any]] = field(default_factory=list)
+    prompts: list[dict[str, Any]] = field(default_factory=list)
+
+
 class McpServer:
     """mcp-toolproof's async connection to one server, on a toolproof session:
 
@@ -416,10 +427,13 @@ class McpServer:
         await self.close()
         await self.connect()
 
-    @property
-    def server_info(self) -> dict[str, Any]:
-        """`serverInfo` as the handshake gave it (`name`, `version`, `protocol_version`)."""
-        return self._live().server_info
+    async def server_info(self) -> ServerInfo:
+        """The server's name and version and its tools (mcp-toolproof lists resources and
+        prompts too; here they are empty: `toolproof inspect` shows them)."""
+        info = self._live().server_info
+        return ServerInfo(
+            name=info.get("name"), version=info.get("version"), tools=await self.list_tools()
+        )
 
     async def list_tools(self) -> list[Tool]:
         """Every tool, following pagination cursors."""

@@ -112,7 +112,8 @@ class RunReport:
                 latency_ms=t.get("latency_ms", 0.0),
             )
         fields = {k: v for k, v in t.items() if k not in ("is_error", "text")}
-        return TestResult({**fields, "result": result, "server_stderr": t.get("server_stderr") or ""})
+        stderr = t.get("server_stderr") or ""
+        return TestResult({**fields, "result": result, "server_stderr": stderr})
 
     @property
     def checks_failed(self) -> bool:

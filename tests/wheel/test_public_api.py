@@ -97,6 +97,9 @@ def test_model_validate_and_model_dump():
 def test_mcp_server_lists_and_calls_in_async_code(server):
     async def main():
         async with McpServer(server) as mcp:
+            info = await mcp.server_info()
+            assert info.name == "sdk-demo"
+            assert [t.name for t in info.tools] == ["add", "shout", "refuse"]
             names = [t.name for t in await mcp.list_tools()]
             result = await mcp.call("add", {"a": 2, "b": 3})
             refused = await mcp.call("refuse", {"reason": "no"}, timeout_s=10)
@@ -139,11 +142,11 @@ def test_run_config_runs_a_yaml_file(server, tmp_path):
     command = ", ".join(f'"{part}"' for part in server.command)
     lines = [f"server:\n  command: [{command}]\ntests:"]
     for t in TESTS:
-        lines.append(
-            f"  - name: {t['name']}\n    tool: {t['tool']}\n    args: {{a: {t['args']['a']}, b: {t['args']['b']}}}"
-        )
+        a, b = t["args"]["a"], t["args"]["b"]
+        lines.append(f"  - name: {t['name']}\n    tool: {t['tool']}\n    args: {{a: {a}, b: {b}}}")
         key, value = next(iter(t["expect"].items()))
-        lines.append(f'    expect: {{{key}: "{value}"}}' if key == "contains" else f"    expect: {{{key}: {value}}}")
+        shown = f'"{value}"' if key == "contains" else value
+        lines.append(f"    expect: {{{key}: {shown}}}")
     path = tmp_path / "toolproof.yaml"
     path.write_text("\n".join(lines) + "\n")
     config = load_config(path)
