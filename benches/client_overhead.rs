@@ -86,6 +86,7 @@ fn client() -> Duration {
         ServerSpec::Stdio(StdioSpec {
             command: vec![fake().display().to_string()],
             env: Default::default(),
+            inherit_env: true,
             cwd: None,
         }),
         ClientOptions {

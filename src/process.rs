@@ -146,6 +146,46 @@ pub const WITHHELD_VARS: [&str; 9] = [
     "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
 ];
 
+/// The variables a stdio server inherits by default: the list of the MCP Python SDK's
+/// `get_default_environment()` (the TypeScript SDK's is the same), which mcp-toolproof's stdio
+/// client uses. Everything else a server needs comes from `server.env`, or from the whole
+/// environment with `server.inherit_env: true`.
+pub const SERVER_INHERITED_VARS: &[&str] = if cfg!(windows) {
+    &[
+        "APPDATA",
+        "HOMEDRIVE",
+        "HOMEPATH",
+        "LOCALAPPDATA",
+        "PATH",
+        "PATHEXT",
+        "PROCESSOR_ARCHITECTURE",
+        "SYSTEMDRIVE",
+        "SYSTEMROOT",
+        "TEMP",
+        "USERNAME",
+        "USERPROFILE",
+    ]
+} else {
+    &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"]
+};
+
+/// Sets up the environment of a stdio server: with `inherit` the whole inherited environment
+/// as [`child_env`] passes it; without, only [`SERVER_INHERITED_VARS`] (a value starting with
+/// `()`, a shell function, skipped as the SDKs skip it), then `env`.
+pub fn server_env(cmd: &mut Command, env: &BTreeMap<String, String>, inherit: bool) {
+    if !inherit {
+        cmd.env_clear();
+        for var in SERVER_INHERITED_VARS {
+            if let Some(value) = std::env::var_os(var)
+                && !value.as_encoded_bytes().starts_with(b"()")
+            {
+                cmd.env(var, value);
+            }
+        }
+    }
+    child_env(cmd, env);
+}
+
 /// Sets up the environment of a child: the inherited one without [`WITHHELD_VARS`], then
 /// `env` (the child's own setting, which may name a withheld variable to pass it on).
 pub fn child_env(cmd: &mut Command, env: &BTreeMap<String, String>) {
@@ -184,5 +224,36 @@ mod tests {
         }
         assert_eq!(env["OPENAI_API_KEY"].as_deref(), Some("passed-on"));
         assert_eq!(env["MODE"].as_deref(), Some("test"));
+    }
+
+    #[test]
+    fn a_server_gets_the_sdk_list_unless_it_inherits_everything() {
+        let named = BTreeMap::from([("MODE".to_owned(), "test".to_owned())]);
+        let seen = |inherit: bool| {
+            let mut cmd = Command::new("/usr/bin/env");
+            server_env(&mut cmd, &named, inherit);
+            let out = cmd.output().expect("run env");
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .filter_map(|l| l.split_once('=').map(|(k, _)| k.to_owned()))
+                .collect::<Vec<_>>()
+        };
+        let listed = seen(false);
+        for var in &listed {
+            assert!(
+                SERVER_INHERITED_VARS.contains(&var.as_str()) || var == "MODE",
+                "{var} reaches the server"
+            );
+        }
+        assert!(listed.contains(&"MODE".to_owned()), "{listed:?}");
+        assert_eq!(
+            listed.contains(&"PATH".to_owned()),
+            std::env::var_os("PATH").is_some()
+        );
+        // Inheriting: every variable of ours but the credentials.
+        let all = seen(true);
+        let ours = std::env::vars_os().count();
+        assert!(all.len() + WITHHELD_VARS.len() >= ours, "{all:?}");
+        assert!(!all.iter().any(|v| WITHHELD_VARS.contains(&v.as_str())));
     }
 }

@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import sysconfig
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -364,3 +364,101 @@ class Session:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+# ------------------------------------------------------------------------------ async API
+
+
+@dataclass
+class ServerInfo:
+    """What `McpServer.server_info()` gives: mcp-toolproof's fields."""
+
+    name: str | None
+    version: str | None
+    tools: list[Tool] = field(default_factory=list)
+    resources: list[dict[str, Any]] = field(default_factory=list)
+    prompts: list[dict[str, Any]] = field(default_factory=list)
+
+
+class McpServer:
+    """mcp-toolproof's async connection to one server, on a toolproof session:
+
+        async with McpServer(config) as server:
+            tools = await server.list_tools()
+            result = await server.call("get_weather", {"city": "Toronto"})
+
+    Each request runs the blocking session in a worker thread (`asyncio.to_thread`), so it
+    needs an asyncio event loop (anyio on its asyncio backend, pytest-asyncio, `asyncio.run`).
+    """
+
+    def __init__(self, config: ServerConfig, base_dir: Path | None = None) -> None:
+        self.config = config
+        self.base_dir = Path(base_dir) if base_dir is not None else Path.cwd()
+        self._session: Session | None = None
+
+    async def __aenter__(self) -> McpServer:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def connect(self) -> None:
+        """Start the server (for stdio) and run the MCP handshake."""
+        import asyncio
+
+        self._session = await asyncio.to_thread(Session, self.config, self.base_dir)
+
+    def _live(self) -> Session:
+        if self._session is None:
+            raise ServerError("not connected: use `async with McpServer(config) as server:`")
+        return self._session
+
+    async def close(self) -> None:
+        """Close the connection and stop the server process."""
+        import asyncio
+
+        session, self._session = self._session, None
+        if session is not None:
+            await asyncio.to_thread(session.close)
+
+    async def reconnect(self) -> None:
+        """Close the connection and open a fresh one."""
+        await self.close()
+        await self.connect()
+
+    async def server_info(self) -> ServerInfo:
+        """The server's name and version and its tools (mcp-toolproof lists resources and
+        prompts too; here they are empty: `toolproof inspect` shows them)."""
+        info = self._live().server_info
+        return ServerInfo(
+            name=info.get("name"), version=info.get("version"), tools=await self.list_tools()
+        )
+
+    async def list_tools(self) -> list[Tool]:
+        """Every tool, following pagination cursors."""
+        import asyncio
+
+        return await asyncio.to_thread(self._live().list_tools)
+
+    async def call(
+        self, tool: str, arguments: dict[str, Any] | None = None, timeout_s: float | None = None
+    ) -> CallResult:
+        """Call a tool and time it. Never raises for tool errors, timeouts or a dead server:
+        those are reported on the returned `CallResult`."""
+        import asyncio
+
+        return await asyncio.to_thread(self._live().call, tool, arguments, timeout_s)
+
+    async def is_alive(self, timeout_s: float = 5) -> bool:
+        """Whether the server still answers (a listing within the session's timeouts)."""
+        try:
+            await self.list_tools()
+        except ServerError:
+            return False
+        return True
+
+    def stderr_tail(self, lines: int = 20) -> str:
+        """The server's stderr goes to this process's stderr (where pytest captures it), so
+        there is no tail to give: always empty."""
+        return ""

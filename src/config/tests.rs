@@ -446,6 +446,29 @@ fn error_empty_command() {
 }
 
 #[test]
+fn inherit_env_is_off_unless_set_and_only_for_a_command_server() {
+    let plain = load_text("inherit-off", "server:\n  command: [python]\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!plain.config.server.inherit_env);
+    let on = load_text(
+        "inherit-on",
+        "server:\n  command: [python]\n  inherit_env: yes\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(on.config.server.inherit_env);
+    let msg = rendered(
+        "inherit-url",
+        "server:\n  url: http://127.0.0.1:1/mcp\n  inherit_env: true\n",
+    );
+    assert!(
+        msg.starts_with(
+            "toolproof.yaml:3:16: `server.inherit_env` only applies to `command` servers"
+        ),
+        "{msg}"
+    );
+}
+
+#[test]
 fn error_url_scheme() {
     insta::assert_snapshot!(
         "url_scheme",

@@ -379,8 +379,9 @@ pub(crate) fn parse_entry(text: &str) -> Result<Choice, EntryError> {
 /// [`parse_entry`], with the `usage` member when there is a usable one (one that is not is
 /// left out: the answer still replays).
 pub(crate) fn parse_entry_recorded(text: &str) -> Result<(Choice, Option<Recorded>), EntryError> {
+    // Integers beyond 64 bits keep their digits, as the reference's `json.load` keeps them.
     let value: Value =
-        serde_json::from_str(text).map_err(|e| EntryError::NotJson(e.to_string()))?;
+        crate::pycompat::bigint::from_str(text).map_err(|e| EntryError::NotJson(e.to_string()))?;
     let Value::Object(map) = value else {
         return Err(EntryError::NotAnObject);
     };

@@ -92,7 +92,9 @@ fn failures(
         )];
     }
     let mut failures = Vec::new();
-    let args = call.args.as_object();
+    // An integer beyond 64 bits is compared as its nearest float, as the reference does.
+    let approx = crate::pycompat::bigint::approx_value(&call.args);
+    let args = approx.as_object();
     for (key, want) in label.args {
         match args.and_then(|a| a.get(key)) {
             None => failures.push(format!(
@@ -111,7 +113,7 @@ fn failures(
         .get(call.tool.as_str())
         .and_then(|t| t.input_schema.as_ref())
     {
-        match schema::first_problem(schema, &call.args) {
+        match schema::first_problem(schema, &approx) {
             Ok(None) => {}
             Ok(Some(problem)) => {
                 failures.push(format!("arguments don't match the input schema: {problem}"));

@@ -67,7 +67,14 @@ fn collect_keys(value: &Value, out: &mut Vec<String>) {
             for (k, v) in map {
                 out.push(k.clone());
                 // Server-, model- and YAML-provided objects: their keys are data.
-                let data = ["capabilities", "annotations", "args", "expect_args"];
+                let data = [
+                    "capabilities",
+                    "annotations",
+                    "args",
+                    "expect_args",
+                    "picked_args",
+                    "input",
+                ];
                 if !data.contains(&k.as_str()) {
                     collect_keys(v, out);
                 }

@@ -50,6 +50,7 @@ pub fn server_spec(loaded: &LoadedConfig) -> (ServerSpec, ClientOptions) {
         (None, command) => ServerSpec::Stdio(StdioSpec {
             command: command.clone().unwrap_or_default(),
             env: server.env.clone(),
+            inherit_env: server.inherit_env,
             cwd: Some(
                 server
                     .cwd

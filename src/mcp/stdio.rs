@@ -37,8 +37,10 @@ const GRACE: Duration = Duration::from_secs(2);
 pub struct StdioSpec {
     /// Program and arguments.
     pub command: Vec<String>,
-    /// Environment added on top of ours.
+    /// Environment added on top of what the server inherits.
     pub env: BTreeMap<String, String>,
+    /// Inherit our whole environment (less credentials), not only the SDKs' list.
+    pub inherit_env: bool,
     /// Working folder.
     pub cwd: Option<PathBuf>,
 }
@@ -91,7 +93,7 @@ impl StdioTransport {
             });
         };
         let mut cmd = Command::new(program);
-        crate::process::child_env(&mut cmd, &spec.env);
+        crate::process::server_env(&mut cmd, &spec.env, spec.inherit_env);
         cmd.args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -498,6 +500,7 @@ mod tests {
         let spec = StdioSpec {
             command: vec!["sh".into(), "-c".into(), script.into()],
             env: BTreeMap::new(),
+            inherit_env: true,
             cwd: None,
         };
         match StdioTransport::spawn(&spec) {

@@ -137,6 +137,7 @@ mod tests {
         ServerSpec::Stdio(StdioSpec {
             command: vec!["sh".into(), "-c".into(), script.into()],
             env: BTreeMap::new(),
+            inherit_env: true,
             cwd: None,
         })
     }

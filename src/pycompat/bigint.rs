@@ -50,6 +50,95 @@ pub fn to_vec(value: &Value) -> serde_json::Result<Vec<u8>> {
     Ok(out)
 }
 
+/// `value` with each marked integer replaced by its nearest float ([`approx`]): what a
+/// judgement or a report reads, where the reference compares `float(expected) ==
+/// float(actual)`.
+pub fn approx_value(value: &Value) -> Value {
+    if !holds_marked(value) {
+        return value.clone();
+    }
+    match value {
+        Value::String(s) => match digits(s).and_then(|d| serde_json::Number::from_f64(approx(d))) {
+            Some(n) => Value::Number(n),
+            None => value.clone(),
+        },
+        Value::Array(items) => Value::Array(items.iter().map(approx_value).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), approx_value(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// [`to_vec`] as a `String`.
+pub fn to_string(value: &Value) -> String {
+    to_vec(value)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .unwrap_or_else(|| value.to_string())
+}
+
+/// Reads JSON `text` as `serde_json::from_str` does, but keeps each integer beyond 64 bits as
+/// its marked form ([`value`]) rather than the nearest float: what toolproof is given to send
+/// on (a `session` request's arguments, a model's arguments written into the cache) keeps
+/// every digit, as Python's `json.loads` keeps it.
+pub fn from_str(text: &str) -> serde_json::Result<Value> {
+    let bytes = text.as_bytes();
+    let mut rewritten: Option<String> = None;
+    let mut copied = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i < bytes.len()
+                    && matches!(bytes[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+                {
+                    i += 1;
+                }
+                let token = &text[start..i];
+                if big_integer(token) {
+                    let out =
+                        rewritten.get_or_insert_with(|| String::with_capacity(text.len() + 32));
+                    out.push_str(&text[copied..start]);
+                    out.push('"');
+                    out.push_str("\\u0000toolproof int:");
+                    out.push_str(token);
+                    out.push('"');
+                    copied = i;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    match rewritten {
+        None => serde_json::from_str(text),
+        Some(mut out) => {
+            out.push_str(&text[copied..]);
+            serde_json::from_str(&out)
+        }
+    }
+}
+
+/// Whether `token` is a JSON integer (`-?(0|[1-9][0-9]*)`) that fits neither `i64` nor `u64`.
+fn big_integer(token: &str) -> bool {
+    let unsigned = token.strip_prefix('-').unwrap_or(token);
+    !unsigned.is_empty()
+        && unsigned.bytes().all(|b| b.is_ascii_digit())
+        && !(unsigned.len() > 1 && unsigned.starts_with('0'))
+        && token.parse::<i64>().is_err()
+        && token.parse::<u64>().is_err()
+}
+
 fn holds_marked(value: &Value) -> bool {
     match value {
         Value::String(s) => digits(s).is_some(),
@@ -171,6 +260,33 @@ mod tests {
             to_vec(&plain).expect("write"),
             serde_json::to_vec(&plain).expect("write")
         );
+    }
+
+    #[test]
+    fn big_integers_read_from_json_keep_every_digit() {
+        let text = r#"{"n": 1180591620717411303425, "m": [-18446744073709551617, 18446744073709551615, -9223372036854775808], "s": "1180591620717411303425 \" 99999999999999999999", "f": 1e30, "g": 1.5}"#;
+        let v = from_str(text).expect("reads");
+        assert_eq!(v["n"], value("1180591620717411303425"));
+        assert_eq!(v["m"][0], value("-18446744073709551617"));
+        assert_eq!(v["m"][1], json!(18446744073709551615u64));
+        assert_eq!(v["m"][2], json!(i64::MIN));
+        assert_eq!(
+            v["s"],
+            json!("1180591620717411303425 \" 99999999999999999999")
+        );
+        assert_eq!(v["f"], json!(1e30));
+        assert_eq!(
+            to_string(&v),
+            r#"{"n":1180591620717411303425,"m":[-18446744073709551617,18446744073709551615,-9223372036854775808],"s":"1180591620717411303425 \" 99999999999999999999","f":1e+30,"g":1.5}"#
+        );
+        // Nothing else changes: plain JSON reads as serde_json reads it, and bad JSON fails.
+        let plain = r#"{"a": [1, -2, 3.25, "x"], "b": null}"#;
+        assert_eq!(
+            from_str(plain).expect("reads"),
+            serde_json::from_str::<Value>(plain).expect("reads")
+        );
+        assert!(from_str("{\"a\": 012345678901234567890123}").is_err());
+        assert!(from_str("[123456789012345678901234567890").is_err());
     }
 
     #[test]

@@ -5,15 +5,25 @@ use serde_json::Value;
 
 use super::model::RunReport;
 
-/// The JSON report of `report`, secrets redacted.
+/// The JSON report of `report`, secrets redacted: toolproof's members, then mcp-toolproof
+/// 0.3.1's (`duration_s`, `checks`, `tests`, `bench`, `fuzz`, `evals`, `summary`; see
+/// [`super::json_reference`]).
 pub fn render(report: &RunReport) -> String {
     let report = report.redacted();
-    // Serializing plain data into a String cannot fail (no maps with non-string keys, no
-    // failing Serialize impls); fall back to an explicit error object rather than panic.
-    let mut text = serde_json::to_string_pretty(&*report).unwrap_or_else(|e| {
-        serde_json::json!({ "schema_version": report.schema_version, "error": e.to_string() })
-            .to_string()
+    // Serializing plain data cannot fail (no maps with non-string keys, no failing Serialize
+    // impls); fall back to an explicit error object rather than panic.
+    let value = serde_json::to_value(&*report).map(|mut value| {
+        if let Value::Object(top) = &mut value {
+            top.extend(super::json_reference::members(&report));
+        }
+        value
     });
+    let mut text = value
+        .and_then(|v| serde_json::to_string_pretty(&v))
+        .unwrap_or_else(|e| {
+            serde_json::json!({ "schema_version": report.schema_version, "error": e.to_string() })
+                .to_string()
+        });
     text.push('\n');
     text
 }

@@ -15,6 +15,7 @@ pub mod evals_view;
 pub mod html;
 pub mod inspect;
 pub mod json;
+pub mod json_reference;
 pub mod junit;
 pub mod markdown;
 pub mod model;

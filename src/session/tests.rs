@@ -120,6 +120,35 @@ fn a_session_lists_calls_and_starts_a_crashed_server_again() {
 }
 
 #[test]
+fn integers_beyond_64_bits_reach_the_server_with_every_digit() {
+    let fake = fake();
+    let log = std::env::temp_dir().join(format!(
+        "toolproof-session-bigint-{}.jsonl",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&log);
+    let log_arg = log.display().to_string();
+    // What Python's `json.dumps` writes for `echo(text="x", n=2**70 + 1, m=[-(2**64) - 1])`.
+    let input = r#"{"id":1,"op":"call","tool":"echo","arguments":{"text":"x","n":1180591620717411303425,"m":[-18446744073709551617, 1.5]}}"#;
+    let (code, lines) = session(&["--", &fake, "--log", &log_arg], input);
+    assert_eq!(code, 0);
+    assert_eq!(lines[1]["ok"], json!(true), "{lines:#?}");
+    let wire = std::fs::read_to_string(&log).expect("the fake's log");
+    let _ = std::fs::remove_file(&log);
+    let sent = wire
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|e| e["message"]["method"] == "tools/call")
+        .and_then(|e| e["text"].as_str().map(str::to_owned))
+        .unwrap_or_else(|| panic!("no tools/call in the log:\n{wire}"));
+    assert!(
+        sent.contains(r#""n":1180591620717411303425"#)
+            && sent.contains(r#""m":[-18446744073709551617,1.5]"#),
+        "{sent}"
+    );
+}
+
+#[test]
 fn a_call_past_its_timeout_times_out_and_the_next_one_is_answered() {
     let fake = fake();
     let input = [

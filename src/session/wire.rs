@@ -69,7 +69,8 @@ enum Wire {
 /// Reads one request line.
 pub fn parse_request(line: &str) -> Result<Request, BadRequest> {
     let bad = |id: Value, message: String| BadRequest { id, message };
-    let value: Value = serde_json::from_str(line)
+    // Integers beyond 64 bits keep their digits, as Python's `json.dumps` sent them.
+    let value: Value = crate::pycompat::bigint::from_str(line)
         .map_err(|e| bad(Value::Null, format!("the request is not JSON: {e}")))?;
     let Value::Object(mut fields) = value else {
         return Err(bad(

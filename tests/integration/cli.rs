@@ -928,7 +928,7 @@ fn normalize(text: &str, dir: &Dir) -> String {
         .replace(&dir.0.display().to_string(), "[DIR]");
     let rules = [
         (
-            r#""(duration_ms|latency_ms)": [0-9.e+-]+"#,
+            r#""(duration_ms|duration_s|latency_ms)": [0-9.e+-]+"#,
             r#""$1": "[ms]""#,
         ),
         (r#""started_at": "[^"]+""#, r#""started_at": "[time]""#),
@@ -1143,6 +1143,7 @@ mod client {
             ServerSpec::Stdio(StdioSpec {
                 command,
                 env: Default::default(),
+                inherit_env: true,
                 cwd: None,
             }),
             ClientOptions {

@@ -218,11 +218,12 @@ const TOKEN: &str = "compat-t0ken";
 /// servers, so a few more than the cores keeps them busy.
 const WORKERS: usize = 4;
 
-/// One tool's run of one config: exit code and verdicts.
+/// One tool's run of one config: exit code, verdicts and the JSON report.
 struct Outcome {
     code: i32,
     verdicts: Option<Verdicts>,
     stderr: String,
+    report: Option<Value>,
 }
 
 /// mcp-toolproof, run through `tests/integration/compat/reference.py`: one Python interpreter that imports
@@ -346,17 +347,19 @@ fn run_one(world: &World, cfg: &Config, reference: Option<&mut Reference>) -> Ou
     } else {
         std::fs::read_to_string(dir.join("report.json")).unwrap_or_default()
     };
-    let verdicts = serde_json::from_str::<Value>(&json).ok().map(|v| {
+    let report = serde_json::from_str::<Value>(&json).ok();
+    let verdicts = report.as_ref().map(|v| {
         if side == "reference" {
-            verdicts::reference(&v)
+            verdicts::reference(v)
         } else {
-            verdicts::toolproof(&v)
+            verdicts::toolproof(v)
         }
     });
     Outcome {
         code,
         verdicts,
         stderr,
+        report,
     }
 }
 
@@ -392,6 +395,14 @@ fn compare(world: &World, cfg: &Config, runner: &mut Reference) -> Compared {
         reference.verdicts.as_ref(),
         ours.verdicts.as_ref(),
     ));
+    // `run --json` (and `eval`, `bench`, `fuzz`) keeps the reference's members beside
+    // toolproof's: in the reference's shape, and telling the same verdicts as toolproof's own.
+    if cfg.args[0] != "inspect"
+        && let (Some(theirs), Some(ours)) = (&reference.report, &ours.report)
+    {
+        differences.extend(verdicts::member_shapes(theirs, ours));
+        differences.extend(verdicts::members_agree(ours));
+    }
     Compared {
         name: cfg.name.clone(),
         command: cfg.args[0].clone(),

@@ -1,4 +1,4 @@
-"""Copied as conftest.py by tests/interop/wheel.rs (which fills in the Python of the SDK server):
+"""Copied as conftest.py by tests/integration/interop/wheel.rs (which fills in the Python of the SDK server):
 the server built in code with `toolproof.ServerConfig`, as mcp-toolproof's docs show. The script
 is in a subfolder: `cwd` resolves from the base folder returned here, the script from `cwd`."""
 

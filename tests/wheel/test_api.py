@@ -1,6 +1,6 @@
 """Tests written against mcp-toolproof 0.3.1's pytest API (the `mcp_server` fixture, `CallResult`,
 `ServerConfig`), run unchanged under mcp-toolproof and under toolproof's wheel on the same
-server: tests/interop/sdk_server.py (tools add, shout, refuse). tests/interop/wheel.rs runs this
+server: tests/integration/interop/sdk_server.py (tools add, shout, refuse). tests/integration/interop/wheel.rs runs this
 file and compares the outcome of every test; `test_a_wrong_expectation_fails` must fail."""
 
 import pytest
@@ -75,6 +75,12 @@ def test_an_unknown_tool_is_an_error(mcp_server):
     assert r.is_error
     assert r.transport_error is None
     assert "no_such_tool" in r.text
+
+
+def test_integers_beyond_64_bits_reach_the_tool_exactly(mcp_server):
+    r = mcp_server.call("add", a=2**70 + 1, b=1)
+    assert r.arguments == {"a": 2**70 + 1, "b": 1}
+    assert (r.is_error, r.text) == (False, str(2**70 + 2))
 
 
 def test_a_wrong_expectation_fails(mcp_server):

@@ -1,6 +1,6 @@
 """A slow call and a crash, against toolproof's fake server (examples/fake_mcp.rs: tools echo,
 add, fail, slow, crash) with `toolproof_timeout = 0.5`. Written against mcp-toolproof 0.3.1's
-API; tests/interop/wheel.rs runs it under both packages. The last test is a deliberate
+API; tests/integration/interop/wheel.rs runs it under both packages. The last test is a deliberate
 difference: toolproof's session starts a crashed server again, mcp-toolproof's stays dead."""
 
 

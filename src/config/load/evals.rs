@@ -436,6 +436,9 @@ pub(super) fn read_eval_files(
             .and_then(|n| u32::try_from(n.pos.line).ok());
         case.file = Some(path.clone());
     }
+    if let Some(list) = cases_root.at(&prefix) {
+        super::exact::keep_in_cases(&mut cases, list);
+    }
     evals.cases.extend(cases);
     Ok(())
 }

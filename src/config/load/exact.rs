@@ -1,13 +1,14 @@
 //! Integers beyond 64 bits where toolproof sends a value as written (`evals.params`, a test's
-//! `args`, `elicitation.content`, `bench.targets[].args`): the typed config holds the nearest
+//! `args`, `elicitation.content`, `bench.targets[].args`, the `args` and `result` of a case's
+//! `context` calls, inline or in `cases_file`): the typed config holds the nearest
 //! float, which is put back here as the marked integer of [`crate::pycompat::bigint`], so the
 //! request carries, and the cache key hashes, every digit as mcp-toolproof sends the Python int.
 
 use serde_json::{Map, Value as Json};
 
-use super::super::Config;
 use super::super::de::key_text;
 use super::super::node::{Node, Step, Value};
+use super::super::{Config, EvalCase};
 use crate::pycompat::bigint;
 
 /// Puts every digit back into the values toolproof sends.
@@ -18,6 +19,9 @@ pub(super) fn keep_big_integers(config: &mut Config, root: &Node) {
             &mut evals.params,
             at(&[Step::Key("evals"), Step::Key("params")]),
         );
+        if let Some(list) = at(&[Step::Key("evals"), Step::Key("cases")]) {
+            keep_in_cases(&mut evals.cases, list);
+        }
     }
     if let Some(content) = config.elicitation.as_mut().and_then(|e| e.content.as_mut()) {
         restore(
@@ -50,6 +54,30 @@ pub(super) fn keep_big_integers(config: &mut Config, root: &Node) {
                 Step::Key("args"),
             ];
             restore(&mut target.args, at(&steps));
+        }
+    }
+}
+
+/// Puts every digit back into the `context` calls of `cases`, read from the list `list`.
+pub(super) fn keep_in_cases(cases: &mut [EvalCase], list: &Node) {
+    let Value::Seq(items) = &list.value else {
+        return;
+    };
+    for (case, node) in cases.iter_mut().zip(items) {
+        let Some(Node {
+            value: Value::Seq(turns),
+            ..
+        }) = node.get("context")
+        else {
+            continue;
+        };
+        for (turn, node) in case.context.iter_mut().zip(turns) {
+            if let Some(args) = &mut turn.args {
+                restore(args, node.get("args"));
+            }
+            if let (Some(result), Some(node)) = (&mut turn.result, node.get("result")) {
+                restore_value(result, node);
+            }
         }
     }
 }

@@ -82,6 +82,7 @@ pub(super) fn check_server(ctx: &Ctx<'_>, server: &ServerConfig) -> Result<(), C
                     Some("give the server's streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp".to_owned()),
                 ));
             }
+            check_no_inherit_env(ctx, server)?;
         }
     }
     duration(
@@ -90,6 +91,18 @@ pub(super) fn check_server(ctx: &Ctx<'_>, server: &ServerConfig) -> Result<(), C
         &[SERVER, Step::Key("startup_timeout_s")],
         Unit::Seconds,
     )
+}
+
+/// `inherit_env` is for `command` servers: toolproof starts no process for a `url` one.
+fn check_no_inherit_env(ctx: &Ctx<'_>, server: &ServerConfig) -> Result<(), ConfigError> {
+    if !server.inherit_env {
+        return Ok(());
+    }
+    Err(ctx.error(
+        ctx.pos(&[SERVER, Step::Key("inherit_env")]),
+        "`server.inherit_env` only applies to `command` servers",
+        Some("remove `inherit_env`: toolproof starts no process for a `url` server".to_owned()),
+    ))
 }
 
 /// `transport` is for `url` servers: a `command` server speaks stdio.

@@ -98,11 +98,15 @@ impl ContextTurn {
     }
 }
 
-/// A result as the model reads it: text as is, any other value as its JSON text.
+/// A result as the model reads it: text as is, any other value as its JSON text (an integer
+/// beyond 64 bits as its digits).
 fn result_text(value: &Value) -> String {
     match value {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
+        Value::String(s) => match crate::pycompat::bigint::digits(s) {
+            Some(digits) => digits.to_owned(),
+            None => s.clone(),
+        },
+        other => crate::pycompat::bigint::to_string(other),
     }
 }
 

@@ -170,6 +170,10 @@ pub struct ServerConfig {
     /// Extra environment for a stdio server.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// A stdio server inherits the whole environment (less toolproof's credentials) rather
+    /// than the MCP SDKs' short list ([`crate::process::SERVER_INHERITED_VARS`]).
+    #[serde(default)]
+    pub inherit_env: bool,
     /// Extra headers for an HTTP server.
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
@@ -198,6 +202,7 @@ impl Default for ServerConfig {
             command: None,
             url: None,
             env: BTreeMap::new(),
+            inherit_env: false,
             headers: BTreeMap::new(),
             cwd: None,
             startup_timeout_s: default_startup_timeout_s(),

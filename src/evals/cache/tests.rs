@@ -881,3 +881,45 @@ fn usage_is_kept_beside_the_answer_and_read_back() {
     let bad = text.replace("\"input_tokens\": 12", "\"input_tokens\": \"12\"");
     assert_eq!(parse_entry_recorded(&bad), Ok((choice, None)));
 }
+
+/// An integer beyond 64 bits in a model's arguments is written into the cache file with every
+/// digit, as the reference's `json.dumps` writes the Python int, reads back the same, and is
+/// judged as its nearest float, as the reference compares numbers.
+#[test]
+fn integers_beyond_64_bits_in_an_answer_reach_the_cache_file_exactly() {
+    let exact = "1180591620717411303425";
+    // The command provider's answer, and an OpenAI answer's arguments string.
+    let command = crate::evals::provider::command::parse(&format!(
+        r#"{{"tool": "add", "args": {{"a": {exact}, "b": [-18446744073709551617, 2]}}}}"#
+    ))
+    .expect("the answer reads");
+    let body = format!(
+        r#"{{"choices": [{{"message": {{"role": "assistant", "content": null, "tool_calls": [{{"id": "c1", "type": "function", "function": {{"name": "add", "arguments": "{{\"a\": {exact}, \"b\": [-18446744073709551617, 2]}}"}}}}]}}, "finish_reason": "tool_calls"}}]}}"#
+    );
+    let openai = crate::evals::provider::openai::read(
+        &crate::pycompat::bigint::from_str(&body).expect("JSON"),
+    )
+    .expect("the answer reads");
+    for answer in [command, openai] {
+        let args = answer.calls[0].args.clone().expect("arguments");
+        let choice = Choice {
+            calls: vec![call("add", args)],
+            text: String::new(),
+            stop: Stop::ToolUse,
+        };
+        let text = entry_text(&choice, "openai", "m", "add them");
+        assert!(
+            text.contains(&format!("\"a\": {exact},"))
+                && text.contains("      -18446744073709551617,\n"),
+            "{text}"
+        );
+        let back = parse_entry(&text).expect("the file reads back");
+        assert_eq!(back, choice);
+        assert_eq!(entry_text(&back, "openai", "m", "add them"), text);
+        let judged = crate::pycompat::bigint::approx_value(&back.calls[0].args);
+        assert_eq!(
+            judged,
+            json!({"a": 1.1805916207174113e21, "b": [-1.8446744073709552e19, 2]})
+        );
+    }
+}

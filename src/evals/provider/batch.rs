@@ -279,7 +279,7 @@ impl BatchApi<'_> {
         let text = self
             .api
             .exchange(url, Some((content_type, bytes)), pacer, STATUS_LIMIT)?;
-        serde_json::from_str(&text).map_err(|_| self.shape("the answer is not JSON"))
+        crate::pycompat::bigint::from_str(&text).map_err(|_| self.shape("the answer is not JSON"))
     }
 
     fn who(&self) -> &'static str {
@@ -316,7 +316,7 @@ fn segment(id: &str) -> String {
 fn jsonl(text: &str) -> impl Iterator<Item = Value> + '_ {
     text.lines()
         .filter(|l| !l.trim().is_empty())
-        .filter_map(|l| serde_json::from_str(l).ok())
+        .filter_map(|l| crate::pycompat::bigint::from_str(l).ok())
 }
 
 /// `{custom_id, result: {type: succeeded|errored|canceled|expired, message|error}}`.

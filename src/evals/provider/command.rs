@@ -71,7 +71,8 @@ impl CommandSpec {
                 super::context::command_context(req.context),
             );
         }
-        let mut line = request.to_string();
+        // Integers beyond 64 bits (a `context` call's arguments) as their digits.
+        let mut line = crate::pycompat::bigint::to_string(&request);
         line.push('\n');
         let mut cmd = Command::new(program);
         crate::process::child_env(&mut cmd, &self.env);
@@ -166,7 +167,7 @@ pub enum OutputError {
 /// may carry `usage` (see [`crate::evals::usage`]: `input_tokens`, `output_tokens`,
 /// optional `cache_write_tokens` and `cache_read_tokens`).
 pub fn parse(stdout: &str) -> Result<Answer, OutputError> {
-    let v: Value = serde_json::from_str(stdout.trim())
+    let v: Value = crate::pycompat::bigint::from_str(stdout.trim())
         .map_err(|_| OutputError::InvalidJson(head(stdout.trim(), STDOUT_HEAD)))?;
     let usage = match v.get("usage") {
         None | Some(Value::Null) => None,

@@ -73,7 +73,7 @@ pub fn openai_messages(context: &[Turn], prompt: &str) -> Vec<Value> {
                 let call = json!({
                     "id": id,
                     "type": "function",
-                    "function": {"name": tool, "arguments": Value::Object(args.clone()).to_string()},
+                    "function": {"name": tool, "arguments": crate::pycompat::bigint::to_string(&Value::Object(args.clone()))},
                 });
                 // Text the assistant said just before the call is the same message.
                 match messages.last_mut() {
@@ -117,6 +117,53 @@ mod tests {
             },
             Turn::Assistant("Order 55219 is still processing.".into()),
         ]
+    }
+
+    /// The turns of every case of a config whose `context` calls hold integers beyond 64 bits,
+    /// inline and in a `cases_file`.
+    fn big_int_turns() -> Vec<Vec<Turn>> {
+        let dir =
+            std::env::temp_dir().join(format!("toolproof-context-bigint-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let case = "prompt: Cancel it\n    expect_tool: cancel\n    context:\n      - call: get_order\n        args: {id: 1180591620717411303425, ids: [-18446744073709551617]}\n        result: {total: 340282366920938463463374607431768211457}\n";
+        std::fs::write(dir.join("cases.yaml"), format!("cases:\n  - {case}")).expect("cases file");
+        let yaml = format!(
+            "server:\n  command: [x]\nevals:\n  provider: command\n  command: [x]\n  cases_file: cases.yaml\n  cases:\n  - {case}"
+        );
+        std::fs::write(dir.join("toolproof.yaml"), yaml).expect("config");
+        let loaded = crate::config::load(&dir.join("toolproof.yaml"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let loaded = loaded.unwrap_or_else(|e| panic!("{e}"));
+        let evals = loaded.config.evals.expect("evals");
+        assert_eq!(evals.cases.len(), 2);
+        evals.cases.iter().map(|c| c.turns()).collect()
+    }
+
+    #[test]
+    fn integers_beyond_64_bits_in_context_calls_are_sent_with_every_digit() {
+        for turns in big_int_turns() {
+            let anthropic = crate::pycompat::bigint::to_string(&anthropic_messages(&turns, "p"));
+            assert!(
+                anthropic.contains(
+                    r#""input":{"id":1180591620717411303425,"ids":[-18446744073709551617]}"#
+                ) && anthropic
+                    .contains(r#""content":"{\"total\":340282366920938463463374607431768211457}""#),
+                "{anthropic}"
+            );
+            let openai =
+                crate::pycompat::bigint::to_string(&Value::Array(openai_messages(&turns, "p")));
+            assert!(
+                openai.contains(r#""arguments":"{\"id\":1180591620717411303425,\"ids\":[-18446744073709551617]}""#),
+                "{openai}"
+            );
+            let command = crate::pycompat::bigint::to_string(&command_context(&turns));
+            assert!(
+                command.contains(
+                    r#""args":{"id":1180591620717411303425,"ids":[-18446744073709551617]}"#
+                ),
+                "{command}"
+            );
+        }
     }
 
     #[test]

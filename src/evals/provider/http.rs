@@ -328,7 +328,8 @@ impl HttpApi {
 
     /// A 2xx answer: the API's answer, or a body that is not one.
     fn answer(&self, status: u16, text: &str, read: ReadAnswer) -> Attempt {
-        match serde_json::from_str::<Value>(text) {
+        // Integers beyond 64 bits in the model's arguments keep their digits for the cache.
+        match crate::pycompat::bigint::from_str(text) {
             Err(_) => Attempt::BadBody(Failure::with_hint(
                 format!(
                     "{} answered {status} with a body that is not JSON: {}",

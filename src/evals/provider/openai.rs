@@ -123,7 +123,7 @@ fn arguments(raw: Option<&Value>) -> Result<Value, RawArgs> {
         None | Some(Value::Null) => Ok(json!({})),
         Some(obj @ Value::Object(_)) => Ok(obj.clone()),
         Some(Value::String(s)) if s.trim().is_empty() => Ok(json!({})),
-        Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+        Some(Value::String(s)) => match crate::pycompat::bigint::from_str(s) {
             Ok(obj @ Value::Object(_)) => Ok(obj),
             _ => Err(RawArgs(s.clone())),
         },

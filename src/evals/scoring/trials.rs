@@ -33,7 +33,7 @@ pub fn answered(choice: &Choice, judged: Judged, cached: bool, latency_ms: f64) 
             .iter()
             .map(|c| PickedCall {
                 tool: c.tool.clone(),
-                args: c.args.clone(),
+                args: crate::pycompat::bigint::approx_value(&c.args),
                 malformed_args: c.malformed.clone(),
             })
             .collect(),

@@ -32,7 +32,7 @@ impl StdioWire {
             return Err("the command is empty".into());
         };
         let mut cmd = Command::new(program);
-        crate::process::child_env(&mut cmd, &spec.env);
+        crate::process::server_env(&mut cmd, &spec.env, spec.inherit_env);
         cmd.args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

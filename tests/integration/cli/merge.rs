@@ -6,7 +6,7 @@ use super::evals::picker;
 use super::*;
 
 /// Every key whose value differs between two runs of the same thing: times and durations.
-const VOLATILE: [&str; 3] = ["duration_ms", "started_at", "latency_ms"];
+const VOLATILE: [&str; 4] = ["duration_ms", "duration_s", "started_at", "latency_ms"];
 
 /// The report without its times and the config digest (the tests here split the config by
 /// hand, and set the shards' digests).

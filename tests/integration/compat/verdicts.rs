@@ -185,3 +185,100 @@ pub fn differences(reference: Option<&Verdicts>, toolproof: Option<&Verdicts>) -
         })
         .collect()
 }
+
+/// The members of the reference's JSON report that toolproof's keeps beside its own.
+pub const MEMBERS: [&str; 7] = [
+    "duration_s",
+    "checks",
+    "tests",
+    "bench",
+    "fuzz",
+    "evals",
+    "summary",
+];
+
+/// Where toolproof's copies of the reference's [`MEMBERS`] do not have the shape of the
+/// reference's: a key one has and the other lacks, or a value of another JSON type (`null`
+/// stands for any type; values a model, a user or the fuzzer chose are not compared inside).
+pub fn member_shapes(reference: &Value, toolproof: &Value) -> Vec<Difference> {
+    let mut out = Vec::new();
+    for key in MEMBERS {
+        match (reference.get(key), toolproof.get(key)) {
+            (Some(r), Some(t)) => shape(key, r, t, &mut out),
+            (r, t) => out.push(Difference {
+                kind: "shape".into(),
+                name: key.into(),
+                reference: r.map(|_| "present".into()),
+                toolproof: t.map(|_| "present".into()),
+            }),
+        }
+    }
+    out
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn shape(path: &str, r: &Value, t: &Value, out: &mut Vec<Difference>) {
+    let opaque = ["expect_args", "picked_args", "input"];
+    if r.is_null() || t.is_null() || opaque.iter().any(|k| path.ends_with(&format!(".{k}"))) {
+        return;
+    }
+    let differ = |out: &mut Vec<Difference>, name: String, r: Option<&str>, t: Option<&str>| {
+        out.push(Difference {
+            kind: "shape".into(),
+            name,
+            reference: r.map(str::to_owned),
+            toolproof: t.map(str::to_owned),
+        });
+    };
+    match (r, t) {
+        (Value::Object(r), Value::Object(t)) => {
+            for (k, rv) in r {
+                let at = format!("{path}.{k}");
+                match t.get(k) {
+                    Some(tv) => shape(&at, rv, tv, out),
+                    None => differ(out, at, Some(json_type(rv)), None),
+                }
+            }
+            for (k, tv) in t {
+                if !r.contains_key(k) {
+                    differ(out, format!("{path}.{k}"), None, Some(json_type(tv)));
+                }
+            }
+        }
+        (Value::Array(r), Value::Array(t)) => {
+            if let (Some(r), Some(t)) = (r.first(), t.first()) {
+                shape(&format!("{path}[]"), r, t, out);
+            }
+        }
+        _ if json_type(r) != json_type(t) => {
+            differ(out, path.to_owned(), Some(json_type(r)), Some(json_type(t)));
+        }
+        _ => {}
+    }
+}
+
+/// Where the reference's members of toolproof's report tell another verdict than toolproof's
+/// own members of the same report (fuzz aside: toolproof's reader does not read it).
+pub fn members_agree(toolproof_report: &Value) -> Vec<Difference> {
+    let mut as_reference = reference(toolproof_report);
+    as_reference.retain(|(kind, _), _| kind != "fuzz");
+    differences(Some(&toolproof(toolproof_report)), Some(&as_reference))
+        .into_iter()
+        .map(|d| Difference {
+            kind: "members".into(),
+            name: format!("{} {}", d.kind, d.name),
+            reference: d.reference.map(|v| format!("{v} (phases)")),
+            toolproof: d.toolproof.map(|v| format!("{v} (reference members)")),
+        })
+        .collect()
+}

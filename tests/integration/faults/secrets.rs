@@ -286,12 +286,20 @@ fn the_fake_model_fills_in_the_key_it_was_sent() {
 }
 
 /// toolproof's own credentials stay with it: the server under test and the command provider
-/// see none of them, except the ones their own `env` setting names.
+/// see none of them, except the ones their own `env` setting names. The server gets the MCP
+/// SDKs' short list of variables (HOME, LOGNAME, PATH, SHELL, TERM, USER) plus its `env`, as in
+/// a real client; with `inherit_env: true` everything else too, the credentials still withheld.
 #[test]
 fn the_server_and_the_command_provider_get_no_credential_they_were_not_given() {
+    for inherit in [false, true] {
+        server_and_picker_environment(inherit);
+    }
+}
+
+fn server_and_picker_environment(inherit: bool) {
     let fake = example("fake_mcp");
     let yaml = format!(
-        "server:\n  command: [sh, -c, 'env > server.env; exec \"$0\"', '{fake}']\n  env: {{OPENAI_API_KEY: '${{OPENAI_API_KEY}}'}}\n\
+        "server:\n  command: [sh, -c, 'env > server.env; exec \"$0\"', '{fake}']\n  env: {{OPENAI_API_KEY: '${{OPENAI_API_KEY}}', MODE: served}}\n  inherit_env: {inherit}\n\
          evals:\n  provider: command\n  command: [sh, pick.sh]\n  env: {{GITHUB_TOKEN: '${{GITHUB_TOKEN}}', MODE: picked}}\n  max_retries: 0\n  cases:\n    - {{prompt: say hi, expect_tool: echo}}\n"
     );
     let pick = "env > pick.env\necho '{\"tool\": \"echo\", \"args\": {\"text\": \"hi\"}}'\n";
@@ -304,10 +312,16 @@ fn the_server_and_the_command_provider_get_no_credential_they_were_not_given() {
         ("ACTIONS_RUNTIME_TOKEN", "runtime-withheld-0006"),
         ("ACTIONS_ID_TOKEN_REQUEST_TOKEN", "oidc-withheld-0007"),
     ];
-    let mut case = Case::new("withheld-env")
-        .yaml(&yaml)
-        .file("pick.sh", pick.as_bytes())
-        .env("TOOLPROOF_KEPT", "an-ordinary-variable");
+    let mut case = Case::new(if inherit {
+        "withheld-env-inherit"
+    } else {
+        "withheld-env"
+    })
+    .yaml(&yaml)
+    .file("pick.sh", pick.as_bytes())
+    .env("TOOLPROOF_KEPT", "an-ordinary-variable")
+    .env("HOME", "/home/of-the-job")
+    .env("TERM", "dumb-term");
     for (key, value) in secrets {
         case = case.env(key, value);
     }
@@ -330,8 +344,44 @@ fn the_server_and_the_command_provider_get_no_credential_they_were_not_given() {
             "{key} in the picker: {picker}"
         );
     }
-    for env in [&server, &picker] {
-        assert!(env.contains("TOOLPROOF_KEPT=an-ordinary-variable"), "{env}");
-    }
+    // The picker inherits the rest, as the reference's eval command does.
+    assert!(
+        picker.contains("TOOLPROOF_KEPT=an-ordinary-variable"),
+        "{picker}"
+    );
     assert!(picker.contains("MODE=picked"), "{picker}");
+    // The server: the SDKs' list and its `env`; the rest only when it inherits.
+    for line in ["HOME=/home/of-the-job", "TERM=dumb-term", "MODE=served"] {
+        assert!(server.lines().any(|l| l == line), "{line}: {server}");
+    }
+    assert!(server.lines().any(|l| l.starts_with("PATH=")), "{server}");
+    assert_eq!(
+        server.contains("TOOLPROOF_KEPT=an-ordinary-variable"),
+        inherit,
+        "inherit_env: {inherit}: {server}"
+    );
+    if !inherit {
+        // `sh` adds PWD, SHLVL and `_` of its own; nothing else is there.
+        let allowed = [
+            "HOME",
+            "LOGNAME",
+            "PATH",
+            "SHELL",
+            "TERM",
+            "USER",
+            "MODE",
+            "OPENAI_API_KEY",
+            "PWD",
+            "OLDPWD",
+            "SHLVL",
+            "_",
+        ];
+        for line in server.lines() {
+            let name = line.split_once('=').map_or(line, |(k, _)| k);
+            assert!(
+                allowed.contains(&name),
+                "{name} reached the server: {server}"
+            );
+        }
+    }
 }

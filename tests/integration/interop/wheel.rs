@@ -175,7 +175,7 @@ fn counts(outcomes: &Outcomes) -> (usize, usize) {
 
 /// `test_api.py`: every test passes but the one whose expectation is wrong.
 fn assert_api_outcomes(outcomes: &Outcomes, who: &str) {
-    assert_eq!(counts(outcomes), (11, 1), "{who}: {outcomes:#?}");
+    assert_eq!(counts(outcomes), (12, 1), "{who}: {outcomes:#?}");
     for (name, outcome) in outcomes {
         let want = if name == "test_a_wrong_expectation_fails" {
             "failed"
@@ -268,7 +268,7 @@ fn wheel_plugin_errors_without_a_usable_server_as_mcp_toolproof_does() {
             let errors = outcomes.iter().filter(|(_, o)| *o == "error").count();
             assert_eq!(
                 (counts(&outcomes), errors),
-                ((2, 10), 10),
+                ((2, 11), 11),
                 "{who}: {outcomes:#?}"
             );
             assert!(xml.contains(says), "{who} does not say `{says}`:\n{xml}");
@@ -276,6 +276,29 @@ fn wheel_plugin_errors_without_a_usable_server_as_mcp_toolproof_does() {
         }
         assert_eq!(seen[0], seen[1]);
     }
+}
+
+/// mcp-toolproof's public API beyond the fixture (`McpServer`, `Config`, `load_config`,
+/// `run_config`, `RunReport`, `ServerConfig.model_validate` and pydantic's coercion): every
+/// test of `test_public_api.py` passes under both packages.
+#[test]
+fn wheel_public_api_behaves_as_mcp_toolproofs() {
+    let ini = format!(
+        "toolproof_command = {} {} stdio\n",
+        python("py-mcp2"),
+        sdk_server_script()
+    );
+    let ours = pytest(venv(), "wheel-public-api", "test_public_api.py", &ini, &[]);
+    let theirs = pytest(
+        &reference(),
+        "wheel-public-api-ref",
+        "test_public_api.py",
+        &ini,
+        &[],
+    );
+    assert_eq!(ours.len(), 22, "{ours:#?}");
+    assert_eq!(counts(&ours), (ours.len(), 0), "the wheel: {ours:#?}");
+    assert_eq!(ours, theirs);
 }
 
 #[test]
@@ -327,10 +350,17 @@ fn wheel_installs_the_binary_and_python_m_toolproof_runs_it() {
         "import toolproof; print(toolproof.__version__, sorted(toolproof.__all__))",
     ]));
     assert_eq!(code, 0, "{stderr}");
-    assert!(
-        stdout.contains("'CallResult'") && stdout.contains("'ServerConfig'"),
-        "{stdout}"
-    );
+    for name in [
+        "CallResult",
+        "Config",
+        "McpServer",
+        "RunReport",
+        "ServerConfig",
+        "load_config",
+        "run_config",
+    ] {
+        assert!(stdout.contains(&format!("'{name}'")), "{stdout}");
+    }
 }
 
 #[test]
