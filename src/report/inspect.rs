@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::console::push_gutter;
 use super::escape::one_line;
+use super::model::cost::count;
 use super::model::{Inventory, PhaseStatus, RunReport, ServerError, ServerSummary, ToolSummary};
 use crate::config::vocab::STDOUT_NOISE;
 
@@ -89,9 +90,13 @@ fn identity(out: &mut String, s: &ServerSummary) {
 }
 
 fn inventory(out: &mut String, inv: &Inventory) {
+    let weight = inv
+        .tool_list_tokens
+        .map(|t| format!("; about {} tokens as a model is sent them", count(t)))
+        .unwrap_or_default();
     let _ = writeln!(
         out,
-        "\ntools ({}; an argument marked ? is optional):",
+        "\ntools ({}{weight}; an argument marked ? is optional):",
         inv.tools.len()
     );
     for t in &inv.tools {
@@ -142,7 +147,11 @@ fn tool_line(out: &mut String, t: &ToolSummary) {
     } else {
         format!(" [{}]", flags.join(", "))
     };
-    let _ = writeln!(out, "  {}{title}{flags}", one_line(&t.name, CHARS));
+    let tokens = t
+        .tokens
+        .map(|n| format!(" ~{} tokens", count(n)))
+        .unwrap_or_default();
+    let _ = writeln!(out, "  {}{title}{flags}{tokens}", one_line(&t.name, CHARS));
     if !t.summary.is_empty() {
         let _ = writeln!(out, "      {}", one_line(&t.summary, CHARS));
     }

@@ -29,7 +29,7 @@ pub(super) fn section(
     }
     out.push_str(&clean(&view.cache));
     out.push('\n');
-    for line in &view.cost {
+    for line in view.cost.iter().chain(&view.weights) {
         out.push_str(&clean(line));
         out.push('\n');
     }
@@ -70,7 +70,9 @@ fn models_table(out: &mut String, view: &EvalsView<'_>, width: usize, color: boo
     ]);
     for m in &view.models {
         let verdict = match m.outcome {
-            ModelOutcome::Unusable => Cell::painted("ERROR", Paint::RedBold),
+            ModelOutcome::Unusable | ModelOutcome::ToolsUnseen => {
+                Cell::painted("ERROR", Paint::RedBold)
+            }
             ModelOutcome::Failed => Cell::painted("FAIL", Paint::Red),
             ModelOutcome::Passed => Cell::painted("PASS", Paint::Green),
         };
@@ -106,6 +108,12 @@ fn model_block(
     if let Some(line) = &m.not_scored {
         out.push_str(&format!("      {line}\n"));
     }
+    if let Some(text) = &m.tools_unseen {
+        out.push_str(&Paint::RedBold.paint("ERROR", color));
+        out.push(' ');
+        let text = format!("the tools never reached the model: {text}");
+        push_indented(out, &clean(&text), "      ");
+    }
     if m.rows.is_empty() {
         out.push_str("no cases\n");
     } else {
@@ -121,7 +129,7 @@ fn model_block(
         m.trials_line.as_ref(),
         m.counts_line.as_ref(),
     ];
-    for line in lines.into_iter().flatten() {
+    for line in lines.into_iter().flatten().chain(&m.rates_lines) {
         out.push_str(line);
         out.push('\n');
     }
@@ -145,7 +153,33 @@ fn model_block(
         );
         push_indented(out, &clean(&text), "");
     }
-    confusion(out, m);
+    confusion(out, m, color);
+    per_tool(out, m, width, color);
+}
+
+/// Recall and precision per tool.
+fn per_tool(out: &mut String, m: &ModelView<'_>, width: usize, color: bool) {
+    if m.tools.is_empty() {
+        return;
+    }
+    out.push_str("Per tool (the first call is the pick; 95% Wilson intervals):\n");
+    let mut table = Table::new(vec![
+        Column::text("Tool"),
+        Column::text("Recall"),
+        Column::text("95% CI"),
+        Column::text("Precision"),
+        Column::text("95% CI"),
+    ]);
+    for t in &m.tools {
+        table.row(vec![
+            Cell::new(clean(t.tool)),
+            Cell::new(t.recall.clone()),
+            Cell::new(t.recall_ci.clone()),
+            Cell::new(t.precision.clone()),
+            Cell::new(t.precision_ci.clone()),
+        ]);
+    }
+    out.push_str(&table.render(width, color));
 }
 
 fn cases_table(out: &mut String, m: &ModelView<'_>, width: usize, color: bool) {
@@ -182,7 +216,7 @@ fn cases_table(out: &mut String, m: &ModelView<'_>, width: usize, color: bool) {
     out.push_str(&table.render(width, color));
 }
 
-fn confusion(out: &mut String, m: &ModelView<'_>) {
+fn confusion(out: &mut String, m: &ModelView<'_>, color: bool) {
     if m.confusion_lines.is_empty() {
         return;
     }
@@ -192,5 +226,10 @@ fn confusion(out: &mut String, m: &ModelView<'_>) {
     }
     if let Some(more) = &m.confusion_more {
         out.push_str(&format!("  {more}\n"));
+    }
+    for line in &m.dominant {
+        out.push_str(&Paint::Yellow.paint("WARN", color));
+        out.push(' ');
+        push_indented(out, &clean(line), "     ");
     }
 }
