@@ -90,17 +90,20 @@ fn identity(out: &mut String, s: &ServerSummary) {
 }
 
 fn inventory(out: &mut String, inv: &Inventory) {
-    let weight = inv
-        .tool_list_tokens
-        .map(|t| format!("; about {} tokens as a model is sent them", count(t)))
-        .unwrap_or_default();
     let _ = writeln!(
         out,
-        "\ntools ({}{weight}; an argument marked ? is optional):",
+        "\ntools ({}; an argument marked ? is optional):",
         inv.tools.len()
     );
     for t in &inv.tools {
         tool_line(out, t);
+    }
+    if let Some(total) = inv.tool_list_tokens {
+        let _ = writeln!(
+            out,
+            "tool list as a model is sent it: about {} tokens",
+            count(total)
+        );
     }
     for error in &inv.errors {
         let _ = writeln!(out, "\nwarning: {}", one_line(error, CHARS));

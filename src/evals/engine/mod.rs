@@ -458,7 +458,9 @@ fn score_model(
 ) -> ModelEval {
     let cfg = ctx.cfg;
     let cost = cost::of_model(&got, ctx.prices.lookup(model));
-    let unseen = (!ctx.api.tools.is_empty())
+    // A model API renders the tools into the prompt it counts; a command's usage is whatever
+    // the command says, and proves nothing about a tool list.
+    let unseen = (ctx.provider != ProviderKind::Command && !ctx.api.tools.is_empty())
         .then(|| cost::tools_unseen(&got, tool_tokens(ctx.api).total))
         .flatten();
     let mut trials: Vec<Vec<TrialResult>> = cfg.cases.iter().map(|_| Vec::new()).collect();

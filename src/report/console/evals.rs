@@ -6,7 +6,7 @@ use super::{phase_line, push_indented};
 use crate::report::escape::clean;
 use crate::report::evals_view::{EvalsView, ModelOutcome, ModelView};
 use crate::report::model::{CaseStatus, PhaseOverview};
-use crate::report::table::{Cell, Column, Paint, Table};
+use crate::report::table::{Cell, Column, Paint, Table, wrap};
 
 /// The evals phase with results.
 pub(super) fn section(
@@ -29,9 +29,12 @@ pub(super) fn section(
     }
     out.push_str(&clean(&view.cache));
     out.push('\n');
-    for line in view.cost.iter().chain(&view.weights) {
+    for line in &view.cost {
         out.push_str(&clean(line));
         out.push('\n');
+    }
+    if let Some(line) = &view.weights {
+        push_wrapped(out, &clean(line), width, "  ");
     }
     if let Some(note) = &view.concurrency {
         out.push_str(&Paint::Yellow.paint("NOTE", color));
@@ -129,9 +132,12 @@ fn model_block(
         m.trials_line.as_ref(),
         m.counts_line.as_ref(),
     ];
-    for line in lines.into_iter().flatten().chain(&m.rates_lines) {
+    for line in lines.into_iter().flatten() {
         out.push_str(line);
         out.push('\n');
+    }
+    for line in &m.rates_lines {
+        push_wrapped(out, line, width, "  ");
     }
     for line in &m.shared_errors {
         push_indented(out, &clean(line), "  ");
@@ -153,7 +159,7 @@ fn model_block(
         );
         push_indented(out, &clean(&text), "");
     }
-    confusion(out, m, color);
+    confusion(out, m, width, color);
     per_tool(out, m, width, color);
 }
 
@@ -216,7 +222,7 @@ fn cases_table(out: &mut String, m: &ModelView<'_>, width: usize, color: bool) {
     out.push_str(&table.render(width, color));
 }
 
-fn confusion(out: &mut String, m: &ModelView<'_>, color: bool) {
+fn confusion(out: &mut String, m: &ModelView<'_>, width: usize, color: bool) {
     if m.confusion_lines.is_empty() {
         return;
     }
@@ -230,6 +236,13 @@ fn confusion(out: &mut String, m: &ModelView<'_>, color: bool) {
     for line in &m.dominant {
         out.push_str(&Paint::Yellow.paint("WARN", color));
         out.push(' ');
-        push_indented(out, &clean(line), "     ");
+        let wrapped = wrap(&clean(line), width.saturating_sub(5)).join("\n");
+        push_indented(out, &wrapped, "     ");
     }
+}
+
+/// `text` wrapped to `width`, the lines after the first after `indent`.
+fn push_wrapped(out: &mut String, text: &str, width: usize, indent: &str) {
+    let wrapped = wrap(text, width.saturating_sub(indent.len()).max(20)).join("\n");
+    push_indented(out, &wrapped, indent);
 }
