@@ -524,3 +524,53 @@ fn a_server_that_shows_the_tools_is_not_suspected() {
         out.stdout
     );
 }
+
+#[test]
+fn a_merge_of_shards_keeps_the_tools_not_shown_error() {
+    let dir = Dir::new("eval-tools-dropped-merge");
+    let server = llm(&["--ignore-tools"]);
+    let base = format!("{}/v1", server.url);
+    local_config(&dir, "  min_accuracy: 0\n", SMALL_TALK_AND_TOOLS);
+    let env = local_env(&base);
+    let (full, full_report) = eval_in(&dir, &[], &env);
+    assert_eq!(full.code, 1, "{full:?}");
+    for k in ["1/2", "2/2"] {
+        let json = format!("r{}.json", &k[..1]);
+        let args = [
+            "eval",
+            "-c",
+            "toolproof.yaml",
+            "--no-cache",
+            "--shard",
+            k,
+            "--json",
+            &json,
+        ];
+        let out = toolproof_in(&dir.0, &args, &env);
+        assert!(out.code <= 1, "{out:?}");
+    }
+    let merged = toolproof_in(
+        &dir.0,
+        &["merge", "r1.json", "r2.json", "--json", "m.json"],
+        &[],
+    );
+    assert_eq!(merged.code, 1, "{merged:?}");
+    let m: Value = serde_json::from_str(&dir.read("m.json")).unwrap_or(Value::Null);
+    let times = ["duration_ms", "latency_ms", "started_at"];
+    let steady = |v: &Value| super::merge::steady_without(v, &times);
+    let evals = |v: &Value| {
+        let e = &v["phases"]["evals"];
+        (
+            e["status"].clone(),
+            e["reason"].clone(),
+            steady(&e["results"]["models"]),
+        )
+    };
+    assert_eq!(
+        evals(&m),
+        evals(&full_report),
+        "the merged evals differ from the unsharded run"
+    );
+    assert_eq!(m["phases"]["evals"]["status"], "error");
+    assert_eq!(model0(&m)["tools_unseen"]["answers"], 3, "{m:#}");
+}
