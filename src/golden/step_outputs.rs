@@ -36,6 +36,13 @@ fn one_model_gives_numbers_and_the_counts_come_from_the_report() {
 }
 
 #[test]
+fn a_model_that_never_saw_the_tools_has_no_accuracy_output() {
+    let o = outputs(&fixtures::evals_blind(), 1, &Written::default());
+    assert_eq!(get(&o, "accuracy"), "");
+    assert_eq!(get(&o, "miss-rate"), "");
+}
+
+#[test]
 fn several_models_give_an_object_and_no_evals_give_nothing() {
     let o = outputs(&fixtures::evals_models(), 1, &Written::default());
     let accuracy: serde_json::Value = serde_json::from_str(get(&o, "accuracy")).unwrap_or_default();

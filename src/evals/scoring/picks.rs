@@ -53,8 +53,9 @@ pub(super) fn count(cases: &[EvalCaseResult]) -> Picks {
     let (mut none_trials, mut triggered) = (0, 0);
     for case in cases.iter().filter(|c| c.status != CaseStatus::NotRun) {
         let scored = case.trials.iter().filter(|t| {
-            !matches!(t.kind, AnswerKind::NotAsked | AnswerKind::ProviderError)
-                && !(t.kind == AnswerKind::Truncated && t.calls.is_empty())
+            let unanswered = matches!(t.kind, AnswerKind::NotAsked | AnswerKind::ProviderError);
+            let cut_before_a_call = t.kind == AnswerKind::Truncated && t.calls.is_empty();
+            !unanswered && !cut_before_a_call
         });
         for trial in scored {
             let picked = trial.calls.first().map(|c| c.tool.as_str());

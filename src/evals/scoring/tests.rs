@@ -503,7 +503,8 @@ fn recall_precision_abstention_and_over_trigger_are_counted_per_trial() {
             case("broken", "c", vec![provider_failed("529".into(), 1.0)]),
         ],
     );
-    let by_tool: Vec<(&str, Option<(usize, usize)>, Option<(usize, usize)>)> = m
+    type Counts = Option<(usize, usize)>;
+    let by_tool: Vec<(&str, Counts, Counts)> = m
         .per_tool
         .iter()
         .map(|t| {
