@@ -70,20 +70,20 @@ pub fn tool_rows(m: &ModelEval) -> Vec<ToolRow<'_>> {
         .collect()
 }
 
-/// `Abstention 25% (2/8, 95% CI 7.1–59.1%): prompts meant for a tool answered with no call`
-/// and `Over-trigger 0% (0/4, 95% CI 0–49%): prompts meant for no tool answered with a call`,
+/// `Abstention 25% (2/8, 95% CI 7.1–59.1%): no call where a tool was meant`
+/// and `Over-trigger 0% (0/4, 95% CI 0–49%): a call where no tool was meant`,
 /// each when it has trials.
 pub fn rates_lines(m: &ModelEval) -> Vec<String> {
     [
         m.abstention.as_ref().map(|s| {
             format!(
-                "Abstention {}: prompts meant for a tool answered with no call",
+                "Abstention {}: no call where a tool was meant",
                 share_text(s)
             )
         }),
         m.over_trigger.as_ref().map(|s| {
             format!(
-                "Over-trigger {}: prompts meant for no tool answered with a call",
+                "Over-trigger {}: a call where no tool was meant",
                 share_text(s)
             )
         }),
