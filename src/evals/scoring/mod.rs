@@ -1,7 +1,7 @@
 //! Scoring a model's eval run: labelled cases and the trials they got go in, a [`ModelEval`]
 //! comes out (case statuses, accuracy, trial accuracy, the Wilson lower bound, critical misses,
-//! uncached cases, provider errors, confusion pairs and gates), and the phase's verdict is
-//! worded from it. Pure and synchronous: the engine and the report fixtures both score here.
+//! uncached cases, provider errors, confusion pairs, per-tool recall and precision, the
+//! abstention and over-trigger rates, and gates), and the phase's verdict is worded from it. Pure and synchronous: the engine and the report fixtures both score here.
 //!
 //! Rates are written by [`percent`] and [`percent_against`] wherever a report shows one.
 

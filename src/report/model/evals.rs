@@ -54,27 +54,27 @@ pub struct ToolTokens {
 
 impl ToolsUnseen {
     /// `the server reported 37 prompt tokens for requests whose tool list alone is about 400: it
-    /// did not show the tools to the model (a chat template without tool support?)`.
+    /// did not show the tools to the model (a chat template without tool support?); the
+    /// accuracy is not counted`, with `(3 of 13 answers)` when not every answer was that small.
     pub fn text(&self) -> String {
-        let u = self;
         use super::cost::count;
-        let prompt = if u.min_prompt_tokens == u.max_prompt_tokens {
-            count(u.max_prompt_tokens)
+        let prompt = if self.min_prompt_tokens == self.max_prompt_tokens {
+            count(self.max_prompt_tokens)
         } else {
             format!(
                 "{} to {}",
-                count(u.min_prompt_tokens),
-                count(u.max_prompt_tokens)
+                count(self.min_prompt_tokens),
+                count(self.max_prompt_tokens)
             )
         };
-        let answers = if u.answers == u.reported {
+        let answers = if self.answers == self.reported {
             String::new()
         } else {
-            format!(" ({} of {} answers)", u.answers, u.reported)
+            format!(" ({} of {} answers)", self.answers, self.reported)
         };
         format!(
             "the server reported {prompt} prompt tokens for requests whose tool list alone is about {}{answers}: it did not show the tools to the model (a chat template without tool support?); the accuracy is not counted",
-            count(u.tool_list_tokens)
+            count(self.tool_list_tokens)
         )
     }
 }
