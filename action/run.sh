@@ -23,7 +23,7 @@
 #
 # Inputs (environment): TOOLPROOF_BIN, INPUT_CONFIG, INPUT_COMMAND, INPUT_ARGS, INPUT_OFFLINE,
 # INPUT_HISTORY, INPUT_JOB_SUMMARY, INPUT_PR_COMMENT, INPUT_GITHUB_TOKEN, INPUT_REPORTS,
-# INPUT_ARTIFACT_NAME, TOOLPROOF_SHARD, PARTS_DIR.
+# INPUT_ARTIFACT_NAME, INPUT_BADGE, TOOLPROOF_SHARD, PARTS_DIR.
 set -uo pipefail
 
 bin="${TOOLPROOF_BIN:-toolproof}"
@@ -102,6 +102,11 @@ if [ "$command" != inspect ]; then
   else
     [ "${INPUT_JOB_SUMMARY:-true}" = true ] || args+=(--no-summary)
     [ -z "${INPUT_HISTORY:-}" ] || args+=(--history "$INPUT_HISTORY")
+    case "${INPUT_BADGE:-}" in
+      "") ;;
+      svg | json) args+=(--badge "$reports/badge.${INPUT_BADGE}") ;;
+      *) fail "unknown badge '${INPUT_BADGE}': use svg, json or leave it empty" ;;
+    esac
     if [ "${INPUT_PR_COMMENT:-off}" != off ]; then
       args+=(--pr-comment "$INPUT_PR_COMMENT")
       export GITHUB_TOKEN="${INPUT_GITHUB_TOKEN:-}"

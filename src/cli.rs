@@ -378,6 +378,10 @@ pub struct ReportArgs {
     /// Write a single-file HTML report here, `-` for stdout [env: TOOLPROOF_HTML].
     #[arg(long, value_name = "PATH")]
     pub html: Option<PathBuf>,
+    /// Write a badge of the evals' accuracy here, for a README: a shields.io-style SVG
+    /// (`.svg`) or a shields.io endpoint JSON (`.json`) [env: TOOLPROOF_BADGE].
+    #[arg(long, value_name = "PATH")]
+    pub badge: Option<PathBuf>,
     /// Post or update one comment on the pull request: off, always, on-failure, or on-change
     /// (something changed against the base branch, or the run failed); an existing comment is
     /// always updated [env: TOOLPROOF_PR_COMMENT] [default: off].

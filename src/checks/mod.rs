@@ -270,18 +270,16 @@ fn check_tool(tool: &Tool, shown: &str, ctx: &CheckContext, out: &mut Sink) {
 /// holds for English prose and JSON with current tokenizers, and it errs high on short words.
 fn tool_list_size(tools: &[Tool], shown: &[String], limit: usize, out: &mut Sink) {
     let mut sizes: Vec<(usize, &str)> = Vec::with_capacity(tools.len());
-    let mut bytes = 2 + tools.len().saturating_sub(1); // `[`, `]` and the commas
     for (tool, shown) in tools.iter().zip(shown) {
-        let entry = serde_json::json!({
-            "name": tool.name,
-            "description": tool.description.as_deref().unwrap_or(""),
-            "input_schema": tool.input_schema.clone().unwrap_or(Value::Null),
-        });
-        let size = serde_json::to_string(&entry).map_or(0, |s| s.len());
-        bytes += size;
+        let size = crate::report::model::cost::tool_bytes(
+            &tool.name,
+            tool.description.as_deref().unwrap_or(""),
+            tool.input_schema.as_ref().unwrap_or(&Value::Null),
+        );
         sizes.push((size, shown));
     }
-    let tokens = bytes.div_ceil(4);
+    let bytes = 2 + tools.len().saturating_sub(1) + sizes.iter().map(|(s, _)| s).sum::<usize>();
+    let tokens = crate::report::model::cost::list_tokens(sizes.iter().map(|(s, _)| *s)) as usize;
     if tokens <= limit {
         return;
     }

@@ -187,7 +187,7 @@ pub fn entries(
             results
                 .models
                 .iter()
-                .filter(|m| m.error.is_none() && m.total > 0)
+                .filter(|m| m.error.is_none() && m.tools_unseen.is_none() && m.total > 0)
                 .map(|m| Entry {
                     provider: results.provider.clone(),
                     model: m.model.clone(),
@@ -421,6 +421,21 @@ mod tests {
             .map(|(e, _)| e.len())
             .unwrap_err();
         assert_eq!(endless.to_string(), refused.to_string());
+    }
+
+    #[test]
+    fn a_model_that_never_saw_the_tools_adds_no_miss_rate() {
+        let mut r = results(1, 4);
+        r.models[0].tools_unseen = Some(crate::report::model::ToolsUnseen {
+            answers: 4,
+            reported: 4,
+            min_prompt_tokens: 37,
+            max_prompt_tokens: 37,
+            tool_list_tokens: 400,
+        });
+        let added = entries(facts(&r), "t", None, None);
+        assert!(added.iter().all(|e| !e.is_eval()), "{added:?}");
+        assert_eq!(entries(facts(&results(1, 4)), "t", None, None)[0].cases, 4);
     }
 
     #[test]

@@ -33,11 +33,13 @@ fn more_hostile() -> RunReport {
                     .into(),
             annotations: None,
             has_output_schema: true,
+            tokens: None,
             definition: serde_json::Value::Null,
         }],
         resources: None,
         prompts: None,
         errors: Vec::new(),
+        tool_list_tokens: None,
     });
     let t = &mut r.phases.tests.results[0];
     t.tags = vec!["zz</span><script>alert(2)</script>".into()];

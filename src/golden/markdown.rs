@@ -229,9 +229,10 @@ fn the_evals_row_says_the_verdict_once() {
             .find(|l| l.starts_with("| Evals |"))
             .unwrap_or_default();
         for m in &ev.models {
-            let said = match m.error {
-                Some(_) => "could not be used".to_string(),
-                None => format!("accuracy ({}/{})", m.correct, m.total),
+            let said = match (&m.error, &m.tools_unseen) {
+                (Some(_), _) => "could not be used".to_string(),
+                (None, Some(_)) => "did not show the tools to the model".to_string(),
+                (None, None) => format!("accuracy ({}/{})", m.correct, m.total),
             };
             assert_eq!(row.matches(&said).count(), 1, "{name}: {row}");
             checked += 1;

@@ -31,7 +31,15 @@ fn one_model_gives_numbers_and_the_counts_come_from_the_report() {
     assert_eq!(get(&o, "junit"), "out/j.xml");
     assert_eq!(get(&o, "json"), "");
     assert_eq!(get(&o, "history"), "toolproof-history.jsonl");
-    assert_eq!(o.len(), 12);
+    assert_eq!(get(&o, "badge"), "");
+    assert_eq!(o.len(), 13);
+}
+
+#[test]
+fn a_model_that_never_saw_the_tools_has_no_accuracy_output() {
+    let o = outputs(&fixtures::evals_blind(), 1, &Written::default());
+    assert_eq!(get(&o, "accuracy"), "");
+    assert_eq!(get(&o, "miss-rate"), "");
 }
 
 #[test]

@@ -9,6 +9,7 @@ use crate::evals::prices::{dollars, picodollars};
 use crate::evals::scoring::{self, LabelledCase, Rules};
 use crate::report::model::{
     CacheUse, ConcurrencyUse, EvalCaseResult, EvalsResults, ModelCost, ModelEval, Phase, Tokens,
+    ToolsUnseen,
 };
 
 /// A case's place in the config: inline cases (no `file`) come before those of `cases_file`,
@@ -80,6 +81,7 @@ pub fn merge(parts: &[&Part]) -> Result<Phase<Option<EvalsResults>>, MergeError>
         models,
         left_out_tools: first.left_out_tools.clone(),
         tool_list_hash: first.tool_list_hash.clone(),
+        tool_tokens: first.tool_tokens.clone(),
         cache: ran.iter().fold(CacheUse::default(), |acc, (_, r, _)| {
             add_cache(acc, &r.cache)
         }),
@@ -135,7 +137,24 @@ fn merge_model(parts: &ModelParts<'_>) -> Result<ModelEval, MergeError> {
         .iter()
         .filter_map(|(m, _)| m.cost.clone())
         .reduce(add_cost);
+    let unseen = parts
+        .evals
+        .iter()
+        .filter_map(|(m, _)| m.tools_unseen)
+        .reduce(add_unseen);
+    scoring::tools_unseen(&mut eval, unseen);
     Ok(eval)
+}
+
+/// Two shards' answers that never showed the model its tools, together.
+fn add_unseen(a: ToolsUnseen, b: ToolsUnseen) -> ToolsUnseen {
+    ToolsUnseen {
+        answers: a.answers + b.answers,
+        reported: a.reported + b.reported,
+        min_prompt_tokens: a.min_prompt_tokens.min(b.min_prompt_tokens),
+        max_prompt_tokens: a.max_prompt_tokens.max(b.max_prompt_tokens),
+        tool_list_tokens: a.tool_list_tokens.max(b.tool_list_tokens),
+    }
 }
 
 fn labelled(c: EvalCaseResult) -> LabelledCase {

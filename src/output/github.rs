@@ -59,6 +59,7 @@ pub(super) fn note_written(written: &mut Written, what: &str, shown: &Path) {
         "JUnit report" => &mut written.junit,
         "JSON report" => &mut written.json,
         "HTML report" => &mut written.html,
+        "evals badge" => &mut written.badge,
         "Markdown summary" => &mut written.summary,
         _ => return,
     };
@@ -132,6 +133,7 @@ mod tests {
             ("JSON report", "r.json"),
             ("HTML report", "r.html"),
             ("Markdown summary", "s.md"),
+            ("evals badge", "b.svg"),
             ("something else", "x"),
         ] {
             note_written(&mut written, what, Path::new(path));
@@ -143,6 +145,7 @@ mod tests {
                 json: Some("r.json".into()),
                 html: Some("r.html".into()),
                 summary: Some("s.md".into()),
+                badge: Some("b.svg".into()),
             }
         );
     }

@@ -26,7 +26,7 @@ use crate::report::model::RunReport;
 use crate::report::places::Places;
 use crate::report::step_outputs::Written;
 use crate::report::write::{append_summary, write_atomic};
-use crate::report::{annotations, cache, console, html, inspect, json, junit, markdown};
+use crate::report::{annotations, badge, cache, console, html, inspect, json, junit, markdown};
 use crate::settings::{CommandKind, Outputs, PrComment, Target};
 
 /// A checked destination.
@@ -74,6 +74,8 @@ enum Format {
     Json,
     Html,
     Markdown,
+    /// The evals badge: SVG or a shields.io endpoint JSON, by the file's extension.
+    Badge,
 }
 
 /// One report to write.
@@ -137,10 +139,11 @@ impl ReportWriter {
         command: CommandKind,
         outputs: &Outputs,
     ) -> Result<ReportWriter, DestinationError> {
-        let wanted: [Wanted<'_>; 4] = [
+        let wanted: [Wanted<'_>; 5] = [
             ("JUnit report", outputs.junit(), Format::Junit, false),
             ("JSON report", outputs.json(), Format::Json, false),
             ("HTML report", outputs.html(), Format::Html, false),
+            ("evals badge", outputs.badge(), Format::Badge, false),
             (
                 "Markdown summary",
                 outputs.summary(),
@@ -216,7 +219,10 @@ impl ReportWriter {
         let jobs = std::mem::take(&mut self.jobs);
         let mut written = Written::default();
         for job in &jobs {
-            let text = self.render(job.format, report);
+            let text = match job.format {
+                Format::Badge => badge_text(&job.shown, report),
+                format => self.render(format, report),
+            };
             match self.write(job, &text) {
                 Ok(()) if job.dest != Dest::Stdout => {
                     github::note_written(&mut written, job.what, &job.shown);
@@ -254,6 +260,7 @@ impl ReportWriter {
             Format::Json => json::render(report),
             Format::Html => html::render(report),
             Format::Markdown => markdown::render(report),
+            Format::Badge => badge::Badge::of(report).svg(),
         }
     }
 
@@ -290,6 +297,17 @@ impl ReportWriter {
             }
         }
     }
+}
+
+/// The evals badge for the file `shown`: a shields.io endpoint JSON when it ends in `.json`,
+/// else the SVG.
+fn badge_text(shown: &Path, report: &RunReport) -> String {
+    let badge = badge::Badge::of(report);
+    let json = shown
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    if json { badge.endpoint() } else { badge.svg() }
 }
 
 /// Writes a line to stderr; a closed stderr is no reason to panic.

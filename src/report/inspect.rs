@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::console::push_gutter;
 use super::escape::one_line;
+use super::model::cost::count;
 use super::model::{Inventory, PhaseStatus, RunReport, ServerError, ServerSummary, ToolSummary};
 use crate::config::vocab::STDOUT_NOISE;
 
@@ -99,6 +100,13 @@ fn inventory(out: &mut String, inv: &Inventory) {
     for t in &inv.tools {
         tool_line(out, t);
     }
+    if let Some(total) = inv.tool_list_tokens {
+        let _ = writeln!(
+            out,
+            "tool list as a model is sent it: about {} tokens",
+            count(total)
+        );
+    }
     for error in &inv.errors {
         let _ = writeln!(out, "\nwarning: {}", one_line(error, CHARS));
     }
@@ -144,7 +152,11 @@ fn tool_line(out: &mut String, t: &ToolSummary) {
     } else {
         format!(" [{}]", flags.join(", "))
     };
-    let _ = writeln!(out, "  {}{title}{flags}", one_line(&t.name, CHARS));
+    let tokens = t
+        .tokens
+        .map(|n| format!(" ~{} tokens", count(n)))
+        .unwrap_or_default();
+    let _ = writeln!(out, "  {}{title}{flags}{tokens}", one_line(&t.name, CHARS));
     if !t.summary.is_empty() {
         let _ = writeln!(out, "      {}", one_line(&t.summary, CHARS));
     }

@@ -8,6 +8,7 @@
 //! `stress_view`.
 
 pub mod annotations;
+pub mod badge;
 pub mod cache;
 pub mod console;
 pub mod escape;

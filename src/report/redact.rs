@@ -301,6 +301,7 @@ impl Redact for Inventory {
             resources,
             prompts,
             errors,
+            tool_list_tokens: _,
         } = self;
         tools.redact(r);
         resources.redact(r);
@@ -317,6 +318,7 @@ impl Redact for ToolSummary {
             summary,
             annotations,
             has_output_schema: _,
+            tokens: _,
             definition,
         } = self;
         name.redact(r);

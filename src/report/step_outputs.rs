@@ -17,11 +17,13 @@ pub struct Written {
     pub html: Option<String>,
     /// `--summary` or `$GITHUB_STEP_SUMMARY`.
     pub summary: Option<String>,
+    /// `--badge`.
+    pub badge: Option<String>,
 }
 
 /// Every output, in a fixed order: `exit-code`, `passed`, `accuracy`, `miss-rate`,
 /// `critical-misses`, `tests-failed`, `check-errors`, `junit`, `json`, `html`, `summary`,
-/// `history`. Rates are numbers in 0..1 with 4 decimals for one model, a JSON object
+/// `history`, `badge`. Rates are numbers in 0..1 with 4 decimals for one model, a JSON object
 /// `{"model": number}` for several, and empty when no model was scored.
 pub fn outputs(
     report: &RunReport,
@@ -69,6 +71,7 @@ pub fn outputs(
         ("html", path(&written.html)),
         ("summary", path(&written.summary)),
         ("history", history.unwrap_or_default()),
+        ("badge", path(&written.badge)),
     ]
 }
 

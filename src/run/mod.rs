@@ -122,6 +122,7 @@ fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
         tools: tools.iter().map(summarize).collect(),
         ..Inventory::default()
     };
+    weigh(&mut inventory, &tools);
     if ctx.plan.inventory {
         // A broken optional listing is reported, not fatal: tools are what toolproof tests.
         match client.list_resources() {
@@ -289,6 +290,21 @@ fn server_summary(client: &Client) -> ServerSummary {
     }
 }
 
+/// Each tool's estimated tokens in the list a model is sent, and the list's (as the evals
+/// send it: API-safe names, tools with an invalid input schema left out).
+fn weigh(inventory: &mut Inventory, tools: &[Tool]) {
+    let api = crate::evals::tools::api_tools(tools);
+    let weights = crate::evals::engine::tool_tokens(&api);
+    for t in &mut inventory.tools {
+        t.tokens = weights
+            .tools
+            .iter()
+            .find(|w| w.tool == t.name)
+            .map(|w| w.tokens);
+    }
+    inventory.tool_list_tokens = Some(weights.total);
+}
+
 fn summarize(t: &Tool) -> ToolSummary {
     ToolSummary {
         name: t.name.clone(),
@@ -302,6 +318,7 @@ fn summarize(t: &Tool) -> ToolSummary {
         summary: summary_line(t),
         annotations: t.annotations.clone(),
         has_output_schema: t.output_schema.is_some(),
+        tokens: None,
         definition: t.raw.clone(),
     }
 }

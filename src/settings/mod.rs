@@ -158,6 +158,7 @@ pub struct Outputs {
     junit_file_attrs: bool,
     json: Option<Target>,
     html: Option<Target>,
+    badge: Option<Target>,
     summary: Option<Target>,
     annotations: bool,
     places: Places,
@@ -193,6 +194,10 @@ impl Outputs {
     /// `--html`.
     pub fn html(&self) -> Option<&Target> {
         self.html.as_ref()
+    }
+    /// `--badge`: a file ending in `.svg` or `.json`.
+    pub fn badge(&self) -> Option<&Target> {
+        self.badge.as_ref()
     }
     /// `--summary`, else `$GITHUB_STEP_SUMMARY` unless `--no-summary`.
     pub fn summary(&self) -> Option<&Target> {

@@ -55,6 +55,7 @@ pub(super) fn resolve_outputs(
         junit_file_attrs: false,
         json: None,
         html: None,
+        badge: None,
         summary: None,
         annotations: github && !quiet,
         places: Places::default(),
@@ -128,6 +129,7 @@ fn report_targets(
         r.junit_file_attrs || env.switch("TOOLPROOF_JUNIT_FILE_ATTRS")?.unwrap_or(false);
     outputs.json = target(&r.json, "TOOLPROOF_JSON");
     outputs.html = target(&r.html, "TOOLPROOF_HTML");
+    outputs.badge = badge_target(r.badge.as_ref(), env)?;
     outputs.github = super::github::resolve_github(r, env)?;
     let no_summary = r.no_summary || env.switch("TOOLPROOF_NO_SUMMARY")?.unwrap_or(false);
     outputs.summary = target(&r.summary, "TOOLPROOF_SUMMARY").or_else(|| {
@@ -152,6 +154,28 @@ fn report_targets(
         );
     }
     Ok(())
+}
+
+/// `--badge`, else `TOOLPROOF_BADGE`: a file whose name ends in `.svg` (the badge) or `.json`
+/// (a shields.io endpoint), never stdout.
+fn badge_target(flag: Option<&PathBuf>, env: &Env) -> Result<Option<Target>, ConfigError> {
+    let (path, source) = match (flag, env.get("TOOLPROOF_BADGE")) {
+        (Some(p), _) => (p.clone(), "--badge"),
+        (None, Some(p)) if !p.is_empty() => (PathBuf::from(p), "TOOLPROOF_BADGE"),
+        _ => return Ok(None),
+    };
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("svg" | "json") if path.as_os_str() != "-" => Ok(Some(Target::Path(path))),
+        _ => Err(ConfigError::new(format!(
+            "{source}: `{}` names neither an SVG nor a JSON file",
+            path.display()
+        ))
+        .hint("write the badge to a file ending in .svg (the badge) or .json (a shields.io endpoint), e.g. --badge reports/badge.svg")),
+    }
 }
 
 /// Whether to colour a stream. `--color always`/`never` win. Under `auto`: `NO_COLOR`

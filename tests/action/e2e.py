@@ -163,7 +163,7 @@ def demo_passes(bins, action, url):
     runner = Runner(root / "runner", github(event, event_name="push", ref_name="main"),
                     env={"TOOLPROOF_DOWNLOAD_BASE": url, "PATH": path_without_cargo()})
     demo_workspace(root / "runner" / "workspace", bins)
-    result = runner.run(action, {})
+    result = runner.run(action, {"badge": "svg"})
     log = "\n".join(result.logs)
     check(result.conclusion == "success", "the demo passes through the action", log)
     check(f"downloading {archive_name()}" in log, "the release archive is downloaded, no cargo", log)
@@ -184,8 +184,11 @@ def demo_passes(bins, action, url):
     artifact = runner.artifacts / "toolproof-reports"
     kept = sorted(str(p.relative_to(artifact)) for p in artifact.rglob("*") if p.is_file()) \
         if artifact.exists() else []
+    badge = Path(out.get("badge", "/nonexistent"))
+    check(badge.name == "badge.svg" and badge.read_text().startswith("<svg"),
+          "the badge input writes the badge beside the reports, its path an output", out)
     want = {f"toolproof-reports/{n}" for n in
-            ("junit.xml", "report.json", "report.html", "toolproof-history.jsonl")}
+            ("junit.xml", "report.json", "report.html", "badge.svg", "toolproof-history.jsonl")}
     check(want <= set(kept) and all(k.startswith("toolproof-reports/") for k in kept),
           "the artifact holds toolproof-reports/ at its root, with the reports and the history", kept)
     tool_cache = root / "runner" / "tool-cache" / "toolproof" / VERSION / "Linux-X64"

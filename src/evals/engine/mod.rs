@@ -33,7 +33,8 @@ use crate::interrupt::Interrupt;
 use crate::mcp::types::Tool;
 use crate::report::model::ContextEntry;
 use crate::report::model::{
-    CacheUse, ConcurrencyUse, EvalsResults, ModelEval, Phase, PhaseStatus, TrialResult,
+    CacheUse, ConcurrencyUse, EvalsResults, ModelEval, Phase, PhaseStatus, ToolListTokens,
+    ToolTokens, TrialResult,
 };
 use crate::report::redact::Redactor;
 use crate::settings::{Env, EvalSettings, EvalTarget};
@@ -204,6 +205,7 @@ pub fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
         provider: provider_name(provider).into(),
         left_out_tools: api.left_out.clone(),
         tool_list_hash: tool_list_hash(&api),
+        tool_tokens: Some(tool_tokens(&api)),
         cache: CacheUse {
             read: use_cache && !r.settings.no_cache(),
             write: use_cache,
@@ -459,6 +461,11 @@ fn score_model(
 ) -> ModelEval {
     let cfg = ctx.cfg;
     let cost = cost::of_model(&got, ctx.prices.lookup(model));
+    // A model API renders the tools into the prompt it counts; a command's usage is whatever
+    // the command says, and proves nothing about a tool list.
+    let unseen = (ctx.provider != ProviderKind::Command && !ctx.api.tools.is_empty())
+        .then(|| cost::tools_unseen(&got, tool_tokens(ctx.api).total))
+        .flatten();
     let mut trials: Vec<Vec<TrialResult>> = cfg.cases.iter().map(|_| Vec::new()).collect();
     for (item, g) in items.iter().zip(got) {
         let case = &cfg.cases[item.case];
@@ -491,7 +498,30 @@ fn score_model(
         result.context = context_entries(&case.turns());
     }
     eval.cost = Some(cost);
+    scoring::tools_unseen(&mut eval, unseen);
     eval
+}
+
+/// Each offered tool's estimated tokens in the list sent to the model, and the list's.
+pub fn tool_tokens(api: &ApiTools) -> ToolListTokens {
+    use crate::report::model::cost::{list_tokens, tool_bytes};
+    let bytes: Vec<usize> = api
+        .tools
+        .iter()
+        .map(|t| tool_bytes(&t.name, &t.description, &t.input_schema))
+        .collect();
+    ToolListTokens {
+        total: list_tokens(bytes.iter().copied()),
+        tools: api
+            .tools
+            .iter()
+            .zip(&bytes)
+            .map(|(t, b)| ToolTokens {
+                tool: api.map_back(&t.name),
+                tokens: b.div_ceil(4) as u64,
+            })
+            .collect(),
+    }
 }
 
 /// A case's context as the report records it.

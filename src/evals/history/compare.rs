@@ -19,7 +19,7 @@ pub fn compare(before: &[Entry], base_ref: &str, facts: RunFacts<'_>) -> BaseCom
         results
             .models
             .iter()
-            .filter(|m| m.error.is_none() && m.total > 0)
+            .filter(|m| m.error.is_none() && m.tools_unseen.is_none() && m.total > 0)
             .map(|m| {
                 let then = latest(&|e| {
                     e.is_eval() && e.provider == results.provider && e.model == m.model

@@ -1,12 +1,13 @@
 //! Scoring a model's eval run: labelled cases and the trials they got go in, a [`ModelEval`]
 //! comes out (case statuses, accuracy, trial accuracy, the Wilson lower bound, critical misses,
-//! uncached cases, provider errors, confusion pairs and gates), and the phase's verdict is
-//! worded from it. Pure and synchronous: the engine and the report fixtures both score here.
+//! uncached cases, provider errors, confusion pairs, per-tool recall and precision, the
+//! abstention and over-trigger rates, and gates), and the phase's verdict is worded from it. Pure and synchronous: the engine and the report fixtures both score here.
 //!
 //! Rates are written by [`percent`] and [`percent_against`] wherever a report shows one.
 
 mod confusion;
 mod gates;
+mod picks;
 mod trials;
 mod verdict;
 
@@ -16,7 +17,9 @@ mod tests;
 use serde_json::Value;
 
 use super::stats;
-use crate::report::model::{AnswerKind, CaseStatus, EvalCaseResult, ModelEval, TrialResult};
+use crate::report::model::{
+    AnswerKind, CaseStatus, EvalCaseResult, Gate, GateKind, ModelEval, ToolsUnseen, TrialResult,
+};
 
 pub use crate::report::model::NO_TOOL;
 pub use trials::{answered, not_asked, provider_failed};
@@ -105,6 +108,11 @@ pub fn score_model(
     }
     let tally = tally(rules, error.is_some(), &cases);
     let gates = gates::check(rules, error.as_deref(), &tally, &cases);
+    let picks = if error.is_some() {
+        picks::Picks::default()
+    } else {
+        picks::count(&cases)
+    };
     ModelEval {
         model: model.to_owned(),
         passed: gates.iter().all(|g| g.passed),
@@ -128,7 +136,29 @@ pub fn score_model(
         confusion: confusion::pairs(&cases),
         cases,
         cost: None,
+        per_tool: picks.per_tool,
+        abstention: picks.abstention,
+        over_trigger: picks.over_trigger,
+        tools_unseen: None,
     }
+}
+
+/// Marks a model whose tools never reached it (see [`ToolsUnseen`]): a failed `tools_shown`
+/// gate that says so, and the model no longer passes; its accuracy measures a model without
+/// tools. Nothing changes when `unseen` is `None`.
+pub fn tools_unseen(eval: &mut ModelEval, unseen: Option<ToolsUnseen>) {
+    let Some(u) = unseen else { return };
+    eval.gates.retain(|g| g.kind != GateKind::ToolsShown);
+    eval.gates.insert(
+        0,
+        Gate {
+            kind: GateKind::ToolsShown,
+            passed: false,
+            detail: u.text(),
+        },
+    );
+    eval.passed = false;
+    eval.tools_unseen = Some(u);
 }
 
 /// A case's status over its trials: not run when a trial was not asked, a provider error when

@@ -451,3 +451,134 @@ fn a_cut_off_answer_is_truncated_whatever_it_holds_and_no_confusion_without_a_ca
         .collect();
     assert_eq!(pairs, [("a", "b")], "the cut-off text picked nothing known");
 }
+
+/// A trial answered with text and no call, right when no tool was expected.
+fn silent(expected: Option<&str>) -> TrialResult {
+    let said = Choice {
+        calls: Vec::new(),
+        text: "no call".into(),
+        stop: Stop::EndTurn,
+    };
+    let failures = match expected {
+        Some(e) => vec![format!("expected {e}, but the model called no tool")],
+        None => Vec::new(),
+    };
+    let judged = crate::evals::score::Judged {
+        failures,
+        notes: Vec::new(),
+    };
+    answered(&said, judged, false, 1.0)
+}
+
+fn no_tool_case(name: &str, trials: Vec<TrialResult>) -> LabelledCase {
+    LabelledCase {
+        expect_tool: None,
+        ..case(name, "-", trials)
+    }
+}
+
+#[test]
+fn recall_precision_abstention_and_over_trigger_are_counted_per_trial() {
+    let m = score_model(
+        "m",
+        &rules(0.0),
+        None,
+        vec![
+            // a: meant 4 times, picked a twice, b once, nothing once.
+            case(
+                "a1",
+                "a",
+                vec![trial("a", "a"), trial("a", "b"), silent(Some("a"))],
+            ),
+            case("a2", "a", vec![trial("a", "a")]),
+            // b: meant twice, picked both times.
+            case("b1", "b", vec![trial("b", "b"), trial("b", "b")]),
+            // No tool: meant 3 times, a call once (to a).
+            no_tool_case(
+                "none",
+                vec![silent(None), trial("(no tool)", "a"), silent(None)],
+            ),
+            // Not asked and provider errors are not scored.
+            case("skipped", "c", vec![not_asked()]),
+            case("broken", "c", vec![provider_failed("529".into(), 1.0)]),
+        ],
+    );
+    type Counts = Option<(usize, usize)>;
+    let by_tool: Vec<(&str, Counts, Counts)> = m
+        .per_tool
+        .iter()
+        .map(|t| {
+            (
+                t.tool.as_str(),
+                t.recall.map(|s| (s.count, s.of)),
+                t.precision.map(|s| (s.count, s.of)),
+            )
+        })
+        .collect();
+    assert_eq!(
+        by_tool,
+        [
+            // a: 2 of 4 meant picked it; picked 3 times (2 right, 1 by the no-tool row).
+            ("a", Some((2, 4)), Some((2, 3))),
+            // b: 2 of 2; picked 3 times (once by a row meant for a).
+            ("b", Some((2, 2)), Some((2, 3))),
+        ]
+    );
+    let a = m.per_tool[0].recall.unwrap();
+    assert_eq!(a.rate, 0.5);
+    assert_eq!((a.low, a.high), crate::evals::stats::wilson(2, 4));
+    let abstention = m.abstention.unwrap();
+    assert_eq!((abstention.count, abstention.of), (1, 6));
+    let over = m.over_trigger.unwrap();
+    assert_eq!((over.count, over.of), (1, 3));
+    assert!((over.rate - 1.0 / 3.0).abs() < 1e-12);
+    assert!(over.low < over.rate && over.rate < over.high);
+}
+
+#[test]
+fn an_unusable_provider_counts_no_picks() {
+    let m = score_model(
+        "m",
+        &rules(0.0),
+        Some("401".into()),
+        vec![case("a1", "a", vec![trial("a", "a")])],
+    );
+    assert!(m.per_tool.is_empty());
+    assert_eq!(m.abstention, None);
+    assert_eq!(m.over_trigger, None);
+}
+
+#[test]
+fn tools_that_never_reached_the_model_fail_the_model_and_make_the_phase_an_error() {
+    let mut m = score_model(
+        "m",
+        &rules(0.0),
+        None,
+        vec![case("a1", "a", vec![trial("a", "a")])],
+    );
+    assert!(m.passed);
+    tools_unseen(
+        &mut m,
+        Some(crate::report::model::ToolsUnseen {
+            answers: 13,
+            reported: 13,
+            min_prompt_tokens: 37,
+            max_prompt_tokens: 37,
+            tool_list_tokens: 400,
+        }),
+    );
+    assert!(!m.passed);
+    let g = gate(&m, GateKind::ToolsShown);
+    assert!(!g.passed);
+    assert_eq!(
+        g.detail,
+        "the server reported 37 prompt tokens for requests whose tool list alone is about 400: it did not show the tools to the model (a chat template without tool support?); the accuracy is not counted"
+    );
+    assert_eq!(model_verdict(&m), g.detail);
+    let results = crate::report::model::EvalsResults {
+        models: vec![m],
+        ..Default::default()
+    };
+    let phase = phase(results, 1.0);
+    assert_eq!(phase.status, PhaseStatus::Error);
+}

@@ -12,6 +12,14 @@ pub fn model_verdict(m: &ModelEval) -> String {
     if let Some(e) = &m.error {
         return format!("the provider could not be used: {}", first_line(e));
     }
+    // The tools never reached the model: nothing else it measured means anything.
+    if let Some(g) = m
+        .gates
+        .iter()
+        .find(|g| g.kind == GateKind::ToolsShown && !g.passed)
+    {
+        return g.detail.clone();
+    }
     let mut parts = Vec::new();
     if m.total > 0 && !answered_nothing(m) {
         parts.push(accuracy_text(m));
@@ -64,12 +72,14 @@ pub fn phase_verdict(models: &[ModelEval]) -> String {
 }
 
 /// The evals phase for `results`: passed when every model passed its gates, an error when no
-/// model got an answer (it could not use the provider, or every request failed), failed
-/// otherwise; the reason is [`phase_verdict`].
+/// model got an answer (it could not use the provider, or every request failed) or when the
+/// tools never reached a model, failed otherwise; the reason is [`phase_verdict`].
 pub fn phase(results: EvalsResults, duration_ms: f64) -> Phase<Option<EvalsResults>> {
     let models = &results.models;
     let unanswered = |m: &ModelEval| m.error.is_some() || answered_nothing(m);
-    let status = if !models.is_empty() && models.iter().all(unanswered) {
+    // A model that never saw the tools measured nothing about them: the run is set up wrong.
+    let blind = models.iter().any(|m| m.tools_unseen.is_some());
+    let status = if blind || (!models.is_empty() && models.iter().all(unanswered)) {
         PhaseStatus::Error
     } else if models.iter().all(|m| m.passed) {
         PhaseStatus::Passed

@@ -297,6 +297,14 @@ fn eval_annotations(
             )));
             continue;
         }
+        if let Some(unseen) = &m.tools_unseen {
+            list.push(gates_at(Annotation::new(
+                Rank::Verdict,
+                format!("toolproof evals{suffix}: the tools never reached the model"),
+                unseen.as_str(),
+            )));
+            continue;
+        }
         if !m.failed_gates.is_empty() {
             let mut lines: Vec<&str> = m.failed_gates.iter().map(|g| g.detail.as_str()).collect();
             if m.uncached.is_some() {

@@ -6,7 +6,7 @@ use super::{phase_line, push_indented};
 use crate::report::escape::clean;
 use crate::report::evals_view::{EvalsView, ModelOutcome, ModelView};
 use crate::report::model::{CaseStatus, PhaseOverview};
-use crate::report::table::{Cell, Column, Paint, Table};
+use crate::report::table::{Cell, Column, Paint, Table, wrap};
 
 /// The evals phase with results.
 pub(super) fn section(
@@ -32,6 +32,9 @@ pub(super) fn section(
     for line in &view.cost {
         out.push_str(&clean(line));
         out.push('\n');
+    }
+    if let Some(line) = &view.weights {
+        push_wrapped(out, &clean(line), width, "  ");
     }
     if let Some(note) = &view.concurrency {
         out.push_str(&Paint::Yellow.paint("NOTE", color));
@@ -70,7 +73,9 @@ fn models_table(out: &mut String, view: &EvalsView<'_>, width: usize, color: boo
     ]);
     for m in &view.models {
         let verdict = match m.outcome {
-            ModelOutcome::Unusable => Cell::painted("ERROR", Paint::RedBold),
+            ModelOutcome::Unusable | ModelOutcome::ToolsUnseen => {
+                Cell::painted("ERROR", Paint::RedBold)
+            }
             ModelOutcome::Failed => Cell::painted("FAIL", Paint::Red),
             ModelOutcome::Passed => Cell::painted("PASS", Paint::Green),
         };
@@ -106,6 +111,12 @@ fn model_block(
     if let Some(line) = &m.not_scored {
         out.push_str(&format!("      {line}\n"));
     }
+    if let Some(text) = &m.tools_unseen {
+        out.push_str(&Paint::RedBold.paint("ERROR", color));
+        out.push(' ');
+        let text = format!("the tools never reached the model: {text}");
+        push_indented(out, &clean(&text), "      ");
+    }
     if m.rows.is_empty() {
         out.push_str("no cases\n");
     } else {
@@ -124,6 +135,9 @@ fn model_block(
     for line in lines.into_iter().flatten() {
         out.push_str(line);
         out.push('\n');
+    }
+    for line in &m.rates_lines {
+        push_wrapped(out, line, width, "  ");
     }
     for line in &m.shared_errors {
         push_indented(out, &clean(line), "  ");
@@ -145,7 +159,33 @@ fn model_block(
         );
         push_indented(out, &clean(&text), "");
     }
-    confusion(out, m);
+    confusion(out, m, width, color);
+    per_tool(out, m, width, color);
+}
+
+/// Recall and precision per tool.
+fn per_tool(out: &mut String, m: &ModelView<'_>, width: usize, color: bool) {
+    if m.tools.is_empty() {
+        return;
+    }
+    out.push_str("Per tool (the first call is the pick; 95% Wilson intervals):\n");
+    let mut table = Table::new(vec![
+        Column::text("Tool"),
+        Column::text("Recall"),
+        Column::text("95% CI"),
+        Column::text("Precision"),
+        Column::text("95% CI"),
+    ]);
+    for t in &m.tools {
+        table.row(vec![
+            Cell::new(clean(t.tool)),
+            Cell::new(t.recall.clone()),
+            Cell::new(t.recall_ci.clone()),
+            Cell::new(t.precision.clone()),
+            Cell::new(t.precision_ci.clone()),
+        ]);
+    }
+    out.push_str(&table.render(width, color));
 }
 
 fn cases_table(out: &mut String, m: &ModelView<'_>, width: usize, color: bool) {
@@ -182,7 +222,7 @@ fn cases_table(out: &mut String, m: &ModelView<'_>, width: usize, color: bool) {
     out.push_str(&table.render(width, color));
 }
 
-fn confusion(out: &mut String, m: &ModelView<'_>) {
+fn confusion(out: &mut String, m: &ModelView<'_>, width: usize, color: bool) {
     if m.confusion_lines.is_empty() {
         return;
     }
@@ -193,4 +233,16 @@ fn confusion(out: &mut String, m: &ModelView<'_>) {
     if let Some(more) = &m.confusion_more {
         out.push_str(&format!("  {more}\n"));
     }
+    for line in &m.dominant {
+        out.push_str(&Paint::Yellow.paint("WARN", color));
+        out.push(' ');
+        let wrapped = wrap(&clean(line), width.saturating_sub(5)).join("\n");
+        push_indented(out, &wrapped, "     ");
+    }
+}
+
+/// `text` wrapped to `width`, the lines after the first after `indent`.
+fn push_wrapped(out: &mut String, text: &str, width: usize, indent: &str) {
+    let wrapped = wrap(text, width.saturating_sub(indent.len()).max(20)).join("\n");
+    push_indented(out, &wrapped, indent);
 }

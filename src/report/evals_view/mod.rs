@@ -9,6 +9,7 @@ mod case;
 mod context;
 mod history;
 mod model;
+mod picks;
 
 #[cfg(test)]
 mod tests;
@@ -22,6 +23,7 @@ pub use crate::report::model::NO_TOOL;
 pub use case::CaseRow;
 pub use history::HistoryView;
 pub use model::{ModelOutcome, ModelView};
+pub use picks::{ToolRow, share_count, share_interval, share_text};
 
 /// Longest argument JSON shown beside a tool name in a table, in characters.
 pub const ARGS_CHARS: usize = 60;
@@ -69,6 +71,12 @@ pub struct EvalsView<'a> {
     /// How timeouts lowered the requests in flight (or would have), with its `hint:` line,
     /// when requests timed out.
     pub concurrency: Option<String>,
+    /// `Tool list sent on every request: about 412 tokens, 3 tools; heaviest: …`, when the
+    /// report weighed the list.
+    pub weights: Option<String>,
+    /// Every tool's estimated tokens in the list, heaviest first (ties in list order), with
+    /// its share of the whole list.
+    pub tool_weights: Vec<(&'a str, u64, f64)>,
 }
 
 impl<'a> EvalsView<'a> {
@@ -110,14 +118,38 @@ impl<'a> EvalsView<'a> {
             ),
             history: ev.history.as_ref().map(|h| HistoryView::new(h, passing)),
             concurrency: ev.concurrency.as_ref().and_then(concurrency_note),
+            weights: ev.tool_tokens.as_ref().and_then(picks::weights_line),
+            tool_weights: tool_weights(ev),
         }
     }
+}
+
+/// Every tool's weight, heaviest first, with its share of the list.
+fn tool_weights(ev: &EvalsResults) -> Vec<(&str, u64, f64)> {
+    let Some(w) = &ev.tool_tokens else {
+        return Vec::new();
+    };
+    let mut out: Vec<(&str, u64, f64)> = w
+        .tools
+        .iter()
+        .map(|t| {
+            let share = if w.total == 0 {
+                0.0
+            } else {
+                t.tokens as f64 / w.total as f64
+            };
+            (t.tool.as_str(), t.tokens, share)
+        })
+        .collect();
+    out.sort_by_key(|t| std::cmp::Reverse(t.1));
+    out
 }
 
 /// `90% accuracy (9/10)`; with several models `m1 90% (9/10), m2 error`.
 fn summary(ev: &EvalsResults) -> String {
     let one = |m: &crate::report::model::ModelEval, word: &str| match m.error {
         Some(_) => "error".to_string(),
+        None if m.tools_unseen.is_some() => "error: the tools never reached the model".to_string(),
         None => {
             let (accuracy, _) = percent_against(m.accuracy, m.min_accuracy);
             format!("{accuracy}{word} ({}/{})", m.correct, m.total)

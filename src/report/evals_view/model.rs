@@ -4,9 +4,10 @@
 
 use super::CONFUSION_SHOWN;
 use super::case::CaseRow;
+use super::picks::{ToolRow, dominant_lines, rates_lines, tool_rows};
 use crate::report::escape::plural;
 use crate::report::model::rates::{percent, percent_against};
-use crate::report::model::{CaseStatus, Confusion, Gate, ModelEval};
+use crate::report::model::{CaseStatus, Confusion, Gate, GateKind, ModelEval, ToolsUnseen};
 
 /// How a model came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,6 +18,8 @@ pub enum ModelOutcome {
     Failed,
     /// The provider could not be used: nothing was scored.
     Unusable,
+    /// The tools never reached the model: what it picked says nothing about them.
+    ToolsUnseen,
 }
 
 impl ModelOutcome {
@@ -77,6 +80,16 @@ pub struct ModelView<'a> {
     pub confusion_more: Option<String>,
     /// Every case, in YAML order.
     pub rows: Vec<CaseRow<'a>>,
+    /// Per tool its recall and precision, in name order (empty when nothing was scored).
+    pub tools: Vec<ToolRow<'a>>,
+    /// The abstention and over-trigger rates, each when it has trials (and something was
+    /// scored).
+    pub rates_lines: Vec<String>,
+    /// Every confusion pair that takes more than half the prompts meant for its tool.
+    pub dominant: Vec<String>,
+    /// Why the tools never reached the model (the server's prompts were smaller than the tool
+    /// list alone), when they did not: said loudly, once per model.
+    pub tools_unseen: Option<String>,
 }
 
 impl<'a> ModelView<'a> {
@@ -84,6 +97,7 @@ impl<'a> ModelView<'a> {
     pub fn new(index: usize, provider: &str, m: &'a ModelEval) -> Self {
         let outcome = match (&m.error, m.passed) {
             (Some(_), _) => ModelOutcome::Unusable,
+            (None, _) if m.tools_unseen.is_some() => ModelOutcome::ToolsUnseen,
             (None, true) => ModelOutcome::Passed,
             (None, false) => ModelOutcome::Failed,
         };
@@ -110,7 +124,12 @@ impl<'a> ModelView<'a> {
             trials_line: trials_line(m).filter(|_| scored),
             counts_line: counts_line(m).filter(|_| scored),
             gates: &m.gates,
-            failed_gates: m.gates.iter().filter(|g| !g.passed && scored).collect(),
+            // `tools_unseen` says the `tools_shown` gate's detail, once.
+            failed_gates: m
+                .gates
+                .iter()
+                .filter(|g| !g.passed && scored && g.kind != GateKind::ToolsShown)
+                .collect(),
             critical_misses: joined(&m.critical_misses),
             provider_errors: m.provider_errors,
             shared_errors,
@@ -122,6 +141,14 @@ impl<'a> ModelView<'a> {
                 .collect(),
             confusion_more: (more > 0).then(|| format!("… {more} more pair{}", plural(more))),
             rows,
+            tools: if scored { tool_rows(m) } else { Vec::new() },
+            rates_lines: if scored { rates_lines(m) } else { Vec::new() },
+            dominant: if scored {
+                dominant_lines(m)
+            } else {
+                Vec::new()
+            },
+            tools_unseen: m.tools_unseen.as_ref().map(ToolsUnseen::text),
         }
     }
 
@@ -220,6 +247,12 @@ fn accuracy_line(m: &ModelEval) -> String {
     }
     if m.total == 0 {
         return format!("Accuracy not measured: no cases, minimum {min}");
+    }
+    if m.tools_unseen.is_some() {
+        return format!(
+            "Accuracy not counted: the tools never reached the model ({value} ({}/{}) without them), minimum {min}",
+            m.correct, m.total
+        );
     }
     format!(
         "Accuracy {value} ({}/{}), minimum {min}",

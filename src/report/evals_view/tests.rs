@@ -190,3 +190,78 @@ fn timeouts_while_others_are_answered_are_said_with_the_concurrency_to_set() {
     };
     assert_eq!(concurrency_note(&fixed_one), None);
 }
+
+#[test]
+fn a_confusion_pair_dominates_past_half_of_at_least_two_prompts() {
+    use crate::report::model::{Confusion, ModelEval, Share, ToolScore};
+    let share = |count, of| Share {
+        count,
+        of,
+        rate: count as f64 / of as f64,
+        ..Share::default()
+    };
+    let pair = |expected: &str, picked: &str, count| Confusion {
+        expected: expected.into(),
+        picked: picked.into(),
+        count,
+        cases: Vec::new(),
+    };
+    let m = ModelEval {
+        per_tool: vec![
+            ToolScore {
+                tool: "start_refund".into(),
+                recall: Some(share(0, 2)),
+                precision: None,
+            },
+            ToolScore {
+                tool: "get_order".into(),
+                recall: Some(share(1, 1)),
+                precision: Some(share(1, 3)),
+            },
+            ToolScore {
+                tool: "get_weather".into(),
+                recall: Some(share(2, 4)),
+                precision: Some(share(2, 2)),
+            },
+            ToolScore {
+                tool: "lone".into(),
+                recall: Some(share(0, 1)),
+                precision: None,
+            },
+        ],
+        over_trigger: Some(share(2, 3)),
+        confusion: vec![
+            pair("start_refund", "get_order", 2),
+            pair("(no tool)", "get_order", 2),
+            pair("get_weather", "(no tool)", 2),
+            pair("lone", "get_order", 1),
+        ],
+        ..ModelEval::default()
+    };
+    assert_eq!(
+        picks::dominant_lines(&m),
+        [
+            "get_order takes 100% of the prompts meant for start_refund (2/2)",
+            "get_order takes 66.7% of the prompts meant for no tool (2/3)",
+        ]
+    );
+}
+
+#[test]
+fn the_weight_line_names_the_heaviest_tools_with_their_share() {
+    use crate::report::model::{ToolListTokens, ToolTokens};
+    let w = ToolListTokens {
+        total: 402,
+        tools: (1..=7)
+            .map(|i| ToolTokens {
+                tool: format!("t{i}"),
+                tokens: if i == 3 { 200 } else { 30 },
+            })
+            .collect(),
+    };
+    assert_eq!(
+        picks::weights_line(&w).unwrap(),
+        "Tool list sent on every request: about 402 tokens, 7 tools; heaviest: t3 200 (49.8%), t1 30 (7.5%), t2 30 (7.5%), t4 30 (7.5%), t5 30 (7.5%), … 2 more"
+    );
+    assert_eq!(picks::weights_line(&ToolListTokens::default()), None);
+}

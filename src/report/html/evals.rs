@@ -66,6 +66,7 @@ pub(super) fn section(
             text(line, CELL_CHARS)
         ));
     }
+    weights_table(out, view);
     if let Some(warning) = &view.cache_warning {
         out.push_str(&format!(
             "<div class=\"alert warn\" id=\"cache-not-saved\"><p>{}</p></div>\n",
@@ -92,7 +93,7 @@ fn ranked<'v, 'a>(view: &'v EvalsView<'a>) -> Vec<&'v ModelView<'a>> {
 /// `(tone, data-status, word)` of a model.
 fn model_mark(outcome: ModelOutcome, short: bool) -> (Tone, &'static str, &'static str) {
     match (outcome, short) {
-        (ModelOutcome::Unusable, _) => (Tone::Fail, "error", "ERROR"),
+        (ModelOutcome::Unusable | ModelOutcome::ToolsUnseen, _) => (Tone::Fail, "error", "ERROR"),
         (ModelOutcome::Failed, true) => (Tone::Fail, "failed", "FAIL"),
         (ModelOutcome::Failed, false) => (Tone::Fail, "failed", "FAILED"),
         (ModelOutcome::Passed, true) => (Tone::Pass, "passed", "PASS"),
@@ -168,6 +169,12 @@ fn model_block(out: &mut String, view: &EvalsView<'_>, m: &ModelView<'_>, config
         }
         out.push_str("</div>\n");
     }
+    if let Some(unseen) = &m.tools_unseen {
+        out.push_str(&format!(
+            "<div class=\"alert fail tools-unseen\">\n<h4>The tools never reached the model</h4>\n<p>{}</p>\n</div>\n",
+            text(unseen, ERROR_CHARS)
+        ));
+    }
     model_lines(out, m);
     gates_list(out, m);
     if let Some(names) = &m.uncached {
@@ -185,6 +192,15 @@ fn model_block(out: &mut String, view: &EvalsView<'_>, m: &ModelView<'_>, config
     if !m.confusion.is_empty() {
         confusion_table(out, m);
     }
+    for line in &m.dominant {
+        out.push_str(&format!(
+            "<div class=\"alert warn dominant\"><p>{}</p></div>\n",
+            text(line, CELL_CHARS)
+        ));
+    }
+    if !m.tools.is_empty() {
+        tools_table(out, m);
+    }
     out.push_str("</article>\n");
 }
 
@@ -198,6 +214,7 @@ fn model_lines(out: &mut String, m: &ModelView<'_>) {
         .trials_line
         .iter()
         .chain(&m.counts_line)
+        .chain(&m.rates_lines)
         .chain(&m.shared_errors)
     {
         out.push_str(&format!("<br>{}", text(line, CELL_CHARS)));
@@ -324,6 +341,51 @@ fn case_row(out: &mut String, r: &CaseRow<'_>, config: Option<&str>) {
     };
     out.push_str(&cell("Details", "", &details));
     out.push_str("</tr>\n");
+}
+
+/// Recall and precision per tool, in name order.
+fn tools_table(out: &mut String, m: &ModelView<'_>) {
+    out.push_str("<h4>Per tool <span class=\"sub\">the first call is the pick; 95% Wilson intervals</span></h4>\n");
+    out.push_str("<div class=\"table-wrap\"><table class=\"cards per-tool\"><thead><tr><th scope=\"col\">Tool</th><th scope=\"col\" class=\"num\">Recall</th><th scope=\"col\" class=\"num\">95% CI</th><th scope=\"col\" class=\"num\">Precision</th><th scope=\"col\" class=\"num\">95% CI</th></tr></thead>\n<tbody>\n");
+    for t in &m.tools {
+        out.push_str(&format!(
+            "<tr><th scope=\"row\">{}</th>{}{}{}{}</tr>\n",
+            breakable(&one_line(t.tool, NAME_CHARS)),
+            cell("Recall", "num", &text(&t.recall, CELL_CHARS)),
+            cell("Recall 95% CI", "num", &text(&t.recall_ci, CELL_CHARS)),
+            cell("Precision", "num", &text(&t.precision, CELL_CHARS)),
+            cell(
+                "Precision 95% CI",
+                "num",
+                &text(&t.precision_ci, CELL_CHARS)
+            )
+        ));
+    }
+    out.push_str(TABLE_CLOSE);
+}
+
+/// Each tool's estimated tokens in the list sent to the model, heaviest first, folded.
+fn weights_table(out: &mut String, view: &EvalsView<'_>) {
+    let Some(line) = &view.weights else { return };
+    out.push_str(&format!(
+        "<details class=\"tool-weights\"><summary>{}</summary>\n",
+        text(line, CELL_CHARS)
+    ));
+    out.push_str("<div class=\"table-wrap\"><table class=\"cards tool-weights\"><thead><tr><th scope=\"col\">Tool</th><th scope=\"col\" class=\"num\">Tokens</th><th scope=\"col\" class=\"num\">Share</th></tr></thead>\n<tbody>\n");
+    for (tool, tokens, share) in &view.tool_weights {
+        out.push_str(&format!(
+            "<tr><th scope=\"row\">{}</th>{}{}</tr>\n",
+            breakable(&one_line(tool, NAME_CHARS)),
+            cell("Tokens", "num", &crate::report::model::cost::count(*tokens)),
+            cell(
+                "Share",
+                "num",
+                &crate::report::model::rates::percent(*share)
+            )
+        ));
+    }
+    out.push_str(TABLE_CLOSE);
+    out.push_str("</details>\n");
 }
 
 /// Expected → picked pairs of the misses, most frequent first.

@@ -97,6 +97,17 @@ fn accuracy_case(view: &EvalsView<'_>, m: &ModelView<'_>, place: &Place<'_>) -> 
             s.set_description(body(&format!("{error}\n{not_scored}")));
             s
         }
+        ModelOutcome::ToolsUnseen => {
+            let error = format!(
+                "the tools never reached the model: {}",
+                m.tools_unseen.as_deref().unwrap_or_default()
+            );
+            let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
+            s.set_message(message(&error))
+                .set_type("tools-not-shown")
+                .set_description(body(&error));
+            s
+        }
         ModelOutcome::Failed => {
             let first = m
                 .failed_gates
@@ -131,6 +142,7 @@ fn accuracy_out(view: &EvalsView<'_>, m: &ModelView<'_>, gates: Vec<String>) -> 
     )];
     out.extend(m.trials_line.clone());
     out.extend(m.counts_line.clone());
+    out.extend(m.rates_lines.iter().cloned());
     out.extend(m.shared_errors.iter().cloned());
     if !m.outcome.fails() {
         out.extend(gates);
@@ -151,8 +163,25 @@ fn accuracy_out(view: &EvalsView<'_>, m: &ModelView<'_>, gates: Vec<String>) -> 
     if !m.confusion_lines.is_empty() {
         out.push(format!("confusion: {}", m.confusion_lines.join(", ")));
     }
+    out.extend(m.dominant.iter().map(|l| format!("warning: {l}")));
+    let with_ci = |share: &str, ci: &str| {
+        if ci == "–" {
+            share.to_owned()
+        } else {
+            format!("{share}, 95% CI {ci}")
+        }
+    };
+    out.extend(m.tools.iter().map(|t| {
+        format!(
+            "tool {}: recall {}; precision {}",
+            one_line(t.tool),
+            with_ci(&t.recall, &t.recall_ci),
+            with_ci(&t.precision, &t.precision_ci)
+        )
+    }));
     out.extend(view.left_out.clone());
     out.push(view.cache.clone());
+    out.extend(view.weights.clone());
     out.extend(view.concurrency.clone());
     out.extend(view.cache_warning.iter().map(|w| format!("warning: {w}")));
     if let Some(history) = &view.history {

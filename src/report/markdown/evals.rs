@@ -67,6 +67,11 @@ fn block(view: &EvalsView<'_>, m: &ModelView<'_>) -> Block {
         }
         head.push_str("\n\n");
     }
+    if let Some(text) = &m.tools_unseen {
+        head.push_str("> [!CAUTION]\n> **The tools never reached the model:** ");
+        head.push_str(&md(text, ERROR_CHARS));
+        head.push_str("\n\n");
+    }
     let mut lines = vec![format!(
         "{} **{}**",
         icon(m.outcome.fails()),
@@ -74,6 +79,7 @@ fn block(view: &EvalsView<'_>, m: &ModelView<'_>) -> Block {
     )];
     lines.extend(m.trials_line.iter().map(|l| md(l, LINE_CHARS)));
     lines.extend(m.counts_line.iter().map(|l| md(l, LINE_CHARS)));
+    lines.extend(m.rates_lines.iter().map(|l| md(l, LINE_CHARS)));
     lines.extend(m.shared_errors.iter().map(|l| md(l, LINE_CHARS)));
     head.push_str(&lines.join("<br>\n"));
     head.push_str("\n\n");
@@ -116,7 +122,42 @@ fn model_tail(view: &EvalsView<'_>, m: &ModelView<'_>) -> String {
             pairs.join(" · ")
         ));
     }
+    for line in &m.dominant {
+        tail.push_str(&format!("> [!WARNING]\n> {}\n\n", md(line, LINE_CHARS)));
+    }
+    tail.push_str(&per_tool(m));
     tail
+}
+
+/// Most tools in the per-tool table (the JSON report has them all).
+const TOOLS_SHOWN: usize = 50;
+
+/// Recall and precision per tool, folded.
+fn per_tool(m: &ModelView<'_>) -> String {
+    if m.tools.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "<details><summary>Per tool: recall and precision ({} tool{}; the first call is the pick; 95% Wilson intervals)</summary>\n\n| Tool | Recall | 95% CI | Precision | 95% CI |\n|---|--:|--:|--:|--:|\n",
+        m.tools.len(),
+        if m.tools.len() == 1 { "" } else { "s" }
+    );
+    for t in m.tools.iter().take(TOOLS_SHOWN) {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} |\n",
+            md(t.tool, CELL_CHARS),
+            md(&t.recall, CELL_CHARS),
+            md(&t.recall_ci, CELL_CHARS),
+            md(&t.precision, CELL_CHARS),
+            md(&t.precision_ci, CELL_CHARS)
+        ));
+    }
+    let more = m.tools.len().saturating_sub(TOOLS_SHOWN);
+    if more > 0 {
+        out.push_str(&format!("\n… {more} more (see the JSON report)\n"));
+    }
+    out.push_str("\n</details>\n\n");
+    out
 }
 
 fn models_table(view: &EvalsView<'_>) -> String {
@@ -129,6 +170,7 @@ fn models_table(view: &EvalsView<'_>) -> String {
         let dash = || "–".to_string();
         let verdict = match m.outcome {
             ModelOutcome::Unusable => "❌ provider error",
+            ModelOutcome::ToolsUnseen => "❌ tools not shown",
             ModelOutcome::Failed => "❌ failed",
             ModelOutcome::Passed => "✅ passed",
         };
@@ -150,6 +192,7 @@ fn shared(view: &EvalsView<'_>) -> String {
     let mut lines: Vec<String> = view.left_out.iter().cloned().collect();
     lines.push(view.cache.clone());
     lines.extend(view.cost.iter().cloned());
+    lines.extend(view.weights.iter().cloned());
     let mut warnings: Vec<&String> = view.cache_warning.iter().collect();
     warnings.extend(&view.concurrency);
     if let Some(h) = &view.history {

@@ -88,6 +88,37 @@ impl ModelCost {
     }
 }
 
+/// The estimated tokens of one tool as a client sends it to a model: the length in bytes of
+/// the compact JSON `{"name", "description", "input_schema"}`, divided by 4 and rounded up.
+/// About 4 bytes per token holds for English prose and JSON with current tokenizers, and it
+/// errs high on short words. The `tool-list-size` check and the evals' tool weights use it.
+pub fn estimate_tokens(name: &str, description: &str, input_schema: &serde_json::Value) -> u64 {
+    tool_bytes(name, description, input_schema).div_ceil(4) as u64
+}
+
+/// The length in bytes of one tool's compact JSON as [`estimate_tokens`] weighs it.
+pub fn tool_bytes(name: &str, description: &str, input_schema: &serde_json::Value) -> usize {
+    let entry = serde_json::json!({
+        "name": name,
+        "description": description,
+        "input_schema": input_schema,
+    });
+    serde_json::to_string(&entry).map_or(0, |s| s.len())
+}
+
+/// The estimated tokens of a whole list whose tools are `bytes` long each: the tools, the
+/// brackets and the commas, at 4 bytes per token, rounded up.
+pub fn list_tokens(bytes: impl IntoIterator<Item = usize>) -> u64 {
+    let mut n = 0usize;
+    let mut total = 2usize; // `[` and `]`
+    for b in bytes {
+        total += b;
+        n += 1;
+    }
+    total += n.saturating_sub(1);
+    total.div_ceil(4) as u64
+}
+
 /// A dollar amount as reports write it: `$0.0123` under a dollar (4 decimals), `$12.34`
 /// above.
 pub fn usd(cost: f64) -> String {

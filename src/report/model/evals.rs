@@ -15,6 +15,10 @@ pub struct EvalsResults {
     pub left_out_tools: Vec<String>,
     /// sha256 of the tool list sent to the model (the same list for every model).
     pub tool_list_hash: String,
+    /// Each tool's estimated weight in tokens in the list sent to the model, in the list's
+    /// order (MCP names), and the whole list's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_tokens: Option<ToolListTokens>,
     /// Cache use: where, and how many answers came from it.
     pub cache: CacheUse,
     /// The miss-rate history, when `--history` was given.
@@ -27,6 +31,52 @@ pub struct EvalsResults {
     /// models back in this order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub config_models: Vec<String>,
+}
+
+/// The tool list sent to the model, weighed in estimated tokens (see
+/// [`crate::report::model::cost::estimate_tokens`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolListTokens {
+    /// The whole list, as sent.
+    pub total: u64,
+    /// Each tool: its MCP name and its estimated tokens, in the list's order.
+    pub tools: Vec<ToolTokens>,
+}
+
+/// One tool's estimated weight in the list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolTokens {
+    /// The MCP tool name.
+    pub tool: String,
+    /// Estimated tokens of its name, description and input schema as sent.
+    pub tokens: u64,
+}
+
+impl ToolsUnseen {
+    /// `the server reported 37 prompt tokens for requests whose tool list alone is about 400: it
+    /// did not show the tools to the model (a chat template without tool support?); the
+    /// accuracy is not counted`, with `(3 of 13 answers)` when not every answer was that small.
+    pub fn text(&self) -> String {
+        use super::cost::count;
+        let prompt = if self.min_prompt_tokens == self.max_prompt_tokens {
+            count(self.max_prompt_tokens)
+        } else {
+            format!(
+                "{} to {}",
+                count(self.min_prompt_tokens),
+                count(self.max_prompt_tokens)
+            )
+        };
+        let answers = if self.answers == self.reported {
+            String::new()
+        } else {
+            format!(" ({} of {} answers)", self.answers, self.reported)
+        };
+        format!(
+            "the server reported {prompt} prompt tokens for requests whose tool list alone is about {}{answers}: it did not show the tools to the model (a chat template without tool support?); the accuracy is not counted",
+            count(self.tool_list_tokens)
+        )
+    }
 }
 
 /// How many requests were in flight at once: the configured concurrency, and how far timeouts
@@ -135,6 +185,69 @@ pub struct ModelEval {
     /// Requests, tokens and cost of this model's answers (fresh and replayed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<super::ModelCost>,
+    /// Per tool, recall and precision of the model's first pick with Wilson 95% intervals:
+    /// every tool a scored trial expected or picked, in name order (no tool is left to
+    /// `abstention` and `over_trigger`).
+    #[serde(default)]
+    pub per_tool: Vec<ToolScore>,
+    /// Trials meant for a tool that the model answered with no call (text, nothing or a
+    /// refusal); `None` when no scored trial was meant for a tool.
+    #[serde(default)]
+    pub abstention: Option<Share>,
+    /// Trials meant for no tool that the model answered with a call; `None` when no scored
+    /// trial was meant for no tool.
+    #[serde(default)]
+    pub over_trigger: Option<Share>,
+    /// Set when the server reported prompts smaller than the tool list alone: the tools never
+    /// reached the model, and the accuracy measures a model without tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_unseen: Option<ToolsUnseen>,
+}
+
+/// A count out of a whole, with its share and the Wilson 95% interval of the share.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Share {
+    /// How many.
+    pub count: usize,
+    /// Out of how many.
+    pub of: usize,
+    /// `count / of` (0 when `of` is 0).
+    pub rate: f64,
+    /// Wilson 95% lower bound of `rate`.
+    pub low: f64,
+    /// Wilson 95% upper bound of `rate`.
+    pub high: f64,
+}
+
+/// How well a model picks one tool, over the scored trials (the first call is the pick;
+/// provider errors, trials not asked and answers cut off before any call are not scored).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolScore {
+    /// The MCP tool name.
+    pub tool: String,
+    /// Trials meant for the tool that picked it, out of the trials meant for it; `None` when
+    /// no trial was meant for it.
+    pub recall: Option<Share>,
+    /// Trials that picked the tool and were meant for it, out of the trials that picked it;
+    /// `None` when no trial picked it.
+    pub precision: Option<Share>,
+}
+
+/// Answers whose server reported fewer prompt tokens than the tool list sent with them is
+/// estimated at: the tool list never reached the model (a server that drops `tools`, a chat
+/// template without tool support).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolsUnseen {
+    /// Answers whose reported prompt was smaller than the tool list alone.
+    pub answers: usize,
+    /// Answers whose server reported usage.
+    pub reported: usize,
+    /// The smallest prompt reported among them, in tokens.
+    pub min_prompt_tokens: u64,
+    /// The largest prompt reported among them, in tokens.
+    pub max_prompt_tokens: u64,
+    /// The tool list's estimated size in tokens.
+    pub tool_list_tokens: u64,
 }
 
 /// Which rule a gate checks; serialized as the gate's `name`.
@@ -155,11 +268,13 @@ pub enum GateKind {
     Critical,
     /// The Wilson lower bound reached `min_wilson_lower`.
     MinWilsonLower,
+    /// The tool list reached the model (the reported prompts were not smaller than it).
+    ToolsShown,
 }
 
 impl GateKind {
     /// The name the JSON report uses: `provider`, `offline`, `cases`, `answers`,
-    /// `min_accuracy`, `critical`, `min_wilson_lower`.
+    /// `min_accuracy`, `critical`, `min_wilson_lower`, `tools_shown`.
     pub fn as_str(self) -> &'static str {
         match self {
             GateKind::Provider => "provider",
@@ -169,6 +284,7 @@ impl GateKind {
             GateKind::MinAccuracy => "min_accuracy",
             GateKind::Critical => "critical",
             GateKind::MinWilsonLower => "min_wilson_lower",
+            GateKind::ToolsShown => "tools_shown",
         }
     }
 }

@@ -30,7 +30,8 @@ pub const NO_TOOL: &str = "(no tool)";
 pub use evals::ContextEntry;
 pub use evals::{
     AnswerKind, CacheUse, CaseStatus, ConcurrencyUse, Confusion, EvalCaseResult, EvalsResults,
-    Gate, GateKind, HistoryPoint, HistoryTrend, ModelEval, PickedCall, TrialResult,
+    Gate, GateKind, HistoryPoint, HistoryTrend, ModelEval, PickedCall, Share, ToolListTokens,
+    ToolScore, ToolTokens, ToolsUnseen, TrialResult,
 };
 pub use history::{
     BaseComparison, BaseRun, FindingChanges, FindingKey, HistoryRecord, ModelChange, TestChanges,
@@ -234,6 +235,10 @@ pub struct Inventory {
     /// Listings that failed (`resources/list failed: …`): reported, not fatal.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<String>,
+    /// The estimated tokens of the whole tool list as a model is sent it (tools whose input
+    /// schema is not valid JSON Schema are left out of it, as the evals leave them out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_list_tokens: Option<u64>,
 }
 
 /// One tool, as `inspect` shows it.
@@ -249,6 +254,10 @@ pub struct ToolSummary {
     pub annotations: Option<Value>,
     /// Whether an output schema is declared.
     pub has_output_schema: bool,
+    /// Its estimated tokens in the tool list a model is sent; `None` when it is left out of
+    /// that list (input schema not valid JSON Schema).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u64>,
     /// The tool object exactly as the server sent it (`inspect --json` prints it as `tools[]`;
     /// the run report leaves it out).
     #[serde(skip, default)]

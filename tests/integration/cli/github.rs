@@ -132,6 +132,70 @@ fn step_outputs_are_appended_to_what_earlier_steps_wrote() {
     assert_eq!(last(&o, "history"), "");
 }
 
+#[test]
+fn the_evals_badge_is_written_beside_the_reports_as_svg_or_endpoint_json() {
+    let dir = Dir::new("gh-badge");
+    config(&dir, 1, false, true);
+    let output = dir.write("github_output", "");
+    let output = output.display().to_string();
+    let args = [
+        "eval",
+        "-c",
+        "toolproof.yaml",
+        "--badge",
+        "reports/badge.svg",
+    ];
+    let out = toolproof_in(&dir.0, &args, &[("GITHUB_OUTPUT", &output)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let svg = dir.read("reports/badge.svg");
+    assert!(
+        svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""),
+        "{svg}"
+    );
+    assert!(svg.contains("<title>tool selection: 75%</title>"), "{svg}");
+    assert!(svg.contains("fill=\"#4c1\""), "passing is green: {svg}");
+    assert!(
+        out.stdout
+            .contains("evals badge written to reports/badge.svg"),
+        "{out:?}"
+    );
+    let o = parse_outputs(&dir.read("github_output"));
+    assert_eq!(last(&o, "badge"), "reports/badge.svg");
+    // The endpoint JSON through the variable, for a failing run.
+    config(&dir, 4, false, true);
+    let out = toolproof_in(
+        &dir.0,
+        &["eval", "-c", "toolproof.yaml"],
+        &[("TOOLPROOF_BADGE", "badge.json")],
+    );
+    assert_eq!(out.code, 1, "{out:?}");
+    let v: Value = serde_json::from_str(&dir.read("badge.json")).unwrap_or(Value::Null);
+    assert_eq!(
+        v,
+        serde_json::json!({"schemaVersion": 1, "label": "tool selection",
+            "message": "0% failing", "color": "red"})
+    );
+    // Any other name is a usage error that says what to write, before anything runs.
+    for (args, env) in [
+        (vec!["--badge", "badge.png"], vec![]),
+        (vec![], vec![("TOOLPROOF_BADGE", "-")]),
+    ] {
+        let mut all = vec!["eval", "-c", "toolproof.yaml"];
+        all.extend(args);
+        let out = toolproof_in(&dir.0, &all, &env);
+        assert_eq!(out.code, 2, "{out:?}");
+        assert!(
+            out.stderr.contains("names neither an SVG nor a JSON file"),
+            "{out:?}"
+        );
+        assert!(
+            out.stderr
+                .contains("hint: write the badge to a file ending in .svg"),
+            "{out:?}"
+        );
+    }
+}
+
 /// The fake GitHub API with a request log and a state file in `dir`.
 fn fake_github(dir: &Dir, args: &[&str]) -> Listening {
     let program = crate::fake("fake_github");

@@ -111,3 +111,35 @@ fn a_test_that_wanted_an_error_shows_the_text_that_came_back() {
         &flat_tables(&normalize(&out.stdout, &dir)),
     );
 }
+
+#[test]
+fn inspect_weighs_each_tool_and_the_list_a_model_is_sent() {
+    let dir = Dir::new("inspect-tokens");
+    let fake = fake();
+    let out = toolproof_in(&dir.0, &["inspect", "--", &fake], &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let head = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("tool list as a model is sent it: about "))
+        .unwrap_or_else(|| panic!("no tool list line in {}", out.stdout));
+    let total: u64 = head
+        .strip_prefix("tool list as a model is sent it: about ")
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.replace(',', "").parse().ok())
+        .unwrap_or_else(|| panic!("no total in {head:?}"));
+    let each: Vec<u64> = out
+        .stdout
+        .lines()
+        .filter_map(|l| l.strip_suffix(" tokens")?.rsplit_once(" ~"))
+        .filter_map(|(_, n)| n.replace(',', "").parse().ok())
+        .collect();
+    assert_eq!(each.len(), 5, "{}", out.stdout);
+    // The list is its tools plus its brackets and commas, each rounded up.
+    let sum: u64 = each.iter().sum();
+    assert!(total <= sum + 2 && total + 5 >= sum, "{total} vs {each:?}");
+    let json = toolproof_in(&dir.0, &["inspect", "--json", "--", &fake], &[]);
+    let v: Value = serde_json::from_str(&json.stdout).unwrap_or(Value::Null);
+    assert_eq!(v["inventory"]["tool_list_tokens"], total, "{v:#}");
+    assert_eq!(v["inventory"]["tools"][0]["tokens"], each[0], "{v:#}");
+}

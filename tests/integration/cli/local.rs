@@ -432,3 +432,145 @@ fn every_trials_pick_is_shown_in_every_report() {
         assert!(dir.read(file).contains(picks), "{file}: {}", dir.read(file));
     }
 }
+
+const SMALL_TALK_AND_TOOLS: &str = "    - name: adds\n      prompt: add 2 and 3\n      expect_tool: add\n    - name: echoes\n      prompt: echo hi\n      expect_tool: echo\n    - name: thanks\n      prompt: thanks\n      expect_tool: null\n";
+
+#[test]
+fn a_server_that_drops_the_tool_list_is_an_error_in_every_report_not_a_low_accuracy() {
+    let dir = Dir::new("eval-tools-dropped");
+    let server = llm(&["--ignore-tools"]);
+    let base = format!("{}/v1", server.url);
+    local_config(&dir, "  min_accuracy: 0\n", SMALL_TALK_AND_TOOLS);
+    let (out, report) = eval_in(&dir, &["--html", "r.html"], &local_env(&base));
+    assert_eq!(out.code, 1, "{out:?}");
+    let evals = &report["phases"]["evals"];
+    assert_eq!(evals["status"], "error", "{evals:#}");
+    let m = model0(&report);
+    assert_eq!(m["passed"], false);
+    let unseen = &m["tools_unseen"];
+    assert_eq!(unseen["answers"], 3, "{m:#}");
+    assert_eq!(unseen["reported"], 3);
+    let list = unseen["tool_list_tokens"].as_u64().unwrap_or(0);
+    let largest = unseen["max_prompt_tokens"].as_u64().unwrap_or(u64::MAX);
+    assert!(largest * 2 < list, "{unseen:#}");
+    assert_eq!(
+        list,
+        report["phases"]["evals"]["results"]["tool_tokens"]["total"]
+            .as_u64()
+            .unwrap_or(0)
+    );
+    assert_eq!(m["gates"][0]["name"], "tools_shown");
+    assert_eq!(m["gates"][0]["passed"], false);
+    let said = "it did not show the tools to the model (a chat template without tool support?)";
+    assert!(
+        evals["reason"].as_str().unwrap_or("").contains(said),
+        "{evals:#}"
+    );
+    // Said once per model in the model's part of each report (and in the phase's headline).
+    assert_eq!(
+        out.stdout
+            .matches("ERROR the tools never reached the model")
+            .count(),
+        1,
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains(said), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("Evals: ERROR - the server reported"),
+        "{}",
+        out.stdout
+    );
+    let md = dir.read("s.md");
+    assert_eq!(
+        md.matches("**The tools never reached the model:**").count(),
+        1,
+        "{md}"
+    );
+    let junit = dir.read("j.xml");
+    assert!(junit.contains("type=\"tools-not-shown\""), "{junit}");
+    assert!(junit.contains(said), "{junit}");
+    let html = dir.read("r.html");
+    assert_eq!(
+        html.matches("<h4>The tools never reached the model</h4>")
+            .count(),
+        1
+    );
+    assert!(html.contains(said), "{html}");
+}
+
+#[test]
+fn a_server_that_shows_the_tools_is_not_suspected() {
+    let dir = Dir::new("eval-tools-shown");
+    let server = llm(&[]);
+    let base = format!("{}/v1", server.url);
+    local_config(&dir, "  min_accuracy: 0\n", SMALL_TALK_AND_TOOLS);
+    let (out, report) = eval_in(&dir, &[], &local_env(&base));
+    assert_eq!(out.code, 0, "{out:?}");
+    let m = model0(&report);
+    assert!(m.get("tools_unseen").is_none(), "{m:#}");
+    assert!(
+        !out.stdout.contains("never reached the model"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(m["per_tool"][0]["tool"], "add", "{m:#}");
+    assert_eq!(m["per_tool"][0]["recall"]["count"], 1, "{m:#}");
+    assert_eq!(m["over_trigger"]["of"], 1, "{m:#}");
+    assert!(
+        out.stdout
+            .contains("Tool list sent on every request: about "),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn a_merge_of_shards_keeps_the_tools_not_shown_error() {
+    let dir = Dir::new("eval-tools-dropped-merge");
+    let server = llm(&["--ignore-tools"]);
+    let base = format!("{}/v1", server.url);
+    local_config(&dir, "  min_accuracy: 0\n", SMALL_TALK_AND_TOOLS);
+    let env = local_env(&base);
+    let (full, full_report) = eval_in(&dir, &[], &env);
+    assert_eq!(full.code, 1, "{full:?}");
+    for k in ["1/2", "2/2"] {
+        let json = format!("r{}.json", &k[..1]);
+        let args = [
+            "eval",
+            "-c",
+            "toolproof.yaml",
+            "--no-cache",
+            "--shard",
+            k,
+            "--json",
+            &json,
+        ];
+        let out = toolproof_in(&dir.0, &args, &env);
+        assert!(out.code <= 1, "{out:?}");
+    }
+    let merged = toolproof_in(
+        &dir.0,
+        &["merge", "r1.json", "r2.json", "--json", "m.json"],
+        &[],
+    );
+    assert_eq!(merged.code, 1, "{merged:?}");
+    let m: Value = serde_json::from_str(&dir.read("m.json")).unwrap_or(Value::Null);
+    let times = ["duration_ms", "latency_ms", "started_at"];
+    let steady = |v: &Value| super::merge::steady_without(v, &times);
+    let evals = |v: &Value| {
+        let e = &v["phases"]["evals"];
+        (
+            e["status"].clone(),
+            e["reason"].clone(),
+            steady(&e["results"]["models"]),
+        )
+    };
+    assert_eq!(
+        evals(&m),
+        evals(&full_report),
+        "the merged evals differ from the unsharded run"
+    );
+    assert_eq!(m["phases"]["evals"]["status"], "error");
+    assert_eq!(model0(&m)["tools_unseen"]["answers"], 3, "{m:#}");
+}

@@ -19,6 +19,7 @@
 //! | `--batch-expire N` | the first N batches submitted expire as a whole (every request `expired`) |
 //! | `--batch-ids JSON` | the ids the batches get, in submission order (a JSON array of strings; later batches get generated ones) |
 //! | `--no-batches` | no batch or file endpoints (404), like a local compatible server |
+//! | `--ignore-tools` | drop the request's `tools` (and `tool_choice`) before answering, as llama.cpp's server does with a chat template that has no tool support: the keyword rule sees no tool, and `usage` counts the prompt without them |
 //!
 //! The first stdout line is `listening on http://127.0.0.1:PORT` (flushed at once). Point
 //! `ANTHROPIC_BASE_URL` at that URL, and `OPENAI_BASE_URL` at that URL plus `/v1`.
@@ -110,6 +111,7 @@ fake_llm: a fake Anthropic + OpenAI model API on 127.0.0.1, scripted by [[direct
 usage: fake_llm [--port N] [--delay-ms N] [--log FILE] [--require-key KEY] [--redirect-self CODE]
                 [--flavor openai|llama-cpp-python] [--single-slot MS]
                 [--batch-polls N] [--batch-expire N] [--batch-ids JSON] [--no-batches]
+                [--ignore-tools]
 
   --port N            listen on 127.0.0.1:N (default 0: any free port)
   --delay-ms N        wait N ms before every answer
@@ -122,6 +124,7 @@ usage: fake_llm [--port N] [--delay-ms N] [--log FILE] [--require-key KEY] [--re
   --batch-expire N    the first N batches submitted expire as a whole
   --batch-ids JSON    the ids of the batches, in submission order (a JSON array of strings)
   --no-batches        no batch or file endpoints (404), like a local compatible server
+  --ignore-tools      drop the request's tools before answering (a template without tools)
 
 directives: [[call NAME {json}]] [[malformed NAME RAW]] [[text WORDS]] [[refuse]]
   [[max_tokens]] [[content-empty]] [[no-usage]] [[usage-tokens N]] [[status CODE times=N retry-after=S retry-after-ms=MS should-retry=B quota
@@ -143,6 +146,7 @@ struct Options {
     batch_expire: u32,
     batch_ids: Vec<String>,
     no_batches: bool,
+    ignore_tools: bool,
 }
 
 fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, String> {
@@ -158,6 +162,7 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Option<Option
         batch_expire: 0,
         batch_ids: Vec::new(),
         no_batches: false,
+        ignore_tools: false,
     };
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -200,6 +205,7 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Option<Option
                     .map_err(|_| "--batch-ids takes a JSON array of strings")?;
             }
             "--no-batches" => o.no_batches = true,
+            "--ignore-tools" => o.ignore_tools = true,
             "-h" | "--help" => return Ok(None),
             other => return Err(format!("unknown option `{other}`")),
         }
@@ -217,6 +223,7 @@ struct Server {
     attempts: Attempts,
     batches: Option<batch::Batches>,
     prompt_cache: usage::PromptCache,
+    ignore_tools: bool,
 }
 
 impl Server {
@@ -318,13 +325,20 @@ impl Server {
     /// connection instead.
     fn answer(&self, api: Api, given: Option<&str>, raw_body: &[u8]) -> (Out, Duration, bool) {
         let none = Duration::ZERO;
-        let Ok(body) = serde_json::from_slice::<Value>(raw_body) else {
+        let Ok(mut body) = serde_json::from_slice::<Value>(raw_body) else {
             return (
                 wire::bad_request(api, 400, "the request body is not JSON"),
                 none,
                 false,
             );
         };
+        if self.ignore_tools
+            && let Some(fields) = body.as_object_mut()
+        {
+            // A chat template without tool support renders the messages only.
+            fields.remove("tools");
+            fields.remove("tool_choice");
+        }
         let Some(model) = body.get("model").and_then(Value::as_str) else {
             return (
                 wire::bad_request(api, 400, "model: Field required"),
@@ -396,7 +410,10 @@ impl Server {
         let mut out = if self.flavor == Flavor::LlamaCppPython && api == Api::OpenAi {
             local::cut_text(&mut script, &body);
             let id = wire::id("chatcmpl-");
-            local::answer(model, &script, &id, wire::now(), prompt.len() / 4 + 10)
+            // The template renders the tools into the prompt (none when they were dropped).
+            let tools = body.get("tools").map_or(0, |t| t.to_string().len());
+            let prompt_tokens = (prompt.len() + tools) / 4 + 10;
+            local::answer(model, &script, &id, wire::now(), prompt_tokens)
         } else {
             let input = usage::input(api, model, &body, &self.prompt_cache);
             wire::answer(api, model, &script, &input)
@@ -493,6 +510,7 @@ fn main() {
                 .with_ids(options.batch_ids.clone())
         }),
         prompt_cache: usage::PromptCache::default(),
+        ignore_tools: options.ignore_tools,
     });
     for stream in listener.incoming() {
         let Ok(stream) = stream else {
