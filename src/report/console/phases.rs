@@ -138,6 +138,7 @@ pub(super) fn tests_section(
             TestStatus::NotRun if details.is_empty() => details.push("not run".into()),
             _ => {}
         }
+        details.extend(t.warnings.iter().map(|w| format!("warning: {}", clean(w))));
         if matches!(t.status, TestStatus::Failed | TestStatus::Error)
             && !t.server_requests.is_empty()
         {
