@@ -67,7 +67,8 @@ fn default_type(arguments: &[(&str, &Map<String, Value>)], shown: &str, out: &mu
             && !types.iter().any(|t| fits(default, t))
         {
             wrong.push(format!(
-                "`{name}` defaults to {} but is typed {}",
+                "{} defaults to {} but is typed {}",
+                arg(name),
                 value_text(default),
                 types.join(" or ")
             ));
@@ -75,7 +76,8 @@ fn default_type(arguments: &[(&str, &Map<String, Value>)], shown: &str, out: &mu
             && !values.iter().any(|v| same_value(v, default))
         {
             wrong.push(format!(
-                "`{name}` defaults to {}, which is not in its enum",
+                "{} defaults to {}, which is not in its enum",
+                arg(name),
                 value_text(default)
             ));
         }
@@ -194,7 +196,7 @@ fn required_default(
         .filter(|(name, _)| required.contains(name))
         .filter_map(|(name, p)| {
             let default = p.get("default")?;
-            Some(format!("`{name}` (default {})", value_text(default)))
+            Some(format!("{} (default {})", arg(name), value_text(default)))
         })
         .collect();
     if both.is_empty() {
@@ -288,7 +290,7 @@ fn prose_limits(arguments: &[(&str, &Map<String, Value>)], shown: &str, out: &mu
             }
         }
         if !missing.is_empty() {
-            stated.push(format!("`{name}` says {}", missing.join(", ")));
+            stated.push(format!("{} says {}", arg(name), missing.join(", ")));
         }
     }
     if stated.is_empty() {
@@ -401,7 +403,7 @@ fn argument_description(
     if bare.is_empty() {
         return;
     }
-    let names: Vec<String> = bare.iter().map(|n| format!("`{n}`")).collect();
+    let names: Vec<String> = bare.iter().map(|n| arg(n)).collect();
     let what = if bare.len() == arguments.len() {
         if bare.len() == 1 {
             "its one argument has no description".to_owned()
@@ -500,6 +502,17 @@ fn documented_in(text: &str, name: &str) -> bool {
 }
 
 // ------------------------------------------------------------------------------------ shared
+
+/// An argument's name as a message shows it: in backticks, cut to 60 characters (names come
+/// from the server).
+fn arg(name: &str) -> String {
+    let mut cut: String = name.chars().take(60).collect();
+    if cut.len() < name.len() {
+        cut.pop();
+        cut.push('…');
+    }
+    format!("`{cut}`")
+}
 
 /// A value as a message shows it: JSON, cut short.
 fn value_text(value: &Value) -> String {

@@ -34,10 +34,10 @@ static MARK: LazyLock<Regex> = LazyLock::new(|| {
 /// What names the replacement: `use x instead`, `in favor of x`, `replaced by x`.
 static REPLACEMENT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(?i)(?:\buse\s+(?:the\s+)?`?([A-Za-z0-9_.\-]*[A-Za-z0-9_])`?(?:\s+tool)?\s+instead\b",
-        r"|\bin\s+favou?r\s+of\s+(?:the\s+)?`?([A-Za-z0-9_.\-]*[A-Za-z0-9_])`?",
-        r"|\b(?:replaced|superseded)\s+by\s+(?:the\s+)?`?([A-Za-z0-9_.\-]*[A-Za-z0-9_])`?",
-        r"|\bdeprecated\b[,;:]?\s*(?:[-–—]\s*)?(?:please\s+)?use\s+(?:the\s+)?`?([A-Za-z0-9_.\-]*[A-Za-z0-9_])`?)",
+        r"(?i)(?:\buse\s+(?:the\s+)?`?([A-Za-z0-9_.\-]{0,63}[A-Za-z0-9_])`?(?:\s+tool)?\s+instead\b",
+        r"|\bin\s+favou?r\s+of\s+(?:the\s+)?`?([A-Za-z0-9_.\-]{0,63}[A-Za-z0-9_])`?",
+        r"|\b(?:replaced|superseded)\s+by\s+(?:the\s+)?`?([A-Za-z0-9_.\-]{0,63}[A-Za-z0-9_])`?",
+        r"|\bdeprecated\b[,;:]?\s*(?:[-–—]\s*)?(?:please\s+)?use\s+(?:the\s+)?`?([A-Za-z0-9_.\-]{0,63}[A-Za-z0-9_])`?)",
     ))
     .expect("replacement pattern")
 });
