@@ -17,13 +17,17 @@
 //!   spelling out all four is common practice (the reference `server-everything` does it).
 //! - annotations that are not an object, hints that are not booleans and a `title` that is not a
 //!   string are warnings: clients ignore them, so the author's intent is lost.
+//! - `annotations-missing` (an info): no annotations, or none of the four hints (a `title`
+//!   alone says nothing of what the tool does). Clients then take MCP's defaults, destructive
+//!   and open-world, for a tool that may only read, and `toolproof fuzz` leaves it out. An
+//!   info, not a warning: hints are optional in MCP and the tool works without them.
 
 use serde_json::Value;
 
 use crate::mcp::types::Tool;
 use crate::report::model::Severity;
 
-use super::{ANNOTATIONS, Problem, Sink, kind};
+use super::{ANNOTATIONS, ANNOTATIONS_MISSING, Problem, Sink, kind};
 
 /// The boolean hints MCP defines.
 const HINTS: &[&str] = &[
@@ -35,6 +39,7 @@ const HINTS: &[&str] = &[
 
 /// Checks a tool's `annotations`, if it has any.
 pub(super) fn check(tool: &Tool, shown: &str, out: &mut Sink) {
+    missing(tool, shown, out);
     let Some(annotations) = &tool.annotations else {
         return;
     };
@@ -94,6 +99,32 @@ pub(super) fn check(tool: &Tool, shown: &str, out: &mut Sink) {
             ),
         );
     }
+}
+
+/// `annotations-missing`: no hint at all (annotations absent, null, or an object without any of
+/// the four hints).
+fn missing(tool: &Tool, shown: &str, out: &mut Sink) {
+    let what = match &tool.annotations {
+        None | Some(Value::Null) => "tool has no annotations",
+        Some(Value::Object(map)) if !HINTS.iter().any(|h| map.contains_key(*h)) => {
+            "tool's annotations hold none of the four hints"
+        }
+        Some(_) => return,
+    };
+    out.add(
+        shown,
+        ANNOTATIONS_MISSING,
+        Severity::Info,
+        Problem::new(
+            format!(
+                "{what}: clients take MCP's defaults (not read-only, destructive, open-world) \
+                 even if it only reads, and `toolproof fuzz` leaves it out unless told to \
+                 include it"
+            ),
+            "add annotations: `readOnlyHint: true` if the tool changes nothing, else \
+             `destructiveHint` (and `idempotentHint`), and `openWorldHint`",
+        ),
+    );
 }
 
 #[cfg(test)]
@@ -180,5 +211,35 @@ mod tests {
         let got = with(json!({"readOnlyHint": "true", "destructiveHint": true}));
         assert_eq!(got.len(), 1);
         assert_eq!(got[0].0, Severity::Warning);
+    }
+
+    #[test]
+    fn a_tool_without_hints_is_an_info_that_never_fails() {
+        for (annotations, what) in [
+            (None, "tool has no annotations:"),
+            (Some(Value::Null), "tool has no annotations:"),
+            (
+                Some(json!({"title": "Read"})),
+                "tool's annotations hold none of the four hints:",
+            ),
+        ] {
+            let mut raw = good("t");
+            match annotations {
+                Some(a) => raw["annotations"] = a,
+                None => {
+                    raw.as_object_mut().map(|m| m.remove("annotations"));
+                }
+            }
+            let got = of(ANNOTATIONS_MISSING, vec![raw]);
+            assert_eq!(got.len(), 1, "{what}");
+            assert_eq!(got[0].1, Severity::Info);
+            assert!(got[0].2.starts_with(what), "{}", got[0].2);
+            assert!(got[0].2.contains("`toolproof fuzz` leaves it out"));
+        }
+        for a in [json!({"openWorldHint": false}), json!(["x"])] {
+            let mut raw = good("t");
+            raw["annotations"] = a.clone();
+            assert!(of(ANNOTATIONS_MISSING, vec![raw]).is_empty(), "{a}");
+        }
     }
 }

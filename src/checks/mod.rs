@@ -2,13 +2,16 @@
 //! listed into [`Finding`]s; it never prints and never talks to the server.
 //!
 //! Order of findings: every `duplicate-name` first, then per tool in server order (name, name
-//! rules, description, annotations, schemas, the `client-*` rules of the clients
+//! rules, description, deprecation, annotations, schemas and arguments, the `client-*` rules of
+//! the clients
 //! `checks.clients` selects), then the findings about the whole list (Claude's strict-tool
 //! limits, `similar-tools`, `tool-list-size`, `stdout-noise`), then `protocol` about the
 //! server's responses.
 
 mod annotations;
+mod arguments;
 mod clients;
+mod deprecated;
 mod names;
 mod required;
 mod schema;
@@ -18,9 +21,10 @@ use serde_json::Value;
 
 use crate::config::ChecksConfig;
 pub use crate::config::vocab::{
-    ANNOTATIONS, CHECK_IDS, CHECKS, CLIENT_ANTHROPIC, CLIENT_ANTHROPIC_STRICT, CLIENT_GEMINI,
-    CLIENT_OPENAI_STRICT, CLIENTS, CheckInfo, ClientInfo, DESCRIPTION, DESCRIPTION_LENGTH,
-    DUPLICATE_NAME, INPUT_SCHEMA, NAME, NAME_CLIENTS, NAME_FORMAT, OUTPUT_SCHEMA, PROTOCOL,
+    ANNOTATIONS, ANNOTATIONS_MISSING, ARGUMENT_DESCRIPTION, CHECK_IDS, CHECKS, CLIENT_ANTHROPIC,
+    CLIENT_ANTHROPIC_STRICT, CLIENT_GEMINI, CLIENT_OPENAI_STRICT, CLIENTS, CheckInfo, ClientInfo,
+    DEFAULT_TYPE, DEPRECATED_TOOL, DESCRIPTION, DESCRIPTION_LENGTH, DUPLICATE_NAME, INPUT_SCHEMA,
+    NAME, NAME_CLIENTS, NAME_FORMAT, OUTPUT_SCHEMA, PROSE_LIMITS, PROTOCOL, REQUIRED_DEFAULT,
     REQUIRED_FIELDS, SIMILAR_TOOLS, STDOUT_NOISE, TOOL_LIST_SIZE, describe,
 };
 use crate::mcp::types::Tool;
@@ -66,9 +70,10 @@ pub fn run(tools: &[Tool], cfg: &ChecksConfig, ctx: &CheckContext) -> ChecksResu
     if out.enabled(DUPLICATE_NAME) {
         duplicate_names(tools, &shown, &mut out);
     }
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     for (i, (tool, shown)) in tools.iter().zip(&shown).enumerate() {
         out.tool_index = Some(i);
-        check_tool(tool, shown, ctx, &mut out);
+        check_tool(tool, shown, &names, ctx, &mut out);
     }
     out.tool_index = None;
     clients::check_list(tools, &shown, &mut out);
@@ -151,7 +156,9 @@ impl<'c> Sink<'c> {
             tool_index: self.tool_index,
             check: check.to_owned(),
             severity,
-            fails: severity == Severity::Error || self.cfg.strict,
+            // An info is advice: it fails nothing, not even under strict.
+            fails: severity == Severity::Error
+                || (severity == Severity::Warning && self.cfg.strict),
             message,
             hint,
         });
@@ -218,8 +225,9 @@ fn duplicate_names(tools: &[Tool], shown: &[String], out: &mut Sink) {
     }
 }
 
-/// The checks about a single tool, in the order their findings appear.
-fn check_tool(tool: &Tool, shown: &str, ctx: &CheckContext, out: &mut Sink) {
+/// The checks about a single tool, in the order their findings appear; `names` are the names
+/// of every tool listed.
+fn check_tool(tool: &Tool, shown: &str, names: &[&str], ctx: &CheckContext, out: &mut Sink) {
     if tool.name.trim().is_empty() {
         let message = match tool.raw.get("name") {
             None | Some(Value::String(_)) => "tool has no name".to_owned(),
@@ -258,6 +266,9 @@ fn check_tool(tool: &Tool, shown: &str, ctx: &CheckContext, out: &mut Sink) {
         }
     }
 
+    if out.enabled(DEPRECATED_TOOL) {
+        deprecated::check(tool, shown, names, out);
+    }
     annotations::check(tool, shown, out);
     schema::check(tool, shown, ctx.protocol_version, out);
     clients::check(tool, shown, out);

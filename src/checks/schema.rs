@@ -15,7 +15,10 @@ use serde_json::{Map, Value};
 use crate::mcp::types::Tool;
 use crate::report::model::Severity;
 
-use super::{INPUT_SCHEMA, OUTPUT_SCHEMA, Problem, REQUIRED_FIELDS, Sink, kind, quote, required};
+use super::{
+    ARGUMENT_DESCRIPTION, DEFAULT_TYPE, INPUT_SCHEMA, OUTPUT_SCHEMA, PROSE_LIMITS, Problem,
+    REQUIRED_DEFAULT, REQUIRED_FIELDS, Sink, arguments, kind, quote, required,
+};
 
 /// Meta-schema errors shown in one finding; the rest are counted.
 const SHOWN_ERRORS: usize = 3;
@@ -23,12 +26,24 @@ const SHOWN_ERRORS: usize = 3;
 /// The first revision that lets an output schema be something other than `type: object`.
 const ANY_OUTPUT_SCHEMA_SINCE: &str = "2026-07-28";
 
-/// Checks both schemas of a tool. An unusable input schema skips `required-fields`; the output
-/// schema is checked either way.
+/// Checks both schemas of a tool. An unusable input schema skips `required-fields` and the
+/// argument checks; the output schema is checked either way.
 pub(super) fn check(tool: &Tool, shown: &str, protocol: Option<&str>, out: &mut Sink) {
-    if out.enabled(INPUT_SCHEMA) || out.enabled(REQUIRED_FIELDS) {
+    let argument_checks = [
+        DEFAULT_TYPE,
+        REQUIRED_DEFAULT,
+        PROSE_LIMITS,
+        ARGUMENT_DESCRIPTION,
+    ];
+    if out.enabled(INPUT_SCHEMA)
+        || out.enabled(REQUIRED_FIELDS)
+        || argument_checks.iter().any(|id| out.enabled(id))
+    {
         match usable(tool.input_schema.as_ref(), "input schema", true) {
-            Ok(schema) => required::check(schema, tool, shown, out),
+            Ok(schema) => {
+                required::check(schema, tool, shown, out);
+                arguments::check(schema, tool, shown, out);
+            }
             Err(problem) => out.add(shown, INPUT_SCHEMA, Severity::Error, problem),
         }
     }

@@ -11,9 +11,10 @@ pub(crate) fn good(name: &str) -> Value {
         "description": format!("Looks up {name} records by id"),
         "inputSchema": {
             "type": "object",
-            "properties": {"id": {"type": "string"}},
+            "properties": {"id": {"type": "string", "description": "The record's id."}},
             "required": ["id"]
-        }
+        },
+        "annotations": {"readOnlyHint": true}
     })
 }
 
@@ -93,8 +94,13 @@ fn duplicates_come_first_then_tools_then_list_wide() {
         vec![
             ("y", DUPLICATE_NAME),
             ("x", DESCRIPTION),
+            ("x", ANNOTATIONS_MISSING),
+            ("get_weather", ANNOTATIONS_MISSING),
             ("y", DESCRIPTION),
+            ("y", ANNOTATIONS_MISSING),
+            ("fetch_weather", ANNOTATIONS_MISSING),
             ("y", DESCRIPTION),
+            ("y", ANNOTATIONS_MISSING),
             ("get_weather + fetch_weather", SIMILAR_TOOLS),
             ("*", TOOL_LIST_SIZE),
             ("*", STDOUT_NOISE),
@@ -176,7 +182,7 @@ fn tool_list_size_trips_over_budget_and_names_the_largest() {
     assert!(
         size[0]
             .message
-            .starts_with("tool list is about 602 tokens (limit 500): 3 tools,"),
+            .starts_with("tool list is about 627 tokens (limit 500): 3 tools,"),
         "{}",
         size[0].message
     );
@@ -304,7 +310,8 @@ fn strict_makes_warnings_fail() {
     let raw = vec![json!({
         "name": "a",
         "description": "x".repeat(2000),
-        "inputSchema": {"type": "object"}
+        "inputSchema": {"type": "object"},
+        "annotations": {"readOnlyHint": true}
     })];
     let lax = run(
         &tools(raw.clone()),
@@ -327,7 +334,7 @@ fn strict_makes_warnings_fail() {
 #[test]
 fn errors_always_fail() {
     let got = findings(vec![
-        json!({"name": "a", "inputSchema": {"type": "object"}}),
+        json!({"name": "a", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}}),
     ]);
     assert_eq!(got.len(), 1);
     assert!(got[0].fails);

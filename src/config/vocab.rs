@@ -25,6 +25,18 @@ pub const DESCRIPTION: &str = "description";
 pub const DESCRIPTION_LENGTH: &str = "description-length";
 /// Id of the check that flags malformed or contradictory annotations.
 pub const ANNOTATIONS: &str = "annotations";
+/// Id of the check that flags a tool whose title or description says it is deprecated.
+pub const DEPRECATED_TOOL: &str = "deprecated-tool";
+/// Id of the check that flags a tool without annotations.
+pub const ANNOTATIONS_MISSING: &str = "annotations-missing";
+/// Id of the check that flags an argument whose `default` contradicts its own schema.
+pub const DEFAULT_TYPE: &str = "default-type";
+/// Id of the check that flags a required argument that also has a `default`.
+pub const REQUIRED_DEFAULT: &str = "required-default";
+/// Id of the check that flags defaults and limits stated only in an argument's description.
+pub const PROSE_LIMITS: &str = "prose-limits";
+/// Id of the check that flags arguments without a description (one finding per tool).
+pub const ARGUMENT_DESCRIPTION: &str = "argument-description";
 /// Id of the check that flags an unusable input schema.
 pub const INPUT_SCHEMA: &str = "input-schema";
 /// Id of the check that compares `required` with `properties`.
@@ -134,8 +146,18 @@ pub const CHECKS: &[CheckInfo] = &[
         summary: "warning: the description is longer than checks.max_description_length",
     },
     CheckInfo {
+        id: DEPRECATED_TOOL,
+        summary: "warning: the tool's title or description says it is deprecated while it is \
+                  still listed, so models still pick it; names the replacement the text names",
+    },
+    CheckInfo {
         id: ANNOTATIONS,
         summary: "warning: readOnlyHint and destructiveHint both true, or annotations malformed",
+    },
+    CheckInfo {
+        id: ANNOTATIONS_MISSING,
+        summary: "info: the tool has no annotations, so clients assume MCP's defaults \
+                  (destructive, open-world) and `fuzz` skips it",
     },
     CheckInfo {
         id: INPUT_SCHEMA,
@@ -146,6 +168,24 @@ pub const CHECKS: &[CheckInfo] = &[
         id: REQUIRED_FIELDS,
         summary: "error: required names a field not in properties; \
                   warning: nothing required while some argument is not evidently optional",
+    },
+    CheckInfo {
+        id: DEFAULT_TYPE,
+        summary: "warning: an argument's `default` is not of its declared type (`null` on \
+                  `type: string`) or not in its `enum`",
+    },
+    CheckInfo {
+        id: REQUIRED_DEFAULT,
+        summary: "info: a required argument also has a `default`, which never applies",
+    },
+    CheckInfo {
+        id: PROSE_LIMITS,
+        summary: "info: an argument's description states a default or a limit (`Default: 5`, \
+                  `max: 50`, `(1-500)`) that its schema lacks (`default`, `maximum`, `minimum`)",
+    },
+    CheckInfo {
+        id: ARGUMENT_DESCRIPTION,
+        summary: "info: arguments without a description, one finding per tool",
     },
     CheckInfo {
         id: OUTPUT_SCHEMA,

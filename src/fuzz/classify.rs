@@ -1,7 +1,9 @@
 //! What one fuzz call's outcome means, first matching rule first (the order mcp-toolproof
 //! uses): a hang, a crash, a JSON-RPC error (-32602 is the right answer to an invalid input and
-//! a wrong one to a valid input), an unhandled exception in an error result, an invalid input
-//! accepted, a valid input refused, and a result that breaks the tool's outputSchema.
+//! a wrong one to a valid input), an unhandled exception in an error result, an error returned
+//! as success (toolproof's own: `isError` false on a text that reads as an error, for any
+//! input), an invalid input accepted, a valid input refused, and a result that breaks the
+//! tool's outputSchema.
 
 use std::time::Duration;
 
@@ -53,6 +55,8 @@ pub enum Kind {
     UnexpectedError,
     /// A success result that breaks the outputSchema.
     OutputSchema,
+    /// A success result (`isError` false) whose only text reads as an error.
+    ErrorAsSuccess,
 }
 
 impl Kind {
@@ -68,6 +72,7 @@ impl Kind {
             Kind::AcceptedInvalid => "accepted-invalid",
             Kind::UnexpectedError => "unexpected-error",
             Kind::OutputSchema => "output-schema",
+            Kind::ErrorAsSuccess => "error-as-success",
         }
     }
 }
@@ -139,6 +144,17 @@ pub fn classify(
     };
     if is_error && looks_unhandled(&content_text) {
         return v(Kind::UnhandledException, excerpt(&content_text));
+    }
+    // The tool failed but told the client it succeeded: whatever the input, the flag is wrong
+    // (for an invalid input this is what `accepted-invalid` would otherwise report).
+    if let Some(text) = result.error_as_success() {
+        return v(
+            Kind::ErrorAsSuccess,
+            format!(
+                "success result (isError false) whose only text reads as an error: {}",
+                excerpt(&text)
+            ),
+        );
     }
     match (mode, is_error) {
         (Mode::Invalid, false) if rules.invalid_must_fail => v(
@@ -252,6 +268,44 @@ mod tests {
         let schema =
             json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
         classify(mode, o, Some(&schema), rules, Duration::from_millis(100)).map(|v| v.kind)
+    }
+
+    #[test]
+    fn an_error_returned_as_success_is_its_own_kind_for_any_input() {
+        use Mode::{Invalid, Valid};
+        // mcp-server-sqlite's read_query on a query that fails, and on one it refuses.
+        let database = result("Database error: no such table: nope", false, None);
+        let refused = result(
+            "Error: Only SELECT queries are allowed for read_query",
+            false,
+            None,
+        );
+        for (mode, outcome) in [(Valid, &database), (Invalid, &refused), (Valid, &refused)] {
+            let schema = json!({"type": "object"});
+            let got = classify(
+                mode,
+                outcome,
+                Some(&schema),
+                RULES,
+                Duration::from_millis(100),
+            )
+            .expect("a finding");
+            assert_eq!(got.kind, Kind::ErrorAsSuccess);
+            assert_eq!(got.kind.as_str(), "error-as-success");
+            assert!(
+                got.detail.starts_with(
+                    "success result (isError false) whose only text reads as an error: "
+                )
+            );
+        }
+        // The same text flagged as an error, or a plain answer, is not.
+        let flagged = result("Database error: no such table: nope", true, None);
+        assert_eq!(kind(Valid, &flagged, RULES), None);
+        let rows = result("[{'1': 1}]", false, None);
+        assert_eq!(
+            classify(Valid, &rows, None, RULES, Duration::from_millis(100)),
+            None
+        );
     }
 
     #[test]

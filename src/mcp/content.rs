@@ -221,3 +221,145 @@ mod tests {
         );
     }
 }
+
+/// Longest text read as an error message: past it, a text that opens like one is more likely
+/// content (a log, a document) than a message.
+const ERROR_TEXT_CHARS: usize = 2000;
+
+/// The text of a result whose only content reads as an error, for a result that says it
+/// succeeded: one text block, no other block, no `structuredContent`, at most
+/// [`ERROR_TEXT_CHARS`] characters, without content `annotations`, whose first line opens the
+/// way error messages do:
+/// `Error: …`, `ERROR: …`, `Database error: …` (one or two words, then `error:`),
+/// `Error executing tool …`, `ValueError: …` (an exception name), `Traceback (most recent
+/// call last):`, or a JSON object holding only an `error` (with `message`, `code`, `status`,
+/// `details`, `type` or `success: false` beside it). Conservative on purpose: a document about
+/// errors ("Error handling: …") or a text that merely mentions one does not count.
+pub fn error_text(content: &[Value], structured: Option<&Value>) -> Option<String> {
+    if structured.is_some() {
+        return None;
+    }
+    let [block] = content else {
+        return None;
+    };
+    if block.get("type").and_then(Value::as_str) != Some("text") {
+        return None;
+    }
+    // A block annotated for an audience is content written for someone (server-everything's
+    // `get-annotated-message` returns a sample "Error: Operation failed" so), not a failure.
+    if block
+        .get("annotations")
+        .and_then(Value::as_object)
+        .is_some_and(|a| !a.is_empty())
+    {
+        return None;
+    }
+    let text = block.get("text").and_then(Value::as_str)?.trim();
+    if text.is_empty() || text.chars().count() > ERROR_TEXT_CHARS {
+        return None;
+    }
+    let first = text.lines().next().unwrap_or("");
+    (ERROR_OPENING.is_match(first) || json_error(text)).then(|| text.to_owned())
+}
+
+/// How an error message opens.
+static ERROR_OPENING: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(concat!(
+        r"^(?:",
+        r"(?:Error|ERROR)\s*(?::|\s-\s)\s*\S",
+        r"|[A-Z][A-Za-z]*(?: [a-z][A-Za-z]*)? (?:error|ERROR)\s*:\s*\S",
+        r"|Error (?:executing|calling) tool\b",
+        r"|(?:[a-z_][a-z0-9_]*\.)*[A-Z][A-Za-z0-9]*(?:Error|Exception)(?:\(|:\s*\S)",
+        r"|Traceback \(most recent call last\):",
+        r")",
+    ))
+    .expect("error opening pattern")
+});
+
+/// A JSON object that holds an error and nothing but its description.
+fn json_error(text: &str) -> bool {
+    if !text.starts_with('{') {
+        return false;
+    }
+    let Ok(Value::Object(map)) = serde_json::from_str::<Value>(text) else {
+        return false;
+    };
+    let error = map.get("error").or_else(|| map.get("Error"));
+    let meaningful = match error {
+        Some(Value::String(s)) => !s.trim().is_empty(),
+        Some(Value::Object(o)) => !o.is_empty(),
+        _ => false,
+    };
+    meaningful
+        && map.iter().all(|(k, v)| {
+            matches!(
+                k.as_str(),
+                "error" | "Error" | "message" | "code" | "status" | "details" | "type"
+            ) || (k == "success" && v == &Value::Bool(false))
+        })
+}
+
+#[cfg(test)]
+mod error_text_tests {
+    use super::*;
+    use serde_json::json;
+
+    fn read(text: &str) -> Option<String> {
+        error_text(&[json!({"type": "text", "text": text})], None)
+    }
+
+    #[test]
+    fn what_real_servers_return_as_success_reads_as_an_error() {
+        // mcp-server-sqlite's read_query, write_query and create_table, as they answer.
+        for text in [
+            "Error: Only SELECT queries are allowed for read_query",
+            "Database error: no such table: nope",
+            "Error: SELECT queries are not allowed for write_query",
+            "ERROR: relation \"users\" does not exist",
+            "Error executing tool read_query: boom",
+            "ValueError: invalid literal for int() with base 10: 'x'",
+            "sqlite3.OperationalError: near \"x\": syntax error",
+            "Traceback (most recent call last):\n  File \"x.py\", line 1",
+            "Input validation error: 'query' is a required property",
+            r#"{"error": "not found", "code": 404}"#,
+            r#"{"success": false, "error": {"message": "denied"}}"#,
+        ] {
+            assert_eq!(read(text).as_deref(), Some(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn results_that_merely_mention_errors_do_not() {
+        for text in [
+            "[{'1': 1}]",
+            "[]",
+            "Error handling: use Result and the ? operator.",
+            "No errors found.",
+            "Found 3 errors in the log:\nERROR: disk full",
+            "The request failed with an error: retry later",
+            "error: lowercase log line",
+            "Errors: 0",
+            r#"{"title": "X", "error": "no summary"}"#,
+            r#"{"error": null, "rows": []}"#,
+            "Failed to fetch https://example.com: 404",
+        ] {
+            assert_eq!(read(text), None, "{text}");
+        }
+        let long = format!("Error: {}", "x".repeat(ERROR_TEXT_CHARS));
+        assert_eq!(read(&long), None);
+        // Two blocks, another kind of block, or structured content: not the only text.
+        let two = [
+            json!({"type": "text", "text": "Error: x"}),
+            json!({"type": "text", "text": "y"}),
+        ];
+        assert_eq!(error_text(&two, None), None);
+        let image = [json!({"type": "image", "data": "", "mimeType": "image/png"})];
+        assert_eq!(error_text(&image, None), None);
+        let one = [json!({"type": "text", "text": "Error: x"})];
+        assert_eq!(error_text(&one, Some(&json!({"ok": true}))), None);
+        // server-everything's get-annotated-message with messageType "error": a sample message.
+        let sample = [json!({"type": "text", "text": "Error: Operation failed",
+                             "annotations": {"audience": ["user", "assistant"], "priority": 1.0}})];
+        assert_eq!(error_text(&sample, None), None);
+    }
+}

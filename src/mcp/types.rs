@@ -135,6 +135,20 @@ pub enum CallResult {
 }
 
 impl CallResult {
+    /// For a result that says it succeeded (`isError` false), its only text when that text
+    /// reads as an error ([`crate::mcp::content::error_text`]): an error returned as success,
+    /// which clients and models take for an answer.
+    pub fn error_as_success(&self) -> Option<String> {
+        match self {
+            CallResult::Result {
+                content,
+                structured,
+                is_error: false,
+            } => crate::mcp::content::error_text(content, structured.as_ref()),
+            _ => None,
+        }
+    }
+
     /// The text blocks joined with newlines; other block kinds as `<kind>`.
     pub fn text(&self) -> String {
         match self {

@@ -10,7 +10,9 @@ use serde_json::Value;
 use super::console::push_gutter;
 use super::escape::one_line;
 use super::model::cost::count;
-use super::model::{Inventory, PhaseStatus, RunReport, ServerError, ServerSummary, ToolSummary};
+use super::model::{
+    Finding, Inventory, PhaseStatus, RunReport, ServerError, ServerSummary, Severity, ToolSummary,
+};
 use crate::config::vocab::STDOUT_NOISE;
 
 /// Longest piece of server text on one line, in characters.
@@ -225,6 +227,9 @@ fn type_of(prop: &Value) -> String {
     }
 }
 
+/// Infos of one check listed before the rest are counted in one line.
+const INFOS_SHOWN: usize = 3;
+
 fn findings(out: &mut String, report: &RunReport) {
     let checks = &report.phases.checks;
     let _ = writeln!(out);
@@ -241,8 +246,30 @@ fn findings(out: &mut String, report: &RunReport) {
         }
         _ => {
             let _ = writeln!(out, "static checks:");
-            for f in &checks.results.findings {
-                let mark = if f.fails { "FAIL" } else { "WARN" };
+            let findings = &checks.results.findings;
+            for (i, f) in findings.iter().enumerate() {
+                let mark = match (f.fails, f.severity) {
+                    (true, _) => "FAIL",
+                    (false, Severity::Info) => "INFO",
+                    (false, _) => "WARN",
+                };
+                // An info found on many tools shows its first ones, then a count.
+                if f.severity == Severity::Info {
+                    let alike = |g: &&Finding| g.check == f.check && g.severity == Severity::Info;
+                    let before = findings[..i].iter().filter(alike).count();
+                    let all = findings.iter().filter(alike).count();
+                    if before == INFOS_SHOWN {
+                        let _ = writeln!(
+                            out,
+                            "  {mark} … and {} more [{}] like the above (--json lists each)",
+                            all - INFOS_SHOWN,
+                            f.check
+                        );
+                    }
+                    if before >= INFOS_SHOWN {
+                        continue;
+                    }
+                }
                 let _ = writeln!(
                     out,
                     "  {mark} {} [{}] {}",

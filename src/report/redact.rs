@@ -454,6 +454,7 @@ impl Redact for TestResult {
             tags,
             line: _,
             server_requests,
+            warnings,
         } = self;
         for request in server_requests {
             request.answer.redact(r);
@@ -462,6 +463,7 @@ impl Redact for TestResult {
         name.redact(r);
         tool.redact(r);
         failures.redact(r);
+        warnings.redact(r);
         text.redact(r);
         stderr.redact(r);
         tags.redact(r);

@@ -101,23 +101,64 @@ fn check_error(want: Option<bool>, view: &View<'_>, failures: &mut Vec<String>) 
         return;
     }
     let got = view.is_error();
+    let disguised = view.result.error_as_success();
     match want {
         // What came back is what a maintainer needs: often an error put in the text of a
-        // result without `isError` ("Error: only SELECT allowed").
-        Some(true) if !got => failures.push(if view.text.trim().is_empty() {
-            "expected an error but the tool succeeded, with no text".to_owned()
-        } else {
-            format!(
+        // result without `isError` ("Error: only SELECT allowed"), which is then named.
+        Some(true) if !got => failures.push(match &disguised {
+            Some(text) => format!(
+                "expected an error but the tool succeeded: {} ({ERROR_AS_SUCCESS}: the text \
+                 reads as an error, but isError is false)",
+                excerpt(text)
+            ),
+            None if view.text.trim().is_empty() => {
+                "expected an error but the tool succeeded, with no text".to_owned()
+            }
+            None => format!(
                 "expected an error but the tool succeeded: {}",
                 excerpt(&view.text)
-            )
+            ),
         }),
         Some(false) if got => failures.push(format!(
             "expected success but the tool returned an error: {}",
             excerpt(&view.text)
         )),
+        Some(false) => {
+            if let Some(text) = disguised {
+                failures.push(format!(
+                    "{ERROR_AS_SUCCESS}: expected success; isError is false, but the tool's only \
+                     text reads as an error: {}",
+                    excerpt(&text)
+                ));
+            }
+        }
         _ => {}
     }
+}
+
+/// The kind of finding a result whose `isError` is false while its only text reads as an
+/// error makes, in tests as in fuzz.
+pub const ERROR_AS_SUCCESS: &str = "error-as-success";
+
+/// For a test that does not say whether it expects an error (`is_error` not set), the warning
+/// an error returned as success deserves: the test passes or fails on its other expectations,
+/// as in mcp-toolproof, but the report says what came back.
+pub fn warnings(expect: &Expect, outcome: &CallOutcome) -> Vec<String> {
+    if expect.is_error.is_some() {
+        return Vec::new();
+    }
+    outcome
+        .result
+        .error_as_success()
+        .map(|text| {
+            format!(
+                "{ERROR_AS_SUCCESS}: isError is false, but the tool's only text reads as an \
+                 error: {}; with `is_error: false` in its expect the test fails on this",
+                excerpt(&text)
+            )
+        })
+        .into_iter()
+        .collect()
 }
 
 /// JSON value equality: numbers compare by value (`1` equals `1.0`), never across types

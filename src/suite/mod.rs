@@ -160,6 +160,7 @@ fn blank(test: &TestCase) -> TestResult {
         tags: test.tags.clone(),
         line: test.line,
         server_requests: Vec::new(),
+        warnings: Vec::new(),
     }
 }
 
@@ -174,6 +175,8 @@ enum Verdict {
 struct Attempt {
     verdict: Verdict,
     failures: Vec<String>,
+    /// What the report should say without failing the test.
+    warnings: Vec<String>,
     latency_ms: f64,
     is_error: Option<bool>,
     text: Option<String>,
@@ -230,6 +233,7 @@ fn run_one<S: Server>(
         }
     }
     result.latency_ms = last.latency_ms;
+    result.warnings = last.warnings;
     result.is_error = last.is_error;
     result.text = last.text;
     result.server_requests = last
@@ -353,6 +357,7 @@ fn attempt_of<S: Server>(
     match answer {
         Ok(outcome) => {
             let failures = assert::check(&test.expect, &outcome, tool.output_schema.as_ref());
+            let warnings = assert::warnings(&test.expect, &outcome);
             let is_error = match &outcome.result {
                 CallResult::Result { is_error, .. } => *is_error,
                 CallResult::ProtocolError { .. } => true,
@@ -364,6 +369,7 @@ fn attempt_of<S: Server>(
                     Verdict::Fail
                 },
                 failures,
+                warnings,
                 latency_ms: outcome.latency.as_secs_f64() * 1000.0,
                 is_error: Some(is_error),
                 text: Some(keep_head(outcome.result.text())),
@@ -385,6 +391,7 @@ fn attempt_of<S: Server>(
             Attempt {
                 verdict: Verdict::Error,
                 failures: vec![message],
+                warnings: Vec::new(),
                 latency_ms: failure.latency.as_secs_f64() * 1000.0,
                 is_error: None,
                 text: None,

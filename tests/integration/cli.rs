@@ -550,6 +550,60 @@ fn a_clean_server_has_no_findings_and_draft07_is_honoured() {
     assert_eq!(out.code, 0);
 }
 
+/// Infos never fail, not even under strict; `inspect` lists three of a check and counts the
+/// rest, while the JSON report keeps each.
+#[test]
+fn infos_never_fail_and_inspect_folds_them_after_three() {
+    let dir = Dir::new("inspect-infos");
+    let fake = fake();
+    let args = [
+        "inspect",
+        "--",
+        fake.as_str(),
+        "--fault",
+        "no-required,similar-tools,flaky",
+    ];
+    let out = toolproof_in(&dir.0, &args, &[("COLUMNS", "200")]);
+    let listed = out
+        .stdout
+        .lines()
+        .filter(|l| l.contains("[annotations-missing]"))
+        .collect::<Vec<_>>();
+    assert_eq!(listed.len(), 4, "{}", out.stdout);
+    assert!(
+        listed[..3].iter().all(|l| l.starts_with("  INFO ")),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        listed[3],
+        "  INFO … and 1 more [annotations-missing] like the above (--json lists each)"
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let (_, report) = inspect_fake(&["--fault", "no-required,similar-tools,flaky"]);
+    let infos: Vec<(String, String, bool)> = findings(&report)
+        .into_iter()
+        .filter(|(_, check, _)| check == "annotations-missing")
+        .collect();
+    assert_eq!(infos.len(), 4, "{infos:?}");
+    assert!(infos.iter().all(|(_, _, fails)| !fails), "{infos:?}");
+    let cmd = yaml_list(&[&fake, "--fault", "flaky"]);
+    dir.write(
+        "toolproof.yaml",
+        &format!("server:\n  command: {cmd}\nchecks:\n  strict: true\n"),
+    );
+    // Under strict, a run whose only findings are infos passes.
+    let only_infos = toolproof_in(&dir.0, &["run"], &[]);
+    assert_eq!(only_infos.code, 0, "{only_infos:?}");
+    assert!(
+        only_infos
+            .stdout
+            .contains("0 errors, 0 warnings, 1 info in"),
+        "{}",
+        only_infos.stdout
+    );
+}
+
 #[test]
 fn warnings_fail_only_under_strict_and_checks_can_be_turned_off() {
     let dir = Dir::new("strict");

@@ -62,6 +62,18 @@ const DELIBERATE: &[Deliberate] = &[
     Deliberate {
         config: "*",
         kind: "check",
+        name: " annotations-missing",
+        why: "new info (never fails): a tool without any hint, which clients take as destructive and fuzz leaves out (the reference has no annotation checks)",
+    },
+    Deliberate {
+        config: "*",
+        kind: "check",
+        name: " argument-description",
+        why: "new info (never fails): arguments without a description, one finding per tool (the reference does not look at arguments)",
+    },
+    Deliberate {
+        config: "*",
+        kind: "check",
         name: " annotations",
         why: "new warning: readOnlyHint and destructiveHint both true (the reference has no annotation checks)",
     },

@@ -204,7 +204,15 @@ fn finding_annotations(
     // Half the cap at most for broken definitions, so that a server with many of them still
     // shows the tests and misses they cause.
     let mut broken = 0;
-    for f in &r.phases.checks.results.findings {
+    // Infos are advice for the reports, not annotations on the config.
+    for f in r
+        .phases
+        .checks
+        .results
+        .findings
+        .iter()
+        .filter(|f| f.severity != Severity::Info)
+    {
         let rank = if f.fails && broken < MAX_PER_SEVERITY / 2 {
             broken += 1;
             Rank::Broken

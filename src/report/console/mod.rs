@@ -263,7 +263,17 @@ fn summary_line(out: &mut String, r: &RunReport, color: bool, width: usize) {
     parts.push(if checks.ran() {
         let e = checks.results.count(Severity::Error);
         let w = checks.results.count(Severity::Warning);
-        format!("checks: {e} error{}, {w} warning{}", plural(e), plural(w))
+        let i = checks.results.count(Severity::Info);
+        let infos = if i > 0 {
+            format!(", {i} info{}", plural(i))
+        } else {
+            String::new()
+        };
+        format!(
+            "checks: {e} error{}, {w} warning{}{infos}",
+            plural(e),
+            plural(w)
+        )
     } else {
         format!("checks: {}", checks.status.as_str())
     });

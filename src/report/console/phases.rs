@@ -7,6 +7,9 @@ use crate::report::model::{
 };
 use crate::report::table::{Cell, Column, Paint, Table};
 
+/// Infos of one check shown before the rest are counted in one row.
+const INFOS_SHOWN: usize = 3;
+
 pub(super) fn checks_section(
     out: &mut String,
     phase: &PhaseOverview<'_>,
@@ -17,9 +20,15 @@ pub(super) fn checks_section(
     let detail = if phase.status == PhaseStatus::Passed || phase.status == PhaseStatus::Failed {
         let errors = results.count(Severity::Error);
         let warnings = results.count(Severity::Warning);
+        let infos = results.count(Severity::Info);
         let tools = results.tools.len();
+        let infos = if infos > 0 {
+            format!(", {infos} info{}", plural(infos))
+        } else {
+            String::new()
+        };
         let mut d = format!(
-            "{errors} error{}, {warnings} warning{} in {tools} tool{}",
+            "{errors} error{}, {warnings} warning{}{infos} in {tools} tool{}",
             plural(errors),
             plural(warnings),
             plural(tools)
@@ -46,12 +55,38 @@ pub(super) fn checks_section(
             Column::text("Check"),
             Column::text("Problem"),
         ]);
+        let mut folded: Vec<&str> = Vec::new();
         for f in &results.findings {
-            let mark = if f.fails {
-                Cell::painted("FAIL", Paint::Red)
-            } else {
-                Cell::painted("WARN", Paint::Yellow)
+            let mark = match (f.fails, f.severity) {
+                (true, _) => Cell::painted("FAIL", Paint::Red),
+                (false, Severity::Info) => Cell::painted("INFO", Paint::Dim),
+                (false, _) => Cell::painted("WARN", Paint::Yellow),
             };
+            // An info found on many tools shows its first ones, then a count.
+            let alike = results
+                .findings
+                .iter()
+                .filter(|g| g.check == f.check && g.severity == Severity::Info)
+                .count();
+            let shown = results.findings[..]
+                .iter()
+                .take_while(|g| !std::ptr::eq(*g, f))
+                .filter(|g| g.check == f.check && g.severity == Severity::Info)
+                .count();
+            if f.severity == Severity::Info && alike > INFOS_SHOWN && shown >= INFOS_SHOWN {
+                if !folded.contains(&f.check.as_str()) {
+                    folded.push(&f.check);
+                    table.row(vec![
+                        mark,
+                        Cell::new(format!("{} more", alike - INFOS_SHOWN)),
+                        Cell::new(clean(&f.check)),
+                        Cell::new(
+                            "like the above (the JSON, JUnit and Markdown reports list each)",
+                        ),
+                    ]);
+                }
+                continue;
+            }
             table.row(vec![
                 mark,
                 Cell::new(clean(&f.tool)),
@@ -103,6 +138,7 @@ pub(super) fn tests_section(
             TestStatus::NotRun if details.is_empty() => details.push("not run".into()),
             _ => {}
         }
+        details.extend(t.warnings.iter().map(|w| format!("warning: {}", clean(w))));
         if matches!(t.status, TestStatus::Failed | TestStatus::Error)
             && !t.server_requests.is_empty()
         {

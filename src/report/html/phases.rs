@@ -195,10 +195,13 @@ pub(super) fn test_row(out: &mut String, t: &TestResult, config: Option<&str>) {
 /// A test's failures, attempts, result text and stderr.
 fn test_details(t: &TestResult) -> String {
     let mut details = String::new();
-    if !t.failures.is_empty() {
+    if !t.failures.is_empty() || !t.warnings.is_empty() {
         details.push_str("<ul class=\"lines pre\">");
         for f in &t.failures {
             details.push_str(&format!("<li>{}</li>", text(f, CELL_CHARS)));
+        }
+        for w in &t.warnings {
+            details.push_str(&format!("<li>warning: {}</li>", text(w, CELL_CHARS)));
         }
         details.push_str("</ul>");
     }

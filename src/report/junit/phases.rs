@@ -192,6 +192,14 @@ fn test_case(t: &TestResult, config_file: Option<&str>) -> TestCase {
     } else {
         Duration::ZERO
     });
+    if !t.warnings.is_empty() && !matches!(t.status, TestStatus::Failed | TestStatus::Error) {
+        let lines: Vec<String> = t
+            .warnings
+            .iter()
+            .map(|w| format!("warning: {}", clean(w)))
+            .collect();
+        case.set_system_out(body(&lines.join("\n")));
+    }
     match t.status {
         TestStatus::Failed | TestStatus::Error => {
             if let Some(text) = t.text.as_deref() {

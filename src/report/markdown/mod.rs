@@ -258,7 +258,11 @@ fn finding_rows(c: &ChecksResults) -> List {
         .findings
         .iter()
         .map(|f| {
-            let icon = if f.fails { "❌" } else { "⚠️" };
+            let icon = match (f.fails, f.severity) {
+                (true, _) => "❌",
+                (false, Severity::Info) => "ℹ️",
+                (false, _) => "⚠️",
+            };
             format!(
                 "| {icon} | {} | {} | {} |\n",
                 md(&f.tool, CELL_CHARS),
@@ -267,10 +271,19 @@ fn finding_rows(c: &ChecksResults) -> List {
             )
         })
         .collect();
-    let (e, w) = (c.count(Severity::Error), c.count(Severity::Warning));
+    let (e, w, i) = (
+        c.count(Severity::Error),
+        c.count(Severity::Warning),
+        c.count(Severity::Info),
+    );
+    let infos = if i > 0 {
+        format!(", {i} info{}", plural(i))
+    } else {
+        String::new()
+    };
     List {
         summary: format!(
-            "Static-check findings: {e} error{}, {w} warning{}",
+            "Static-check findings: {e} error{}, {w} warning{}{infos}",
             plural(e),
             plural(w)
         ),

@@ -47,6 +47,11 @@ pub struct TestResult {
     /// `sampling/createMessage`, `roots/list`), with what was answered; omitted when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub server_requests: Vec<ServerRequest>,
+    /// What the report says without failing the test: `error-as-success: …` when the result's
+    /// `isError` is false while its only text reads as an error and the test does not say
+    /// which it expects; omitted when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// One request a server sent during a test's call, and what toolproof answered.

@@ -60,6 +60,49 @@ fn run(e: Value, o: &CallOutcome) -> Vec<String> {
 // ---- is_error ----
 
 #[test]
+fn an_error_returned_as_success_fails_a_test_that_expects_success_and_names_its_kind() {
+    // mcp-server-sqlite's read_query on a missing table answers this with isError false.
+    let sqlite = text("Database error: no such table: nope");
+    assert_eq!(
+        run(json!({"is_error": false}), &sqlite),
+        vec![
+            "error-as-success: expected success; isError is false, but the tool's only text \
+             reads as an error: Database error: no such table: nope"
+                .to_owned()
+        ]
+    );
+    assert_eq!(
+        run(json!({"is_error": true}), &sqlite),
+        vec![
+            "expected an error but the tool succeeded: Database error: no such table: nope \
+             (error-as-success: the text reads as an error, but isError is false)"
+                .to_owned()
+        ]
+    );
+    // A plain answer passes `is_error: false`; an error flagged as one passes `is_error: true`.
+    assert!(run(json!({"is_error": false}), &text("[{'1': 1}]")).is_empty());
+    assert!(run(json!({"is_error": true}), &tool_error("Database error: x")).is_empty());
+}
+
+#[test]
+fn a_test_that_does_not_say_gets_a_warning_not_a_failure() {
+    let refused = text("Error: Only SELECT queries are allowed for read_query");
+    assert!(run(json!({}), &refused).is_empty());
+    assert_eq!(
+        warnings(&expect(json!({})), &refused),
+        vec![
+            "error-as-success: isError is false, but the tool's only text reads as an error: \
+             Error: Only SELECT queries are allowed for read_query; with `is_error: false` in \
+             its expect the test fails on this"
+                .to_owned()
+        ]
+    );
+    assert!(warnings(&expect(json!({"is_error": false})), &refused).is_empty());
+    assert!(warnings(&expect(json!({})), &text("5")).is_empty());
+    assert!(warnings(&expect(json!({})), &tool_error("Error: x")).is_empty());
+}
+
+#[test]
 fn is_error_true_passes_on_an_error_result() {
     assert!(run(json!({"is_error": true}), &tool_error("boom")).is_empty());
 }
@@ -102,7 +145,10 @@ fn is_error_true_fails_on_success() {
             json!({"is_error": true}),
             &text("Error: only SELECT\nqueries are allowed")
         ),
-        ["expected an error but the tool succeeded: Error: only SELECT queries are allowed"]
+        [
+            "expected an error but the tool succeeded: Error: only SELECT queries are allowed \
+          (error-as-success: the text reads as an error, but isError is false)"
+        ]
     );
     assert_eq!(
         run(json!({"is_error": true}), &text("")),

@@ -796,3 +796,29 @@ fn a_banner_printed_at_every_restart_is_shown_once_with_its_count() {
         .expect("the warning");
     assert!(warning.chars().count() <= 80, "{warning}");
 }
+
+/// A tool that answers its errors as success (`isError` false), as mcp-server-sqlite's
+/// `read_query` does, is a finding of its own kind for valid and invalid inputs alike, with
+/// the text; a printed entry expects what the tool should have said.
+#[test]
+fn an_error_returned_as_success_is_its_own_finding_with_the_text() {
+    let dir = Dir::new("fuzz-error-as-success");
+    let flags = ["--examples", "6", "--seed", "3", "--tool", "read_query"];
+    let (out, report) = fuzz_fake(&dir, &flags, &["--fault", "error-as-success"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let row = tool(&report, "read_query");
+    let findings = row["findings"].as_array().cloned().unwrap_or_default();
+    assert!(!findings.is_empty(), "{row:#}");
+    for f in &findings {
+        assert_eq!(f["kind"], "error-as-success", "{f:#}");
+        let detail = f["detail"].as_str().unwrap_or_default();
+        assert!(
+            detail
+                .starts_with("success result (isError false) whose only text reads as an error: ")
+                && (detail.contains("Error: Only SELECT queries are allowed")
+                    || detail.contains("Database error: ")),
+            "{detail}"
+        );
+    }
+    assert!(out.stdout.contains("error-as-success"), "{}", out.stdout);
+}

@@ -104,7 +104,8 @@ fn a_test_that_wanted_an_error_shows_the_text_that_came_back() {
     assert_eq!(out.code, 1, "{out:?}");
     assert_eq!(
         dir.json("r.json")["phases"]["tests"]["results"][0]["failures"][0],
-        "expected an error but the tool succeeded: Error: only SELECT allowed"
+        "expected an error but the tool succeeded: Error: only SELECT allowed \
+         (error-as-success: the text reads as an error, but isError is false)"
     );
     snapshot(
         "run_wanted_error",

@@ -494,3 +494,91 @@ fn jsonpath_ng_only_syntax_is_a_config_error_with_the_rfc_9535_form() {
         out.stderr
     );
 }
+
+/// mcp-server-sqlite answers a refused or failed query with its error as text and `isError`
+/// false; the fake's `read_query` does the same.
+const ERRORS_AS_SUCCESS: &str = r#"  - name: expects success
+    tool: read_query
+    args: {query: DELETE FROM t}
+    expect: {is_error: false}
+  - name: says nothing
+    tool: read_query
+    args: {query: "SELECT * FROM"}
+  - name: a real answer
+    tool: read_query
+    args: {query: SELECT 1}
+    expect: {is_error: false}
+  - name: wants an error
+    tool: read_query
+    args: {query: DROP TABLE t}
+    expect: {is_error: true}
+"#;
+
+#[test]
+fn an_error_returned_as_success_is_named_with_its_text_in_every_report() {
+    let dir = Dir::new("suite-error-as-success");
+    config(
+        &dir,
+        &["--fault", "error-as-success"],
+        "",
+        ERRORS_AS_SUCCESS,
+    );
+    let (out, report) = run_tests(&dir, &[]);
+    assert_eq!(out.code, 1, "{out:?}");
+    let r = results(&report);
+    let refused = "Error: Only SELECT queries are allowed for read_query";
+
+    // Expecting success, the test fails on it, naming the kind and the text.
+    let t = by_name(&r, "expects success");
+    assert_eq!(t["status"], "failed", "{t:#}");
+    assert_eq!(
+        t["failures"][0],
+        format!(
+            "error-as-success: expected success; isError is false, but the tool's only text \
+             reads as an error: {refused}"
+        )
+    );
+    // Saying nothing, the test passes as in mcp-toolproof, with a warning.
+    let t = by_name(&r, "says nothing");
+    assert_eq!(t["status"], "passed", "{t:#}");
+    let warning = t["warnings"][0].as_str().unwrap_or_default();
+    assert!(
+        warning.starts_with(
+            "error-as-success: isError is false, but the tool's only text reads as an error: \
+             Database error: near \"SELECT * FROM\": syntax error;"
+        ),
+        "{warning}"
+    );
+    // A real answer is none.
+    let t = by_name(&r, "a real answer");
+    assert_eq!(t["status"], "passed", "{t:#}");
+    assert!(t.get("warnings").is_none(), "{t:#}");
+    // Expecting an error, the test still fails (the flag is wrong), and says why.
+    let t = by_name(&r, "wants an error");
+    assert_eq!(t["status"], "failed", "{t:#}");
+    assert_eq!(
+        t["failures"][0],
+        format!(
+            "expected an error but the tool succeeded: {refused} (error-as-success: the text \
+             reads as an error, but isError is false)"
+        )
+    );
+
+    // The console, JUnit and HTML show the warning of the passing test too.
+    assert!(
+        out.stdout
+            .contains("warning: error-as-success: isError is false"),
+        "{}",
+        out.stdout
+    );
+    let junit = dir.read("j.xml");
+    assert!(
+        junit.contains("warning: error-as-success: isError is false"),
+        "{junit}"
+    );
+    let html = dir.read("r.html");
+    assert!(
+        html.contains("warning: error-as-success: isError is false"),
+        "{html}"
+    );
+}

@@ -33,6 +33,7 @@ fn test(name: &str, tool: &str, status: TestStatus, failures: &[&str], line: u32
         tags: vec!["smoke".into()],
         line: Some(line),
         server_requests: Vec::new(),
+        warnings: Vec::new(),
     }
 }
 

@@ -86,7 +86,9 @@
 //! [get_weather, fetch_weather], `order-tools` [get_order, cancel_order], `huge-tool-list` [bulk_01..bulk_40, about 145 kB of JSON],
 //! `draft07-schema` [draft07_point: valid draft-07 that 2020-12 rejects; must NOT be flagged],
 //! `wrong-structured` [wrong_structured: structuredContent breaks its outputSchema],
-//! `flaky` [flaky: an isError result on the 1st, 3rd, … call, success on the others].
+//! `flaky` [flaky: an isError result on the 1st, 3rd, … call, success on the others],
+//! `error-as-success` [read_query: `[{'1': 1}]` for `SELECT 1`, and for anything else
+//! `Error: Only SELECT…` or `Database error: …` with `isError` false, as mcp-server-sqlite].
 //!
 //! `fuzz-targets` adds the `fz_*` tools, each planting one defect for `toolproof fuzz` (see
 //! `fake_mcp/fuzz_targets.rs`): `fz_crash` exits when a nested quantity is negative, `fz_hang`

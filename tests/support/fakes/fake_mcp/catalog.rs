@@ -24,6 +24,8 @@ pub enum Behaviour {
     Plain,
     /// Fails on the 1st, 3rd, 5th… call and succeeds on the others.
     Flaky,
+    /// Answers `[{'1': 1}]` to `SELECT 1`, and its errors with `isError` false.
+    ErrorAsSuccess,
     /// One of the `fz_*` tools (fault `fuzz-targets`).
     Fuzz(crate::fuzz_targets::Bug),
     /// Asks the client during the call (fault `client-requests`).
@@ -443,13 +445,15 @@ fn fault_tools(fault: Fault) -> Vec<ToolEntry> {
                 "properties": {
                     "point": {
                         "type": "array",
+                        "description": "The point as [x, y].",
                         "items": [{"type": "number"}, {"type": "number"}],
                         "additionalItems": false
                     }
                 },
                 "required": ["point"],
                 "definitions": {"unused": {"type": "string"}}
-            }
+            },
+            "annotations": {"readOnlyHint": true, "openWorldHint": false}
         })),
         Fault::WrongStructured => vec![entry(
             json!({
@@ -471,6 +475,19 @@ fn fault_tools(fault: Fault) -> Vec<ToolEntry> {
                 "inputSchema": no_args()
             }),
             Behaviour::Flaky,
+        )],
+        Fault::ErrorAsSuccess => vec![entry(
+            json!({
+                "name": "read_query",
+                "description": "Runs a SELECT query on the database and returns the rows.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {"query": {"type": "string", "description": "The SELECT query."}},
+                    "required": ["query"]
+                },
+                "annotations": {"readOnlyHint": true, "openWorldHint": false}
+            }),
+            Behaviour::ErrorAsSuccess,
         )],
         Fault::FuzzTargets => crate::fuzz_targets::tools(),
         Fault::HostileSchemas => plain_all(crate::hostile::schema_tools()),
@@ -551,6 +568,21 @@ pub fn call_now(tool: &ToolEntry, args: &Map<String, Value>, huge_result: bool) 
             } else {
                 text_result(format!("flaky: call {n} works"), false)
             }
+        }
+        Behaviour::ErrorAsSuccess => {
+            let query = args.get("query").and_then(Value::as_str).unwrap_or("");
+            let text = if query.trim().eq_ignore_ascii_case("select 1") {
+                "[{'1': 1}]".to_owned()
+            } else if query
+                .trim_start()
+                .to_ascii_lowercase()
+                .starts_with("select")
+            {
+                format!("Database error: near {:?}: syntax error", query.trim())
+            } else {
+                "Error: Only SELECT queries are allowed for read_query".to_owned()
+            };
+            text_result(text, false)
         }
         Behaviour::WrongStructured => json!({
             "content": [{"type": "text", "text": "{\"count\": \"three\"}"}],

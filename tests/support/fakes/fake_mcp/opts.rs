@@ -66,6 +66,9 @@ pub enum Fault {
     WrongStructured,
     /// A tool `flaky` that fails every other call.
     Flaky,
+    /// A read-only tool `read_query` that answers errors as success (`isError` false), as
+    /// mcp-server-sqlite does.
+    ErrorAsSuccess,
     /// The `fz_*` tools, each with one defect a fuzzer should find.
     FuzzTargets,
     /// A banner line on stdout before any answer (stdio).
@@ -165,7 +168,7 @@ pub enum Fault {
 }
 
 /// Every fault with its command-line name and a one-line summary.
-pub const FAULTS: [(&str, Fault, &str); 89] = [
+pub const FAULTS: [(&str, Fault, &str); 90] = [
     (
         "no-description",
         Fault::NoDescription,
@@ -256,6 +259,11 @@ pub const FAULTS: [(&str, Fault, &str); 89] = [
         "flaky",
         Fault::Flaky,
         "a tool `flaky` that fails every other call",
+    ),
+    (
+        "error-as-success",
+        Fault::ErrorAsSuccess,
+        "a tool `read_query` that answers errors with isError false",
     ),
     (
         "stdout-noise",
