@@ -326,7 +326,10 @@ fn the_any_of_a_hint_suggests_accepts_every_call_the_tool_takes() {
         "context": {"type": "string", "description": "Kubeconfig Context to use for the command (optional - defaults to null)", "default": ""}
     }));
     raw["inputSchema"] = schema.clone();
-    let found = super::super::tests::findings(vec![raw]);
+    let found: Vec<_> = super::super::tests::findings(vec![raw])
+        .into_iter()
+        .filter(|f| f.check == "required-fields")
+        .collect();
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(
         found[0].message.contains("\"manifest\" or \"filename\""),
