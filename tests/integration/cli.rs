@@ -64,6 +64,7 @@ mod local;
 mod matrix;
 mod merge;
 mod requests;
+mod scripts;
 mod shard;
 mod tool_choice;
 
@@ -1298,10 +1299,7 @@ fn demo_dir(folder: &str, name: &str) -> Dir {
     )
     .expect("demo config");
     let examples = format!("{}/", crate::examples_dir().display());
-    dir.write(
-        name,
-        &yaml.replace("../../target/release/examples/", &examples),
-    );
+    dir.write(name, &yaml.replace("../../target/release/", &examples));
     dir
 }
 
