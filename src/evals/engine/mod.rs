@@ -10,7 +10,7 @@ mod progress;
 use ask::{Asking, build_client};
 use progress::Progress;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 
 use super::Choice;
-use super::cache::{Cache, Keyer, Lookup};
+use super::cache::{Cache, Keyer, Lookup, RecordedElsewhere};
 use super::choice;
 use super::prices::PriceTable;
 use super::provider::window::WindowUse;
@@ -33,7 +33,7 @@ use crate::interrupt::Interrupt;
 use crate::mcp::types::Tool;
 use crate::report::model::ContextEntry;
 use crate::report::model::{
-    CacheUse, ConcurrencyUse, EvalsResults, ModelEval, Phase, PhaseStatus, TrialResult,
+    CacheUse, ConcurrencyUse, EvalsResults, GateKind, ModelEval, Phase, PhaseStatus, TrialResult,
 };
 use crate::report::redact::Redactor;
 use crate::settings::{Env, EvalSettings, EvalTarget};
@@ -244,7 +244,7 @@ pub fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
         tool_choice: tool_choice.map(|c| choice::wire(&c, ProviderKind::Command)),
         by_name: &by_name,
         provider,
-        cache: Cache::new(&cfg.cache_dir),
+        cache: Cache::new(&cfg.cache_dir).recording_tools(tool_digests(&api)),
         run: r,
         pacer,
         prices: PriceTable::new(&cfg.prices),
@@ -394,10 +394,79 @@ fn eval_model(
         }
     }
     progress.flush_not_asked(ctx, &items, &got);
+    // Under --offline, why the cache had no answer: answers recorded for another tool list?
+    let elsewhere = (offline && cache_use.read && fatal.is_none())
+        .then(|| {
+            let missed: HashSet<&str> = items
+                .iter()
+                .zip(&got)
+                .filter(|(item, g)| item.key.is_some() && matches!(g, Got::NotAsked))
+                .map(|(item, _)| cfg.cases[item.case].prompt.as_str())
+                .collect();
+            let provider = provider_name(ctx.provider);
+            let tools = tool_digests(ctx.api);
+            (!missed.is_empty())
+                .then(|| ctx.cache.why_missed(provider, model, &missed, &tools))
+                .flatten()
+        })
+        .flatten();
     let min_accuracy = ctx.run.settings.min_accuracy();
     let mut eval = score_model(ctx, model, &items, got, fatal, min_accuracy, offline);
     eval.batched = batched;
+    if let Some(elsewhere) = elsewhere {
+        for gate in eval.gates.iter_mut().filter(|g| g.kind == GateKind::Offline) {
+            gate.detail.push_str(&format!("; {}", recorded_elsewhere(&elsewhere)));
+        }
+    }
     eval
+}
+
+/// Each tool of the list sent with its [`cache::tool_digest`], in list order.
+fn tool_digests(api: &ApiTools) -> Vec<(String, String)> {
+    api.tools
+        .iter()
+        .map(|t| (t.name.clone(), super::cache::tool_digest(t)))
+        .collect()
+}
+
+/// `the cache holds answers to 8 of these prompts recorded for another tool list: changed
+/// since: get_weather; added: find_city`, or what it can say when the files do not list tools.
+fn recorded_elsewhere(r: &RecordedElsewhere) -> String {
+    let n = r.prompts;
+    let head = format!(
+        "the cache holds answers to {} recorded",
+        if n == 1 {
+            "one of these prompts".to_owned()
+        } else {
+            format!("{n} of these prompts")
+        }
+    );
+    let mut diff = Vec::new();
+    for (what, names) in [
+        ("changed since", &r.changed),
+        ("added since", &r.added),
+        ("removed since", &r.removed),
+    ] {
+        if !names.is_empty() {
+            diff.push(format!("{what}: {}", names.join(", ")));
+        }
+    }
+    if !diff.is_empty() {
+        let mut text = format!("{head} for another tool list ({})", diff.join("; "));
+        if r.unlisted > 0 {
+            text.push_str(&format!(
+                ", and to {} more for a tool list their files do not name",
+                r.unlisted
+            ));
+        }
+        return text;
+    }
+    if r.unlisted == n {
+        return format!(
+            "{head} for another tool list, system prompt or request settings (the files, written by mcp-toolproof or an older toolproof, do not name the tools they were recorded for)"
+        );
+    }
+    format!("{head} with the same tools but another system prompt or request settings")
 }
 
 /// Whether the pending items go through a batch: the settings say so for this many distinct

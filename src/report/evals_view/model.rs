@@ -87,7 +87,7 @@ impl<'a> ModelView<'a> {
             (None, true) => ModelOutcome::Passed,
             (None, false) => ModelOutcome::Failed,
         };
-        let scored = m.error.is_none();
+        let scored = m.error.is_none() && !m.asked_nothing();
         let shown = &m.confusion[..m.confusion.len().min(CONFUSION_SHOWN)];
         let more = m.confusion.len() - shown.len();
         let (accuracy, minimum) = percent_against(m.accuracy, m.min_accuracy);
@@ -101,7 +101,8 @@ impl<'a> ModelView<'a> {
             error: m.error.as_deref(),
             not_scored: (!scored).then(|| {
                 let n = m.cases.len();
-                format!("No case was scored: {n} case{} not run", plural(n))
+                let why = if m.error.is_none() { " (no case was asked)" } else { "" };
+                format!("No case was scored: {n} case{} not run{why}", plural(n))
             }),
             accuracy: scored.then_some(accuracy),
             minimum,
@@ -110,7 +111,11 @@ impl<'a> ModelView<'a> {
             trials_line: trials_line(m).filter(|_| scored),
             counts_line: counts_line(m).filter(|_| scored),
             gates: &m.gates,
-            failed_gates: m.gates.iter().filter(|g| !g.passed && scored).collect(),
+            failed_gates: m
+                .gates
+                .iter()
+                .filter(|g| !g.passed && m.error.is_none())
+                .collect(),
             critical_misses: joined(&m.critical_misses),
             provider_errors: m.provider_errors,
             shared_errors,
@@ -220,6 +225,13 @@ fn accuracy_line(m: &ModelEval) -> String {
     }
     if m.total == 0 {
         return format!("Accuracy not measured: no cases, minimum {min}");
+    }
+    if m.asked_nothing() {
+        let n = m.cases.len();
+        return format!(
+            "Accuracy not measured: no case was asked ({n} case{} not run), minimum {min}",
+            plural(n)
+        );
     }
     format!(
         "Accuracy {value} ({}/{}), minimum {min}",

@@ -137,6 +137,16 @@ pub struct ModelEval {
     pub cost: Option<super::ModelCost>,
 }
 
+impl ModelEval {
+    /// Whether the provider was usable but no case was asked (under `--offline`, none had a
+    /// cached answer): then there is no accuracy, not an accuracy of 0%.
+    pub fn asked_nothing(&self) -> bool {
+        self.error.is_none()
+            && !self.cases.is_empty()
+            && self.cases.iter().all(|c| c.status == CaseStatus::NotRun)
+    }
+}
+
 /// Which rule a gate checks; serialized as the gate's `name`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
