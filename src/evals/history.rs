@@ -357,6 +357,7 @@ fn trend(path: &Path, results: &EvalsResults, new: &[Entry]) -> std::io::Result<
             model: e.model.clone(),
             miss_rate: e.miss_rate,
             cost_usd: e.cost_usd,
+            replayed: e.requests == Some(0),
         })
         .collect();
     let rates: Vec<f64> = points.iter().map(|p| p.miss_rate).collect();

@@ -892,7 +892,10 @@ fn tool(name: &str, description: &str) -> ApiTool {
 }
 
 fn digests(tools: &[ApiTool]) -> Vec<(String, String)> {
-    tools.iter().map(|t| (t.name.clone(), tool_digest(t))).collect()
+    tools
+        .iter()
+        .map(|t| (t.name.clone(), tool_digest(t)))
+        .collect()
 }
 
 #[test]
@@ -937,10 +940,19 @@ fn a_miss_names_the_tools_changed_added_and_removed_since_the_answer_was_recorde
         }
     );
     // Another model, provider or prompt has nothing to say.
-    assert_eq!(cache.why_missed("anthropic", "other", &prompts, &digests(&now)), None);
-    assert_eq!(cache.why_missed("openai", "m", &prompts, &digests(&now)), None);
+    assert_eq!(
+        cache.why_missed("anthropic", "other", &prompts, &digests(&now)),
+        None
+    );
+    assert_eq!(
+        cache.why_missed("openai", "m", &prompts, &digests(&now)),
+        None
+    );
     let other: HashSet<&str> = ["never asked"].into_iter().collect();
-    assert_eq!(cache.why_missed("anthropic", "m", &other, &digests(&now)), None);
+    assert_eq!(
+        cache.why_missed("anthropic", "m", &other, &digests(&now)),
+        None
+    );
 
     // A file the reference wrote does not say which tools it was recorded for.
     Cache::new(&dir)
@@ -952,10 +964,20 @@ fn a_miss_names_the_tools_changed_added_and_removed_since_the_answer_was_recorde
     assert_eq!((found.prompts, found.unlisted), (2, 1));
     // The same tools: something else changed (system prompt, params).
     let same = cache
-        .why_missed("anthropic", "m", &["hello"].into_iter().collect(), &digests(&then))
+        .why_missed(
+            "anthropic",
+            "m",
+            &["hello"].into_iter().collect(),
+            &digests(&then),
+        )
         .unwrap();
     assert_eq!(
-        (same.prompts, same.changed.len(), same.added.len(), same.removed.len()),
+        (
+            same.prompts,
+            same.changed.len(),
+            same.added.len(),
+            same.removed.len()
+        ),
         (1, 0, 0, 0)
     );
 }

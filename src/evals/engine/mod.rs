@@ -414,8 +414,13 @@ fn eval_model(
     let mut eval = score_model(ctx, model, &items, got, fatal, min_accuracy, offline);
     eval.batched = batched;
     if let Some(elsewhere) = elsewhere {
-        for gate in eval.gates.iter_mut().filter(|g| g.kind == GateKind::Offline) {
-            gate.detail.push_str(&format!("; {}", recorded_elsewhere(&elsewhere)));
+        for gate in eval
+            .gates
+            .iter_mut()
+            .filter(|g| g.kind == GateKind::Offline)
+        {
+            gate.detail
+                .push_str(&format!("; {}", recorded_elsewhere(&elsewhere)));
         }
     }
     eval

@@ -101,7 +101,11 @@ impl<'a> ModelView<'a> {
             error: m.error.as_deref(),
             not_scored: (!scored).then(|| {
                 let n = m.cases.len();
-                let why = if m.error.is_none() { " (no case was asked)" } else { "" };
+                let why = if m.error.is_none() {
+                    " (no case was asked)"
+                } else {
+                    ""
+                };
                 format!("No case was scored: {n} case{} not run{why}", plural(n))
             }),
             accuracy: scored.then_some(accuracy),

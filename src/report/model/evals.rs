@@ -359,6 +359,10 @@ pub struct HistoryPoint {
     /// line recorded it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    /// The run asked the model nothing (every answer was replayed from the cache), so its cost
+    /// is no measure of what the set costs.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub replayed: bool,
 }
 
 /// Whether a count is 0 (left out of the JSON report).

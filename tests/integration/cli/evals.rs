@@ -736,10 +736,15 @@ fn offline_after_a_tool_list_change_names_the_tools_and_reports_no_accuracy() {
     ] {
         assert!(!text.contains(" 0% accuracy"), "{what}:\n{text}");
         assert!(!text.contains("Accuracy 0%"), "{what}:\n{text}");
-        assert!(text.contains("added since: undocumented"), "{what}:\n{text}");
+        assert!(
+            text.contains("added since: undocumented"),
+            "{what}:\n{text}"
+        );
     }
     assert!(
-        offline.stdout.contains("Accuracy not measured: no case was asked (2 cases not run)"),
+        offline
+            .stdout
+            .contains("Accuracy not measured: no case was asked (2 cases not run)"),
         "{}",
         offline.stdout
     );
