@@ -63,8 +63,8 @@ mod lint;
 mod local;
 mod matrix;
 mod merge;
+mod newcomer;
 mod requests;
-mod scripts;
 mod shard;
 mod tool_choice;
 
@@ -990,6 +990,7 @@ fn help_output() {
     for (name, args) in [
         ("help_top", &["--help"][..]),
         ("help_run", &["run", "--help"][..]),
+        ("help_run_short", &["run", "-h"][..]),
         ("help_eval", &["eval", "--help"][..]),
         ("help_inspect", &["inspect", "--help"][..]),
         ("help_fuzz", &["fuzz", "--help"][..]),

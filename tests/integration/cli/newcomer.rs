@@ -1,6 +1,7 @@
-//! The repository's scripts as a newcomer meets them: each answers `--help` with its usage and
-//! does nothing else, and the README's test command stops at once, naming what to install,
-//! when a program the suite runs is missing and cannot be installed.
+//! The repository as a newcomer meets it: each script answers `--help` with its usage and does
+//! nothing else; the README's test command stops at once, naming what to install, when a
+//! program the suite runs is missing and cannot be installed; its first command builds only what
+//! the demo runs; and the workflow snippets of the README and the guide can be pasted as they are.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -230,4 +231,134 @@ fn the_cargo_install_row_installs_this_project_not_the_crates_io_namesake() {
     }
     let manifest = std::fs::read_to_string(repo().join("Cargo.toml")).unwrap();
     assert!(manifest.contains("\npublish = false\n"), "Cargo.toml");
+}
+
+/// The fenced blocks of a Markdown file whose info string is `lang`.
+fn blocks<'a>(markdown: &'a str, lang: &str) -> Vec<&'a str> {
+    let open = format!("```{lang}\n");
+    markdown
+        .split(&open)
+        .skip(1)
+        .filter_map(|rest| rest.split("\n```").next())
+        .collect()
+}
+
+/// The major version each action is pinned at in action.yml and the workflows (`@<sha> # vN.x.y`).
+fn pinned_majors() -> std::collections::BTreeMap<String, String> {
+    let mut majors = std::collections::BTreeMap::new();
+    let mut files = vec![repo().join("action.yml")];
+    for entry in std::fs::read_dir(repo().join(".github/workflows"))
+        .unwrap()
+        .flatten()
+    {
+        files.push(entry.path());
+    }
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for line in text.lines() {
+            let Some(rest) = line.trim().trim_start_matches("- ").strip_prefix("uses: ") else {
+                continue;
+            };
+            let (Some((action, _)), Some((_, version))) =
+                (rest.split_once('@'), rest.split_once("# v"))
+            else {
+                continue;
+            };
+            let major = version.split('.').next().unwrap_or_default();
+            majors.insert(action.to_owned(), format!("v{major}"));
+        }
+    }
+    majors
+}
+
+#[test]
+fn the_workflow_snippets_pin_the_actions_the_action_uses_and_can_be_pasted() {
+    let majors = pinned_majors();
+    assert!(majors.contains_key("actions/upload-artifact"), "{majors:?}");
+    for page in [
+        "README.md",
+        "docs/sharding.md",
+        "docs/reports.md",
+        "docs/cost.md",
+    ] {
+        let text = std::fs::read_to_string(repo().join(page)).unwrap();
+        for block in blocks(&text, "yaml") {
+            if !block.contains("runs-on:") && !block.contains("uses: ") {
+                continue;
+            }
+            for line in block.lines() {
+                let line = line.trim().trim_start_matches("- ");
+                if let Some(rest) = line.strip_prefix("uses: actions/") {
+                    let (action, version) = rest.split_once('@').unwrap();
+                    let action = format!("actions/{action}");
+                    if let Some(major) = majors.get(&action) {
+                        assert_eq!(
+                            version.split_whitespace().next(),
+                            Some(major.as_str()),
+                            "{page}: {action} is pinned at {major} by the Action and its workflows"
+                        );
+                    }
+                }
+                // A `${{ }}` expression in a shell line is template injection waiting to
+                // happen; snippets pass values through `env:`.
+                if let Some(run) = line.strip_prefix("run: ") {
+                    assert!(
+                        !run.contains("${{"),
+                        "{page}: `{line}` expands an expression in the shell"
+                    );
+                }
+            }
+            if block.contains("pr-comment:") && block.contains("runs-on:") {
+                assert!(
+                    block.contains("pull-requests: write"),
+                    "{page}: a job that posts the PR comment without `pull-requests: write`:\n{block}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_guide_home_and_command_table_list_everything() {
+    let index = std::fs::read_to_string(repo().join("docs/index.md")).unwrap();
+    let mkdocs = std::fs::read_to_string(repo().join("mkdocs.yml")).unwrap();
+    for line in mkdocs.lines() {
+        let Some((_, page)) = line
+            .trim()
+            .strip_prefix("- ")
+            .and_then(|l| l.split_once(": "))
+        else {
+            continue;
+        };
+        if page.ends_with(".md") && page != "index.md" {
+            assert!(
+                index.contains(&format!("]({page})")),
+                "docs/index.md leaves out {page}"
+            );
+        }
+    }
+    let commands = std::fs::read_to_string(repo().join("docs/commands.md")).unwrap();
+    let help = toolproof_test_support::toolproof_in(repo(), &["--help"], &[]);
+    let listed: Vec<&str> = help
+        .stdout
+        .split("Commands:\n")
+        .nth(1)
+        .unwrap_or_default()
+        .lines()
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(
+        listed.contains(&"bench") && listed.contains(&"protocol"),
+        "{listed:?}"
+    );
+    for command in listed {
+        assert!(
+            commands.contains(&format!("| `toolproof {command}")),
+            "docs/commands.md has no row for `toolproof {command}`"
+        );
+    }
+    let evals = std::fs::read_to_string(repo().join("docs/evals.md")).unwrap();
+    assert!(evals.contains("`ANTHROPIC_BASE_URL` is the root without `/v1`"));
 }
