@@ -362,3 +362,53 @@ fn the_guide_home_and_command_table_list_everything() {
     let evals = std::fs::read_to_string(repo().join("docs/evals.md")).unwrap();
     assert!(evals.contains("`ANTHROPIC_BASE_URL` is the root without `/v1`"));
 }
+
+/// A wheel of the binary a plain `cargo build` made: the default target's glibc 2.17 floor
+/// refuses it, with a hint that names the host triple, and that triple packs a local wheel.
+#[test]
+fn build_wheel_offers_the_host_target_for_a_binary_of_this_machine() {
+    let arch = std::env::consts::ARCH;
+    if std::env::consts::OS != "linux" || !matches!(arch, "x86_64" | "aarch64") {
+        return;
+    }
+    let dir = Dir::new("wheel-host");
+    let bin = toolproof_test_support::toolproof_bin();
+    let bin = bin.display().to_string();
+    let out_dir = dir.path("wheels").display().to_string();
+    let script = repo().join("scripts/build-wheel.sh");
+    let refused = Command::new(&script)
+        .args([
+            "--binary",
+            &bin,
+            "--out",
+            &out_dir,
+            &format!("{arch}-unknown-linux-gnu.2.17"),
+        ])
+        .output()
+        .expect("run build-wheel.sh");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    if refused.status.success() {
+        // This machine's glibc is 2.17: its binaries are what the release builds.
+        return;
+    }
+    assert_eq!(refused.status.code(), Some(1), "{stderr}");
+    let triple = format!("{arch}-unknown-linux-gnu");
+    assert!(
+        stderr.contains(&format!("scripts/build-wheel.sh --binary {bin} {triple}\n")),
+        "{stderr}"
+    );
+    let local = Command::new(&script)
+        .args(["--binary", &bin, "--out", &out_dir, &triple])
+        .output()
+        .expect("run build-wheel.sh");
+    assert!(
+        local.status.success(),
+        "{}",
+        String::from_utf8_lossy(&local.stderr)
+    );
+    let wheel = String::from_utf8_lossy(&local.stdout);
+    assert!(
+        wheel.trim().ends_with(&format!("_{arch}.whl")) && wheel.contains("manylinux_2_"),
+        "{wheel}"
+    );
+}
