@@ -335,8 +335,9 @@ impl Cache {
         tools: &[(String, String)],
     ) -> Option<RecordedElsewhere> {
         use std::collections::HashMap;
-        let mut newest: HashMap<String, (std::time::SystemTime, Option<Vec<(String, String)>>)> =
-            HashMap::new();
+        /// When an entry was written, and the tools it lists (none: it does not say).
+        type Seen = (std::time::SystemTime, Option<Vec<(String, String)>>);
+        let mut newest: HashMap<String, Seen> = HashMap::new();
         for name in self.entries().ok()? {
             if entry_key(&name).is_none() {
                 continue;

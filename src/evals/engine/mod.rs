@@ -319,25 +319,7 @@ fn eval_model(
     client: &mut Option<Result<Arc<Provider>, ProviderError>>,
 ) -> ModelEval {
     let cfg = ctx.cfg;
-    let keyer = cache_use.write.then(|| {
-        Keyer::new(
-            provider_name(ctx.provider),
-            model,
-            cfg.system.as_deref(),
-            &ctx.api.tools,
-            ctx.params,
-        )
-    });
-    let mut items = Vec::new();
-    for (i, case) in cfg.cases.iter().enumerate() {
-        let turns = case.turns();
-        for trial in 1..=trials_of(cfg, case) {
-            let key = keyer
-                .as_ref()
-                .map(|k| k.key_in(&turns, &case.prompt, trial));
-            items.push(Item { case: i, key });
-        }
-    }
+    let items = items_of(ctx, model, cache_use.write);
     let mut progress = Progress::new(ctx, model, &items);
     let mut got: Vec<Got> = items.iter().map(|_| Got::NotAsked).collect();
     if cache_use.read {
@@ -394,21 +376,8 @@ fn eval_model(
         }
     }
     progress.flush_not_asked(ctx, &items, &got);
-    // Under --offline, why the cache had no answer: answers recorded for another tool list?
     let elsewhere = (offline && cache_use.read && fatal.is_none())
-        .then(|| {
-            let missed: HashSet<&str> = items
-                .iter()
-                .zip(&got)
-                .filter(|(item, g)| item.key.is_some() && matches!(g, Got::NotAsked))
-                .map(|(item, _)| cfg.cases[item.case].prompt.as_str())
-                .collect();
-            let provider = provider_name(ctx.provider);
-            let tools = tool_digests(ctx.api);
-            (!missed.is_empty())
-                .then(|| ctx.cache.why_missed(provider, model, &missed, &tools))
-                .flatten()
-        })
+        .then(|| why_missed(ctx, model, &items, &got))
         .flatten();
     let min_accuracy = ctx.run.settings.min_accuracy();
     let mut eval = score_model(ctx, model, &items, got, fatal, min_accuracy, offline);
@@ -424,6 +393,53 @@ fn eval_model(
         }
     }
     eval
+}
+
+/// Every (case, trial) of one model in case order, with its cache key when the cache is used.
+fn items_of(ctx: &Ctx<'_>, model: &str, keyed: bool) -> Vec<Item> {
+    let cfg = ctx.cfg;
+    let keyer = keyed.then(|| {
+        Keyer::new(
+            provider_name(ctx.provider),
+            model,
+            cfg.system.as_deref(),
+            &ctx.api.tools,
+            ctx.params,
+        )
+    });
+    let mut items = Vec::new();
+    for (i, case) in cfg.cases.iter().enumerate() {
+        let turns = case.turns();
+        for trial in 1..=trials_of(cfg, case) {
+            let key = keyer
+                .as_ref()
+                .map(|k| k.key_in(&turns, &case.prompt, trial));
+            items.push(Item { case: i, key });
+        }
+    }
+    items
+}
+
+/// Under `--offline`, why the cache had no answer for the items not asked: answers to their
+/// prompts recorded for another tool list (see [`Cache::why_missed`]).
+fn why_missed(
+    ctx: &Ctx<'_>,
+    model: &str,
+    items: &[Item],
+    got: &[Got],
+) -> Option<RecordedElsewhere> {
+    let missed: HashSet<&str> = items
+        .iter()
+        .zip(got)
+        .filter(|(item, g)| item.key.is_some() && matches!(g, Got::NotAsked))
+        .map(|(item, _)| ctx.cfg.cases[item.case].prompt.as_str())
+        .collect();
+    if missed.is_empty() {
+        return None;
+    }
+    let provider = provider_name(ctx.provider);
+    ctx.cache
+        .why_missed(provider, model, &missed, &tool_digests(ctx.api))
 }
 
 /// Each tool of the list sent with its [`cache::tool_digest`], in list order.
