@@ -187,7 +187,9 @@ pub fn entries(
             results
                 .models
                 .iter()
-                .filter(|m| m.error.is_none() && m.total > 0)
+                // A model that could not be used or of which nothing was asked measured
+                // nothing: it has no miss rate to record.
+                .filter(|m| m.error.is_none() && m.total > 0 && !m.asked_nothing())
                 .map(|m| Entry {
                     provider: results.provider.clone(),
                     model: m.model.clone(),

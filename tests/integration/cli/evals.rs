@@ -700,14 +700,26 @@ fn offline_after_a_tool_list_change_names_the_tools_and_reports_no_accuracy() {
     let cases = "    - name: one\n      prompt: 'x [[call echo {\"text\": \"a\"}]]'\n      expect_tool: echo\n    - name: two\n      prompt: 'y [[text no tool needed]]'\n      expect_tool: null\n";
     api_config(&dir, "anthropic", &[], "", cases);
     let openai = format!("{}/v1", server.url);
-    let (first, _) = eval_in(&dir, &[], &api_env(&server, &openai));
+    let (first, _) = eval_in(&dir, &["--history", "h.jsonl"], &api_env(&server, &openai));
     assert_eq!(first.code, 0, "{first:?}");
     // The server now offers one more tool (`undocumented`): every key changes.
     api_config(&dir, "anthropic", &["--fault", "no-description"], "", cases);
     std::fs::remove_file(dir.path("s.md")).expect("the first run's summary");
-    let (offline, report) = eval_in(&dir, &["--offline"], &[("ANTHROPIC_API_KEY", "")]);
+    let (offline, report) = eval_in(
+        &dir,
+        &["--offline", "--history", "h.jsonl"],
+        &[("ANTHROPIC_API_KEY", "")],
+    );
     assert_eq!(offline.code, 1, "{offline:?}");
     assert_eq!(requests(&dir, "llm.jsonl").len(), 2, "no request offline");
+    // Nothing was measured: the history gets no miss rate of 100% for the model.
+    let history = dir.read("h.jsonl");
+    let rates: Vec<&str> = history
+        .lines()
+        .filter(|l| l.contains("\"model\":\"fake-model-1\""))
+        .collect();
+    assert_eq!(rates.len(), 1, "{history}");
+    assert!(!offline.stdout.contains("→ 100%"), "{}", offline.stdout);
     let reason = "2 cases have no cached answer and --offline forbids asking: one, two; the cache holds answers to 2 of these prompts recorded for another tool list (added since: undocumented)";
     let m = model0(&report);
     let offline_gate = m["gates"]
