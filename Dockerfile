@@ -18,7 +18,7 @@ COPY . .
 # The rust:alpine image brings gcc and musl-dev; on musl, Rust links statically by default.
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/src/target \
-    cargo build --release --locked \
+    cargo build --release --locked -p toolproof \
     && install -D -m 0755 target/release/toolproof /out/toolproof
 
 FROM scratch AS binary-source

@@ -4,7 +4,7 @@
 Prints a table of median wall time and peak RSS per command, and the speed-up. Installs the
 reference into target/bench/ref-venv on first use. Usage:
 
-    cargo build --release --workspace --bins --examples
+    cargo build --release --workspace --bins
     python3 bench/compare.py [--runs N]
 """
 
@@ -64,7 +64,7 @@ def main() -> None:
     args = parser.parse_args()
     for path in (OURS, FAKE):
         if not path.exists():
-            sys.exit(f"{path} is missing: run `cargo build --release --workspace --bins --examples` first")
+            sys.exit(f"{path} is missing: run `cargo build --release --workspace --bins` first")
     ensure_reference()
     work = ROOT / "target/bench"
     work.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,7 @@
    `eval` at toolproof's default concurrency vs the reference, and whether the verdicts agree.
 2. 1000 cached cases: whole-process time of a fully cached `eval` (no request, no key).
 
-Usage (after `cargo build --release --workspace --bins --examples`):
+Usage (after `cargo build --release --workspace --bins`):
     python3 bench/evals.py [--runs N]
 """
 
@@ -82,7 +82,7 @@ def main() -> None:
     args = parser.parse_args()
     for path in (OURS, FAKE_MCP, FAKE_LLM):
         if not path.exists():
-            sys.exit(f"{path} is missing: run `cargo build --release --workspace --bins --examples` first")
+            sys.exit(f"{path} is missing: run `cargo build --release --workspace --bins` first")
     ensure_reference()
     llm = subprocess.Popen([str(FAKE_LLM), "--delay-ms", "100"], stdout=subprocess.PIPE, text=True)
     try:

@@ -3,11 +3,13 @@
 # no-op stdio server (fake_mcp from tests/support, tool `echo`) with the same calls and concurrency.
 # Not a test: it prints both figures and their ratio (the goal is at least 10x).
 #
-#   scripts/bench-vs-reference.sh [CALLS] [CONCURRENCY]
+# Usage: scripts/bench-vs-reference.sh [CALLS] [CONCURRENCY]
 #
 # The reference comes from $TOOLPROOF_REFERENCE, else the py-ref venv scripts/test.sh
 # installs under target/interop, else /tmp/reftp.
 set -euo pipefail
+# shellcheck source=scripts/lib/help.bash
+source "$(dirname "$0")/lib/help.bash" "$@"
 cd "$(dirname "$0")/.."
 calls=${1:-2000}
 concurrency=${2:-10}

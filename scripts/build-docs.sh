@@ -3,6 +3,8 @@
 # into a venv under target/. The build is strict: a broken link or anchor fails it.
 # Usage: scripts/build-docs.sh [OUT]
 set -euo pipefail
+# shellcheck source=scripts/lib/help.bash
+source "$(dirname "$0")/lib/help.bash" "$@"
 cd "$(dirname "$0")/.."
 out=${1:-target/book}
 venv=target/docs-venv

@@ -21,6 +21,8 @@
 # The version comes from Cargo.toml, and so do the description, license and repository URL.
 # npm pack writes fixed times and modes, so the same inputs give the same tarballs.
 set -euo pipefail
+# shellcheck source=scripts/lib/help.bash
+source "$(dirname "$0")/lib/help.bash" "$@"
 caller=$PWD
 cd "$(dirname "$0")/.."
 

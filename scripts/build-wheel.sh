@@ -7,7 +7,8 @@
 #
 # Usage: scripts/build-wheel.sh [--binary PATH | --from-dist DIR] [--out DIR] [TARGET]
 #   TARGET           a target of scripts/release-build.sh (default x86_64-unknown-linux-gnu.2.17);
-#                    it picks the wheel's platform tag
+#                    it picks the wheel's platform tag; for a local wheel of a plain
+#                    `cargo build` binary, name the triple alone (x86_64-unknown-linux-gnu)
 #   --binary PATH    package this binary instead of building one
 #   --from-dist DIR  package the binary of DIR/toolproof-<version>-<triple>.tar.gz (checked
 #                    against its .sha256 when there is one), as the release workflow's dist/ has
@@ -22,14 +23,16 @@
 # project URL is Cargo.toml's `repository`. The wheel is reproducible: sorted entries, fixed
 # times (SOURCE_DATE_EPOCH, else the last commit's time).
 set -euo pipefail
+# shellcheck source=scripts/lib/help.bash
+source "$(dirname "$0")/lib/help.bash" "$@"
 cd "$(dirname "$0")/.."
 
 usage() { # exit code: 0 for --help (to stdout), 2 for a usage error (to stderr)
   if [ "${1:-2}" = 0 ]; then
-    sed -n '8,15p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '8,16p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
   fi
-  sed -n '8,15p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '8,16p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 die() { # message, hint
@@ -132,6 +135,8 @@ case $kind in
     if [ -n "$glibc_suffix" ] && [ "${minor}" -gt "${glibc_suffix#2.}" ]; then
       echo "error: $binary needs glibc $needs, newer than the $glibc_suffix of target $target" >&2
       echo "hint: build it with scripts/release-build.sh $target (zig links against glibc $glibc_suffix)" >&2
+      echo "hint: or, for a wheel that installs on this glibc and newer only (a local wheel), name the" >&2
+      echo "      target without the glibc floor: scripts/build-wheel.sh --binary $binary $triple" >&2
       exit 1
     fi
     ((minor >= 17)) || minor=17

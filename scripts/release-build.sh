@@ -17,6 +17,8 @@
 # cargo. Every build uses Cargo.toml's [profile.release] and --locked. Running it again rebuilds
 # incrementally and replaces the two files.
 set -euo pipefail
+# shellcheck source=scripts/lib/help.bash
+source "$(dirname "$0")/lib/help.bash" "$@"
 cd "$(dirname "$0")/.."
 
 zigbuild_version=0.24.1
@@ -71,10 +73,10 @@ if [ "$linker" = zig ]; then
   export CARGO_ZIGBUILD_CACHE_DIR="$tools/cache/cargo-zigbuild"
   export ZIG_GLOBAL_CACHE_DIR="$tools/cache/zig" ZIG_LOCAL_CACHE_DIR="$tools/cache/zig-local"
   echo "building toolproof for $target with cargo-zigbuild" >&2
-  "$tools/py/bin/cargo-zigbuild" zigbuild --release --locked --target "$target" >&2
+  "$tools/py/bin/cargo-zigbuild" zigbuild --release --locked -p toolproof --target "$target" >&2
 else
   echo "building toolproof for $target with cargo" >&2
-  cargo build --release --locked --target "$triple" >&2
+  cargo build --release --locked -p toolproof --target "$triple" >&2
 fi
 
 version=$(crate_version)

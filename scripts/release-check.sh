@@ -6,7 +6,11 @@
 # - scripts/check-glibc.sh fails a binary that needs a newer glibc, so the check above can fail;
 # - scripts/release-manifest.sh writes the manifest.json the Action reads, and SHA256SUMS;
 # - Cargo.toml's cargo binstall metadata names the archive.
+#
+# Usage: scripts/release-check.sh   (no arguments)
 set -euo pipefail
+# shellcheck source=scripts/lib/help.bash
+source "$(dirname "$0")/lib/help.bash" "$@"
 cd "$(dirname "$0")/.."
 
 fail() { echo "error: $*" >&2; exit 1; }

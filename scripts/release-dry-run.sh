@@ -10,8 +10,10 @@
 # Usage: scripts/release-dry-run.sh [--dist DIR] [--examples DIR]
 #   --dist DIR      release archives already built (default: build this host's with
 #                   scripts/release-build.sh x86_64-unknown-linux-gnu.2.17 into dist/)
-#   --examples DIR  a folder holding demo_server and demo_picker (target/debug/examples)
+#   --examples DIR  a folder holding demo_server and demo_picker (target/debug)
 set -euo pipefail
+# shellcheck source=scripts/lib/help.bash
+source "$(dirname "$0")/lib/help.bash" "$@"
 cd "$(dirname "$0")/.."
 repo=$PWD
 
@@ -116,7 +118,7 @@ grep -q "^downloading toolproof-$version-x86_64-unknown-linux-gnu.tar.gz" "$work
 # 5. The installed toolproof runs the bundled demo.
 if [ -n "$examples" ]; then
   mkdir "$work/demo"
-  sed "s|\.\./\.\./target/release/examples/|$examples/|g" examples/demo/toolproof.yaml >"$work/demo/toolproof.yaml"
+  sed "s|\.\./\.\./target/release/|$examples/|g" examples/demo/toolproof.yaml >"$work/demo/toolproof.yaml"
   (cd "$work/demo" && "$bin" run toolproof.yaml) >"$work/demo.log" 2>&1 ||
     { cat "$work/demo.log" >&2; fail "the installed toolproof failed the demo"; }
   tail -n 3 "$work/demo.log"

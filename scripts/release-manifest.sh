@@ -13,6 +13,8 @@
 #   --partial  list the platforms DIST_DIR has archives for (a dry run on one machine); without
 #              it, a platform without its archive is an error
 set -euo pipefail
+# shellcheck source=scripts/lib/help.bash
+source "$(dirname "$0")/lib/help.bash" "$@"
 
 partial=false
 if [ "${1:-}" = --partial ]; then

@@ -13,6 +13,8 @@
 #   --partial  a manifest of the platforms DIST_DIR has archives for (a dry run on one machine);
 #              the release workflow tags only with all four runner platforms
 set -euo pipefail
+# shellcheck source=scripts/lib/help.bash
+source "$(dirname "$0")/lib/help.bash" "$@"
 
 partial=()
 if [ "${1:-}" = --partial ]; then

@@ -4,9 +4,21 @@
 # (npm and PyPI), the npm package (scripts/build-npm.sh, installed offline into an empty project),
 # and the JUnit readers xmlschema and junitparser (PyPI), which this script
 # installs under target/interop/ on first use. The installs run side by side, and beside the
-# build, since they wait on the registries more than on the CPU.
+# build, since they wait on the registries more than on the CPU. It first checks that node, npm,
+# python3 (with venv), chromium, git, binutils and script are there, and installs the missing
+# ones with apt-get when it runs as root (or with a sudo that asks no password); otherwise it
+# stops at once, naming the packages to install.
+#
+# Usage: scripts/test.sh [ARGS...]   ARGS go to `cargo test` (a filter, `--`, test flags)
 set -euo pipefail
+# shellcheck source=scripts/lib/help.bash
+source "$(dirname "$0")/lib/help.bash" "$@"
 cd "$(dirname "$0")/.."
+# The programs the tests run, installed with apt-get where this user can, else named here
+# within a second, before anything is built or downloaded.
+# shellcheck source=scripts/lib/prereqs.bash
+source scripts/lib/prereqs.bash
+prereqs
 root="$PWD/target/interop"
 mkdir -p "$root"
 
@@ -92,11 +104,11 @@ install_all() {
 start=$SECONDS
 install_all &
 installs=$!
-# One build makes the tests, the fakes they start (tests/support) and the examples the demo
-# runs, with the features the tests are run with, so no test waits on a build. Benches are
-# measured with `cargo bench`, not run as tests.
-cargo build --quiet --workspace --lib --bins --tests --examples --features toolproof/interop
-cargo test --workspace --lib --bins --tests --examples --features toolproof/interop --no-run --quiet "$@"
+# One build makes the tests, the fakes they start (tests/support) and the demo's server and
+# picker (examples/demo), with the features the tests are run with, so no test waits on a
+# build. Benches are measured with `cargo bench`, not run as tests.
+cargo build --quiet --workspace --lib --bins --tests --features toolproof/interop
+cargo test --workspace --lib --bins --tests --features toolproof/interop --no-run --quiet "$@"
 if ! wait "$installs"; then
   echo "error: installing the interop servers failed (see above); hint: the npm and PyPI registries must be reachable" >&2
   exit 1
@@ -106,4 +118,4 @@ export TOOLPROOF_INTEROP_DIR="$root"
 # Most tests wait on a child process (a fake, a reference server, toolproof itself) rather than
 # compute, so three threads keep two cores busy; RUST_TEST_THREADS set by the caller wins.
 export RUST_TEST_THREADS="${RUST_TEST_THREADS:-3}"
-cargo test --workspace --no-fail-fast --lib --bins --tests --examples --features toolproof/interop "$@"
+cargo test --workspace --no-fail-fast --lib --bins --tests --features toolproof/interop "$@"

@@ -7,11 +7,13 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 mod parse;
+mod unknown;
 
 pub use parse::{
     parse_args_object, parse_fraction, parse_non_negative, parse_pin, parse_positive,
     parse_seconds, parse_transport, switch,
 };
+pub use unknown::explain as explain_unknown_flag;
 
 use crate::config::{ProtocolPin, ToolChoice, TransportPref};
 use crate::report::console::ColorFlag;
@@ -22,7 +24,13 @@ use crate::report::console::ColorFlag;
     name = "toolproof",
     version,
     about,
-    after_help = "Exit codes: 0 everything passed; 1 a check, test or gate failed, or the server could not be used; 2 bad config or usage; 130 interrupted (SIGINT); 143 terminated (SIGTERM)."
+    after_help = "Examples:
+  toolproof inspect -- node dist/index.js      what a server offers, with the static checks
+  toolproof run                                every phase of ./toolproof.yaml
+  toolproof run --junit junit.xml --html report.html --offline
+  toolproof eval -c toolproof.yaml --model claude-haiku-4-5
+
+Exit codes: 0 everything passed; 1 a check, test or gate failed, or the server could not be used; 2 bad config or usage; 130 interrupted (SIGINT); 143 terminated (SIGTERM)."
 )]
 pub struct Cli {
     /// When to colour output [env: TOOLPROOF_COLOR] [default: auto].
@@ -37,33 +45,72 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Connect to a server and show what it offers, with the static-check findings.
+    #[command(after_help = "Examples:
+  toolproof inspect -- node dist/index.js
+  toolproof inspect --url http://127.0.0.1:3000/mcp
+  toolproof inspect -c toolproof.yaml --json > tools.json")]
     Inspect(InspectArgs),
     /// Run every phase configured in toolproof.yaml and write the reports.
+    #[command(
+        after_help = "Examples:
+  toolproof run                                 ./toolproof.yaml, console report only
+  toolproof run ci.yaml --junit junit.xml --html report.html
+  toolproof run --offline --min-accuracy 0.9    replay the committed answer cache, no key
+  toolproof run --skip-evals -k weather         only the tests whose name has `weather`",
+        mut_arg("baseline", |a| a.hide_short_help(true)),
+        mut_arg("max_regression", |a| a.hide_short_help(true)),
+        mut_arg("junit_file_attrs", |a| a.hide_short_help(true)),
+        mut_arg("pr_comment_file", |a| a.hide_short_help(true))
+    )]
     Run(RunArgs),
     /// Run only the tool-selection evals (and the set lint of their cases).
+    #[command(after_help = "Examples:
+  toolproof eval                                the evals of ./toolproof.yaml
+  toolproof eval --offline                      replay .toolproof-cache/ with no API key
+  toolproof eval --provider openai --model gpt-5-mini --json evals.json
+  toolproof eval --stress --html stress.html    accuracy as distractor tools are added")]
     Eval(EvalArgs),
     /// Lint the labelled eval cases against the server's tool list, with no model.
+    #[command(after_help = "Examples:
+  toolproof lint                                the cases of ./toolproof.yaml
+  toolproof lint -c toolproof.yaml --json lint.json")]
     Lint(LintArgs),
     /// Run only the latency benchmarks.
+    #[command(after_help = "Examples:
+  toolproof bench --json bench.json
+  toolproof bench --baseline main-bench.json --max-regression 20")]
     Bench(BenchArgs),
     /// Fuzz the server's tools with inputs generated from their input schemas.
-    #[command(
-        after_help = "Exit codes: 0 every tool fuzzed passed; 1 a finding, the server could not be used, or nothing was fuzzed (only tools marked readOnlyHint: true are fuzzed by default: pass --include-writes or --include-destructive to fuzz the others); 2 bad config or usage; 130 interrupted (SIGINT); 143 terminated (SIGTERM)."
-    )]
+    #[command(after_help = "Examples:
+  toolproof fuzz -- node dist/index.js          inputs generated from the input schemas
+  toolproof fuzz --tool search --examples 200 --seed 7
+
+Exit codes: 0 every tool fuzzed passed; 1 a finding, the server could not be used, or nothing was fuzzed (only tools marked readOnlyHint: true are fuzzed by default: pass --include-writes or --include-destructive to fuzz the others); 2 bad config or usage; 130 interrupted (SIGINT); 143 terminated (SIGTERM).")]
     Fuzz(FuzzArgs),
     /// Check the server's protocol behaviour: lifecycle, JSON-RPC, capabilities, pagination.
+    #[command(after_help = "Examples:
+  toolproof protocol -- node dist/index.js
+  toolproof protocol --url http://127.0.0.1:3000/mcp --junit protocol.xml")]
     Protocol(ProtocolArgs),
     /// Inspect or clean the committed eval answer cache.
     #[command(subcommand)]
     Cache(CacheCommand),
     /// Merge the JSON reports of a sharded or per-model CI matrix into one run's reports.
-    #[command(
-        after_help = "Exit codes: 0 the merged run passed; 1 it failed (the same verdict as the run unsharded); 2 bad usage, or reports that cannot be merged (not a toolproof JSON report, different configs, versions or commands, missing or duplicated shards)."
-    )]
+    #[command(after_help = "Examples:
+  toolproof merge reports/*.json --junit junit.xml --html report.html
+  toolproof merge shard-1.json shard-2.json --history toolproof-history.jsonl
+
+Exit codes: 0 the merged run passed; 1 it failed (the same verdict as the run unsharded); 2 bad usage, or reports that cannot be merged (not a toolproof JSON report, different configs, versions or commands, missing or duplicated shards).")]
     Merge(MergeArgs),
-    /// Hold one server connection and answer tool calls as JSON lines on stdin and stdout (the
-    /// pytest plugin's client; the protocol is in `src/session/mod.rs`).
-    #[command(hide = true)]
+    /// Hold one server connection and answer tool calls as JSON lines on stdin and stdout: the
+    /// client of the pytest plugin that the PyPI package ships, not a command to run by hand.
+    #[command(
+        hide = true,
+        after_help = "The conversation: a first line {\"ready\": true, \"server\": …} (or \"ready\": false with the error, then exit 1, or 2 for a bad config), then one reply per request line, in order:
+  {\"id\": 1, \"op\": \"call\", \"tool\": \"add\", \"arguments\": {\"a\": 1}, \"timeout_s\": 30}
+  {\"id\": 2, \"op\": \"list_tools\"}
+  {\"id\": 3, \"op\": \"close\"}      (or the end of stdin)"
+    )]
     Session(SessionArgs),
 }
 
@@ -86,7 +133,7 @@ pub struct EvalFlags {
     #[arg(long, overrides_with = "no_stress")]
     pub stress: bool,
     /// Do not run the stress curve, even if `evals.stress` or TOOLPROOF_EVAL_STRESS says to.
-    #[arg(long, overrides_with = "stress")]
+    #[arg(long, overrides_with = "stress", hide_short_help = true)]
     pub no_stress: bool,
     /// Send uncached requests through the provider's batch API (half the price): auto (above
     /// --batch-min requests of a model), always or never (evals.batch) [env: TOOLPROOF_BATCH].
@@ -94,28 +141,28 @@ pub struct EvalFlags {
     pub batch: Option<crate::config::BatchMode>,
     /// Uncached requests of one model above which `--batch auto` batches them
     /// (evals.batch_min) [env: TOOLPROOF_BATCH_MIN].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", hide_short_help = true)]
     pub batch_min: Option<u32>,
     /// Seconds between two looks at a batch in progress (evals.batch_poll_s)
     /// [env: TOOLPROOF_BATCH_POLL_S].
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, hide_short_help = true)]
     pub batch_poll_s: Option<f64>,
     /// Seconds to wait for the batches to end (default 7200); past it the evals end as an
     /// error and the batch keeps running for the next run to pick up (evals.batch_deadline_s)
     /// [env: TOOLPROOF_BATCH_DEADLINE_S].
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, hide_short_help = true)]
     pub batch_deadline_s: Option<f64>,
     /// On SIGINT or SIGTERM, cancel the batch in progress instead of leaving it running for the
     /// next run to pick up [env: TOOLPROOF_CANCEL_BATCH].
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub cancel_batch: bool,
     /// Anthropic: send the tool list and system prompt without `cache_control`, so every
     /// request pays the full input price (evals.prompt_cache: false) [env: TOOLPROOF_PROMPT_CACHE].
-    #[arg(long, overrides_with = "prompt_cache")]
+    #[arg(long, overrides_with = "prompt_cache", hide_short_help = true)]
     pub no_prompt_cache: bool,
     /// Mark the tool list and system prompt for Anthropic's prompt cache (the default), even if
     /// `evals.prompt_cache: false` or TOOLPROOF_PROMPT_CACHE says not to.
-    #[arg(long, overrides_with = "no_prompt_cache")]
+    #[arg(long, overrides_with = "no_prompt_cache", hide_short_help = true)]
     pub prompt_cache: bool,
 }
 
@@ -152,7 +199,7 @@ pub struct EvalArgs {
     #[arg(long, overrides_with = "no_skip_lint")]
     pub skip_lint: bool,
     /// Lint the eval cases even if TOOLPROOF_SKIP_LINT or `evals.lint.enabled: false` says not to.
-    #[arg(long, overrides_with = "skip_lint")]
+    #[arg(long, overrides_with = "skip_lint", hide_short_help = true)]
     pub no_skip_lint: bool,
     /// Cache and history.
     #[command(flatten)]
@@ -176,7 +223,7 @@ pub struct LintArgs {
     #[arg(long, overrides_with = "no_strict")]
     pub strict: bool,
     /// Warnings do not fail the run, even if TOOLPROOF_LINT_STRICT or evals.lint.strict says so.
-    #[arg(long, overrides_with = "strict")]
+    #[arg(long, overrides_with = "strict", hide_short_help = true)]
     pub no_strict: bool,
     /// Read the last recorded run from this history file (tools renamed since, pairs the model
     /// confused); lint writes nothing to it [env: TOOLPROOF_HISTORY].
@@ -261,7 +308,7 @@ pub struct ProtocolArgs {
     #[arg(long, overrides_with = "no_strict")]
     pub strict: bool,
     /// Failed warnings do not fail the run, even if protocol.strict says so.
-    #[arg(long, overrides_with = "strict")]
+    #[arg(long, overrides_with = "strict", hide_short_help = true)]
     pub no_strict: bool,
     /// How long a probe waits for one answer, in milliseconds (protocol.timeout_ms, default 5000).
     #[arg(long, value_name = "MS")]
@@ -421,13 +468,13 @@ pub struct RunArgs {
     #[arg(long, overrides_with = "checks")]
     pub no_checks: bool,
     /// Run the static checks even if TOOLPROOF_NO_CHECKS or `checks.enabled: false` says not to.
-    #[arg(long, overrides_with = "no_checks")]
+    #[arg(long, overrides_with = "no_checks", hide_short_help = true)]
     pub checks: bool,
     /// Warnings fail the run too [env: TOOLPROOF_STRICT].
     #[arg(long, overrides_with = "no_strict")]
     pub strict: bool,
     /// Warnings do not fail the run, even if TOOLPROOF_STRICT or `checks.strict: true` says so.
-    #[arg(long, overrides_with = "strict")]
+    #[arg(long, overrides_with = "strict", hide_short_help = true)]
     pub no_strict: bool,
     /// Default per-test timeout in milliseconds; a test's own `timeout_ms` still wins
     /// [env: TOOLPROOF_TIMEOUT_MS].
@@ -444,36 +491,40 @@ pub struct RunArgs {
     /// model) [env: TOOLPROOF_EVAL_MODEL].
     #[arg(long)]
     pub model: Option<String>,
+    /// Fail the evals below this share of correct cases, 0 to 1 (evals.min_accuracy)
+    /// [env: TOOLPROOF_MIN_ACCURACY].
+    #[arg(long, value_name = "FRACTION", value_parser = parse_fraction)]
+    pub min_accuracy: Option<f64>,
     /// Skip the evals phase [env: TOOLPROOF_SKIP_EVALS].
     #[arg(long, overrides_with = "no_skip_evals")]
     pub skip_evals: bool,
     /// Run the evals phase even if TOOLPROOF_SKIP_EVALS or `evals.enabled: false` says not to.
-    #[arg(long, overrides_with = "skip_evals")]
+    #[arg(long, overrides_with = "skip_evals", hide_short_help = true)]
     pub no_skip_evals: bool,
     /// Skip the set lint of the eval cases [env: TOOLPROOF_SKIP_LINT].
     #[arg(long, overrides_with = "no_skip_lint")]
     pub skip_lint: bool,
     /// Lint the eval cases even if TOOLPROOF_SKIP_LINT or `evals.lint.enabled: false` says not to.
-    #[arg(long, overrides_with = "skip_lint")]
+    #[arg(long, overrides_with = "skip_lint", hide_short_help = true)]
     pub no_skip_lint: bool,
     /// Skip the bench phase [env: TOOLPROOF_SKIP_BENCH].
     #[arg(long, overrides_with = "no_skip_bench")]
     pub skip_bench: bool,
     /// Run the bench phase even if TOOLPROOF_SKIP_BENCH or `bench.enabled: false` says not to.
-    #[arg(long, overrides_with = "skip_bench")]
+    #[arg(long, overrides_with = "skip_bench", hide_short_help = true)]
     pub no_skip_bench: bool,
     /// Skip the fuzz phase [env: TOOLPROOF_SKIP_FUZZ].
     #[arg(long, overrides_with = "no_skip_fuzz")]
     pub skip_fuzz: bool,
     /// Run the fuzz phase even if TOOLPROOF_SKIP_FUZZ or `fuzz.enabled: false` says not to.
-    #[arg(long, overrides_with = "skip_fuzz")]
+    #[arg(long, overrides_with = "skip_fuzz", hide_short_help = true)]
     pub no_skip_fuzz: bool,
     /// Skip the protocol phase [env: TOOLPROOF_SKIP_PROTOCOL].
     #[arg(long, overrides_with = "no_skip_protocol")]
     pub skip_protocol: bool,
     /// Run the protocol phase even if TOOLPROOF_SKIP_PROTOCOL or `protocol.enabled: false` says
     /// not to.
-    #[arg(long, overrides_with = "skip_protocol")]
+    #[arg(long, overrides_with = "skip_protocol", hide_short_help = true)]
     pub no_skip_protocol: bool,
     /// Cache and history of the evals.
     #[command(flatten)]
@@ -556,3 +607,6 @@ pub struct BenchArgs {
     #[command(flatten)]
     pub reports: ReportArgs,
 }
+
+#[cfg(test)]
+mod tests;

@@ -63,7 +63,12 @@ where
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
-            let _ = e.print();
+            match cli::explain_unknown_flag(&e) {
+                Some(text) => to_stderr(text.trim_end()),
+                None => {
+                    let _ = e.print();
+                }
+            }
             return if e.use_stderr() { EXIT_USAGE } else { 0 };
         }
     };

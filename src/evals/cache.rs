@@ -7,7 +7,9 @@
 //!
 //! A file holds `{"provider", "model", "prompt", "tool", "args", "text"}` (the reference's
 //! fields: `tool` is the MCP name of the first call or null, `args` its arguments) and, when
-//! toolproof wrote it, `"calls"` (every call) and `"stop"`. Written with two-space indent, UTF-8
+//! toolproof wrote it, `"calls"` (every call), `"stop"`, `"usage"` and `"tool_digests"` (each
+//! tool of the list sent, with a digest of its definition: what [`Cache::why_missed`] compares
+//! with today's list when a prompt has no answer). Written with two-space indent, UTF-8
 //! as is, and a trailing newline, as the reference writes it.
 
 mod key;
@@ -15,7 +17,7 @@ pub mod pyjson;
 
 #[cfg(test)]
 pub use key::key;
-pub use key::{Keyer, context_material};
+pub use key::{Keyer, context_material, tool_digest};
 
 use std::collections::HashSet;
 use std::fs;
@@ -107,6 +109,26 @@ pub struct Pruned {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cache {
     dir: PathBuf,
+    /// The tool list the answers written are recorded for: each tool's name and
+    /// [`tool_digest`], in list order (none: no `tool_digests` member is written).
+    tools: Option<Vec<(String, String)>>,
+}
+
+/// The answers a cache holds for prompts that had none under today's key: how many prompts
+/// have one, and what changed in the tool list since (see [`Cache::why_missed`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecordedElsewhere {
+    /// Prompts with an answer under another key.
+    pub prompts: usize,
+    /// Tools whose definition (description or input schema) changed since.
+    pub changed: Vec<String>,
+    /// Tools offered today that the recorded list did not have.
+    pub added: Vec<String>,
+    /// Tools of the recorded list that are gone.
+    pub removed: Vec<String>,
+    /// Answers whose file does not say which tools it was recorded for (written by
+    /// mcp-toolproof, or by a toolproof before the files said so).
+    pub unlisted: usize,
 }
 
 /// Distinguishes temp files of concurrent writers within one process.
@@ -122,7 +144,15 @@ impl Cache {
     pub fn new(cache_dir: &Path) -> Cache {
         Cache {
             dir: cache_dir.join("evals"),
+            tools: None,
         }
+    }
+
+    /// The same cache, writing each answer with the tool list it was recorded for (names and
+    /// [`tool_digest`]s, in list order).
+    pub fn recording_tools(mut self, tools: Vec<(String, String)>) -> Cache {
+        self.tools = Some(tools);
+        self
     }
 
     #[cfg(test)]
@@ -205,7 +235,12 @@ impl Cache {
                 format!("cannot create cache folder {}: {e}", self.dir.display()),
             )
         })?;
-        let text = entry_text_recorded(choice, recorded, provider, model, prompt);
+        let text = entry_text_recorded(
+            choice,
+            recorded,
+            self.tools.as_deref(),
+            (provider, model, prompt),
+        );
         let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
         let temp = self
             .dir
@@ -285,6 +320,110 @@ impl Cache {
     }
 }
 
+impl Cache {
+    /// Why prompts found no answer: the entries of `provider` and `model` recorded for one of
+    /// `prompts` under another key (another tool list, system prompt or request settings),
+    /// the newest per prompt, compared with today's tool list `tools` (names and
+    /// [`tool_digest`]s). `None` when no prompt has such an entry (they were never asked) or
+    /// the folder cannot be listed. Reads every entry of the folder, so it is for the misses
+    /// of an `--offline` run only.
+    pub fn why_missed(
+        &self,
+        provider: &str,
+        model: &str,
+        prompts: &HashSet<&str>,
+        tools: &[(String, String)],
+    ) -> Option<RecordedElsewhere> {
+        use std::collections::HashMap;
+        /// When an entry was written, and the tools it lists (none: it does not say).
+        type Seen = (std::time::SystemTime, Option<Vec<(String, String)>>);
+        let mut newest: HashMap<String, Seen> = HashMap::new();
+        for name in self.entries().ok()? {
+            if entry_key(&name).is_none() {
+                continue;
+            }
+            let path = self.dir.join(&name);
+            let Ok(text) = super::read_capped(&path, ENTRY_LIMIT, "a cache entry") else {
+                continue;
+            };
+            let Ok(Value::Object(map)) = serde_json::from_str::<Value>(&text) else {
+                continue;
+            };
+            let field = |f: &str| map.get(f).and_then(Value::as_str);
+            let Some(prompt) = field("prompt") else {
+                continue;
+            };
+            if field("provider") != Some(provider)
+                || field("model") != Some(model)
+                || !prompts.contains(prompt)
+            {
+                continue;
+            }
+            let when = fs::metadata(&path)
+                .and_then(|m| m.modified())
+                .unwrap_or(std::time::UNIX_EPOCH);
+            let listed = map.get("tool_digests").and_then(digests_of);
+            match newest.get(prompt) {
+                Some((seen, _)) if *seen >= when => {}
+                _ => {
+                    newest.insert(prompt.to_owned(), (when, listed));
+                }
+            }
+        }
+        if newest.is_empty() {
+            return None;
+        }
+        let mut out = RecordedElsewhere {
+            prompts: newest.len(),
+            ..RecordedElsewhere::default()
+        };
+        let now: std::collections::HashMap<&str, &str> = tools
+            .iter()
+            .map(|(n, d)| (n.as_str(), d.as_str()))
+            .collect();
+        let add = |list: &mut Vec<String>, name: &str| {
+            if !list.iter().any(|n| n == name) {
+                list.push(name.to_owned());
+            }
+        };
+        for (_, listed) in newest.values() {
+            let Some(then) = listed else {
+                out.unlisted += 1;
+                continue;
+            };
+            let before: std::collections::HashMap<&str, &str> =
+                then.iter().map(|(n, d)| (n.as_str(), d.as_str())).collect();
+            for (name, digest) in tools {
+                match before.get(name.as_str()) {
+                    None => add(&mut out.added, name),
+                    Some(d) if d != digest => add(&mut out.changed, name),
+                    Some(_) => {}
+                }
+            }
+            for (name, _) in then {
+                if !now.contains_key(name.as_str()) {
+                    add(&mut out.removed, name);
+                }
+            }
+        }
+        // In today's list order (removed ones in the recorded order).
+        let order = |list: &mut Vec<String>| {
+            list.sort_by_key(|n| tools.iter().position(|(t, _)| t == n).unwrap_or(usize::MAX));
+        };
+        order(&mut out.changed);
+        order(&mut out.added);
+        Some(out)
+    }
+}
+
+/// A `tool_digests` member read back: `{"name": "digest", …}` in list order.
+fn digests_of(v: &Value) -> Option<Vec<(String, String)>> {
+    v.as_object()?
+        .iter()
+        .map(|(name, d)| Some((name.clone(), d.as_str()?.to_owned())))
+        .collect()
+}
+
 const TEMP_SUFFIX: &str = ".tmp";
 
 /// The key of an entry file name, if it is one.
@@ -311,16 +450,16 @@ fn with_path(e: io::Error, what: &str, path: &Path) -> io::Error {
 /// The text of a cache file: the reference's fields first, then toolproof's.
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) fn entry_text(choice: &Choice, provider: &str, model: &str, prompt: &str) -> String {
-    entry_text_recorded(choice, None, provider, model, prompt)
+    entry_text_recorded(choice, None, None, (provider, model, prompt))
 }
 
-/// [`entry_text`], with a `usage` member last when `recorded` is given.
+/// [`entry_text`], with a `usage` member when `recorded` is given and a `tool_digests` member
+/// (`{"name": "digest", …}` in list order) last when `tools` is.
 pub(crate) fn entry_text_recorded(
     choice: &Choice,
     recorded: Option<&Recorded>,
-    provider: &str,
-    model: &str,
-    prompt: &str,
+    tools: Option<&[(String, String)]>,
+    (provider, model, prompt): (&str, &str, &str),
 ) -> String {
     let first = choice.calls.first();
     let mut map = Map::new();
@@ -353,6 +492,13 @@ pub(crate) fn entry_text_recorded(
     map.insert("stop".into(), stop_value(&choice.stop));
     if let Some(r) = recorded {
         map.insert("usage".into(), r.to_value());
+    }
+    if let Some(tools) = tools {
+        let digests = tools
+            .iter()
+            .map(|(name, digest)| (name.clone(), Value::String(digest.clone())))
+            .collect();
+        map.insert("tool_digests".into(), Value::Object(digests));
     }
     let mut text = pyjson::dumps(&Value::Object(map), Style::FILE);
     text.push('\n');

@@ -187,7 +187,9 @@ pub fn entries(
             results
                 .models
                 .iter()
-                .filter(|m| m.error.is_none() && m.tools_unseen.is_none() && m.total > 0)
+                // A model that could not be used or of which nothing was asked measured
+                // nothing: it has no miss rate to record.
+                .filter(|m| m.error.is_none() && m.tools_unseen.is_none() && m.total > 0 && !m.asked_nothing())
                 .map(|m| Entry {
                     provider: results.provider.clone(),
                     model: m.model.clone(),
@@ -357,6 +359,7 @@ fn trend(path: &Path, results: &EvalsResults, new: &[Entry]) -> std::io::Result<
             model: e.model.clone(),
             miss_rate: e.miss_rate,
             cost_usd: e.cost_usd,
+            replayed: e.requests == Some(0),
         })
         .collect();
     let rates: Vec<f64> = points.iter().map(|p| p.miss_rate).collect();

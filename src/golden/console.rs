@@ -134,7 +134,7 @@ fn every_miss_shows_its_why_and_failed_gates_are_listed() {
         "Critical misses (must be right on every trial): ord-refund",
         "  start_refund → get_order ×3",
         "Cache: 3 cached, 29 asked (27 answered, 2 failed), 41 requests (12 retries), 1 unreadable cache file asked again, 1 answer not saved",
-        "Miss rate over the last 5 runs: 2% 2% 3% 4% 75% (rising)",
+        "Miss rate over the last 5 runs: 2% → 2% → 3% → 4% → 75% (rising)",
         "Left out (invalid input schema): search",
     ] {
         assert!(out.lines().any(|l| l == line), "missing {line:?} in\n{out}");
@@ -210,7 +210,7 @@ fn several_models_get_a_side_by_side_table_and_the_offline_hint() {
         "{out}"
     );
     assert!(out.contains("Not in the cache (--offline): chit\nhint: run once without --offline"));
-    assert!(out.contains("Miss rate over the last 3 runs (claude-haiku-4-5): 0% 33.3% 66.7%"));
+    assert!(out.contains("Miss rate over the last 3 runs (claude-haiku-4-5): 0% → 33.3% → 66.7%"));
     let last = plain(&report)
         .lines()
         .last()

@@ -191,13 +191,34 @@ fn skipped_and_errored_phases_are_never_shown_as_passed() {
             "{row}"
         );
         assert!(row.contains(">SKIPPED<") && !row.contains("PASS"), "{row}");
-        assert!(row.contains(&format!("skipped: no {key} section in toolproof.yaml")));
+        // The badge says SKIPPED; the cell says why, without saying skipped again.
+        assert!(
+            row.contains(&format!(">no {key} section in toolproof.yaml<")),
+            "{row}"
+        );
+        assert!(!row.to_lowercase().contains("skipped:"), "{row}");
         let section = out
             .split(&format!("<section id=\"{key}\""))
             .nth(1)
             .unwrap_or_default();
         assert!(section.starts_with(" data-status=\"skipped\""), "{section}");
+        let section = section.split("</section>").next().unwrap_or_default();
+        assert!(
+            section.contains(&format!(
+                "<p class=\"pre\">No {key} section in toolproof.yaml</p>"
+            )),
+            "{section}"
+        );
     }
+    // toolproof's own reasons show their code as code, not as backticks.
+    let stress = phase_row(&out, "stress");
+    assert!(
+        stress.contains(
+            ">not asked for: pass --stress or set <code>evals.stress</code> in the config<"
+        ),
+        "{stress}"
+    );
+    assert!(!out.contains('`'), "a literal backtick in the page");
     assert!(phase_row(&out, "tests").contains(">PASSED<"));
 
     let out = render(&fixtures::unreachable());

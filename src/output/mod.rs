@@ -226,7 +226,14 @@ impl ReportWriter {
             match self.write(job, &text) {
                 Ok(()) if job.dest != Dest::Stdout => {
                     github::note_written(&mut written, job.what, &job.shown);
-                    let line = format!("{} written to {}\n", job.what, job.shown.display());
+                    // The summary is added to what the file holds (a job summary gathers every
+                    // step's), so the line says appended, not written.
+                    let verb = if job.append {
+                        "appended to"
+                    } else {
+                        "written to"
+                    };
+                    let line = format!("{} {verb} {}\n", job.what, job.shown.display());
                     self.human(&line);
                 }
                 Ok(()) => {}

@@ -196,6 +196,7 @@ fn resolve_evals(
         flags
             .eval_args
             .and_then(|a| a.min_accuracy)
+            .or_else(|| flags.run.and_then(|r| r.min_accuracy))
             .map(|v| (v, "--min-accuracy")),
         env_value(env, "TOOLPROOF_MIN_ACCURACY", parse_fraction)?,
         Some((e.min_accuracy, "evals.min_accuracy")),

@@ -427,6 +427,19 @@ fn rows() -> Vec<Row> {
             expect: ["0.1", "0.2", "0.3", "1"],
         },
         Row {
+            name: "min-accuracy of run",
+            command: &["run"],
+            flag: &["--min-accuracy", "0.1"],
+            env: ("TOOLPROOF_MIN_ACCURACY", "0.2"),
+            yaml: Some((Slot::Evals, "min_accuracy: 0.3")),
+            read: |s| {
+                s.evals()
+                    .map_or(-1.0, EvalSettings::min_accuracy)
+                    .to_string()
+            },
+            expect: ["0.1", "0.2", "0.3", "1"],
+        },
+        Row {
             name: "protocol",
             command: &["inspect"],
             flag: &["--protocol", "2025-06-18"],

@@ -134,7 +134,7 @@ def stand_in_cargo(root: Path, bins: Path) -> Path:
 def demo_workspace(workspace: Path, bins: Path, extra_evals=""):
     """The bundled demo, pointed at this build's demo server and picker."""
     text = (ROOT / "examples/demo/toolproof.yaml").read_text()
-    text = text.replace("../../target/release/examples/", str(bins / "examples") + "/")
+    text = text.replace("../../target/release/", str(bins) + "/")
     (workspace / "toolproof.yaml").write_text(text + extra_evals)
 
 

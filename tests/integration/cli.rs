@@ -63,6 +63,7 @@ mod lint;
 mod local;
 mod matrix;
 mod merge;
+mod newcomer;
 mod requests;
 mod shard;
 mod tool_choice;
@@ -1043,6 +1044,7 @@ fn help_output() {
     for (name, args) in [
         ("help_top", &["--help"][..]),
         ("help_run", &["run", "--help"][..]),
+        ("help_run_short", &["run", "-h"][..]),
         ("help_eval", &["eval", "--help"][..]),
         ("help_inspect", &["inspect", "--help"][..]),
         ("help_fuzz", &["fuzz", "--help"][..]),
@@ -1353,10 +1355,7 @@ fn demo_dir(folder: &str, name: &str) -> Dir {
     )
     .expect("demo config");
     let examples = format!("{}/", crate::examples_dir().display());
-    dir.write(
-        name,
-        &yaml.replace("../../target/release/examples/", &examples),
-    );
+    dir.write(name, &yaml.replace("../../target/release/", &examples));
     dir
 }
 

@@ -28,10 +28,11 @@ pub fn fake(name: &str) -> String {
     built(name)
 }
 
-/// The folder of toolproof's examples, which the bundled demo runs.
+/// The folder of the demo's binaries (`demo_server`, `demo_picker`, of the `toolproof-demo`
+/// package), which the bundled demo runs.
 pub fn examples_dir() -> PathBuf {
     build_once();
-    bin_dir().join("examples")
+    bin_dir()
 }
 
 /// The fake MCP server over streamable HTTP on a free loopback port, with `args`.

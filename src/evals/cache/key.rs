@@ -131,6 +131,21 @@ pub fn context_material(context: &[Turn]) -> Value {
     Value::Array(turns)
 }
 
+/// A short digest of one tool's definition as the key hashes it (16 hex digits of the sha256 of
+/// its key material): written beside each answer toolproof records, so that a run that finds
+/// no answer for a prompt can say which tools changed since the answers it has were recorded.
+pub fn tool_digest(tool: &ApiTool) -> String {
+    let exact: Vec<(String, String)> = tool
+        .exact_numbers
+        .iter()
+        .map(|(at, text)| (format!("/input_schema{at}"), text.clone()))
+        .collect();
+    let mut material = String::new();
+    pyjson::dump_exact_into(&mut material, &api_tool_value(tool), Style::KEY, &exact);
+    let digest = Sha256::digest(material.as_bytes());
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// An API tool as the reference hashes it: exactly `{name, description, input_schema}`.
 fn api_tool_value(tool: &ApiTool) -> Value {
     json!({

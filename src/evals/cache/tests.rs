@@ -861,7 +861,7 @@ fn usage_is_kept_beside_the_answer_and_read_back() {
         },
         cost_usd: Some(0.001_131),
     };
-    let text = entry_text_recorded(&choice, Some(&recorded), "anthropic", "m", "p");
+    let text = entry_text_recorded(&choice, Some(&recorded), None, ("anthropic", "m", "p"));
     // The reference's fields come first and are unchanged: the usage is one more member.
     let plain = entry_text(&choice, "anthropic", "m", "p");
     let v: Value = serde_json::from_str(&text).unwrap_or_default();
@@ -922,4 +922,113 @@ fn integers_beyond_64_bits_in_an_answer_reach_the_cache_file_exactly() {
             json!({"a": 1.1805916207174113e21, "b": [-1.8446744073709552e19, 2]})
         );
     }
+}
+
+fn tool(name: &str, description: &str) -> ApiTool {
+    ApiTool {
+        name: name.into(),
+        description: description.into(),
+        input_schema: json!({"type": "object"}),
+        exact_numbers: Vec::new(),
+    }
+}
+
+fn digests(tools: &[ApiTool]) -> Vec<(String, String)> {
+    tools
+        .iter()
+        .map(|t| (t.name.clone(), tool_digest(t)))
+        .collect()
+}
+
+#[test]
+fn a_miss_names_the_tools_changed_added_and_removed_since_the_answer_was_recorded() {
+    let dir = scratch("why-missed");
+    let then = [tool("get_weather", "Weather."), tool("old", "Gone now.")];
+    let now = [
+        tool("get_weather", "Weather for a city."),
+        tool("find_city", "Cities."),
+    ];
+    let answer = Choice {
+        calls: vec![],
+        text: "hi".into(),
+        stop: Stop::EndTurn,
+    };
+    let recording = Cache::new(&dir).recording_tools(digests(&then));
+    recording
+        .write_recorded(KEY_A, &answer, None, ("anthropic", "m", "hello"))
+        .unwrap();
+    let text = std::fs::read_to_string(recording.path(KEY_A)).unwrap();
+    let written: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        written["tool_digests"],
+        json!({"get_weather": tool_digest(&then[0]), "old": tool_digest(&then[1])})
+    );
+    // The answer still reads back as before.
+    assert_eq!(recording.read(KEY_A), Lookup::Hit(answer.clone()));
+
+    let cache = Cache::new(&dir);
+    let prompts: HashSet<&str> = ["hello", "never asked"].into_iter().collect();
+    let found = cache
+        .why_missed("anthropic", "m", &prompts, &digests(&now))
+        .expect("an answer recorded for another list");
+    assert_eq!(
+        found,
+        RecordedElsewhere {
+            prompts: 1,
+            changed: vec!["get_weather".into()],
+            added: vec!["find_city".into()],
+            removed: vec!["old".into()],
+            unlisted: 0,
+        }
+    );
+    // Another model, provider or prompt has nothing to say.
+    assert_eq!(
+        cache.why_missed("anthropic", "other", &prompts, &digests(&now)),
+        None
+    );
+    assert_eq!(
+        cache.why_missed("openai", "m", &prompts, &digests(&now)),
+        None
+    );
+    let other: HashSet<&str> = ["never asked"].into_iter().collect();
+    assert_eq!(
+        cache.why_missed("anthropic", "m", &other, &digests(&now)),
+        None
+    );
+
+    // A file the reference wrote does not say which tools it was recorded for.
+    Cache::new(&dir)
+        .write(KEY_B, &answer, "anthropic", "m", "never asked")
+        .unwrap();
+    let found = cache
+        .why_missed("anthropic", "m", &prompts, &digests(&now))
+        .unwrap();
+    assert_eq!((found.prompts, found.unlisted), (2, 1));
+    // The same tools: something else changed (system prompt, params).
+    let same = cache
+        .why_missed(
+            "anthropic",
+            "m",
+            &["hello"].into_iter().collect(),
+            &digests(&then),
+        )
+        .unwrap();
+    assert_eq!(
+        (
+            same.prompts,
+            same.changed.len(),
+            same.added.len(),
+            same.removed.len()
+        ),
+        (1, 0, 0, 0)
+    );
+}
+
+#[test]
+fn a_tool_digest_follows_the_definition_the_key_hashes() {
+    let a = tool("t", "one");
+    assert_eq!(tool_digest(&a), tool_digest(&tool("t", "one")));
+    assert_ne!(tool_digest(&a), tool_digest(&tool("t", "two")));
+    assert_ne!(tool_digest(&a), tool_digest(&tool("u", "one")));
+    assert_eq!(tool_digest(&a).len(), 16);
 }

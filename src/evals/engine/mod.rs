@@ -10,7 +10,7 @@ mod progress;
 use ask::{Asking, build_client};
 use progress::Progress;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 
 use super::Choice;
-use super::cache::{Cache, Keyer, Lookup};
+use super::cache::{Cache, Keyer, Lookup, RecordedElsewhere};
 use super::choice;
 use super::prices::PriceTable;
 use super::provider::window::WindowUse;
@@ -33,8 +33,8 @@ use crate::interrupt::Interrupt;
 use crate::mcp::types::Tool;
 use crate::report::model::ContextEntry;
 use crate::report::model::{
-    CacheUse, ConcurrencyUse, EvalsResults, ModelEval, Phase, PhaseStatus, ToolListTokens,
-    ToolTokens, TrialResult,
+    CacheUse, ConcurrencyUse, EvalsResults, GateKind, ModelEval, Phase, PhaseStatus,
+    ToolListTokens, ToolTokens, TrialResult,
 };
 use crate::report::redact::Redactor;
 use crate::settings::{Env, EvalSettings, EvalTarget};
@@ -246,7 +246,7 @@ pub fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
         tool_choice: tool_choice.map(|c| choice::wire(&c, ProviderKind::Command)),
         by_name: &by_name,
         provider,
-        cache: Cache::new(&cfg.cache_dir),
+        cache: Cache::new(&cfg.cache_dir).recording_tools(tool_digests(&api)),
         run: r,
         pacer,
         prices: PriceTable::new(&cfg.prices),
@@ -324,25 +324,7 @@ fn eval_model(
     client: &mut Option<Result<Arc<Provider>, ProviderError>>,
 ) -> ModelEval {
     let cfg = ctx.cfg;
-    let keyer = cache_use.write.then(|| {
-        Keyer::new(
-            provider_name(ctx.provider),
-            model,
-            cfg.system.as_deref(),
-            &ctx.api.tools,
-            ctx.params,
-        )
-    });
-    let mut items = Vec::new();
-    for (i, case) in cfg.cases.iter().enumerate() {
-        let turns = case.turns();
-        for trial in 1..=trials_of(cfg, case) {
-            let key = keyer
-                .as_ref()
-                .map(|k| k.key_in(&turns, &case.prompt, trial));
-            items.push(Item { case: i, key });
-        }
-    }
+    let items = items_of(ctx, model, cache_use.write);
     let mut progress = Progress::new(ctx, model, &items);
     let mut got: Vec<Got> = items.iter().map(|_| Got::NotAsked).collect();
     if cache_use.read {
@@ -399,10 +381,118 @@ fn eval_model(
         }
     }
     progress.flush_not_asked(ctx, &items, &got);
+    let elsewhere = (offline && cache_use.read && fatal.is_none())
+        .then(|| why_missed(ctx, model, &items, &got))
+        .flatten();
     let min_accuracy = ctx.run.settings.min_accuracy();
     let mut eval = score_model(ctx, model, &items, got, fatal, min_accuracy, offline);
     eval.batched = batched;
+    if let Some(elsewhere) = elsewhere {
+        for gate in eval
+            .gates
+            .iter_mut()
+            .filter(|g| g.kind == GateKind::Offline)
+        {
+            gate.detail
+                .push_str(&format!("; {}", recorded_elsewhere(&elsewhere)));
+        }
+    }
     eval
+}
+
+/// Every (case, trial) of one model in case order, with its cache key when the cache is used.
+fn items_of(ctx: &Ctx<'_>, model: &str, keyed: bool) -> Vec<Item> {
+    let cfg = ctx.cfg;
+    let keyer = keyed.then(|| {
+        Keyer::new(
+            provider_name(ctx.provider),
+            model,
+            cfg.system.as_deref(),
+            &ctx.api.tools,
+            ctx.params,
+        )
+    });
+    let mut items = Vec::new();
+    for (i, case) in cfg.cases.iter().enumerate() {
+        let turns = case.turns();
+        for trial in 1..=trials_of(cfg, case) {
+            let key = keyer
+                .as_ref()
+                .map(|k| k.key_in(&turns, &case.prompt, trial));
+            items.push(Item { case: i, key });
+        }
+    }
+    items
+}
+
+/// Under `--offline`, why the cache had no answer for the items not asked: answers to their
+/// prompts recorded for another tool list (see [`Cache::why_missed`]).
+fn why_missed(
+    ctx: &Ctx<'_>,
+    model: &str,
+    items: &[Item],
+    got: &[Got],
+) -> Option<RecordedElsewhere> {
+    let missed: HashSet<&str> = items
+        .iter()
+        .zip(got)
+        .filter(|(item, g)| item.key.is_some() && matches!(g, Got::NotAsked))
+        .map(|(item, _)| ctx.cfg.cases[item.case].prompt.as_str())
+        .collect();
+    if missed.is_empty() {
+        return None;
+    }
+    let provider = provider_name(ctx.provider);
+    ctx.cache
+        .why_missed(provider, model, &missed, &tool_digests(ctx.api))
+}
+
+/// Each tool of the list sent with its [`cache::tool_digest`], in list order.
+fn tool_digests(api: &ApiTools) -> Vec<(String, String)> {
+    api.tools
+        .iter()
+        .map(|t| (t.name.clone(), super::cache::tool_digest(t)))
+        .collect()
+}
+
+/// `the cache holds answers to 8 of these prompts recorded for another tool list: changed
+/// since: get_weather; added: find_city`, or what it can say when the files do not list tools.
+fn recorded_elsewhere(r: &RecordedElsewhere) -> String {
+    let n = r.prompts;
+    let head = format!(
+        "the cache holds answers to {} recorded",
+        if n == 1 {
+            "one of these prompts".to_owned()
+        } else {
+            format!("{n} of these prompts")
+        }
+    );
+    let mut diff = Vec::new();
+    for (what, names) in [
+        ("changed since", &r.changed),
+        ("added since", &r.added),
+        ("removed since", &r.removed),
+    ] {
+        if !names.is_empty() {
+            diff.push(format!("{what}: {}", names.join(", ")));
+        }
+    }
+    if !diff.is_empty() {
+        let mut text = format!("{head} for another tool list ({})", diff.join("; "));
+        if r.unlisted > 0 {
+            text.push_str(&format!(
+                ", and to {} more for a tool list their files do not name",
+                r.unlisted
+            ));
+        }
+        return text;
+    }
+    if r.unlisted == n {
+        return format!(
+            "{head} for another tool list, system prompt or request settings (the files, written by mcp-toolproof or an older toolproof, do not name the tools they were recorded for)"
+        );
+    }
+    format!("{head} with the same tools but another system prompt or request settings")
 }
 
 /// Whether the pending items go through a batch: the settings say so for this many distinct

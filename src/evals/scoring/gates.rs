@@ -92,6 +92,11 @@ fn min_accuracy(min: f64, unusable: bool, t: &Tally) -> Gate {
             false,
             format!("accuracy not measured: no case got an answer (minimum {bar})"),
         )
+    } else if t.asked_nothing() {
+        (
+            false,
+            format!("accuracy not measured: no case was asked (minimum {bar})"),
+        )
     } else if t.total == 0 {
         (
             false,

@@ -85,6 +85,12 @@ impl Tally {
     fn nothing_answered(&self) -> bool {
         self.answered == 0 && self.provider_failed > 0
     }
+
+    /// Whether no trial of any case was asked at all (under `--offline`, none had a cached
+    /// answer): nothing was measured, so there is no accuracy to report.
+    fn asked_nothing(&self) -> bool {
+        self.total > 0 && self.answered == 0 && self.provider_failed == 0
+    }
 }
 
 /// Scores one model. `error` is why the provider could not be used: then nothing the model

@@ -263,6 +263,31 @@ fn offline_cases_without_an_answer_are_uncached_not_missed() {
 }
 
 #[test]
+fn a_model_asked_nothing_has_no_accuracy_not_zero() {
+    let mut r = rules(0.5);
+    r.offline = true;
+    let m = score_model(
+        "m",
+        &r,
+        None,
+        vec![
+            case("one", "a", vec![not_asked()]),
+            case("two", "b", vec![not_asked()]),
+        ],
+    );
+    assert!(!m.passed);
+    assert!(m.asked_nothing());
+    assert_eq!(
+        gate(&m, GateKind::MinAccuracy).detail,
+        "accuracy not measured: no case was asked (minimum 50%)"
+    );
+    assert_eq!(
+        model_verdict(&m),
+        "2 cases have no cached answer and --offline forbids asking: one, two"
+    );
+}
+
+#[test]
 fn no_cases_fail_without_an_accuracy() {
     let m = score_model("m", &rules(0.9), None, Vec::new());
     assert!(!m.passed);

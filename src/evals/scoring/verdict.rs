@@ -21,7 +21,7 @@ pub fn model_verdict(m: &ModelEval) -> String {
         return g.detail.clone();
     }
     let mut parts = Vec::new();
-    if m.total > 0 && !answered_nothing(m) {
+    if m.total > 0 && !answered_nothing(m) && !m.asked_nothing() {
         parts.push(accuracy_text(m));
     }
     parts.extend(

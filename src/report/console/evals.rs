@@ -48,7 +48,7 @@ pub(super) fn section(
     }
     if let Some(history) = &view.history {
         for line in &history.lines {
-            push_indented(out, &clean(&line.text(" ")), "  ");
+            push_indented(out, &clean(&line.text()), "  ");
         }
         for line in &history.cost_lines {
             push_indented(out, &clean(line), "  ");

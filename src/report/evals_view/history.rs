@@ -15,8 +15,8 @@ pub struct HistoryView<'a> {
     pub lines: Vec<TrendLine<'a>>,
     /// The rising miss rate and unreadable lines, when there are any.
     pub warnings: Vec<String>,
-    /// `Cost over the last 3 runs: $0.0210 → $0.0230 → $0.0008`, one per model whose lines
-    /// recorded a cost (`–` for a run that did not).
+    /// `Cost over the last 3 runs: $0.0210 → $0.0230 → replayed`, one per model whose lines
+    /// recorded a cost (`–` for a run that did not, `replayed` for one that asked nothing).
     pub cost_lines: Vec<String>,
 }
 
@@ -34,9 +34,9 @@ pub struct TrendLine<'a> {
 }
 
 impl TrendLine<'_> {
-    /// `Miss rate over the last 4 runs: 2% 2% 3% 4% (rising)`, with `sep` between the rates.
-    pub fn text(&self, sep: &str) -> String {
-        let mut line = format!("{}: {}", self.label, self.rates.join(sep));
+    /// `Miss rate over the last 4 runs: 2% → 2% → 3% → 4% (rising)`, in every report alike.
+    pub fn text(&self) -> String {
+        let mut line = format!("{}: {}", self.label, self.rates.join(" → "));
         if self.rising {
             line.push_str(" (rising)");
         }
@@ -79,7 +79,11 @@ impl<'a> HistoryView<'a> {
             .map(|(model, points)| {
                 let runs: Vec<String> = points
                     .iter()
-                    .map(|p| p.cost_usd.map_or_else(|| "–".to_owned(), usd))
+                    .map(|p| match p.cost_usd {
+                        _ if p.replayed => "replayed".to_owned(),
+                        Some(cost) => usd(cost),
+                        None => "–".to_owned(),
+                    })
                     .collect();
                 let name = if several {
                     format!(" ({model})")

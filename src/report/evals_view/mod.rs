@@ -145,11 +145,13 @@ fn tool_weights(ev: &EvalsResults) -> Vec<(&str, u64, f64)> {
     out
 }
 
-/// `90% accuracy (9/10)`; with several models `m1 90% (9/10), m2 error`.
+/// `90% accuracy (9/10)`; with several models `m1 90% (9/10), m2 error`; `not asked (0/2)`
+/// for a model no case was asked of.
 fn summary(ev: &EvalsResults) -> String {
     let one = |m: &crate::report::model::ModelEval, word: &str| match m.error {
         Some(_) => "error".to_string(),
         None if m.tools_unseen.is_some() => "error: the tools never reached the model".to_string(),
+        None if m.asked_nothing() => format!("not asked (0/{})", m.total),
         None => {
             let (accuracy, _) = percent_against(m.accuracy, m.min_accuracy);
             format!("{accuracy}{word} ({}/{})", m.correct, m.total)

@@ -101,7 +101,7 @@ impl<'a> ModelView<'a> {
             (None, true) => ModelOutcome::Passed,
             (None, false) => ModelOutcome::Failed,
         };
-        let scored = m.error.is_none();
+        let scored = m.error.is_none() && !m.asked_nothing();
         let shown = &m.confusion[..m.confusion.len().min(CONFUSION_SHOWN)];
         let more = m.confusion.len() - shown.len();
         let (accuracy, minimum) = percent_against(m.accuracy, m.min_accuracy);
@@ -115,7 +115,12 @@ impl<'a> ModelView<'a> {
             error: m.error.as_deref(),
             not_scored: (!scored).then(|| {
                 let n = m.cases.len();
-                format!("No case was scored: {n} case{} not run", plural(n))
+                let why = if m.error.is_none() {
+                    " (no case was asked)"
+                } else {
+                    ""
+                };
+                format!("No case was scored: {n} case{} not run{why}", plural(n))
             }),
             accuracy: scored.then_some(accuracy),
             minimum,
@@ -124,11 +129,12 @@ impl<'a> ModelView<'a> {
             trials_line: trials_line(m).filter(|_| scored),
             counts_line: counts_line(m).filter(|_| scored),
             gates: &m.gates,
-            // `tools_unseen` says the `tools_shown` gate's detail, once.
+            // `tools_unseen` says the `tools_shown` gate's detail, once; a model asked nothing
+            // still shows the gate that says why.
             failed_gates: m
                 .gates
                 .iter()
-                .filter(|g| !g.passed && scored && g.kind != GateKind::ToolsShown)
+                .filter(|g| !g.passed && m.error.is_none() && g.kind != GateKind::ToolsShown)
                 .collect(),
             critical_misses: joined(&m.critical_misses),
             provider_errors: m.provider_errors,
@@ -252,6 +258,13 @@ fn accuracy_line(m: &ModelEval) -> String {
         return format!(
             "Accuracy not counted: the tools never reached the model ({value} ({}/{}) without them), minimum {min}",
             m.correct, m.total
+        );
+    }
+    if m.asked_nothing() {
+        let n = m.cases.len();
+        return format!(
+            "Accuracy not measured: no case was asked ({n} case{} not run), minimum {min}",
+            plural(n)
         );
     }
     format!(

@@ -70,6 +70,7 @@ fn history_rates_use_the_one_rounding_rule() {
         model: "m".into(),
         miss_rate: rate,
         cost_usd: None,
+        replayed: false,
     };
     let trend = HistoryTrend {
         path: "h.jsonl".into(),
@@ -79,8 +80,8 @@ fn history_rates_use_the_one_rounding_rule() {
     };
     let view = HistoryView::new(&trend, true);
     assert_eq!(
-        view.lines[0].text(" "),
-        "Miss rate over the last 3 runs: 0% 28.6% 42.9% (rising)"
+        view.lines[0].text(),
+        "Miss rate over the last 3 runs: 0% → 28.6% → 42.9% (rising)"
     );
     assert!(
         view.warnings[0].starts_with(
@@ -92,6 +93,33 @@ fn history_rates_use_the_one_rounding_rule() {
     assert_eq!(
         view.warnings[1],
         "1 line of h.jsonl could not be read and was skipped"
+    );
+}
+
+#[test]
+fn a_replayed_run_is_marked_in_the_cost_trend_not_priced_at_zero() {
+    let point = |cost: Option<f64>, replayed: bool| HistoryPoint {
+        time: "t".into(),
+        commit: None,
+        model: "m".into(),
+        miss_rate: 0.1,
+        cost_usd: cost,
+        replayed,
+    };
+    let trend = HistoryTrend {
+        path: "h.jsonl".into(),
+        points: vec![
+            point(Some(0.021), false),
+            point(None, false),
+            point(Some(0.0), true),
+        ],
+        rising: false,
+        skipped_lines: 0,
+    };
+    let view = HistoryView::new(&trend, true);
+    assert_eq!(
+        view.cost_lines,
+        ["Cost over the last 3 runs: $0.0210 → – → replayed"]
     );
 }
 

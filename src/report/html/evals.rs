@@ -421,7 +421,7 @@ fn history_block(out: &mut String, h: &HistoryView<'_>) {
     for line in &h.lines {
         out.push_str(&format!(
             "<figure class=\"trend\"><figcaption>{}</figcaption><ol{}>",
-            text(&line.text(" → "), CELL_CHARS),
+            text(&line.text(), CELL_CHARS),
             if line.rising { " class=\"rising\"" } else { "" }
         ));
         for (p, rate) in line.points.iter().zip(&line.rates) {

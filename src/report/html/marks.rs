@@ -103,16 +103,52 @@ pub(super) fn section_open(out: &mut String, phase: &PhaseOverview<'_>, title: &
     out.push_str("</h2>\n");
 }
 
-/// The sentence for a phase that did not run: `Skipped: <reason>.` or `Could not run: <reason>.`
+/// The sentence for a phase that did not run, under its heading's badge: the reason it was
+/// skipped (the badge says SKIPPED), or `Could not run: <reason>`.
 pub(super) fn not_run_line(phase: &PhaseOverview<'_>) -> String {
-    let (lead, fallback) = match phase.status {
-        PhaseStatus::Error => ("Could not run", "no reason recorded"),
-        _ => ("Skipped", "not run"),
-    };
     let reason = phase
         .reason
-        .map_or_else(|| fallback.to_string(), |reason| text(reason, CELL_CHARS));
-    format!("<p class=\"pre\">{lead}: {reason}</p>\n")
+        .map(|reason| code_spans(&text(reason, CELL_CHARS)));
+    let line = match (phase.status, reason) {
+        (PhaseStatus::Error, reason) => format!(
+            "Could not run: {}",
+            reason.unwrap_or_else(|| "no reason recorded".into())
+        ),
+        (_, Some(reason)) => capitalized(&reason),
+        (_, None) => "Not run".into(),
+    };
+    format!("<p class=\"pre\">{line}</p>\n")
+}
+
+/// The text with its first letter upper-case.
+fn capitalized(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// Escaped text with each pair of backticks made a `<code>` span (`evals.stress` in toolproof's
+/// own reasons), as Markdown shows them; a lone backtick stays as it is.
+pub(crate) fn code_spans(html: &str) -> String {
+    let mut out = String::with_capacity(html.len() + 16);
+    let mut rest = html;
+    while let Some(open) = rest.find('`') {
+        let after = &rest[open + 1..];
+        match after.find('`') {
+            Some(close) if close > 0 => {
+                out.push_str(&rest[..open]);
+                out.push_str("<code>");
+                out.push_str(&after[..close]);
+                out.push_str("</code>");
+                rest = &after[close + 1..];
+            }
+            _ => break,
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `html` with a `<wbr>` after every `_` of its text that a letter or digit follows and every

@@ -33,7 +33,7 @@ use super::escape::{format_secs, plural};
 use super::evals_view::EvalsView;
 use super::model::{PhaseOverview, PhaseStatus, RunReport, TestCounts};
 use super::stress_view::StressView;
-use marks::{TABLE_CLOSE, Tone, by_rank, cell, phase_mark, ran, row_open, table_open};
+use marks::{TABLE_CLOSE, Tone, by_rank, cell, code_spans, phase_mark, ran, row_open, table_open};
 use text::{details_pre, duration, esc, one_line, pre_block, started, text};
 
 /// Longest name (tool, test, case, model, check), in characters.
@@ -303,14 +303,13 @@ fn phase_result(r: &RunReport, phase: &PhaseOverview<'_>) -> String {
     }
     let reason = phase.reason.map(|s| text(s, CELL_CHARS));
     if !ran(phase) {
-        let lead = if phase.status == PhaseStatus::Error {
-            "could not run"
-        } else {
-            "skipped"
-        };
-        return match reason {
-            Some(reason) => format!("{lead}: {reason}"),
-            None => lead.to_string(),
+        // The badge says SKIPPED already: the cell says why; an error says it could not run.
+        let reason = reason.map(|r| code_spans(&r));
+        return match (phase.status, reason) {
+            (PhaseStatus::Error, Some(reason)) => format!("could not run: {reason}"),
+            (PhaseStatus::Error, None) => "could not run".to_string(),
+            (_, Some(reason)) => reason,
+            (_, None) => "not run".to_string(),
         };
     }
     let what = match phase.key {

@@ -185,7 +185,7 @@ fn accuracy_out(view: &EvalsView<'_>, m: &ModelView<'_>, gates: Vec<String>) -> 
     out.extend(view.concurrency.clone());
     out.extend(view.cache_warning.iter().map(|w| format!("warning: {w}")));
     if let Some(history) = &view.history {
-        out.extend(history.lines.iter().map(|l| l.text(" ")));
+        out.extend(history.lines.iter().map(|l| l.text()));
         out.extend(history.warnings.iter().cloned());
     }
     out

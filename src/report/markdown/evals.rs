@@ -198,7 +198,7 @@ fn shared(view: &EvalsView<'_>) -> String {
     if let Some(h) = &view.history {
         for line in &h.lines {
             let mark = if line.rising { " ⚠️" } else { "" };
-            lines.push(format!("{}{mark}", line.text(" → ")));
+            lines.push(format!("{}{mark}", line.text()));
         }
         lines.extend(h.cost_lines.iter().cloned());
         warnings.extend(&h.warnings);

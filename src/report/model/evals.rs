@@ -250,6 +250,16 @@ pub struct ToolsUnseen {
     pub tool_list_tokens: u64,
 }
 
+impl ModelEval {
+    /// Whether the provider was usable but no case was asked (under `--offline`, none had a
+    /// cached answer): then there is no accuracy, not an accuracy of 0%.
+    pub fn asked_nothing(&self) -> bool {
+        self.error.is_none()
+            && !self.cases.is_empty()
+            && self.cases.iter().all(|c| c.status == CaseStatus::NotRun)
+    }
+}
+
 /// Which rule a gate checks; serialized as the gate's `name`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -465,6 +475,10 @@ pub struct HistoryPoint {
     /// line recorded it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    /// The run asked the model nothing (every answer was replayed from the cache), so its cost
+    /// is no measure of what the set costs.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub replayed: bool,
 }
 
 /// Whether a count is 0 (left out of the JSON report).

@@ -689,6 +689,79 @@ fn the_cache_replays_with_no_request_and_no_key_and_offline_names_the_misses() {
     );
 }
 
+/// After the tool list changes, `--offline` finds no answer: it says the cache holds answers
+/// recorded for another tool list and which tools changed, and reports no accuracy (it asked
+/// nothing) rather than 0%.
+#[test]
+fn offline_after_a_tool_list_change_names_the_tools_and_reports_no_accuracy() {
+    let dir = Dir::new("eval-cache-tools");
+    let log = dir.path("llm.jsonl").display().to_string();
+    let server = llm(&["--log", &log]);
+    let cases = "    - name: one\n      prompt: 'x [[call echo {\"text\": \"a\"}]]'\n      expect_tool: echo\n    - name: two\n      prompt: 'y [[text no tool needed]]'\n      expect_tool: null\n";
+    api_config(&dir, "anthropic", &[], "", cases);
+    let openai = format!("{}/v1", server.url);
+    let (first, _) = eval_in(&dir, &["--history", "h.jsonl"], &api_env(&server, &openai));
+    assert_eq!(first.code, 0, "{first:?}");
+    // The server now offers one more tool (`undocumented`): every key changes.
+    api_config(&dir, "anthropic", &["--fault", "no-description"], "", cases);
+    std::fs::remove_file(dir.path("s.md")).expect("the first run's summary");
+    let (offline, report) = eval_in(
+        &dir,
+        &["--offline", "--history", "h.jsonl"],
+        &[("ANTHROPIC_API_KEY", "")],
+    );
+    assert_eq!(offline.code, 1, "{offline:?}");
+    assert_eq!(requests(&dir, "llm.jsonl").len(), 2, "no request offline");
+    // Nothing was measured: the history gets no miss rate of 100% for the model.
+    let history = dir.read("h.jsonl");
+    let rates: Vec<&str> = history
+        .lines()
+        .filter(|l| l.contains("\"model\":\"fake-model-1\""))
+        .collect();
+    assert_eq!(rates.len(), 1, "{history}");
+    assert!(!offline.stdout.contains("→ 100%"), "{}", offline.stdout);
+    let reason = "2 cases have no cached answer and --offline forbids asking: one, two; the cache holds answers to 2 of these prompts recorded for another tool list (added since: undocumented)";
+    let m = model0(&report);
+    let offline_gate = m["gates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["name"] == "offline")
+        .expect("an offline gate");
+    assert_eq!(offline_gate["detail"], reason, "{offline_gate}");
+    let min = m["gates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["name"] == "min_accuracy")
+        .expect("a min_accuracy gate");
+    assert_eq!(
+        min["detail"], "accuracy not measured: no case was asked (minimum 100%)",
+        "{min}"
+    );
+    let phase_reason = report["phases"]["evals"]["reason"].as_str().unwrap();
+    assert_eq!(phase_reason, reason);
+    for (what, text) in [
+        ("console", offline.stdout.clone()),
+        ("summary", dir.read("s.md")),
+        ("junit", dir.read("j.xml")),
+    ] {
+        assert!(!text.contains(" 0% accuracy"), "{what}:\n{text}");
+        assert!(!text.contains("Accuracy 0%"), "{what}:\n{text}");
+        assert!(
+            text.contains("added since: undocumented"),
+            "{what}:\n{text}"
+        );
+    }
+    assert!(
+        offline
+            .stdout
+            .contains("Accuracy not measured: no case was asked (2 cases not run)"),
+        "{}",
+        offline.stdout
+    );
+}
+
 #[test]
 fn no_cache_asks_again_and_a_corrupt_file_is_a_miss() {
     let dir = Dir::new("eval-nocache");

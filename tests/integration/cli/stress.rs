@@ -16,7 +16,7 @@ fn demo_dir(name: &str) -> Dir {
     let examples = format!("{}/", crate::examples_dir().display());
     dir.write(
         "toolproof.yaml",
-        &yaml.replace("../../target/release/examples/", &examples),
+        &yaml.replace("../../target/release/", &examples),
     );
     dir
 }

@@ -131,10 +131,7 @@ fn demo_examples() -> PathBuf {
 fn demo_config(name: &str, examples: &Path, to: &Path) {
     let yaml =
         std::fs::read_to_string(repo().join("examples/demo").join(name)).expect("demo config");
-    let yaml = yaml.replace(
-        "../../target/release/examples/",
-        &format!("{}/", examples.display()),
-    );
+    let yaml = yaml.replace("../../target/release/", &format!("{}/", examples.display()));
     std::fs::write(to, yaml).expect("write the demo config");
 }
 

@@ -1,7 +1,7 @@
 //! `fake_github`: a fake GitHub REST API on 127.0.0.1 that speaks the issue-comment endpoints
 //! the pull-request comment uses, with GitHub's shapes: paginated lists with `Link` headers,
 //! `201 Created` comments, `{"message": …, "documentation_url": …}` errors, and the rate-limit
-//! headers. Scripted by flags; build with `cargo build --examples`.
+//! headers. Scripted by flags; build with `cargo build -p toolproof-test-support`.
 //!
 //! # Options
 //!

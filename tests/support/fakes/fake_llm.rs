@@ -2,7 +2,7 @@
 //! OpenAI Chat Completions, scripted by directives in the prompt, so that one server can serve a
 //! whole eval run (toolproof's, or mcp-toolproof's through the official Python SDKs).
 //!
-//! Build with `cargo build --examples`; the binary lands in `target/debug/examples/fake_llm`.
+//! Build with `cargo build -p toolproof-test-support`; the binary lands in `target/debug/fake_llm`.
 //!
 //! # Options
 //!

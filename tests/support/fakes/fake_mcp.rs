@@ -2,7 +2,7 @@
 //! streamable HTTP or the 2024-11-05 HTTP+SSE transport, in either protocol era, with planted
 //! defects and faults.
 //!
-//! Build with `cargo build --examples`; the binary lands in `target/debug/examples/fake_mcp`.
+//! Build with `cargo build -p toolproof-test-support`; the binary lands in `target/debug/fake_mcp`.
 //!
 //! # Options
 //!

@@ -62,8 +62,8 @@ pub fn cargo() -> Command {
     cmd
 }
 
-/// Builds the fakes (this package's binaries) and toolproof's examples (`demo_server`,
-/// `demo_picker`) once per test process, a no-op when they are current, so a filtered run never
+/// Builds the fakes (this package's binaries) and the demo's binaries (`demo_server`,
+/// `demo_picker`, of the `toolproof-demo` package) once per test process, a no-op when they are current, so a filtered run never
 /// starts one from an older build. One cargo call with the calling build's features (`interop`
 /// says whether it has the `interop` feature) and profile: dependencies are then resolved as for
 /// the tests, and nothing already built is built again.
@@ -78,8 +78,10 @@ pub fn build_fakes_and_examples(interop: bool) {
             "toolproof",
             "-p",
             "toolproof-test-support",
+            "-p",
+            "toolproof-demo",
         ])
-        .args(["--bins", "--examples"])
+        .arg("--bins")
         .current_dir(repo());
         if interop {
             cmd.args(["--features", "toolproof/interop"]);

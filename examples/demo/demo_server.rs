@@ -24,7 +24,7 @@
 //!
 //! Without `--broken` none of this happens: every tool answers correctly and at once.
 //!
-//! Build with `cargo build --examples`; see `examples/demo/toolproof.yaml` and `broken.yaml`.
+//! Build with `cargo build --release` (the `toolproof-demo` package); see `examples/demo/toolproof.yaml` and `broken.yaml`.
 
 use std::io::{self, BufRead, Write};
 use std::time::Duration;

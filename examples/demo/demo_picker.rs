@@ -25,7 +25,7 @@
 //! A case with `context:` adds the earlier turns to the request:
 //! `"context": [{"user": "..."}, {"call": "list_notes", "args": {}, "result": "..."}, {"assistant": "..."}]`.
 //!
-//! Build with `cargo build --examples`; `examples/demo/toolproof.yaml` runs it.
+//! Build with `cargo build --release` (the `toolproof-demo` package); `examples/demo/toolproof.yaml` runs it.
 
 use std::io::Read;
 
