@@ -189,7 +189,12 @@ pub fn entries(
                 .iter()
                 // A model that could not be used or of which nothing was asked measured
                 // nothing: it has no miss rate to record.
-                .filter(|m| m.error.is_none() && m.tools_unseen.is_none() && m.total > 0 && !m.asked_nothing())
+                .filter(|m| {
+                    m.error.is_none()
+                        && m.tools_unseen.is_none()
+                        && m.total > 0
+                        && !m.asked_nothing()
+                })
                 .map(|m| Entry {
                     provider: results.provider.clone(),
                     model: m.model.clone(),

@@ -65,9 +65,13 @@ pub fn run<T: ToolServer>(
             why.index, why.count
         ));
     }
+    // The progress line counts the tools that will be called, not those left alone.
     events.emit(Event::PhaseStarted {
         phase: crate::plan::PhaseKey::Fuzz,
-        total: selected.len(),
+        total: selected
+            .iter()
+            .filter(|t| skip_reason(t, settings).is_none())
+            .count(),
     });
     let mut broken: Option<String> = None;
     let mut skips: Vec<Skip> = Vec::new();

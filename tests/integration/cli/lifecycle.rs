@@ -553,7 +553,8 @@ fn github_actions_folds_each_long_phase_and_defuses_commands_in_names() {
 }
 
 /// Each phase's first progress line counts what it will do in its own unit, singular for one:
-/// `tests: 1 test to run`, `fuzz: 4 tools to run`.
+/// `tests: 1 test to run`, `fuzz: 4 tools to run`; a tool the fuzzer leaves alone (`crash`,
+/// marked destructive) is not counted.
 #[test]
 fn the_progress_lines_count_in_each_phases_unit() {
     let dir = Dir::new("progress-units");
@@ -561,7 +562,7 @@ fn the_progress_lines_count_in_each_phases_unit() {
     dir.write(
         "toolproof.yaml",
         &format!(
-            "server:\n  command: {cmd}\ntests:\n  - {{name: says hi, tool: echo, args: {{text: hi}}}}\nfuzz:\n  max_examples: 1\n  seed: 7\n  tools: [echo, add]\n"
+            "server:\n  command: {cmd}\ntests:\n  - {{name: says hi, tool: echo, args: {{text: hi}}}}\nfuzz:\n  max_examples: 1\n  seed: 7\n  tools: [echo, add, crash]\n"
         ),
     );
     let out = toolproof_in(&dir.0, &["run", "--no-checks"], &[("CI", "true")]);
