@@ -118,3 +118,57 @@ fn every_renderer_shows_the_finding_escaped() {
     assert_eq!(f["input"], json!({"q": "</pre><b>|`x`"}));
     assert_eq!(back["exit_code"], 1);
 }
+
+/// Without a finding, the console table leaves out the Finding and Smallest input columns
+/// (empty in every row) and gives their width to why a tool was skipped: at 80 columns a
+/// skip reason takes a few lines, not one word a line.
+#[test]
+fn a_table_without_findings_gives_the_details_the_width() {
+    let mut r = report();
+    let why = "may be destructive: marked neither readOnlyHint: true nor with a destructiveHint, and MCP counts such a tool as destructive; set fuzz.include_destructive or pass --include-destructive to fuzz it";
+    if let Some(results) = r.phases.fuzz.results.as_mut() {
+        results.tools = vec![
+            FuzzTool {
+                tool: "read_query".into(),
+                status: "passed".into(),
+                calls: 5,
+                ..FuzzTool::default()
+            },
+            FuzzTool {
+                tool: "write_query".into(),
+                status: "skipped".into(),
+                skipped: Some(why.into()),
+                ..FuzzTool::default()
+            },
+        ];
+    }
+    r.phases.fuzz.status = PhaseStatus::Passed;
+    let text = console::render(
+        &r,
+        &console::ConsoleOptions {
+            color: false,
+            width: 80,
+        },
+    );
+    let table: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("Fuzz:"))
+        .skip_while(|l| !l.contains("│ Tool"))
+        .take_while(|l| !l.starts_with('└'))
+        .collect();
+    assert!(!table.is_empty(), "{text}");
+    assert!(
+        !table[0].contains("Finding") && !table[0].contains("Smallest input"),
+        "{text}"
+    );
+    assert!(table[0].contains("Details"), "{text}");
+    let skip_lines = table
+        .iter()
+        .skip_while(|l| !l.contains("write_query"))
+        .count();
+    assert!(
+        skip_lines <= 5,
+        "the reason takes {skip_lines} lines:\n{text}"
+    );
+    assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+}

@@ -91,17 +91,29 @@ pub(super) fn summary_part(
 }
 
 fn table(r: &FuzzResults) -> Table {
-    let mut table = Table::new(vec![
+    // Without a finding the Finding and Smallest input columns would be empty in every row:
+    // they are left out, and the details (why a tool was skipped) get their width.
+    let findings = r.tools.iter().any(|t| !t.findings.is_empty());
+    let mut columns = vec![
         Column::fixed(""),
         Column::text("Tool"),
         Column::fixed_right("Calls"),
-        Column::text("Finding"),
-        Column::text("Smallest input"),
-        Column::text("Details"),
-    ]);
+    ];
+    if findings {
+        columns.push(Column::text("Finding"));
+        columns.push(Column::text("Smallest input"));
+    }
+    columns.push(Column::text("Details"));
+    let mut table = Table::new(columns);
+    let mut row = |mut cells: Vec<Cell>| {
+        if !findings {
+            cells.drain(3..5);
+        }
+        table.row(cells);
+    };
     for t in &r.tools {
         if let Some(why) = &t.skipped {
-            table.row(vec![
+            row(vec![
                 Cell::painted("SKIP", Paint::Dim),
                 Cell::new(clean(&t.tool)),
                 Cell::new("0"),
@@ -112,7 +124,7 @@ fn table(r: &FuzzResults) -> Table {
             continue;
         }
         if t.findings.is_empty() {
-            table.row(vec![
+            row(vec![
                 Cell::painted("PASS", Paint::Green),
                 Cell::new(clean(&t.tool)),
                 Cell::new(t.calls.to_string()),
@@ -130,7 +142,7 @@ fn table(r: &FuzzResults) -> Table {
         for (i, f) in t.findings.iter().enumerate() {
             let first = i == 0;
             let input = serde_json::to_string(&f.input).unwrap_or_default();
-            table.row(vec![
+            row(vec![
                 if first {
                     Cell::painted("FAIL", Paint::Red)
                 } else {
