@@ -19,9 +19,7 @@
 
 use serde_json::{Map, Value, json};
 
-/// The most tokens of one kind an answer is believed to have used: a thousand times the
-/// largest context window offered today. A server that reports more is taken as not reporting.
-pub const MAX_ANSWER_TOKENS: u64 = 1_000_000_000;
+pub use crate::report::model::cost::MAX_ANSWER_TOKENS;
 
 /// The tokens one answer used.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -58,33 +56,41 @@ impl Usage {
     /// Anthropic's `usage`: `input_tokens` (which exclude cached ones), `output_tokens`,
     /// `cache_creation_input_tokens`, `cache_read_input_tokens`. `None` without the two first.
     pub fn from_anthropic(answer: &Value) -> Option<Usage> {
+        Usage::anthropic_shape(answer)?.plausible()
+    }
+
+    /// Anthropic's `usage` as it is, however large its counts.
+    pub fn anthropic_shape(answer: &Value) -> Option<Usage> {
         let u = answer.get("usage")?;
-        Usage {
+        Some(Usage {
             input: count(u.get("input_tokens"))?,
             output: count(u.get("output_tokens"))?,
             cache_write: count(u.get("cache_creation_input_tokens")).unwrap_or(0),
             cache_read: count(u.get("cache_read_input_tokens")).unwrap_or(0),
-        }
-        .plausible()
+        })
     }
 
     /// OpenAI's `usage`: `prompt_tokens` (which include the cached ones),
     /// `completion_tokens`, `prompt_tokens_details.cached_tokens`. `None` without the two
     /// first (many local servers send no usage).
     pub fn from_openai(answer: &Value) -> Option<Usage> {
+        Usage::openai_shape(answer)?.plausible()
+    }
+
+    /// OpenAI's `usage` as it is, however large its counts.
+    pub fn openai_shape(answer: &Value) -> Option<Usage> {
         let u = answer.get("usage")?;
         let prompt = count(u.get("prompt_tokens"))?;
         let output = count(u.get("completion_tokens"))?;
         let cached = count(u.pointer("/prompt_tokens_details/cached_tokens"))
             .unwrap_or(0)
             .min(prompt);
-        Usage {
+        Some(Usage {
             input: prompt - cached,
             output,
             cache_write: 0,
             cache_read: cached,
-        }
-        .plausible()
+        })
     }
 
     /// The neutral shape (the cache entry's and the command provider's `usage` member):

@@ -220,6 +220,7 @@ fn add_cost(a: ModelCost, b: ModelCost) -> ModelCost {
         requests: a.requests.saturating_add(b.requests),
         reported: a.reported.saturating_add(b.reported),
         not_reported: a.not_reported.saturating_add(b.not_reported),
+        unbelievable: a.unbelievable.saturating_add(b.unbelievable),
         tokens: add_tokens(a.tokens, b.tokens),
         cost_usd: add_usd(a.cost_usd, b.cost_usd),
         price: a.price.or(b.price),

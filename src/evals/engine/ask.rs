@@ -153,6 +153,7 @@ impl Asking<'_, '_> {
         let item = &self.items[idx];
         match timed {
             Ok((answer, took)) => {
+                let unbelievable = answer.usage_unbelievable;
                 let price = self.ctx.prices.lookup(self.model).map(|(p, _)| p);
                 let recorded = answer.usage.map(|usage| Recorded {
                     usage,
@@ -177,7 +178,7 @@ impl Asking<'_, '_> {
                     }
                 }
                 self.cache_use.asked += 1;
-                Got::Asked(choice, took, recorded)
+                Got::Asked(choice, took, recorded, unbelievable)
             }
             Err((message, took)) => {
                 self.cache_use.failed += 1;

@@ -26,7 +26,10 @@ pub(super) fn of_model(got: &[Got], price: Option<(Price, Source)>) -> ModelCost
     let mut replayed_cost: Option<u64> = None;
     for g in got {
         match g {
-            Got::Asked(_, _, recorded) => {
+            Got::Asked(_, _, recorded, unbelievable) => {
+                if *unbelievable {
+                    c.unbelievable += 1;
+                }
                 c.requests += 1;
                 match recorded {
                     Some(r) => {
@@ -72,7 +75,7 @@ pub(super) fn tools_unseen(got: &[Got], tool_list_tokens: u64) -> Option<ToolsUn
     let prompts: Vec<u64> = got
         .iter()
         .filter_map(|g| match g {
-            Got::Asked(_, _, Some(r)) | Got::Cached(_, Some(r)) => Some(prompt_tokens(&r.usage)),
+            Got::Asked(_, _, Some(r), _) | Got::Cached(_, Some(r)) => Some(prompt_tokens(&r.usage)),
             _ => None,
         })
         .collect();
@@ -134,6 +137,7 @@ mod tests {
                 usage,
                 cost_usd: None,
             }),
+            false,
         )
     }
 
@@ -164,6 +168,7 @@ mod tests {
             },
             Duration::ZERO,
             None,
+            false,
         );
         assert_eq!(tools_unseen(&[quiet, Got::NotAsked], 400), None);
         // One small prompt among full ones is said, with the count.

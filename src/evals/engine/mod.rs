@@ -122,10 +122,11 @@ pub fn planned_cases(cfg: &EvalConfig, target: &EvalTarget) -> usize {
 }
 
 /// What came back for one item: a cached answer with the usage its entry recorded, a fresh
-/// one with the usage its server reported (and its cost, when the model has a price).
+/// one with the usage its server reported (and its cost, when the model has a price), and
+/// whether that server reported a broken usage (past `MAX_ANSWER_TOKENS`, not counted).
 enum Got {
     Cached(Choice, Option<Recorded>),
-    Asked(Choice, Duration, Option<Recorded>),
+    Asked(Choice, Duration, Option<Recorded>, bool),
     Failed(String, Duration),
     NotAsked,
 }
@@ -517,7 +518,7 @@ fn trial_of(ctx: &Ctx<'_>, case: &EvalCase, got: Got) -> TrialResult {
     let ms = |took: Duration| took.as_secs_f64() * 1000.0;
     let (choice, cached, took) = match got {
         Got::Cached(c, _) => (c, true, Duration::ZERO),
-        Got::Asked(c, took, _) => (c, false, took),
+        Got::Asked(c, took, _, _) => (c, false, took),
         Got::Failed(message, took) => return scoring::provider_failed(message, ms(took)),
         Got::NotAsked => return scoring::not_asked(),
     };

@@ -102,7 +102,7 @@ impl Got {
     fn peek(&self) -> Got {
         match self {
             Got::Cached(c, r) => Got::Cached(c.clone(), *r),
-            Got::Asked(c, d, r) => Got::Asked(c.clone(), *d, *r),
+            Got::Asked(c, d, r, u) => Got::Asked(c.clone(), *d, *r, *u),
             Got::Failed(m, d) => Got::Failed(m.clone(), *d),
             Got::NotAsked => Got::NotAsked,
         }

@@ -124,6 +124,7 @@ pub fn read(v: &Value) -> Result<Answer, ShapeError> {
         text: texts.join(" "),
         stop,
         usage: Usage::from_anthropic(v),
+        usage_unbelievable: Usage::anthropic_shape(v).is_some_and(|u| u.plausible().is_none()),
     })
 }
 

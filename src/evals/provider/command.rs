@@ -169,13 +169,13 @@ pub enum OutputError {
 pub fn parse(stdout: &str) -> Result<Answer, OutputError> {
     let v: Value = crate::pycompat::bigint::from_str(stdout.trim())
         .map_err(|_| OutputError::InvalidJson(head(stdout.trim(), STDOUT_HEAD)))?;
-    let usage = match v.get("usage") {
+    let raw = match v.get("usage") {
         None | Some(Value::Null) => None,
-        // A count past any model's (2^64 − 1 tokens) is not reported, as from an API.
-        Some(u) => Usage::neutral_shape(u)
-            .ok_or(OutputError::BadUsage)?
-            .plausible(),
+        Some(u) => Some(Usage::neutral_shape(u).ok_or(OutputError::BadUsage)?),
     };
+    // A count past any model's (2^64 − 1 tokens) is not reported, as from an API.
+    let usage = raw.and_then(Usage::plausible);
+    let usage_unbelievable = raw.is_some() && usage.is_none();
     let (items, text): (Vec<&Value>, String) = match &v {
         Value::Object(o) if o.contains_key("calls") => {
             let calls = o
@@ -225,6 +225,7 @@ pub fn parse(stdout: &str) -> Result<Answer, OutputError> {
         text,
         stop,
         usage,
+        usage_unbelievable,
     })
 }
 
@@ -489,10 +490,14 @@ mod tests {
     #[test]
     fn an_absurd_usage_is_not_reported_and_a_misshapen_one_is_an_error() {
         let absurd = r#"{"tool": "echo", "args": {}, "usage": {"input_tokens": 18446744073709551615, "output_tokens": 1}}"#;
-        assert_eq!(parse(absurd).map(|a| a.usage), Ok(None));
+        assert_eq!(
+            parse(absurd).map(|a| (a.usage, a.usage_unbelievable)),
+            Ok((None, true))
+        );
         let sane =
             r#"{"tool": "echo", "args": {}, "usage": {"input_tokens": 12, "output_tokens": 1}}"#;
         assert_eq!(parse(sane).map(|a| a.usage.map(|u| u.input)), Ok(Some(12)));
+        assert_eq!(parse(sane).map(|a| a.usage_unbelievable), Ok(false));
         let bad =
             r#"{"tool": "echo", "args": {}, "usage": {"input_tokens": -1, "output_tokens": 1}}"#;
         assert!(matches!(parse(bad), Err(OutputError::BadUsage)));

@@ -76,6 +76,9 @@ pub struct Answer {
     pub stop: Stop,
     /// The tokens it used, when the server said (`None`: not reported).
     pub usage: Option<Usage>,
+    /// The server reported a usage past [`crate::evals::usage::MAX_ANSWER_TOKENS`], taken as
+    /// not reported (`usage` is `None`).
+    pub usage_unbelievable: bool,
 }
 
 /// One tool call as the API returned it.

@@ -113,6 +113,7 @@ pub fn read(v: &Value) -> Result<Answer, ShapeError> {
         text,
         stop,
         usage: Usage::from_openai(v),
+        usage_unbelievable: Usage::openai_shape(v).is_some_and(|u| u.plausible().is_none()),
     })
 }
 

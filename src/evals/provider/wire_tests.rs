@@ -132,6 +132,7 @@ fn anthropic_request_is_exact_and_every_call_comes_back() {
                 output: 7,
                 ..Usage::default()
             }),
+            usage_unbelievable: false,
         }
     );
     let reqs = server.requests();

@@ -54,6 +54,11 @@ pub struct PriceUsed {
     pub source: String,
 }
 
+/// The most tokens of one kind an answer is believed to have used: a thousand times the
+/// largest context window offered today. A server that reports more is taken as not reporting
+/// (its number is broken), and the reports say how many did.
+pub const MAX_ANSWER_TOKENS: u64 = 1_000_000_000;
+
 /// Tokens and cost of one model in one run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ModelCost {
@@ -64,6 +69,10 @@ pub struct ModelCost {
     pub reported: usize,
     /// Fresh answers whose server sent no usage ("not reported"; not counted as zero).
     pub not_reported: usize,
+    /// Of those, answers whose server reported more than [`MAX_ANSWER_TOKENS`] of a kind: a
+    /// broken count, not counted.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unbelievable: usize,
     /// Tokens of this run's fresh answers that reported usage.
     pub tokens: Tokens,
     /// Their estimated cost in USD under `price`; `None`: no price for the model.
@@ -79,6 +88,10 @@ pub struct ModelCost {
     /// What the replayed answers cost when recorded (the price then; else today's price);
     /// `None` when no replayed answer could be priced.
     pub replayed_cost_usd: Option<f64>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl ModelCost {
@@ -165,6 +178,18 @@ pub fn line(c: &ModelCost) -> String {
             }
             t
         });
+        if c.unbelievable > 0 {
+            parts.push(format!(
+                "{} {} over {} tokens, a broken count not added in",
+                c.unbelievable,
+                if c.unbelievable == 1 {
+                    "answer reported"
+                } else {
+                    "answers reported"
+                },
+                count(MAX_ANSWER_TOKENS)
+            ));
+        }
         parts.push(match (&c.price, c.cost_usd) {
             (Some(p), Some(cost)) if c.reported > 0 => format!("est. {} ({})", usd(cost), p.source),
             (None, _) => "no price".to_owned(),
@@ -220,6 +245,16 @@ mod tests {
             ..ModelCost::default()
         };
         assert_eq!(line(&c), "3 requests · tokens not reported · no price");
+        let c = ModelCost {
+            requests: 3,
+            not_reported: 3,
+            unbelievable: 1,
+            ..ModelCost::default()
+        };
+        assert_eq!(
+            line(&c),
+            "3 requests · tokens not reported · 1 answer reported over 1,000,000,000 tokens, a broken count not added in · no price"
+        );
         let c = ModelCost {
             requests: 2,
             reported: 2,

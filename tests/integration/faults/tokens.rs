@@ -1,6 +1,6 @@
 //! A model API that reports absurd token counts: two answers of 2^64 − 1 tokens each must
 //! neither wrap the totals around nor turn into a cost of millions; such an answer's usage is
-//! taken as not reported, and the cost line says so.
+//! taken as not reported, and the cost line says how many answers reported such a count.
 
 use super::harness::{Case, fake_server};
 use super::secrets::start_llm;
@@ -29,11 +29,15 @@ fn answers_reporting_u64_max_tokens_count_as_not_reported_and_totals_do_not_wrap
             .env("OPENAI_API_KEY", KEY)
             .env("OPENAI_BASE_URL", &format!("{}/v1", llm.url))
             .run();
-        out.sound(0).never_shows(KEY).says("2 answers not reported");
+        out.sound(0)
+            .never_shows(KEY)
+            .says("2 answers not reported")
+            .says("2 answers reported over 1,000,000,000 tokens, a broken count not added in");
         let report = out.report();
         let cost = &report["phases"]["evals"]["results"]["models"][0]["cost"];
         assert_eq!(cost["reported"], 1, "{provider}: {cost:#}");
         assert_eq!(cost["not_reported"], 2, "{provider}: {cost:#}");
+        assert_eq!(cost["unbelievable"], 2, "{provider}: {cost:#}");
         let tokens = &cost["tokens"];
         assert!(
             tokens["input"].as_u64().is_some_and(|n| n < 1_000_000),

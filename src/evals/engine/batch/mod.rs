@@ -432,6 +432,7 @@ impl Batching<'_, '_> {
         };
         // A batch is billed at half the live price (both providers).
         let price = self.ctx.prices.lookup(self.model).map(|(p, _)| p);
+        let unbelievable = answer.usage_unbelievable;
         let recorded = answer.usage.map(|usage| Recorded {
             usage,
             cost_usd: price.map(|p| p.cost(&usage) * BATCH_PRICE),
@@ -450,7 +451,7 @@ impl Batching<'_, '_> {
         }
         for idx in idxs {
             self.cache_use.asked += 1;
-            sink.got[idx] = Got::Asked(choice.clone(), Duration::ZERO, recorded);
+            sink.got[idx] = Got::Asked(choice.clone(), Duration::ZERO, recorded, unbelievable);
             sink.arrived(self.ctx, idx, self.items);
         }
     }
