@@ -122,31 +122,10 @@ fn collect<'v>(value: &'v Value, at: &mut String, out: &mut Vec<(String, &'v Num
 
 /// The number tokens of a JSON text, in order (strings skipped).
 fn number_tokens(text: &str) -> Vec<&str> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-                i += 1;
-            }
-            b'-' | b'0'..=b'9' => {
-                let start = i;
-                while i < bytes.len()
-                    && matches!(bytes[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
-                {
-                    i += 1;
-                }
-                out.push(&text[start..i]);
-            }
-            _ => i += 1,
-        }
-    }
-    out
+    crate::pycompat::bigint::number_spans(text)
+        .into_iter()
+        .map(|span| &text[span])
+        .collect()
 }
 
 /// What Python's `json.dumps` writes for the number spelled `token`, when that differs from

@@ -85,9 +85,34 @@ pub fn to_string(value: &Value) -> String {
 /// on (a `session` request's arguments, a model's arguments written into the cache) keeps
 /// every digit, as Python's `json.loads` keeps it.
 pub fn from_str(text: &str) -> serde_json::Result<Value> {
-    let bytes = text.as_bytes();
     let mut rewritten: Option<String> = None;
     let mut copied = 0;
+    for span in number_spans(text) {
+        let token = &text[span.clone()];
+        if big_integer(token) {
+            let out = rewritten.get_or_insert_with(|| String::with_capacity(text.len() + 32));
+            out.push_str(&text[copied..span.start]);
+            out.push('"');
+            out.push_str("\\u0000toolproof int:");
+            out.push_str(token);
+            out.push('"');
+            copied = span.end;
+        }
+    }
+    match rewritten {
+        None => serde_json::from_str(text),
+        Some(mut out) => {
+            out.push_str(&text[copied..]);
+            serde_json::from_str(&out)
+        }
+    }
+}
+
+/// Where the number tokens of a JSON text stand, in order; strings are skipped, escapes and
+/// all. A rough lexer: on a text that is not JSON it still ends, and the parser says why.
+pub fn number_spans(text: &str) -> Vec<std::ops::Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
@@ -105,28 +130,12 @@ pub fn from_str(text: &str) -> serde_json::Result<Value> {
                 {
                     i += 1;
                 }
-                let token = &text[start..i];
-                if big_integer(token) {
-                    let out =
-                        rewritten.get_or_insert_with(|| String::with_capacity(text.len() + 32));
-                    out.push_str(&text[copied..start]);
-                    out.push('"');
-                    out.push_str("\\u0000toolproof int:");
-                    out.push_str(token);
-                    out.push('"');
-                    copied = i;
-                }
+                out.push(start..i);
             }
             _ => i += 1,
         }
     }
-    match rewritten {
-        None => serde_json::from_str(text),
-        Some(mut out) => {
-            out.push_str(&text[copied..]);
-            serde_json::from_str(&out)
-        }
-    }
+    out
 }
 
 /// Whether `token` is a JSON integer (`-?(0|[1-9][0-9]*)`) that fits neither `i64` nor `u64`.

@@ -119,21 +119,10 @@ impl Badge {
     }
 }
 
-/// Text escaped for XML content and attributes.
+/// Text escaped for XML content and attributes, control characters dropped.
 fn xml(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c if c.is_control() => {}
-            c => out.push(c),
-        }
-    }
-    out
+    let kept: String = text.chars().filter(|c| !c.is_control()).collect();
+    crate::report::escape::markup(&kept).into_owned()
 }
 
 /// The width of `text` in 11 px Verdana, in whole pixels (the advance widths shields.io's

@@ -1,10 +1,31 @@
 //! Text hygiene shared by the renderers: removing terminal escape sequences and control
 //! characters from untrusted text, and shortening text to a length budget.
 //!
-//! Format-specific escaping (XML, Markdown, workflow commands) lives beside each renderer; this
-//! module only makes text safe to show anywhere.
+//! Format-specific escaping (Markdown, workflow commands, JUnit's XML) lives beside each
+//! renderer; this module makes text safe to show anywhere, and escapes it for HTML and the
+//! badge's SVG alike.
 
 use std::borrow::Cow;
+
+/// Escapes the five characters markup gives a meaning to (`&`, `<`, `>`, `"`, `'`), for HTML
+/// and XML text and attribute values alike.
+pub fn markup(text: &str) -> Cow<'_, str> {
+    if !text.contains(['&', '<', '>', '"', '\'']) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
 
 /// Removes ANSI/VT escape sequences and makes every other control character visible, so text
 /// that came from a server, a model or a file cannot move the cursor, repaint the terminal,

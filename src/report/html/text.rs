@@ -6,21 +6,7 @@ use crate::report::escape::{clean, format_ms, format_secs, tail_lines, truncate_
 
 /// Escapes the five HTML special characters, for text and attribute values alike.
 pub(super) fn esc(text: &str) -> Cow<'_, str> {
-    if !text.contains(['&', '<', '>', '"', '\'']) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    Cow::Owned(out)
+    crate::report::escape::markup(text)
 }
 
 /// Untrusted text made safe to place in HTML: cut to `max_chars` (with `…`), terminal escapes
