@@ -254,7 +254,7 @@ def release_dry_run(bins, dist):
     """scripts/release-dry-run.sh: HEAD tagged in a clone, installed by install.sh without cargo,
     and the demo run with what it installed."""
     proc = subprocess.run([str(ROOT / "scripts/release-dry-run.sh"), "--dist", str(dist),
-                           "--examples", str(bins / "examples")],
+                           "--examples", str(bins)],
                           capture_output=True, text=True)
     out = proc.stdout + proc.stderr
     check(proc.returncode == 0 and "installed by the Action without cargo, checksum verified" in out
