@@ -5,12 +5,14 @@
 mod ask;
 mod batch;
 mod cost;
+mod offline;
 mod progress;
 
 use ask::{Asking, build_client};
+use offline::{recorded_elsewhere, tool_digests, why_missed};
 use progress::Progress;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -18,7 +20,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 
 use super::Choice;
-use super::cache::{Cache, Keyer, Lookup, RecordedElsewhere};
+use super::cache::{Cache, Keyer, Lookup};
 use super::choice;
 use super::prices::PriceTable;
 use super::provider::window::WindowUse;
@@ -424,76 +426,6 @@ fn items_of(ctx: &Ctx<'_>, model: &str, keyed: bool) -> Vec<Item> {
         }
     }
     items
-}
-
-/// Under `--offline`, why the cache had no answer for the items not asked: answers to their
-/// prompts recorded for another tool list (see [`Cache::why_missed`]).
-fn why_missed(
-    ctx: &Ctx<'_>,
-    model: &str,
-    items: &[Item],
-    got: &[Got],
-) -> Option<RecordedElsewhere> {
-    let missed: HashSet<&str> = items
-        .iter()
-        .zip(got)
-        .filter(|(item, g)| item.key.is_some() && matches!(g, Got::NotAsked))
-        .map(|(item, _)| ctx.cfg.cases[item.case].prompt.as_str())
-        .collect();
-    if missed.is_empty() {
-        return None;
-    }
-    let provider = provider_name(ctx.provider);
-    ctx.cache
-        .why_missed(provider, model, &missed, &tool_digests(ctx.api))
-}
-
-/// Each tool of the list sent with its [`cache::tool_digest`], in list order.
-fn tool_digests(api: &ApiTools) -> Vec<(String, String)> {
-    api.tools
-        .iter()
-        .map(|t| (t.name.clone(), super::cache::tool_digest(t)))
-        .collect()
-}
-
-/// `the cache holds answers to 8 of these prompts recorded for another tool list: changed
-/// since: get_weather; added: find_city`, or what it can say when the files do not list tools.
-fn recorded_elsewhere(r: &RecordedElsewhere) -> String {
-    let n = r.prompts;
-    let head = format!(
-        "the cache holds answers to {} recorded",
-        if n == 1 {
-            "one of these prompts".to_owned()
-        } else {
-            format!("{n} of these prompts")
-        }
-    );
-    let mut diff = Vec::new();
-    for (what, names) in [
-        ("changed since", &r.changed),
-        ("added since", &r.added),
-        ("removed since", &r.removed),
-    ] {
-        if !names.is_empty() {
-            diff.push(format!("{what}: {}", names.join(", ")));
-        }
-    }
-    if !diff.is_empty() {
-        let mut text = format!("{head} for another tool list ({})", diff.join("; "));
-        if r.unlisted > 0 {
-            text.push_str(&format!(
-                ", and to {} more for a tool list their files do not name",
-                r.unlisted
-            ));
-        }
-        return text;
-    }
-    if r.unlisted == n {
-        return format!(
-            "{head} for another tool list, system prompt or request settings (the files, written by mcp-toolproof or an older toolproof, do not name the tools they were recorded for)"
-        );
-    }
-    format!("{head} with the same tools but another system prompt or request settings")
 }
 
 /// Whether the pending items go through a batch: the settings say so for this many distinct
