@@ -41,21 +41,8 @@ pub fn render_inspect(report: &RunReport) -> String {
             .map(|i| i.tools.iter().map(|t| t.definition.clone()).collect())
             .unwrap_or_default();
         let listed = |items: Option<&Vec<Value>>| Value::Array(items.cloned().unwrap_or_default());
-        let checks: Vec<Value> = report
-            .phases
-            .checks
-            .results
-            .findings
-            .iter()
-            .map(|f| {
-                serde_json::json!({
-                    "tool": f.tool,
-                    "check": f.check,
-                    "severity": f.severity,
-                    "message": f.message,
-                })
-            })
-            .collect();
+        // The findings in mcp-toolproof's shape, as `run --json` gives them too.
+        let checks = super::json_reference::checks(&report);
         top.insert("tools".into(), Value::Array(tools));
         top.insert(
             "resources".into(),

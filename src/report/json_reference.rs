@@ -34,7 +34,9 @@ fn round(x: f64, digits: usize) -> f64 {
     format!("{x:.digits$}").parse().unwrap_or(x)
 }
 
-fn checks(report: &RunReport) -> Vec<Value> {
+/// The static-check findings as mcp-toolproof lists them: `tool`, `check`, `severity`,
+/// `message` (also `inspect --json`'s `checks`).
+pub(super) fn checks(report: &RunReport) -> Vec<Value> {
     report
         .phases
         .checks
