@@ -74,6 +74,19 @@ pub fn run_outcomes(results: &EvalsResults) -> Outcomes {
     }
 }
 
+/// The target's provider, when its answers are cached; else why there is nothing to read.
+fn cached_kind(
+    target: &crate::settings::EvalTarget,
+) -> Result<&'static dyn crate::evals::asking::provider::Kind, String> {
+    match engine::kind_of(target)? {
+        k if k.caches_answers() => Ok(k),
+        k => Err(format!(
+            "the {} provider is never cached, and the evals did not run",
+            k.name()
+        )),
+    }
+}
+
 /// The critical cases' outcomes read from the answer cache, for every model the settings name.
 pub fn cached_outcomes(cfg: &EvalConfig, settings: &EvalSettings, tools: &[Tool]) -> Outcomes {
     let several = |c: &&crate::config::EvalCase| c.trials.unwrap_or(cfg.trials) >= 2;
@@ -88,16 +101,10 @@ pub fn cached_outcomes(cfg: &EvalConfig, settings: &EvalSettings, tools: &[Tool]
         Ok(t) => t,
         Err(e) => return not(format!("no cached answers to read: {e}")),
     };
-    let kind = match engine::kind_of(target) {
+    let kind = match cached_kind(target) {
         Ok(k) => k,
         Err(e) => return not(e),
     };
-    if !kind.caches_answers() {
-        return not(format!(
-            "the {} provider is never cached, and the evals did not run",
-            kind.name()
-        ));
-    }
     if !cfg.cache {
         return not("evals.cache is false, and the evals did not run".into());
     }
