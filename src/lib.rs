@@ -36,6 +36,7 @@ mod output;
 mod plan;
 mod process;
 mod protocol;
+mod provider;
 mod pycompat;
 mod report;
 mod rng;
@@ -62,6 +63,7 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
+    process::withhold(provider::registry::credentials());
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {

@@ -16,6 +16,8 @@ use std::io::Read;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+
+pub use crate::provider::{ApiTool, Stop};
 use serde_json::Value;
 
 /// Reads a whole file as UTF-8 text, refusing one larger than `limit` bytes without loading
@@ -37,38 +39,6 @@ pub(crate) fn read_capped(path: &Path, limit: u64, what: &str) -> std::io::Resul
             "stream did not contain valid UTF-8",
         )
     })
-}
-
-/// A tool as offered to a model API: an API-safe name, the description, the input schema.
-/// Serializes to exactly `{"name", "description", "input_schema"}` (the cache key hashes it).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ApiTool {
-    /// Name matching `^[a-zA-Z0-9_-]{1,64}$`.
-    pub name: String,
-    /// The MCP description, or "".
-    pub description: String,
-    /// The MCP input schema as the server sent it.
-    pub input_schema: Value,
-    /// Numbers of the input schema a `Value` cannot hold as Python does: JSON pointer (within
-    /// the schema) and Python's `json.dumps` text (see [`crate::mcp::types::Tool`]).
-    #[serde(skip)]
-    pub exact_numbers: Vec<(String, String)>,
-}
-
-/// Why a model stopped.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Stop {
-    /// It asked for a tool (or tools).
-    ToolUse,
-    /// It finished its turn.
-    EndTurn,
-    /// It ran out of tokens (a call may be cut off).
-    MaxTokens,
-    /// It declined to answer.
-    Refusal,
-    /// Anything else the provider said.
-    Other(String),
 }
 
 /// One call a model made, with the MCP tool name.

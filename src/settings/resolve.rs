@@ -7,7 +7,7 @@ use super::{
 };
 use crate::cli::{Cli, parse_fraction, parse_pin, parse_transport, switch};
 use crate::config::{
-    self, ConfigError, EvalConfig, LoadedConfig, ProtocolPin, Provider, ToolChoice, TransportPref,
+    self, ConfigError, EvalConfig, LoadedConfig, ProtocolPin, ToolChoice, TransportPref,
 };
 use std::path::PathBuf;
 
@@ -304,16 +304,17 @@ fn eval_target(
     env: &Env,
     e: &EvalConfig,
 ) -> Result<EvalTarget, EvalSetupError> {
-    let provider = match provider_flag.or_else(|| env.get("TOOLPROOF_EVAL_PROVIDER")) {
-        Some(name) => match name.trim() {
-            "anthropic" => Provider::Anthropic,
-            "openai" => Provider::Openai,
-            "command" => Provider::Command,
-            other => return Err(EvalSetupError::UnknownProvider(other.to_owned())),
-        },
-        None => e.provider.ok_or(EvalSetupError::NoProvider)?,
+    let name = match provider_flag.or_else(|| env.get("TOOLPROOF_EVAL_PROVIDER")) {
+        Some(name) => name.trim(),
+        None => e
+            .provider
+            .as_ref()
+            .ok_or(EvalSetupError::NoProvider)?
+            .name(),
     };
-    if provider == Provider::Command && e.command.is_none() {
+    let provider = crate::provider::find(name)
+        .ok_or_else(|| EvalSetupError::UnknownProvider(crate::provider::registry::unknown(name)))?;
+    if provider.runs_command() && e.command.is_none() {
         return Err(EvalSetupError::NoCommand);
     }
     let named = e.named_models();
@@ -321,7 +322,7 @@ fn eval_target(
         vec![m.to_owned()]
     } else if !named.is_empty() {
         named
-    } else if provider == Provider::Command {
+    } else if provider.runs_command() {
         vec![String::new()]
     } else {
         return Err(EvalSetupError::NoModel);
@@ -352,9 +353,10 @@ fn check_command_needs(
             };
             match evals.target() {
                 Err(e) => Err(ConfigError::new(e.to_string())),
-                Ok(t) if t.provider == Provider::Command => Err(ConfigError::new(
-                    "the command provider is never cached: there is nothing to show",
-                )),
+                Ok(t) if !t.provider.caches_answers() => Err(ConfigError::new(format!(
+                    "the {} provider is never cached: there is nothing to show",
+                    t.provider.name()
+                ))),
                 Ok(_) => Ok(()),
             }
         }

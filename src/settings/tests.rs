@@ -68,7 +68,9 @@ fn resolve_in(dir: &Path, row: &Row, level: usize) -> Result<Settings, String> {
     } else {
         Env::default()
     };
-    let loaded = crate::config::load_with(&path, &|_: &str| None).map_err(|e| e.to_string())?;
+    let loaded =
+        crate::config::load_with(&path, &|_: &str| None, &crate::provider::registry::names())
+            .map_err(|e| e.to_string())?;
     Settings::resolve(&cli, &env, loaded).map_err(|e| e.to_string())
 }
 
@@ -382,15 +384,15 @@ fn rows() -> Vec<Row> {
             env: ("TOOLPROOF_EVAL_PROVIDER", "anthropic"),
             yaml: Some((Slot::Evals, "provider: command")),
             read: |s| match s.evals().map(EvalSettings::target) {
-                Some(Ok(t)) => format!("{:?}", t.provider),
+                Some(Ok(t)) => t.provider.name().to_owned(),
                 Some(Err(e)) => e.to_string(),
                 None => "none".into(),
             },
             expect: [
-                "Openai",
-                "Anthropic",
-                "Command",
-                "no eval provider: set evals.provider (anthropic, openai or command), TOOLPROOF_EVAL_PROVIDER or --provider",
+                "openai",
+                "anthropic",
+                "command",
+                "no eval provider: set evals.provider (anthropic, openai, command), TOOLPROOF_EVAL_PROVIDER or --provider",
             ],
         },
         Row {
@@ -618,7 +620,11 @@ fn every_reference_flag_parses_and_resolves() {
             }
         };
         if !server_given {
-            let loaded = crate::config::load_with(&path, &|_: &str| None);
+            let loaded = crate::config::load_with(
+                &path,
+                &|_: &str| None,
+                &crate::provider::registry::names(),
+            );
             let resolved = loaded.map_err(|e| e.to_string()).and_then(|l| {
                 Settings::resolve(&cli, &Env::default(), l).map_err(|e| e.to_string())
             });
@@ -692,7 +698,9 @@ fn the_step_summary_is_the_default_unless_turned_off() {
         all.extend(args);
         let cli = Cli::try_parse_from(&all).ok();
         let env = Env::from_pairs(env.iter().copied());
-        let loaded = crate::config::load_with(&path, &|_: &str| None).ok();
+        let loaded =
+            crate::config::load_with(&path, &|_: &str| None, &crate::provider::registry::names())
+                .ok();
         match (cli, loaded) {
             (Some(cli), Some(loaded)) => Settings::resolve(&cli, &env, loaded)
                 .map(|s| target(s.outputs().summary()))
@@ -749,7 +757,9 @@ fn annotations_point_at_the_config_from_the_workspace_root() {
         let p = path.display().to_string();
         let cli = Cli::try_parse_from(["toolproof", "run", p.as_str()]).ok()?;
         let env = Env::from_pairs(pairs.iter().copied());
-        let loaded = crate::config::load_with(&path, &|_: &str| None).ok()?;
+        let loaded =
+            crate::config::load_with(&path, &|_: &str| None, &crate::provider::registry::names())
+                .ok()?;
         let s = Settings::resolve(&cli, &env, loaded).ok()?;
         let places = s.outputs().places().clone();
         Some((
@@ -804,7 +814,9 @@ fn progress_is_a_bar_only_on_a_terminal_outside_ci_and_groups_only_under_github(
         all.extend(args);
         let cli = Cli::try_parse_from(&all).ok()?;
         let env = Env::from_pairs(pairs.iter().copied()).with_terminals(false, stderr_tty);
-        let loaded = crate::config::load_with(&path, &|_: &str| None).ok()?;
+        let loaded =
+            crate::config::load_with(&path, &|_: &str| None, &crate::provider::registry::names())
+                .ok()?;
         Settings::resolve(&cli, &env, loaded)
             .ok()
             .map(|s| s.outputs().live())

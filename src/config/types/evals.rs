@@ -8,26 +8,16 @@ use serde_json::Value;
 
 use super::{EvalCase, yes};
 
-/// Eval providers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Provider {
-    /// Anthropic Messages API.
-    Anthropic,
-    /// OpenAI Chat Completions (and compatible).
-    Openai,
-    /// A program of the user's.
-    Command,
-}
+/// `evals.provider`: a provider's name as written. The provider registry
+/// (`crate::provider::registry`) knows the names; the settings look it up.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(transparent)]
+pub struct Provider(pub String);
 
 impl Provider {
-    /// The name the config spells, which the provider registry knows it by.
-    pub fn name(self) -> &'static str {
-        match self {
-            Provider::Anthropic => "anthropic",
-            Provider::Openai => "openai",
-            Provider::Command => "command",
-        }
+    /// The name as written.
+    pub fn name(&self) -> &str {
+        &self.0
     }
 }
 

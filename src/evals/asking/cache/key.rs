@@ -115,21 +115,7 @@ impl Keyer {
     }
 }
 
-/// The turns of a case's context as its cache key hashes them: `{"user": text}`,
-/// `{"assistant": text}`, `{"args": {...}, "call": MCP name, "result": text}`, in order.
-pub fn context_material(context: &[Turn]) -> Value {
-    let turns = context
-        .iter()
-        .map(|turn| match turn {
-            Turn::User(text) => json!({"user": text}),
-            Turn::Assistant(text) => json!({"assistant": text}),
-            Turn::Call { tool, args, result } => {
-                json!({"call": tool, "args": args, "result": result})
-            }
-        })
-        .collect();
-    Value::Array(turns)
-}
+pub use crate::provider::context::context_material;
 
 /// A short digest of one tool's definition as the key hashes it (16 hex digits of the sha256 of
 /// its key material): written beside each answer toolproof records, so that a run that finds

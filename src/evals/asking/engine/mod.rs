@@ -21,11 +21,7 @@ use serde_json::{Map, Value};
 
 use super::cache::{Cache, Keyer, Lookup};
 use super::choice;
-use super::prices::PriceTable;
-use super::provider::window::WindowUse;
-use super::provider::{Kind, Pacer, Provider, ProviderError, RetryPolicy};
 use super::tools::{ApiTools, api_tools};
-use super::usage::Recorded;
 use crate::config::{EvalCase, EvalConfig, ToolChoice, Turn};
 use crate::evals::Choice;
 use crate::evals::judging::grade::{self, Label};
@@ -38,6 +34,10 @@ use crate::outcome::{
     CacheUse, ConcurrencyUse, EvalsResults, GateKind, ModelEval, Phase, PhaseStatus,
     ToolListTokens, ToolTokens, TrialResult,
 };
+use crate::provider::prices::PriceTable;
+use crate::provider::usage::Recorded;
+use crate::provider::window::WindowUse;
+use crate::provider::{Kind, Pacer, Provider, ProviderError, RetryPolicy};
 use crate::report::redact::Redactor;
 use crate::settings::{Env, EvalSettings, EvalTarget};
 
@@ -101,12 +101,6 @@ pub fn request_params(
     params
 }
 
-/// The provider the target names, from the registry.
-pub fn kind_of(target: &EvalTarget) -> Result<&'static dyn Kind, String> {
-    let name = target.provider.name();
-    super::provider::find(name).ok_or_else(|| super::provider::registry::unknown(name))
-}
-
 /// One (case, trial) of a model: which case, and its cache key when the cache is used.
 struct Item {
     case: usize,
@@ -167,7 +161,7 @@ pub fn all_keys(
 ) -> Result<Vec<(String, usize, u32, String)>, String> {
     let api = api_tools(tools);
     let tool_choice = offered_choice(settings, &api)?;
-    let kind = kind_of(resolved)?;
+    let kind = resolved.provider;
     let params = request_params(
         cfg,
         kind,
@@ -203,10 +197,7 @@ pub fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
     };
     let cfg = r.cfg;
     let api = api_tools(tools);
-    let kind = match kind_of(target) {
-        Ok(k) => k,
-        Err(e) => return Phase::error(e),
-    };
+    let kind = target.provider;
     let use_cache = cfg.cache && kind.caches_answers();
     let mut results = EvalsResults {
         provider: kind.name().into(),
@@ -241,7 +232,7 @@ pub fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
                 max_delay: Duration::from_secs(8),
                 request_timeout: crate::config::limits::seconds(cfg.request_timeout_s),
             },
-            r.events.clone(),
+            announce(r.events.clone()),
             r.interrupt.clone(),
         )
         .with_window(cfg.concurrency.max(1) as usize, cfg.adaptive_concurrency),
@@ -584,4 +575,16 @@ pub fn tool_list_hash(api: &ApiTools) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+/// A pacer's notices as the run's events.
+fn announce(events: crate::events::Events) -> crate::provider::retry::Notify {
+    use crate::events::Event;
+    use crate::provider::retry::Notice;
+    Box::new(move |notice| {
+        events.emit(match notice {
+            Notice::Backoff { wait, reason } => Event::ProviderBackoff { wait, reason },
+            Notice::ConcurrencyLowered { from, to } => Event::ConcurrencyLowered { from, to },
+        });
+    })
 }

@@ -11,9 +11,9 @@ use super::{
     ShapeError, missing_key,
 };
 use crate::config::ToolChoice;
-use crate::evals::Stop;
-use crate::evals::asking::prices::{Price, price};
-use crate::evals::asking::usage::Usage;
+use crate::provider::Stop;
+use crate::provider::prices::{Price, price};
+use crate::provider::usage::Usage;
 
 /// The API version header every request carries.
 pub const VERSION: &str = "2023-06-01";
@@ -237,7 +237,7 @@ impl Provider for Anthropic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evals::ApiTool;
+    use crate::provider::ApiTool;
 
     fn tools() -> Vec<ApiTool> {
         vec![ApiTool {

@@ -15,7 +15,6 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::window::{Outcome, Slot, Window, WindowUse};
-use crate::events::{Event, Events};
 use crate::interrupt::Interrupt;
 
 /// How often and how patiently a request is retried.
@@ -57,15 +56,36 @@ impl RetryPolicy {
     }
 }
 
+/// What a pacer announces while it works: the run turns these into its events.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Notice {
+    /// A wait before a retry, and why.
+    Backoff {
+        /// How long.
+        wait: Duration,
+        /// Why (the server's words or toolproof's).
+        reason: String,
+    },
+    /// The in-flight window shrank.
+    ConcurrencyLowered {
+        /// Requests allowed in flight before.
+        from: usize,
+        /// And now.
+        to: usize,
+    },
+}
+
+/// Where a pacer's [`Notice`]s go.
+pub type Notify = Box<dyn Fn(Notice) + Send + Sync>;
+
 /// The retry policy plus the shared "nobody sends before" instant. One per eval run, shared by
 /// reference between the worker threads.
-#[derive(Debug)]
 pub struct Pacer {
     policy: RetryPolicy,
     not_before: Mutex<Instant>,
     seed: AtomicU64,
     /// Where waits are announced.
-    events: Events,
+    notify: Notify,
     /// Cuts waits short when the run is stopped.
     interrupt: Interrupt,
     /// How many requests may be in flight.
@@ -88,6 +108,15 @@ pub struct PacerUse {
     pub window: WindowUse,
 }
 
+impl std::fmt::Debug for Pacer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pacer")
+            .field("policy", &self.policy)
+            .field("window", &self.window)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Default for Pacer {
     fn default() -> Self {
         Pacer::new(RetryPolicy::default())
@@ -97,12 +126,12 @@ impl Default for Pacer {
 impl Pacer {
     /// A pacer with this policy and nobody held back.
     pub fn new(policy: RetryPolicy) -> Self {
-        Pacer::observed(policy, Events::none(), Interrupt::new())
+        Pacer::observed(policy, Box::new(|_| {}), Interrupt::new())
     }
 
-    /// A pacer that announces its waits as [`Event::ProviderBackoff`] and cuts them short when
-    /// `interrupt` fires.
-    pub fn observed(policy: RetryPolicy, events: Events, interrupt: Interrupt) -> Self {
+    /// A pacer that announces its waits and a shrinking window to `notify` and cuts waits short
+    /// when `interrupt` fires.
+    pub fn observed(policy: RetryPolicy, notify: Notify, interrupt: Interrupt) -> Self {
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
@@ -110,7 +139,7 @@ impl Pacer {
             policy,
             not_before: Mutex::new(Instant::now()),
             seed: AtomicU64::new(nanos | 1),
-            events,
+            notify,
             interrupt,
             window: Window::new(usize::MAX, false),
             sent: AtomicUsize::new(0),
@@ -144,7 +173,7 @@ impl Pacer {
         if let Some(r) = released.resized
             && r.to < r.from
         {
-            self.events.emit(Event::ConcurrencyLowered {
+            (self.notify)(Notice::ConcurrencyLowered {
                 from: r.from,
                 to: r.to,
             });
@@ -170,7 +199,7 @@ impl Pacer {
     /// is limiting or overloaded (`everyone`), else only this one. Returns `false` when the
     /// run was stopped meanwhile.
     pub fn back_off(&self, wait: Duration, why: &str, everyone: bool) -> bool {
-        self.events.emit(Event::ProviderBackoff {
+        (self.notify)(Notice::Backoff {
             wait,
             reason: why.to_owned(),
         });

@@ -11,9 +11,9 @@ use super::{
     ShapeError, missing_key,
 };
 use crate::config::ToolChoice;
-use crate::evals::Stop;
-use crate::evals::asking::prices::{Price, price};
-use crate::evals::asking::usage::Usage;
+use crate::provider::Stop;
+use crate::provider::prices::{Price, price};
+use crate::provider::usage::Usage;
 
 /// The endpoint under `base` (which includes `/v1`, as in the SDK), with `key` as a bearer
 /// token, or no `authorization` header without one.
@@ -257,7 +257,7 @@ impl Provider for OpenAi {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evals::ApiTool;
+    use crate::provider::ApiTool;
 
     fn completion(message: Value, finish: &str) -> Value {
         json!({

@@ -61,12 +61,10 @@ pub const fn price(input: f64, cache_write: f64, cache_read: f64, output: f64) -
 }
 
 /// The built-in list prices, USD per million tokens: every provider's own table
-/// ([`super::provider::Kind::prices`]), in registry order. Each table names its source; all
+/// ([`super::Kind::prices`]), in registry order. Each table names its source; all
 /// were checked on [`TABLE_DATE`]. Keep docs/cost.md in step.
 pub fn built_in() -> impl Iterator<Item = (&'static str, Price)> {
-    super::provider::KINDS
-        .iter()
-        .flat_map(|k| k.prices().iter().copied())
+    super::KINDS.iter().flat_map(|k| k.prices().iter().copied())
 }
 
 /// Where a price came from.

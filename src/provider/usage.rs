@@ -1,6 +1,6 @@
 //! Token usage of one answer: read from each provider's answer (Anthropic `usage`, OpenAI
 //! `usage`, the command provider's optional `usage` member), kept beside the answer in its
-//! cache entry, and priced by [`crate::evals::asking::prices`].
+//! cache entry, and priced by [`crate::provider::prices`].
 //!
 //! One provider-neutral shape, which is also the cache entry's `usage` member and the command
 //! provider's:

@@ -11,8 +11,8 @@ use super::testserver::{Reply, Server};
 use super::{
     Answer, Pacer, Provider, ProviderError, RawCall, Request, RetryPolicy, anthropic_at, openai_at,
 };
-use crate::evals::asking::usage::Usage;
-use crate::evals::{ApiTool, Stop};
+use crate::provider::usage::Usage;
+use crate::provider::{ApiTool, Stop};
 
 const KEY: &str = "sk-test-0123456789-secret";
 

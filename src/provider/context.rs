@@ -96,7 +96,23 @@ pub fn openai_messages(context: &[Turn], prompt: &str) -> Vec<Value> {
 /// The command provider's `context` member: each turn as the YAML writes it
 /// (`{"user": …}`, `{"assistant": …}`, `{"call": NAME, "args": {…}, "result": …}`).
 pub fn command_context(context: &[Turn]) -> Value {
-    crate::evals::asking::cache::context_material(context)
+    context_material(context)
+}
+
+/// The turns of a case's context as its cache key hashes them: `{"user": text}`,
+/// `{"assistant": text}`, `{"args": {...}, "call": MCP name, "result": text}`, in order.
+pub fn context_material(context: &[Turn]) -> Value {
+    let turns = context
+        .iter()
+        .map(|turn| match turn {
+            Turn::User(text) => json!({"user": text}),
+            Turn::Assistant(text) => json!({"assistant": text}),
+            Turn::Call { tool, args, result } => {
+                json!({"call": tool, "args": args, "result": result})
+            }
+        })
+        .collect();
+    Value::Array(turns)
 }
 
 #[cfg(test)]

@@ -14,9 +14,9 @@ use super::http::secs;
 use super::program::{self as running, STDOUT_LIMIT_WORDS};
 use super::{Answer, Failure, Kind, Pacer, Provider, ProviderError, RawCall, Request, Setup};
 use crate::config::ToolChoice;
-use crate::evals::Stop;
-use crate::evals::asking::usage::Usage;
 use crate::mcp::stdio::describe_exit;
+use crate::provider::Stop;
+use crate::provider::usage::Usage;
 
 /// A program of the user's: the request on stdin, its choice on stdout.
 pub static KIND: CommandKind = CommandKind;
@@ -231,7 +231,7 @@ pub enum OutputError {
 }
 
 /// The program's answer: one call object, a list of them, or `{"calls": [...]}`; an object
-/// may carry `usage` (see [`crate::evals::asking::usage`]: `input_tokens`, `output_tokens`,
+/// may carry `usage` (see [`crate::provider::usage`]: `input_tokens`, `output_tokens`,
 /// optional `cache_write_tokens` and `cache_read_tokens`).
 pub fn parse(stdout: &str) -> Result<Answer, OutputError> {
     let v: Value = crate::pycompat::bigint::from_str(stdout.trim())
@@ -316,7 +316,7 @@ fn tail(text: &str, n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evals::ApiTool;
+    use crate::provider::ApiTool;
     use serde_json::Map;
 
     fn sh(script: &str, timeout: Duration) -> CommandSpec {

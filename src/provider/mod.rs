@@ -24,15 +24,17 @@
 pub(crate) mod anthropic;
 pub mod batch;
 pub(crate) mod command;
-mod context;
+pub(crate) mod context;
 mod error;
 mod http;
 pub(crate) mod openai;
+pub mod prices;
 mod program;
 pub mod registry;
 pub mod retry;
 #[cfg(test)]
 mod testserver;
+pub mod usage;
 pub mod window;
 #[cfg(test)]
 mod wire_tests;
@@ -41,20 +43,51 @@ use std::fmt;
 use std::path::Path;
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::prices::Price;
-use super::usage::Usage;
 use crate::config::{EvalConfig, ToolChoice, Turn};
-use crate::evals::ApiTool;
-use crate::evals::Stop;
 pub use batch::BatchApi;
 pub use error::{Failure, ProviderError, ShapeError};
 pub use http::{Auth, HttpApi};
 #[allow(unused_imports)] // the extension points a provider module plugs into
 pub use http::{Dialect, Signer, Signing, Standard};
+use prices::Price;
 pub use registry::{KINDS, find};
 pub use retry::{Pacer, RetryPolicy};
+use usage::Usage;
+
+/// A tool as offered to a model API: an API-safe name, the description, the input schema.
+/// Serializes to exactly `{"name", "description", "input_schema"}` (the cache key hashes it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApiTool {
+    /// Name matching `^[a-zA-Z0-9_-]{1,64}$`.
+    pub name: String,
+    /// The MCP description, or "".
+    pub description: String,
+    /// The MCP input schema as the server sent it.
+    pub input_schema: Value,
+    /// Numbers of the input schema a `Value` cannot hold as Python does: JSON pointer (within
+    /// the schema) and Python's `json.dumps` text (see [`crate::mcp::types::Tool`]).
+    #[serde(skip)]
+    pub exact_numbers: Vec<(String, String)>,
+}
+
+/// Why a model stopped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stop {
+    /// It asked for a tool (or tools).
+    ToolUse,
+    /// It finished its turn.
+    EndTurn,
+    /// It ran out of tokens (a call may be cut off).
+    MaxTokens,
+    /// It declined to answer.
+    Refusal,
+    /// Anything else the provider said.
+    Other(String),
+}
 
 /// What to ask: one prompt, with the tool list and the request options of the eval section.
 #[derive(Debug, Clone, Copy)]
@@ -95,7 +128,7 @@ pub struct Answer {
     pub stop: Stop,
     /// The tokens it used, when the server said (`None`: not reported).
     pub usage: Option<Usage>,
-    /// The server reported a usage past [`crate::evals::asking::usage::MAX_ANSWER_TOKENS`], taken as
+    /// The server reported a usage past [`crate::provider::usage::MAX_ANSWER_TOKENS`], taken as
     /// not reported (`usage` is `None`).
     pub usage_unbelievable: bool,
 }
@@ -169,7 +202,7 @@ pub trait Kind: Sync + fmt::Debug {
     }
 
     /// The list prices of its models (USD per million tokens), checked on
-    /// [`crate::evals::asking::prices::TABLE_DATE`]; the built-in table is the registry's
+    /// [`crate::provider::prices::TABLE_DATE`]; the built-in table is the registry's
     /// concatenation.
     fn prices(&self) -> &'static [(&'static str, Price)] {
         &[]
