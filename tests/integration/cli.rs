@@ -66,6 +66,7 @@ mod merge;
 mod newcomer;
 mod requests;
 mod shard;
+mod env_help;
 mod tool_choice;
 
 mod protocol;
