@@ -54,6 +54,7 @@ mod clients;
 mod compat;
 mod context;
 mod cost;
+mod env_help;
 mod evals;
 mod fuzz;
 mod github;
@@ -66,7 +67,6 @@ mod merge;
 mod newcomer;
 mod requests;
 mod shard;
-mod env_help;
 mod tool_choice;
 
 mod protocol;
