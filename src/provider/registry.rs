@@ -30,7 +30,7 @@ pub fn unknown(name: &str) -> String {
         .map(|n| format!(", did you mean `{n}`?"))
         .unwrap_or_default();
     format!(
-        "unknown provider `{name}`{nearest}\nhint: use one of: {}",
+        "unknown eval provider `{name}`{nearest}\nhint: use one of: {}",
         names.join(", ")
     )
 }

@@ -62,6 +62,26 @@ pub(crate) fn env_value<T>(
     }
 }
 
+/// Whether `ms` is a timeout toolproof can wait: above 0 and at most
+/// [`config::limits::MAX_DURATION_MS`] (NaN is not).
+pub(super) fn timeout_in_range(ms: f64) -> bool {
+    ms > 0.0 && ms <= config::limits::MAX_DURATION_MS
+}
+
+/// A timeout in milliseconds from `names` (a flag, or a flag and the key it overrides),
+/// checked with [`timeout_in_range`]; the error says the range.
+pub(super) fn checked_timeout_ms(ms: f64, names: &str) -> Result<f64, ConfigError> {
+    if timeout_in_range(ms) {
+        return Ok(ms);
+    }
+    Err(ConfigError::new(format!(
+        "{names} must be above 0 and at most {} milliseconds ({}), got {}",
+        config::limits::MAX_DURATION_MS,
+        config::limits::MAX_DURATION_WORDS,
+        config::limits::number(ms)
+    )))
+}
+
 /// A boolean environment switch.
 pub(super) fn env_switch(
     env: &Env,

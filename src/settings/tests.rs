@@ -870,3 +870,44 @@ fn a_timeout_past_thirty_days_from_the_flag_or_the_environment_is_refused() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn every_timeout_flag_is_held_to_one_range_with_one_message() {
+    let dir = scratch("timeout-flags");
+    for (command, names) in [
+        ("run", "--timeout-ms"),
+        ("fuzz", "--timeout-ms / fuzz.timeout_ms"),
+        ("protocol", "--timeout-ms / protocol.timeout_ms"),
+    ] {
+        let row = |flag: &'static [&'static str]| Row {
+            name: "timeout-flags",
+            command: match command {
+                "run" => &["run"],
+                "fuzz" => &["fuzz"],
+                _ => &["protocol"],
+            },
+            flag,
+            env: ("TOOLPROOF_UNUSED", ""),
+            yaml: None,
+            read: |_| String::new(),
+            expect: ["", "", "", ""],
+        };
+        let past: [(&'static [&'static str], &str); 2] = [
+            (&["--timeout-ms", "1e300"], "1e300"),
+            (&["--timeout-ms", "2592000001"], "2592000001"),
+        ];
+        for (flag, shown) in past {
+            let err = resolve_in(&dir, &row(flag), 0).err().unwrap_or_default();
+            assert_eq!(
+                err,
+                format!(
+                    "{names} must be above 0 and at most 2592000000 milliseconds (30 days), got {shown}"
+                ),
+                "{command}"
+            );
+        }
+        let at_ceiling = resolve_in(&dir, &row(&["--timeout-ms", "2592000000"]), 0);
+        assert!(at_ceiling.is_ok(), "{command}: {:?}", at_ceiling.err());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -129,7 +129,7 @@ pub fn tool_digest(tool: &ApiTool) -> String {
     let mut material = String::new();
     pyjson::dump_exact_into(&mut material, &api_tool_value(tool), Style::KEY, &exact);
     let digest = Sha256::digest(material.as_bytes());
-    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+    crate::outcome::hex(&digest[..8])
 }
 
 /// An API tool as the reference hashes it: exactly `{name, description, input_schema}`.

@@ -571,10 +571,7 @@ fn context_entries(turns: &[Turn]) -> Vec<ContextEntry> {
 pub fn tool_list_hash(api: &ApiTools) -> String {
     use sha2::{Digest, Sha256};
     let bytes = serde_json::to_vec(&api.tools).unwrap_or_default();
-    Sha256::digest(&bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::outcome::hex(&Sha256::digest(&bytes))
 }
 
 /// A pacer's notices as the run's events.
