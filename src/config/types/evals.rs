@@ -20,6 +20,17 @@ pub enum Provider {
     Command,
 }
 
+impl Provider {
+    /// The name the config spells, which the provider registry knows it by.
+    pub fn name(self) -> &'static str {
+        match self {
+            Provider::Anthropic => "anthropic",
+            Provider::Openai => "openai",
+            Provider::Command => "command",
+        }
+    }
+}
+
 /// `evals:`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
