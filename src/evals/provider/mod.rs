@@ -8,6 +8,9 @@
 
 pub(crate) mod anthropic;
 pub mod batch;
+// Wired up as a provider once the providers sit behind one trait.
+#[allow(dead_code)]
+pub(crate) mod bedrock;
 pub(crate) mod command;
 mod context;
 mod error;
