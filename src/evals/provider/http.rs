@@ -31,13 +31,35 @@ pub enum Auth {
     Bearer(String),
     /// No key: a local OpenAI-compatible server that asks for none.
     None,
+    /// AWS Signature Version 4 over the method, URL, body and time of each request (Bedrock).
+    Aws(AwsSigning),
+}
+
+/// What signs a request to an AWS service.
+#[derive(Clone)]
+pub struct AwsSigning {
+    /// Who signs.
+    pub credentials: super::bedrock::sigv4::Credentials,
+    /// The signing region.
+    pub region: String,
+    /// The signing name of the service.
+    pub service: &'static str,
+    /// The time a request is signed at (the clock, but for tests).
+    pub clock: fn() -> SystemTime,
 }
 
 impl Auth {
-    fn secret(&self) -> &str {
+    /// Every secret the auth sends, to keep out of messages.
+    fn secrets(&self) -> Vec<&str> {
         match self {
-            Auth::ApiKey(k) | Auth::Bearer(k) => k,
-            Auth::None => "",
+            Auth::ApiKey(k) | Auth::Bearer(k) => vec![k],
+            Auth::None => Vec::new(),
+            Auth::Aws(aws) => {
+                let c = &aws.credentials;
+                let mut secrets = vec![c.secret_access_key.as_str()];
+                secrets.extend(c.session_token.as_deref());
+                secrets
+            }
         }
     }
 }
@@ -139,6 +161,17 @@ impl HttpApi {
         pacer: &Pacer,
         read: ReadAnswer,
     ) -> (Result<Answer, ProviderError>, Duration) {
+        self.post_to(&self.url, body, pacer, read)
+    }
+
+    /// [`HttpApi::post`] to another URL of the API (Bedrock's model id is in the path).
+    pub fn post_to(
+        &self,
+        url: &str,
+        body: &Value,
+        pacer: &Pacer,
+        read: ReadAnswer,
+    ) -> (Result<Answer, ProviderError>, Duration) {
         let bytes = bigint::to_vec(body).unwrap_or_default();
         let interrupted = || Err(ProviderError::Transient("interrupted".into()));
         let mut retries = 0;
@@ -150,7 +183,7 @@ impl HttpApi {
                 return (interrupted(), Duration::ZERO);
             };
             let started = Instant::now();
-            let attempt = self.attempt(&bytes, pacer, read);
+            let attempt = self.attempt(url, &bytes, pacer, read);
             let took = started.elapsed();
             let crowded = pacer.done(slot, attempt.outcome());
             again = true;
@@ -240,14 +273,14 @@ impl HttpApi {
     ) -> Exchanged {
         let sent = match body {
             Some((content_type, bytes)) => self
-                .authorized(self.agent.post(url))
+                .authorized(self.agent.post(url), "POST", url, bytes)
                 .config()
                 .timeout_global(Some(timeout))
                 .build()
                 .header("content-type", content_type)
                 .send(bytes),
             None => self
-                .authorized(self.agent.get(url))
+                .authorized(self.agent.get(url), "GET", url, b"")
                 .config()
                 .timeout_global(Some(timeout))
                 .build()
@@ -259,6 +292,7 @@ impl HttpApi {
         };
         let status = resp.status().as_u16();
         let (should, wait) = retry_hints(&resp);
+        let kind = header(&resp, "x-amzn-errortype");
         let text = match resp.body_mut().with_config().limit(limit).read_to_string() {
             Ok(t) => t,
             Err(e) => return Exchanged::Failed(self.transport_error(e, timeout)),
@@ -266,16 +300,35 @@ impl HttpApi {
         if (200..300).contains(&status) {
             return Exchanged::Done(text);
         }
-        Exchanged::Failed(self.refusal(status, &text, should, wait))
+        Exchanged::Failed(self.refusal(status, &text, should, wait, kind.as_deref()))
     }
 
-    /// `req` with the key and the API's headers.
-    fn authorized<B>(&self, mut req: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
+    /// `req` (a `method` to `url` with `body`) with the key or signature and the API's headers.
+    fn authorized<B>(
+        &self,
+        mut req: ureq::RequestBuilder<B>,
+        method: &str,
+        url: &str,
+        body: &[u8],
+    ) -> ureq::RequestBuilder<B> {
         req = req.header("accept", "application/json");
         req = match &self.auth {
             Auth::ApiKey(k) => req.header("x-api-key", k.as_str()),
             Auth::Bearer(k) => req.header("authorization", format!("Bearer {k}")),
             Auth::None => req,
+            Auth::Aws(aws) => {
+                let scope = super::bedrock::sigv4::Scope {
+                    credentials: &aws.credentials,
+                    region: &aws.region,
+                    service: aws.service,
+                };
+                let signed =
+                    super::bedrock::sigv4::request_headers(&scope, method, url, body, (aws.clock)());
+                for (name, value) in signed {
+                    req = req.header(name, value);
+                }
+                req
+            }
         };
         for (name, value) in &self.headers {
             req = req.header(name.as_str(), value.as_str());
@@ -283,22 +336,23 @@ impl HttpApi {
         req
     }
 
-    fn attempt(&self, body: &[u8], pacer: &Pacer, read: ReadAnswer) -> Attempt {
+    fn attempt(&self, url: &str, body: &[u8], pacer: &Pacer, read: ReadAnswer) -> Attempt {
         let timeout = pacer.policy().request_timeout;
         let req = self
             .agent
-            .post(&self.url)
+            .post(url)
             .config()
             .timeout_global(Some(timeout))
             .build()
             .header("content-type", "application/json");
-        let mut resp = match self.authorized(req).send(body) {
+        let mut resp = match self.authorized(req, "POST", url, body).send(body) {
             Ok(r) => r,
             Err(e) => return self.transport_error(e, timeout),
         };
         let status = resp.status().as_u16();
         let (should, wait) = retry_hints(&resp);
         let location = header(&resp, "location");
+        let kind = header(&resp, "x-amzn-errortype");
         let text = match resp
             .body_mut()
             .with_config()
@@ -312,7 +366,7 @@ impl HttpApi {
             return self.answer(status, &text, read);
         }
         if (300..400).contains(&status) {
-            let words = crate::net::redirect_words(&self.url, location.as_deref());
+            let words = crate::net::redirect_words(url, location.as_deref());
             let body = if text.trim().is_empty() {
                 String::new()
             } else {
@@ -323,7 +377,7 @@ impl HttpApi {
                 hint: self.hint_for(status),
             });
         }
-        self.refusal(status, &text, should, wait)
+        self.refusal(status, &text, should, wait, kind.as_deref())
     }
 
     /// A 2xx answer: the API's answer, or a body that is not one.
@@ -352,20 +406,27 @@ impl HttpApi {
     }
 
     /// Any other status: retried when the status (or `x-should-retry`) says so, else fatal
-    /// with what to check.
+    /// with what to check. `kind` is an AWS error type header (`x-amzn-errortype`).
     fn refusal(
         &self,
         status: u16,
         text: &str,
         should: Option<bool>,
         wait: Option<Duration>,
+        kind: Option<&str>,
     ) -> Attempt {
         let parsed = serde_json::from_str::<Value>(text).ok();
-        let described = format!(
-            "{} returned {}",
-            self.who,
-            describe(status, parsed.as_ref(), text)
-        );
+        let mut said = describe(status, parsed.as_ref(), text);
+        let aws_type = match self.auth {
+            Auth::Aws(_) => super::bedrock::error_type(kind, parsed.as_ref()),
+            _ => None,
+        };
+        if let Some(t) = &aws_type
+            && let Some(rest) = said.strip_prefix(&status.to_string())
+        {
+            said = format!("{status} {t}{rest}");
+        }
+        let described = format!("{} returned {said}", self.who);
         if status == 429 && parsed.as_ref().is_some_and(quota_exhausted) {
             return Attempt::Fatal(Failure::with_hint(described, OUT_OF_CREDIT));
         }
@@ -375,9 +436,12 @@ impl HttpApi {
             Some(false) if retryable => return Attempt::Stop(described.into()),
             _ if retryable => {}
             _ => {
+                let hint = aws_type
+                    .and_then(|t| super::bedrock::hint_for(&t, self.base_var))
+                    .or_else(|| self.hint_for(status));
                 return Attempt::Fatal(Failure {
                     message: described,
-                    hint: self.hint_for(status),
+                    hint,
                 });
             }
         }
@@ -468,13 +532,14 @@ impl HttpApi {
 
     /// Removes the key from a failure, wherever a server may have echoed it.
     fn redact(&self, failure: Failure) -> Failure {
-        let secret = self.auth.secret();
-        let clean = |text: String| {
-            if secret.len() >= 4 && text.contains(secret) {
-                text.replace(secret, "[redacted]")
-            } else {
-                text
+        let secrets = self.auth.secrets();
+        let clean = |mut text: String| {
+            for secret in &secrets {
+                if secret.len() >= 4 && text.contains(secret) {
+                    text = text.replace(secret, "[redacted]");
+                }
             }
+            text
         };
         Failure {
             message: clean(failure.message),
