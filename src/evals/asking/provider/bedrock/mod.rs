@@ -28,8 +28,8 @@ use serde_json::{Map, Value, json};
 use super::{Answer, Failure, ProviderError, RawArgs, RawCall, Request, ShapeError};
 use crate::config::{ToolChoice, Turn};
 use crate::evals::Stop;
-use crate::evals::prices::Price;
-use crate::evals::usage::Usage;
+use crate::evals::asking::prices::Price;
+use crate::evals::asking::usage::Usage;
 use sigv4::Credentials;
 
 /// The signing name of the Bedrock runtime.
