@@ -152,6 +152,7 @@ impl std::error::Error for ConfigError {}
 /// printed on stderr as `warning: …` and listed in the JSON report's `config_warnings`.
 pub type ConfigWarning = ConfigError;
 
+#[cfg(test)]
 /// Loads, validates and resolves a `toolproof.yaml`.
 ///
 /// After loading: `${VAR}` references in `server` are replaced (their values are in
