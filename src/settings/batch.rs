@@ -39,7 +39,7 @@ impl BatchSettings {
     }
     /// Whether `pending` uncached requests of one model go through a batch with `provider`.
     pub fn batches(&self, provider: Provider, pending: usize) -> bool {
-        provider != Provider::Command
+        !matches!(provider, Provider::Command | Provider::Bedrock)
             && match self.mode.value {
                 BatchMode::Never => false,
                 BatchMode::Always => pending > 0,
@@ -107,6 +107,11 @@ pub(super) fn resolve(
             Some((
                 "the command provider has no batch API",
                 "use `--batch auto` or `never` with a local program, or an HTTP provider",
+            ))
+        } else if provider == Some(Provider::Bedrock) {
+            Some((
+                "the bedrock provider has no batch mode: Bedrock batch inference reads its requests from an S3 bucket and runs under an IAM service role, neither of which toolproof creates",
+                "use `--batch auto` or `never` with bedrock",
             ))
         } else if !e.cache {
             Some((

@@ -308,6 +308,7 @@ fn eval_target(
         Some(name) => match name.trim() {
             "anthropic" => Provider::Anthropic,
             "openai" => Provider::Openai,
+            "bedrock" => Provider::Bedrock,
             "command" => Provider::Command,
             other => return Err(EvalSetupError::UnknownProvider(other.to_owned())),
         },

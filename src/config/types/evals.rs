@@ -16,6 +16,8 @@ pub enum Provider {
     Anthropic,
     /// OpenAI Chat Completions (and compatible).
     Openai,
+    /// Amazon Bedrock's Converse API.
+    Bedrock,
     /// A program of the user's.
     Command,
 }

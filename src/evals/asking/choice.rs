@@ -48,6 +48,7 @@ pub fn wire(choice: &ToolChoice, provider: Provider) -> Value {
         (Provider::Openai, ToolChoice::Tool(name)) => {
             json!({"type": "function", "function": {"name": name}})
         }
+        (Provider::Bedrock, c) => super::provider::bedrock::tool_choice(c),
         (_, ToolChoice::Auto) => json!({"type": "auto"}),
         (_, ToolChoice::Any) => json!({"type": "any"}),
         (_, ToolChoice::None) => json!({"type": "none"}),

@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 
+use super::provider::bedrock;
 use super::usage::Usage;
 use crate::config::PriceConfig;
 
@@ -128,7 +129,9 @@ impl PriceTable {
         if let Some(p) = best(model, user) {
             return Some((p, Source::Config));
         }
-        best(model, BUILT_IN.iter().copied()).map(|p| (p, Source::BuiltIn))
+        best(model, BUILT_IN.iter().copied())
+            .or_else(|| best(bedrock::price_key(model), bedrock::PRICES.iter().copied()))
+            .map(|p| (p, Source::BuiltIn))
     }
 }
 

@@ -33,6 +33,7 @@ pub(super) fn build_client(
     match provider {
         ProviderKind::Anthropic => Provider::anthropic_from(var),
         ProviderKind::Openai => Provider::openai_from(var),
+        ProviderKind::Bedrock => Provider::bedrock_from(var),
         ProviderKind::Command => Ok(Provider::command(
             cfg.command.clone().unwrap_or_default(),
             PathBuf::from(base_dir),

@@ -68,6 +68,7 @@ pub fn provider_name(p: ProviderKind) -> &'static str {
     match p {
         ProviderKind::Anthropic => "anthropic",
         ProviderKind::Openai => "openai",
+        ProviderKind::Bedrock => "bedrock",
         ProviderKind::Command => "command",
     }
 }
@@ -486,9 +487,13 @@ fn score_model(
     let cost = cost::of_model(&got, ctx.prices.lookup(model));
     // A model API renders the tools into the prompt it counts; a command's usage is whatever
     // the command says, and proves nothing about a tool list.
-    let unseen = (ctx.provider != ProviderKind::Command && !ctx.api.tools.is_empty())
-        .then(|| cost::tools_unseen(&got, tool_tokens(ctx.api).total))
-        .flatten();
+    // Bedrock has no `none` tool choice: the request then carries no tools at all.
+    let no_tools_sent = ctx.provider == ProviderKind::Bedrock
+        && ctx.params.get("tool_choice").and_then(Value::as_str) == Some("none");
+    let unseen =
+        (ctx.provider != ProviderKind::Command && !ctx.api.tools.is_empty() && !no_tools_sent)
+            .then(|| cost::tools_unseen(&got, tool_tokens(ctx.api).total))
+            .flatten();
     let mut trials: Vec<Vec<TrialResult>> = cfg.cases.iter().map(|_| Vec::new()).collect();
     for (item, g) in items.iter().zip(got) {
         let case = &cfg.cases[item.case];

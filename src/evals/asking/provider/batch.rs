@@ -69,7 +69,7 @@ impl Provider {
         match self {
             Provider::Anthropic(api) => Some(BatchApi { api, openai: false }),
             Provider::OpenAi(api) => Some(BatchApi { api, openai: true }),
-            Provider::Command(_) => None,
+            Provider::Bedrock(_) | Provider::Command(_) => None,
         }
     }
 }

@@ -322,8 +322,13 @@ impl HttpApi {
                     region: &aws.region,
                     service: aws.service,
                 };
-                let signed =
-                    super::bedrock::sigv4::request_headers(&scope, method, url, body, (aws.clock)());
+                let signed = super::bedrock::sigv4::request_headers(
+                    &scope,
+                    method,
+                    url,
+                    body,
+                    (aws.clock)(),
+                );
                 for (name, value) in signed {
                     req = req.header(name, value);
                 }

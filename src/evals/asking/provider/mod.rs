@@ -8,8 +8,6 @@
 
 pub(crate) mod anthropic;
 pub mod batch;
-// Wired up as a provider once the providers sit behind one trait.
-#[allow(dead_code)]
 pub(crate) mod bedrock;
 pub(crate) mod command;
 mod context;
@@ -106,6 +104,8 @@ pub enum Provider {
     Anthropic(HttpApi),
     /// OpenAI Chat Completions, or a compatible server.
     OpenAi(HttpApi),
+    /// Amazon Bedrock's Converse API (the model id is in each request's URL).
+    Bedrock(HttpApi),
     /// A local program: the request on stdin, its choice on stdout.
     Command(CommandSpec),
 }
@@ -140,6 +140,7 @@ impl Provider {
         match self {
             Provider::Anthropic(_) => "anthropic",
             Provider::OpenAi(_) => "openai",
+            Provider::Bedrock(_) => "bedrock",
             Provider::Command(_) => "command",
         }
     }
@@ -162,12 +163,39 @@ impl Provider {
         match self {
             Provider::Anthropic(api) => api.post(&anthropic::body(req), pacer, anthropic::read),
             Provider::OpenAi(api) => api.post(&openai::body(req), pacer, openai::read),
+            Provider::Bedrock(api) => api.post_to(
+                &bedrock::converse_url(api.url(), req.model),
+                &bedrock::body(req),
+                pacer,
+                bedrock::read,
+            ),
             Provider::Command(spec) => {
                 let started = Instant::now();
                 let answer = spec.ask(req);
                 (answer, started.elapsed())
             }
         }
+    }
+
+    /// Amazon Bedrock, configured like the AWS SDKs from the variables `env` looks up (see
+    /// [`bedrock::target_from`]); requests are signed with Signature Version 4 at the clock's
+    /// time.
+    pub fn bedrock_from(env: impl Fn(&str) -> Option<String>) -> Result<Provider, ProviderError> {
+        let target = bedrock::target_from(env)?;
+        let auth = Auth::Aws(http::AwsSigning {
+            credentials: target.credentials,
+            region: target.region,
+            service: bedrock::SERVICE,
+            clock: std::time::SystemTime::now,
+        });
+        Ok(Provider::Bedrock(HttpApi::new(
+            "bedrock",
+            target.endpoint,
+            auth,
+            Vec::new(),
+            "AWS_SECRET_ACCESS_KEY",
+            target.endpoint_var,
+        )))
     }
 
     /// Anthropic, configured like the official SDK from the variables `env` looks up:
@@ -297,7 +325,7 @@ mod tests {
 
     fn endpoint(p: &Provider) -> &str {
         match p {
-            Provider::Anthropic(api) | Provider::OpenAi(api) => api.url(),
+            Provider::Anthropic(api) | Provider::OpenAi(api) | Provider::Bedrock(api) => api.url(),
             Provider::Command(_) => "",
         }
     }

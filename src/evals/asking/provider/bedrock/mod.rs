@@ -19,7 +19,7 @@
 //! Bedrock has no `none` tool choice: with `tool_choice: none` the request carries no
 //! `toolConfig` at all, so the model is offered no tool (as the reference's other providers
 //! would be told not to use one). Batch inference needs an S3 bucket and an IAM service role,
-//! so `--batch` is refused (see [`NO_BATCH`]).
+//! so `--batch always` is refused and `auto` never batches (`settings::batch`).
 
 pub mod sigv4;
 
@@ -34,20 +34,6 @@ use sigv4::Credentials;
 
 /// The signing name of the Bedrock runtime.
 pub const SERVICE: &str = "bedrock";
-
-/// The variables the provider reads that are secrets: withheld from every child process and
-/// masked in every output. (`AWS_ACCESS_KEY_ID` names the key and travels in every request,
-/// but it is withheld too: with the secret it is a credential.)
-pub const SECRET_VARS: [&str; 3] = [
-    "AWS_ACCESS_KEY_ID",
-    "AWS_SECRET_ACCESS_KEY",
-    "AWS_SESSION_TOKEN",
-];
-
-/// Why `--batch` is refused for Bedrock.
-pub const NO_BATCH: &str = "Bedrock batch inference reads its requests from an S3 bucket and \
-     needs an IAM service role (CreateModelInvocationJob); toolproof does not create either, so \
-     the bedrock provider has no batch mode: run without --batch";
 
 /// Where and as whom to call Bedrock, read from the variables the AWS SDKs read.
 #[derive(Debug, Clone)]
@@ -344,7 +330,7 @@ const fn price(input: f64, cache_write: f64, cache_read: f64, output: f64) -> Pr
 
 /// On-demand prices in US East (N. Virginia), USD per million tokens: input, cache write,
 /// cache read, output, from <https://aws.amazon.com/bedrock/pricing/> (checked on
-/// [`PRICES_DATE`]). Amazon Nova charges nothing extra to write the cache, so its cache write
+/// 2026-12-06). Amazon Nova charges nothing extra to write the cache, so its cache write
 /// is the input price. Looked up by [`price_key`]: a cross-region inference profile
 /// (`us.anthropic.…`) is priced as its model.
 pub const PRICES: &[(&str, Price)] = &[
@@ -355,9 +341,6 @@ pub const PRICES: &[(&str, Price)] = &[
     ("amazon.nova-lite", price(0.06, 0.06, 0.015, 0.24)),
     ("amazon.nova-micro", price(0.035, 0.035, 0.00875, 0.14)),
 ];
-
-/// The date [`PRICES`] was checked.
-pub const PRICES_DATE: &str = "2026-12-06";
 
 /// The geographic prefixes of cross-region inference profiles.
 const PROFILE_PREFIXES: [&str; 6] = ["us.", "eu.", "apac.", "us-gov.", "jp.", "global."];

@@ -518,7 +518,11 @@ mod tests {
             "20150830T123600Z",
         );
         assert_eq!(get("authorization"), by_hand.authorization);
-        assert!(by_hand.canonical_request.contains("/model/amazon.nova-pro-v1%253A0/converse"));
+        assert!(
+            by_hand
+                .canonical_request
+                .contains("/model/amazon.nova-pro-v1%253A0/converse")
+        );
         // Default ports are not part of the host; https is the default scheme's port 443.
         assert_eq!(split_url("https://h.example:443/a?b=1").0, "h.example");
         assert_eq!(split_url("http://h.example:80").1, "/");
