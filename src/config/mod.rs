@@ -15,6 +15,7 @@ pub mod limits;
 mod load;
 mod node;
 mod suggest;
+pub(crate) use suggest::nearest as nearest_word;
 #[cfg(test)]
 mod tests;
 pub mod types;

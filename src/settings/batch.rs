@@ -37,9 +37,10 @@ impl BatchSettings {
     pub fn cancel_on_interrupt(&self) -> bool {
         self.cancel
     }
-    /// Whether `pending` uncached requests of one model go through a batch with `provider`.
-    pub fn batches(&self, provider: Provider, pending: usize) -> bool {
-        !matches!(provider, Provider::Command | Provider::Bedrock)
+    /// Whether `pending` uncached requests of one model go through a batch, with a provider
+    /// that `has_batch_api` (see the provider's `Kind::batches`).
+    pub fn batches(&self, has_batch_api: bool, pending: usize) -> bool {
+        has_batch_api
             && match self.mode.value {
                 BatchMode::Never => false,
                 BatchMode::Always => pending > 0,

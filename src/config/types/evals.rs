@@ -22,6 +22,18 @@ pub enum Provider {
     Command,
 }
 
+impl Provider {
+    /// The name the config spells, which the provider registry knows it by.
+    pub fn name(self) -> &'static str {
+        match self {
+            Provider::Anthropic => "anthropic",
+            Provider::Openai => "openai",
+            Provider::Bedrock => "bedrock",
+            Provider::Command => "command",
+        }
+    }
+}
+
 /// `evals:`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]

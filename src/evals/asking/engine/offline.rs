@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use super::{Ctx, Got, Item, provider_name};
+use super::{Ctx, Got, Item};
 use crate::evals::asking::cache::RecordedElsewhere;
 use crate::evals::asking::tools::ApiTools;
 
@@ -24,7 +24,7 @@ pub(super) fn why_missed(
     if missed.is_empty() {
         return None;
     }
-    let provider = provider_name(ctx.provider);
+    let provider = ctx.kind.name();
     ctx.cache
         .why_missed(provider, model, &missed, &tool_digests(ctx.api))
 }

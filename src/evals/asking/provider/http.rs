@@ -13,56 +13,16 @@ use super::{Answer, Failure, ProviderError, ShapeError};
 use crate::pycompat::bigint;
 
 mod body;
+mod hooks;
 
 pub use body::describe;
 use body::{quota_exhausted, quote, quote_body};
+pub use hooks::{Auth, Dialect, Signer, Signing, Standard};
 
 /// Most bytes read from one answer.
 const BODY_LIMIT: u64 = 64 << 20;
 /// The hint for a spent quota.
 const OUT_OF_CREDIT: &str = "the account is out of credit or over its spend limit";
-
-/// How the key travels.
-#[derive(Clone)]
-pub enum Auth {
-    /// `x-api-key: KEY` (Anthropic).
-    ApiKey(String),
-    /// `authorization: Bearer KEY` (OpenAI, `ANTHROPIC_AUTH_TOKEN`).
-    Bearer(String),
-    /// No key: a local OpenAI-compatible server that asks for none.
-    None,
-    /// AWS Signature Version 4 over the method, URL, body and time of each request (Bedrock).
-    Aws(AwsSigning),
-}
-
-/// What signs a request to an AWS service.
-#[derive(Clone)]
-pub struct AwsSigning {
-    /// Who signs.
-    pub credentials: super::bedrock::sigv4::Credentials,
-    /// The signing region.
-    pub region: String,
-    /// The signing name of the service.
-    pub service: &'static str,
-    /// The time a request is signed at (the clock, but for tests).
-    pub clock: fn() -> SystemTime,
-}
-
-impl Auth {
-    /// Every secret the auth sends, to keep out of messages.
-    fn secrets(&self) -> Vec<&str> {
-        match self {
-            Auth::ApiKey(k) | Auth::Bearer(k) => vec![k],
-            Auth::None => Vec::new(),
-            Auth::Aws(aws) => {
-                let c = &aws.credentials;
-                let mut secrets = vec![c.secret_access_key.as_str()];
-                secrets.extend(c.session_token.as_deref());
-                secrets
-            }
-        }
-    }
-}
 
 /// Reads a 2xx answer body into an [`Answer`], or says what is wrong with its shape.
 pub type ReadAnswer = fn(&Value) -> Result<Answer, ShapeError>;
@@ -76,6 +36,8 @@ pub struct HttpApi {
     headers: Vec<(String, String)>,
     key_var: &'static str,
     base_var: &'static str,
+    dialect: &'static dyn Dialect,
+    clock: fn() -> SystemTime,
 }
 
 impl fmt::Debug for HttpApi {
@@ -141,7 +103,23 @@ impl HttpApi {
             headers,
             key_var,
             base_var,
+            dialect: &Standard,
+            clock: SystemTime::now,
         }
+    }
+
+    /// The same endpoint reading refusals with `dialect`.
+    #[allow(dead_code)]
+    pub fn with_dialect(mut self, dialect: &'static dyn Dialect) -> Self {
+        self.dialect = dialect;
+        self
+    }
+
+    /// The same endpoint signing with the time from `clock` (tests).
+    #[allow(dead_code)]
+    pub fn with_clock(mut self, clock: fn() -> SystemTime) -> Self {
+        self.clock = clock;
+        self
     }
 
     /// The endpoint URL.
@@ -161,11 +139,12 @@ impl HttpApi {
         pacer: &Pacer,
         read: ReadAnswer,
     ) -> (Result<Answer, ProviderError>, Duration) {
-        self.post_to(&self.url, body, pacer, read)
+        self.post_at(&self.url, body, pacer, read)
     }
 
-    /// [`HttpApi::post`] to another URL of the API (Bedrock's model id is in the path).
-    pub fn post_to(
+    /// [`HttpApi::post`] to `url`, for an API whose URL depends on the request (the model in
+    /// the path: Gemini's `…/models/MODEL:generateContent`, Bedrock's `…/model/ID/converse`).
+    pub fn post_at(
         &self,
         url: &str,
         body: &Value,
@@ -273,14 +252,13 @@ impl HttpApi {
     ) -> Exchanged {
         let sent = match body {
             Some((content_type, bytes)) => self
-                .authorized(self.agent.post(url), "POST", url, bytes)
+                .authorized(self.agent.post(url), "POST", url, content_type, bytes)
                 .config()
                 .timeout_global(Some(timeout))
                 .build()
-                .header("content-type", content_type)
                 .send(bytes),
             None => self
-                .authorized(self.agent.get(url), "GET", url, b"")
+                .authorized(self.agent.get(url), "GET", url, "", &[])
                 .config()
                 .timeout_global(Some(timeout))
                 .build()
@@ -292,7 +270,7 @@ impl HttpApi {
         };
         let status = resp.status().as_u16();
         let (should, wait) = retry_hints(&resp);
-        let kind = header(&resp, "x-amzn-errortype");
+        let headers = headers_of(&resp, status);
         let text = match resp.body_mut().with_config().limit(limit).read_to_string() {
             Ok(t) => t,
             Err(e) => return Exchanged::Failed(self.transport_error(e, timeout)),
@@ -300,45 +278,45 @@ impl HttpApi {
         if (200..300).contains(&status) {
             return Exchanged::Done(text);
         }
-        Exchanged::Failed(self.refusal(status, &text, should, wait, kind.as_deref()))
+        Exchanged::Failed(self.refusal(status, &text, &headers, should, wait))
     }
 
-    /// `req` (a `method` to `url` with `body`) with the key or signature and the API's headers.
+    /// `req` with its content type (unless empty), the key or signature, and the API's
+    /// headers. A [`Signer`] sees every other header and the exact body bytes.
     fn authorized<B>(
         &self,
         mut req: ureq::RequestBuilder<B>,
         method: &str,
         url: &str,
+        content_type: &str,
         body: &[u8],
     ) -> ureq::RequestBuilder<B> {
-        req = req.header("accept", "application/json");
-        req = match &self.auth {
-            Auth::ApiKey(k) => req.header("x-api-key", k.as_str()),
+        let mut sent: Vec<(&str, &str)> = vec![("accept", "application/json")];
+        if !content_type.is_empty() {
+            sent.push(("content-type", content_type));
+        }
+        sent.extend(self.headers.iter().map(|(n, v)| (n.as_str(), v.as_str())));
+        for (name, value) in &sent {
+            req = req.header(*name, *value);
+        }
+        match &self.auth {
             Auth::Bearer(k) => req.header("authorization", format!("Bearer {k}")),
-            Auth::None => req,
-            Auth::Aws(aws) => {
-                let scope = super::bedrock::sigv4::Scope {
-                    credentials: &aws.credentials,
-                    region: &aws.region,
-                    service: aws.service,
-                };
-                let signed = super::bedrock::sigv4::request_headers(
-                    &scope,
+            Auth::Header(name, k) => req.header(*name, k.as_str()),
+            Auth::Signed(signer) => {
+                let signing = Signing {
                     method,
                     url,
+                    headers: &sent,
                     body,
-                    (aws.clock)(),
-                );
-                for (name, value) in signed {
+                    now: (self.clock)(),
+                };
+                for (name, value) in signer.sign(&signing) {
                     req = req.header(name, value);
                 }
                 req
             }
-        };
-        for (name, value) in &self.headers {
-            req = req.header(name.as_str(), value.as_str());
+            Auth::None => req,
         }
-        req
     }
 
     fn attempt(&self, url: &str, body: &[u8], pacer: &Pacer, read: ReadAnswer) -> Attempt {
@@ -348,16 +326,16 @@ impl HttpApi {
             .post(url)
             .config()
             .timeout_global(Some(timeout))
-            .build()
-            .header("content-type", "application/json");
-        let mut resp = match self.authorized(req, "POST", url, body).send(body) {
+            .build();
+        let req = self.authorized(req, "POST", url, "application/json", body);
+        let mut resp = match req.send(body) {
             Ok(r) => r,
             Err(e) => return self.transport_error(e, timeout),
         };
         let status = resp.status().as_u16();
         let (should, wait) = retry_hints(&resp);
+        let headers = headers_of(&resp, status);
         let location = header(&resp, "location");
-        let kind = header(&resp, "x-amzn-errortype");
         let text = match resp
             .body_mut()
             .with_config()
@@ -382,7 +360,7 @@ impl HttpApi {
                 hint: self.hint_for(status),
             });
         }
-        self.refusal(status, &text, should, wait, kind.as_deref())
+        self.refusal(status, &text, &headers, should, wait)
     }
 
     /// A 2xx answer: the API's answer, or a body that is not one.
@@ -411,27 +389,29 @@ impl HttpApi {
     }
 
     /// Any other status: retried when the status (or `x-should-retry`) says so, else fatal
-    /// with what to check. `kind` is an AWS error type header (`x-amzn-errortype`).
+    /// with what to check.
     fn refusal(
         &self,
         status: u16,
         text: &str,
+        headers: &[(String, String)],
         should: Option<bool>,
         wait: Option<Duration>,
-        kind: Option<&str>,
     ) -> Attempt {
         let parsed = serde_json::from_str::<Value>(text).ok();
-        let mut said = describe(status, parsed.as_ref(), text);
-        let aws_type = match self.auth {
-            Auth::Aws(_) => super::bedrock::error_type(kind, parsed.as_ref()),
-            _ => None,
+        let header = |name: &str| {
+            headers
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v.clone())
         };
-        if let Some(t) = &aws_type
-            && let Some(rest) = said.strip_prefix(&status.to_string())
-        {
-            said = format!("{status} {t}{rest}");
-        }
-        let described = format!("{} returned {said}", self.who);
+        let described = format!(
+            "{} returned {}",
+            self.who,
+            self.dialect
+                .describe(status, parsed.as_ref(), text, &header)
+        );
+        let wait = wait.or_else(|| self.dialect.retry_wait(parsed.as_ref()));
         if status == 429 && parsed.as_ref().is_some_and(quota_exhausted) {
             return Attempt::Fatal(Failure::with_hint(described, OUT_OF_CREDIT));
         }
@@ -441,8 +421,9 @@ impl HttpApi {
             Some(false) if retryable => return Attempt::Stop(described.into()),
             _ if retryable => {}
             _ => {
-                let hint = aws_type
-                    .and_then(|t| super::bedrock::hint_for(&t, self.base_var))
+                let hint = self
+                    .dialect
+                    .hint(status, parsed.as_ref(), &header)
                     .or_else(|| self.hint_for(status));
                 return Attempt::Fatal(Failure {
                     message: described,
@@ -537,14 +518,13 @@ impl HttpApi {
 
     /// Removes the key from a failure, wherever a server may have echoed it.
     fn redact(&self, failure: Failure) -> Failure {
-        let secrets = self.auth.secrets();
-        let clean = |mut text: String| {
-            for secret in &secrets {
-                if secret.len() >= 4 && text.contains(secret) {
-                    text = text.replace(secret, "[redacted]");
-                }
+        let secret = self.auth.secret();
+        let clean = |text: String| {
+            if secret.len() >= 4 && text.contains(secret) {
+                text.replace(secret, "[redacted]")
+            } else {
+                text
             }
-            text
         };
         Failure {
             message: clean(failure.message),
@@ -579,6 +559,17 @@ fn header(resp: &ureq::http::Response<ureq::Body>, name: &str) -> Option<String>
         .get(name)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned)
+}
+
+/// The headers of a refusal (none of a 2xx answer), for its [`Dialect`].
+fn headers_of(resp: &ureq::http::Response<ureq::Body>, status: u16) -> Vec<(String, String)> {
+    if (200..300).contains(&status) {
+        return Vec::new();
+    }
+    resp.headers()
+        .iter()
+        .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+        .collect()
 }
 
 /// What a response says about trying again: `x-should-retry`, and the wait of

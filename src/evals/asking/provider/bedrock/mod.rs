@@ -23,14 +23,147 @@
 
 pub mod sigv4;
 
+use std::sync::Arc;
+use std::time::Duration;
+
 use serde_json::{Map, Value, json};
 
-use super::{Answer, Failure, ProviderError, RawArgs, RawCall, Request, ShapeError};
+use super::{
+    Answer, Auth, Dialect, Failure, HttpApi, Kind, Pacer, Provider, ProviderError, RawArgs,
+    RawCall, Request, Setup, ShapeError, Signer, Signing,
+};
 use crate::config::{ToolChoice, Turn};
 use crate::evals::Stop;
-use crate::evals::asking::prices::Price;
+use crate::evals::asking::prices::{Price, price};
 use crate::evals::asking::usage::Usage;
 use sigv4::Credentials;
+
+/// The provider's one value, listed in [`super::registry::KINDS`].
+pub static KIND: BedrockKind = BedrockKind;
+
+/// Amazon Bedrock's Converse API.
+#[derive(Debug)]
+pub struct BedrockKind;
+
+impl Kind for BedrockKind {
+    fn name(&self) -> &'static str {
+        "bedrock"
+    }
+
+    fn credentials(&self) -> &'static [&'static str] {
+        &[
+            "AWS_ACCESS_KEY_ID",
+            "AWS_SECRET_ACCESS_KEY",
+            "AWS_SESSION_TOKEN",
+        ]
+    }
+
+    fn tool_choice_wire(&self, choice: &ToolChoice) -> Value {
+        tool_choice(choice)
+    }
+
+    fn prices(&self) -> &'static [(&'static str, Price)] {
+        PRICES
+    }
+
+    /// Configured like the AWS SDKs (see [`target_from`]); every request is signed with
+    /// Signature Version 4 at the [`HttpApi`]'s clock.
+    fn connect(&self, setup: &Setup<'_>) -> Result<Box<dyn Provider>, ProviderError> {
+        let target = target_from(|k| setup.var(k))?;
+        let signer = SigV4 {
+            credentials: target.credentials,
+            region: target.region,
+        };
+        let api = HttpApi::new(
+            "bedrock",
+            target.endpoint,
+            Auth::Signed(Arc::new(signer)),
+            Vec::new(),
+            "AWS_SECRET_ACCESS_KEY",
+            target.endpoint_var,
+        )
+        .with_dialect(&AWS);
+        Ok(Box::new(Bedrock(api)))
+    }
+}
+
+/// Bedrock configured: the endpoint (without the model's path) and the signer.
+#[derive(Debug)]
+pub struct Bedrock(pub HttpApi);
+
+impl Provider for Bedrock {
+    fn ask_timed(&self, req: &Request, pacer: &Pacer) -> (Result<Answer, ProviderError>, Duration) {
+        self.0.post_at(
+            &converse_url(self.0.url(), req.model),
+            &body(req),
+            pacer,
+            read,
+        )
+    }
+
+    fn body(&self, req: &Request) -> Value {
+        body(req)
+    }
+
+    fn endpoint(&self, req: &Request) -> String {
+        converse_url(self.0.url(), req.model)
+    }
+}
+
+/// Signs each request for the Bedrock runtime in the credentials' region.
+struct SigV4 {
+    credentials: Credentials,
+    region: String,
+}
+
+impl Signer for SigV4 {
+    fn sign(&self, req: &Signing<'_>) -> Vec<(String, String)> {
+        let scope = sigv4::Scope {
+            credentials: &self.credentials,
+            region: &self.region,
+            service: SERVICE,
+        };
+        sigv4::request_headers(&scope, req.method, req.url, req.body, req.now)
+    }
+
+    fn secret(&self) -> &str {
+        &self.credentials.secret_access_key
+    }
+}
+
+/// AWS's refusals: the type in `x-amzn-errortype` (or a body's `__type`), `{"message"}`.
+struct Aws;
+
+static AWS: Aws = Aws;
+
+impl Dialect for Aws {
+    fn describe(
+        &self,
+        status: u16,
+        body: Option<&Value>,
+        text: &str,
+        header: &dyn Fn(&str) -> Option<String>,
+    ) -> String {
+        let said = super::http::describe(status, body, text);
+        match (
+            error_type(header("x-amzn-errortype").as_deref(), body),
+            said.strip_prefix(&status.to_string()),
+        ) {
+            (Some(t), Some(rest)) => format!("{status} {t}{rest}"),
+            _ => said,
+        }
+    }
+
+    fn hint(
+        &self,
+        _status: u16,
+        body: Option<&Value>,
+        header: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<String> {
+        let t = error_type(header("x-amzn-errortype").as_deref(), body)?;
+        hint_for(&t, "AWS_REGION")
+    }
+}
 
 /// The signing name of the Bedrock runtime.
 pub const SERVICE: &str = "bedrock";
@@ -319,46 +452,28 @@ pub fn hint_for(error_type: &str, endpoint_var: &str) -> Option<String> {
     Some(hint)
 }
 
-const fn price(input: f64, cache_write: f64, cache_read: f64, output: f64) -> Price {
-    Price {
-        input,
-        output,
-        cache_write,
-        cache_read,
-    }
-}
-
 /// On-demand prices in US East (N. Virginia), USD per million tokens: input, cache write,
 /// cache read, output, from <https://aws.amazon.com/bedrock/pricing/> (checked on
-/// 2026-12-06). Amazon Nova charges nothing extra to write the cache, so its cache write
-/// is the input price. Looked up by [`price_key`]: a cross-region inference profile
-/// (`us.anthropic.…`) is priced as its model.
-pub const PRICES: &[(&str, Price)] = &[
+/// 2026-12-06). Amazon Nova charges nothing extra to write the cache, so its cache write is
+/// the input price. A model id is priced by the longest entry it starts with followed by `-`;
+/// the US cross-region inference profiles (`us.…`) cost what their model does.
+const PRICES: &[(&str, Price)] = &[
     ("anthropic.claude-sonnet-4-5", price(3.0, 3.75, 0.30, 15.0)),
     ("anthropic.claude-haiku-4-5", price(1.0, 1.25, 0.10, 5.0)),
     ("anthropic.claude-3-5-haiku", price(0.80, 1.0, 0.08, 4.0)),
     ("amazon.nova-pro", price(0.80, 0.80, 0.20, 3.20)),
     ("amazon.nova-lite", price(0.06, 0.06, 0.015, 0.24)),
     ("amazon.nova-micro", price(0.035, 0.035, 0.00875, 0.14)),
+    (
+        "us.anthropic.claude-sonnet-4-5",
+        price(3.0, 3.75, 0.30, 15.0),
+    ),
+    ("us.anthropic.claude-haiku-4-5", price(1.0, 1.25, 0.10, 5.0)),
+    ("us.anthropic.claude-3-5-haiku", price(0.80, 1.0, 0.08, 4.0)),
+    ("us.amazon.nova-pro", price(0.80, 0.80, 0.20, 3.20)),
+    ("us.amazon.nova-lite", price(0.06, 0.06, 0.015, 0.24)),
+    ("us.amazon.nova-micro", price(0.035, 0.035, 0.00875, 0.14)),
 ];
-
-/// The geographic prefixes of cross-region inference profiles.
-const PROFILE_PREFIXES: [&str; 6] = ["us.", "eu.", "apac.", "us-gov.", "jp.", "global."];
-
-/// The model a model id names, for pricing: the last part of an ARN, without an inference
-/// profile's geographic prefix (`arn:…:inference-profile/us.amazon.nova-pro-v1:0` →
-/// `amazon.nova-pro-v1:0`).
-pub fn price_key(model: &str) -> &str {
-    let model = if model.starts_with("arn:") {
-        model.rsplit('/').next().unwrap_or(model)
-    } else {
-        model
-    };
-    PROFILE_PREFIXES
-        .iter()
-        .find_map(|p| model.strip_prefix(p))
-        .unwrap_or(model)
-}
 
 #[cfg(test)]
 mod tests;
