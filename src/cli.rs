@@ -185,7 +185,7 @@ pub struct EvalArgs {
     #[command(flatten)]
     pub server: ServerArgs,
     /// Provider [env: TOOLPROOF_EVAL_PROVIDER].
-    #[arg(long, value_parser = ["anthropic", "openai", "command"])]
+    #[arg(long, value_parser = ["anthropic", "openai", "command", "google"])]
     pub provider: Option<String>,
     /// Model [env: TOOLPROOF_EVAL_MODEL].
     #[arg(long)]

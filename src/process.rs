@@ -134,12 +134,14 @@ fn send(pgid: i32, kill: Kill) {
 /// keys and account ids, and the tokens a CI runner gives the job. A server under test or a
 /// command provider is someone else's program: it gets none of them unless its own `env`
 /// setting names one.
-pub const WITHHELD_VARS: [&str; 9] = [
+pub const WITHHELD_VARS: [&str; 11] = [
     "ANTHROPIC_API_KEY",
     "ANTHROPIC_AUTH_TOKEN",
     "OPENAI_API_KEY",
     "OPENAI_ORG_ID",
     "OPENAI_PROJECT_ID",
+    "GOOGLE_API_KEY",
+    "GEMINI_API_KEY",
     "GITHUB_TOKEN",
     "GH_TOKEN",
     "ACTIONS_RUNTIME_TOKEN",

@@ -301,11 +301,11 @@ impl TestSettings {
 pub enum EvalSetupError {
     /// Nothing names a provider.
     #[error(
-        "no eval provider: set evals.provider (anthropic, openai or command), TOOLPROOF_EVAL_PROVIDER or --provider"
+        "no eval provider: set evals.provider (anthropic, openai, command or google), TOOLPROOF_EVAL_PROVIDER or --provider"
     )]
     NoProvider,
     /// A provider name nobody knows.
-    #[error("unknown eval provider `{0}`: use anthropic, openai or command")]
+    #[error("unknown eval provider `{0}`: use anthropic, openai, command or google")]
     UnknownProvider(String),
     /// `provider: command` without `evals.command`.
     #[error("the command provider needs evals.command")]

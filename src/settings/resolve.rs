@@ -309,6 +309,7 @@ fn eval_target(
             "anthropic" => Provider::Anthropic,
             "openai" => Provider::Openai,
             "command" => Provider::Command,
+            "google" => Provider::Google,
             other => return Err(EvalSetupError::UnknownProvider(other.to_owned())),
         },
         None => e.provider.ok_or(EvalSetupError::NoProvider)?,

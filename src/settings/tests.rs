@@ -390,7 +390,7 @@ fn rows() -> Vec<Row> {
                 "Openai",
                 "Anthropic",
                 "Command",
-                "no eval provider: set evals.provider (anthropic, openai or command), TOOLPROOF_EVAL_PROVIDER or --provider",
+                "no eval provider: set evals.provider (anthropic, openai, command or google), TOOLPROOF_EVAL_PROVIDER or --provider",
             ],
         },
         Row {

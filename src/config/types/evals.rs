@@ -18,6 +18,8 @@ pub enum Provider {
     Openai,
     /// A program of the user's.
     Command,
+    /// The Gemini API.
+    Google,
 }
 
 impl Provider {
@@ -27,6 +29,7 @@ impl Provider {
             Provider::Anthropic => "anthropic",
             Provider::Openai => "openai",
             Provider::Command => "command",
+            Provider::Google => "google",
         }
     }
 }

@@ -84,6 +84,14 @@ pub trait Dialect: Send + Sync {
         let _ = body;
         None
     }
+
+    /// What to check after a refusal that retrying cannot fix, when the body says more than
+    /// the status (Google answers a bad key with a 400 whose `ErrorInfo` reason is
+    /// `API_KEY_INVALID`); `None` keeps the status's own hint.
+    fn hint(&self, status: u16, body: Option<&Value>) -> Option<String> {
+        let _ = (status, body);
+        None
+    }
 }
 
 /// The common refusal shapes (Anthropic, OpenAI and compatible servers).
