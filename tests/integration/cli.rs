@@ -57,6 +57,7 @@ mod cost;
 mod evals;
 mod fuzz;
 mod github;
+mod google;
 mod inspect_output;
 mod lifecycle;
 mod lint;

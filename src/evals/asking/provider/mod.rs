@@ -26,6 +26,7 @@ pub mod batch;
 pub(crate) mod command;
 mod context;
 mod error;
+pub(crate) mod google;
 mod http;
 pub(crate) mod openai;
 mod program;

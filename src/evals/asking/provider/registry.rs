@@ -2,10 +2,15 @@
 //! is looked up here; the built-in price table, the withheld variables and `--provider`'s
 //! values are derived from this list.
 
-use super::{Kind, anthropic, command, openai};
+use super::{Kind, anthropic, command, google, openai};
 
 /// Every provider, in the order help and errors list them. Adding a provider is one line here.
-pub static KINDS: &[&dyn Kind] = &[&anthropic::KIND, &openai::KIND, &command::KIND];
+pub static KINDS: &[&dyn Kind] = &[
+    &anthropic::KIND,
+    &openai::KIND,
+    &command::KIND,
+    &google::KIND,
+];
 
 /// The provider called `name`.
 pub fn find(name: &str) -> Option<&'static dyn Kind> {
