@@ -27,6 +27,7 @@ pub(crate) mod bedrock;
 pub(crate) mod command;
 pub(crate) mod context;
 mod error;
+pub(crate) mod google;
 mod http;
 pub(crate) mod openai;
 pub mod prices;
@@ -350,6 +351,32 @@ pub(crate) fn missing_key(provider: &str, var: &str) -> ProviderError {
         format!("the {provider} provider needs an API key: {var} is not set"),
         format!("export {var}=…, or run with a committed answer cache that covers every case"),
     ))
+}
+
+/// What a provider-format `tool_choice` (from `params`) asks, in config terms: `auto`, `any`,
+/// `none` or a named tool (its API name); `None` when the value is in no format known here.
+pub fn choice_from_wire(value: &Value) -> Option<ToolChoice> {
+    let simple = |word: &str| match word {
+        "auto" => Some(ToolChoice::Auto),
+        "any" | "required" => Some(ToolChoice::Any),
+        "none" => Some(ToolChoice::None),
+        _ => None,
+    };
+    match value {
+        Value::String(word) => simple(word),
+        Value::Object(map) => match map.get("type").and_then(Value::as_str)? {
+            "tool" => map
+                .get("name")
+                .and_then(Value::as_str)
+                .map(|n| ToolChoice::Tool(n.to_owned())),
+            "function" => value
+                .pointer("/function/name")
+                .and_then(Value::as_str)
+                .map(|n| ToolChoice::Tool(n.to_owned())),
+            other => simple(other),
+        },
+        _ => None,
+    }
 }
 
 #[cfg(test)]

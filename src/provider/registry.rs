@@ -2,12 +2,13 @@
 //! is looked up here; the built-in price table, the withheld variables and `--provider`'s
 //! values are derived from this list.
 
-use super::{Kind, anthropic, bedrock, command, openai};
+use super::{Kind, anthropic, bedrock, command, google, openai};
 
 /// Every provider, in the order help and errors list them. Adding a provider is one line here.
 pub static KINDS: &[&dyn Kind] = &[
     &anthropic::KIND,
     &openai::KIND,
+    &google::KIND,
     &bedrock::KIND,
     &command::KIND,
 ];
@@ -90,9 +91,10 @@ mod tests {
         let e = unknown("antropic");
         assert!(e.contains("did you mean `anthropic`?"), "{e}");
         assert!(
-            e.contains("hint: use one of: anthropic, openai, bedrock, command"),
+            e.contains(&format!("hint: use one of: {}", names().join(", "))),
             "{e}"
         );
+        assert!(e.contains("use one of: anthropic, openai, "), "{e}");
         assert!(!unknown("zzzzzzzzzz").contains("did you mean"));
     }
 

@@ -59,6 +59,7 @@ mod env_help;
 mod evals;
 mod fuzz;
 mod github;
+mod google;
 mod inspect_output;
 mod lifecycle;
 mod lint;

@@ -7,8 +7,6 @@
 //! with `tool_choice` unset the key is the reference's, byte for byte, and with it set the key
 //! is the one the reference computes for `params: {tool_choice: <that wire value>}`.
 
-use serde_json::Value;
-
 use super::tools::ApiTools;
 use crate::config::ToolChoice;
 
@@ -37,31 +35,7 @@ pub fn offered(choice: &ToolChoice, api: &ApiTools) -> Result<ToolChoice, String
     ))
 }
 
-/// What a provider-format `tool_choice` (from `params`) asks, in config terms: `auto`, `any`,
-/// `none` or a named tool (its API name); `None` when the value is in no format known here.
-pub fn from_wire(value: &Value) -> Option<ToolChoice> {
-    let simple = |word: &str| match word {
-        "auto" => Some(ToolChoice::Auto),
-        "any" | "required" => Some(ToolChoice::Any),
-        "none" => Some(ToolChoice::None),
-        _ => None,
-    };
-    match value {
-        Value::String(word) => simple(word),
-        Value::Object(map) => match map.get("type").and_then(Value::as_str)? {
-            "tool" => map
-                .get("name")
-                .and_then(Value::as_str)
-                .map(|n| ToolChoice::Tool(n.to_owned())),
-            "function" => value
-                .pointer("/function/name")
-                .and_then(Value::as_str)
-                .map(|n| ToolChoice::Tool(n.to_owned())),
-            other => simple(other),
-        },
-        _ => None,
-    }
-}
+pub use crate::provider::choice_from_wire as from_wire;
 
 #[cfg(test)]
 mod tests {

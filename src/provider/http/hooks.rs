@@ -79,7 +79,8 @@ pub trait Dialect: Send + Sync {
     }
 
     /// What to check after a refusal retrying cannot fix, when the API says more than its
-    /// status (AWS's error type); `None`: the hint for the status.
+    /// status (AWS's error type; Google's `API_KEY_INVALID` reason on a 400); `None`: the hint
+    /// for the status.
     fn hint(
         &self,
         status: u16,

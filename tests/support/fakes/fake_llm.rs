@@ -1,6 +1,7 @@
 //! `fake_llm`: a fake model API on 127.0.0.1 that speaks the Anthropic Messages API, OpenAI
-//! Chat Completions and Amazon Bedrock's Converse API, scripted by directives in the prompt, so that one server can serve a
-//! whole eval run (toolproof's, or mcp-toolproof's through the official Python SDKs).
+//! Chat Completions, the Gemini API's `generateContent` and Amazon Bedrock's Converse API,
+//! scripted by directives in the prompt, so that one server can serve a whole eval run
+//! (toolproof's, or mcp-toolproof's through the official Python SDKs).
 //!
 //! Build with `cargo build -p toolproof-test-support`; the binary lands in `target/debug/fake_llm`.
 //!
@@ -11,7 +12,7 @@
 //! | `--port N` | listen on 127.0.0.1:N (default 0: any free port) |
 //! | `--delay-ms N` | wait N ms before every answer (benchmarks use 100) |
 //! | `--log FILE` | append one JSON line per request: `{"method", "path", "headers": {lowercase: value}, "body", "raw"}` (`raw`: the body as text, every digit of a number kept) |
-//! | `--require-key KEY` | 401 (in the API's error shape) unless `x-api-key: KEY` or `Authorization: Bearer KEY` |
+//! | `--require-key KEY` | 401 (in the API's error shape) unless `x-api-key: KEY` or `Authorization: Bearer KEY`; Gemini: `x-goog-api-key: KEY`, else the API's 400 `API_KEY_INVALID` (403 `PERMISSION_DENIED` without a key) |
 //! | `--redirect-self CODE` | answer every request, whatever its path, with CODE (a 3xx) and `Location:` its own path: a redirect loop (also serves as a looping MCP endpoint) |
 //! | `--flavor NAME` | `openai` (default) or `llama-cpp-python`: Chat Completions answers in the shapes llama-cpp-python 0.3.36 sends (see `fake_llm/local.rs`): `content: null` and a legacy `function_call` beside `tool_calls`, `max_tokens` honoured and `max_completion_tokens` ignored, `tool_choice: "required"` a 500 with an empty message |
 //! | `--single-slot MS` | serve one model request at a time, in arrival order, each taking MS ms (a request whose client gave up still takes its turn), like a local server with one slot |
@@ -24,13 +25,14 @@
 //! | `--ignore-tools` | drop the request's `tools` (and `tool_choice`) before answering, as llama.cpp's server does with a chat template that has no tool support: the keyword rule sees no tool, and `usage` counts the prompt without them |
 //!
 //! The first stdout line is `listening on http://127.0.0.1:PORT` (flushed at once). Point
-//! `ANTHROPIC_BASE_URL` at that URL, `OPENAI_BASE_URL` at that URL plus `/v1`, and
-//! `AWS_ENDPOINT_URL_BEDROCK_RUNTIME` (or `AWS_ENDPOINT_URL`) at that URL.
+//! `ANTHROPIC_BASE_URL` and `GOOGLE_GEMINI_BASE_URL` at that URL, `OPENAI_BASE_URL` at that URL
+//! plus `/v1`, and `AWS_ENDPOINT_URL_BEDROCK_RUNTIME` (or `AWS_ENDPOINT_URL`) at that URL.
 //!
 //! # Endpoints
 //!
 //! `POST /v1/messages` (Anthropic), `POST /v1/chat/completions` and `POST /chat/completions`
-//! (OpenAI), `GET /v1/models` and `GET /models` (one model, OpenAI shape). The batch APIs:
+//! (OpenAI), `POST /v1beta/models/{MODEL}:generateContent` (Gemini, see `fake_llm/gemini.rs`),
+//! `GET /v1/models` and `GET /models` (one model, OpenAI shape). The batch APIs:
 //! `POST /v1/messages/batches`, `GET /v1/messages/batches/{id}`, `GET …/{id}/results`,
 //! `POST …/{id}/cancel` (Anthropic); `POST /v1/files` (multipart, purpose `batch`),
 //! `GET /v1/files/{id}/content`, `POST /v1/batches`, `GET /v1/batches/{id}`,
@@ -48,7 +50,9 @@
 //! `cache_control` marker (on the last tool, then on the system block) is written to the cache
 //! by the first request with it and read by every later one. OpenAI: `prompt_tokens` (cached
 //! ones included), `completion_tokens`, and `prompt_tokens_details.cached_tokens`: the tools and
-//! system prompt, once seen. Unlike the real APIs, the fake caches prefixes of any length, per
+//! system prompt, once seen. Gemini: `promptTokenCount` (cached ones included),
+//! `candidatesTokenCount` and `cachedContentTokenCount`: the tools and system instruction, once
+//! seen; zero counts left out. Unlike the real APIs, the fake caches prefixes of any length, per
 //! model, for its lifetime.
 //!
 //! # Directives (in the last user message)
@@ -56,15 +60,15 @@
 //! | directive | effect |
 //! |---|---|
 //! | `[[call NAME {"a": 1}]]` | a tool call with these arguments (`{}` when left out); repeat for several calls |
-//! | `[[malformed NAME RAW]]` | a tool call whose arguments are the raw text (OpenAI: the `arguments` string; Anthropic: `input` is a JSON string) |
+//! | `[[malformed NAME RAW]]` | a tool call whose arguments are the raw text (OpenAI: the `arguments` string; Anthropic: `input` is a JSON string; Gemini: no content, `finishReason: MALFORMED_FUNCTION_CALL` and a `finishMessage` quoting RAW) |
 //! | `[[text WORDS]]` | answer text (several are joined with a space) |
 //! | `{{key}}` | inside `[[text …]]`, `[[call …]]` or `[[malformed …]]`: the API key the request carried (an echoed secret) |
-//! | `[[refuse]]` | Anthropic `stop_reason: refusal`; OpenAI `message.refusal` |
-//! | `[[max_tokens]]` | Anthropic `stop_reason: max_tokens`; OpenAI `finish_reason: length` |
+//! | `[[refuse]]` | Anthropic `stop_reason: refusal`; OpenAI `message.refusal`; Gemini `finishReason: SAFETY`, no content |
+//! | `[[max_tokens]]` | Anthropic `stop_reason: max_tokens`; OpenAI `finish_reason: length`; Gemini `finishReason: MAX_TOKENS` |
 //! | `[[content-empty]]` | OpenAI: `content: ""` beside the tool calls (llama.cpp's server), instead of `null` |
-//! | `[[no-usage]]` | leave `usage` out of the answer (as many local servers do) |
+//! | `[[no-usage]]` | leave `usage` (Gemini: `usageMetadata`) out of the answer (as many local servers do) |
 //! | `[[usage-tokens N]]` | report N input and N output tokens (up to 2^64 − 1), whatever was asked |
-//! | `[[status CODE opts]]` | answer with that error in the API's shape; opts: `times=N` (only the first N attempts at this prompt, then answer normally), `retry-after=S`, `retry-after-ms=MS`, `should-retry=true\|false` (`x-should-retry`), `quota` (429: quota / spend limit exhausted), `echo-key` (quote the request's key in the message), `msg=TEXT` (the rest of the directive) |
+//! | `[[status CODE opts]]` | answer with that error in the API's shape; opts: `times=N` (only the first N attempts at this prompt, then answer normally), `retry-after=S`, `retry-after-ms=MS`, `should-retry=true\|false` (`x-should-retry`), `quota` (429: quota / spend limit exhausted), `echo-key` (quote the request's key in the message), `msg=TEXT` (the rest of the directive). Gemini: Google's shape (`{"error": {"code", "message", "status"}}`), and `retry-after`/`retry-after-ms` become a `google.rpc.RetryInfo` detail's `retryDelay` instead of a header, as the real API sends it |
 //! | `[[drop]]`, `[[drop times=N]]` | close the connection without answering |
 //! | `[[sleep MS]]` | wait MS more before answering (for timeouts) |
 //! | `[[nonsense]]` | 200 with an HTML page instead of JSON |
@@ -85,6 +89,8 @@ mod batch;
 mod bedrock;
 #[path = "fake_llm/context.rs"]
 mod context;
+#[path = "fake_llm/gemini.rs"]
+mod gemini;
 #[path = "fake_llm/http.rs"]
 mod http;
 #[path = "common/http1.rs"]
@@ -115,7 +121,7 @@ use script::{Attempts, Call};
 use wire::{Api, Out};
 
 const HELP: &str = "\
-fake_llm: a fake Anthropic + OpenAI + Bedrock model API on 127.0.0.1, scripted by [[directives]] in prompts
+fake_llm: a fake Anthropic + OpenAI + Gemini + Bedrock model API on 127.0.0.1, scripted by [[directives]] in prompts
 
 usage: fake_llm [--port N] [--delay-ms N] [--log FILE] [--require-key KEY] [--redirect-self CODE]
                 [--flavor openai|llama-cpp-python] [--single-slot MS]
@@ -126,6 +132,7 @@ usage: fake_llm [--port N] [--delay-ms N] [--log FILE] [--require-key KEY] [--re
   --delay-ms N        wait N ms before every answer
   --log FILE          append one JSON line per request (method, path, headers, body)
   --require-key KEY   401 unless x-api-key or Authorization: Bearer carries KEY
+                      (Gemini: 400 API_KEY_INVALID unless x-goog-api-key carries KEY)
   --redirect-self CODE  answer every request with CODE and Location: its own path
   --flavor NAME       openai (default) or llama-cpp-python: that server's answer shapes
   --single-slot MS    serve one model request at a time, MS ms each, in arrival order
@@ -286,7 +293,7 @@ impl Server {
             .map(str::to_owned)
             .or_else(|| bearer(req));
         let live = |api: Api, given: Option<&str>, body: &[u8]| {
-            let (out, _, dropped) = self.answer(api, given, body);
+            let (out, _, dropped) = self.answer(api, given, body, None);
             (out, dropped)
         };
         if let Some(out) = self
@@ -305,6 +312,18 @@ impl Server {
                 );
             }
             return self.bedrock(req, &model);
+        }
+        if let Some(model) = gemini::model_of(&req.path) {
+            if req.method != "POST" {
+                return (wire::bad_request(Api::Gemini, 405, "use POST"), none, false);
+            }
+            let given = req.header("x-goog-api-key");
+            if let Some(key) = &self.require_key
+                && given != Some(key.as_str())
+            {
+                return (gemini::bad_key(given), none, false);
+            }
+            return self.answer(Api::Gemini, given, &req.body, Some(model));
         }
         let api = match (req.method.as_str(), req.path.as_str()) {
             ("POST", "/v1/messages") => Api::Anthropic,
@@ -335,7 +354,7 @@ impl Server {
                 .header("x-api-key")
                 .map(str::to_owned)
                 .or_else(|| bearer(req)),
-            Api::OpenAi => bearer(req),
+            Api::OpenAi | Api::Gemini => bearer(req),
         };
         if let Some(key) = &self.require_key
             && given.as_deref() != Some(key.as_str())
@@ -346,13 +365,19 @@ impl Server {
             };
             return (wire::error(api, "", &status), none, false);
         }
-        self.answer(api, given.as_deref(), &req.body)
+        self.answer(api, given.as_deref(), &req.body, None)
     }
 
     /// The answer of the model API `api` to a request body (a live request's, or one request
     /// of a batch), with the key it carried: the answer, an extra wait, and whether to drop the
-    /// connection instead.
-    fn answer(&self, api: Api, given: Option<&str>, raw_body: &[u8]) -> (Out, Duration, bool) {
+    /// connection instead. `path_model` is the model a Gemini request names in its path.
+    fn answer(
+        &self,
+        api: Api,
+        given: Option<&str>,
+        raw_body: &[u8],
+        path_model: Option<&str>,
+    ) -> (Out, Duration, bool) {
         let none = Duration::ZERO;
         let Ok(mut body) = serde_json::from_slice::<Value>(raw_body) else {
             return (
@@ -367,15 +392,20 @@ impl Server {
             // A chat template without tool support renders the messages only.
             fields.remove("tools");
             fields.remove("tool_choice");
+            fields.remove("toolConfig");
         }
-        let Some(model) = body.get("model").and_then(Value::as_str) else {
+        let Some(model) = path_model.or_else(|| body.get("model").and_then(Value::as_str)) else {
             return (
                 wire::bad_request(api, 400, "model: Field required"),
                 none,
                 false,
             );
         };
-        let Some(prompt) = wire::prompt(&body) else {
+        let prompt = match api {
+            Api::Gemini => gemini::prompt(&body),
+            _ => wire::prompt(&body),
+        };
+        let Some(prompt) = prompt else {
             return (
                 wire::bad_request(api, 400, "messages: a user message is required"),
                 none,

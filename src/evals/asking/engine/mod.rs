@@ -354,6 +354,13 @@ fn eval_model(
         });
         match built {
             Err(e) => fatal = Some(e.to_string()),
+            // A provider without a batch API cannot honour `always` (no live fallback).
+            Ok(_) if ctx.run.settings.batch().always() && !ctx.kind.batches() => {
+                fatal = Some(format!(
+                    "batch mode is `always`, but the {} provider has no batch API\nhint: use `--batch auto` or `never` (evals.batch), which ask it live",
+                    ctx.kind.name()
+                ));
+            }
             Ok(p) => {
                 let mut live = true;
                 if batches(ctx, cache_use, &items, &pending) {

@@ -13,7 +13,12 @@ pub fn answer(script: &mut Script, body: &Value) {
     let Some((name, key)) = script.from_context.clone() else {
         return;
     };
-    match last_number(&earlier_text(body)) {
+    let earlier = if body.get("contents").is_some() {
+        crate::gemini::earlier_text(body)
+    } else {
+        earlier_text(body)
+    };
+    match last_number(&earlier) {
         Some(number) => script.calls.push(Call::Args {
             name,
             args: json!({ key: number }),

@@ -129,6 +129,7 @@ pub fn input(api: Api, model: &str, body: &Value, cache: &PromptCache) -> Input 
                 ..Input::default()
             }
         }
+        Api::Gemini => crate::gemini::input(model, body, cache),
     }
 }
 
@@ -153,5 +154,7 @@ pub fn usage(api: Api, input: &Input, output: u64) -> Value {
                     "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0}
             })
         }
+        // Gemini answers are written whole by `crate::gemini::answer`.
+        Api::Gemini => Value::Null,
     }
 }

@@ -17,6 +17,8 @@ pub enum Api {
     Anthropic,
     /// `POST /v1/chat/completions` or `/chat/completions`.
     OpenAi,
+    /// `POST /v1beta/models/{MODEL}:generateContent` (see `crate::gemini`).
+    Gemini,
 }
 
 /// An HTTP answer: status, extra headers, content type, body.
@@ -85,6 +87,7 @@ pub fn tool_names(api: Api, body: &Value) -> Vec<String> {
     let pointer = match api {
         Api::Anthropic => "/name",
         Api::OpenAi => "/function/name",
+        Api::Gemini => return crate::gemini::tool_names(body),
     };
     body.get("tools")
         .and_then(Value::as_array)
@@ -101,6 +104,9 @@ pub fn tool_names(api: Api, body: &Value) -> Vec<String> {
 /// A complete answer for `script`: calls and text, a refusal, or a cut-off answer.
 /// Its `usage` counts `input` and the output; `[[no-usage]]` leaves `usage` out.
 pub fn answer(api: Api, model: &str, script: &Script, input: &Input) -> Out {
+    if api == Api::Gemini {
+        return crate::gemini::answer(model, script, input);
+    }
     let text = script.text.join(" ");
     let usage = |output: u64| {
         if script.no_usage {
@@ -108,7 +114,7 @@ pub fn answer(api: Api, model: &str, script: &Script, input: &Input) -> Out {
         } else if let Some(n) = script.usage_tokens {
             match api {
                 Api::Anthropic => json!({"input_tokens": n, "output_tokens": n}),
-                Api::OpenAi => {
+                Api::OpenAi | Api::Gemini => {
                     json!({"prompt_tokens": n, "completion_tokens": n, "total_tokens": n})
                 }
             }
@@ -159,7 +165,7 @@ pub fn answer(api: Api, model: &str, script: &Script, input: &Input) -> Out {
                 }),
             )
         }
-        Api::OpenAi => {
+        Api::OpenAi | Api::Gemini => {
             let mut message =
                 json!({"role": "assistant", "content": null, "refusal": null, "annotations": []});
             let finish = if script.refuse {
@@ -212,6 +218,9 @@ pub fn answer(api: Api, model: &str, script: &Script, input: &Input) -> Out {
 
 /// An error in the API's own shape, with the headers the directive asked for.
 pub fn error(api: Api, model: &str, status: &Status) -> Out {
+    if api == Api::Gemini {
+        return crate::gemini::error(model, status);
+    }
     let code = status.code;
     let (anthropic_type, openai_type, openai_code, default_msg) = match code {
         400 => (
@@ -226,7 +235,7 @@ pub fn error(api: Api, model: &str, status: &Status) -> Out {
             Some("invalid_api_key"),
             match api {
                 Api::Anthropic => "invalid x-api-key".to_owned(),
-                Api::OpenAi => "Incorrect API key provided.".to_owned(),
+                Api::OpenAi | Api::Gemini => "Incorrect API key provided.".to_owned(),
             },
         ),
         402 => (
@@ -247,7 +256,7 @@ pub fn error(api: Api, model: &str, status: &Status) -> Out {
             Some("model_not_found"),
             match api {
                 Api::Anthropic => format!("model: {model}"),
-                Api::OpenAi => {
+                Api::OpenAi | Api::Gemini => {
                     format!("The model `{model}` does not exist or you do not have access to it.")
                 }
             },
@@ -310,7 +319,7 @@ pub fn error(api: Api, model: &str, status: &Status) -> Out {
             }
             json!({"type": "error", "error": error, "request_id": id("req_")})
         }
-        Api::OpenAi => {
+        Api::OpenAi | Api::Gemini => {
             json!({"error": {"message": message, "type": openai_type, "param": null, "code": openai_code}})
         }
     };
