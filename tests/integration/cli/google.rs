@@ -349,15 +349,12 @@ fn google_has_no_batch_api_so_batch_always_is_refused() {
     let cases = "    - prompt: 'x [[call echo {\"text\": \"a\"}]]'\n      expect_tool: echo\n";
     let fake = fake();
     google_config(&dir, &[&fake], "", cases);
-    let (out, report) = eval_in(&dir, &["--batch", "always"], &google_env(&server.url));
-    assert_eq!(out.code, 1, "{out:?}");
-    let error = model0(&report)["error"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
+    // A usage error, before anything connects.
+    let (out, _) = eval_in(&dir, &["--batch", "always"], &google_env(&server.url));
+    assert_eq!(out.code, 2, "{out:?}");
     assert!(
-        error.contains("the google provider has no batch API"),
-        "{error}"
+        out.stderr.contains("the google provider has no batch API"),
+        "{out:?}"
     );
     // `auto` asks it live.
     let (out, report) = eval_in(&dir, &["--batch", "auto"], &google_env(&server.url));
