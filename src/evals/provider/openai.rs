@@ -119,7 +119,7 @@ pub fn read(v: &Value) -> Result<Answer, ShapeError> {
 
 /// `arguments` as an object: a JSON string (the API), an object (some compatible servers), or
 /// nothing (`{}`, like the reference's `or "{}"`); anything else is kept raw.
-fn arguments(raw: Option<&Value>) -> Result<Value, RawArgs> {
+pub(super) fn arguments(raw: Option<&Value>) -> Result<Value, RawArgs> {
     match raw {
         None | Some(Value::Null) => Ok(json!({})),
         Some(obj @ Value::Object(_)) => Ok(obj.clone()),
