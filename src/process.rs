@@ -134,12 +134,22 @@ fn send(pgid: i32, kill: Kill) {
 /// keys and account ids, and the tokens a CI runner gives the job. A server under test or a
 /// command provider is someone else's program: it gets none of them unless its own `env`
 /// setting names one.
-pub const WITHHELD_VARS: [&str; 9] = [
+pub const WITHHELD_VARS: [&str; 18] = [
     "ANTHROPIC_API_KEY",
     "ANTHROPIC_AUTH_TOKEN",
     "OPENAI_API_KEY",
     "OPENAI_ORG_ID",
     "OPENAI_PROJECT_ID",
+    // The keys of the OpenAI-compatible presets (`evals::provider::presets`).
+    "OLLAMA_API_KEY",
+    "VLLM_API_KEY",
+    "LLAMA_API_KEY",
+    "OPENROUTER_API_KEY",
+    "TOGETHER_API_KEY",
+    "GROQ_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "MISTRAL_API_KEY",
+    "XAI_API_KEY",
     "GITHUB_TOKEN",
     "GH_TOKEN",
     "ACTIONS_RUNTIME_TOKEN",

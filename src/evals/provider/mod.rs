@@ -17,6 +17,9 @@ mod program;
 // Wired in behind the provider registry; until then only its tests use it.
 #[allow(dead_code)]
 pub(crate) mod responses;
+// Wired in behind the provider registry; until then only its tests use it.
+#[allow(dead_code)]
+pub(crate) mod presets;
 pub mod retry;
 #[cfg(test)]
 mod testserver;
