@@ -1,5 +1,5 @@
-//! `fake_llm`: a fake model API on 127.0.0.1 that speaks both the Anthropic Messages API and
-//! OpenAI Chat Completions, scripted by directives in the prompt, so that one server can serve a
+//! `fake_llm`: a fake model API on 127.0.0.1 that speaks the Anthropic Messages API, OpenAI
+//! Chat Completions and the OpenAI Responses API, scripted by directives in the prompt, so that one server can serve a
 //! whole eval run (toolproof's, or mcp-toolproof's through the official Python SDKs).
 //!
 //! Build with `cargo build -p toolproof-test-support`; the binary lands in `target/debug/fake_llm`.
@@ -27,7 +27,9 @@
 //! # Endpoints
 //!
 //! `POST /v1/messages` (Anthropic), `POST /v1/chat/completions` and `POST /chat/completions`
-//! (OpenAI), `GET /v1/models` and `GET /models` (one model, OpenAI shape). The batch APIs:
+//! (OpenAI), `POST /v1/responses` and `POST /responses` (OpenAI Responses, see
+//! `fake_llm/wire.rs`: `output` items `reasoning`, `message` with `output_text` or `refusal`
+//! parts, and `function_call`), `GET /v1/models` and `GET /models` (one model, OpenAI shape). The batch APIs:
 //! `POST /v1/messages/batches`, `GET /v1/messages/batches/{id}`, `GET …/{id}/results`,
 //! `POST …/{id}/cancel` (Anthropic); `POST /v1/files` (multipart, purpose `batch`),
 //! `GET /v1/files/{id}/content`, `POST /v1/batches`, `GET /v1/batches/{id}`,
@@ -43,7 +45,8 @@
 //! `cache_control` marker (on the last tool, then on the system block) is written to the cache
 //! by the first request with it and read by every later one. OpenAI: `prompt_tokens` (cached
 //! ones included), `completion_tokens`, and `prompt_tokens_details.cached_tokens`: the tools and
-//! system prompt, once seen. Unlike the real APIs, the fake caches prefixes of any length, per
+//! system prompt, once seen. Responses: `input_tokens` (cached ones included), `output_tokens`
+//! and `input_tokens_details.cached_tokens`: the tools and `instructions`, once seen. Unlike the real APIs, the fake caches prefixes of any length, per
 //! model, for its lifetime.
 //!
 //! # Directives (in the last user message)
@@ -51,11 +54,11 @@
 //! | directive | effect |
 //! |---|---|
 //! | `[[call NAME {"a": 1}]]` | a tool call with these arguments (`{}` when left out); repeat for several calls |
-//! | `[[malformed NAME RAW]]` | a tool call whose arguments are the raw text (OpenAI: the `arguments` string; Anthropic: `input` is a JSON string) |
+//! | `[[malformed NAME RAW]]` | a tool call whose arguments are the raw text (OpenAI and Responses: the `arguments` string; Anthropic: `input` is a JSON string) |
 //! | `[[text WORDS]]` | answer text (several are joined with a space) |
 //! | `{{key}}` | inside `[[text …]]`, `[[call …]]` or `[[malformed …]]`: the API key the request carried (an echoed secret) |
-//! | `[[refuse]]` | Anthropic `stop_reason: refusal`; OpenAI `message.refusal` |
-//! | `[[max_tokens]]` | Anthropic `stop_reason: max_tokens`; OpenAI `finish_reason: length` |
+//! | `[[refuse]]` | Anthropic `stop_reason: refusal`; OpenAI `message.refusal`; Responses a `refusal` content part |
+//! | `[[max_tokens]]` | Anthropic `stop_reason: max_tokens`; OpenAI `finish_reason: length`; Responses `status: incomplete`, `incomplete_details.reason: max_output_tokens` |
 //! | `[[content-empty]]` | OpenAI: `content: ""` beside the tool calls (llama.cpp's server), instead of `null` |
 //! | `[[no-usage]]` | leave `usage` out of the answer (as many local servers do) |
 //! | `[[usage-tokens N]]` | report N input and N output tokens (up to 2^64 − 1), whatever was asked |
@@ -106,7 +109,7 @@ use script::{Attempts, Call};
 use wire::{Api, Out};
 
 const HELP: &str = "\
-fake_llm: a fake Anthropic + OpenAI model API on 127.0.0.1, scripted by [[directives]] in prompts
+fake_llm: a fake Anthropic + OpenAI (Chat Completions, Responses) model API on 127.0.0.1, scripted by [[directives]] in prompts
 
 usage: fake_llm [--port N] [--delay-ms N] [--log FILE] [--require-key KEY] [--redirect-self CODE]
                 [--flavor openai|llama-cpp-python] [--single-slot MS]
@@ -280,6 +283,7 @@ impl Server {
         let api = match (req.method.as_str(), req.path.as_str()) {
             ("POST", "/v1/messages") => Api::Anthropic,
             ("POST", "/v1/chat/completions" | "/chat/completions") => Api::OpenAi,
+            ("POST", "/v1/responses" | "/responses") => Api::Responses,
             ("GET", "/v1/models" | "/models") => return (wire::models(), none, false),
             (_, "/v1/messages") => {
                 return (
@@ -290,6 +294,13 @@ impl Server {
             }
             (_, "/v1/chat/completions" | "/chat/completions") => {
                 return (wire::bad_request(Api::OpenAi, 405, "use POST"), none, false);
+            }
+            (_, "/v1/responses" | "/responses") => {
+                return (
+                    wire::bad_request(Api::Responses, 405, "use POST"),
+                    none,
+                    false,
+                );
             }
             (_, path) => {
                 let api = if path.contains("messages") {
@@ -306,7 +317,7 @@ impl Server {
                 .header("x-api-key")
                 .map(str::to_owned)
                 .or_else(|| bearer(req)),
-            Api::OpenAi => bearer(req),
+            Api::OpenAi | Api::Responses => bearer(req),
         };
         if let Some(key) = &self.require_key
             && given.as_deref() != Some(key.as_str())
@@ -348,7 +359,7 @@ impl Server {
         };
         let Some(prompt) = wire::prompt(&body) else {
             return (
-                wire::bad_request(api, 400, "messages: a user message is required"),
+                wire::bad_request(api, 400, "messages (or input): a user message is required"),
                 none,
                 false,
             );
