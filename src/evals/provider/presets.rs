@@ -39,7 +39,7 @@ pub const PRESETS: [Preset; 9] = [
     Preset {
         name: "ollama",
         vendor: "Ollama",
-        base_url: "http://localhost:11434/v1",
+        base_url: "http://127.0.0.1:11434/v1",
         base_var: "OLLAMA_BASE_URL",
         key_var: "OLLAMA_API_KEY",
         key_required: false,
@@ -49,7 +49,7 @@ pub const PRESETS: [Preset; 9] = [
     Preset {
         name: "vllm",
         vendor: "vLLM",
-        base_url: "http://localhost:8000/v1",
+        base_url: "http://127.0.0.1:8000/v1",
         base_var: "VLLM_BASE_URL",
         key_var: "VLLM_API_KEY",
         key_required: false,
@@ -59,7 +59,7 @@ pub const PRESETS: [Preset; 9] = [
     Preset {
         name: "llamacpp",
         vendor: "llama.cpp (llama-server)",
-        base_url: "http://localhost:8080/v1",
+        base_url: "http://127.0.0.1:8080/v1",
         base_var: "LLAMACPP_BASE_URL",
         key_var: "LLAMA_API_KEY",
         key_required: false,
@@ -138,12 +138,28 @@ pub fn key_vars() -> impl Iterator<Item = &'static str> {
     PRESETS.iter().map(|p| p.key_var)
 }
 
+/// The path of a documented base URL (`/openai/v1`), or nothing.
+fn api_path(base_url: &str) -> &str {
+    let after_scheme = base_url
+        .split_once("://")
+        .map_or(base_url, |(_, rest)| rest);
+    after_scheme.find('/').map_or("", |i| &after_scheme[i..])
+}
+
 impl Preset {
-    /// The base URL: `<NAME>_BASE_URL` when set, else the documented one.
+    /// The base URL: `<NAME>_BASE_URL` when set, else the documented one. An override that
+    /// is a bare origin (`https://api.groq.com`, as the Groq SDK reads `GROQ_BASE_URL`) gets
+    /// the documented API path (`/openai/v1`).
     pub fn base(&self, env: &impl Fn(&str) -> Option<String>) -> String {
-        env(self.base_var)
-            .filter(|v| !v.is_empty())
-            .unwrap_or_else(|| self.base_url.to_owned())
+        let Some(given) = env(self.base_var).filter(|v| !v.is_empty()) else {
+            return self.base_url.to_owned();
+        };
+        let given = given.trim_end_matches('/');
+        let after_scheme = given.split_once("://").map_or(given, |(_, rest)| rest);
+        if after_scheme.contains('/') {
+            return given.to_owned();
+        }
+        format!("{given}{}", api_path(self.base_url))
     }
 
     /// The endpoint of `api` (Chat Completions or Responses) with the key from the
@@ -211,7 +227,7 @@ mod tests {
             assert!(!p.base_var.starts_with("OPENAI"), "{}", p.base_var);
             assert!(p.source.starts_with("https://"), "{}", p.source);
             // Hosted vendors are reached over TLS, local servers on loopback.
-            let local = p.base_url.starts_with("http://localhost:");
+            let local = p.base_url.starts_with("http://127.0.0.1:");
             assert_eq!(local, !p.key_required, "{}", p.name);
         }
     }
@@ -234,6 +250,17 @@ mod tests {
             )
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(api.url(), "http://127.0.0.1:9/v1/responses");
+        // A bare origin gets the API's path, as the vendor SDKs read it.
+        let api = groq
+            .endpoint(
+                env(&[
+                    ("GROQ_API_KEY", "gsk"),
+                    ("GROQ_BASE_URL", "http://127.0.0.1:9/"),
+                ]),
+                OpenAiApi::Chat,
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(api.url(), "http://127.0.0.1:9/openai/v1/chat/completions");
         let deepseek = find("deepseek").expect("deepseek");
         let api = deepseek
             .endpoint(env(&[("DEEPSEEK_API_KEY", "k")]), OpenAiApi::Chat)
@@ -267,7 +294,7 @@ mod tests {
             .expect("ollama")
             .endpoint(env(&[]), OpenAiApi::Chat)
             .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(api.url(), "http://localhost:11434/v1/chat/completions");
+        assert_eq!(api.url(), "http://127.0.0.1:11434/v1/chat/completions");
         assert!(!format!("{api:?}").contains("Bearer"));
     }
 }
