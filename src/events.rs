@@ -5,8 +5,8 @@
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Duration;
 
+use crate::outcome::{CaseStatus, PhaseStatus, TestStatus, ToolOrder};
 use crate::plan::PhaseKey;
-use crate::report::model::{CaseStatus, PhaseStatus, TestStatus, ToolOrder};
 use crate::report::redact::Redactor;
 
 /// Something that happened during a run.

@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde_json::Value;
 
 use crate::evals::Choice;
-use crate::evals::cache;
-use crate::evals::provider::{Answer, anthropic, command, openai};
+use crate::evals::asking::cache;
+use crate::evals::asking::provider::{Answer, anthropic, command, openai};
 use crate::mcp::protocol;
 use crate::mcp::sse::SseEvents;
 use crate::mcp::stdio::lines::{self, Line};

@@ -30,6 +30,7 @@ mod live;
 pub mod mcp;
 mod merge;
 mod net;
+pub mod outcome;
 mod output;
 mod plan;
 mod process;

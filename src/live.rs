@@ -15,9 +15,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use unicode_width::UnicodeWidthStr;
 
 use crate::events::Event;
+use crate::outcome::{CaseStatus, PhaseStatus, TestStatus};
 use crate::plan::PhaseKey;
 use crate::report::escape::{clean, defuse_workflow_commands, format_ms, truncate_chars};
-use crate::report::model::{CaseStatus, PhaseStatus, TestStatus};
 use crate::report::redact::Redactor;
 use crate::settings::LiveMode;
 
@@ -375,11 +375,7 @@ impl View {
 }
 
 /// `  -- 25 distractors, server order (30 tools)`: the stress curve moves to its next list.
-fn stress_list_line(
-    distractors: usize,
-    order: crate::report::model::ToolOrder,
-    tools: usize,
-) -> String {
+fn stress_list_line(distractors: usize, order: crate::outcome::ToolOrder, tools: usize) -> String {
     format!(
         "  -- {distractors} distractor{}, {} ({tools} tools)",
         if distractors == 1 { "" } else { "s" },

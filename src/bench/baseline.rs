@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::report::model::{BaselineDelta, BaselineInfo, BenchTargetResult};
+use crate::outcome::{BaselineDelta, BaselineInfo, BenchTargetResult};
 
 /// The p95 of each target of an earlier report.
 #[derive(Debug)]

@@ -12,7 +12,7 @@ use crate::interrupt::Interrupt;
 use crate::mcp::client::pipeline::{Batch, Budget};
 use crate::mcp::types::{CallResult, Tool};
 use crate::mcp::{Client, ClientOptions, McpError, ServerSpec};
-use crate::report::model::{BenchResults, BenchTargetResult, Limits, Phase, PhaseStatus};
+use crate::outcome::{BenchResults, BenchTargetResult, Limits, Phase, PhaseStatus};
 use crate::settings::{BenchSettings, BenchTargetSettings, Thresholds};
 use stats::Recorder;
 

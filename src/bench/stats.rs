@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use hdrhistogram::Histogram;
 
-use crate::report::model::{BenchTargetResult, Latency};
+use crate::outcome::{BenchTargetResult, Latency};
 use crate::settings::{BenchTargetSettings, Thresholds};
 
 /// Longest latency the histogram tells apart: one hour, in microseconds (longer ones count

@@ -25,7 +25,7 @@
 use serde_json::Value;
 
 use crate::mcp::types::Tool;
-use crate::report::model::Severity;
+use crate::outcome::Severity;
 
 use super::{ANNOTATIONS, ANNOTATIONS_MISSING, Problem, Sink, kind};
 

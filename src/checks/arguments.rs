@@ -23,7 +23,7 @@ use regex::Regex;
 use serde_json::{Map, Value};
 
 use crate::mcp::types::Tool;
-use crate::report::model::Severity;
+use crate::outcome::Severity;
 
 use super::{
     ARGUMENT_DESCRIPTION, DEFAULT_TYPE, PROSE_LIMITS, Problem, REQUIRED_DEFAULT, Sink, quote,

@@ -15,7 +15,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::mcp::types::Tool;
-use crate::report::model::Severity;
+use crate::outcome::Severity;
 
 use super::{DEPRECATED_TOOL, Problem, Sink, quote};
 

@@ -28,7 +28,7 @@ pub use crate::config::vocab::{
     REQUIRED_FIELDS, SIMILAR_TOOLS, STDOUT_NOISE, TOOL_LIST_SIZE, describe,
 };
 use crate::mcp::types::Tool;
-use crate::report::model::{ChecksResults, Finding, Severity};
+use crate::outcome::{ChecksResults, Finding, Severity};
 
 /// What the checks may know about the server beyond its tool list.
 #[derive(Debug, Clone, Copy, Default)]
@@ -282,7 +282,7 @@ fn check_tool(tool: &Tool, shown: &str, names: &[&str], ctx: &CheckContext, out:
 fn tool_list_size(tools: &[Tool], shown: &[String], limit: usize, out: &mut Sink) {
     let mut sizes: Vec<(usize, &str)> = Vec::with_capacity(tools.len());
     for (tool, shown) in tools.iter().zip(shown) {
-        let size = crate::report::model::cost::tool_bytes(
+        let size = crate::outcome::cost::tool_bytes(
             &tool.name,
             tool.description.as_deref().unwrap_or(""),
             tool.input_schema.as_ref().unwrap_or(&Value::Null),
@@ -290,7 +290,7 @@ fn tool_list_size(tools: &[Tool], shown: &[String], limit: usize, out: &mut Sink
         sizes.push((size, shown));
     }
     let bytes = 2 + tools.len().saturating_sub(1) + sizes.iter().map(|(s, _)| s).sum::<usize>();
-    let tokens = crate::report::model::cost::list_tokens(sizes.iter().map(|(s, _)| *s)) as usize;
+    let tokens = crate::outcome::cost::list_tokens(sizes.iter().map(|(s, _)| *s)) as usize;
     if tokens <= limit {
         return;
     }
@@ -365,7 +365,7 @@ pub(crate) fn quote(text: &str, max: usize) -> String {
 
 /// `12345` as `12,345`.
 fn thousands(n: usize) -> String {
-    crate::report::model::cost::count(n as u64)
+    crate::outcome::cost::count(n as u64)
 }
 
 #[cfg(test)]

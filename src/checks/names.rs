@@ -7,7 +7,7 @@
 //! for the model, but then the model sees a name the server author did not choose.
 
 use crate::mcp::types::Tool;
-use crate::report::model::Severity;
+use crate::outcome::Severity;
 
 use super::{NAME_CLIENTS, NAME_FORMAT, Problem, Sink, quote};
 

@@ -24,7 +24,7 @@
 use serde_json::{Map, Value};
 
 use crate::mcp::types::Tool;
-use crate::report::model::Severity;
+use crate::outcome::Severity;
 
 use super::similarity::split;
 use super::{Problem, REQUIRED_FIELDS, Sink, quote};

@@ -13,7 +13,7 @@ use jsonschema::{Draft, ReferencingError};
 use serde_json::{Map, Value};
 
 use crate::mcp::types::Tool;
-use crate::report::model::Severity;
+use crate::outcome::Severity;
 
 use super::{
     ARGUMENT_DESCRIPTION, DEFAULT_TYPE, INPUT_SCHEMA, OUTPUT_SCHEMA, PROSE_LIMITS, Problem,

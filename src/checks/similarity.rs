@@ -23,7 +23,7 @@
 use std::collections::HashMap;
 
 use crate::mcp::types::Tool;
-use crate::report::model::Severity;
+use crate::outcome::Severity;
 
 use super::{Problem, SIMILAR_TOOLS, Sink};
 

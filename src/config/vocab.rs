@@ -6,10 +6,10 @@
 //! one of each.
 
 mod jsonpath;
-pub mod lint;
+pub mod set_lint;
 
 pub use jsonpath::{PathError, Query, jsonpath, jsonpath_error};
-pub use lint::{LINT_RULE_IDS, LINT_RULES, LintRuleInfo};
+pub use set_lint::{LINT_RULE_IDS, LINT_RULES, LintRuleInfo};
 
 /// Id of the check that flags a name used by more than one tool.
 pub const DUPLICATE_NAME: &str = "duplicate-name";

@@ -1,22 +1,16 @@
 //! Tool-selection evals: give a model the server's tool list, record which tool it picks for
 //! each labelled prompt (nothing is called), score it, and gate the run.
 //!
+//! Two halves: [`asking`] puts the question to a model (providers, the engine, the answer cache,
+//! the tool list as APIs take it, usage and prices); [`judging`] weighs the answers (one answer
+//! against its label: `grade`; a whole run: `tally`; the set lint, the stress curve, the history
+//! file, the statistics).
+//!
 //! Shared vocabulary of the evals modules lives here: what a model answered ([`Choice`]) and
 //! the tool list as model APIs see it ([`ApiTool`]).
 
-pub mod cache;
-pub mod choice;
-pub mod engine;
-pub mod history;
-pub mod lint;
-pub mod prices;
-pub mod provider;
-pub mod score;
-pub mod scoring;
-pub mod stats;
-pub mod stress;
-pub mod tools;
-pub mod usage;
+pub mod asking;
+pub mod judging;
 
 use std::io::Read;
 use std::path::Path;

@@ -29,7 +29,7 @@ use crate::events::{Event, Events};
 use crate::interrupt::Interrupt;
 use crate::mcp::types::Tool;
 use crate::mcp::{McpError, ToolServer};
-use crate::report::model::{FuzzFinding, FuzzResults, FuzzTool, Phase, PhaseStatus};
+use crate::outcome::{FuzzFinding, FuzzResults, FuzzTool, Phase, PhaseStatus};
 use crate::settings::FuzzSettings;
 
 use classify::{Kind, Mode, Rules, Verdict};

@@ -1,9 +1,9 @@
 //! Tests of the workflow annotations: order, limits, paths, escaping.
 
 use super::fixtures;
+use crate::outcome::RunReport;
+use crate::outcome::{Finding, Severity};
 use crate::report::annotations::*;
-use crate::report::model::RunReport;
-use crate::report::model::{Finding, Severity};
 use crate::report::places::Places;
 
 #[test]
@@ -127,8 +127,10 @@ fn phase_errors_caused_by_the_server_are_not_repeated() {
     assert_eq!(out.lines().count(), 1, "{out}");
     let mut report = fixtures::all_passed();
     report.passed = false;
-    report.phases.evals = crate::report::model::Phase::error("provider unusable: 401");
-    assert!(render(&report).contains("::error title=toolproof evals::provider unusable: 401\n"));
+    report.phases.evals = crate::outcome::Phase::error("provider unusable: 401");
+    assert!(
+        render(&report).contains("::error title=toolproof evals::provider unusable: 401\n")
+    );
 }
 
 #[test]

@@ -2,9 +2,9 @@
 //! redaction, and the evals section's wording.
 
 use super::fixtures;
+use crate::outcome::CaseStatus;
+use crate::outcome::RunReport;
 use crate::report::console::*;
-use crate::report::model::CaseStatus;
-use crate::report::model::RunReport;
 
 fn plain(report: &RunReport) -> String {
     render(
@@ -183,8 +183,7 @@ fn provider_abort_is_shown_and_no_case_passes() {
 #[test]
 fn evals_without_results_keep_one_line() {
     let mut report = fixtures::all_passed();
-    report.phases.evals =
-        crate::report::model::Phase::skipped("no evals section in toolproof.yaml");
+    report.phases.evals = crate::outcome::Phase::skipped("no evals section in toolproof.yaml");
     let out = plain(&report);
     assert!(out.contains("\nEvals: SKIP - no evals section in toolproof.yaml\n\nSet lint:"));
     assert!(

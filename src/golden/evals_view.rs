@@ -1,9 +1,9 @@
 //! Tests of the evals view: the words every renderer shares.
 
 use super::fixtures;
+use crate::outcome::CacheUse;
+use crate::outcome::{CaseStatus, RunReport};
 use crate::report::evals_view::*;
-use crate::report::model::CacheUse;
-use crate::report::model::{CaseStatus, RunReport};
 
 fn view_of(report: &RunReport) -> EvalsView<'_> {
     match EvalsView::of(&report.phases.evals) {

@@ -6,7 +6,7 @@
 use serde_json::json;
 
 use super::fixtures;
-use crate::report::model::{FuzzFinding, FuzzResults, FuzzTool, Phase, PhaseStatus, RunReport};
+use crate::outcome::{FuzzFinding, FuzzResults, FuzzTool, Phase, PhaseStatus, RunReport};
 use crate::report::{console, html, json as json_report, junit, markdown};
 
 const TOOL: &str = "<script>alert(1)</script>|x";

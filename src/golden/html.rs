@@ -1,10 +1,10 @@
 //! Tests of the HTML report: snapshots, escaping, ordering, and the evals section.
 
 use super::fixtures;
+use crate::outcome::Inventory;
+use crate::outcome::RunReport;
 use crate::report::html::STYLE;
 use crate::report::html::*;
-use crate::report::model::Inventory;
-use crate::report::model::RunReport;
 
 /// The page with its stylesheet left out, so a CSS change does not touch every snapshot.
 fn body(report: &RunReport) -> String {
@@ -25,7 +25,7 @@ fn more_hostile() -> RunReport {
     let mut r = fixtures::hostile();
     r.config_file = Some("cfg\"onload=alert(1) x=\".yaml".into());
     r.inventory = Some(Inventory {
-        tools: vec![crate::report::model::ToolSummary {
+        tools: vec![crate::outcome::ToolSummary {
             name: "cell</td><td>injected".into(),
             title: Some("<style>body{display:none}</style>".into()),
             summary:
@@ -47,12 +47,12 @@ fn more_hostile() -> RunReport {
         "{} sk-live-123456 \u{1b}[2J",
         "]]>zz</pre><script>x</script>"
     ));
-    r.phases.bench = crate::report::model::Phase {
-        status: crate::report::model::PhaseStatus::Failed,
+    r.phases.bench = crate::outcome::Phase {
+        status: crate::outcome::PhaseStatus::Failed,
         reason: None,
         duration_ms: 1.0,
-        results: Some(crate::report::model::BenchResults {
-            targets: vec![crate::report::model::BenchTargetResult {
+        results: Some(crate::outcome::BenchResults {
+            targets: vec![crate::outcome::BenchTargetResult {
                 name: "<script>n</script>".into(),
                 tool: "<img src=x>".into(),
                 failures: vec!["bench said \"onload=<b>x</b>".into()],

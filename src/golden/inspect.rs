@@ -41,7 +41,7 @@ fn stdout_noise_is_said_once() {
     report.phases.checks.results.findings = vec![fixtures::finding(
         "*",
         STDOUT_NOISE,
-        crate::report::model::Severity::Error,
+        crate::outcome::Severity::Error,
         "server printed 1 non-protocol line on stdout",
     )];
     let out = render(&report);

@@ -103,7 +103,7 @@ fn every_fixture_reads_back_as_the_same_report() {
     for (name, mut report) in fixtures::all() {
         report.absent = vec!["bench", "fuzz"];
         let text = render(&report);
-        let back: crate::report::model::RunReport = match serde_json::from_str(&text) {
+        let back: crate::outcome::RunReport = match serde_json::from_str(&text) {
             Ok(r) => r,
             Err(e) => panic!("{name}: {e}"),
         };

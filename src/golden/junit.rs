@@ -2,8 +2,8 @@
 //! suites.
 
 use super::fixtures;
+use crate::outcome::Phase;
 use crate::report::junit::*;
-use crate::report::model::Phase;
 use crate::report::places::Places;
 use quick_junit::Report;
 
@@ -100,7 +100,7 @@ fn a_finding_stays_with_the_tool_it_is_about() {
             2,
             "add",
             "description-length",
-            crate::report::model::Severity::Error,
+            crate::outcome::Severity::Error,
             "description is 1400 characters, over the limit of 1024",
         ));
     let xml = render(&report);

@@ -1,10 +1,10 @@
 //! Tests of the job summary: snapshots, escaping, the byte budget, and the evals sections.
 
 use super::fixtures;
+use crate::outcome::CaseStatus;
+use crate::outcome::{Finding, LintFinding, Phase, Severity};
 use crate::report::markdown::*;
 use crate::report::markdown::{CELL_CHARS, md, render_within};
-use crate::report::model::CaseStatus;
-use crate::report::model::{Finding, LintFinding, Phase, Severity};
 
 #[test]
 fn snapshots() {
@@ -67,7 +67,7 @@ fn fifty_thousand_findings_fit_the_budget() {
 
 #[test]
 fn a_huge_set_lint_and_coverage_table_share_the_budget() {
-    use crate::report::model::ToolCoverage;
+    use crate::outcome::ToolCoverage;
     let mut report = fixtures::lint_findings();
     let mut failed_tests = fixtures::failing();
     report.phases.tests = std::mem::replace(&mut failed_tests.phases.tests, Phase::skipped(""));

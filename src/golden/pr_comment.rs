@@ -1,8 +1,8 @@
 //! Tests of the pull-request comment: snapshot, marker, what changed, escaping, the budget.
 
 use super::fixtures;
+use crate::outcome::{Finding, HistoryRecord, Severity};
 use crate::report::markdown::pr_comment::*;
-use crate::report::model::{Finding, HistoryRecord, Severity};
 
 const MARKER: &str = "<!-- toolproof:pr-comment config=toolproof.yaml -->";
 

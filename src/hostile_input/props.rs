@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
 use super::*;
-use crate::evals::cache::pyjson::{self, Style};
+use crate::evals::asking::cache::pyjson::{self, Style};
 use crate::evals::{Call, Stop};
 
 const CASES: u32 = 256;

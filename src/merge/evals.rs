@@ -1,13 +1,13 @@
 //! The evals of the merged run: per model, the cases of every shard back in config order with
-//! all their trials, scored again by the run's own scoring (`evals::scoring`: accuracy,
+//! all their trials, scored again by the run's own scoring (`evals::judging::tally`: accuracy,
 //! `min_accuracy`, critical rows, the Wilson lower bound), so the gates are those of the union.
 
 use std::collections::BTreeMap;
 
 use super::read::{MergeError, Part, duplicate};
-use crate::evals::prices::{dollars, picodollars};
-use crate::evals::scoring::{self, LabelledCase, Rules};
-use crate::report::model::{
+use crate::evals::asking::prices::{dollars, picodollars};
+use crate::evals::judging::tally::{self, LabelledCase, Rules};
+use crate::outcome::{
     CacheUse, ConcurrencyUse, EvalCaseResult, EvalsResults, ModelCost, ModelEval, Phase, Tokens,
     ToolsUnseen,
 };
@@ -37,7 +37,7 @@ pub fn merge(parts: &[&Part]) -> Result<Phase<Option<EvalsResults>>, MergeError>
     // A job whose evals could not start at all (no results): the run's evals could not either.
     if let Some(p) = parts.iter().find(|p| {
         let phase = &p.report.phases.evals;
-        phase.status == crate::report::model::PhaseStatus::Error && phase.results.is_none()
+        phase.status == crate::outcome::PhaseStatus::Error && phase.results.is_none()
     }) {
         return Ok(p.report.phases.evals.clone());
     }
@@ -96,7 +96,7 @@ pub fn merge(parts: &[&Part]) -> Result<Phase<Option<EvalsResults>>, MergeError>
         .iter()
         .map(|(_, _, ph)| ph.duration_ms)
         .fold(0.0, f64::max);
-    Ok(scoring::phase(results, duration))
+    Ok(tally::phase(results, duration))
 }
 
 /// One model over every shard: its cases in config order, scored again.
@@ -127,7 +127,7 @@ fn merge_model(parts: &ModelParts<'_>) -> Result<ModelEval, MergeError> {
     let error = parts.evals.iter().find_map(|(m, _)| m.error.clone());
     let contexts: Vec<_> = cases.iter().map(|(c, _)| c.context.clone()).collect();
     let labelled = cases.into_iter().map(|(c, _)| labelled(c)).collect();
-    let mut eval = scoring::score_model(parts.name, &rules, error, labelled);
+    let mut eval = tally::score_model(parts.name, &rules, error, labelled);
     for (case, context) in eval.cases.iter_mut().zip(contexts) {
         case.context = context;
     }
@@ -142,7 +142,7 @@ fn merge_model(parts: &ModelParts<'_>) -> Result<ModelEval, MergeError> {
         .iter()
         .filter_map(|(m, _)| m.tools_unseen)
         .reduce(add_unseen);
-    scoring::tools_unseen(&mut eval, unseen);
+    tally::tools_unseen(&mut eval, unseen);
     Ok(eval)
 }
 
@@ -235,9 +235,9 @@ fn add_cost(a: ModelCost, b: ModelCost) -> ModelCost {
 mod tests {
     use super::*;
     use crate::golden::fixtures;
-    use crate::report::model::PhaseStatus;
+    use crate::outcome::PhaseStatus;
 
-    fn part(file: &str, report: crate::report::model::RunReport) -> Part {
+    fn part(file: &str, report: crate::outcome::RunReport) -> Part {
         Part {
             file: file.into(),
             report,

@@ -4,8 +4,8 @@
 use std::path::Path;
 use std::time::SystemTime;
 
-use crate::evals::history;
-use crate::report::model::{HistoryRecord, RunReport};
+use crate::evals::judging::history;
+use crate::outcome::{HistoryRecord, RunReport};
 use crate::report::redact::Redactor;
 use crate::settings::MergeSettings;
 
@@ -20,7 +20,7 @@ pub fn record(path: &Path, report: &mut RunReport, settings: &MergeSettings) -> 
         report.inventory.as_ref(),
         &Redactor::new(settings.secrets()),
     );
-    let now = crate::run::rfc3339(SystemTime::now());
+    let now = crate::outcome::rfc3339(SystemTime::now());
     let dir = std::env::current_dir().unwrap_or_default();
     let recorded = history::record(path, gathered.facts(), &now, &dir, settings.revision());
     history::outcome(path, recorded, Some(&mut report.phases.evals))

@@ -2,7 +2,7 @@
 //! with `--shard K/N`, a job per model with `--model`, or both) read back and merged into the
 //! one report the run would have written unsharded. Every report format is written from it
 //! by the run's own writer, the evals' gates are scored again over the union by the run's own
-//! scoring, and the verdict and exit code are decided by the run's own [`crate::run::verdict`].
+//! scoring, and the verdict and exit code are decided by the run's own [`crate::outcome::verdict`].
 //! Reports that are not parts of one run are refused (exit 2), naming the files.
 
 mod evals;
@@ -15,9 +15,8 @@ use std::time::SystemTime;
 use crate::cli::{Cli, MergeArgs};
 use crate::exit::EXIT_USAGE;
 use crate::interrupt::Interrupt;
+use crate::outcome::{Phases, RunReport};
 use crate::output::{self, ReportWriter, to_stderr};
-use crate::plan::{Plan, Step};
-use crate::report::model::{Phases, RunReport};
 use crate::settings::{CommandKind, Env, MergeSettings};
 use read::{MergeError, Part};
 
@@ -130,13 +129,8 @@ fn merge(parts: Vec<Part>) -> Result<RunReport, MergeError> {
         .iter()
         .find(|p| p.report.interrupted.is_some())
         .map(|p| p.report.exit_code);
-    let (passed, exit_code) = crate::run::verdict(
-        &phases,
-        server_error.is_some(),
-        None,
-        &every_phase(),
-        signal_code,
-    );
+    let (passed, exit_code) =
+        crate::outcome::verdict(&phases, server_error.is_some(), None, false, signal_code);
     Ok(RunReport {
         schema_version: first.schema_version,
         generator: first.generator.clone(),
@@ -148,7 +142,7 @@ fn merge(parts: Vec<Part>) -> Result<RunReport, MergeError> {
             .iter()
             .map(|p| p.report.started_at.clone())
             .min()
-            .unwrap_or_else(|| crate::run::rfc3339(SystemTime::now())),
+            .unwrap_or_else(|| crate::outcome::rfc3339(SystemTime::now())),
         // The jobs ran side by side: the longest is the run's wall time.
         duration_ms: all.iter().map(|p| p.report.duration_ms).fold(0.0, f64::max),
         passed,
@@ -167,21 +161,4 @@ fn merge(parts: Vec<Part>) -> Result<RunReport, MergeError> {
         secrets: Vec::new(),
         absent: first.absent.clone(),
     })
-}
-
-/// A plan that runs every phase: the verdict reads it only for the cache audit, which a merged
-/// run has none of.
-fn every_phase() -> Plan {
-    Plan {
-        checks: Step::Run,
-        tests: Step::Run,
-        evals: Step::Run,
-        lint: Step::Run,
-        stress: Step::Run,
-        bench: Step::Run,
-        fuzz: Step::Run,
-        protocol: Step::Run,
-        inventory: false,
-        cache: None,
-    }
 }

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::read::{MergeError, Part, duplicate};
-use crate::report::model::{
+use crate::outcome::{
     BenchResults, FuzzResults, Phase, PhaseStatus, StressResults, TestResult, TestStatus,
 };
 

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::mcp::stdio::lines::{NOISE_LINE_KEEP, NOISE_LINES_KEPT};
-use crate::report::model::{RunReport, SCHEMA_VERSION, Shard};
+use crate::outcome::{RunReport, SCHEMA_VERSION, Shard};
 
 /// A report as read, with the file it came from.
 #[derive(Debug)]
@@ -310,7 +310,7 @@ mod tests {
             let template = r.models[0].clone();
             r.models = models
                 .iter()
-                .map(|m| crate::report::model::ModelEval {
+                .map(|m| crate::outcome::ModelEval {
                     model: (*m).into(),
                     ..template.clone()
                 })

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::{Dest, DestinationError, ReportWriter, check, to_stderr};
+use crate::outcome::RunReport;
 use crate::report::markdown::pr_comment::{self, PrContext};
-use crate::report::model::RunReport;
 use crate::report::step_outputs::{self, Written};
 use crate::settings::{Github, PrComment};
 

@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 mod github;
 pub mod post;
 
+use crate::outcome::RunReport;
 use crate::report::junit::JunitOptions;
-use crate::report::model::RunReport;
 use crate::report::places::Places;
 use crate::report::step_outputs::Written;
 use crate::report::write::{append_summary, write_atomic};

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use crate::github::{self, Client, GithubError, Upserted};
 use crate::interrupt::Interrupt;
+use crate::outcome::RunReport;
 use crate::report::markdown::pr_comment::{self, PrContext};
-use crate::report::model::RunReport;
 use crate::settings::{PrComment, PrCommentMode};
 
 /// Finds, updates or creates the comment for `report`, whose run exits with `code`; a signal

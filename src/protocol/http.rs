@@ -7,7 +7,7 @@
 use serde_json::json;
 
 use super::Verdict;
-use super::checks::Session;
+use super::conformance::Session;
 use super::probe::{Ask, PROBE_VERSION, Probe, Reply, SseEvent, init_params};
 
 /// A revision no server supports, sent as `MCP-Protocol-Version`.

@@ -4,7 +4,7 @@
 //! so that state from one probe never hides a defect from another.
 //! The checks and their severities are listed in [`crate::config::vocab::PROTOCOL_CHECKS`].
 
-mod checks;
+mod conformance;
 mod http;
 pub(crate) mod probe;
 
@@ -13,7 +13,7 @@ use std::time::Duration;
 use crate::config::TransportPref;
 use crate::config::vocab::PROTOCOL_CHECKS;
 use crate::mcp::ServerSpec;
-use crate::report::model::{ProtocolCheck, ProtocolResults, Severity};
+use crate::outcome::{ProtocolCheck, ProtocolResults, Severity};
 
 pub use crate::config::vocab::{PROTOCOL_CHECK_IDS, ProtocolCheckInfo};
 
@@ -78,10 +78,10 @@ pub fn run(spec: &ServerSpec, run: &ProtocolRun<'_>) -> Result<ProtocolResults, 
                 ServerSpec::Http(_) => "streamable-http",
             }
             .into();
-            let mut session = checks::Session::new(spec, run);
+            let mut session = conformance::Session::new(spec, run);
             match session.open() {
-                Err(checks::Setup::Unusable(why)) => return Err(ProtocolError::Unusable(why)),
-                Err(checks::Setup::OtherLifecycle(why)) => PROTOCOL_CHECKS
+                Err(conformance::Setup::Unusable(why)) => return Err(ProtocolError::Unusable(why)),
+                Err(conformance::Setup::OtherLifecycle(why)) => PROTOCOL_CHECKS
                     .iter()
                     .map(|c| (c.id, Verdict::Skip(why.clone())))
                     .collect(),

@@ -7,7 +7,7 @@
 //! a test's `args`, `elicitation.content`, `bench.targets[].args`) as a marked string,
 //! [`value`]; the JSON writers of what toolproof sends write it as its bare digits:
 //! [`to_vec`] (MCP messages, model API requests) and
-//! [`crate::evals::cache::pyjson`] (cache keys and files). Everywhere else the config holds the
+//! [`crate::evals::asking::cache::pyjson`] (cache keys and files). Everywhere else the config holds the
 //! nearest float ([`approx`]), which is how the reference compares a number with an argument a
 //! model chose (`float(expected) == float(actual)`).
 

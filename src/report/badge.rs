@@ -11,8 +11,8 @@
 
 use serde_json::json;
 
-use super::model::rates::percent;
-use super::model::{EvalsResults, Phase, PhaseStatus, RunReport};
+use crate::outcome::rates::percent;
+use crate::outcome::{EvalsResults, Phase, PhaseStatus, RunReport};
 
 /// The left-hand text.
 pub const LABEL: &str = "tool selection";

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::model::RunReport;
+use crate::outcome::RunReport;
 
 /// Renders the cache audit of a report (nothing when the report has none).
 pub fn render(report: &RunReport) -> String {

@@ -228,10 +228,7 @@ pub fn head_and_tail_lines(text: &str, max_lines: usize) -> Cow<'_, str> {
     Cow::Owned(shown.join("\n"))
 }
 
-/// `"s"` unless `n` is one.
-pub fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
-}
+pub use crate::outcome::plural;
 
 /// Formats milliseconds the way every human-facing report shows a latency: `625ms`, `0.4ms`.
 pub fn format_ms(ms: f64) -> String {

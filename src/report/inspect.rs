@@ -9,11 +9,11 @@ use serde_json::Value;
 
 use super::console::push_gutter;
 use super::escape::one_line;
-use super::model::cost::count;
-use super::model::{
+use crate::config::vocab::STDOUT_NOISE;
+use crate::outcome::cost::count;
+use crate::outcome::{
     Finding, Inventory, PhaseStatus, RunReport, ServerError, ServerSummary, Severity, ToolSummary,
 };
-use crate::config::vocab::STDOUT_NOISE;
 
 /// Longest piece of server text on one line, in characters.
 const CHARS: usize = 300;

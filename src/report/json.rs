@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::model::RunReport;
+use crate::outcome::RunReport;
 
 /// The JSON report of `report`, secrets redacted: toolproof's members, then mcp-toolproof
 /// 0.3.1's (`duration_s`, `checks`, `tests`, `bench`, `fuzz`, `evals`, `summary`; see

@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::model::{CaseStatus, PhaseStatus, RunReport, TestStatus};
+use crate::outcome::{CaseStatus, PhaseStatus, RunReport, TestStatus};
 
 /// The reference's members, in its order.
 pub fn members(report: &RunReport) -> Map<String, Value> {

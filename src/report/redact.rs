@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::model::{
+use crate::outcome::{
     BaseComparison, CacheAudit, ChecksResults, EvalsResults, Finding, FindingChanges, Generator,
     HistoryRecord, Inventory, ModelChange, NotRemoved, Phase, Phases, RunReport, ServerError,
     ServerSummary, TestChanges, TestResult, ToolSummary,
@@ -372,35 +372,35 @@ impl Redact for EvalsResults {
     }
 }
 
-impl Redact for crate::report::model::LintResults {
+impl Redact for crate::outcome::LintResults {
     /// Through the JSON form: messages quote case names, prompts and tool names.
     fn redact(&mut self, r: &Redactor) {
         r.serde(self);
     }
 }
 
-impl Redact for crate::report::model::StressResults {
+impl Redact for crate::outcome::StressResults {
     /// Through the JSON form: model names, case names and picked tools.
     fn redact(&mut self, r: &Redactor) {
         r.serde(self);
     }
 }
 
-impl Redact for crate::report::model::BenchResults {
+impl Redact for crate::outcome::BenchResults {
     /// Through the JSON form: names, failures and first errors.
     fn redact(&mut self, r: &Redactor) {
         r.serde(self);
     }
 }
 
-impl Redact for crate::report::model::ProtocolResults {
+impl Redact for crate::outcome::ProtocolResults {
     /// Through the JSON form: details quote what the server sent.
     fn redact(&mut self, r: &Redactor) {
         r.serde(self);
     }
 }
 
-impl Redact for crate::report::model::FuzzResults {
+impl Redact for crate::outcome::FuzzResults {
     /// Through the JSON form, like the evals: inputs are arbitrary JSON.
     fn redact(&mut self, r: &Redactor) {
         r.serde(self);

@@ -3,7 +3,7 @@
 //! ([`format`]): `name=value`, or `name<<DELIMITER` … `DELIMITER` for a value with a line break,
 //! with a random delimiter that does not occur in the value.
 
-use super::model::{RunReport, TestStatus};
+use crate::outcome::{RunReport, TestStatus};
 
 /// The report files written, as their paths were given (`None`: not asked for, sent to
 /// stdout, or not written).

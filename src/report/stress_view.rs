@@ -2,12 +2,12 @@
 //! headline, per model a table (one row per distractor count, one column per order), the
 //! breaking point, the misses there, and what the lists were and how their answers were found.
 //! Text here is raw (untrusted parts included); renderers lay it out and escape it. The verdict
-//! is the one `evals::stress::curve` recorded in the phase.
+//! is the one `evals::judging::stress::curve` recorded in the phase.
 
+use crate::outcome::rates::{percent, percent_against};
+use crate::outcome::{Phase, StressModel, StressPoint, StressResults, ToolOrder};
 use crate::report::escape::plural;
 use crate::report::evals_view::asked_counts;
-use crate::report::model::rates::{percent, percent_against};
-use crate::report::model::{Phase, StressModel, StressPoint, StressResults, ToolOrder};
 
 /// Most misses listed under a model.
 pub const MISSES_SHOWN: usize = 20;
@@ -258,7 +258,7 @@ fn breaking_line(m: &StressModel, min: f64) -> String {
     }
 }
 
-fn miss_line(miss: &crate::report::model::StressMiss) -> String {
+fn miss_line(miss: &crate::outcome::StressMiss) -> String {
     format!(
         "{}: expected {}, picked {}{}",
         miss.case,

@@ -1,7 +1,7 @@
 //! Writing reports to disk: whole files atomically (temp file in the same folder, fsync,
 //! rename), job summaries by appending. Also the text-level secret redaction primitive.
 //!
-//! Redaction policy: renderers redact the [`RunReport`](super::model::RunReport) before they
+//! Redaction policy: renderers redact the [`RunReport`](crate::outcome::RunReport) before they
 //! render it (see [`super::redact`]), so what reaches this module is already clean; the writer
 //! does not redact again, because replacing text inside finished XML or JSON could break it.
 

@@ -4,11 +4,11 @@
 
 use std::collections::HashSet;
 
-use crate::evals::cache::{Cache, Lookup};
-use crate::evals::engine;
+use crate::evals::asking::cache::{Cache, Lookup};
+use crate::evals::asking::engine;
 use crate::mcp::types::Tool;
+use crate::outcome::{CacheAudit, CachedAnswer, NotRemoved};
 use crate::plan::CacheAction;
-use crate::report::model::{CacheAudit, CachedAnswer, NotRemoved};
 use crate::settings::Settings;
 
 /// The resolver refuses cache commands without an `evals:` section and a provider.
@@ -34,7 +34,7 @@ fn needed_keys(
         .map(|(model, case, trial, key)| (None, model, case, trial, key))
         .collect();
     keys.extend(
-        crate::evals::stress::all_keys(tools, cfg, target, evals)
+        crate::evals::judging::stress::all_keys(tools, cfg, target, evals)
             .into_iter()
             .map(|(list, model, case, trial, key)| (Some(list), model, case, trial, key)),
     );

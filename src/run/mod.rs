@@ -12,14 +12,14 @@ use crate::events::{Event, Events};
 use crate::interrupt::Interrupt;
 use crate::mcp::Client;
 use crate::mcp::types::{Era, Tool};
-use crate::plan::{PhaseKey, Plan, Step};
-use crate::report::model::{
+use crate::outcome::{
     CacheAudit, ChecksResults, EvalsResults, FuzzResults, Generator, HistoryRecord, Inventory,
     Phase, PhaseStatus, Phases, RunReport, ServerError, ServerSummary, TestResult, ToolSummary,
 };
+use crate::plan::{PhaseKey, Plan, Step};
 use crate::settings::Settings;
 
-pub use crate::exit::{EXIT_FAILED, EXIT_OK, EXIT_USAGE};
+pub use crate::exit::EXIT_USAGE;
 
 use crate::mcp::spec::server_spec;
 
@@ -34,11 +34,11 @@ struct Outcome {
     checks: Option<Phase<ChecksResults>>,
     tests: Option<Phase<Vec<TestResult>>>,
     evals: Option<Phase<Option<EvalsResults>>>,
-    lint: Option<Phase<Option<crate::report::model::LintResults>>>,
-    stress: Option<Phase<Option<crate::report::model::StressResults>>>,
-    bench: Option<Phase<Option<crate::report::model::BenchResults>>>,
+    lint: Option<Phase<Option<crate::outcome::LintResults>>>,
+    stress: Option<Phase<Option<crate::outcome::StressResults>>>,
+    bench: Option<Phase<Option<crate::outcome::BenchResults>>>,
     fuzz: Option<Phase<Option<FuzzResults>>>,
-    protocol: Option<Phase<Option<crate::report::model::ProtocolResults>>>,
+    protocol: Option<Phase<Option<crate::outcome::ProtocolResults>>>,
     cache: Option<CacheAudit>,
     history: Option<HistoryRecord>,
 }
@@ -60,7 +60,7 @@ pub fn execute(
     interrupt: &Interrupt,
 ) -> RunReport {
     let started = Instant::now();
-    let started_at = rfc3339(SystemTime::now());
+    let started_at = crate::outcome::rfc3339(SystemTime::now());
     let ctx = Ctx {
         settings,
         plan,
@@ -164,7 +164,12 @@ fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
     if let Some(path) = ctx.settings.outputs().history()
         && !ctx.interrupt.is_set()
     {
-        out.history = Some(phases::history(path, out, ctx, &rfc3339(SystemTime::now())));
+        out.history = Some(phases::history(
+            path,
+            out,
+            ctx,
+            &crate::outcome::rfc3339(SystemTime::now()),
+        ));
     }
 }
 
@@ -203,16 +208,16 @@ fn assemble(
         protocol: settle(&plan.protocol, out.protocol, &why_not),
     };
     let interrupted = signal.map(|s| s.name().to_owned());
-    let (passed, exit_code) = verdict(
+    let (passed, exit_code) = crate::outcome::verdict(
         &phases,
         out.error.is_some(),
         out.cache.as_ref(),
-        plan,
+        plan.cache == Some(crate::plan::CacheAction::Status),
         signal.map(crate::interrupt::Signal::exit_code),
     );
     let loaded = settings.loaded();
     RunReport {
-        schema_version: crate::report::model::SCHEMA_VERSION,
+        schema_version: crate::outcome::SCHEMA_VERSION,
         generator: Generator::default(),
         command: settings.command().name().into(),
         target: loaded.target.clone(),
@@ -232,45 +237,13 @@ fn assemble(
         phases,
         cache_audit: out.cache,
         history: out.history,
-        config_digest: config_digest(loaded),
+        config_digest: crate::outcome::config_digest(loaded),
         secrets: settings.secrets().to_vec(),
         absent: PhaseKey::ALL
             .iter()
             .filter(|p| matches!(plan.step(**p), Step::Absent(_)))
             .map(|p| p.key())
             .collect(),
-    }
-}
-
-/// Whether the run passed and its exit code: the signal's code when interrupted, else 1 when
-/// the server could not be used, a phase failed or errored, the cache audit found missing
-/// answers, or a prune could not remove a stale file; else 0. The one place the exit code is decided.
-pub fn verdict(
-    phases: &Phases,
-    server_error: bool,
-    cache: Option<&CacheAudit>,
-    plan: &Plan,
-    interrupted: Option<i32>,
-) -> (bool, i32) {
-    let cache_failed = cache.is_some_and(|c| {
-        c.error.is_some()
-            || !c.not_removed.is_empty()
-            || (plan.cache == Some(crate::plan::CacheAction::Status) && c.missing() > 0)
-    });
-    let failed = server_error
-        || cache_failed
-        || phases.checks.fails()
-        || phases.tests.fails()
-        || phases.evals.fails()
-        || phases.lint.fails()
-        || phases.stress.fails()
-        || phases.bench.fails()
-        || phases.fuzz.fails()
-        || phases.protocol.fails();
-    match interrupted {
-        Some(code) => (false, code),
-        None if failed => (false, EXIT_FAILED),
-        None => (true, EXIT_OK),
     }
 }
 
@@ -293,8 +266,8 @@ fn server_summary(client: &Client) -> ServerSummary {
 /// Each tool's estimated tokens in the list a model is sent, and the list's (as the evals
 /// send it: API-safe names, tools with an invalid input schema left out).
 fn weigh(inventory: &mut Inventory, tools: &[Tool]) {
-    let api = crate::evals::tools::api_tools(tools);
-    let weights = crate::evals::engine::tool_tokens(&api);
+    let api = crate::evals::asking::tools::api_tools(tools);
+    let weights = crate::evals::asking::engine::tool_tokens(&api);
     for t in &mut inventory.tools {
         t.tokens = weights
             .tools
@@ -356,27 +329,6 @@ fn non_empty(s: String) -> Option<String> {
     if s.trim().is_empty() { None } else { Some(s) }
 }
 
-/// sha256 (hex) of the config file's bytes, for `merge` to tell reports of one run apart from
-/// reports of another; `None` without a config file.
-/// sha256 of what the run read as its config: the config file, and the files `evals:` names
-/// (`system_file`, `cases_file`), so `merge` refuses the jobs of two versions of any of them.
-fn config_digest(loaded: &crate::config::LoadedConfig) -> Option<String> {
-    use sha2::{Digest, Sha256};
-    let mut hash = Sha256::new();
-    hash.update(std::fs::read(&loaded.path).ok()?);
-    let evals = loaded.config.evals.as_ref();
-    let named = evals
-        .into_iter()
-        .flat_map(|e| [&e.system_file, &e.cases_file]);
-    for file in named.flatten() {
-        hash.update(b"\0");
-        hash.update(file.to_string_lossy().as_bytes());
-        hash.update(b"\0");
-        hash.update(std::fs::read(loaded.base_dir.join(file)).unwrap_or_default());
-    }
-    Some(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
-}
-
 fn config_file_name(path: &Path) -> Option<String> {
     if path.as_os_str().is_empty() {
         None
@@ -385,43 +337,10 @@ fn config_file_name(path: &Path) -> Option<String> {
     }
 }
 
-/// RFC 3339 UTC time with second precision.
-pub fn rfc3339(t: SystemTime) -> String {
-    let secs = t
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    // Civil-from-days (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60
-    )
-}
-
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
 
     use super::*;
-
-    #[test]
-    fn formats_rfc3339() {
-        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_796_042_553);
-        assert_eq!(rfc3339(t), "2026-11-30T12:42:33Z");
-        assert_eq!(rfc3339(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00Z");
-    }
 
     #[test]
     fn a_multi_line_description_is_summarised_with_an_ellipsis() {

@@ -9,17 +9,17 @@ use std::path::Path;
 use super::{Ctx, Outcome, finished};
 use crate::checks::{self, CheckContext};
 use crate::config::ChecksConfig;
-use crate::evals::engine::{self, EvalRun};
-use crate::evals::history;
-use crate::evals::lint::{self, History, LintInput};
+use crate::evals::asking::engine::{self, EvalRun};
+use crate::evals::judging::history;
+use crate::evals::judging::set_lint::{self, History, LintInput};
 use crate::events::Event;
 use crate::mcp::Client;
 use crate::mcp::types::Tool;
-use crate::plan::PhaseKey;
-use crate::report::model::{
+use crate::outcome::{
     ChecksResults, EvalsResults, FuzzResults, HistoryRecord, LintResults, Phase, PhaseStatus,
     TestCounts, TestResult,
 };
+use crate::plan::PhaseKey;
 use crate::report::redact::Redactor;
 use crate::suite::{self, Defaults, Selection};
 
@@ -161,8 +161,8 @@ pub(super) fn stress(
     tools: &[Tool],
     ctx: &Ctx<'_>,
     baseline: Option<&EvalsResults>,
-) -> Phase<Option<crate::report::model::StressResults>> {
-    use crate::evals::stress;
+) -> Phase<Option<crate::outcome::StressResults>> {
+    use crate::evals::judging::stress;
     let secrets = Redactor::new(ctx.settings.secrets());
     // The stress curve runs in one shard (the first), over the whole set.
     let Some(eval) = eval_run(ctx, &secrets, true) else {
@@ -176,7 +176,7 @@ pub(super) fn stress(
     let shard = ctx.settings.shard().filter(|s| s.count > 1);
     let total = eval.settings.target().map_or(0, |target| {
         let baseline = if shard.is_some() {
-            crate::evals::engine::planned_cases(eval.cfg, target)
+            crate::evals::asking::engine::planned_cases(eval.cfg, target)
         } else {
             0
         };
@@ -190,10 +190,10 @@ pub(super) fn stress(
     let baseline = if shard.is_some() {
         ctx.events.emit(Event::StressList {
             distractors: 0,
-            order: crate::report::model::ToolOrder::Server,
+            order: crate::outcome::ToolOrder::Server,
             tools: tools.len(),
         });
-        whole = crate::evals::engine::run(tools, &eval);
+        whole = crate::evals::asking::engine::run(tools, &eval);
         whole.results.as_ref()
     } else {
         baseline
@@ -238,11 +238,11 @@ pub(super) fn lint(
         },
     };
     let outcomes = match evals.and_then(|p| p.results.as_ref()) {
-        Some(results) if !results.models.is_empty() => lint::run_outcomes(results),
+        Some(results) if !results.models.is_empty() => set_lint::run_outcomes(results),
         _ => ctx
             .settings
             .evals()
-            .map(|e| lint::cached_outcomes(cfg, e, tools))
+            .map(|e| set_lint::cached_outcomes(cfg, e, tools))
             .unwrap_or_default(),
     };
     let loaded = ctx.settings.loaded();
@@ -258,7 +258,7 @@ pub(super) fn lint(
         strict: settings.strict(),
         disable: settings.disable(),
     };
-    let results = lint::run(&input);
+    let results = set_lint::run(&input);
     let status = if results.fails() {
         PhaseStatus::Failed
     } else {
@@ -291,10 +291,10 @@ fn lint_tool_choice(
         return Some((choice.clone(), origin));
     }
     let key = cfg.params_tool_choice()?;
-    let choice = match crate::evals::choice::from_wire(cfg.params_tool_choice_value()?)? {
-        crate::config::ToolChoice::Tool(api) => {
-            crate::config::ToolChoice::Tool(crate::evals::tools::api_tools(tools).map_back(&api))
-        }
+    let choice = match crate::evals::asking::choice::from_wire(cfg.params_tool_choice_value()?)? {
+        crate::config::ToolChoice::Tool(api) => crate::config::ToolChoice::Tool(
+            crate::evals::asking::tools::api_tools(tools).map_back(&api),
+        ),
         other => other,
     };
     Some((choice, format!("evals.{key}")))
@@ -346,7 +346,7 @@ pub(super) fn bench(
     client: &mut Client,
     tools: &[Tool],
     ctx: &Ctx<'_>,
-) -> Phase<Option<crate::report::model::BenchResults>> {
+) -> Phase<Option<crate::outcome::BenchResults>> {
     let Some(settings) = ctx.settings.bench() else {
         return Phase::skipped("no `bench:` section in the config");
     };
@@ -370,7 +370,7 @@ pub(super) fn bench(
 }
 
 /// The protocol checks, on probe connections of their own.
-pub(super) fn protocol(ctx: &Ctx<'_>) -> Phase<Option<crate::report::model::ProtocolResults>> {
+pub(super) fn protocol(ctx: &Ctx<'_>) -> Phase<Option<crate::outcome::ProtocolResults>> {
     let Some(settings) = ctx.settings.protocol() else {
         return Phase::skipped("no `protocol:` section in the config");
     };

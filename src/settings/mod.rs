@@ -9,12 +9,12 @@ mod env;
 mod flags;
 mod fuzz;
 mod github;
-mod lint;
 mod merge;
 mod outputs;
 mod protocol;
 mod resolve;
 mod secrets;
+mod set_lint;
 mod shard;
 mod source;
 mod stress;
@@ -32,9 +32,9 @@ pub use bench::{BenchSettings, BenchTargetSettings, Thresholds};
 pub use env::{ANTHROPIC_DEFAULT_BASE, Env, OPENAI_DEFAULT_BASE};
 pub use fuzz::FuzzSettings;
 pub use github::{Github, PrComment, PrCommentMode};
-pub use lint::LintSettings;
 pub use merge::MergeSettings;
 pub use protocol::ProtocolSettings;
+pub use set_lint::LintSettings;
 pub use source::config_source;
 
 /// The secrets an invocation must never print, before a config is read: toolproof's own

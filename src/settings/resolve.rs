@@ -104,7 +104,7 @@ impl Settings {
             super::protocol::resolve(command, flags.protocol, cfg.protocol.as_ref())?;
         let mut outputs = super::outputs::resolve_outputs(cli, command, &flags, env)?;
         outputs.places = super::workspace::places(&loaded, env, env.cwd());
-        let lint = super::lint::resolve(
+        let lint = super::set_lint::resolve(
             command,
             flags.lint,
             outputs.history().map(PathBuf::as_path),

@@ -5,7 +5,7 @@
 use super::resolve::pick;
 use super::{Env, Origin, Resolved};
 use crate::config::{ConfigError, StressConfig, StressOrder};
-use crate::report::model::ToolOrder;
+use crate::outcome::ToolOrder;
 
 /// Which tool lists the curve asks, resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]

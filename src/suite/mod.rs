@@ -20,7 +20,7 @@ use crate::mcp::client::{CallFailure, Client, ConnectError};
 use crate::mcp::error::McpError;
 use crate::mcp::requests::ServerRequest;
 use crate::mcp::types::{CallOutcome, CallResult, Tool};
-use crate::report::model::{self, Phase, PhaseStatus, TestResult, TestStatus};
+use crate::outcome::{self, Phase, PhaseStatus, TestResult, TestStatus};
 
 /// Most bytes of a result's text (and of a failing call's stderr) kept in a [`TestResult`].
 pub const KEEP_BYTES: usize = 64 * 1024;
@@ -239,7 +239,7 @@ fn run_one<S: Server>(
     result.server_requests = last
         .requests
         .into_iter()
-        .map(|r| model::ServerRequest {
+        .map(|r| outcome::ServerRequest {
             method: r.method,
             answer: r.answer,
             problem: r.problem,

@@ -24,7 +24,7 @@ mod walk;
 use serde_json::{Map, Value};
 
 use crate::mcp::types::Tool;
-use crate::report::model::Severity;
+use crate::outcome::Severity;
 
 use super::{
     CLIENT_ANTHROPIC, CLIENT_ANTHROPIC_STRICT, CLIENT_GEMINI, CLIENT_OPENAI_STRICT, Problem, Sink,

@@ -9,7 +9,7 @@ use crate::checks::{
     run,
 };
 use crate::config::ChecksConfig;
-use crate::report::model::{Finding, Severity};
+use crate::outcome::{Finding, Severity};
 
 fn cfg(clients: &[&str]) -> ChecksConfig {
     ChecksConfig {

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::super::tests::{good, of};
 use super::super::{ARGUMENT_DESCRIPTION, REQUIRED_FIELDS};
-use crate::report::model::Severity;
+use crate::outcome::Severity;
 
 /// The `required-fields` findings of a tool named `name` with this description and input
 /// schema, as `(severity, message)`.

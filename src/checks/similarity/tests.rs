@@ -4,7 +4,7 @@ use super::super::tests::tools;
 use super::super::{CheckContext, run};
 use super::*;
 use crate::config::ChecksConfig;
-use crate::report::model::Finding;
+use crate::outcome::Finding;
 use serde_json::{Value, json};
 
 fn tool(name: &str, description: &str) -> Value {

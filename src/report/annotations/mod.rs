@@ -24,8 +24,8 @@
 
 use super::escape::{clean, plural, truncate_chars};
 use super::evals_view::{EvalsView, ModelView};
-use super::model::{CaseStatus, PhaseStatus, RunReport, Severity, TestStatus};
 use super::places::Places;
+use crate::outcome::{CaseStatus, PhaseStatus, RunReport, Severity, TestStatus};
 
 /// Most annotations per severity; GitHub drops the rest silently.
 pub const MAX_PER_SEVERITY: usize = 10;

@@ -1,8 +1,8 @@
 //! The bench section of the console report: one row per target.
 
 use super::phase_line;
+use crate::outcome::{BenchResults, PhaseOverview};
 use crate::report::escape::clean;
-use crate::report::model::{BenchResults, PhaseOverview};
 use crate::report::table::{Cell, Column, Paint, Table};
 
 pub(super) fn section(

@@ -3,9 +3,9 @@
 //! word comes from the [`EvalsView`]; this file only lays it out and cleans it for a terminal.
 
 use super::{phase_line, push_indented};
+use crate::outcome::{CaseStatus, PhaseOverview};
 use crate::report::escape::clean;
 use crate::report::evals_view::{EvalsView, ModelOutcome, ModelView};
-use crate::report::model::{CaseStatus, PhaseOverview};
 use crate::report::table::{Cell, Column, Paint, Table, wrap};
 
 /// The evals phase with results.

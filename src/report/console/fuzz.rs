@@ -2,8 +2,8 @@
 //! repeat the run, then each finding's server stderr and the `tests:` entry that reproduces it.
 
 use super::{phase_line, push_gutter};
+use crate::outcome::{FuzzResults, PhaseOverview, PhaseStatus};
 use crate::report::escape::clean;
-use crate::report::model::{FuzzResults, PhaseOverview, PhaseStatus};
 use crate::report::table::{Cell, Column, Paint, Table};
 
 /// Longest input shown in the table, in characters.

@@ -4,8 +4,8 @@
 //! this run could not check.
 
 use super::phase_line;
+use crate::outcome::{LintFinding, LintResults, PhaseOverview, PhaseStatus, Severity};
 use crate::report::escape::clean;
-use crate::report::model::{LintFinding, LintResults, PhaseOverview, PhaseStatus, Severity};
 use crate::report::table::{Cell, Column, Paint, Table};
 
 pub(super) fn section(

@@ -21,9 +21,9 @@ use unicode_width::UnicodeWidthStr;
 
 use super::escape::{clean, defuse_workflow_commands, format_secs, head_and_tail_lines, plural};
 use super::evals_view::EvalsView;
-use super::model::{PhaseOverview, PhaseStatus, RunReport, TestCounts};
 use super::stress_view::StressView;
 use super::table::Paint;
+use crate::outcome::{PhaseOverview, PhaseStatus, RunReport, TestCounts};
 
 /// How the console report is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -252,7 +252,7 @@ pub(super) fn test_counts_text(c: &TestCounts) -> String {
 }
 
 fn summary_line(out: &mut String, r: &RunReport, color: bool, width: usize) {
-    use super::model::Severity;
+    use crate::outcome::Severity;
     let (verdict, paint) = match (&r.interrupted, r.passed) {
         (Some(signal), _) => (format!("INTERRUPTED ({signal})"), Paint::RedBold),
         (None, true) => ("PASSED".to_owned(), Paint::GreenBold),

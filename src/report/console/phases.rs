@@ -1,10 +1,10 @@
 //! The static-checks and tests sections of the console report.
 
 use super::{phase_line, push_gutter, test_counts_text};
-use crate::report::escape::{clean, format_ms, plural};
-use crate::report::model::{
+use crate::outcome::{
     ChecksResults, PhaseOverview, PhaseStatus, Severity, TestCounts, TestResult, TestStatus,
 };
+use crate::report::escape::{clean, format_ms, plural};
 use crate::report::table::{Cell, Column, Paint, Table};
 
 /// Infos of one check shown before the rest are counted in one row.

@@ -2,8 +2,8 @@
 //! the server did (or why the check was skipped).
 
 use super::phase_line;
+use crate::outcome::{PhaseOverview, ProtocolResults, Severity};
 use crate::report::escape::clean;
-use crate::report::model::{PhaseOverview, ProtocolResults, Severity};
 use crate::report::table::{Cell, Column, Paint, Table};
 
 pub(super) fn section(

@@ -3,8 +3,8 @@
 //! then what the lists were and how their answers were found.
 
 use super::{phase_line, push_indented};
+use crate::outcome::{PhaseOverview, ToolOrder};
 use crate::report::escape::clean;
-use crate::report::model::{PhaseOverview, ToolOrder};
 use crate::report::stress_view::{StressModelView, StressView};
 use crate::report::table::{Cell, Column, Paint, Table};
 

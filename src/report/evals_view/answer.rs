@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use super::NO_TOOL;
+use crate::outcome::{AnswerKind, EvalCaseResult, PickedCall, TrialResult};
 use crate::report::escape::truncate_chars;
-use crate::report::model::{AnswerKind, EvalCaseResult, PickedCall, TrialResult};
 
 /// `value` as one-line JSON with a space after `:` and `,` (so tables can wrap it), cut to
 /// `max_chars` characters with `…`. Strings keep JSON escaping, so control characters show as

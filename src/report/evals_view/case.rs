@@ -3,8 +3,8 @@
 
 use super::answer::{expected_text, picked_lines, picked_names, trial_picks};
 use super::{ARGS_CHARS, LONG_ARGS_CHARS, NO_TOOL};
+use crate::outcome::{AnswerKind, CaseStatus, EvalCaseResult, ModelEval, TrialResult};
 use crate::report::escape::truncate_chars;
-use crate::report::model::{AnswerKind, CaseStatus, EvalCaseResult, ModelEval, TrialResult};
 
 /// Longest text of a text-only answer quoted in the details, in characters.
 const SAID_CHARS: usize = 120;

@@ -2,8 +2,8 @@
 //! turns`, and one line per turn (`user: …`, `call get_order {"order_id":"55219"} → …`,
 //! `assistant: …`). Text is raw and cut to length; each renderer escapes it.
 
+use crate::outcome::ContextEntry;
 use crate::report::escape::truncate_chars;
-use crate::report::model::ContextEntry;
 
 /// Longest message or result quoted in a turn's line, in characters.
 const TURN_CHARS: usize = 120;

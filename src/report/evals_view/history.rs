@@ -1,10 +1,10 @@
 //! The miss-rate trend as the reports word it: one line of rates per model, and the warnings
 //! (a rising miss rate, history lines that could not be read).
 
+use crate::outcome::cost::usd;
+use crate::outcome::rates::percent;
+use crate::outcome::{HistoryPoint, HistoryTrend};
 use crate::report::escape::plural;
-use crate::report::model::cost::usd;
-use crate::report::model::rates::percent;
-use crate::report::model::{HistoryPoint, HistoryTrend};
 
 /// The trend, worded. Text is raw: each renderer escapes it.
 #[derive(Debug, Clone)]

@@ -2,7 +2,7 @@
 //! the phase's headline, per model its lines, gates and case rows, the cache and the trend.
 //! Renderers only lay this out and escape it. Text here is raw (untrusted parts included), and
 //! the statuses are the scored ones: no rule of the engine is applied again. Rates are written
-//! by `evals::scoring`, the one place that words them.
+//! by `evals::judging::tally`, the one place that words them.
 
 mod answer;
 mod case;
@@ -14,12 +14,12 @@ mod picks;
 #[cfg(test)]
 mod tests;
 
+use crate::outcome::cost;
+use crate::outcome::rates::percent_against;
+use crate::outcome::{CacheUse, ConcurrencyUse, EvalsResults, Phase};
 use crate::report::escape::plural;
-use crate::report::model::cost;
-use crate::report::model::rates::percent_against;
-use crate::report::model::{CacheUse, ConcurrencyUse, EvalsResults, Phase};
 
-pub use crate::report::model::NO_TOOL;
+pub use crate::outcome::NO_TOOL;
 pub use case::CaseRow;
 pub use history::HistoryView;
 pub use model::{ModelOutcome, ModelView};
@@ -148,7 +148,7 @@ fn tool_weights(ev: &EvalsResults) -> Vec<(&str, u64, f64)> {
 /// `90% accuracy (9/10)`; with several models `m1 90% (9/10), m2 error`; `not asked (0/2)`
 /// for a model no case was asked of.
 fn summary(ev: &EvalsResults) -> String {
-    let one = |m: &crate::report::model::ModelEval, word: &str| match m.error {
+    let one = |m: &crate::outcome::ModelEval, word: &str| match m.error {
         Some(_) => "error".to_string(),
         None if m.tools_unseen.is_some() => "error: the tools never reached the model".to_string(),
         None if m.asked_nothing() => format!("not asked (0/{})", m.total),

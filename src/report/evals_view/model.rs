@@ -5,9 +5,9 @@
 use super::CONFUSION_SHOWN;
 use super::case::CaseRow;
 use super::picks::{ToolRow, dominant_lines, rates_lines, tool_rows};
+use crate::outcome::rates::{percent, percent_against};
+use crate::outcome::{CaseStatus, Confusion, Gate, GateKind, ModelEval, ToolsUnseen};
 use crate::report::escape::plural;
-use crate::report::model::rates::{percent, percent_against};
-use crate::report::model::{CaseStatus, Confusion, Gate, GateKind, ModelEval, ToolsUnseen};
 
 /// How a model came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

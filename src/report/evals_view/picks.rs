@@ -3,10 +3,10 @@
 //! (`get_order takes 100% of the prompts meant for start_refund`), and the tool list's weight in
 //! tokens. Text is raw; each renderer escapes it.
 
+use crate::outcome::cost::count;
+use crate::outcome::rates::percent;
+use crate::outcome::{Confusion, ModelEval, NO_TOOL, Share, ToolListTokens};
 use crate::report::escape::plural;
-use crate::report::model::cost::count;
-use crate::report::model::rates::percent;
-use crate::report::model::{Confusion, ModelEval, NO_TOOL, Share, ToolListTokens};
 
 /// Most tools named on the tool list's weight line (the heaviest first).
 pub const WEIGHTS_SHOWN: usize = 5;

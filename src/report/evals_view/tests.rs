@@ -4,7 +4,7 @@ use serde_json::json;
 
 use super::answer::{picked_lines, picked_names, short_json, trial_picks};
 use super::*;
-use crate::report::model::{AnswerKind, HistoryPoint, HistoryTrend, PickedCall, TrialResult};
+use crate::outcome::{AnswerKind, HistoryPoint, HistoryTrend, PickedCall, TrialResult};
 
 #[test]
 fn json_is_spaced_and_cut() {
@@ -221,7 +221,7 @@ fn timeouts_while_others_are_answered_are_said_with_the_concurrency_to_set() {
 
 #[test]
 fn a_confusion_pair_dominates_past_half_of_at_least_two_prompts() {
-    use crate::report::model::{Confusion, ModelEval, Share, ToolScore};
+    use crate::outcome::{Confusion, ModelEval, Share, ToolScore};
     let share = |count, of| Share {
         count,
         of,
@@ -277,7 +277,7 @@ fn a_confusion_pair_dominates_past_half_of_at_least_two_prompts() {
 
 #[test]
 fn the_weight_line_names_the_heaviest_tools_with_their_share() {
-    use crate::report::model::{ToolListTokens, ToolTokens};
+    use crate::outcome::{ToolListTokens, ToolTokens};
     let w = ToolListTokens {
         total: 402,
         tools: (1..=7)

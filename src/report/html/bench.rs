@@ -5,7 +5,7 @@ use super::marks::{
 };
 use super::text::{esc, one_line, text};
 use super::{CELL_CHARS, NAME_CHARS};
-use crate::report::model::{BenchResults, PhaseOverview};
+use crate::outcome::{BenchResults, PhaseOverview};
 
 pub(super) fn section(out: &mut String, phase: &PhaseOverview<'_>, results: Option<&BenchResults>) {
     section_open(out, phase, "Bench");

@@ -10,8 +10,8 @@
 //! its order as a class, and `data-distractors` / `data-accuracy`.
 
 use super::text::{esc, one_line};
-use crate::report::model::rates::percent;
-use crate::report::model::{StressPoint, ToolOrder};
+use crate::outcome::rates::percent;
+use crate::outcome::{StressPoint, ToolOrder};
 use crate::report::stress_view::{StressModelView, StressView};
 
 /// The drawing's size in user units; the page scales it to the column's width.

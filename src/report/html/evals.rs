@@ -9,8 +9,8 @@ use super::marks::{
 };
 use super::text::{one_line, text};
 use super::{CELL_CHARS, ERROR_CHARS, NAME_CHARS};
+use crate::outcome::{CaseStatus, PhaseOverview};
 use crate::report::evals_view::{CaseRow, EvalsView, HistoryView, ModelOutcome, ModelView};
-use crate::report::model::{CaseStatus, PhaseOverview};
 
 /// The section; `view` is `None` when the phase has no results to show.
 pub(super) fn section(
@@ -376,12 +376,8 @@ fn weights_table(out: &mut String, view: &EvalsView<'_>) {
         out.push_str(&format!(
             "<tr><th scope=\"row\">{}</th>{}{}</tr>\n",
             breakable(&one_line(tool, NAME_CHARS)),
-            cell("Tokens", "num", &crate::report::model::cost::count(*tokens)),
-            cell(
-                "Share",
-                "num",
-                &crate::report::model::rates::percent(*share)
-            )
+            cell("Tokens", "num", &crate::outcome::cost::count(*tokens)),
+            cell("Share", "num", &crate::outcome::rates::percent(*share))
         ));
     }
     out.push_str(TABLE_CLOSE);

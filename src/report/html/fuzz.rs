@@ -6,7 +6,7 @@ use super::marks::{
 };
 use super::text::{details_pre, duration, esc, pre_block, text};
 use super::{CELL_CHARS, NAME_CHARS, STDERR_CHARS, STDERR_LINES};
-use crate::report::model::{FuzzResults, FuzzTool, PhaseOverview};
+use crate::outcome::{FuzzResults, FuzzTool, PhaseOverview};
 
 /// Longest input shown, in characters.
 const INPUT_CHARS: usize = 2000;

@@ -7,7 +7,7 @@ use super::marks::{
 };
 use super::text::{esc, one_line, text};
 use super::{CELL_CHARS, NAME_CHARS};
-use crate::report::model::{Coverage, LintFinding, LintResults, PhaseOverview, Severity};
+use crate::outcome::{Coverage, LintFinding, LintResults, PhaseOverview, Severity};
 
 pub(super) fn section(
     out: &mut String,

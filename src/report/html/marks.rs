@@ -2,7 +2,7 @@
 
 use super::CELL_CHARS;
 use super::text::{duration, text};
-use crate::report::model::{PhaseOverview, PhaseStatus};
+use crate::outcome::{PhaseOverview, PhaseStatus};
 
 /// How a row or badge is coloured; each is also the row's class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

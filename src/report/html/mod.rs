@@ -31,8 +31,8 @@ mod tests;
 
 use super::escape::{format_secs, plural};
 use super::evals_view::EvalsView;
-use super::model::{PhaseOverview, PhaseStatus, RunReport, TestCounts};
 use super::stress_view::StressView;
+use crate::outcome::{PhaseOverview, PhaseStatus, RunReport, TestCounts};
 use marks::{TABLE_CLOSE, Tone, by_rank, cell, code_spans, phase_mark, ran, row_open, table_open};
 use text::{details_pre, duration, esc, one_line, pre_block, started, text};
 

@@ -6,10 +6,10 @@ use super::marks::{
 };
 use super::text::{details_pre, esc, one_line, pre_block, text};
 use super::{CELL_CHARS, NAME_CHARS, RESULT_CHARS, STDERR_CHARS, STDERR_LINES};
-use crate::report::escape::{clean, format_ms, plural, truncate_chars};
-use crate::report::model::{
+use crate::outcome::{
     ChecksResults, Inventory, PhaseOverview, Severity, TestCounts, TestResult, TestStatus,
 };
+use crate::report::escape::{clean, format_ms, plural, truncate_chars};
 
 pub(super) fn checks_section(
     out: &mut String,

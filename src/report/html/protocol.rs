@@ -6,7 +6,7 @@ use super::marks::{
     TABLE_CLOSE, Tone, cell, not_run_line, ran, row_open, section_open, table_open,
 };
 use super::text::text;
-use crate::report::model::{PhaseOverview, ProtocolCheck, ProtocolResults, Severity};
+use crate::outcome::{PhaseOverview, ProtocolCheck, ProtocolResults, Severity};
 
 pub(super) fn section(
     out: &mut String,

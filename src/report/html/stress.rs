@@ -6,8 +6,8 @@ use super::chart::chart;
 use super::marks::{TABLE_CLOSE, Tone, badge, cell, not_run_line, ran, section_open, table_open};
 use super::text::{one_line, text};
 use super::{CELL_CHARS, NAME_CHARS};
+use crate::outcome::PhaseOverview;
 use crate::report::console::order_header;
-use crate::report::model::PhaseOverview;
 use crate::report::stress_view::{StressModelView, StressView};
 
 pub(super) fn section(out: &mut String, phase: &PhaseOverview<'_>, view: Option<&StressView<'_>>) {

@@ -3,7 +3,7 @@
 use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
 
 use super::{body, classname, message, one_line, phase_case, secs};
-use crate::report::model::{BenchResults, PhaseOverview};
+use crate::outcome::{BenchResults, PhaseOverview};
 
 pub(super) fn suite(phase: &PhaseOverview<'_>, results: Option<&BenchResults>) -> TestSuite {
     let mut suite = TestSuite::new("bench");

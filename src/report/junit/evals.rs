@@ -8,8 +8,8 @@ use std::time::Duration;
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
 
 use super::{body, classname, message, one_line, phase_case, secs, segment};
+use crate::outcome::{CaseStatus, NO_TOOL, PhaseOverview, PhaseStatus};
 use crate::report::evals_view::{CaseRow, EvalsView, ModelOutcome, ModelView};
-use crate::report::model::{CaseStatus, NO_TOOL, PhaseOverview, PhaseStatus};
 use crate::report::places::Places;
 
 /// Where the cases of one model are: the phase segment of their classnames, and the files.

@@ -5,7 +5,7 @@
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
 
 use super::{body, classname, message, one_line, phase_case, secs, stderr_text};
-use crate::report::model::{FuzzResults, FuzzTool, PhaseOverview, PhaseStatus};
+use crate::outcome::{FuzzResults, FuzzTool, PhaseOverview, PhaseStatus};
 
 pub(super) fn suite(phase: &PhaseOverview<'_>, results: Option<&FuzzResults>) -> TestSuite {
     let mut suite = TestSuite::new("fuzz");

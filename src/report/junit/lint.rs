@@ -7,8 +7,8 @@
 use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
 
 use super::{body, classname, message, one_line, phase_case, secs};
+use crate::outcome::{LintFinding, LintResults, PhaseOverview, PhaseStatus};
 use crate::report::escape::clean;
-use crate::report::model::{LintFinding, LintResults, PhaseOverview, PhaseStatus};
 use crate::report::places::Places;
 
 /// Where the findings point: the config file as the repository knows it, and the paths.

@@ -53,8 +53,8 @@ use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, Te
 
 use super::escape::{clean, first_line, tail_lines, truncate_chars};
 use super::evals_view::EvalsView;
-use super::model::{PhaseOverview, PhaseStatus, RunReport};
 use super::places::Places;
+use crate::outcome::{PhaseOverview, PhaseStatus, RunReport};
 
 /// Longest failure message attribute, in characters.
 const MESSAGE_CHARS: usize = 1000;

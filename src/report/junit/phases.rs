@@ -6,10 +6,10 @@ use std::time::Duration;
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
 
 use super::{body, classname, message, one_line, phase_case, secs, stderr_text};
-use crate::report::escape::clean;
-use crate::report::model::{
+use crate::outcome::{
     ChecksResults, Finding, PhaseOverview, PhaseStatus, Severity, TestResult, TestStatus,
 };
+use crate::report::escape::clean;
 
 pub(super) fn checks_suite(phase: &PhaseOverview<'_>, results: &ChecksResults) -> TestSuite {
     let mut suite = TestSuite::new("static checks");

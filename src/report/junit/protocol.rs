@@ -6,9 +6,9 @@
 use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
 
 use super::{body, classname, message, phase_case, secs};
+use crate::outcome::ProtocolResults;
+use crate::outcome::{PhaseOverview, PhaseStatus, ProtocolCheck, Severity};
 use crate::report::escape::clean;
-use crate::report::model::ProtocolResults;
-use crate::report::model::{PhaseOverview, PhaseStatus, ProtocolCheck, Severity};
 
 pub(super) fn suite(phase: &PhaseOverview<'_>, results: Option<&ProtocolResults>) -> TestSuite {
     let mut suite = TestSuite::new("protocol");

@@ -8,8 +8,8 @@
 use quick_junit::{TestCase, TestCaseStatus, TestSuite};
 
 use super::{body, classname, one_line, phase_case, secs};
-use crate::report::model::rates::percent;
-use crate::report::model::{PhaseOverview, PhaseStatus, StressResults};
+use crate::outcome::rates::percent;
+use crate::outcome::{PhaseOverview, PhaseStatus, StressResults};
 
 pub(super) fn suite(phase: &PhaseOverview<'_>, results: Option<&StressResults>) -> TestSuite {
     let mut suite = TestSuite::new("stress");

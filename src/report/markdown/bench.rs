@@ -2,7 +2,7 @@
 
 use super::phase_row;
 use super::text::md;
-use crate::report::model::{BenchResults, PhaseOverview};
+use crate::outcome::{BenchResults, PhaseOverview};
 
 /// Longest details cell, in characters.
 const DETAILS_CHARS: usize = 300;

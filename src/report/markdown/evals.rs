@@ -6,8 +6,8 @@
 use super::list::List;
 use super::text::md;
 use super::{CELL_CHARS, ERROR_CHARS, LINE_CHARS};
+use crate::outcome::{CaseStatus, PhaseOverview, PhaseStatus};
 use crate::report::evals_view::{CaseRow, EvalsView, ModelOutcome, ModelView};
-use crate::report::model::{CaseStatus, PhaseOverview, PhaseStatus};
 
 /// The header of a table of [`miss_row`]s.
 pub(super) const MISS_HEADER: &str =

@@ -4,7 +4,7 @@
 use super::CELL_CHARS;
 use super::list::List;
 use super::text::md;
-use crate::report::model::{FuzzResults, PhaseOverview, PhaseStatus};
+use crate::outcome::{FuzzResults, PhaseOverview, PhaseStatus};
 
 /// Longest input shown, in characters.
 const INPUT_CHARS: usize = 200;

@@ -6,8 +6,8 @@
 use super::CELL_CHARS;
 use super::list::List;
 use super::text::md;
+use crate::outcome::{LintFinding, LintResults, PhaseOverview, PhaseStatus, Severity};
 use crate::report::escape::plural;
-use crate::report::model::{LintFinding, LintResults, PhaseOverview, PhaseStatus, Severity};
 
 /// Longest list of case names in one cell, in characters.
 const NAMES_CHARS: usize = 600;

@@ -21,8 +21,10 @@ mod tests;
 
 use super::escape::{format_secs, plural};
 use super::evals_view::EvalsView;
-use super::model::{ChecksResults, PhaseOverview, PhaseStatus, RunReport, TestCounts, TestStatus};
 use super::stress_view::StressView;
+use crate::outcome::{
+    ChecksResults, PhaseOverview, PhaseStatus, RunReport, TestCounts, TestStatus,
+};
 use list::{List, share};
 pub(crate) use text::md;
 use text::pre_details;
@@ -244,16 +246,13 @@ fn checks_result(phase: &PhaseOverview<'_>, c: &ChecksResults) -> Option<String>
     matches!(phase.status, PhaseStatus::Passed | PhaseStatus::Failed).then(|| c.counts_text())
 }
 
-fn tests_result(
-    phase: &PhaseOverview<'_>,
-    tests: &[crate::report::model::TestResult],
-) -> Option<String> {
+fn tests_result(phase: &PhaseOverview<'_>, tests: &[crate::outcome::TestResult]) -> Option<String> {
     matches!(phase.status, PhaseStatus::Passed | PhaseStatus::Failed)
         .then(|| TestCounts::of(tests).out_of_text())
 }
 
 fn finding_rows(c: &ChecksResults) -> List {
-    use crate::report::model::Severity;
+    use crate::outcome::Severity;
     let rows = c
         .findings
         .iter()

@@ -4,7 +4,7 @@
 use super::CELL_CHARS;
 use super::list::List;
 use super::text::md;
-use crate::report::model::{PhaseOverview, PhaseStatus, ProtocolResults, Severity};
+use crate::outcome::{PhaseOverview, PhaseStatus, ProtocolResults, Severity};
 
 /// `1 error, 2 warnings in 17 checks (3 skipped)` when the phase ran.
 pub(super) fn result(

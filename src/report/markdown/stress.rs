@@ -4,7 +4,7 @@
 
 use super::text::md;
 use super::{CELL_CHARS, LINE_CHARS, phase_row};
-use crate::report::model::{PhaseOverview, PhaseStatus};
+use crate::outcome::{PhaseOverview, PhaseStatus};
 use crate::report::stress_view::StressView;
 
 /// The phase table's row: the verdict when the curve ran.

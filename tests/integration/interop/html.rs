@@ -9,12 +9,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
-use toolproof::report::html;
-use toolproof::report::model::{
+use toolproof::outcome::{
     CacheUse, ChecksResults, Finding, Generator, Phase, PhaseStatus, Phases, RunReport,
     ServerSummary, Severity, StressBreak, StressMiss, StressModel, StressPoint, StressResults,
     TestResult, TestStatus, ToolOrder,
 };
+use toolproof::report::html;
 
 /// Longest a Chromium run may take, first start included, in seconds.
 const CHROMIUM_TIMEOUT_S: &str = "180";
@@ -59,7 +59,7 @@ fn failing_report() -> RunReport {
     );
     retried.attempts = 3;
     RunReport {
-        schema_version: toolproof::report::model::SCHEMA_VERSION,
+        schema_version: toolproof::outcome::SCHEMA_VERSION,
         generator: Generator::default(),
         command: "run".into(),
         target: "target/debug/examples/fake_mcp --fault no-description".into(),

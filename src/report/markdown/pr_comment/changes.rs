@@ -4,9 +4,9 @@
 //! comparison it says why there is none.
 
 use super::super::text::md;
+use crate::outcome::rates::percent;
+use crate::outcome::{BaseComparison, FindingKey, HistoryRecord, ModelChange};
 use crate::report::escape::plural;
-use crate::report::model::rates::percent;
-use crate::report::model::{BaseComparison, FindingKey, HistoryRecord, ModelChange};
 
 /// Most names listed inline in one line; the rest are counted.
 const NAMES_SHOWN: usize = 20;

@@ -14,8 +14,8 @@ use super::text::md;
 use super::{
     CELL_CHARS, ERROR_CHARS, LINE_CHARS, SECTION_OVERHEAD, failed_test_rows, finding_rows, fit,
 };
+use crate::outcome::{CaseStatus, RunReport};
 use crate::report::evals_view::EvalsView;
-use crate::report::model::{CaseStatus, RunReport};
 
 /// Largest comment body in bytes, well under GitHub's limit of 65,536 characters.
 pub const COMMENT_BUDGET: usize = 60_000;

@@ -1,0 +1,153 @@
+//! `evals.tool_choice` on the wire: a named tool resolved to the API-safe name the model is
+//! offered, then each provider's format (Anthropic `{"type": "auto"|"any"|"none"}` or
+//! `{"type": "tool", "name": N}`; OpenAI Chat Completions `"auto"|"required"|"none"` or
+//! `{"type": "function", "function": {"name": N}}`; the command provider gets Anthropic's
+//! shape, which matches the tool definitions it is sent).
+//!
+//! For the HTTP providers the value travels as `params.tool_choice` does in mcp-toolproof
+//! 0.3.1: it replaces the request's default `auto` and is part of the cache key's `params`. So
+//! with `tool_choice` unset the key is the reference's, byte for byte, and with it set the key
+//! is the one the reference computes for `params: {tool_choice: <that wire value>}`.
+
+use serde_json::{Value, json};
+
+use super::tools::ApiTools;
+use crate::config::{Provider, ToolChoice};
+
+/// `choice` with a named tool's MCP name replaced by its API-safe name; an error that says
+/// why when the tool is not offered to the model.
+pub fn offered(choice: &ToolChoice, api: &ApiTools) -> Result<ToolChoice, String> {
+    let ToolChoice::Tool(name) = choice else {
+        return Ok(choice.clone());
+    };
+    if let Some((safe, _)) = api.back.iter().find(|(_, mcp)| *mcp == name) {
+        return Ok(ToolChoice::Tool(safe.clone()));
+    }
+    if api.left_out.contains(name) {
+        return Err(format!(
+            "evals.tool_choice names `{name}`, which is not offered to the model: its input schema is not valid JSON Schema"
+        ));
+    }
+    let mut known: Vec<&str> = api.back.values().map(String::as_str).collect();
+    known.sort_unstable();
+    let nearest = crate::suite::nearest_tool(name, known.iter().copied())
+        .map(|n| format!(", did you mean `{n}`?"))
+        .unwrap_or_default();
+    Err(format!(
+        "evals.tool_choice names `{name}`, which is not a tool of the server{nearest}\nhint: name one of: {}",
+        known.join(", ")
+    ))
+}
+
+/// `choice` (API-safe names) in `provider`'s wire format.
+pub fn wire(choice: &ToolChoice, provider: Provider) -> Value {
+    match (provider, choice) {
+        (Provider::Openai, ToolChoice::Auto) => json!("auto"),
+        (Provider::Openai, ToolChoice::Any) => json!("required"),
+        (Provider::Openai, ToolChoice::None) => json!("none"),
+        (Provider::Openai, ToolChoice::Tool(name)) => {
+            json!({"type": "function", "function": {"name": name}})
+        }
+        (_, ToolChoice::Auto) => json!({"type": "auto"}),
+        (_, ToolChoice::Any) => json!({"type": "any"}),
+        (_, ToolChoice::None) => json!({"type": "none"}),
+        (_, ToolChoice::Tool(name)) => json!({"type": "tool", "name": name}),
+    }
+}
+
+/// What a provider-format `tool_choice` (from `params`) asks, in config terms: `auto`, `any`,
+/// `none` or a named tool (its API name); `None` when the value is in no format known here.
+pub fn from_wire(value: &Value) -> Option<ToolChoice> {
+    let simple = |word: &str| match word {
+        "auto" => Some(ToolChoice::Auto),
+        "any" | "required" => Some(ToolChoice::Any),
+        "none" => Some(ToolChoice::None),
+        _ => None,
+    };
+    match value {
+        Value::String(word) => simple(word),
+        Value::Object(map) => match map.get("type").and_then(Value::as_str)? {
+            "tool" => map
+                .get("name")
+                .and_then(Value::as_str)
+                .map(|n| ToolChoice::Tool(n.to_owned())),
+            "function" => value
+                .pointer("/function/name")
+                .and_then(Value::as_str)
+                .map(|n| ToolChoice::Tool(n.to_owned())),
+            other => simple(other),
+        },
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evals::asking::tools::api_tools;
+    use crate::mcp::types::Tool;
+
+    fn tools() -> ApiTools {
+        api_tools(&[
+            Tool::from_wire(json!({"name": "get.weather", "inputSchema": {"type": "object"}})),
+            Tool::from_wire(json!({"name": "bad", "inputSchema": {"type": 5}})),
+        ])
+    }
+
+    #[test]
+    fn each_provider_gets_its_own_format() {
+        let named = ToolChoice::Tool("get_weather".into());
+        let cases = [
+            (
+                Provider::Anthropic,
+                ToolChoice::Auto,
+                json!({"type": "auto"}),
+            ),
+            (Provider::Anthropic, ToolChoice::Any, json!({"type": "any"})),
+            (
+                Provider::Anthropic,
+                ToolChoice::None,
+                json!({"type": "none"}),
+            ),
+            (
+                Provider::Anthropic,
+                named.clone(),
+                json!({"type": "tool", "name": "get_weather"}),
+            ),
+            (Provider::Openai, ToolChoice::Auto, json!("auto")),
+            (Provider::Openai, ToolChoice::Any, json!("required")),
+            (Provider::Openai, ToolChoice::None, json!("none")),
+            (
+                Provider::Openai,
+                named.clone(),
+                json!({"type": "function", "function": {"name": "get_weather"}}),
+            ),
+            (
+                Provider::Command,
+                named,
+                json!({"type": "tool", "name": "get_weather"}),
+            ),
+        ];
+        for (provider, choice, want) in cases {
+            assert_eq!(wire(&choice, provider), want, "{provider:?} {choice:?}");
+            assert_eq!(from_wire(&want), Some(choice));
+        }
+        assert_eq!(from_wire(&json!({"type": "allowed_tools"})), None);
+        assert_eq!(from_wire(&json!(3)), None);
+    }
+
+    #[test]
+    fn a_named_tool_is_sent_by_its_api_name_or_refused_with_the_nearest() {
+        let api = tools();
+        assert_eq!(
+            offered(&ToolChoice::Tool("get.weather".into()), &api),
+            Ok(ToolChoice::Tool("get_weather".into()))
+        );
+        assert_eq!(offered(&ToolChoice::Any, &api), Ok(ToolChoice::Any));
+        let typo = offered(&ToolChoice::Tool("get.wether".into()), &api).unwrap_err();
+        assert!(typo.contains("did you mean `get.weather`?"), "{typo}");
+        assert!(typo.contains("\nhint: name one of: get.weather"), "{typo}");
+        let left_out = offered(&ToolChoice::Tool("bad".into()), &api).unwrap_err();
+        assert!(left_out.contains("input schema is not valid"), "{left_out}");
+    }
+}

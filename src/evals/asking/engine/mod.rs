@@ -1,0 +1,581 @@
+//! The evals phase: resolve provider and models, look every (case, trial) up in the cache, ask
+//! the provider for the rest on a pool of worker threads, score, and gate. Output order is
+//! always the case order, whatever order the answers came in.
+
+mod ask;
+mod batch;
+mod cost;
+mod offline;
+mod progress;
+
+use ask::{Asking, build_client};
+use offline::{recorded_elsewhere, tool_digests, why_missed};
+use progress::Progress;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+
+use super::cache::{Cache, Keyer, Lookup};
+use super::choice;
+use super::prices::PriceTable;
+use super::provider::window::WindowUse;
+use super::provider::{Pacer, Provider, ProviderError, RetryPolicy};
+use super::tools::{ApiTools, api_tools};
+use super::usage::Recorded;
+use crate::config::{EvalCase, EvalConfig, Provider as ProviderKind, ToolChoice, Turn};
+use crate::evals::Choice;
+use crate::evals::judging::grade::{self, Label};
+use crate::evals::judging::tally::{self, LabelledCase, Rules};
+use crate::events::Events;
+use crate::interrupt::Interrupt;
+use crate::mcp::types::Tool;
+use crate::outcome::ContextEntry;
+use crate::outcome::{
+    CacheUse, ConcurrencyUse, EvalsResults, GateKind, ModelEval, Phase, PhaseStatus,
+    ToolListTokens, ToolTokens, TrialResult,
+};
+use crate::report::redact::Redactor;
+use crate::settings::{Env, EvalSettings, EvalTarget};
+
+/// `max_tokens` sent to Anthropic when the YAML sets none (the reference's value).
+const DEFAULT_MAX_TOKENS: u32 = 16_000;
+
+/// What one evals phase needs besides the tool list: the `evals:` section, the resolved
+/// settings, where relative paths start, and the run's environment, events and interrupt.
+pub struct EvalRun<'a> {
+    /// The `evals:` section.
+    pub cfg: &'a EvalConfig,
+    /// Provider, models, gates and cache switches, resolved.
+    pub settings: &'a EvalSettings,
+    /// The config file's folder (the command provider runs there).
+    pub base_dir: &'a Path,
+    /// Where API keys and endpoints are read.
+    pub env: &'a Env,
+    /// Progress goes here.
+    pub events: &'a Events,
+    /// Stops the phase early.
+    pub interrupt: &'a Interrupt,
+    /// The run's secrets: masked in every answer before it is scored or stored.
+    pub secrets: &'a Redactor,
+}
+
+/// The provider's name as the cache key and reports spell it.
+pub fn provider_name(p: ProviderKind) -> &'static str {
+    match p {
+        ProviderKind::Anthropic => "anthropic",
+        ProviderKind::Openai => "openai",
+        ProviderKind::Command => "command",
+    }
+}
+
+/// The request parameters for a provider: `params`, plus `max_tokens` under the name the API
+/// reads when the YAML sets it (an explicit `params` key wins): Anthropic's `max_tokens`, and
+/// for OpenAI `openai_max_tokens_key` (see [`EvalSettings::openai_max_tokens_key`]), plus the
+/// tool choice (API-safe names, see [`choice`]) in the provider's format for the HTTP
+/// providers, exactly as a `params.tool_choice` would be sent and hashed. The command provider
+/// is sent no `params`.
+///
+/// Whatever is sent is hashed: a `max_tokens: N` sent to a compatible server keys as the
+/// reference keys `params: {max_tokens: N}`.
+pub fn request_params(
+    cfg: &EvalConfig,
+    provider: ProviderKind,
+    tool_choice: Option<&ToolChoice>,
+    openai_max_tokens_key: &str,
+) -> Map<String, Value> {
+    let mut params = cfg.params.clone();
+    // `auto` is what the request carries anyway (and what keys the reference's cache); an
+    // explicit one adds nothing, and must not be sent to a tool-less request.
+    if let Some(c) =
+        tool_choice.filter(|c| provider != ProviderKind::Command && **c != ToolChoice::Auto)
+    {
+        params
+            .entry("tool_choice")
+            .or_insert_with(|| choice::wire(c, provider));
+    }
+    if let Some(n) = cfg.max_tokens {
+        let key = match provider {
+            ProviderKind::Openai => openai_max_tokens_key,
+            _ => "max_tokens",
+        };
+        params.entry(key).or_insert_with(|| Value::from(n));
+    }
+    params
+}
+
+/// One (case, trial) of a model: which case, and its cache key when the cache is used.
+struct Item {
+    case: usize,
+    key: Option<String>,
+}
+
+/// How many times `case` is asked: its own `trials`, else the section's, at least once.
+fn trials_of(cfg: &EvalConfig, case: &EvalCase) -> u32 {
+    case.trials.unwrap_or(cfg.trials).max(1)
+}
+
+/// Cases the phase will report: every case, for every model.
+pub fn planned_cases(cfg: &EvalConfig, target: &EvalTarget) -> usize {
+    cfg.cases.len() * target.models.len()
+}
+
+/// What came back for one item: a cached answer with the usage its entry recorded, a fresh
+/// one with the usage its server reported (and its cost, when the model has a price), and
+/// whether that server reported a broken usage (past `MAX_ANSWER_TOKENS`, not counted).
+enum Got {
+    Cached(Choice, Option<Recorded>),
+    Asked(Choice, Duration, Option<Recorded>, bool),
+    Failed(String, Duration),
+    NotAsked,
+}
+
+/// The name of a case: its `name`, or the prompt on one line, shortened.
+pub fn case_name(case: &EvalCase) -> String {
+    case.name.clone().unwrap_or_else(|| {
+        let flat = case.prompt.split_whitespace().collect::<Vec<_>>().join(" ");
+        if flat.chars().count() <= 60 {
+            flat
+        } else {
+            flat.chars().take(59).collect::<String>() + "…"
+        }
+    })
+}
+
+/// The tool choice as the model is offered it (a named tool by its API-safe name), when one
+/// is set; an error that says why when it names a tool the model is not offered.
+pub fn offered_choice(
+    settings: &EvalSettings,
+    api: &ApiTools,
+) -> Result<Option<ToolChoice>, String> {
+    settings
+        .tool_choice()
+        .map(|c| choice::offered(c, api))
+        .transpose()
+}
+
+/// Every cache key the current cases can hit (for `cache status` and `cache prune`), with
+/// the tool choice the settings send; an error when it names a tool the model is not offered.
+pub fn all_keys(
+    tools: &[Tool],
+    cfg: &EvalConfig,
+    resolved: &EvalTarget,
+    settings: &EvalSettings,
+) -> Result<Vec<(String, usize, u32, String)>, String> {
+    let api = api_tools(tools);
+    let tool_choice = offered_choice(settings, &api)?;
+    let params = request_params(
+        cfg,
+        resolved.provider,
+        tool_choice.as_ref(),
+        settings.openai_max_tokens_key(),
+    );
+    let mut keys = Vec::new();
+    for model in &resolved.models {
+        let keyer = Keyer::new(
+            provider_name(resolved.provider),
+            model,
+            cfg.system.as_deref(),
+            &api.tools,
+            &params,
+        );
+        for (i, case) in cfg.cases.iter().enumerate() {
+            for trial in 1..=trials_of(cfg, case) {
+                let key = keyer.key_in(&case.turns(), &case.prompt, trial);
+                keys.push((model.clone(), i, trial, key));
+            }
+        }
+    }
+    Ok(keys)
+}
+
+/// Runs the evals phase: every model in turn, cached answers first, the rest asked on a pool
+/// of workers. Stops early (what was not asked is "not run") when the run is interrupted.
+pub fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
+    let started = Instant::now();
+    let target = match r.settings.target() {
+        Ok(t) => t,
+        Err(e) => return Phase::error(e.to_string()),
+    };
+    let cfg = r.cfg;
+    let api = api_tools(tools);
+    let provider = target.provider;
+    let use_cache = cfg.cache && provider != ProviderKind::Command;
+    let mut results = EvalsResults {
+        provider: provider_name(provider).into(),
+        left_out_tools: api.left_out.clone(),
+        tool_list_hash: tool_list_hash(&api),
+        tool_tokens: Some(tool_tokens(&api)),
+        cache: CacheUse {
+            read: use_cache && !r.settings.no_cache(),
+            write: use_cache,
+            dir: use_cache.then(|| cfg.cache_dir.display().to_string()),
+            ..CacheUse::default()
+        },
+        config_models: cfg.named_models(),
+        ..EvalsResults::default()
+    };
+    let tool_choice = match offered_choice(r.settings, &api) {
+        Ok(c) => c,
+        Err(e) => return Phase::error(e),
+    };
+    let params = request_params(
+        cfg,
+        provider,
+        tool_choice.as_ref(),
+        r.settings.openai_max_tokens_key(),
+    );
+    let by_name: HashMap<&str, &Tool> = tools.iter().map(|t| (t.name.as_str(), t)).collect();
+    let pacer = Arc::new(
+        Pacer::observed(
+            RetryPolicy {
+                max_retries: cfg.max_retries,
+                base_delay: Duration::from_millis(500),
+                max_delay: Duration::from_secs(8),
+                request_timeout: crate::config::limits::seconds(cfg.request_timeout_s),
+            },
+            r.events.clone(),
+            r.interrupt.clone(),
+        )
+        .with_window(cfg.concurrency.max(1) as usize, cfg.adaptive_concurrency),
+    );
+    let ctx = Ctx {
+        cfg,
+        api: &api,
+        params: &params,
+        tool_choice: tool_choice.map(|c| choice::wire(&c, ProviderKind::Command)),
+        by_name: &by_name,
+        provider,
+        cache: Cache::new(&cfg.cache_dir).recording_tools(tool_digests(&api)),
+        run: r,
+        pacer,
+        prices: PriceTable::new(&cfg.prices),
+        started,
+    };
+    // Built on first need: a fully cached run needs no key.
+    let mut client: Option<Result<Arc<Provider>, ProviderError>> = None;
+    for model in &target.models {
+        if r.interrupt.is_set() {
+            break;
+        }
+        let eval = eval_model(&ctx, model, &mut results.cache, &mut client);
+        results.models.push(eval);
+    }
+    if provider != ProviderKind::Command {
+        let used = ctx.pacer.usage();
+        results.cache.requests = used.requests;
+        results.cache.retries = used.retries;
+        results.concurrency = Some(concurrency_use(cfg, used.window));
+    }
+    finish_phase(results, started, r.interrupt)
+}
+
+/// What the in-flight window did, as the report says it.
+fn concurrency_use(cfg: &EvalConfig, w: WindowUse) -> ConcurrencyUse {
+    ConcurrencyUse {
+        configured: w.configured,
+        adaptive: cfg.adaptive_concurrency,
+        lowest: w.lowest,
+        last: w.last,
+        lowered: w.lowered,
+        timeouts: w.timeouts,
+        answered: w.answered,
+    }
+}
+
+/// The phase's status and one-line verdict (see [`tally::phase`]); an interrupted phase
+/// is an error that says so.
+fn finish_phase(
+    results: EvalsResults,
+    started: Instant,
+    interrupt: &Interrupt,
+) -> Phase<Option<EvalsResults>> {
+    let mut phase = tally::phase(results, started.elapsed().as_secs_f64() * 1000.0);
+    if let Some(signal) = interrupt.signal() {
+        phase.status = PhaseStatus::Error;
+        let verdict = phase.reason.take().unwrap_or_default();
+        phase.reason = Some(format!("interrupted by {}: {verdict}", signal.name()));
+    }
+    phase
+}
+
+struct Ctx<'a> {
+    cfg: &'a EvalConfig,
+    api: &'a ApiTools,
+    params: &'a Map<String, Value>,
+    /// The tool choice in the command provider's shape (the HTTP providers have it in `params`).
+    tool_choice: Option<Value>,
+    by_name: &'a HashMap<&'a str, &'a Tool>,
+    provider: ProviderKind,
+    cache: Cache,
+    run: &'a EvalRun<'a>,
+    pacer: Arc<Pacer>,
+    /// `evals.prices` over the built-in list prices.
+    prices: PriceTable,
+    /// When the phase started: the batch deadline counts from it, for every model's batches.
+    started: Instant,
+}
+
+/// One model: cached answers, then the provider for the rest, then the score.
+fn eval_model(
+    ctx: &Ctx<'_>,
+    model: &str,
+    cache_use: &mut CacheUse,
+    client: &mut Option<Result<Arc<Provider>, ProviderError>>,
+) -> ModelEval {
+    let cfg = ctx.cfg;
+    let items = items_of(ctx, model, cache_use.write);
+    let mut progress = Progress::new(ctx, model, &items);
+    let mut got: Vec<Got> = items.iter().map(|_| Got::NotAsked).collect();
+    if cache_use.read {
+        for (idx, item) in items.iter().enumerate() {
+            let Some(key) = &item.key else { continue };
+            match ctx.cache.read_recorded(key) {
+                (Lookup::Hit(choice), recorded) => {
+                    cache_use.hits += 1;
+                    got[idx] = Got::Cached(choice, recorded);
+                    progress.arrived(ctx, idx, &items, &got);
+                }
+                (Lookup::Corrupt(_), _) => cache_use.corrupt += 1,
+                (Lookup::Miss, _) => {}
+            }
+        }
+    }
+    let pending: Vec<usize> = (0..items.len())
+        .filter(|i| matches!(got[*i], Got::NotAsked))
+        .collect();
+    let mut fatal: Option<String> = None;
+    let mut batched = 0;
+    // `--offline` keeps model APIs from being called; a local command is no API.
+    let offline = offline_for(ctx.run.settings, ctx.provider);
+    if !pending.is_empty() && !offline && !ctx.run.interrupt.is_set() {
+        let built = client.get_or_insert_with(|| {
+            build_client(cfg, ctx.provider, ctx.run.base_dir, ctx.run.env).map(Arc::new)
+        });
+        match built {
+            Err(e) => fatal = Some(e.to_string()),
+            Ok(p) => {
+                let mut live = true;
+                if batches(ctx, cache_use, &items, &pending) {
+                    let sent = batch::Batching {
+                        ctx,
+                        provider: Arc::clone(p),
+                        model,
+                        items: &items,
+                        cache_use: &mut *cache_use,
+                    }
+                    .run(&pending, &mut got, &mut progress);
+                    (fatal, batched, live) = (sent.fatal, sent.count, sent.live);
+                }
+                if live {
+                    let asked = Asking {
+                        ctx,
+                        provider: Arc::clone(p),
+                        model,
+                        items: &items,
+                        cache_use,
+                    };
+                    fatal = asked.ask_all(&pending, &mut got, &mut progress);
+                }
+            }
+        }
+    }
+    progress.flush_not_asked(ctx, &items, &got);
+    let elsewhere = (offline && cache_use.read && fatal.is_none())
+        .then(|| why_missed(ctx, model, &items, &got))
+        .flatten();
+    let min_accuracy = ctx.run.settings.min_accuracy();
+    let mut eval = score_model(ctx, model, &items, got, fatal, min_accuracy, offline);
+    eval.batched = batched;
+    if let Some(elsewhere) = elsewhere {
+        for gate in eval
+            .gates
+            .iter_mut()
+            .filter(|g| g.kind == GateKind::Offline)
+        {
+            gate.detail
+                .push_str(&format!("; {}", recorded_elsewhere(&elsewhere)));
+        }
+    }
+    eval
+}
+
+/// Every (case, trial) of one model in case order, with its cache key when the cache is used.
+fn items_of(ctx: &Ctx<'_>, model: &str, keyed: bool) -> Vec<Item> {
+    let cfg = ctx.cfg;
+    let keyer = keyed.then(|| {
+        Keyer::new(
+            provider_name(ctx.provider),
+            model,
+            cfg.system.as_deref(),
+            &ctx.api.tools,
+            ctx.params,
+        )
+    });
+    let mut items = Vec::new();
+    for (i, case) in cfg.cases.iter().enumerate() {
+        let turns = case.turns();
+        for trial in 1..=trials_of(cfg, case) {
+            let key = keyer
+                .as_ref()
+                .map(|k| k.key_in(&turns, &case.prompt, trial));
+            items.push(Item { case: i, key });
+        }
+    }
+    items
+}
+
+/// Whether the pending items go through a batch: the settings say so for this many distinct
+/// requests, and every item has a cache key (results land in the cache, and a re-run finds
+/// the batch by them).
+fn batches(ctx: &Ctx<'_>, cache_use: &CacheUse, items: &[Item], pending: &[usize]) -> bool {
+    let distinct: std::collections::HashSet<&str> = pending
+        .iter()
+        .filter_map(|&i| items[i].key.as_deref())
+        .collect();
+    cache_use.write
+        && distinct.len() == pending.len()
+        && ctx
+            .run
+            .settings
+            .batch()
+            .batches(ctx.provider, distinct.len())
+}
+
+/// One trial as reported: the answer judged against the case's label, or why there is none.
+fn trial_of(ctx: &Ctx<'_>, case: &EvalCase, got: Got) -> TrialResult {
+    let ms = |took: Duration| took.as_secs_f64() * 1000.0;
+    let (choice, cached, took) = match got {
+        Got::Cached(c, _) => (c, true, Duration::ZERO),
+        Got::Asked(c, took, _, _) => (c, false, took),
+        Got::Failed(message, took) => return tally::provider_failed(message, ms(took)),
+        Got::NotAsked => return tally::not_asked(),
+    };
+    let expected = case.expect_tool.clone().flatten();
+    let judged = grade::judge(
+        Label {
+            tool: expected.as_deref(),
+            args: &case.expect_args,
+        },
+        &choice,
+        ctx.by_name,
+        ctx.cfg.multiple_calls,
+    );
+    tally::answered(&choice, judged, cached, ms(took))
+}
+
+/// `--offline` applies to model APIs only: a local command is no API.
+fn offline_for(settings: &EvalSettings, provider: ProviderKind) -> bool {
+    settings.offline() && provider != ProviderKind::Command
+}
+
+/// Judges every answer of one model and scores it (see [`tally::score_model`]).
+fn score_model(
+    ctx: &Ctx<'_>,
+    model: &str,
+    items: &[Item],
+    got: Vec<Got>,
+    fatal: Option<String>,
+    min_accuracy: f64,
+    offline: bool,
+) -> ModelEval {
+    let cfg = ctx.cfg;
+    let cost = cost::of_model(&got, ctx.prices.lookup(model));
+    // A model API renders the tools into the prompt it counts; a command's usage is whatever
+    // the command says, and proves nothing about a tool list.
+    let unseen = (ctx.provider != ProviderKind::Command && !ctx.api.tools.is_empty())
+        .then(|| cost::tools_unseen(&got, tool_tokens(ctx.api).total))
+        .flatten();
+    let mut trials: Vec<Vec<TrialResult>> = cfg.cases.iter().map(|_| Vec::new()).collect();
+    for (item, g) in items.iter().zip(got) {
+        let case = &cfg.cases[item.case];
+        trials[item.case].push(trial_of(ctx, case, g));
+    }
+    let cases = cfg
+        .cases
+        .iter()
+        .zip(trials)
+        .map(|(case, trials)| LabelledCase {
+            name: case_name(case),
+            prompt: case.prompt.clone(),
+            why: case.why.clone(),
+            critical: case.critical,
+            line: case.line,
+            file: case.file.as_ref().map(|f| f.display().to_string()),
+            expect_tool: case.expect_tool.clone().flatten(),
+            expect_args: Value::Object(case.expect_args.clone()),
+            trials,
+        })
+        .collect();
+    let rules = Rules {
+        min_accuracy,
+        min_wilson_lower: cfg.min_wilson_lower,
+        offline,
+        trials: cfg.trials,
+    };
+    let mut eval = tally::score_model(model, &rules, fatal, cases);
+    for (result, case) in eval.cases.iter_mut().zip(&cfg.cases) {
+        result.context = context_entries(&case.turns());
+    }
+    eval.cost = Some(cost);
+    tally::tools_unseen(&mut eval, unseen);
+    eval
+}
+
+/// Each offered tool's estimated tokens in the list sent to the model, and the list's.
+pub fn tool_tokens(api: &ApiTools) -> ToolListTokens {
+    use crate::outcome::cost::{list_tokens, tool_bytes};
+    let bytes: Vec<usize> = api
+        .tools
+        .iter()
+        .map(|t| tool_bytes(&t.name, &t.description, &t.input_schema))
+        .collect();
+    ToolListTokens {
+        total: list_tokens(bytes.iter().copied()),
+        tools: api
+            .tools
+            .iter()
+            .zip(&bytes)
+            .map(|(t, b)| ToolTokens {
+                tool: api.map_back(&t.name),
+                tokens: b.div_ceil(4) as u64,
+            })
+            .collect(),
+    }
+}
+
+/// A case's context as the report records it.
+fn context_entries(turns: &[Turn]) -> Vec<ContextEntry> {
+    turns
+        .iter()
+        .map(|turn| match turn {
+            Turn::User(text) => ContextEntry {
+                user: Some(text.clone()),
+                ..ContextEntry::default()
+            },
+            Turn::Assistant(text) => ContextEntry {
+                assistant: Some(text.clone()),
+                ..ContextEntry::default()
+            },
+            Turn::Call { tool, args, result } => ContextEntry {
+                call: Some(tool.clone()),
+                args: Some(Value::Object(args.clone())),
+                result: Some(result.clone()),
+                ..ContextEntry::default()
+            },
+        })
+        .collect()
+}
+
+/// sha256 of the tool list as sent to the model.
+pub fn tool_list_hash(api: &ApiTools) -> String {
+    use sha2::{Digest, Sha256};
+    let bytes = serde_json::to_vec(&api.tools).unwrap_or_default();
+    Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}

@@ -1,0 +1,110 @@
+//! Live progress of the evals phase: a `CaseFinished` event as soon as every trial of a case
+//! has its answer, whether it came from the cache or the provider.
+
+use super::{Ctx, Got, Item, case_name, trial_of};
+use crate::events::Event;
+use crate::outcome::{AnswerKind, CaseStatus, NO_TOOL, TrialResult};
+
+/// Emits a `CaseFinished` event as each case's last trial comes in.
+pub(super) struct Progress {
+    model: String,
+    remaining: Vec<usize>,
+    sent: Vec<bool>,
+}
+
+impl Progress {
+    pub(super) fn new(ctx: &Ctx<'_>, model: &str, items: &[Item]) -> Self {
+        let mut remaining = vec![0; ctx.cfg.cases.len()];
+        for item in items {
+            remaining[item.case] += 1;
+        }
+        Progress {
+            model: model.to_owned(),
+            sent: vec![false; remaining.len()],
+            remaining,
+        }
+    }
+
+    /// Item `idx` has its answer in `got`.
+    pub(super) fn arrived(&mut self, ctx: &Ctx<'_>, idx: usize, items: &[Item], got: &[Got]) {
+        let case = items[idx].case;
+        self.remaining[case] = self.remaining[case].saturating_sub(1);
+        if self.remaining[case] == 0 {
+            self.send(ctx, case, items, got);
+        }
+    }
+
+    /// Cases left without every answer (offline, interrupted, provider unusable).
+    pub(super) fn flush_not_asked(&mut self, ctx: &Ctx<'_>, items: &[Item], got: &[Got]) {
+        for case in 0..self.sent.len() {
+            if !self.sent[case] {
+                self.send(ctx, case, items, got);
+            }
+        }
+    }
+
+    fn send(&mut self, ctx: &Ctx<'_>, case: usize, items: &[Item], got: &[Got]) {
+        self.sent[case] = true;
+        let spec = &ctx.cfg.cases[case];
+        let trials: Vec<TrialResult> = items
+            .iter()
+            .zip(got)
+            .filter(|(item, _)| item.case == case)
+            .map(|(_, g)| trial_of(ctx, spec, g.peek()))
+            .collect();
+        let shown = trials.iter().find(|t| !t.passed).or(trials.first());
+        ctx.run.events.emit(Event::CaseFinished {
+            model: self.model.clone(),
+            name: case_name(spec),
+            status: case_status(&trials),
+            trials: trials.len(),
+            expected: spec
+                .expect_tool
+                .clone()
+                .flatten()
+                .unwrap_or_else(|| NO_TOOL.into()),
+            picked: shown.map_or_else(|| "(not asked)".into(), picked_names),
+            failure: shown.and_then(|t| t.failures.first().cloned()),
+        });
+    }
+}
+
+/// How a case ended over its trials.
+fn case_status(trials: &[TrialResult]) -> CaseStatus {
+    if trials.iter().any(|t| t.kind == AnswerKind::NotAsked) {
+        CaseStatus::NotRun
+    } else if trials.iter().any(|t| t.kind == AnswerKind::ProviderError) {
+        CaseStatus::ProviderError
+    } else if trials.iter().all(|t| t.passed) {
+        CaseStatus::Correct
+    } else {
+        CaseStatus::Miss
+    }
+}
+
+/// The tools a trial picked, by name: `a, b`, `(no tool)`, `(provider error)`…
+fn picked_names(t: &TrialResult) -> String {
+    match t.kind {
+        AnswerKind::ProviderError => "(provider error)".into(),
+        AnswerKind::NotAsked => "(not asked)".into(),
+        _ if t.calls.is_empty() => NO_TOOL.into(),
+        _ => t
+            .calls
+            .iter()
+            .map(|c| c.tool.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
+impl Got {
+    /// A copy for a progress event (the original goes on to scoring).
+    fn peek(&self) -> Got {
+        match self {
+            Got::Cached(c, r) => Got::Cached(c.clone(), *r),
+            Got::Asked(c, d, r, u) => Got::Asked(c.clone(), *d, *r, *u),
+            Got::Failed(m, d) => Got::Failed(m.clone(), *d),
+            Got::NotAsked => Got::NotAsked,
+        }
+    }
+}
