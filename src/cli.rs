@@ -185,7 +185,10 @@ pub struct EvalArgs {
     #[command(flatten)]
     pub server: ServerArgs,
     /// Provider [env: TOOLPROOF_EVAL_PROVIDER].
-    #[arg(long, value_parser = ["anthropic", "openai", "command"])]
+    #[arg(long, value_parser = [
+        "anthropic", "openai", "command", "ollama", "vllm", "llamacpp", "openrouter", "together",
+        "groq", "deepseek", "mistral", "xai",
+    ])]
     pub provider: Option<String>,
     /// Model [env: TOOLPROOF_EVAL_MODEL].
     #[arg(long)]

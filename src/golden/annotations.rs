@@ -128,9 +128,7 @@ fn phase_errors_caused_by_the_server_are_not_repeated() {
     let mut report = fixtures::all_passed();
     report.passed = false;
     report.phases.evals = crate::outcome::Phase::error("provider unusable: 401");
-    assert!(
-        render(&report).contains("::error title=toolproof evals::provider unusable: 401\n")
-    );
+    assert!(render(&report).contains("::error title=toolproof evals::provider unusable: 401\n"));
 }
 
 #[test]

@@ -39,7 +39,7 @@ impl BatchSettings {
     }
     /// Whether `pending` uncached requests of one model go through a batch with `provider`.
     pub fn batches(&self, provider: Provider, pending: usize) -> bool {
-        provider != Provider::Command
+        provider.has_batch_api()
             && match self.mode.value {
                 BatchMode::Never => false,
                 BatchMode::Always => pending > 0,
@@ -105,12 +105,20 @@ pub(super) fn resolve(
     if mode.value == BatchMode::Always && flags.is_some() {
         let why = if provider == Some(Provider::Command) {
             Some((
-                "the command provider has no batch API",
+                "the command provider has no batch API".to_owned(),
                 "use `--batch auto` or `never` with a local program, or an HTTP provider",
+            ))
+        } else if let Some(p) = provider.filter(|p| !p.has_batch_api()) {
+            Some((
+                format!(
+                    "the {} provider has no batch API toolproof can use",
+                    p.name()
+                ),
+                "use `--batch auto` (it asks live) or `never`; batches go through anthropic, openai and groq",
             ))
         } else if !e.cache {
             Some((
-                "a batch needs the answer cache (`evals.cache: false` turns it off)",
+                "a batch needs the answer cache (`evals.cache: false` turns it off)".to_owned(),
                 "set `evals.cache: true`: batch results land in the cache, and a re-run picks them up there",
             ))
         } else {

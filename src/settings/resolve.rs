@@ -305,11 +305,9 @@ fn eval_target(
     e: &EvalConfig,
 ) -> Result<EvalTarget, EvalSetupError> {
     let provider = match provider_flag.or_else(|| env.get("TOOLPROOF_EVAL_PROVIDER")) {
-        Some(name) => match name.trim() {
-            "anthropic" => Provider::Anthropic,
-            "openai" => Provider::Openai,
-            "command" => Provider::Command,
-            other => return Err(EvalSetupError::UnknownProvider(other.to_owned())),
+        Some(name) => match Provider::named(name.trim()) {
+            Some(p) => p,
+            None => return Err(EvalSetupError::UnknownProvider(name.trim().to_owned())),
         },
         None => e.provider.ok_or(EvalSetupError::NoProvider)?,
     };

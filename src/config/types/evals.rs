@@ -14,10 +14,83 @@ use super::{EvalCase, yes};
 pub enum Provider {
     /// Anthropic Messages API.
     Anthropic,
-    /// OpenAI Chat Completions (and compatible).
+    /// OpenAI Chat Completions or Responses (and compatible servers at `OPENAI_BASE_URL`).
     Openai,
     /// A program of the user's.
     Command,
+    /// Ollama's OpenAI-compatible API.
+    Ollama,
+    /// vLLM's OpenAI-compatible server.
+    Vllm,
+    /// llama.cpp's `llama-server`.
+    Llamacpp,
+    /// OpenRouter.
+    Openrouter,
+    /// Together AI.
+    Together,
+    /// Groq.
+    Groq,
+    /// DeepSeek.
+    Deepseek,
+    /// Mistral AI.
+    Mistral,
+    /// xAI.
+    Xai,
+}
+
+impl Provider {
+    /// Every provider, in the order they are listed.
+    pub const ALL: [Provider; 12] = [
+        Provider::Anthropic,
+        Provider::Openai,
+        Provider::Command,
+        Provider::Ollama,
+        Provider::Vllm,
+        Provider::Llamacpp,
+        Provider::Openrouter,
+        Provider::Together,
+        Provider::Groq,
+        Provider::Deepseek,
+        Provider::Mistral,
+        Provider::Xai,
+    ];
+
+    /// The name the YAML, `--provider` and the reports use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Provider::Anthropic => "anthropic",
+            Provider::Openai => "openai",
+            Provider::Command => "command",
+            Provider::Ollama => "ollama",
+            Provider::Vllm => "vllm",
+            Provider::Llamacpp => "llamacpp",
+            Provider::Openrouter => "openrouter",
+            Provider::Together => "together",
+            Provider::Groq => "groq",
+            Provider::Deepseek => "deepseek",
+            Provider::Mistral => "mistral",
+            Provider::Xai => "xai",
+        }
+    }
+
+    /// The provider called `name`.
+    pub fn named(name: &str) -> Option<Provider> {
+        Provider::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// Whether it has a batch API toolproof speaks: Anthropic's Message Batches, and OpenAI's
+    /// Batch API at OpenAI and Groq (the preset table's `batch` column agrees).
+    pub fn has_batch_api(self) -> bool {
+        matches!(
+            self,
+            Provider::Anthropic | Provider::Openai | Provider::Groq
+        )
+    }
+
+    /// Whether it speaks OpenAI's wire format: `openai` and the OpenAI-compatible presets.
+    pub fn speaks_openai(self) -> bool {
+        !matches!(self, Provider::Anthropic | Provider::Command)
+    }
 }
 
 /// `evals:`.

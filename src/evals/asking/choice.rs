@@ -41,11 +41,11 @@ pub fn offered(choice: &ToolChoice, api: &ApiTools) -> Result<ToolChoice, String
 
 /// `choice` (API-safe names) in `provider`'s wire format.
 pub fn wire(choice: &ToolChoice, provider: Provider) -> Value {
-    match (provider, choice) {
-        (Provider::Openai, ToolChoice::Auto) => json!("auto"),
-        (Provider::Openai, ToolChoice::Any) => json!("required"),
-        (Provider::Openai, ToolChoice::None) => json!("none"),
-        (Provider::Openai, ToolChoice::Tool(name)) => {
+    match (provider.speaks_openai(), choice) {
+        (true, ToolChoice::Auto) => json!("auto"),
+        (true, ToolChoice::Any) => json!("required"),
+        (true, ToolChoice::None) => json!("none"),
+        (true, ToolChoice::Tool(name)) => {
             json!({"type": "function", "function": {"name": name}})
         }
         (_, ToolChoice::Auto) => json!({"type": "auto"}),

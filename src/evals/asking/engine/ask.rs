@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::progress::Progress;
-use super::{Ctx, DEFAULT_MAX_TOKENS, Got, Item, provider_name};
+use super::{Ctx, DEFAULT_MAX_TOKENS, Got, Item, cache_name};
 use crate::config::{EvalConfig, Provider as ProviderKind, Turn};
 use crate::evals::asking::provider::{Answer, Pacer, Provider, ProviderError, Request};
 use crate::evals::asking::tools::ApiTools;
@@ -32,13 +32,14 @@ pub(super) fn build_client(
     let var = |k: &str| env.raw(k).map(str::to_owned);
     match provider {
         ProviderKind::Anthropic => Provider::anthropic_from(var),
-        ProviderKind::Openai => Provider::openai_from(var),
+        ProviderKind::Openai => Provider::openai_from(var, cfg.openai_api),
         ProviderKind::Command => Ok(Provider::command(
             cfg.command.clone().unwrap_or_default(),
             PathBuf::from(base_dir),
             crate::config::limits::seconds(cfg.timeout_s),
             cfg.env.clone(),
         )),
+        preset => Provider::preset_from(preset.name(), var, cfg.openai_api),
     }
 }
 
@@ -168,7 +169,7 @@ impl Asking<'_, '_> {
                         &choice,
                         recorded.as_ref(),
                         (
-                            provider_name(self.ctx.provider),
+                            &cache_name(self.ctx.provider, self.ctx.cfg.openai_api),
                             self.model,
                             &self.ctx.cfg.cases[item.case].prompt,
                         ),

@@ -26,7 +26,7 @@ use super::provider::window::WindowUse;
 use super::provider::{Pacer, Provider, ProviderError, RetryPolicy};
 use super::tools::{ApiTools, api_tools};
 use super::usage::Recorded;
-use crate::config::{EvalCase, EvalConfig, Provider as ProviderKind, ToolChoice, Turn};
+use crate::config::{EvalCase, EvalConfig, OpenAiApi, Provider as ProviderKind, ToolChoice, Turn};
 use crate::evals::Choice;
 use crate::evals::judging::grade::{self, Label};
 use crate::evals::judging::tally::{self, LabelledCase, Rules};
@@ -65,10 +65,16 @@ pub struct EvalRun<'a> {
 
 /// The provider's name as the cache key and reports spell it.
 pub fn provider_name(p: ProviderKind) -> &'static str {
-    match p {
-        ProviderKind::Anthropic => "anthropic",
-        ProviderKind::Openai => "openai",
-        ProviderKind::Command => "command",
+    p.name()
+}
+
+/// The provider's name in the answer cache's keys and entries: [`provider_name`], or for the
+/// Responses API `NAME/responses`, so that the two OpenAI APIs' answers never replay for each
+/// other (`openai` with Chat Completions keeps the reference's key, byte for byte).
+pub fn cache_name(p: ProviderKind, api: OpenAiApi) -> String {
+    match api {
+        OpenAiApi::Responses if p.speaks_openai() => format!("{}/responses", p.name()),
+        _ => p.name().to_owned(),
     }
 }
 
@@ -99,7 +105,8 @@ pub fn request_params(
     }
     if let Some(n) = cfg.max_tokens {
         let key = match provider {
-            ProviderKind::Openai => openai_max_tokens_key,
+            p if p.speaks_openai() && cfg.openai_api == OpenAiApi::Responses => "max_output_tokens",
+            p if p.speaks_openai() => openai_max_tokens_key,
             _ => "max_tokens",
         };
         params.entry(key).or_insert_with(|| Value::from(n));
@@ -176,7 +183,7 @@ pub fn all_keys(
     let mut keys = Vec::new();
     for model in &resolved.models {
         let keyer = Keyer::new(
-            provider_name(resolved.provider),
+            &cache_name(resolved.provider, cfg.openai_api),
             model,
             cfg.system.as_deref(),
             &api.tools,
@@ -408,7 +415,7 @@ fn items_of(ctx: &Ctx<'_>, model: &str, keyed: bool) -> Vec<Item> {
     let cfg = ctx.cfg;
     let keyer = keyed.then(|| {
         Keyer::new(
-            provider_name(ctx.provider),
+            &cache_name(ctx.provider, cfg.openai_api),
             model,
             cfg.system.as_deref(),
             &ctx.api.tools,

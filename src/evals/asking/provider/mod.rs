@@ -13,13 +13,9 @@ mod context;
 mod error;
 mod http;
 pub(crate) mod openai;
-mod program;
-// Wired in behind the provider registry; until then only its tests use it.
-#[allow(dead_code)]
-pub(crate) mod responses;
-// Wired in behind the provider registry; until then only its tests use it.
-#[allow(dead_code)]
 pub(crate) mod presets;
+mod program;
+pub(crate) mod responses;
 pub mod retry;
 #[cfg(test)]
 mod testserver;
@@ -34,7 +30,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 
 use super::usage::Usage;
-use crate::config::Turn;
+use crate::config::{OpenAiApi, Turn};
 use crate::evals::ApiTool;
 use crate::evals::Stop;
 use command::CommandSpec;
@@ -107,8 +103,10 @@ pub struct RawArgs(pub String);
 pub enum Provider {
     /// The Anthropic Messages API.
     Anthropic(HttpApi),
-    /// OpenAI Chat Completions, or a compatible server.
+    /// OpenAI Chat Completions, or a compatible server (an OpenAI-compatible preset).
     OpenAi(HttpApi),
+    /// The OpenAI Responses API, or a compatible server's.
+    Responses(HttpApi),
     /// A local program: the request on stdin, its choice on stdout.
     Command(CommandSpec),
 }
@@ -142,7 +140,7 @@ impl Provider {
     pub fn name(&self) -> &'static str {
         match self {
             Provider::Anthropic(_) => "anthropic",
-            Provider::OpenAi(_) => "openai",
+            Provider::OpenAi(_) | Provider::Responses(_) => "openai",
             Provider::Command(_) => "command",
         }
     }
@@ -165,6 +163,7 @@ impl Provider {
         match self {
             Provider::Anthropic(api) => api.post(&anthropic::body(req), pacer, anthropic::read),
             Provider::OpenAi(api) => api.post(&openai::body(req), pacer, openai::read),
+            Provider::Responses(api) => api.post(&responses::body(req), pacer, responses::read),
             Provider::Command(spec) => {
                 let started = Instant::now();
                 let answer = spec.ask(req);
@@ -192,7 +191,10 @@ impl Provider {
     /// `OPENAI_PROJECT_ID` when set. The key is needed for OpenAI's own API only: a compatible
     /// server at another `OPENAI_BASE_URL` (llama.cpp, Ollama, vLLM) is sent none when it is
     /// not set (the SDK, and so the reference, refuses to send a request without one).
-    pub fn openai_from(env: impl Fn(&str) -> Option<String>) -> Result<Provider, ProviderError> {
+    pub fn openai_from(
+        env: impl Fn(&str) -> Option<String>,
+        which: OpenAiApi,
+    ) -> Result<Provider, ProviderError> {
         let set = |k: &str| env(k).filter(|v| !v.is_empty());
         let base = set("OPENAI_BASE_URL").unwrap_or_else(|| OPENAI_DEFAULT_BASE.to_owned());
         let key = set("OPENAI_API_KEY");
@@ -206,11 +208,31 @@ impl Provider {
         if let Some(project) = set("OPENAI_PROJECT_ID") {
             headers.push(("openai-project".to_owned(), project));
         }
-        Ok(Provider::OpenAi(openai::api(
-            &base,
-            key.as_deref(),
-            headers,
-        )))
+        Ok(match which {
+            OpenAiApi::Chat => Provider::OpenAi(openai::api(&base, key.as_deref(), headers)),
+            OpenAiApi::Responses => {
+                Provider::Responses(responses::api(&base, key.as_deref(), headers))
+            }
+        })
+    }
+
+    /// An OpenAI-compatible preset (`groq`, `ollama`…, see [`presets`]) from the variables
+    /// `env` looks up: its `<NAME>_BASE_URL` or documented base URL, and its key variable.
+    pub fn preset_from(
+        name: &str,
+        env: impl Fn(&str) -> Option<String>,
+        which: OpenAiApi,
+    ) -> Result<Provider, ProviderError> {
+        let Some(preset) = presets::find(name) else {
+            return Err(ProviderError::Fatal(
+                format!("unknown eval provider `{name}`").into(),
+            ));
+        };
+        let api = preset.endpoint(env, which)?;
+        Ok(match which {
+            OpenAiApi::Chat => Provider::OpenAi(api),
+            OpenAiApi::Responses => Provider::Responses(api),
+        })
     }
 }
 
@@ -263,17 +285,23 @@ mod tests {
             "{err}"
         );
         assert!(err.to_string().contains("\nhint: export"), "{err}");
-        let err = Provider::openai_from(env(&[])).unwrap_err();
+        let err = Provider::openai_from(env(&[]), OpenAiApi::Chat).unwrap_err();
         assert!(err.message().contains("OPENAI_API_KEY is not set"), "{err}");
-        let err = Provider::openai_from(env(&[("OPENAI_BASE_URL", "https://api.openai.com/v1")]))
-            .unwrap_err();
+        let err = Provider::openai_from(
+            env(&[("OPENAI_BASE_URL", "https://api.openai.com/v1")]),
+            OpenAiApi::Chat,
+        )
+        .unwrap_err();
         assert!(err.is_fatal(), "{err}");
     }
 
     #[test]
     fn a_compatible_server_elsewhere_needs_no_key() {
-        let p = Provider::openai_from(env(&[("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1")]))
-            .unwrap_or_else(|e| panic!("{e}"));
+        let p = Provider::openai_from(
+            env(&[("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1")]),
+            OpenAiApi::Chat,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(endpoint(&p), "http://127.0.0.1:8080/v1/chat/completions");
     }
 
@@ -287,12 +315,15 @@ mod tests {
         ]))
         .unwrap();
         assert_eq!(endpoint(&p), "http://127.0.0.1:9/v1/messages");
-        let p = Provider::openai_from(env(&[("OPENAI_API_KEY", "k")])).unwrap();
+        let p = Provider::openai_from(env(&[("OPENAI_API_KEY", "k")]), OpenAiApi::Chat).unwrap();
         assert_eq!(endpoint(&p), "https://api.openai.com/v1/chat/completions");
-        let p = Provider::openai_from(env(&[
-            ("OPENAI_API_KEY", "k"),
-            ("OPENAI_BASE_URL", "http://localhost:11434/v1"),
-        ]))
+        let p = Provider::openai_from(
+            env(&[
+                ("OPENAI_API_KEY", "k"),
+                ("OPENAI_BASE_URL", "http://localhost:11434/v1"),
+            ]),
+            OpenAiApi::Chat,
+        )
         .unwrap();
         assert_eq!(endpoint(&p), "http://localhost:11434/v1/chat/completions");
         assert_eq!(p.name(), "openai");
@@ -300,7 +331,9 @@ mod tests {
 
     fn endpoint(p: &Provider) -> &str {
         match p {
-            Provider::Anthropic(api) | Provider::OpenAi(api) => api.url(),
+            Provider::Anthropic(api) | Provider::OpenAi(api) | Provider::Responses(api) => {
+                api.url()
+            }
             Provider::Command(_) => "",
         }
     }
@@ -316,7 +349,10 @@ mod tests {
         };
         let _ = Provider::anthropic_from(look);
         let _ = Provider::anthropic_from(|k: &str| look(k).filter(|_| k != "ANTHROPIC_API_KEY"));
-        let _ = Provider::openai_from(look);
+        let _ = Provider::openai_from(look, OpenAiApi::Responses);
+        for preset in presets::PRESETS {
+            let _ = Provider::preset_from(preset.name, look, OpenAiApi::Chat);
+        }
         let asked = asked.into_inner().unwrap_or_default();
         let sent: Vec<&String> = asked.iter().filter(|k| !k.ends_with("_BASE_URL")).collect();
         assert!(sent.len() >= 5, "{asked:?}");
@@ -335,7 +371,11 @@ mod tests {
         let shown = format!("{p:?}");
         assert!(!shown.contains("very-secret"), "{shown}");
         assert!(shown.contains("127.0.0.1:9"), "{shown}");
-        let p = Provider::openai_from(env(&[("OPENAI_API_KEY", "sk-very-secret")])).unwrap();
+        let p = Provider::openai_from(
+            env(&[("OPENAI_API_KEY", "sk-very-secret")]),
+            OpenAiApi::Chat,
+        )
+        .unwrap();
         assert!(!format!("{p:?}").contains("very-secret"));
     }
 

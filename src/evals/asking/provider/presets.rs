@@ -134,6 +134,7 @@ pub fn find(name: &str) -> Option<&'static Preset> {
 }
 
 /// The key variables of every preset: withheld from child processes and masked in output.
+#[cfg(test)]
 pub fn key_vars() -> impl Iterator<Item = &'static str> {
     PRESETS.iter().map(|p| p.key_var)
 }
@@ -266,6 +267,21 @@ mod tests {
             .endpoint(env(&[("DEEPSEEK_API_KEY", "k")]), OpenAiApi::Chat)
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(api.url(), "https://api.deepseek.com/chat/completions");
+    }
+
+    #[test]
+    fn the_config_knows_each_preset_and_its_batch_api() {
+        for p in &PRESETS {
+            let kind = crate::config::Provider::named(p.name).expect(p.name);
+            assert_eq!(kind.name(), p.name);
+            assert!(kind.speaks_openai(), "{}", p.name);
+            assert_eq!(kind.has_batch_api(), p.batch, "{}", p.name);
+        }
+        let configured = crate::config::Provider::ALL
+            .iter()
+            .filter(|k| !["anthropic", "openai", "command"].contains(&k.name()))
+            .count();
+        assert_eq!(configured, PRESETS.len());
     }
 
     #[test]

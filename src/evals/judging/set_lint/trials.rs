@@ -10,7 +10,7 @@ use super::{At, LintInput, Sink, listed, named};
 use crate::config::vocab::set_lint::FLIPPED_CRITICAL;
 use crate::config::{EvalConfig, Provider};
 use crate::evals::asking::cache::{Cache, Keyer, Lookup};
-use crate::evals::asking::engine::{self, case_name, provider_name};
+use crate::evals::asking::engine::{self, cache_name, case_name};
 use crate::evals::asking::tools::api_tools;
 use crate::evals::judging::grade::{self, Label};
 use crate::mcp::types::Tool;
@@ -111,7 +111,7 @@ pub fn cached_outcomes(cfg: &EvalConfig, settings: &EvalSettings, tools: &[Tool]
     let mut missing = Vec::new();
     for model in &target.models {
         let keyer = Keyer::new(
-            provider_name(target.provider),
+            &cache_name(target.provider, cfg.openai_api),
             model,
             cfg.system.as_deref(),
             &api.tools,

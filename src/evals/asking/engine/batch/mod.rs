@@ -14,7 +14,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::ask::{masked, to_choice};
 use super::progress::Progress;
-use super::{Ctx, DEFAULT_MAX_TOKENS, Got, Item, provider_name};
+use super::{Ctx, DEFAULT_MAX_TOKENS, Got, Item, cache_name};
 use crate::config::Provider as ProviderKind;
 use crate::evals::asking::provider::batch::{self, BatchApi, Entry, Poll};
 use crate::evals::asking::provider::{Answer, Provider, Request};
@@ -88,7 +88,7 @@ impl Batching<'_, '_> {
             count: 0,
         };
         let records = Records::new(&self.ctx.cfg.cache_dir);
-        let name = provider_name(self.ctx.provider);
+        let name = &cache_name(self.ctx.provider, self.ctx.cfg.openai_api);
         let mut active = Vec::new();
         let mut covered = HashSet::new();
         for r in records.find(name, self.model, &api.host()) {
@@ -374,7 +374,7 @@ impl Batching<'_, '_> {
         let id = api
             .submit(requests, &self.ctx.pacer)
             .map_err(|e| Refused::NoBatch(format!("could not submit a batch: {e}")))?;
-        let name = provider_name(self.ctx.provider);
+        let name = &cache_name(self.ctx.provider, self.ctx.cfg.openai_api);
         // Checked before anything else: a batch that cannot be recorded cannot be picked up
         // by a later run, which would pay for it a second time.
         if let Err(why) = state::file_name(&id) {
@@ -439,7 +439,7 @@ impl Batching<'_, '_> {
         });
         let choice = masked(to_choice(answer, self.ctx.api), self.ctx.run.secrets);
         let prompt = &self.ctx.cfg.cases[self.items[idxs[0]].case].prompt;
-        let name = provider_name(self.ctx.provider);
+        let name = &cache_name(self.ctx.provider, self.ctx.cfg.openai_api);
         let written = self.ctx.cache.write_recorded(
             key,
             &choice,
