@@ -440,3 +440,86 @@ fn batch_is_refused_for_a_preset_without_a_batch_api() {
         "{said}"
     );
 }
+
+/// The lines of the batch uploads in the fake's log.
+fn batch_lines(log: &[Value]) -> Vec<Value> {
+    log.iter()
+        .filter(|r| {
+            r["method"] == "POST" && r["path"].as_str().is_some_and(|p| p.ends_with("/files"))
+        })
+        .flat_map(|r| {
+            r["body"]
+                .as_str()
+                .unwrap_or("")
+                .lines()
+                .filter(|l| l.starts_with("{\"custom_id\""))
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[test]
+fn a_responses_batch_sends_its_lines_to_v1_responses_and_caches_like_live_answers() {
+    let dir = Dir::new("responses-batch");
+    let log = dir.path("llm.jsonl").display().to_string();
+    let server = llm(&["--log", &log]);
+    let cases = r#"    - name: echoes
+      prompt: 'say hi [[call echo {"text": "hi"}]]'
+      expect_tool: echo
+    - name: chats
+      prompt: 'thanks [[text you are welcome]]'
+      expect_tool: null
+"#;
+    let extra = format!("{RESPONSES}  batch: always\n");
+    api_config(&dir, "openai", &[], &extra, cases);
+    let base = format!("{}/v1", server.url);
+    let (out, report) = eval_in(&dir, &["--batch-poll-s", "0.001"], &openai_env(&base));
+    assert_eq!(out.code, 0, "{out:?}");
+    let log = requests(&dir, "llm.jsonl");
+    assert!(
+        !log.iter().any(|r| r["path"] == "/v1/responses"),
+        "no live request"
+    );
+    let lines = batch_lines(&log);
+    assert_eq!(lines.len(), 2, "{log:#?}");
+    for line in &lines {
+        assert_eq!(line["url"], "/v1/responses");
+        assert!(line["body"]["input"].is_array(), "{line}");
+    }
+    let create = log
+        .iter()
+        .find(|r| r["path"] == "/v1/batches" && r["method"] == "POST")
+        .expect("a batch");
+    assert_eq!(create["body"]["endpoint"], "/v1/responses");
+    let m = model0(&report);
+    assert_eq!(m["batched"], 2, "{m:#}");
+    assert_eq!(statuses(&report), ["correct", "correct"]);
+    // Replayed offline from the cache the batch filled.
+    let (again, report) = eval_in(&dir, &["--offline"], &[("OPENAI_API_KEY", "")]);
+    assert_eq!(again.code, 0, "{again:?}");
+    assert_eq!(model0(&report)["cases"][1]["trials"][0]["cached"], true);
+}
+
+#[test]
+fn groq_batches_through_its_openai_style_batch_api() {
+    let dir = Dir::new("preset-groq-batch");
+    let log = dir.path("llm.jsonl").display().to_string();
+    let server = llm(&["--log", &log]);
+    let cases =
+        "    - prompt: 'say hi [[call echo {\"text\": \"hi\"}]]'\n      expect_tool: echo\n";
+    api_config(&dir, "groq", &[], "  batch: always\n", cases);
+    let base = format!("{}/v1", server.url);
+    let (out, report) = eval_in(
+        &dir,
+        &["--batch-poll-s", "0.001"],
+        &[("GROQ_API_KEY", KEY), ("GROQ_BASE_URL", &base)],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let log = requests(&dir, "llm.jsonl");
+    let lines = batch_lines(&log);
+    assert_eq!(lines.len(), 1, "{log:#?}");
+    assert_eq!(lines[0]["url"], "/v1/chat/completions");
+    assert_eq!(model0(&report)["batched"], 1);
+    assert_eq!(statuses(&report), ["correct"]);
+}
