@@ -1032,3 +1032,62 @@ fn a_tool_digest_follows_the_definition_the_key_hashes() {
     assert_ne!(tool_digest(&a), tool_digest(&tool("u", "one")));
     assert_eq!(tool_digest(&a).len(), 16);
 }
+
+#[test]
+fn the_responses_api_and_each_preset_key_apart_from_openai_chat() {
+    use crate::config::{OpenAiApi, Provider};
+    use crate::evals::asking::engine::cache_name;
+    let tools = [ApiTool {
+        name: "echo".into(),
+        description: "Echo.".into(),
+        input_schema: json!({"type": "object"}),
+        exact_numbers: Vec::new(),
+    }];
+    let params = Map::new();
+    let key_of = |name: &str| key(name, "m", None, "hi", &tools, &params, 1);
+    // `openai` with Chat Completions: the reference's key, whatever else exists.
+    assert_eq!(cache_name(Provider::Openai, OpenAiApi::Chat), "openai");
+    assert_eq!(
+        cache_name(Provider::Anthropic, OpenAiApi::Responses),
+        "anthropic"
+    );
+    assert_eq!(
+        cache_name(Provider::Command, OpenAiApi::Responses),
+        "command"
+    );
+    let mut names = vec![cache_name(Provider::Openai, OpenAiApi::Chat)];
+    for p in Provider::ALL.into_iter().filter(|p| p.speaks_openai()) {
+        for api in [OpenAiApi::Chat, OpenAiApi::Responses] {
+            let name = cache_name(p, api);
+            if p != Provider::Openai || api != OpenAiApi::Chat {
+                names.push(name);
+            }
+        }
+    }
+    assert!(names.contains(&"openai/responses".to_owned()));
+    assert!(names.contains(&"groq".to_owned()) && names.contains(&"groq/responses".to_owned()));
+    let mut keys: Vec<String> = names.iter().map(|n| key_of(n)).collect();
+    let count = keys.len();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), count, "two providers share a key: {names:?}");
+}
+
+#[test]
+fn max_tokens_goes_as_max_output_tokens_to_the_responses_api() {
+    use crate::config::{EvalConfig, OpenAiApi, Provider};
+    use crate::evals::asking::engine::request_params;
+    let cfg = EvalConfig {
+        max_tokens: Some(64),
+        openai_api: OpenAiApi::Responses,
+        ..EvalConfig::default()
+    };
+    for p in [Provider::Openai, Provider::Groq] {
+        let params = request_params(&cfg, p, None, "max_completion_tokens");
+        assert_eq!(params.get("max_output_tokens"), Some(&json!(64)), "{p:?}");
+        assert_eq!(params.len(), 1, "{params:?}");
+    }
+    // Anthropic is not an OpenAI API: `openai_api` does not apply to it.
+    let params = request_params(&cfg, Provider::Anthropic, None, "max_completion_tokens");
+    assert_eq!(params.get("max_tokens"), Some(&json!(64)));
+}
