@@ -10,9 +10,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
-use toolproof::config::ProtocolPin;
-use toolproof::mcp::stdio::StdioSpec;
-use toolproof::mcp::{Client, ClientOptions, ServerSpec};
+use toolproof::facade::ProtocolPin;
+use toolproof::facade::StdioSpec;
+use toolproof::facade::{Client, ClientOptions, ServerSpec};
 
 const CALLS: usize = 20_000;
 const ROUNDS: usize = 5;

@@ -153,3 +153,57 @@ fn grouped_and_inline_paths_are_both_read() {
     let found: Vec<String> = named(code).into_iter().map(|(_, m)| m).collect();
     assert_eq!(found, ["a", "c", "d", "g"]);
 }
+
+/// The module table of `docs/development.md` ("Where to change what"), in its order.
+fn documented_modules(doc: &str) -> Vec<String> {
+    let section = doc
+        .split("## Where to change what")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .unwrap_or("");
+    section
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split('`').next())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn the_guide_lists_every_module_bottom_up_and_names_only_paths_that_exist() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/development.md")).expect("read the guide");
+    let listed = documented_modules(&doc);
+    let found = modules(&root.join("src"));
+    let listed_set: BTreeSet<String> = listed.iter().cloned().collect();
+    assert_eq!(
+        listed_set, found,
+        "the module table of docs/development.md and the modules of src/ differ"
+    );
+    let graph = graph(&root.join("src"));
+    let at = |m: &str| listed.iter().position(|l| l == m);
+    let mut upward = Vec::new();
+    for (from, tos) in &graph {
+        for (to, evidence) in tos {
+            if at(to) > at(from) {
+                upward.push(format!("{from} uses {to}, listed above it ({evidence})"));
+            }
+        }
+    }
+    assert!(
+        upward.is_empty(),
+        "the table is not bottom-up:\n{}",
+        upward.join("\n")
+    );
+    let missing: Vec<&str> = doc
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|span| span.starts_with("src/") && !span.contains([' ', '<']))
+        .filter(|path| !root.join(path.trim_end_matches('/')).exists())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/development.md names paths that do not exist: {missing:?}"
+    );
+}

@@ -10,33 +10,34 @@
 #![warn(clippy::too_many_lines)]
 
 mod bench;
-pub mod checks;
+mod checks;
 mod cli;
-pub mod config;
+mod config;
 mod evals;
 mod events;
 mod exit;
+#[doc(hidden)]
+pub mod facade;
 mod fuzz;
 mod github;
 #[cfg(test)]
 mod golden;
 #[cfg(any(test, feature = "fuzzing"))]
-#[doc(hidden)]
-pub mod hostile_input;
+mod hostile_input;
 mod interrupt;
 #[cfg(test)]
 mod layering;
 mod live;
-pub mod mcp;
+mod mcp;
 mod merge;
 mod net;
-pub mod outcome;
+mod outcome;
 mod output;
 mod plan;
 mod process;
-pub mod protocol;
+mod protocol;
 mod pycompat;
-pub mod report;
+mod report;
 mod rng;
 mod run;
 mod session;

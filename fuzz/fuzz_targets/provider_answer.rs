@@ -5,7 +5,7 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = toolproof::hostile_input::anthropic_answer(data);
-    let _ = toolproof::hostile_input::openai_answer(data);
-    let _ = toolproof::hostile_input::command_answer(data);
+    let _ = toolproof::facade::hostile_input::anthropic_answer(data);
+    let _ = toolproof::facade::hostile_input::openai_answer(data);
+    let _ = toolproof::facade::hostile_input::command_answer(data);
 });

@@ -4,5 +4,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = toolproof::hostile_input::sse(data);
+    let _ = toolproof::facade::hostile_input::sse(data);
 });

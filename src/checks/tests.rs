@@ -292,7 +292,7 @@ fn disabling_an_id_removes_its_findings_only() {
     );
     assert!(all.findings.iter().any(|f| f.check == DESCRIPTION));
     assert!(all.findings.iter().any(|f| f.check == DUPLICATE_NAME));
-    for id in CHECK_IDS {
+    for id in crate::config::vocab::CHECK_IDS {
         let cfg = ChecksConfig {
             disable: vec![(*id).to_owned()],
             ..Default::default()

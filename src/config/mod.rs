@@ -15,6 +15,7 @@ pub mod limits;
 mod load;
 mod node;
 mod suggest;
+pub(crate) use suggest::nearest as nearest_word;
 #[cfg(test)]
 mod tests;
 pub mod types;
@@ -152,6 +153,7 @@ impl std::error::Error for ConfigError {}
 /// printed on stderr as `warning: …` and listed in the JSON report's `config_warnings`.
 pub type ConfigWarning = ConfigError;
 
+#[cfg(test)]
 /// Loads, validates and resolves a `toolproof.yaml`.
 ///
 /// After loading: `${VAR}` references in `server` are replaced (their values are in

@@ -8,8 +8,8 @@
 mod jsonpath;
 pub mod set_lint;
 
-pub use jsonpath::{PathError, Query, jsonpath, jsonpath_error};
-pub use set_lint::{LINT_RULE_IDS, LINT_RULES, LintRuleInfo};
+pub use jsonpath::{jsonpath, jsonpath_error};
+pub use set_lint::{LINT_RULE_IDS, LINT_RULES};
 
 /// Id of the check that flags a name used by more than one tool.
 pub const DUPLICATE_NAME: &str = "duplicate-name";
@@ -488,11 +488,6 @@ const fn ids() -> [&'static str; CHECKS.len()] {
     out
 }
 
-/// The one-line description of a check id, if the id exists.
-pub fn describe(id: &str) -> Option<&'static str> {
-    CHECKS.iter().find(|c| c.id == id).map(|c| c.summary)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -503,8 +498,6 @@ mod tests {
         assert_eq!(ids, CHECK_IDS);
         assert_eq!(CHECK_IDS.first(), Some(&DUPLICATE_NAME));
         assert_eq!(CHECK_IDS.last(), Some(&PROTOCOL));
-        assert_eq!(describe("name-format"), Some(CHECKS[2].summary));
-        assert_eq!(describe("nope"), None);
     }
 
     #[test]

@@ -105,11 +105,6 @@ impl HttpTransport {
         if self.legacy.is_some() { "sse" } else { "http" }
     }
 
-    /// The endpoint.
-    pub fn url(&self) -> &str {
-        &self.spec.url
-    }
-
     /// Sets the negotiated revision (sent as `MCP-Protocol-Version`) and era.
     pub fn set_protocol(&mut self, version: &str, era: Era) {
         self.protocol = Some(version.to_owned());

@@ -13,6 +13,6 @@ pub mod sse;
 pub mod stdio;
 pub mod types;
 
-pub use client::{CallFailure, Client, ClientOptions, ConnectError, ServerSpec};
+pub use client::{CallFailure, Client, ClientOptions, ServerSpec};
 pub use error::McpError;
 pub use server::ToolServer;

@@ -268,11 +268,6 @@ impl StdioTransport {
         self.abandoned.insert(id.to_string());
     }
 
-    /// Puts a message back to be read first.
-    pub fn unread(&mut self, v: Value) {
-        self.pending.push_front(v);
-    }
-
     fn drain_stdout(&mut self) {
         let until = Instant::now() + DRAIN;
         while !self.stdout_closed {

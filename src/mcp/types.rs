@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Which generation of the protocol a connection speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -96,9 +96,6 @@ impl Tool {
             .unwrap_or("")
     }
 }
-
-/// An entry of `resources/list` or `prompts/list`, kept as sent.
-pub type Listed = Map<String, Value>;
 
 /// The outcome of one `tools/call`.
 #[derive(Debug, Clone)]

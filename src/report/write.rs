@@ -10,11 +10,12 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use super::redact::Redactor;
-
 /// `text` with every secret of 4 or more characters replaced by `***` (longest first).
+#[cfg(test)]
 pub fn redact(text: &str, secrets: &[String]) -> String {
-    Redactor::new(secrets).apply(text).into_owned()
+    super::redact::Redactor::new(secrets)
+        .apply(text)
+        .into_owned()
 }
 
 /// Adds the path to an I/O error, keeping its kind.

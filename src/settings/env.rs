@@ -6,10 +6,9 @@ use std::path::{Path, PathBuf};
 
 use crate::config::ConfigError;
 
-/// The Anthropic API when `ANTHROPIC_BASE_URL` is not set (the SDK convention: without `/v1`).
-pub const ANTHROPIC_DEFAULT_BASE: &str = "https://api.anthropic.com";
-/// The OpenAI API when `OPENAI_BASE_URL` is not set (the SDK convention: with `/v1`).
-pub const OPENAI_DEFAULT_BASE: &str = "https://api.openai.com/v1";
+/// The OpenAI API when `OPENAI_BASE_URL` is not set (the SDK convention: with `/v1`), for
+/// the `max_tokens` key's choice (the provider module has its own copy: settings sit below it).
+const OPENAI_DEFAULT_BASE: &str = "https://api.openai.com/v1";
 
 /// A snapshot of the environment variables (those that are valid UTF-8).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -29,7 +29,7 @@ use std::time::Duration;
 
 pub use batch::BatchSettings;
 pub use bench::{BenchSettings, BenchTargetSettings, Thresholds};
-pub use env::{ANTHROPIC_DEFAULT_BASE, Env, OPENAI_DEFAULT_BASE};
+pub use env::Env;
 pub use fuzz::FuzzSettings;
 pub use github::{Github, PrComment, PrCommentMode};
 pub use merge::MergeSettings;

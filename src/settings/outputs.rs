@@ -207,3 +207,42 @@ pub fn color_choice(flag: ColorFlag, is_tty: bool, env: &Env) -> bool {
         }
     }
 }
+
+#[cfg(test)]
+mod color_tests {
+    use super::*;
+
+    fn env(pairs: &'static [(&'static str, &'static str)]) -> Env {
+        Env::from_pairs(pairs.iter().copied())
+    }
+
+    fn pick(flag: ColorFlag, is_tty: bool, env: Env) -> bool {
+        color_choice(flag, is_tty, &env)
+    }
+
+    #[test]
+    fn color_follows_the_flag_and_the_environment() {
+        use ColorFlag::*;
+        assert!(pick(Auto, true, env(&[])));
+        assert!(!pick(Auto, false, env(&[])));
+        assert!(!pick(Auto, true, env(&[("NO_COLOR", "1")])));
+        assert!(pick(Auto, true, env(&[("NO_COLOR", "")])));
+        assert!(!pick(Auto, true, env(&[("CI", "true")])));
+        assert!(pick(Auto, true, env(&[("CI", "false")])));
+        assert!(pick(Auto, false, env(&[("CLICOLOR_FORCE", "1")])));
+        assert!(pick(
+            Auto,
+            false,
+            env(&[("CI", "1"), ("CLICOLOR_FORCE", "1")])
+        ));
+        assert!(!pick(Auto, false, env(&[("CLICOLOR_FORCE", "0")])));
+        assert!(!pick(
+            Auto,
+            false,
+            env(&[("NO_COLOR", "1"), ("CLICOLOR_FORCE", "1")])
+        ));
+        assert!(!pick(Auto, true, env(&[("TERM", "dumb")])));
+        assert!(pick(Always, false, env(&[("NO_COLOR", "1"), ("CI", "1")])));
+        assert!(!pick(Never, true, env(&[("CLICOLOR_FORCE", "1")])));
+    }
+}

@@ -308,7 +308,7 @@ fn rows() -> Vec<Row> {
             yaml: Some((Slot::Evals, "batch: never")),
             read: |s| {
                 s.evals()
-                    .is_some_and(|e| e.batch().batches(crate::config::Provider::Anthropic, 1))
+                    .is_some_and(|e| e.batch().batches(true, 1))
                     .to_string()
             },
             expect: ["false", "true", "false", "false"],
@@ -321,10 +321,8 @@ fn rows() -> Vec<Row> {
             yaml: Some((Slot::Evals, "batch_min: 3")),
             read: |s| {
                 let batches = |n: u32| {
-                    s.evals().is_some_and(|e| {
-                        e.batch()
-                            .batches(crate::config::Provider::Openai, n as usize + 1)
-                    })
+                    s.evals()
+                        .is_some_and(|e| e.batch().batches(true, n as usize + 1))
                 };
                 (0..=200u32)
                     .find(|&n| batches(n))

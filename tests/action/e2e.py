@@ -469,4 +469,10 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    # Every scratch folder of the run (each job's workspace holds a copy of the demo's binaries:
+    # about a gigabyte in all) lives under one folder, removed when the run ends, pass or fail.
+    tempfile.tempdir = tempfile.mkdtemp(prefix="toolproof-e2e-run-")
+    try:
+        main()
+    finally:
+        shutil.rmtree(tempfile.tempdir, ignore_errors=True)

@@ -1064,7 +1064,7 @@ fn help_output() {
 /// The guide's static-check table (docs/static-checks.md), as the code defines the checks.
 fn check_table() -> String {
     let mut rows = String::new();
-    for check in toolproof::checks::CHECKS {
+    for check in toolproof::facade::CHECKS {
         let (severity, what) = check
             .summary
             .split_once(": ")
@@ -1078,7 +1078,7 @@ fn check_table() -> String {
 fn protocol_table() -> String {
     let mut rows =
         String::from("| id | severity | what it flags | why this severity |\n|---|---|---|---|\n");
-    for check in toolproof::config::vocab::PROTOCOL_CHECKS {
+    for check in toolproof::facade::PROTOCOL_CHECKS {
         let (severity, what) = check
             .summary
             .split_once(": ")
@@ -1094,7 +1094,7 @@ fn protocol_table() -> String {
 /// The guide's set-lint table (docs/set-lint.md), as the code defines the rules.
 fn lint_table() -> String {
     let mut rows = String::from("| id | severity | what it flags |\n|---|---|---|\n");
-    for rule in toolproof::config::vocab::LINT_RULES {
+    for rule in toolproof::facade::LINT_RULES {
         let (severity, what) = rule.summary.split_once(": ").unwrap_or(("", rule.summary));
         rows.push_str(&format!("| `{}` | {severity} | {what} |\n", rule.id));
     }
@@ -1188,10 +1188,10 @@ fn the_repository_slug_is_the_one_in_cargo_toml() {
 mod client {
     use super::*;
     use serde_json::json;
-    use toolproof::config::ProtocolPin;
-    use toolproof::mcp::stdio::StdioSpec;
-    use toolproof::mcp::types::CallResult;
-    use toolproof::mcp::{Client, ClientOptions, McpError, ServerSpec};
+    use toolproof::facade::CallResult;
+    use toolproof::facade::ProtocolPin;
+    use toolproof::facade::StdioSpec;
+    use toolproof::facade::{Client, ClientOptions, McpError, ServerSpec};
 
     fn connect(args: &[&str]) -> Client {
         let mut command = vec![fake()];
@@ -1320,7 +1320,7 @@ mod client {
             let (mut c, _server) = if http {
                 let server = http_fake(&["--fault", "huge-result"]);
                 let c = Client::connect(
-                    ServerSpec::Http(toolproof::mcp::http::HttpSpec {
+                    ServerSpec::Http(toolproof::facade::HttpSpec {
                         url: server.url.clone(),
                         headers: Vec::new(),
                         transport: Default::default(),

@@ -35,8 +35,10 @@ fn sdk_server_script() -> String {
         .to_string()
 }
 
+/// A fresh folder for `name` under the target folder's scratch space: the next run replaces it,
+/// so runs leave no folders behind in the system's temp folder.
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("toolproof-interop-{name}-{}", std::process::id()));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("interop-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create temp dir");
     dir

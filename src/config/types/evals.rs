@@ -55,7 +55,7 @@ impl Provider {
         Provider::Xai,
     ];
 
-    /// The name the YAML, `--provider` and the reports use.
+    /// The name the config spells, which the provider registry knows it by.
     pub fn name(self) -> &'static str {
         match self {
             Provider::Anthropic => "anthropic",
@@ -73,13 +73,8 @@ impl Provider {
         }
     }
 
-    /// The provider called `name`.
-    pub fn named(name: &str) -> Option<Provider> {
-        Provider::ALL.into_iter().find(|p| p.name() == name)
-    }
-
-    /// Whether it has a batch API toolproof speaks: Anthropic's Message Batches, and OpenAI's
-    /// Batch API at OpenAI and Groq (the preset table's `batch` column agrees).
+    /// Whether its batch API is one toolproof speaks (settings refuse `batch: always` for the
+    /// others; the provider registry's `Kind::batches` agrees, as a test keeps it).
     pub fn has_batch_api(self) -> bool {
         matches!(
             self,
@@ -87,9 +82,9 @@ impl Provider {
         )
     }
 
-    /// Whether it speaks OpenAI's wire format: `openai` and the OpenAI-compatible presets.
-    pub fn speaks_openai(self) -> bool {
-        !matches!(self, Provider::Anthropic | Provider::Command)
+    /// The provider called `name`.
+    pub fn named(name: &str) -> Option<Provider> {
+        Provider::ALL.into_iter().find(|p| p.name() == name)
     }
 }
 

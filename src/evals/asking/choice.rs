@@ -1,18 +1,16 @@
 //! `evals.tool_choice` on the wire: a named tool resolved to the API-safe name the model is
-//! offered, then each provider's format (Anthropic `{"type": "auto"|"any"|"none"}` or
-//! `{"type": "tool", "name": N}`; OpenAI Chat Completions `"auto"|"required"|"none"` or
-//! `{"type": "function", "function": {"name": N}}`; the command provider gets Anthropic's
-//! shape, which matches the tool definitions it is sent).
+//! offered, then each provider's format, which its module owns
+//! ([`super::provider::Kind::tool_choice_wire`]).
 //!
 //! For the HTTP providers the value travels as `params.tool_choice` does in mcp-toolproof
 //! 0.3.1: it replaces the request's default `auto` and is part of the cache key's `params`. So
 //! with `tool_choice` unset the key is the reference's, byte for byte, and with it set the key
 //! is the one the reference computes for `params: {tool_choice: <that wire value>}`.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::tools::ApiTools;
-use crate::config::{Provider, ToolChoice};
+use crate::config::ToolChoice;
 
 /// `choice` with a named tool's MCP name replaced by its API-safe name; an error that says
 /// why when the tool is not offered to the model.
@@ -37,22 +35,6 @@ pub fn offered(choice: &ToolChoice, api: &ApiTools) -> Result<ToolChoice, String
         "evals.tool_choice names `{name}`, which is not a tool of the server{nearest}\nhint: name one of: {}",
         known.join(", ")
     ))
-}
-
-/// `choice` (API-safe names) in `provider`'s wire format.
-pub fn wire(choice: &ToolChoice, provider: Provider) -> Value {
-    match (provider.speaks_openai(), choice) {
-        (true, ToolChoice::Auto) => json!("auto"),
-        (true, ToolChoice::Any) => json!("required"),
-        (true, ToolChoice::None) => json!("none"),
-        (true, ToolChoice::Tool(name)) => {
-            json!({"type": "function", "function": {"name": name}})
-        }
-        (_, ToolChoice::Auto) => json!({"type": "auto"}),
-        (_, ToolChoice::Any) => json!({"type": "any"}),
-        (_, ToolChoice::None) => json!({"type": "none"}),
-        (_, ToolChoice::Tool(name)) => json!({"type": "tool", "name": name}),
-    }
 }
 
 /// What a provider-format `tool_choice` (from `params`) asks, in config terms: `auto`, `any`,
@@ -84,8 +66,10 @@ pub fn from_wire(value: &Value) -> Option<ToolChoice> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::evals::asking::provider::find;
     use crate::evals::asking::tools::api_tools;
     use crate::mcp::types::Tool;
+    use serde_json::json;
 
     fn tools() -> ApiTools {
         api_tools(&[
@@ -98,38 +82,35 @@ mod tests {
     fn each_provider_gets_its_own_format() {
         let named = ToolChoice::Tool("get_weather".into());
         let cases = [
+            ("anthropic", ToolChoice::Auto, json!({"type": "auto"})),
+            ("anthropic", ToolChoice::Any, json!({"type": "any"})),
+            ("anthropic", ToolChoice::None, json!({"type": "none"})),
             (
-                Provider::Anthropic,
-                ToolChoice::Auto,
-                json!({"type": "auto"}),
-            ),
-            (Provider::Anthropic, ToolChoice::Any, json!({"type": "any"})),
-            (
-                Provider::Anthropic,
-                ToolChoice::None,
-                json!({"type": "none"}),
-            ),
-            (
-                Provider::Anthropic,
+                "anthropic",
                 named.clone(),
                 json!({"type": "tool", "name": "get_weather"}),
             ),
-            (Provider::Openai, ToolChoice::Auto, json!("auto")),
-            (Provider::Openai, ToolChoice::Any, json!("required")),
-            (Provider::Openai, ToolChoice::None, json!("none")),
+            ("openai", ToolChoice::Auto, json!("auto")),
+            ("openai", ToolChoice::Any, json!("required")),
+            ("openai", ToolChoice::None, json!("none")),
             (
-                Provider::Openai,
+                "openai",
                 named.clone(),
                 json!({"type": "function", "function": {"name": "get_weather"}}),
             ),
             (
-                Provider::Command,
+                "command",
                 named,
                 json!({"type": "tool", "name": "get_weather"}),
             ),
         ];
         for (provider, choice, want) in cases {
-            assert_eq!(wire(&choice, provider), want, "{provider:?} {choice:?}");
+            let kind = find(provider).unwrap_or_else(|| panic!("{provider}"));
+            assert_eq!(
+                kind.tool_choice_wire(&choice),
+                want,
+                "{provider} {choice:?}"
+            );
             assert_eq!(from_wire(&want), Some(choice));
         }
         assert_eq!(from_wire(&json!({"type": "allowed_tools"})), None);

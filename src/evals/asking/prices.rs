@@ -49,7 +49,9 @@ pub fn dollars(picodollars: u64) -> f64 {
     picodollars as f64 / 1e12
 }
 
-const fn price(input: f64, cache_write: f64, cache_read: f64, output: f64) -> Price {
+/// A price from the four rates in the order pricing pages list them: input, cache write,
+/// cache read, output. Each provider's table is written with it.
+pub const fn price(input: f64, cache_write: f64, cache_read: f64, output: f64) -> Price {
     Price {
         input,
         output,
@@ -58,25 +60,14 @@ const fn price(input: f64, cache_write: f64, cache_read: f64, output: f64) -> Pr
     }
 }
 
-/// List prices, USD per million tokens: input, cache write, cache read, output.
-///
-/// Sources, checked on [`TABLE_DATE`]: Anthropic, <https://platform.claude.com/docs/en/about-claude/pricing>
-/// ("Model pricing": base input, 5-minute cache writes, cache hits, output); OpenAI,
-/// <https://developers.openai.com/api/docs/pricing> (input, cached input, output; OpenAI
-/// charges no cache write, so it is the input price). Keep docs/cost.md in step.
-pub const BUILT_IN: &[(&str, Price)] = &[
-    ("claude-opus-4-5", price(5.0, 6.25, 0.50, 25.0)),
-    ("claude-sonnet-4-5", price(3.0, 3.75, 0.30, 15.0)),
-    ("claude-sonnet-4", price(3.0, 3.75, 0.30, 15.0)),
-    ("claude-haiku-4-5", price(1.0, 1.25, 0.10, 5.0)),
-    ("claude-3-5-haiku", price(0.80, 1.0, 0.08, 4.0)),
-    ("gpt-5", price(1.25, 1.25, 0.125, 10.0)),
-    ("gpt-5-mini", price(0.25, 0.25, 0.025, 2.0)),
-    ("gpt-4.1", price(2.0, 2.0, 0.50, 8.0)),
-    ("gpt-4.1-mini", price(0.40, 0.40, 0.10, 1.60)),
-    ("gpt-4o", price(2.50, 2.50, 1.25, 10.0)),
-    ("gpt-4o-mini", price(0.15, 0.15, 0.075, 0.60)),
-];
+/// The built-in list prices, USD per million tokens: every provider's own table
+/// ([`super::provider::Kind::prices`]), in registry order. Each table names its source; all
+/// were checked on [`TABLE_DATE`]. Keep docs/cost.md in step.
+pub fn built_in() -> impl Iterator<Item = (&'static str, Price)> {
+    super::provider::KINDS
+        .iter()
+        .flat_map(|k| k.prices().iter().copied())
+}
 
 /// Where a price came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,7 +119,7 @@ impl PriceTable {
         if let Some(p) = best(model, user) {
             return Some((p, Source::Config));
         }
-        best(model, BUILT_IN.iter().copied()).map(|p| (p, Source::BuiltIn))
+        best(model, built_in()).map(|p| (p, Source::BuiltIn))
     }
 }
 

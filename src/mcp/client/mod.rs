@@ -21,9 +21,6 @@ use super::stdio::StdioTransport;
 use super::stdio::lines::Noise;
 use super::types::{CallOutcome, CallResult, Era, ServerInfo, Tool};
 
-pub use super::protocol::{
-    LATEST_LEGACY, LEGACY_VERSIONS, MODERN_VERSION, answer_server_request, client_info,
-};
 pub use super::spec::{ClientOptions, ServerSpec};
 
 /// Most pages read from one listing before it counts as endless.

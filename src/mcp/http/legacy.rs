@@ -100,11 +100,6 @@ impl HttpTransport {
         }
     }
 
-    /// Whether the 2024-11-05 HTTP+SSE transport is in use.
-    pub fn is_legacy_sse(&self) -> bool {
-        self.legacy.is_some()
-    }
-
     /// POSTs `msg` to the endpoint and waits on the stream for the response to `want`.
     pub(super) fn post_legacy(
         &self,

@@ -113,6 +113,7 @@ impl Found {
 
 /// The workflow commands for `report`, files as the report names them, secrets redacted, one
 /// per line.
+#[cfg(test)]
 pub fn render(report: &RunReport) -> String {
     render_with(report, &Places::default())
 }

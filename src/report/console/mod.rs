@@ -12,11 +12,6 @@ mod stress;
 
 pub(crate) use stress::order_header;
 
-#[cfg(test)]
-mod tests;
-
-use std::ffi::OsString;
-
 use unicode_width::UnicodeWidthStr;
 
 use super::escape::{clean, defuse_workflow_commands, format_secs, head_and_tail_lines, plural};
@@ -63,42 +58,6 @@ const STDERR_LINES: usize = 40;
 
 /// Most non-protocol stdout lines shown.
 const NOISE_LINES: usize = 10;
-
-/// Whether to colour the console report.
-///
-/// `--color always`/`never` win. Under `auto`: `NO_COLOR` (non-empty) means no colour;
-/// `CLICOLOR_FORCE` (non-empty, not `0`) means colour; `CLICOLOR=0`, `TERM=dumb` or `CI` (set, not
-/// `false`/`0`) mean no colour; otherwise colour exactly when the output is a terminal.
-pub fn color_choice(flag: ColorFlag, is_tty: bool) -> bool {
-    color_choice_from(flag, is_tty, |k| std::env::var_os(k))
-}
-
-fn color_choice_from(
-    flag: ColorFlag,
-    is_tty: bool,
-    env: impl Fn(&str) -> Option<OsString>,
-) -> bool {
-    let set = |k: &str| env(k).filter(|v| !v.is_empty());
-    let truthy = |k: &str| set(k).is_some_and(|v| v != "0" && v != "false");
-    match flag {
-        ColorFlag::Always => true,
-        ColorFlag::Never => false,
-        ColorFlag::Auto => {
-            if set("NO_COLOR").is_some() {
-                false
-            } else if truthy("CLICOLOR_FORCE") {
-                true
-            } else if set("CLICOLOR").is_some_and(|v| v == "0")
-                || set("TERM").is_some_and(|v| v == "dumb")
-                || truthy("CI")
-            {
-                false
-            } else {
-                is_tty
-            }
-        }
-    }
-}
 
 /// The console report of `report`, every line ending with `\n`.
 pub fn render(report: &RunReport, opts: &ConsoleOptions) -> String {

@@ -23,7 +23,6 @@ pub use crate::outcome::NO_TOOL;
 pub use case::CaseRow;
 pub use history::HistoryView;
 pub use model::{ModelOutcome, ModelView};
-pub use picks::{ToolRow, share_count, share_interval, share_text};
 
 /// Longest argument JSON shown beside a tool name in a table, in characters.
 pub const ARGS_CHARS: usize = 60;

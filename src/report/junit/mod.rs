@@ -76,6 +76,7 @@ pub struct JunitOptions {
 
 /// The JUnit XML report of `report` in the shape every reader accepts, secrets redacted, with a
 /// trailing newline.
+#[cfg(test)]
 pub fn render(report: &RunReport) -> String {
     render_with(report, &JunitOptions::default())
 }

@@ -59,7 +59,7 @@ fn skipped_ids(report: &Value) -> Vec<String> {
 
 /// The HTTP transport's own checks, which a stdio server skips.
 fn http_ids() -> Vec<String> {
-    toolproof::protocol::PROTOCOL_CHECK_IDS
+    toolproof::facade::PROTOCOL_CHECK_IDS
         .iter()
         .filter(|id| id.starts_with("http-"))
         .map(|id| (*id).to_owned())
@@ -73,7 +73,7 @@ fn a_well_behaved_server_passes_every_protocol_check() {
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
     assert_eq!(failed_ids(&report), Vec::<String>::new(), "{report:#}");
     let all = checks(&report);
-    assert_eq!(all.len(), toolproof::protocol::PROTOCOL_CHECK_IDS.len());
+    assert_eq!(all.len(), toolproof::facade::PROTOCOL_CHECK_IDS.len());
     // `unadvertised` (everything is advertised), `logging` (not advertised) and the HTTP
     // transport's checks skip.
     let mut expected = vec!["unadvertised".to_owned(), "logging".to_owned()];
@@ -205,7 +205,7 @@ fn each_planted_protocol_defect_is_found_by_its_check() {
         ("http-origin", &[], "error", Http),
     ];
     let ids: Vec<&str> = rows.iter().map(|r| r.0).collect();
-    assert_eq!(ids, toolproof::protocol::PROTOCOL_CHECK_IDS);
+    assert_eq!(ids, toolproof::facade::PROTOCOL_CHECK_IDS);
     let dir = Dir::new("protocol-faults");
     for (id, extra, severity, over) in rows {
         let fault = format!("protocol-{id}");

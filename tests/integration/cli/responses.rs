@@ -428,10 +428,14 @@ fn batch_is_refused_for_a_preset_without_a_batch_api() {
     let dir = Dir::new("preset-batch");
     let cases = "    - prompt: x\n      expect_tool: null\n";
     api_config(&dir, "deepseek", &[], "  batch: always\n", cases);
+    // A closed port: nothing may be asked, and nothing leaves the machine if it were.
     let out = toolproof_in(
         &dir.0,
         &["eval", "-c", "toolproof.yaml"],
-        &[("DEEPSEEK_API_KEY", KEY)],
+        &[
+            ("DEEPSEEK_API_KEY", KEY),
+            ("DEEPSEEK_BASE_URL", "http://127.0.0.1:9/v1"),
+        ],
     );
     assert_eq!(out.code, 2, "{out:?}");
     let said = format!("{}{}", out.stdout, out.stderr);

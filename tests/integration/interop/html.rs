@@ -9,12 +9,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
-use toolproof::outcome::{
+use toolproof::facade::outcome::{
     CacheUse, ChecksResults, Finding, Generator, Phase, PhaseStatus, Phases, RunReport,
     ServerSummary, Severity, StressBreak, StressMiss, StressModel, StressPoint, StressResults,
     TestResult, TestStatus, ToolOrder,
 };
-use toolproof::report::html;
+use toolproof::facade::render_html;
 
 /// Longest a Chromium run may take, first start included, in seconds.
 const CHROMIUM_TIMEOUT_S: &str = "180";
@@ -59,7 +59,7 @@ fn failing_report() -> RunReport {
     );
     retried.attempts = 3;
     RunReport {
-        schema_version: toolproof::outcome::SCHEMA_VERSION,
+        schema_version: toolproof::facade::outcome::SCHEMA_VERSION,
         generator: Generator::default(),
         command: "run".into(),
         target: "target/debug/examples/fake_mcp --fault no-description".into(),
@@ -187,7 +187,7 @@ fn work_dir() -> PathBuf {
 fn chromium_shows_the_failing_rows_first_on_a_phone_and_a_desktop() {
     let dir = work_dir();
     let page = dir.join("report.html");
-    std::fs::write(&page, html::render(&failing_report())).expect("write the report");
+    std::fs::write(&page, render_html(&failing_report())).expect("write the report");
 
     for (width, height) in [(390, 844), (1280, 900)] {
         let png = dir.join(format!("shot-{width}.png"));
@@ -392,7 +392,7 @@ fn chromium_draws_the_stress_curve_one_point_per_count_light_and_dark() {
     let dir = std::env::temp_dir().join(format!("toolproof-html-stress-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create dir");
-    let html = html::render(&stress_report());
+    let html = render_html(&stress_report());
     assert!(!html.contains("<script"), "the report itself has no script");
     let page = dir.join("stress.html");
     std::fs::write(&page, &html).expect("write the report");

@@ -55,7 +55,7 @@ fn protocol(name: &str, target: &[&str]) -> Found {
 
 /// The HTTP transport's checks, which every stdio run skips.
 fn http_checks() -> Vec<String> {
-    toolproof::protocol::PROTOCOL_CHECK_IDS
+    toolproof::facade::PROTOCOL_CHECK_IDS
         .iter()
         .filter(|id| id.starts_with("http-"))
         .map(|id| (*id).to_owned())

@@ -658,12 +658,17 @@ fn the_fixture_yaml_loads_into_the_material_the_reference_hashed() {
     }
 }
 
+/// The registered provider called `name`.
+fn kind(name: &str) -> &'static dyn crate::evals::asking::provider::Kind {
+    crate::evals::asking::provider::find(name).unwrap_or_else(|| panic!("{name}"))
+}
+
 /// `evals.tool_choice` hashes as a `params.tool_choice` of its wire value does in the
 /// reference, and leaves the reference's key alone when unset. The expected keys come from
 /// mcp-toolproof 0.3.1's own `toolproof.evals.cache_key` (run on the same material).
 #[test]
 fn a_tool_choice_keys_as_the_reference_keys_params_tool_choice_and_unset_changes_nothing() {
-    use crate::config::{EvalConfig, Provider, ToolChoice};
+    use crate::config::{EvalConfig, ToolChoice};
     use crate::evals::asking::engine::request_params;
     let tools = [ApiTool {
         name: "echo".into(),
@@ -673,12 +678,7 @@ fn a_tool_choice_keys_as_the_reference_keys_params_tool_choice_and_unset_changes
     }];
     let cfg = EvalConfig::default();
     let key_of = |provider: &str, choice: Option<&ToolChoice>| {
-        let kind = if provider == "openai" {
-            Provider::Openai
-        } else {
-            Provider::Anthropic
-        };
-        let params = request_params(&cfg, kind, choice, "max_completion_tokens");
+        let params = request_params(&cfg, kind(provider), choice, "max_completion_tokens");
         key(provider, "m", None, "hi", &tools, &params, 1)
     };
     let reference_unset = "9d2f6ccd0073654b00d84b7cbda9ef6e8dc5e9c8ccbc507d18fbc332ecda733e";
@@ -716,15 +716,7 @@ fn a_tool_choice_keys_as_the_reference_keys_params_tool_choice_and_unset_changes
         assert!(!keys[i + 1..].contains(k), "{keys:?}");
     }
     // The command provider is sent no params (and is never cached).
-    assert!(
-        request_params(
-            &cfg,
-            Provider::Command,
-            Some(&ToolChoice::Any),
-            "max_tokens"
-        )
-        .is_empty()
-    );
+    assert!(request_params(&cfg, kind("command"), Some(&ToolChoice::Any), "max_tokens").is_empty());
 }
 
 /// `evals.max_tokens` keys as the reference keys the same body field in `params`: under
@@ -733,7 +725,7 @@ fn a_tool_choice_keys_as_the_reference_keys_params_tool_choice_and_unset_changes
 /// from mcp-toolproof 0.3.1's own `toolproof.evals.cache_key` (run on the same material).
 #[test]
 fn max_tokens_keys_as_the_reference_keys_the_field_that_is_sent() {
-    use crate::config::{EvalConfig, Provider};
+    use crate::config::EvalConfig;
     use crate::evals::asking::engine::request_params;
     let tools = [ApiTool {
         name: "echo".into(),
@@ -745,27 +737,22 @@ fn max_tokens_keys_as_the_reference_keys_the_field_that_is_sent() {
         max_tokens: Some(64),
         ..EvalConfig::default()
     };
-    let key_of = |cfg: &EvalConfig, kind: Provider, field: &str| {
-        let provider = if kind == Provider::Openai {
-            "openai"
-        } else {
-            "anthropic"
-        };
-        let params = request_params(cfg, kind, None, field);
+    let key_of = |cfg: &EvalConfig, provider: &str, field: &str| {
+        let params = request_params(cfg, kind(provider), None, field);
         key(provider, "m", None, "hi", &tools, &params, 1)
     };
     assert_eq!(
-        key_of(&cfg, Provider::Openai, "max_tokens"),
+        key_of(&cfg, "openai", "max_tokens"),
         "28a5587c255e5b6be9ce9b257846945d5ec94b4223b9738efcb650d5979b20ac",
         "the reference's key for params: {{max_tokens: 64}}"
     );
     assert_eq!(
-        key_of(&cfg, Provider::Openai, "max_completion_tokens"),
+        key_of(&cfg, "openai", "max_completion_tokens"),
         "cbd275147431f3627cde84ab8781158f1fcc54df69679f2a82088695e8124e44",
         "the reference's key for params: {{max_completion_tokens: 64}}"
     );
     assert_eq!(
-        key_of(&cfg, Provider::Anthropic, "max_completion_tokens"),
+        key_of(&cfg, "anthropic", "max_completion_tokens"),
         "bca3022f9f27229475a1d711816366d5d8baa528f47745e3b0aef669a8be00fe",
         "Anthropic always gets max_tokens"
     );
@@ -778,19 +765,19 @@ fn max_tokens_keys_as_the_reference_keys_the_field_that_is_sent() {
         ..cfg.clone()
     };
     assert_eq!(
-        key_of(&explicit, Provider::Openai, "max_tokens"),
+        key_of(&explicit, "openai", "max_tokens"),
         "93633b45f4c3d1038f2bc60b6c5200e827068f0cf2062c46c02bb96e048aed81",
         "the reference's key for params: {{max_tokens: 32}}"
     );
     // Unset, nothing is added: the reference's key whatever the field.
     let unset = EvalConfig::default();
     assert_eq!(
-        key_of(&unset, Provider::Openai, "max_tokens"),
+        key_of(&unset, "openai", "max_tokens"),
         "107cb7efee20fd8f0582523a4f9b7b10ae2e8a134a88068e419fd9831c458828"
     );
     assert_eq!(
-        key_of(&unset, Provider::Openai, "max_completion_tokens"),
-        key_of(&unset, Provider::Openai, "max_tokens")
+        key_of(&unset, "openai", "max_completion_tokens"),
+        key_of(&unset, "openai", "max_tokens")
     );
 }
 
@@ -799,7 +786,6 @@ fn max_tokens_keys_as_the_reference_keys_the_field_that_is_sent() {
 /// same YAML read by PyYAML (`yaml.safe_load`), with the same tool list.
 #[test]
 fn integers_beyond_64_bits_in_params_key_as_the_reference_keys_them() {
-    use crate::config::Provider;
     use crate::evals::asking::engine::request_params;
     let dir = scratch("bigint-params");
     let path = dir.join("toolproof.yaml");
@@ -817,7 +803,7 @@ fn integers_beyond_64_bits_in_params_key_as_the_reference_keys_them() {
     .expect("write the config");
     let loaded = crate::config::load(&path).expect("the config loads");
     let cfg = loaded.config.evals.expect("evals");
-    let params = request_params(&cfg, Provider::Openai, None, "max_completion_tokens");
+    let params = request_params(&cfg, kind("openai"), None, "max_completion_tokens");
     assert_eq!(
         pyjson::dumps(&Value::Object(params.clone()), Style::KEY),
         concat!(
@@ -1035,8 +1021,8 @@ fn a_tool_digest_follows_the_definition_the_key_hashes() {
 
 #[test]
 fn the_responses_api_and_each_preset_key_apart_from_openai_chat() {
-    use crate::config::{OpenAiApi, Provider};
-    use crate::evals::asking::engine::cache_name;
+    use crate::config::{EvalConfig, OpenAiApi};
+    use crate::evals::asking::provider::{KINDS, find};
     let tools = [ApiTool {
         name: "echo".into(),
         description: "Echo.".into(),
@@ -1045,49 +1031,55 @@ fn the_responses_api_and_each_preset_key_apart_from_openai_chat() {
     }];
     let params = Map::new();
     let key_of = |name: &str| key(name, "m", None, "hi", &tools, &params, 1);
-    // `openai` with Chat Completions: the reference's key, whatever else exists.
-    assert_eq!(cache_name(Provider::Openai, OpenAiApi::Chat), "openai");
-    assert_eq!(
-        cache_name(Provider::Anthropic, OpenAiApi::Responses),
-        "anthropic"
-    );
-    assert_eq!(
-        cache_name(Provider::Command, OpenAiApi::Responses),
-        "command"
-    );
-    let mut names = vec![cache_name(Provider::Openai, OpenAiApi::Chat)];
-    for p in Provider::ALL.into_iter().filter(|p| p.speaks_openai()) {
-        for api in [OpenAiApi::Chat, OpenAiApi::Responses] {
-            let name = cache_name(p, api);
-            if p != Provider::Openai || api != OpenAiApi::Chat {
-                names.push(name);
-            }
+    let chat = EvalConfig::default();
+    let responses = EvalConfig {
+        openai_api: OpenAiApi::Responses,
+        ..EvalConfig::default()
+    };
+    let kind = |n: &str| find(n).unwrap_or_else(|| panic!("{n}"));
+    // `openai` with Chat Completions: the reference's key material, whatever else exists.
+    assert_eq!(kind("openai").cache_name(&chat), "openai");
+    assert_eq!(kind("openai").cache_name(&responses), "openai/responses");
+    assert_eq!(kind("anthropic").cache_name(&responses), "anthropic");
+    assert_eq!(kind("command").cache_name(&responses), "command");
+    assert_eq!(kind("groq").cache_name(&responses), "groq/responses");
+    let mut names = Vec::new();
+    for k in KINDS {
+        for cfg in [&chat, &responses] {
+            names.push(k.cache_name(cfg));
         }
     }
-    assert!(names.contains(&"openai/responses".to_owned()));
-    assert!(names.contains(&"groq".to_owned()) && names.contains(&"groq/responses".to_owned()));
+    names.sort();
+    names.dedup();
     let mut keys: Vec<String> = names.iter().map(|n| key_of(n)).collect();
-    let count = keys.len();
     keys.sort();
     keys.dedup();
-    assert_eq!(keys.len(), count, "two providers share a key: {names:?}");
+    assert_eq!(
+        keys.len(),
+        names.len(),
+        "two providers share a key: {names:?}"
+    );
+    assert_eq!(names.len(), KINDS.len() * 2 - 2, "{names:?}");
 }
 
 #[test]
 fn max_tokens_goes_as_max_output_tokens_to_the_responses_api() {
-    use crate::config::{EvalConfig, OpenAiApi, Provider};
+    use crate::config::{EvalConfig, OpenAiApi};
     use crate::evals::asking::engine::request_params;
+    use crate::evals::asking::provider::find;
     let cfg = EvalConfig {
         max_tokens: Some(64),
         openai_api: OpenAiApi::Responses,
         ..EvalConfig::default()
     };
-    for p in [Provider::Openai, Provider::Groq] {
-        let params = request_params(&cfg, p, None, "max_completion_tokens");
-        assert_eq!(params.get("max_output_tokens"), Some(&json!(64)), "{p:?}");
+    for name in ["openai", "groq"] {
+        let kind = find(name).expect("kind");
+        let params = request_params(&cfg, kind, None, "max_completion_tokens");
+        assert_eq!(params.get("max_output_tokens"), Some(&json!(64)), "{name}");
         assert_eq!(params.len(), 1, "{params:?}");
     }
     // Anthropic is not an OpenAI API: `openai_api` does not apply to it.
-    let params = request_params(&cfg, Provider::Anthropic, None, "max_completion_tokens");
+    let kind = find("anthropic").expect("kind");
+    let params = request_params(&cfg, kind, None, "max_completion_tokens");
     assert_eq!(params.get("max_tokens"), Some(&json!(64)));
 }

@@ -2,7 +2,7 @@
 //! one and send the answers back over a channel. The pool owns what it needs, so an
 //! interrupted phase stops waiting at once and leaves requests in flight behind.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -11,9 +11,11 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::progress::Progress;
-use super::{Ctx, DEFAULT_MAX_TOKENS, Got, Item, cache_name};
-use crate::config::{EvalConfig, Provider as ProviderKind, Turn};
-use crate::evals::asking::provider::{Answer, Pacer, Provider, ProviderError, Request};
+use super::{Ctx, Got, Item, request_max_tokens};
+use crate::config::{EvalConfig, Turn};
+use crate::evals::asking::provider::{
+    Answer, Kind, Pacer, Provider, ProviderError, Request, Setup,
+};
 use crate::evals::asking::tools::ApiTools;
 use crate::evals::asking::usage::Recorded;
 use crate::evals::{ApiTool, Call, Choice, Stop};
@@ -25,22 +27,16 @@ use crate::settings::Env;
 /// `base_dir`.
 pub(super) fn build_client(
     cfg: &EvalConfig,
-    provider: ProviderKind,
+    kind: &dyn Kind,
     base_dir: &Path,
     env: &Env,
-) -> Result<Provider, ProviderError> {
+) -> Result<Box<dyn Provider>, ProviderError> {
     let var = |k: &str| env.raw(k).map(str::to_owned);
-    match provider {
-        ProviderKind::Anthropic => Provider::anthropic_from(var),
-        ProviderKind::Openai => Provider::openai_from(var, cfg.openai_api),
-        ProviderKind::Command => Ok(Provider::command(
-            cfg.command.clone().unwrap_or_default(),
-            PathBuf::from(base_dir),
-            crate::config::limits::seconds(cfg.timeout_s),
-            cfg.env.clone(),
-        )),
-        preset => Provider::preset_from(preset.name(), var, cfg.openai_api),
-    }
+    kind.connect(&Setup {
+        env: &var,
+        cfg: Some(cfg),
+        base_dir,
+    })
 }
 
 /// An answer and its time, or a transient error and the time until it.
@@ -55,7 +51,7 @@ enum Reply {
 /// What the workers share. Owned, so that an interrupted phase can stop waiting for
 /// requests in flight and leave them behind.
 struct Shared {
-    provider: Arc<Provider>,
+    provider: Arc<dyn Provider>,
     pacer: Arc<Pacer>,
     model: String,
     system: Option<String>,
@@ -73,7 +69,7 @@ struct Shared {
 /// One model's pending items, asked of the provider.
 pub(super) struct Asking<'a, 'c> {
     pub(super) ctx: &'a Ctx<'c>,
-    pub(super) provider: Arc<Provider>,
+    pub(super) provider: Arc<dyn Provider>,
     pub(super) model: &'a str,
     pub(super) items: &'a [Item],
     pub(super) cache_use: &'a mut CacheUse,
@@ -98,10 +94,7 @@ impl Asking<'_, '_> {
             tools: self.ctx.api.tools.clone(),
             params: self.ctx.params.clone(),
             tool_choice: self.ctx.tool_choice.clone(),
-            max_tokens: match self.ctx.provider {
-                ProviderKind::Anthropic => DEFAULT_MAX_TOKENS,
-                _ => cfg.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
-            },
+            max_tokens: request_max_tokens(cfg, self.ctx.kind),
             prompt_cache: self.ctx.run.settings.prompt_cache(),
             prompts: pending
                 .iter()
@@ -169,7 +162,7 @@ impl Asking<'_, '_> {
                         &choice,
                         recorded.as_ref(),
                         (
-                            &cache_name(self.ctx.provider, self.ctx.cfg.openai_api),
+                            &self.ctx.kind.cache_name(self.ctx.cfg),
                             self.model,
                             &self.ctx.cfg.cases[item.case].prompt,
                         ),

@@ -23,10 +23,10 @@ use super::cache::{Cache, Keyer, Lookup};
 use super::choice;
 use super::prices::PriceTable;
 use super::provider::window::WindowUse;
-use super::provider::{Pacer, Provider, ProviderError, RetryPolicy};
+use super::provider::{Kind, Pacer, Provider, ProviderError, RetryPolicy};
 use super::tools::{ApiTools, api_tools};
 use super::usage::Recorded;
-use crate::config::{EvalCase, EvalConfig, OpenAiApi, Provider as ProviderKind, ToolChoice, Turn};
+use crate::config::{EvalCase, EvalConfig, OpenAiApi, ToolChoice, Turn};
 use crate::evals::Choice;
 use crate::evals::judging::grade::{self, Label};
 use crate::evals::judging::tally::{self, LabelledCase, Rules};
@@ -63,19 +63,11 @@ pub struct EvalRun<'a> {
     pub secrets: &'a Redactor,
 }
 
-/// The provider's name as the cache key and reports spell it.
-pub fn provider_name(p: ProviderKind) -> &'static str {
-    p.name()
-}
-
-/// The provider's name in the answer cache's keys and entries: [`provider_name`], or for the
-/// Responses API `NAME/responses`, so that the two OpenAI APIs' answers never replay for each
-/// other (`openai` with Chat Completions keeps the reference's key, byte for byte).
-pub fn cache_name(p: ProviderKind, api: OpenAiApi) -> String {
-    match api {
-        OpenAiApi::Responses if p.speaks_openai() => format!("{}/responses", p.name()),
-        _ => p.name().to_owned(),
-    }
+/// `max_tokens` of a request: the provider's own default when it has one (`evals.max_tokens`
+/// then travels in `params`), else `evals.max_tokens`, else 16000.
+fn request_max_tokens(cfg: &EvalConfig, kind: &dyn Kind) -> u32 {
+    kind.default_max_tokens()
+        .unwrap_or_else(|| cfg.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS))
 }
 
 /// The request parameters for a provider: `params`, plus `max_tokens` under the name the API
@@ -89,29 +81,34 @@ pub fn cache_name(p: ProviderKind, api: OpenAiApi) -> String {
 /// reference keys `params: {max_tokens: N}`.
 pub fn request_params(
     cfg: &EvalConfig,
-    provider: ProviderKind,
+    kind: &dyn Kind,
     tool_choice: Option<&ToolChoice>,
     openai_max_tokens_key: &str,
 ) -> Map<String, Value> {
     let mut params = cfg.params.clone();
     // `auto` is what the request carries anyway (and what keys the reference's cache); an
     // explicit one adds nothing, and must not be sent to a tool-less request.
-    if let Some(c) =
-        tool_choice.filter(|c| provider != ProviderKind::Command && **c != ToolChoice::Auto)
+    if let Some(c) = tool_choice.filter(|c| kind.tool_choice_in_params() && **c != ToolChoice::Auto)
     {
         params
             .entry("tool_choice")
-            .or_insert_with(|| choice::wire(c, provider));
+            .or_insert_with(|| kind.tool_choice_wire(c));
     }
     if let Some(n) = cfg.max_tokens {
-        let key = match provider {
-            p if p.speaks_openai() && cfg.openai_api == OpenAiApi::Responses => "max_output_tokens",
-            p if p.speaks_openai() => openai_max_tokens_key,
-            _ => "max_tokens",
+        let key = if kind.speaks_openai() && cfg.openai_api == OpenAiApi::Responses {
+            "max_output_tokens"
+        } else {
+            kind.max_tokens_key(openai_max_tokens_key)
         };
         params.entry(key).or_insert_with(|| Value::from(n));
     }
     params
+}
+
+/// The provider the target names, from the registry.
+pub fn kind_of(target: &EvalTarget) -> Result<&'static dyn Kind, String> {
+    let name = target.provider.name();
+    super::provider::find(name).ok_or_else(|| super::provider::registry::unknown(name))
 }
 
 /// One (case, trial) of a model: which case, and its cache key when the cache is used.
@@ -174,16 +171,17 @@ pub fn all_keys(
 ) -> Result<Vec<(String, usize, u32, String)>, String> {
     let api = api_tools(tools);
     let tool_choice = offered_choice(settings, &api)?;
+    let kind = kind_of(resolved)?;
     let params = request_params(
         cfg,
-        resolved.provider,
+        kind,
         tool_choice.as_ref(),
         settings.openai_max_tokens_key(),
     );
     let mut keys = Vec::new();
     for model in &resolved.models {
         let keyer = Keyer::new(
-            &cache_name(resolved.provider, cfg.openai_api),
+            &kind.cache_name(cfg),
             model,
             cfg.system.as_deref(),
             &api.tools,
@@ -209,10 +207,13 @@ pub fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
     };
     let cfg = r.cfg;
     let api = api_tools(tools);
-    let provider = target.provider;
-    let use_cache = cfg.cache && provider != ProviderKind::Command;
+    let kind = match kind_of(target) {
+        Ok(k) => k,
+        Err(e) => return Phase::error(e),
+    };
+    let use_cache = cfg.cache && kind.caches_answers();
     let mut results = EvalsResults {
-        provider: provider_name(provider).into(),
+        provider: kind.name().into(),
         left_out_tools: api.left_out.clone(),
         tool_list_hash: tool_list_hash(&api),
         tool_tokens: Some(tool_tokens(&api)),
@@ -231,7 +232,7 @@ pub fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
     };
     let params = request_params(
         cfg,
-        provider,
+        kind,
         tool_choice.as_ref(),
         r.settings.openai_max_tokens_key(),
     );
@@ -253,9 +254,11 @@ pub fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
         cfg,
         api: &api,
         params: &params,
-        tool_choice: tool_choice.map(|c| choice::wire(&c, ProviderKind::Command)),
+        tool_choice: tool_choice
+            .filter(|_| !kind.tool_choice_in_params())
+            .map(|c| kind.tool_choice_wire(&c)),
         by_name: &by_name,
-        provider,
+        kind,
         cache: Cache::new(&cfg.cache_dir).recording_tools(tool_digests(&api)),
         run: r,
         pacer,
@@ -263,7 +266,7 @@ pub fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
         started,
     };
     // Built on first need: a fully cached run needs no key.
-    let mut client: Option<Result<Arc<Provider>, ProviderError>> = None;
+    let mut client: Option<Result<Arc<dyn Provider>, ProviderError>> = None;
     for model in &target.models {
         if r.interrupt.is_set() {
             break;
@@ -271,7 +274,7 @@ pub fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
         let eval = eval_model(&ctx, model, &mut results.cache, &mut client);
         results.models.push(eval);
     }
-    if provider != ProviderKind::Command {
+    if kind.caches_answers() {
         let used = ctx.pacer.usage();
         results.cache.requests = used.requests;
         results.cache.retries = used.retries;
@@ -316,7 +319,7 @@ struct Ctx<'a> {
     /// The tool choice in the command provider's shape (the HTTP providers have it in `params`).
     tool_choice: Option<Value>,
     by_name: &'a HashMap<&'a str, &'a Tool>,
-    provider: ProviderKind,
+    kind: &'static dyn Kind,
     cache: Cache,
     run: &'a EvalRun<'a>,
     pacer: Arc<Pacer>,
@@ -331,7 +334,7 @@ fn eval_model(
     ctx: &Ctx<'_>,
     model: &str,
     cache_use: &mut CacheUse,
-    client: &mut Option<Result<Arc<Provider>, ProviderError>>,
+    client: &mut Option<Result<Arc<dyn Provider>, ProviderError>>,
 ) -> ModelEval {
     let cfg = ctx.cfg;
     let items = items_of(ctx, model, cache_use.write);
@@ -357,10 +360,10 @@ fn eval_model(
     let mut fatal: Option<String> = None;
     let mut batched = 0;
     // `--offline` keeps model APIs from being called; a local command is no API.
-    let offline = offline_for(ctx.run.settings, ctx.provider);
+    let offline = offline_for(ctx.run.settings, ctx.kind);
     if !pending.is_empty() && !offline && !ctx.run.interrupt.is_set() {
         let built = client.get_or_insert_with(|| {
-            build_client(cfg, ctx.provider, ctx.run.base_dir, ctx.run.env).map(Arc::new)
+            build_client(cfg, ctx.kind, ctx.run.base_dir, ctx.run.env).map(Arc::from)
         });
         match built {
             Err(e) => fatal = Some(e.to_string()),
@@ -415,7 +418,7 @@ fn items_of(ctx: &Ctx<'_>, model: &str, keyed: bool) -> Vec<Item> {
     let cfg = ctx.cfg;
     let keyer = keyed.then(|| {
         Keyer::new(
-            &cache_name(ctx.provider, cfg.openai_api),
+            &ctx.kind.cache_name(ctx.cfg),
             model,
             cfg.system.as_deref(),
             &ctx.api.tools,
@@ -449,7 +452,7 @@ fn batches(ctx: &Ctx<'_>, cache_use: &CacheUse, items: &[Item], pending: &[usize
             .run
             .settings
             .batch()
-            .batches(ctx.provider, distinct.len())
+            .batches(ctx.kind.batches(), distinct.len())
 }
 
 /// One trial as reported: the answer judged against the case's label, or why there is none.
@@ -475,8 +478,8 @@ fn trial_of(ctx: &Ctx<'_>, case: &EvalCase, got: Got) -> TrialResult {
 }
 
 /// `--offline` applies to model APIs only: a local command is no API.
-fn offline_for(settings: &EvalSettings, provider: ProviderKind) -> bool {
-    settings.offline() && provider != ProviderKind::Command
+fn offline_for(settings: &EvalSettings, kind: &dyn Kind) -> bool {
+    settings.offline() && kind.caches_answers()
 }
 
 /// Judges every answer of one model and scores it (see [`tally::score_model`]).
@@ -493,7 +496,7 @@ fn score_model(
     let cost = cost::of_model(&got, ctx.prices.lookup(model));
     // A model API renders the tools into the prompt it counts; a command's usage is whatever
     // the command says, and proves nothing about a tool list.
-    let unseen = (ctx.provider != ProviderKind::Command && !ctx.api.tools.is_empty())
+    let unseen = (ctx.kind.caches_answers() && !ctx.api.tools.is_empty())
         .then(|| cost::tools_unseen(&got, tool_tokens(ctx.api).total))
         .flatten();
     let mut trials: Vec<Vec<TrialResult>> = cfg.cases.iter().map(|_| Vec::new()).collect();

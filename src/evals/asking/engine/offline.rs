@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use super::{Ctx, Got, Item, cache_name};
+use super::{Ctx, Got, Item};
 use crate::evals::asking::cache::RecordedElsewhere;
 use crate::evals::asking::tools::ApiTools;
 
@@ -24,9 +24,9 @@ pub(super) fn why_missed(
     if missed.is_empty() {
         return None;
     }
-    let provider = cache_name(ctx.provider, ctx.cfg.openai_api);
+    let provider = &ctx.kind.cache_name(ctx.cfg);
     ctx.cache
-        .why_missed(&provider, model, &missed, &tool_digests(ctx.api))
+        .why_missed(provider, model, &missed, &tool_digests(ctx.api))
 }
 
 /// Each tool of the list sent with its [`cache::tool_digest`], in list order.

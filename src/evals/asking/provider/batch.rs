@@ -9,10 +9,7 @@
 use serde_json::{Value, json};
 
 use super::http::{HttpApi, describe};
-use super::{
-    Answer, Failure, Pacer, Provider, ProviderError, Request, ShapeError, anthropic, openai,
-    responses,
-};
+use super::{Answer, Failure, Pacer, ProviderError, ShapeError, anthropic, openai, responses};
 use crate::pycompat::bigint;
 
 /// The most bytes read from a results file (a few KiB an answer, 50,000 answers at most).
@@ -68,26 +65,31 @@ impl Poll {
     }
 }
 
-impl Provider {
-    /// The batch API of an HTTP provider; `None` for the command provider.
-    pub fn batch_api(&self) -> Option<BatchApi<'_>> {
-        match self {
-            Provider::Anthropic(api) => Some(BatchApi {
-                api,
-                openai: false,
-                responses: false,
-            }),
-            Provider::OpenAi(api) => Some(BatchApi {
-                api,
-                openai: true,
-                responses: false,
-            }),
-            Provider::Responses(api) => Some(BatchApi {
-                api,
-                openai: true,
-                responses: true,
-            }),
-            Provider::Command(_) => None,
+impl<'a> BatchApi<'a> {
+    /// The Message Batches API beside `api` (`…/v1/messages/batches`).
+    pub fn anthropic(api: &'a HttpApi) -> Self {
+        BatchApi {
+            api,
+            openai: false,
+            responses: false,
+        }
+    }
+
+    /// OpenAI's Batch API beside `api` (files and `…/v1/batches`).
+    pub fn openai(api: &'a HttpApi) -> Self {
+        BatchApi {
+            api,
+            openai: true,
+            responses: false,
+        }
+    }
+
+    /// OpenAI's Batch API beside a Responses API endpoint: each line goes to `/v1/responses`.
+    pub fn responses(api: &'a HttpApi) -> Self {
+        BatchApi {
+            api,
+            openai: true,
+            responses: true,
         }
     }
 }
@@ -95,15 +97,6 @@ impl Provider {
 /// Whether `e` says the batch does not exist (a 404 on its status): archived or deleted.
 pub fn gone(e: &ProviderError) -> bool {
     matches!(e, ProviderError::Fatal(f) if f.message.contains(" returned 404"))
-}
-
-/// The request body the live path sends for `req`.
-pub fn body(provider: &Provider, req: &Request) -> Value {
-    match provider {
-        Provider::OpenAi(_) => openai::body(req),
-        Provider::Responses(_) => responses::body(req),
-        _ => anthropic::body(req),
-    }
 }
 
 impl BatchApi<'_> {

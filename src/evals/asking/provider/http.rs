@@ -13,34 +13,16 @@ use super::{Answer, Failure, ProviderError, ShapeError};
 use crate::pycompat::bigint;
 
 mod body;
+mod hooks;
 
 pub use body::describe;
 use body::{quota_exhausted, quote, quote_body};
+pub use hooks::{Auth, Dialect, Signer, Signing, Standard};
 
 /// Most bytes read from one answer.
 const BODY_LIMIT: u64 = 64 << 20;
 /// The hint for a spent quota.
 const OUT_OF_CREDIT: &str = "the account is out of credit or over its spend limit";
-
-/// How the key travels.
-#[derive(Clone)]
-pub enum Auth {
-    /// `x-api-key: KEY` (Anthropic).
-    ApiKey(String),
-    /// `authorization: Bearer KEY` (OpenAI, `ANTHROPIC_AUTH_TOKEN`).
-    Bearer(String),
-    /// No key: a local OpenAI-compatible server that asks for none.
-    None,
-}
-
-impl Auth {
-    fn secret(&self) -> &str {
-        match self {
-            Auth::ApiKey(k) | Auth::Bearer(k) => k,
-            Auth::None => "",
-        }
-    }
-}
 
 /// Reads a 2xx answer body into an [`Answer`], or says what is wrong with its shape.
 pub type ReadAnswer = fn(&Value) -> Result<Answer, ShapeError>;
@@ -54,6 +36,8 @@ pub struct HttpApi {
     headers: Vec<(String, String)>,
     key_var: &'static str,
     base_var: &'static str,
+    dialect: &'static dyn Dialect,
+    clock: fn() -> SystemTime,
 }
 
 impl fmt::Debug for HttpApi {
@@ -119,7 +103,23 @@ impl HttpApi {
             headers,
             key_var,
             base_var,
+            dialect: &Standard,
+            clock: SystemTime::now,
         }
+    }
+
+    /// The same endpoint reading refusals with `dialect`.
+    #[allow(dead_code)]
+    pub fn with_dialect(mut self, dialect: &'static dyn Dialect) -> Self {
+        self.dialect = dialect;
+        self
+    }
+
+    /// The same endpoint signing with the time from `clock` (tests).
+    #[allow(dead_code)]
+    pub fn with_clock(mut self, clock: fn() -> SystemTime) -> Self {
+        self.clock = clock;
+        self
     }
 
     /// The endpoint URL.
@@ -139,6 +139,18 @@ impl HttpApi {
         pacer: &Pacer,
         read: ReadAnswer,
     ) -> (Result<Answer, ProviderError>, Duration) {
+        self.post_at(&self.url, body, pacer, read)
+    }
+
+    /// [`HttpApi::post`] to `url`, for an API whose URL depends on the request (the model in
+    /// the path: Gemini's `…/models/MODEL:generateContent`, Bedrock's `…/model/ID/converse`).
+    pub fn post_at(
+        &self,
+        url: &str,
+        body: &Value,
+        pacer: &Pacer,
+        read: ReadAnswer,
+    ) -> (Result<Answer, ProviderError>, Duration) {
         let bytes = bigint::to_vec(body).unwrap_or_default();
         let interrupted = || Err(ProviderError::Transient("interrupted".into()));
         let mut retries = 0;
@@ -150,7 +162,7 @@ impl HttpApi {
                 return (interrupted(), Duration::ZERO);
             };
             let started = Instant::now();
-            let attempt = self.attempt(&bytes, pacer, read);
+            let attempt = self.attempt(url, &bytes, pacer, read);
             let took = started.elapsed();
             let crowded = pacer.done(slot, attempt.outcome());
             again = true;
@@ -240,14 +252,13 @@ impl HttpApi {
     ) -> Exchanged {
         let sent = match body {
             Some((content_type, bytes)) => self
-                .authorized(self.agent.post(url))
+                .authorized(self.agent.post(url), "POST", url, content_type, bytes)
                 .config()
                 .timeout_global(Some(timeout))
                 .build()
-                .header("content-type", content_type)
                 .send(bytes),
             None => self
-                .authorized(self.agent.get(url))
+                .authorized(self.agent.get(url), "GET", url, "", &[])
                 .config()
                 .timeout_global(Some(timeout))
                 .build()
@@ -259,6 +270,7 @@ impl HttpApi {
         };
         let status = resp.status().as_u16();
         let (should, wait) = retry_hints(&resp);
+        let headers = headers_of(&resp, status);
         let text = match resp.body_mut().with_config().limit(limit).read_to_string() {
             Ok(t) => t,
             Err(e) => return Exchanged::Failed(self.transport_error(e, timeout)),
@@ -266,38 +278,63 @@ impl HttpApi {
         if (200..300).contains(&status) {
             return Exchanged::Done(text);
         }
-        Exchanged::Failed(self.refusal(status, &text, should, wait))
+        Exchanged::Failed(self.refusal(status, &text, &headers, should, wait))
     }
 
-    /// `req` with the key and the API's headers.
-    fn authorized<B>(&self, mut req: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
-        req = req.header("accept", "application/json");
-        req = match &self.auth {
-            Auth::ApiKey(k) => req.header("x-api-key", k.as_str()),
-            Auth::Bearer(k) => req.header("authorization", format!("Bearer {k}")),
-            Auth::None => req,
-        };
-        for (name, value) in &self.headers {
-            req = req.header(name.as_str(), value.as_str());
+    /// `req` with its content type (unless empty), the key or signature, and the API's
+    /// headers. A [`Signer`] sees every other header and the exact body bytes.
+    fn authorized<B>(
+        &self,
+        mut req: ureq::RequestBuilder<B>,
+        method: &str,
+        url: &str,
+        content_type: &str,
+        body: &[u8],
+    ) -> ureq::RequestBuilder<B> {
+        let mut sent: Vec<(&str, &str)> = vec![("accept", "application/json")];
+        if !content_type.is_empty() {
+            sent.push(("content-type", content_type));
         }
-        req
+        sent.extend(self.headers.iter().map(|(n, v)| (n.as_str(), v.as_str())));
+        for (name, value) in &sent {
+            req = req.header(*name, *value);
+        }
+        match &self.auth {
+            Auth::Bearer(k) => req.header("authorization", format!("Bearer {k}")),
+            Auth::Header(name, k) => req.header(*name, k.as_str()),
+            Auth::Signed(signer) => {
+                let signing = Signing {
+                    method,
+                    url,
+                    headers: &sent,
+                    body,
+                    now: (self.clock)(),
+                };
+                for (name, value) in signer.sign(&signing) {
+                    req = req.header(name, value);
+                }
+                req
+            }
+            Auth::None => req,
+        }
     }
 
-    fn attempt(&self, body: &[u8], pacer: &Pacer, read: ReadAnswer) -> Attempt {
+    fn attempt(&self, url: &str, body: &[u8], pacer: &Pacer, read: ReadAnswer) -> Attempt {
         let timeout = pacer.policy().request_timeout;
         let req = self
             .agent
-            .post(&self.url)
+            .post(url)
             .config()
             .timeout_global(Some(timeout))
-            .build()
-            .header("content-type", "application/json");
-        let mut resp = match self.authorized(req).send(body) {
+            .build();
+        let req = self.authorized(req, "POST", url, "application/json", body);
+        let mut resp = match req.send(body) {
             Ok(r) => r,
             Err(e) => return self.transport_error(e, timeout),
         };
         let status = resp.status().as_u16();
         let (should, wait) = retry_hints(&resp);
+        let headers = headers_of(&resp, status);
         let location = header(&resp, "location");
         let text = match resp
             .body_mut()
@@ -312,7 +349,7 @@ impl HttpApi {
             return self.answer(status, &text, read);
         }
         if (300..400).contains(&status) {
-            let words = crate::net::redirect_words(&self.url, location.as_deref());
+            let words = crate::net::redirect_words(url, location.as_deref());
             let body = if text.trim().is_empty() {
                 String::new()
             } else {
@@ -323,7 +360,7 @@ impl HttpApi {
                 hint: self.hint_for(status),
             });
         }
-        self.refusal(status, &text, should, wait)
+        self.refusal(status, &text, &headers, should, wait)
     }
 
     /// A 2xx answer: the API's answer, or a body that is not one.
@@ -357,15 +394,24 @@ impl HttpApi {
         &self,
         status: u16,
         text: &str,
+        headers: &[(String, String)],
         should: Option<bool>,
         wait: Option<Duration>,
     ) -> Attempt {
         let parsed = serde_json::from_str::<Value>(text).ok();
+        let header = |name: &str| {
+            headers
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v.clone())
+        };
         let described = format!(
             "{} returned {}",
             self.who,
-            describe(status, parsed.as_ref(), text)
+            self.dialect
+                .describe(status, parsed.as_ref(), text, &header)
         );
+        let wait = wait.or_else(|| self.dialect.retry_wait(parsed.as_ref()));
         if status == 429 && parsed.as_ref().is_some_and(quota_exhausted) {
             return Attempt::Fatal(Failure::with_hint(described, OUT_OF_CREDIT));
         }
@@ -509,6 +555,17 @@ fn header(resp: &ureq::http::Response<ureq::Body>, name: &str) -> Option<String>
         .get(name)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned)
+}
+
+/// The headers of a refusal (none of a 2xx answer), for its [`Dialect`].
+fn headers_of(resp: &ureq::http::Response<ureq::Body>, status: u16) -> Vec<(String, String)> {
+    if (200..300).contains(&status) {
+        return Vec::new();
+    }
+    resp.headers()
+        .iter()
+        .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+        .collect()
 }
 
 /// What a response says about trying again: `x-should-retry`, and the wait of

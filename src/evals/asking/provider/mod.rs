@@ -1,6 +1,21 @@
 //! Model providers: ask a model (the Anthropic Messages API, OpenAI Chat Completions, or a
 //! local command) which tool it would call for a prompt, and read back every call it made.
 //!
+//! One module per provider (`anthropic/`, `openai/`, `command/`), each owning its wire format:
+//! request body, tool list, tool_choice shape, multi-turn context, answer reading (calls,
+//! text, stop reasons, cut-offs), usage, default prices, credentials, batch API and cache-key
+//! name. Two traits split what a provider is from a configured one:
+//! - [`Kind`]: static, one value per provider, listed in [`registry::KINDS`] (one line each).
+//!   Engines, settings and reports ask it (`caches_answers`, `runs_command`,
+//!   `tool_choice_wire`, `default_max_tokens`, `credentials`, `prices`, `batches`) instead of
+//!   matching on a provider; [`Kind::connect`] builds the [`Provider`].
+//! - [`Provider`]: object-safe and `Sync`, shared by the worker threads; `ask_timed` one
+//!   request, `batch_api` when it has one. HTTP providers hold an [`HttpApi`] that owns retries,
+//!   backoff and the window, sends to a URL that may depend on the request
+//!   ([`HttpApi::post_at`]), authenticates with an [`Auth`] (a key header, a bearer token, or a
+//!   [`Signer`] that sees method, URL, headers, the exact body bytes and the time), and reads
+//!   refusals through a [`Dialect`] (message from the body, retry hints beyond `retry-after`).
+//!
 //! Everything here speaks API-safe tool names ([`crate::evals::asking::tools`] maps them back). Errors
 //! come in two kinds: [`ProviderError::Fatal`] when no case can be asked (a missing key, a
 //! rejected request, an unknown model), [`ProviderError::Transient`] when this one case could
@@ -15,6 +30,7 @@ mod http;
 pub(crate) mod openai;
 pub(crate) mod presets;
 mod program;
+pub mod registry;
 pub(crate) mod responses;
 pub mod retry;
 #[cfg(test)]
@@ -23,22 +39,24 @@ pub mod window;
 #[cfg(test)]
 mod wire_tests;
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::fmt;
+use std::path::Path;
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+use super::prices::Price;
 use super::usage::Usage;
-use crate::config::{OpenAiApi, Turn};
+use crate::config::{EvalConfig, OpenAiApi, ToolChoice, Turn};
 use crate::evals::ApiTool;
 use crate::evals::Stop;
-use command::CommandSpec;
+pub use batch::BatchApi;
 pub use error::{Failure, ProviderError, ShapeError};
-use http::{Auth, HttpApi};
+pub use http::{Auth, HttpApi};
+#[allow(unused_imports)] // the extension points a provider module plugs into
+pub use http::{Dialect, Signer, Signing, Standard};
+pub use registry::{KINDS, find};
 pub use retry::{Pacer, RetryPolicy};
-
-use crate::settings::{ANTHROPIC_DEFAULT_BASE, OPENAI_DEFAULT_BASE};
 
 /// What to ask: one prompt, with the tool list and the request options of the eval section.
 #[derive(Debug, Clone, Copy)]
@@ -98,142 +116,190 @@ pub struct RawCall {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawArgs(pub String);
 
-/// A configured provider. Cheap to share between threads (`Sync`): HTTP connections are pooled.
-#[derive(Debug)]
-pub enum Provider {
-    /// The Anthropic Messages API.
-    Anthropic(HttpApi),
-    /// OpenAI Chat Completions, or a compatible server (an OpenAI-compatible preset).
-    OpenAi(HttpApi),
-    /// The OpenAI Responses API, or a compatible server's.
-    Responses(HttpApi),
-    /// A local program: the request on stdin, its choice on stdout.
-    Command(CommandSpec),
-}
+/// What a provider is, before it is configured: its name (in the config, on the command line,
+/// in the cache key and the reports), the questions engines and settings ask of it, its wire
+/// format's choices that do not need a connection, and how to connect it. One static value
+/// per provider, listed once in [`registry::KINDS`].
+///
+/// A new provider is a module under `provider/` with a `Kind` (a unit struct, or a value of
+/// a shared struct for presets such as OpenAI-compatible APIs), its [`Provider`], and one line
+/// in [`registry::KINDS`]. Everything else (engines, cache, reports, merge, set lint, stress,
+/// the withheld variables) asks these methods.
+#[allow(dead_code)] // `credentials` and `runs_command` are asked by tests and the layers above
+pub trait Kind: Sync + fmt::Debug {
+    /// The name users write (`evals.provider`, `--provider`) and the cache key and reports
+    /// spell. Never changes for a shipped provider: it is part of every cache key.
+    fn name(&self) -> &'static str;
 
-impl Provider {
-    #[cfg(test)]
-    /// Anthropic at `base_url` (without `/v1`) with an API key.
-    pub fn anthropic(base_url: &str, api_key: &str) -> Provider {
-        Provider::Anthropic(anthropic::api(base_url, Auth::ApiKey(api_key.to_owned())))
+    /// Every variable the provider reads a credential or an account id from. They are
+    /// withheld from the server under test and from child programs, and masked in every output.
+    fn credentials(&self) -> &'static [&'static str];
+
+    /// The model is asked over the network and its answers are cached (false for a local
+    /// program, which is run every time and never cached nor offline).
+    fn caches_answers(&self) -> bool {
+        true
     }
 
-    #[cfg(test)]
-    /// OpenAI (or a compatible server) at `base_url` (with `/v1`) with an API key.
-    pub fn openai(base_url: &str, api_key: &str) -> Provider {
-        Provider::OpenAi(openai::api(base_url, Some(api_key), Vec::new()))
+    /// It runs `evals.command` (the command provider): the config must have one, and no
+    /// model is needed.
+    fn runs_command(&self) -> bool {
+        false
     }
 
-    /// A command run without a shell, from `cwd`, with the environment less toolproof's
-    /// credentials plus `env`, killed after `timeout`.
-    pub fn command(
-        argv: Vec<String>,
-        cwd: PathBuf,
-        timeout: Duration,
-        env: BTreeMap<String, String>,
-    ) -> Provider {
-        Provider::Command(CommandSpec::new(argv, cwd, timeout).with_env(env))
+    /// `max_tokens` sent when neither `evals.max_tokens` nor `params` sets one: `Some` for
+    /// APIs that require one (Anthropic: 16000, as the reference sends); `None` sends none
+    /// unless the config sets it (reasoning models reject it).
+    fn default_max_tokens(&self) -> Option<u32> {
+        None
     }
 
-    #[cfg(test)]
-    /// `anthropic`, `openai` or `command`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Provider::Anthropic(_) => "anthropic",
-            Provider::OpenAi(_) | Provider::Responses(_) => "openai",
-            Provider::Command(_) => "command",
+    /// The `params` key `evals.max_tokens` travels under. `configured` is the settings' word
+    /// for OpenAI-style APIs (`max_tokens` or `max_completion_tokens`).
+    fn max_tokens_key<'a>(&self, configured: &'a str) -> &'a str {
+        let _ = configured;
+        "max_tokens"
+    }
+
+    /// `evals.tool_choice` (API-safe names) in this API's wire format.
+    fn tool_choice_wire(&self, choice: &ToolChoice) -> Value;
+
+    /// The tool choice travels in the request's `params` (and so in the cache key), as a
+    /// `params.tool_choice` would; false: in [`Request::tool_choice`] (the command provider).
+    fn tool_choice_in_params(&self) -> bool {
+        true
+    }
+
+    /// The list prices of its models (USD per million tokens), checked on
+    /// [`crate::evals::asking::prices::TABLE_DATE`]; the built-in table is the registry's
+    /// concatenation.
+    fn prices(&self) -> &'static [(&'static str, Price)] {
+        &[]
+    }
+
+    /// It has a batch API (`--batch`); the configured [`Provider::batch_api`] returns it.
+    fn batches(&self) -> bool {
+        false
+    }
+
+    /// It speaks OpenAI's wire format (`openai` and the OpenAI-compatible presets), so
+    /// `evals.openai_api` chooses between Chat Completions and the Responses API.
+    fn speaks_openai(&self) -> bool {
+        false
+    }
+
+    /// Its name in the answer cache's keys and entries: [`Kind::name`], or `NAME/responses`
+    /// when it speaks OpenAI's wire format and `evals.openai_api` is `responses`, so that the
+    /// two APIs' answers never replay for each other (`openai` with Chat Completions keeps the
+    /// reference's key, byte for byte).
+    fn cache_name(&self, cfg: &EvalConfig) -> String {
+        if self.speaks_openai() && cfg.openai_api == OpenAiApi::Responses {
+            format!("{}/responses", self.name())
+        } else {
+            self.name().to_owned()
         }
     }
 
+    /// The provider configured from `setup` (credentials and endpoints from its
+    /// environment), or a fatal error that says what is missing.
+    fn connect(&self, setup: &Setup<'_>) -> Result<Box<dyn Provider>, ProviderError>;
+}
+
+/// What [`Kind::connect`] may read: the environment (as the run sees it), the eval section,
+/// and the config file's folder.
+pub struct Setup<'a> {
+    /// Looks a variable up (unset and empty are both `None` for credentials: see [`Setup::var`]).
+    pub env: &'a dyn Fn(&str) -> Option<String>,
+    /// The eval section (`command`, `env`, `timeout_s`, provider options such as `openai_api`).
+    pub cfg: Option<&'a EvalConfig>,
+    /// The config file's folder (the command provider runs there).
+    pub base_dir: &'a Path,
+}
+
+impl Setup<'_> {
+    /// A set, non-empty variable.
+    pub fn var(&self, name: &str) -> Option<String> {
+        (self.env)(name).filter(|v| !v.is_empty())
+    }
+
+    #[allow(dead_code)] // for providers with fallback variables (GEMINI_API_KEY, GOOGLE_API_KEY)
+    /// The first of `names` that is set and non-empty, with its name (credentials read from
+    /// several variables in order of precedence).
+    pub fn first_of(&self, names: &[&'static str]) -> Option<(&'static str, String)> {
+        names.iter().find_map(|n| self.var(n).map(|v| (*n, v)))
+    }
+}
+
+/// A configured provider: asks one request at a time. Cheap to share between threads
+/// (`Sync`): HTTP connections are pooled. HTTP providers post through [`HttpApi`], which owns
+/// retries, backoff, the window, signing ([`Auth`]) and error reading ([`Dialect`]).
+pub trait Provider: fmt::Debug + Send + Sync {
+    /// Asks which tool the model would call, with the time to answer: from sending the last
+    /// attempt to its answer (or failure), without the waits before it (backoff, room in the
+    /// window, earlier attempts). HTTP providers retry as `pacer` says; the command provider
+    /// runs once.
+    fn ask_timed(&self, req: &Request, pacer: &Pacer) -> (Result<Answer, ProviderError>, Duration);
+
     #[cfg(test)]
-    /// Asks which tool the model would call. HTTP providers retry as `pacer` says; the command
-    /// provider runs once.
-    pub fn ask(&self, req: &Request, pacer: &Pacer) -> Result<Answer, ProviderError> {
+    /// [`Provider::ask_timed`] without the time.
+    fn ask(&self, req: &Request, pacer: &Pacer) -> Result<Answer, ProviderError> {
         self.ask_timed(req, pacer).0
     }
 
-    /// [`Provider::ask`], with the time to answer: from sending the last attempt to its
-    /// answer (or failure), without the waits before it (backoff, room in the window, earlier
-    /// attempts). For the command provider, its run.
-    pub fn ask_timed(
-        &self,
-        req: &Request,
-        pacer: &Pacer,
-    ) -> (Result<Answer, ProviderError>, Duration) {
-        match self {
-            Provider::Anthropic(api) => api.post(&anthropic::body(req), pacer, anthropic::read),
-            Provider::OpenAi(api) => api.post(&openai::body(req), pacer, openai::read),
-            Provider::Responses(api) => api.post(&responses::body(req), pacer, responses::read),
-            Provider::Command(spec) => {
-                let started = Instant::now();
-                let answer = spec.ask(req);
-                (answer, started.elapsed())
-            }
-        }
+    /// Its batch API, when it has one (see [`Kind::batches`]).
+    fn batch_api(&self) -> Option<BatchApi<'_>> {
+        None
     }
 
-    /// Anthropic, configured like the official SDK from the variables `env` looks up:
-    /// `ANTHROPIC_API_KEY` (sent as `x-api-key`), else `ANTHROPIC_AUTH_TOKEN` (sent as a bearer
-    /// token); `ANTHROPIC_BASE_URL` without `/v1`.
-    pub fn anthropic_from(env: impl Fn(&str) -> Option<String>) -> Result<Provider, ProviderError> {
-        let set = |k: &str| env(k).filter(|v| !v.is_empty());
-        let auth = match (set("ANTHROPIC_API_KEY"), set("ANTHROPIC_AUTH_TOKEN")) {
-            (Some(key), _) => Auth::ApiKey(key),
-            (None, Some(token)) => Auth::Bearer(token),
-            (None, None) => return Err(missing_key("anthropic", "ANTHROPIC_API_KEY")),
-        };
-        let base = set("ANTHROPIC_BASE_URL").unwrap_or_else(|| ANTHROPIC_DEFAULT_BASE.to_owned());
-        Ok(Provider::Anthropic(anthropic::api(&base, auth)))
+    /// The request body the live path sends for `req` (a batch carries the same).
+    fn body(&self, req: &Request) -> Value {
+        let _ = req;
+        Value::Null
     }
 
-    /// OpenAI, configured like the official SDK from the variables `env` looks up:
-    /// `OPENAI_API_KEY`, `OPENAI_BASE_URL` with `/v1`, and `OPENAI_ORG_ID` /
-    /// `OPENAI_PROJECT_ID` when set. The key is needed for OpenAI's own API only: a compatible
-    /// server at another `OPENAI_BASE_URL` (llama.cpp, Ollama, vLLM) is sent none when it is
-    /// not set (the SDK, and so the reference, refuses to send a request without one).
-    pub fn openai_from(
-        env: impl Fn(&str) -> Option<String>,
-        which: OpenAiApi,
-    ) -> Result<Provider, ProviderError> {
-        let set = |k: &str| env(k).filter(|v| !v.is_empty());
-        let base = set("OPENAI_BASE_URL").unwrap_or_else(|| OPENAI_DEFAULT_BASE.to_owned());
-        let key = set("OPENAI_API_KEY");
-        if key.is_none() && crate::config::is_openai_host(&base) {
-            return Err(missing_key("openai", "OPENAI_API_KEY"));
-        }
-        let mut headers = Vec::new();
-        if let Some(org) = set("OPENAI_ORG_ID") {
-            headers.push(("openai-organization".to_owned(), org));
-        }
-        if let Some(project) = set("OPENAI_PROJECT_ID") {
-            headers.push(("openai-project".to_owned(), project));
-        }
-        Ok(match which {
-            OpenAiApi::Chat => Provider::OpenAi(openai::api(&base, key.as_deref(), headers)),
-            OpenAiApi::Responses => {
-                Provider::Responses(responses::api(&base, key.as_deref(), headers))
-            }
-        })
+    #[allow(dead_code)] // the registry's tests read it
+    /// The endpoint a request goes to (empty for a local program); for tests and messages.
+    fn endpoint(&self, req: &Request) -> String {
+        let _ = req;
+        String::new()
+    }
+}
+
+impl<P: Provider + ?Sized> Provider for Box<P> {
+    fn ask_timed(&self, req: &Request, pacer: &Pacer) -> (Result<Answer, ProviderError>, Duration) {
+        (**self).ask_timed(req, pacer)
     }
 
-    /// An OpenAI-compatible preset (`groq`, `ollama`…, see [`presets`]) from the variables
-    /// `env` looks up: its `<NAME>_BASE_URL` or documented base URL, and its key variable.
-    pub fn preset_from(
-        name: &str,
-        env: impl Fn(&str) -> Option<String>,
-        which: OpenAiApi,
-    ) -> Result<Provider, ProviderError> {
-        let Some(preset) = presets::find(name) else {
-            return Err(ProviderError::Fatal(
-                format!("unknown eval provider `{name}`").into(),
-            ));
-        };
-        let api = preset.endpoint(env, which)?;
-        Ok(match which {
-            OpenAiApi::Chat => Provider::OpenAi(api),
-            OpenAiApi::Responses => Provider::Responses(api),
-        })
+    fn batch_api(&self) -> Option<BatchApi<'_>> {
+        (**self).batch_api()
     }
+
+    fn body(&self, req: &Request) -> Value {
+        (**self).body(req)
+    }
+
+    fn endpoint(&self, req: &Request) -> String {
+        (**self).endpoint(req)
+    }
+}
+
+#[cfg(test)]
+/// Anthropic at `base_url` (without `/v1`) with an API key.
+pub fn anthropic_at(base_url: &str, api_key: &str) -> Box<dyn Provider> {
+    Box::new(anthropic::Anthropic(anthropic::api(
+        base_url,
+        Auth::Header("x-api-key", api_key.to_owned()),
+    )))
+}
+
+#[cfg(test)]
+/// OpenAI (or a compatible server) at `base_url` (with `/v1`) with an API key.
+pub fn openai_at(base_url: &str, api_key: &str) -> Box<dyn Provider> {
+    Box::new(openai::OpenAi(openai::api(
+        base_url,
+        Some(api_key),
+        Vec::new(),
+    )))
 }
 
 /// Puts `params` into a request body, each key replacing the body's. `extra_body` (the SDKs'
@@ -252,139 +318,11 @@ pub(crate) fn merge_params(body: &mut Map<String, Value>, params: &Map<String, V
     }
 }
 
-fn missing_key(provider: &str, var: &str) -> ProviderError {
+pub(crate) fn missing_key(provider: &str, var: &str) -> ProviderError {
     ProviderError::Fatal(Failure::with_hint(
         format!("the {provider} provider needs an API key: {var} is not set"),
         format!("export {var}=…, or run with a committed answer cache that covers every case"),
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let pairs: Vec<(String, String)> = pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect();
-        move |k| pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
-    }
-
-    #[test]
-    fn a_missing_key_is_fatal_and_names_the_variable() {
-        let err = Provider::anthropic_from(env(&[("ANTHROPIC_API_KEY", "")])).unwrap_err();
-        assert!(err.is_fatal());
-        assert!(
-            err.message().contains("ANTHROPIC_API_KEY is not set"),
-            "{err}"
-        );
-        assert!(
-            err.hint()
-                .is_some_and(|h| h.starts_with("export ANTHROPIC_API_KEY=")),
-            "{err}"
-        );
-        assert!(err.to_string().contains("\nhint: export"), "{err}");
-        let err = Provider::openai_from(env(&[]), OpenAiApi::Chat).unwrap_err();
-        assert!(err.message().contains("OPENAI_API_KEY is not set"), "{err}");
-        let err = Provider::openai_from(
-            env(&[("OPENAI_BASE_URL", "https://api.openai.com/v1")]),
-            OpenAiApi::Chat,
-        )
-        .unwrap_err();
-        assert!(err.is_fatal(), "{err}");
-    }
-
-    #[test]
-    fn a_compatible_server_elsewhere_needs_no_key() {
-        let p = Provider::openai_from(
-            env(&[("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1")]),
-            OpenAiApi::Chat,
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(endpoint(&p), "http://127.0.0.1:8080/v1/chat/completions");
-    }
-
-    #[test]
-    fn base_urls_follow_the_sdk_conventions() {
-        let p = Provider::anthropic_from(env(&[("ANTHROPIC_API_KEY", "k")])).unwrap();
-        assert_eq!(endpoint(&p), "https://api.anthropic.com/v1/messages");
-        let p = Provider::anthropic_from(env(&[
-            ("ANTHROPIC_AUTH_TOKEN", "t"),
-            ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9/"),
-        ]))
-        .unwrap();
-        assert_eq!(endpoint(&p), "http://127.0.0.1:9/v1/messages");
-        let p = Provider::openai_from(env(&[("OPENAI_API_KEY", "k")]), OpenAiApi::Chat).unwrap();
-        assert_eq!(endpoint(&p), "https://api.openai.com/v1/chat/completions");
-        let p = Provider::openai_from(
-            env(&[
-                ("OPENAI_API_KEY", "k"),
-                ("OPENAI_BASE_URL", "http://localhost:11434/v1"),
-            ]),
-            OpenAiApi::Chat,
-        )
-        .unwrap();
-        assert_eq!(endpoint(&p), "http://localhost:11434/v1/chat/completions");
-        assert_eq!(p.name(), "openai");
-    }
-
-    fn endpoint(p: &Provider) -> &str {
-        match p {
-            Provider::Anthropic(api) | Provider::OpenAi(api) | Provider::Responses(api) => {
-                api.url()
-            }
-            Provider::Command(_) => "",
-        }
-    }
-
-    #[test]
-    fn every_variable_the_providers_send_is_a_credential() {
-        let asked = std::sync::Mutex::new(Vec::new());
-        let look = |k: &str| {
-            if let Ok(mut a) = asked.lock() {
-                a.push(k.to_owned());
-            }
-            Some(format!("value-of-{k}"))
-        };
-        let _ = Provider::anthropic_from(look);
-        let _ = Provider::anthropic_from(|k: &str| look(k).filter(|_| k != "ANTHROPIC_API_KEY"));
-        let _ = Provider::openai_from(look, OpenAiApi::Responses);
-        for preset in presets::PRESETS {
-            let _ = Provider::preset_from(preset.name, look, OpenAiApi::Chat);
-        }
-        let asked = asked.into_inner().unwrap_or_default();
-        let sent: Vec<&String> = asked.iter().filter(|k| !k.ends_with("_BASE_URL")).collect();
-        assert!(sent.len() >= 5, "{asked:?}");
-        // Each is withheld from children and masked in every output.
-        for var in sent {
-            assert!(
-                crate::process::WITHHELD_VARS.contains(&var.as_str()),
-                "{var} is sent but not withheld and masked"
-            );
-        }
-    }
-
-    #[test]
-    fn debug_output_never_shows_the_key() {
-        let p = Provider::anthropic("http://127.0.0.1:9", "sk-ant-very-secret");
-        let shown = format!("{p:?}");
-        assert!(!shown.contains("very-secret"), "{shown}");
-        assert!(shown.contains("127.0.0.1:9"), "{shown}");
-        let p = Provider::openai_from(
-            env(&[("OPENAI_API_KEY", "sk-very-secret")]),
-            OpenAiApi::Chat,
-        )
-        .unwrap();
-        assert!(!format!("{p:?}").contains("very-secret"));
-    }
-
-    #[test]
-    fn providers_are_shared_between_threads() {
-        fn sync<T: Sync + Send>() {}
-        sync::<Provider>();
-        sync::<Pacer>();
-    }
 }
 
 #[cfg(test)]

@@ -8,9 +8,11 @@
 //! OpenAI must not receive another vendor's key. The local servers (Ollama, vLLM, llama.cpp)
 //! need no key; one is sent when their variable is set (a server started with `--api-key`).
 
-use super::http::{Auth, HttpApi};
-use super::{Failure, ProviderError};
-use crate::config::OpenAiApi;
+use serde_json::Value;
+
+use super::responses::Responses;
+use super::{Auth, Failure, HttpApi, Kind, Provider, ProviderError, Setup, openai};
+use crate::config::{OpenAiApi, ToolChoice};
 
 /// One OpenAI-compatible vendor, as its documentation gives it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +27,8 @@ pub struct Preset {
     pub base_var: &'static str,
     /// The variable holding the API key.
     pub key_var: &'static str,
+    /// The same, as the one credential the registry withholds and masks.
+    pub credentials: &'static [&'static str],
     /// Whether a request without a key is refused before it is sent (hosted APIs).
     pub key_required: bool,
     /// Whether the vendor offers OpenAI's Batch API (`/files` with purpose `batch`, then
@@ -35,13 +39,14 @@ pub struct Preset {
 }
 
 /// Every preset, in the order the guide lists them.
-pub const PRESETS: [Preset; 9] = [
+pub static PRESETS: [Preset; 9] = [
     Preset {
         name: "ollama",
         vendor: "Ollama",
         base_url: "http://127.0.0.1:11434/v1",
         base_var: "OLLAMA_BASE_URL",
         key_var: "OLLAMA_API_KEY",
+        credentials: &["OLLAMA_API_KEY"],
         key_required: false,
         batch: false,
         source: "https://docs.ollama.com/api/openai-compatibility",
@@ -52,6 +57,7 @@ pub const PRESETS: [Preset; 9] = [
         base_url: "http://127.0.0.1:8000/v1",
         base_var: "VLLM_BASE_URL",
         key_var: "VLLM_API_KEY",
+        credentials: &["VLLM_API_KEY"],
         key_required: false,
         batch: false,
         source: "https://docs.vllm.ai/en/latest/serving/openai_compatible_server.html",
@@ -62,6 +68,7 @@ pub const PRESETS: [Preset; 9] = [
         base_url: "http://127.0.0.1:8080/v1",
         base_var: "LLAMACPP_BASE_URL",
         key_var: "LLAMA_API_KEY",
+        credentials: &["LLAMA_API_KEY"],
         key_required: false,
         batch: false,
         source: "https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md",
@@ -72,6 +79,7 @@ pub const PRESETS: [Preset; 9] = [
         base_url: "https://openrouter.ai/api/v1",
         base_var: "OPENROUTER_BASE_URL",
         key_var: "OPENROUTER_API_KEY",
+        credentials: &["OPENROUTER_API_KEY"],
         key_required: true,
         batch: false,
         source: "https://openrouter.ai/docs/quickstart",
@@ -82,6 +90,7 @@ pub const PRESETS: [Preset; 9] = [
         base_url: "https://api.together.ai/v1",
         base_var: "TOGETHER_BASE_URL",
         key_var: "TOGETHER_API_KEY",
+        credentials: &["TOGETHER_API_KEY"],
         key_required: true,
         batch: false,
         source: "https://docs.together.ai/docs/inference/openai-compatibility",
@@ -92,6 +101,7 @@ pub const PRESETS: [Preset; 9] = [
         base_url: "https://api.groq.com/openai/v1",
         base_var: "GROQ_BASE_URL",
         key_var: "GROQ_API_KEY",
+        credentials: &["GROQ_API_KEY"],
         key_required: true,
         batch: true,
         source: "https://console.groq.com/docs/openai",
@@ -102,6 +112,7 @@ pub const PRESETS: [Preset; 9] = [
         base_url: "https://api.deepseek.com",
         base_var: "DEEPSEEK_BASE_URL",
         key_var: "DEEPSEEK_API_KEY",
+        credentials: &["DEEPSEEK_API_KEY"],
         key_required: true,
         batch: false,
         source: "https://api-docs.deepseek.com/",
@@ -112,6 +123,7 @@ pub const PRESETS: [Preset; 9] = [
         base_url: "https://api.mistral.ai/v1",
         base_var: "MISTRAL_BASE_URL",
         key_var: "MISTRAL_API_KEY",
+        credentials: &["MISTRAL_API_KEY"],
         key_required: true,
         batch: false,
         source: "https://docs.mistral.ai/api/",
@@ -122,6 +134,7 @@ pub const PRESETS: [Preset; 9] = [
         base_url: "https://api.x.ai/v1",
         base_var: "XAI_BASE_URL",
         key_var: "XAI_API_KEY",
+        credentials: &["XAI_API_KEY"],
         key_required: true,
         batch: false,
         source: "https://docs.x.ai/developers/rest-api-reference",
@@ -129,6 +142,7 @@ pub const PRESETS: [Preset; 9] = [
 ];
 
 /// The preset called `name`.
+#[cfg(test)]
 pub fn find(name: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|p| p.name == name)
 }
@@ -151,7 +165,7 @@ impl Preset {
     /// The base URL: `<NAME>_BASE_URL` when set, else the documented one. An override that
     /// is a bare origin (`https://api.groq.com`, as the Groq SDK reads `GROQ_BASE_URL`) gets
     /// the documented API path (`/openai/v1`).
-    pub fn base(&self, env: &impl Fn(&str) -> Option<String>) -> String {
+    pub fn base(&self, env: &dyn Fn(&str) -> Option<String>) -> String {
         let Some(given) = env(self.base_var).filter(|v| !v.is_empty()) else {
             return self.base_url.to_owned();
         };
@@ -167,10 +181,10 @@ impl Preset {
     /// environment; a hosted vendor without its key is refused here.
     pub fn endpoint(
         &self,
-        env: impl Fn(&str) -> Option<String>,
+        env: &dyn Fn(&str) -> Option<String>,
         api: OpenAiApi,
     ) -> Result<HttpApi, ProviderError> {
-        let base = self.base(&env);
+        let base = self.base(env);
         let key = env(self.key_var).filter(|v| !v.is_empty());
         if key.is_none() && self.key_required {
             return Err(ProviderError::Fatal(Failure::with_hint(
@@ -196,6 +210,38 @@ impl Preset {
             self.key_var,
             self.base_var,
         ))
+    }
+}
+
+impl Kind for Preset {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn credentials(&self) -> &'static [&'static str] {
+        self.credentials
+    }
+
+    fn tool_choice_wire(&self, choice: &ToolChoice) -> Value {
+        openai::tool_choice(choice)
+    }
+
+    fn batches(&self) -> bool {
+        self.batch
+    }
+
+    fn speaks_openai(&self) -> bool {
+        true
+    }
+
+    /// The preset's endpoint of the API `evals.openai_api` names, with its key.
+    fn connect(&self, setup: &Setup<'_>) -> Result<Box<dyn Provider>, ProviderError> {
+        let which = setup.cfg.map_or(OpenAiApi::Chat, |c| c.openai_api);
+        let api = self.endpoint(setup.env, which)?;
+        Ok(match which {
+            OpenAiApi::Chat => Box::new(openai::OpenAi(api)),
+            OpenAiApi::Responses => Box::new(Responses(api)),
+        })
     }
 }
 
@@ -237,12 +283,12 @@ mod tests {
     fn the_documented_base_url_and_key_are_used_unless_overridden() {
         let groq = find("groq").expect("groq");
         let api = groq
-            .endpoint(env(&[("GROQ_API_KEY", "gsk")]), OpenAiApi::Chat)
+            .endpoint(&env(&[("GROQ_API_KEY", "gsk")]), OpenAiApi::Chat)
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(api.url(), "https://api.groq.com/openai/v1/chat/completions");
         let api = groq
             .endpoint(
-                env(&[
+                &env(&[
                     ("GROQ_API_KEY", "gsk"),
                     ("GROQ_BASE_URL", "http://127.0.0.1:9/v1/"),
                     ("OPENAI_BASE_URL", "http://127.0.0.1:1/v1"),
@@ -254,7 +300,7 @@ mod tests {
         // A bare origin gets the API's path, as the vendor SDKs read it.
         let api = groq
             .endpoint(
-                env(&[
+                &env(&[
                     ("GROQ_API_KEY", "gsk"),
                     ("GROQ_BASE_URL", "http://127.0.0.1:9/"),
                 ]),
@@ -264,24 +310,35 @@ mod tests {
         assert_eq!(api.url(), "http://127.0.0.1:9/openai/v1/chat/completions");
         let deepseek = find("deepseek").expect("deepseek");
         let api = deepseek
-            .endpoint(env(&[("DEEPSEEK_API_KEY", "k")]), OpenAiApi::Chat)
+            .endpoint(&env(&[("DEEPSEEK_API_KEY", "k")]), OpenAiApi::Chat)
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(api.url(), "https://api.deepseek.com/chat/completions");
     }
 
     #[test]
-    fn the_config_knows_each_preset_and_its_batch_api() {
+    fn the_config_and_the_registry_know_each_preset() {
         for p in &PRESETS {
             let kind = crate::config::Provider::named(p.name).expect(p.name);
             assert_eq!(kind.name(), p.name);
-            assert!(kind.speaks_openai(), "{}", p.name);
+            let registered = super::super::find(p.name).expect(p.name);
+            assert!(registered.speaks_openai(), "{}", p.name);
+            assert_eq!(registered.batches(), p.batch, "{}", p.name);
             assert_eq!(kind.has_batch_api(), p.batch, "{}", p.name);
+            assert_eq!(registered.credentials(), [p.key_var]);
         }
-        let configured = crate::config::Provider::ALL
-            .iter()
-            .filter(|k| !["anthropic", "openai", "command"].contains(&k.name()))
-            .count();
-        assert_eq!(configured, PRESETS.len());
+        for kind in crate::config::Provider::ALL {
+            let registered = super::super::find(kind.name()).expect(kind.name());
+            assert_eq!(
+                kind.has_batch_api(),
+                registered.batches(),
+                "{}",
+                kind.name()
+            );
+        }
+        assert_eq!(
+            crate::config::Provider::ALL.len(),
+            super::super::KINDS.len()
+        );
     }
 
     #[test]
@@ -298,7 +355,7 @@ mod tests {
     fn hosted_vendors_need_their_key_and_local_servers_do_not() {
         let err = find("xai")
             .expect("xai")
-            .endpoint(env(&[("OPENAI_API_KEY", "sk")]), OpenAiApi::Chat)
+            .endpoint(&env(&[("OPENAI_API_KEY", "sk")]), OpenAiApi::Chat)
             .expect_err("no key");
         assert!(err.is_fatal());
         assert!(err.message().contains("XAI_API_KEY is not set"), "{err}");
@@ -308,7 +365,7 @@ mod tests {
         );
         let api = find("ollama")
             .expect("ollama")
-            .endpoint(env(&[]), OpenAiApi::Chat)
+            .endpoint(&env(&[]), OpenAiApi::Chat)
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(api.url(), "http://127.0.0.1:11434/v1/chat/completions");
         assert!(!format!("{api:?}").contains("Bearer"));

@@ -17,9 +17,12 @@
 
 use serde_json::{Map, Value, json};
 
-use super::http::{Auth, HttpApi};
+use std::time::Duration;
+
 use super::openai::arguments;
-use super::{Answer, RawCall, Request, ShapeError};
+use super::{
+    Answer, Auth, BatchApi, HttpApi, Pacer, Provider, ProviderError, RawCall, Request, ShapeError,
+};
 use crate::evals::Stop;
 use crate::evals::asking::usage::Usage;
 
@@ -35,6 +38,28 @@ pub fn api(base: &str, key: Option<&str>, headers: Vec<(String, String)>) -> Htt
         "OPENAI_API_KEY",
         "OPENAI_BASE_URL",
     )
+}
+
+/// The Responses API (of OpenAI, or of a compatible server), configured.
+#[derive(Debug)]
+pub struct Responses(pub HttpApi);
+
+impl Provider for Responses {
+    fn ask_timed(&self, req: &Request, pacer: &Pacer) -> (Result<Answer, ProviderError>, Duration) {
+        self.0.post(&body(req), pacer, read)
+    }
+
+    fn batch_api(&self) -> Option<BatchApi<'_>> {
+        Some(BatchApi::responses(&self.0))
+    }
+
+    fn body(&self, req: &Request) -> Value {
+        body(req)
+    }
+
+    fn endpoint(&self, _: &Request) -> String {
+        self.0.url().to_owned()
+    }
 }
 
 /// `model, [instructions], input, tools, tool_choice: auto`, then every `params` key

@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value, json};
 
 use super::testserver::{Reply, Server};
-use super::{Answer, Pacer, Provider, ProviderError, RawCall, Request, RetryPolicy};
+use super::{
+    Answer, Pacer, Provider, ProviderError, RawCall, Request, RetryPolicy, anthropic_at, openai_at,
+};
 use crate::evals::asking::usage::Usage;
 use crate::evals::{ApiTool, Stop};
 
@@ -36,7 +38,7 @@ fn fast(max_retries: u32) -> Pacer {
     Pacer::new(RetryPolicy::quick(max_retries))
 }
 
-fn ask(provider: &Provider, pacer: &Pacer) -> Result<Answer, ProviderError> {
+fn ask(provider: &dyn Provider, pacer: &Pacer) -> Result<Answer, ProviderError> {
     let tools = tools();
     let params = json!({"stop_sequences": ["STOP"]});
     let params: Map<String, Value> = params.as_object().cloned().unwrap_or_default();
@@ -100,12 +102,12 @@ fn openai_error(status: u16, kind: &str, code: Value, message: &str) -> Reply {
     )
 }
 
-fn anthropic(server: &Server) -> Provider {
-    Provider::anthropic(&server.base, KEY)
+fn anthropic(server: &Server) -> Box<dyn Provider> {
+    anthropic_at(&server.base, KEY)
 }
 
-fn openai(server: &Server) -> Provider {
-    Provider::openai(&format!("{}/v1", server.base), KEY)
+fn openai(server: &Server) -> Box<dyn Provider> {
+    openai_at(&format!("{}/v1", server.base), KEY)
 }
 
 #[test]
@@ -516,7 +518,7 @@ fn a_refused_connection_is_transient_after_the_retries() {
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
         .unwrap_or(9);
-    let provider = Provider::anthropic(&format!("http://127.0.0.1:{port}"), KEY);
+    let provider = anthropic_at(&format!("http://127.0.0.1:{port}"), KEY);
     let err = ask(&provider, &fast(1)).unwrap_err();
     assert!(!err.is_fatal());
     assert!(

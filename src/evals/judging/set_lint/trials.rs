@@ -7,10 +7,10 @@
 use std::collections::HashMap;
 
 use super::{At, LintInput, Sink, listed, named};
+use crate::config::EvalConfig;
 use crate::config::vocab::set_lint::FLIPPED_CRITICAL;
-use crate::config::{EvalConfig, Provider};
 use crate::evals::asking::cache::{Cache, Keyer, Lookup};
-use crate::evals::asking::engine::{self, cache_name, case_name};
+use crate::evals::asking::engine::{self, case_name};
 use crate::evals::asking::tools::api_tools;
 use crate::evals::judging::grade::{self, Label};
 use crate::mcp::types::Tool;
@@ -74,6 +74,19 @@ pub fn run_outcomes(results: &EvalsResults) -> Outcomes {
     }
 }
 
+/// The target's provider, when its answers are cached; else why there is nothing to read.
+fn cached_kind(
+    target: &crate::settings::EvalTarget,
+) -> Result<&'static dyn crate::evals::asking::provider::Kind, String> {
+    match engine::kind_of(target)? {
+        k if k.caches_answers() => Ok(k),
+        k => Err(format!(
+            "the {} provider is never cached, and the evals did not run",
+            k.name()
+        )),
+    }
+}
+
 /// The critical cases' outcomes read from the answer cache, for every model the settings name.
 pub fn cached_outcomes(cfg: &EvalConfig, settings: &EvalSettings, tools: &[Tool]) -> Outcomes {
     let several = |c: &&crate::config::EvalCase| c.trials.unwrap_or(cfg.trials) >= 2;
@@ -88,9 +101,10 @@ pub fn cached_outcomes(cfg: &EvalConfig, settings: &EvalSettings, tools: &[Tool]
         Ok(t) => t,
         Err(e) => return not(format!("no cached answers to read: {e}")),
     };
-    if target.provider == Provider::Command {
-        return not("the command provider is never cached, and the evals did not run".into());
-    }
+    let kind = match cached_kind(target) {
+        Ok(k) => k,
+        Err(e) => return not(e),
+    };
     if !cfg.cache {
         return not("evals.cache is false, and the evals did not run".into());
     }
@@ -99,19 +113,15 @@ pub fn cached_outcomes(cfg: &EvalConfig, settings: &EvalSettings, tools: &[Tool]
         Ok(c) => c,
         Err(e) => return not(e),
     };
-    let params = engine::request_params(
-        cfg,
-        target.provider,
-        choice.as_ref(),
-        settings.openai_max_tokens_key(),
-    );
+    let params =
+        engine::request_params(cfg, kind, choice.as_ref(), settings.openai_max_tokens_key());
     let cache = Cache::new(&cfg.cache_dir);
     let by_name: HashMap<&str, &Tool> = tools.iter().map(|t| (t.name.as_str(), t)).collect();
     let mut out = Outcomes::default();
     let mut missing = Vec::new();
     for model in &target.models {
         let keyer = Keyer::new(
-            &cache_name(target.provider, cfg.openai_api),
+            &kind.cache_name(cfg),
             model,
             cfg.system.as_deref(),
             &api.tools,

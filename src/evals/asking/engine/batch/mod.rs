@@ -14,8 +14,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::ask::{masked, to_choice};
 use super::progress::Progress;
-use super::{Ctx, DEFAULT_MAX_TOKENS, Got, Item, cache_name};
-use crate::config::Provider as ProviderKind;
+use super::{Ctx, Got, Item, request_max_tokens};
 use crate::evals::asking::provider::batch::{self, BatchApi, Entry, Poll};
 use crate::evals::asking::provider::{Answer, Provider, Request};
 use crate::evals::asking::usage::Recorded;
@@ -34,7 +33,7 @@ const BATCH_PRICE: f64 = 0.5;
 /// One model's pending items, sent as a batch.
 pub(super) struct Batching<'a, 'c> {
     pub(super) ctx: &'a Ctx<'c>,
-    pub(super) provider: Arc<Provider>,
+    pub(super) provider: Arc<dyn Provider>,
     pub(super) model: &'a str,
     pub(super) items: &'a [Item],
     pub(super) cache_use: &'a mut CacheUse,
@@ -88,7 +87,7 @@ impl Batching<'_, '_> {
             count: 0,
         };
         let records = Records::new(&self.ctx.cfg.cache_dir);
-        let name = &cache_name(self.ctx.provider, self.ctx.cfg.openai_api);
+        let name = &self.ctx.kind.cache_name(self.ctx.cfg);
         let mut active = Vec::new();
         let mut covered = HashSet::new();
         for r in records.find(name, self.model, &api.host()) {
@@ -334,10 +333,7 @@ impl Batching<'_, '_> {
     /// The request body of each key, as the live path sends it.
     fn bodies(&self, keys: &[String]) -> Vec<(String, Value)> {
         let cfg = self.ctx.cfg;
-        let max_tokens = match self.ctx.provider {
-            ProviderKind::Anthropic => DEFAULT_MAX_TOKENS,
-            _ => cfg.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
-        };
+        let max_tokens = request_max_tokens(cfg, self.ctx.kind);
         let case_of: HashMap<&str, usize> = self
             .items
             .iter()
@@ -358,7 +354,7 @@ impl Batching<'_, '_> {
                     max_tokens,
                     prompt_cache: self.ctx.run.settings.prompt_cache(),
                 };
-                Some((key.clone(), batch::body(&self.provider, &request)))
+                Some((key.clone(), self.provider.body(&request)))
             })
             .collect()
     }
@@ -374,7 +370,7 @@ impl Batching<'_, '_> {
         let id = api
             .submit(requests, &self.ctx.pacer)
             .map_err(|e| Refused::NoBatch(format!("could not submit a batch: {e}")))?;
-        let name = &cache_name(self.ctx.provider, self.ctx.cfg.openai_api);
+        let name = &self.ctx.kind.cache_name(self.ctx.cfg);
         // Checked before anything else: a batch that cannot be recorded cannot be picked up
         // by a later run, which would pay for it a second time.
         if let Err(why) = state::file_name(&id) {
@@ -439,7 +435,7 @@ impl Batching<'_, '_> {
         });
         let choice = masked(to_choice(answer, self.ctx.api), self.ctx.run.secrets);
         let prompt = &self.ctx.cfg.cases[self.items[idxs[0]].case].prompt;
-        let name = &cache_name(self.ctx.provider, self.ctx.cfg.openai_api);
+        let name = &self.ctx.kind.cache_name(self.ctx.cfg);
         let written = self.ctx.cache.write_recorded(
             key,
             &choice,

@@ -3,9 +3,16 @@
 
 use serde_json::{Map, Value, json};
 
-use super::http::{Auth, HttpApi};
-use super::{Answer, RawArgs, RawCall, Request, ShapeError};
+use super::{Auth, HttpApi};
+use std::time::Duration;
+
+use super::{
+    Answer, BatchApi, Kind, Pacer, Provider, ProviderError, RawArgs, RawCall, Request, Setup,
+    ShapeError, missing_key,
+};
+use crate::config::{OpenAiApi, ToolChoice};
 use crate::evals::Stop;
+use crate::evals::asking::prices::{Price, price};
 use crate::evals::asking::usage::Usage;
 
 /// The endpoint under `base` (which includes `/v1`, as in the SDK), with `key` as a bearer
@@ -142,6 +149,117 @@ fn content_text(content: Option<&Value>) -> String {
             .collect::<Vec<_>>()
             .join(" "),
         _ => String::new(),
+    }
+}
+
+/// OpenAI Chat Completions, or a compatible server at `OPENAI_BASE_URL`.
+pub static KIND: OpenAiKind = OpenAiKind;
+
+/// What the OpenAI provider is: see [`Kind`].
+#[derive(Debug)]
+pub struct OpenAiKind;
+
+/// The API's default base URL (with `/v1`, as `OPENAI_BASE_URL` is written).
+pub const DEFAULT_BASE: &str = "https://api.openai.com/v1";
+
+/// List prices from <https://developers.openai.com/api/docs/pricing> (input, cached input,
+/// output; OpenAI charges no cache write, so it is the input price).
+const PRICES: &[(&str, Price)] = &[
+    ("gpt-5", price(1.25, 1.25, 0.125, 10.0)),
+    ("gpt-5-mini", price(0.25, 0.25, 0.025, 2.0)),
+    ("gpt-4.1", price(2.0, 2.0, 0.50, 8.0)),
+    ("gpt-4.1-mini", price(0.40, 0.40, 0.10, 1.60)),
+    ("gpt-4o", price(2.50, 2.50, 1.25, 10.0)),
+    ("gpt-4o-mini", price(0.15, 0.15, 0.075, 0.60)),
+];
+
+/// Chat Completions' `"auto"|"required"|"none"` or `{"type": "function", "function": {"name": N}}`.
+pub fn tool_choice(choice: &ToolChoice) -> Value {
+    match choice {
+        ToolChoice::Auto => json!("auto"),
+        ToolChoice::Any => json!("required"),
+        ToolChoice::None => json!("none"),
+        ToolChoice::Tool(name) => json!({"type": "function", "function": {"name": name}}),
+    }
+}
+
+impl Kind for OpenAiKind {
+    fn name(&self) -> &'static str {
+        "openai"
+    }
+
+    fn credentials(&self) -> &'static [&'static str] {
+        &["OPENAI_API_KEY", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID"]
+    }
+
+    fn max_tokens_key<'a>(&self, configured: &'a str) -> &'a str {
+        configured
+    }
+
+    fn tool_choice_wire(&self, choice: &ToolChoice) -> Value {
+        tool_choice(choice)
+    }
+
+    fn prices(&self) -> &'static [(&'static str, Price)] {
+        PRICES
+    }
+
+    fn batches(&self) -> bool {
+        true
+    }
+
+    /// Configured like the official SDK: `OPENAI_API_KEY`, `OPENAI_BASE_URL` with `/v1`, and
+    /// `OPENAI_ORG_ID` / `OPENAI_PROJECT_ID` when set. The key is needed for OpenAI's own API
+    /// only: a compatible server at another `OPENAI_BASE_URL` (llama.cpp, Ollama, vLLM) is sent
+    /// none when it is not set (the SDK, and so the reference, refuses to send a request
+    /// without one).
+    fn connect(&self, setup: &Setup<'_>) -> Result<Box<dyn Provider>, ProviderError> {
+        let base = setup
+            .var("OPENAI_BASE_URL")
+            .unwrap_or_else(|| DEFAULT_BASE.to_owned());
+        let key = setup.var("OPENAI_API_KEY");
+        if key.is_none() && crate::config::is_openai_host(&base) {
+            return Err(missing_key("openai", "OPENAI_API_KEY"));
+        }
+        let mut headers = Vec::new();
+        if let Some(org) = setup.var("OPENAI_ORG_ID") {
+            headers.push(("openai-organization".to_owned(), org));
+        }
+        if let Some(project) = setup.var("OPENAI_PROJECT_ID") {
+            headers.push(("openai-project".to_owned(), project));
+        }
+        Ok(match setup.cfg.map(|c| c.openai_api) {
+            Some(OpenAiApi::Responses) => Box::new(super::responses::Responses(
+                super::responses::api(&base, key.as_deref(), headers),
+            )),
+            _ => Box::new(OpenAi(api(&base, key.as_deref(), headers))),
+        })
+    }
+
+    fn speaks_openai(&self) -> bool {
+        true
+    }
+}
+
+/// OpenAI Chat Completions (or a compatible server), configured.
+#[derive(Debug)]
+pub struct OpenAi(pub HttpApi);
+
+impl Provider for OpenAi {
+    fn ask_timed(&self, req: &Request, pacer: &Pacer) -> (Result<Answer, ProviderError>, Duration) {
+        self.0.post(&body(req), pacer, read)
+    }
+
+    fn batch_api(&self) -> Option<BatchApi<'_>> {
+        Some(BatchApi::openai(&self.0))
+    }
+
+    fn body(&self, req: &Request) -> Value {
+        body(req)
+    }
+
+    fn endpoint(&self, _: &Request) -> String {
+        self.0.url().to_owned()
     }
 }
 

@@ -12,10 +12,77 @@ use serde_json::{Value, json};
 
 use super::http::secs;
 use super::program::{self as running, STDOUT_LIMIT_WORDS};
-use super::{Answer, Failure, ProviderError, RawCall, Request};
+use super::{Answer, Failure, Kind, Pacer, Provider, ProviderError, RawCall, Request, Setup};
+use crate::config::ToolChoice;
 use crate::evals::Stop;
 use crate::evals::asking::usage::Usage;
 use crate::mcp::stdio::describe_exit;
+
+/// A program of the user's: the request on stdin, its choice on stdout.
+pub static KIND: CommandKind = CommandKind;
+
+/// What the command provider is: see [`Kind`].
+#[derive(Debug)]
+pub struct CommandKind;
+
+impl Kind for CommandKind {
+    fn name(&self) -> &'static str {
+        "command"
+    }
+
+    fn credentials(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    fn caches_answers(&self) -> bool {
+        false
+    }
+
+    fn runs_command(&self) -> bool {
+        true
+    }
+
+    /// Anthropic's shape, which matches the tool definitions the program is sent.
+    fn tool_choice_wire(&self, choice: &ToolChoice) -> Value {
+        super::anthropic::tool_choice(choice)
+    }
+
+    fn tool_choice_in_params(&self) -> bool {
+        false
+    }
+
+    /// `evals.command` run without a shell from the config's folder, with the environment
+    /// less toolproof's credentials plus `evals.env`, killed after `evals.timeout_s`.
+    fn connect(&self, setup: &Setup<'_>) -> Result<Box<dyn Provider>, ProviderError> {
+        let (argv, timeout, env) = setup.cfg.map_or_else(
+            || {
+                (
+                    Vec::new(),
+                    crate::config::limits::seconds(60.0),
+                    BTreeMap::new(),
+                )
+            },
+            |cfg| {
+                (
+                    cfg.command.clone().unwrap_or_default(),
+                    crate::config::limits::seconds(cfg.timeout_s),
+                    cfg.env.clone(),
+                )
+            },
+        );
+        Ok(Box::new(
+            CommandSpec::new(argv, PathBuf::from(setup.base_dir), timeout).with_env(env),
+        ))
+    }
+}
+
+impl Provider for CommandSpec {
+    fn ask_timed(&self, req: &Request, _: &Pacer) -> (Result<Answer, ProviderError>, Duration) {
+        let started = std::time::Instant::now();
+        let answer = self.ask(req);
+        (answer, started.elapsed())
+    }
+}
 
 /// Characters of stderr quoted when the program fails.
 const STDERR_TAIL: usize = 500;

@@ -3,9 +3,16 @@
 
 use serde_json::{Map, Value, json};
 
-use super::http::{Auth, HttpApi};
-use super::{Answer, RawArgs, RawCall, Request, ShapeError};
+use super::{Auth, HttpApi};
+use std::time::Duration;
+
+use super::{
+    Answer, BatchApi, Kind, Pacer, Provider, ProviderError, RawArgs, RawCall, Request, Setup,
+    ShapeError, missing_key,
+};
+use crate::config::ToolChoice;
 use crate::evals::Stop;
+use crate::evals::asking::prices::{Price, price};
 use crate::evals::asking::usage::Usage;
 
 /// The API version header every request carries.
@@ -126,6 +133,105 @@ pub fn read(v: &Value) -> Result<Answer, ShapeError> {
         usage: Usage::from_anthropic(v),
         usage_unbelievable: Usage::anthropic_shape(v).is_some_and(|u| u.plausible().is_none()),
     })
+}
+
+/// The Anthropic Messages API.
+pub static KIND: AnthropicKind = AnthropicKind;
+
+/// What the Anthropic provider is: see [`Kind`].
+#[derive(Debug)]
+pub struct AnthropicKind;
+
+/// The API's default base URL (without `/v1`, as `ANTHROPIC_BASE_URL` is written).
+pub const DEFAULT_BASE: &str = "https://api.anthropic.com";
+
+/// `max_tokens` the reference sends (the API requires one).
+pub const DEFAULT_MAX_TOKENS: u32 = 16000;
+
+/// List prices from <https://platform.claude.com/docs/en/about-claude/pricing> ("Model
+/// pricing": base input, 5-minute cache writes, cache hits, output).
+const PRICES: &[(&str, Price)] = &[
+    ("claude-opus-4-5", price(5.0, 6.25, 0.50, 25.0)),
+    ("claude-sonnet-4-5", price(3.0, 3.75, 0.30, 15.0)),
+    ("claude-sonnet-4", price(3.0, 3.75, 0.30, 15.0)),
+    ("claude-haiku-4-5", price(1.0, 1.25, 0.10, 5.0)),
+    ("claude-3-5-haiku", price(0.80, 1.0, 0.08, 4.0)),
+];
+
+/// `{"type": "auto"|"any"|"none"}` or `{"type": "tool", "name": N}` (also the command
+/// provider's shape, which matches the tool definitions it is sent).
+pub fn tool_choice(choice: &ToolChoice) -> Value {
+    match choice {
+        ToolChoice::Auto => json!({"type": "auto"}),
+        ToolChoice::Any => json!({"type": "any"}),
+        ToolChoice::None => json!({"type": "none"}),
+        ToolChoice::Tool(name) => json!({"type": "tool", "name": name}),
+    }
+}
+
+impl Kind for AnthropicKind {
+    fn name(&self) -> &'static str {
+        "anthropic"
+    }
+
+    fn credentials(&self) -> &'static [&'static str] {
+        &["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"]
+    }
+
+    fn default_max_tokens(&self) -> Option<u32> {
+        Some(DEFAULT_MAX_TOKENS)
+    }
+
+    fn tool_choice_wire(&self, choice: &ToolChoice) -> Value {
+        tool_choice(choice)
+    }
+
+    fn prices(&self) -> &'static [(&'static str, Price)] {
+        PRICES
+    }
+
+    fn batches(&self) -> bool {
+        true
+    }
+
+    /// Configured like the official SDK: `ANTHROPIC_API_KEY` (sent as `x-api-key`), else
+    /// `ANTHROPIC_AUTH_TOKEN` (sent as a bearer token); `ANTHROPIC_BASE_URL` without `/v1`.
+    fn connect(&self, setup: &Setup<'_>) -> Result<Box<dyn Provider>, ProviderError> {
+        let auth = match (
+            setup.var("ANTHROPIC_API_KEY"),
+            setup.var("ANTHROPIC_AUTH_TOKEN"),
+        ) {
+            (Some(key), _) => Auth::Header("x-api-key", key),
+            (None, Some(token)) => Auth::Bearer(token),
+            (None, None) => return Err(missing_key("anthropic", "ANTHROPIC_API_KEY")),
+        };
+        let base = setup
+            .var("ANTHROPIC_BASE_URL")
+            .unwrap_or_else(|| DEFAULT_BASE.to_owned());
+        Ok(Box::new(Anthropic(api(&base, auth))))
+    }
+}
+
+/// The Anthropic Messages API, configured.
+#[derive(Debug)]
+pub struct Anthropic(pub HttpApi);
+
+impl Provider for Anthropic {
+    fn ask_timed(&self, req: &Request, pacer: &Pacer) -> (Result<Answer, ProviderError>, Duration) {
+        self.0.post(&body(req), pacer, read)
+    }
+
+    fn batch_api(&self) -> Option<BatchApi<'_>> {
+        Some(BatchApi::anthropic(&self.0))
+    }
+
+    fn body(&self, req: &Request) -> Value {
+        body(req)
+    }
+
+    fn endpoint(&self, _: &Request) -> String {
+        self.0.url().to_owned()
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,92 @@
+//! What differs between HTTP APIs around the one retry loop of [`super::HttpApi`]: how a
+//! request is authenticated ([`Auth`], a [`Signer`] for signatures over the request) and how
+//! the API words a refusal ([`Dialect`]).
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+
+use super::describe;
+
+/// How the key travels.
+#[derive(Clone)]
+pub enum Auth {
+    /// `authorization: Bearer KEY` (OpenAI, `ANTHROPIC_AUTH_TOKEN`).
+    Bearer(String),
+    /// The key under a header of the API's (`x-api-key` for Anthropic, `x-goog-api-key`).
+    Header(&'static str, String),
+    /// Headers computed for each request from what it sends (AWS Signature Version 4).
+    #[allow(dead_code)]
+    Signed(Arc<dyn Signer>),
+    /// No key: a local OpenAI-compatible server that asks for none.
+    None,
+}
+
+impl Auth {
+    pub(super) fn secret(&self) -> &str {
+        match self {
+            Auth::Bearer(k) | Auth::Header(_, k) => k,
+            Auth::Signed(s) => s.secret(),
+            Auth::None => "",
+        }
+    }
+}
+
+// The extension points below (a signature, an API's own refusal words, an injected clock) are
+// what the Google and Bedrock providers plug into; none of the first three providers needs them.
+#[allow(dead_code)]
+/// One request as it will be sent, for a [`Signer`]: the exact body bytes, and the time from
+/// the [`HttpApi`]'s clock (injectable for tests with [`HttpApi::with_clock`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Signing<'a> {
+    /// `POST` or `GET`.
+    pub method: &'a str,
+    /// The full URL.
+    pub url: &'a str,
+    /// The headers sent besides the signature's (`content-type`, `accept`, the API's own).
+    pub headers: &'a [(&'a str, &'a str)],
+    /// The body bytes (empty for a GET).
+    pub body: &'a [u8],
+    /// When it is signed.
+    pub now: SystemTime,
+}
+
+/// Signs each request (Bedrock's SigV4): returns the headers to add.
+pub trait Signer: Send + Sync {
+    /// The headers that authenticate `req` (`authorization`, `x-amz-date`, …).
+    fn sign(&self, req: &Signing<'_>) -> Vec<(String, String)>;
+    /// The secret to keep out of every message (the secret key; never shown).
+    fn secret(&self) -> &str;
+}
+
+/// How an API words its refusals. The default reads the common shapes (`{"error":
+/// {"message"}}`, `{"message"}`, text); an API with its own (Google's `status` and
+/// `RetryInfo`, AWS's `x-amzn-errortype`) implements this and sets it with
+/// [`HttpApi::with_dialect`]. Retrying and backoff stay in [`HttpApi`].
+pub trait Dialect: Send + Sync {
+    /// `STATUS` and what the API said (`body` when it is JSON, else `text`); `header` looks a
+    /// response header up.
+    fn describe(
+        &self,
+        status: u16,
+        body: Option<&Value>,
+        text: &str,
+        header: &dyn Fn(&str) -> Option<String>,
+    ) -> String {
+        let _ = header;
+        describe(status, body, text)
+    }
+
+    /// A wait the body asks for when no `retry-after` header does (Google's
+    /// `RetryInfo.retryDelay` in the error details).
+    fn retry_wait(&self, body: Option<&Value>) -> Option<Duration> {
+        let _ = body;
+        None
+    }
+}
+
+/// The common refusal shapes (Anthropic, OpenAI and compatible servers).
+pub struct Standard;
+
+impl Dialect for Standard {}
