@@ -103,33 +103,11 @@ pub(super) fn resolve(
             .is_some_and(|(on, _, _)| on),
         None => false,
     };
-    if mode.value == BatchMode::Always && flags.is_some() {
-        let why = if provider == Some(Provider::Command) {
-            Some((
-                "the command provider has no batch API".to_owned(),
-                "use `--batch auto` or `never` with a local program, or an HTTP provider",
-            ))
-        } else if let Some(p) = provider.filter(|p| !p.has_batch_api()) {
-            Some((
-                format!(
-                    "the {} provider has no batch API toolproof can use",
-                    p.name()
-                ),
-                "use `--batch auto` (it asks live) or `never`; anthropic, openai and groq batch",
-            ))
-        } else if !e.cache {
-            Some((
-                "a batch needs the answer cache (`evals.cache: false` turns it off)".to_owned(),
-                "set `evals.cache: true`: batch results land in the cache, and a re-run picks them up there",
-            ))
-        } else {
-            None
-        };
-        if let Some((why, hint)) = why {
-            return Err(
-                ConfigError::new(format!("{} is `always`, but {why}", mode.origin)).hint(hint),
-            );
-        }
+    if mode.value == BatchMode::Always
+        && flags.is_some()
+        && let Some((why, hint)) = why_no_batch(provider, e.cache)
+    {
+        return Err(ConfigError::new(format!("{} is `always`, but {why}", mode.origin)).hint(hint));
     }
     Ok(BatchSettings {
         mode,
@@ -144,4 +122,30 @@ pub(super) fn resolve(
 fn parse_count(s: &str) -> Result<u32, String> {
     s.parse::<u32>()
         .map_err(|_| format!("`{s}` is not a whole number of requests"))
+}
+
+/// Why `batch: always` cannot be honoured with `provider` (when known) and the answer cache
+/// on or off, with the fix; `None` when it can.
+fn why_no_batch(provider: Option<Provider>, cache: bool) -> Option<(String, &'static str)> {
+    if provider == Some(Provider::Command) {
+        Some((
+            "the command provider has no batch API".to_owned(),
+            "use `--batch auto` or `never` with a local program, or an HTTP provider",
+        ))
+    } else if let Some(p) = provider.filter(|p| !p.has_batch_api()) {
+        Some((
+            format!(
+                "the {} provider has no batch API toolproof can use",
+                p.name()
+            ),
+            "use `--batch auto` (it asks live) or `never`; anthropic, openai and groq batch",
+        ))
+    } else if !cache {
+        Some((
+            "a batch needs the answer cache (`evals.cache: false` turns it off)".to_owned(),
+            "set `evals.cache: true`: batch results land in the cache, and a re-run picks them up there",
+        ))
+    } else {
+        None
+    }
 }

@@ -318,16 +318,18 @@ mod tests {
     #[test]
     fn the_config_and_the_registry_know_each_preset() {
         for p in &PRESETS {
-            let kind = crate::config::Provider::named(p.name).expect(p.name);
+            let kind =
+                crate::config::Provider::named(p.name).unwrap_or_else(|| panic!("{}", p.name));
             assert_eq!(kind.name(), p.name);
-            let registered = super::super::find(p.name).expect(p.name);
+            let registered = super::super::find(p.name).unwrap_or_else(|| panic!("{}", p.name));
             assert!(registered.speaks_openai(), "{}", p.name);
             assert_eq!(registered.batches(), p.batch, "{}", p.name);
             assert_eq!(kind.has_batch_api(), p.batch, "{}", p.name);
             assert_eq!(registered.credentials(), [p.key_var]);
         }
         for kind in crate::config::Provider::ALL {
-            let registered = super::super::find(kind.name()).expect(kind.name());
+            let registered =
+                super::super::find(kind.name()).unwrap_or_else(|| panic!("{}", kind.name()));
             assert_eq!(
                 kind.has_batch_api(),
                 registered.batches(),
