@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets of fuzz/ (the parsers that read untrusted bytes), one at a time,
-# each for SECONDS (default 600), then minimises its corpus. Needs a nightly toolchain
-# (`rustup toolchain install nightly`); installs cargo-fuzz from crates.io under
-# target/fuzz-tools on first use. Not part of CI: `cargo test` runs the same entry points as
-# property tests (src/hostile_input/props.rs).
+# each for SECONDS (default 600), then minimises its corpus. A target's corpus
+# (fuzz/corpus/TARGET, git-ignored) grows here and starts from its seeds, fuzz/seeds/TARGET: the
+# small set kept in git, one file per shape the parser reads, named for what it exercises.
+# Needs a nightly toolchain (`rustup toolchain install nightly`); installs cargo-fuzz from
+# crates.io under target/fuzz-tools on first use. Not part of CI: `cargo test` runs the same
+# entry points as property tests, and every seed through them (src/hostile_input/props.rs).
 #
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
 #   scripts/fuzz.sh                 # every target, 10 minutes each
 #   scripts/fuzz.sh 60 sse config   # two targets, a minute each
 #
-# A crash is saved under fuzz/artifacts/TARGET/; turn it into a test in src/hostile_input/props.rs.
+# A crash is saved under fuzz/artifacts/TARGET/; turn it into a test in src/hostile_input/props.rs
+# and, minimised, into a seed.
 set -euo pipefail
 # shellcheck source=scripts/lib/help.bash
 source "$(dirname "$0")/lib/help.bash" "$@"
@@ -31,6 +34,7 @@ cd fuzz
 cargo +nightly fuzz build -O
 for target in "${targets[@]}"; do
   mkdir -p "corpus/$target" "corpus-raw/$target"
+  cp -n "seeds/$target"/* "corpus/$target"/ 2>/dev/null || true
   echo "== $target: ${seconds}s" >&2
   started=$(date +%s)
   cargo +nightly fuzz run -O "$target" "corpus-raw/$target" "corpus/$target" -- \

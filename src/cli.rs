@@ -185,10 +185,7 @@ pub struct EvalArgs {
     #[command(flatten)]
     pub server: ServerArgs,
     /// Provider [env: TOOLPROOF_EVAL_PROVIDER].
-    #[arg(long, value_parser = [
-        "anthropic", "openai", "command", "ollama", "vllm", "llamacpp", "openrouter", "together",
-        "groq", "deepseek", "mistral", "xai",
-    ])]
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(crate::provider::registry::names()))]
     pub provider: Option<String>,
     /// Model [env: TOOLPROOF_EVAL_MODEL].
     #[arg(long)]

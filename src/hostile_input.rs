@@ -11,11 +11,11 @@ use serde_json::Value;
 
 use crate::evals::Choice;
 use crate::evals::asking::cache;
-use crate::evals::asking::provider::{Answer, anthropic, command, openai};
 use crate::mcp::protocol;
 use crate::mcp::sse::SseEvents;
 use crate::mcp::stdio::lines::{self, Line};
 use crate::mcp::types::Tool;
+use crate::provider::{Answer, anthropic, command, openai};
 
 /// `toolproof.yaml` bytes through the loader. The loader reads a path, so the bytes go to a
 /// scratch file first (one per call, removed after). Every `${VAR}` is set. Returns whether
@@ -34,7 +34,11 @@ pub fn config(bytes: &[u8]) -> bool {
     {
         return false;
     }
-    let loaded = crate::config::load_with(&path, &|_| Some("fuzz-value".into()));
+    let loaded = crate::config::load_with(
+        &path,
+        &|_| Some("fuzz-value".into()),
+        &crate::provider::registry::names(),
+    );
     let _ = std::fs::remove_dir_all(&dir);
     match loaded {
         Ok(loaded) => {

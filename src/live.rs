@@ -357,8 +357,9 @@ impl View {
         match &self.bar {
             Some(bar) => bar.println(text),
             None => {
-                let mut err = std::io::stderr().lock();
-                let _ = writeln!(err, "{text}");
+                // One write per line: stderr is unbuffered, and `writeln!` would make two.
+                text.push('\n');
+                let _ = std::io::stderr().lock().write_all(text.as_bytes());
             }
         }
     }

@@ -398,7 +398,9 @@ mod tests {
         args.extend(flags.iter().map(|f| (*f).to_owned()));
         let cli = Cli::try_parse_from(&args).expect("arguments parse");
         let env = Env::from_pairs(env.iter().copied());
-        let loaded = crate::config::load_with(&path, &|_: &str| None).expect("config loads");
+        let loaded =
+            crate::config::load_with(&path, &|_: &str| None, &crate::provider::registry::names())
+                .expect("config loads");
         Plan::new(&Settings::resolve(&cli, &env, loaded).expect("settings resolve"))
     }
 

@@ -130,31 +130,46 @@ fn send(pgid: i32, kill: Kill) {
     }
 }
 
-/// Variables of toolproof's own environment that hold its credentials: the model providers'
-/// keys and account ids, and the tokens a CI runner gives the job. A server under test or a
-/// command provider is someone else's program: it gets none of them unless its own `env`
-/// setting names one.
-pub const WITHHELD_VARS: [&str; 18] = [
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_AUTH_TOKEN",
-    "OPENAI_API_KEY",
-    "OPENAI_ORG_ID",
-    "OPENAI_PROJECT_ID",
-    // The keys of the OpenAI-compatible presets (`evals::provider::presets`).
-    "OLLAMA_API_KEY",
-    "VLLM_API_KEY",
-    "LLAMA_API_KEY",
-    "OPENROUTER_API_KEY",
-    "TOGETHER_API_KEY",
-    "GROQ_API_KEY",
-    "DEEPSEEK_API_KEY",
-    "MISTRAL_API_KEY",
-    "XAI_API_KEY",
+/// The tokens a CI runner gives the job: toolproof's own credentials, beside the model
+/// providers' keys and account ids (each provider names its own, and [`withhold`] adds them).
+/// A server under test or a command provider is someone else's program: it gets none of
+/// them unless its own `env` setting names one.
+pub const RUNNER_VARS: [&str; 4] = [
     "GITHUB_TOKEN",
     "GH_TOKEN",
     "ACTIONS_RUNTIME_TOKEN",
     "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
 ];
+
+/// The providers' credential variables, added at start by [`withhold`].
+static PROVIDER_VARS: std::sync::RwLock<Vec<&'static str>> = std::sync::RwLock::new(Vec::new());
+
+/// Adds variables to what every child is denied: the binary adds the model providers'
+/// credentials first thing, as the provider registry lists them (this layer sits below the
+/// providers). Adding a variable twice keeps it once.
+pub fn withhold(vars: impl IntoIterator<Item = &'static str>) {
+    let mut held = PROVIDER_VARS
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    for var in vars {
+        if !held.contains(&var) {
+            held.push(var);
+        }
+    }
+}
+
+/// Every variable no child gets unless its `env` names it: the runner's tokens and the
+/// providers' credentials.
+pub fn withheld() -> Vec<&'static str> {
+    let held = PROVIDER_VARS
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    RUNNER_VARS
+        .iter()
+        .copied()
+        .chain(held.iter().copied())
+        .collect()
+}
 
 /// The variables a stdio server inherits by default: the list of the MCP Python SDK's
 /// `get_default_environment()` (the TypeScript SDK's is the same), which mcp-toolproof's stdio
@@ -196,10 +211,10 @@ pub fn server_env(cmd: &mut Command, env: &BTreeMap<String, String>, inherit: bo
     child_env(cmd, env);
 }
 
-/// Sets up the environment of a child: the inherited one without [`WITHHELD_VARS`], then
+/// Sets up the environment of a child: the inherited one without the [`withheld`] variables, then
 /// `env` (the child's own setting, which may name a withheld variable to pass it on).
 pub fn child_env(cmd: &mut Command, env: &BTreeMap<String, String>) {
-    for var in WITHHELD_VARS {
+    for var in withheld() {
         if !env.contains_key(var) {
             cmd.env_remove(var);
         }
@@ -220,8 +235,16 @@ mod tests {
             .collect()
     }
 
+    /// What the binary registers at start (the provider registry's credentials; the
+    /// registry's own test checks that it lists every variable a provider reads).
+    fn registered() -> Vec<&'static str> {
+        withhold(["ANTHROPIC_API_KEY", "OPENAI_API_KEY"]);
+        withheld()
+    }
+
     #[test]
     fn a_child_gets_no_credential_unless_its_env_names_it() {
+        let all = registered();
         let mut cmd = Command::new("true");
         let named = BTreeMap::from([
             ("OPENAI_API_KEY".to_owned(), "passed-on".to_owned()),
@@ -229,7 +252,8 @@ mod tests {
         ]);
         child_env(&mut cmd, &named);
         let env = env_of(&cmd);
-        for var in WITHHELD_VARS.iter().filter(|v| **v != "OPENAI_API_KEY") {
+        assert!(all.contains(&"ANTHROPIC_API_KEY") && all.contains(&"GITHUB_TOKEN"));
+        for var in all.iter().filter(|v| **v != "OPENAI_API_KEY") {
             assert_eq!(env.get(*var), Some(&None), "{var} is not removed");
         }
         assert_eq!(env["OPENAI_API_KEY"].as_deref(), Some("passed-on"));
@@ -261,9 +285,10 @@ mod tests {
             std::env::var_os("PATH").is_some()
         );
         // Inheriting: every variable of ours but the credentials.
+        let withheld = registered();
         let all = seen(true);
         let ours = std::env::vars_os().count();
-        assert!(all.len() + WITHHELD_VARS.len() >= ours, "{all:?}");
-        assert!(!all.iter().any(|v| WITHHELD_VARS.contains(&v.as_str())));
+        assert!(all.len() + withheld.len() >= ours, "{all:?}");
+        assert!(!all.iter().any(|v| withheld.contains(&v.as_str())));
     }
 }

@@ -23,6 +23,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::mcp::pointer::unescape;
 use crate::mcp::types::Tool;
 use crate::outcome::Severity;
 
@@ -471,11 +472,6 @@ fn pointer_in<'s>(schema: &'s Map<String, Value>, pointer: &str) -> Option<&'s V
         };
     }
     Some(at)
-}
-
-/// A JSON Pointer segment with `~1` and `~0` decoded.
-fn unescape(segment: &str) -> String {
-    segment.replace("~1", "/").replace("~0", "~")
 }
 
 #[cfg(test)]

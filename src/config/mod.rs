@@ -162,17 +162,21 @@ pub type ConfigWarning = ConfigError;
 /// relative `evals.command[0]` containing `/` are absolute, resolved from `base_dir`; a stdio
 /// server without `cwd` gets `base_dir`; `tests[].line` and `evals.cases[].line` are set.
 pub fn load(path: &Path) -> Result<LoadedConfig, ConfigError> {
-    load::load_with_env(path, &|name: &str| std::env::var(name))
+    load::load_with_env(path, &|name: &str| std::env::var(name), None)
 }
 
-/// [`load`], with `${VAR}` looked up through `env` instead of the process environment.
+/// [`load`], with `${VAR}` looked up through `env` instead of the process environment, and
+/// `evals.provider` checked against `providers` (the registry's names).
 pub fn load_with(
     path: &Path,
     env: &(dyn Fn(&str) -> Option<String> + Sync),
+    providers: &[&str],
 ) -> Result<LoadedConfig, ConfigError> {
-    load::load_with_env(path, &|name: &str| {
-        env(name).ok_or(std::env::VarError::NotPresent)
-    })
+    load::load_with_env(
+        path,
+        &|name: &str| env(name).ok_or(std::env::VarError::NotPresent),
+        Some(providers),
+    )
 }
 
 /// The config for a server given on the command line (`--url URL` or `-- COMMAND…`):

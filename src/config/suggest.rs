@@ -2,27 +2,7 @@
 
 /// Optimal-string-alignment distance (Levenshtein plus adjacent transpositions), case-insensitive.
 pub(crate) fn distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.to_lowercase().chars().collect();
-    let b: Vec<char> = b.to_lowercase().chars().collect();
-    let width = b.len() + 1;
-    // Three rows are enough for OSA: the one two back, the previous and the current.
-    let mut before: Vec<usize> = vec![0; width];
-    let mut prev: Vec<usize> = (0..width).collect();
-    let mut cur: Vec<usize> = vec![0; width];
-    for i in 1..=a.len() {
-        cur[0] = i;
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut d = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d = d.min(before[j - 2] + 1);
-            }
-            cur[j] = d;
-        }
-        std::mem::swap(&mut before, &mut prev);
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
+    strsim::osa_distance(&a.to_lowercase(), &b.to_lowercase())
 }
 
 /// The candidate closest to `word`, if it is close enough to be a likely typo:

@@ -65,6 +65,9 @@ fn write(name: &str, text: impl AsRef<[u8]>) -> YamlFile {
     YamlFile { path, _dir: dir }
 }
 
+/// The provider names the loader is given (the registry's, in the binary).
+const PROVIDERS: Option<&[&str]> = Some(&["anthropic", "openai", "command"]);
+
 fn fake_env(name: &str) -> Result<String, VarError> {
     let vars: HashMap<&str, &str> = HashMap::from([
         ("TP_TEST_TOKEN", "s3cret-token"),
@@ -79,7 +82,7 @@ fn fake_env(name: &str) -> Result<String, VarError> {
 }
 
 fn load_text(name: &str, text: impl AsRef<[u8]>) -> Result<LoadedConfig, ConfigError> {
-    load_with_env(&write(name, text), &fake_env)
+    load_with_env(&write(name, text), &fake_env, PROVIDERS)
 }
 
 fn loaded(name: &str, text: &str) -> LoadedConfig {
@@ -742,7 +745,7 @@ fn mutated_configs_never_panic() {
             }
         }
         std::fs::write(&path, &bytes).unwrap_or_else(|e| panic!("write: {e}"));
-        if let Err(e) = load_with_env(&path, &fake_env) {
+        if let Err(e) = load_with_env(&path, &fake_env, PROVIDERS) {
             assert!(
                 !e.message.contains("internal error"),
                 "panicked on:\n{}\n{e}",
@@ -965,7 +968,7 @@ fn every_key_is_read() {
 
     let e = c.evals.as_ref().unwrap_or_else(|| panic!("evals section"));
     assert!(e.enabled && !e.cache);
-    assert_eq!(e.provider, Some(Provider::Command));
+    assert_eq!(e.provider, Some(Provider("command".into())));
     assert_eq!(e.model.as_deref(), Some("fake-model"));
     assert_eq!(
         e.command,
@@ -1230,7 +1233,7 @@ fn relative_paths_resolve_from_the_yaml_folder() {
 #[test]
 fn base_dir_is_the_absolute_folder_of_the_file() {
     let path = write("base", SERVER);
-    let l = load_with_env(&path, &fake_env).unwrap_or_else(|e| panic!("{e}"));
+    let l = load_with_env(&path, &fake_env, PROVIDERS).unwrap_or_else(|e| panic!("{e}"));
     let folder = path.parent().map(super::load::absolute);
     assert_eq!(Some(l.base_dir.clone()), folder);
     assert_eq!(l.path.as_path(), &*path);
@@ -1343,7 +1346,7 @@ fn eval_cases_and_system_prompt_from_their_own_files() {
         ),
     )
     .unwrap_or_default();
-    let c = load_with_env(&path, &fake_env).unwrap_or_else(|e| panic!("{e}"));
+    let c = load_with_env(&path, &fake_env, PROVIDERS).unwrap_or_else(|e| panic!("{e}"));
     let evals = c.config.evals.expect("evals");
     assert_eq!(evals.system.as_deref(), Some("You are a helpful agent.\n"));
     assert_eq!(evals.models, vec!["m1", "m2"]);
@@ -1377,7 +1380,7 @@ fn eval_file_errors_point_into_the_cases_file() {
     let path = dir.join("toolproof.yaml");
     std::fs::write(&path, format!("{SERVER}evals:\n  cases_file: cases.yaml\n"))
         .unwrap_or_default();
-    let err = load_with_env(&path, &fake_env)
+    let err = load_with_env(&path, &fake_env, PROVIDERS)
         .err()
         .map(|e| e.to_string().replace(&dir.display().to_string(), "[TMP]"));
     insta::assert_snapshot!("cases_file_unknown_key", err.unwrap_or_default());
@@ -1386,7 +1389,7 @@ fn eval_file_errors_point_into_the_cases_file() {
         format!("{SERVER}evals:\n  cases_file: missing.yaml\n"),
     )
     .unwrap_or_default();
-    let err = load_with_env(&path, &fake_env)
+    let err = load_with_env(&path, &fake_env, PROVIDERS)
         .err()
         .map(|e| e.to_string().replace(&dir.display().to_string(), "[TMP]"));
     insta::assert_snapshot!("cases_file_missing", err.unwrap_or_default());

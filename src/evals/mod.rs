@@ -16,15 +16,19 @@ use std::io::Read;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+
+pub use crate::provider::{ApiTool, Stop};
 use serde_json::Value;
 
 /// Reads a whole file as UTF-8 text, refusing one larger than `limit` bytes without loading
 /// it (a device such as /dev/zero never ends); the error says so and names `what` the file is.
 pub(crate) fn read_capped(path: &Path, limit: u64, what: &str) -> std::io::Result<String> {
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)?
-        .take(limit + 1)
-        .read_to_end(&mut bytes)?;
+    let file = std::fs::File::open(path)?;
+    // Sized from the file's length (a device says 0 and grows as read): one read of the whole
+    // text and one of its end, where a bare `take` would start at 32 bytes and double.
+    let size = file.metadata().map_or(0, |m| m.len()).min(limit) as usize;
+    let mut bytes = Vec::with_capacity(size + 1);
+    file.take(limit + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
         return Err(std::io::Error::new(
             std::io::ErrorKind::FileTooLarge,
@@ -37,38 +41,6 @@ pub(crate) fn read_capped(path: &Path, limit: u64, what: &str) -> std::io::Resul
             "stream did not contain valid UTF-8",
         )
     })
-}
-
-/// A tool as offered to a model API: an API-safe name, the description, the input schema.
-/// Serializes to exactly `{"name", "description", "input_schema"}` (the cache key hashes it).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ApiTool {
-    /// Name matching `^[a-zA-Z0-9_-]{1,64}$`.
-    pub name: String,
-    /// The MCP description, or "".
-    pub description: String,
-    /// The MCP input schema as the server sent it.
-    pub input_schema: Value,
-    /// Numbers of the input schema a `Value` cannot hold as Python does: JSON pointer (within
-    /// the schema) and Python's `json.dumps` text (see [`crate::mcp::types::Tool`]).
-    #[serde(skip)]
-    pub exact_numbers: Vec<(String, String)>,
-}
-
-/// Why a model stopped.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Stop {
-    /// It asked for a tool (or tools).
-    ToolUse,
-    /// It finished its turn.
-    EndTurn,
-    /// It ran out of tokens (a call may be cut off).
-    MaxTokens,
-    /// It declined to answer.
-    Refusal,
-    /// Anything else the provider said.
-    Other(String),
 }
 
 /// One call a model made, with the MCP tool name.
@@ -92,4 +64,36 @@ pub struct Choice {
     pub text: String,
     /// Why the model stopped.
     pub stop: Stop,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_capped;
+
+    #[test]
+    fn a_file_is_read_whole_up_to_the_limit_and_refused_past_it() {
+        let dir =
+            std::env::temp_dir().join(format!("toolproof-read-capped-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch folder");
+        let path = dir.join("entry.json");
+        for size in [0, 1, 31, 32, 33, 4095, 4096, 4097, 10_000] {
+            let text: String = (0..size)
+                .map(|i| char::from(b'a' + (i % 26) as u8))
+                .collect();
+            std::fs::write(&path, &text).expect("write");
+            assert_eq!(
+                read_capped(&path, 10_000, "a test file").expect("read"),
+                text
+            );
+        }
+        std::fs::write(&path, "x".repeat(10_001)).expect("write");
+        let refused = read_capped(&path, 10_000, "a test file").expect_err("too large");
+        assert_eq!(refused.kind(), std::io::ErrorKind::FileTooLarge);
+        let endless = read_capped(std::path::Path::new("/dev/zero"), 1 << 20, "a device");
+        assert_eq!(
+            endless.map_err(|e| e.kind()).err(),
+            Some(std::io::ErrorKind::FileTooLarge)
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -5,6 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use super::keywords::{bound, required_names, resolve};
+use crate::mcp::pointer::escape;
 use crate::rng::Rng;
 
 /// One way an input breaks its schema.
@@ -244,9 +245,4 @@ fn fits(ty: &str, v: &Value) -> bool {
         "integer" => v.as_f64().is_some_and(|f| f.fract() == 0.0),
         _ => true,
     }
-}
-
-/// A property name as a JSON pointer token.
-fn escape(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
 }

@@ -100,7 +100,7 @@ fn collect<'v>(value: &'v Value, at: &mut String, out: &mut Vec<(String, &'v Num
     let step = |at: &mut String, segment: &str, v: &'v Value, out: &mut Vec<_>| {
         let len = at.len();
         at.push('/');
-        at.push_str(&segment.replace('~', "~0").replace('/', "~1"));
+        at.push_str(&crate::mcp::pointer::escape(segment));
         collect(v, at, out);
         at.truncate(len);
     };

@@ -260,12 +260,7 @@ impl HttpTransport {
                 ),
             });
         }
-        let text = resp
-            .body_mut()
-            .with_config()
-            .limit(ERROR_BODY_LIMIT)
-            .read_to_string()
-            .unwrap_or_default();
+        let text = error_body(&mut resp);
         if let Some(want) = want
             && !matches!(status, 401 | 403)
             && let Ok(v) = serde_json::from_str::<Value>(&text)
@@ -469,6 +464,16 @@ impl HttpTransport {
     }
 }
 
+/// The body of an error status as text, for the message that reports it: at most
+/// [`ERROR_BODY_LIMIT`] bytes, and empty when it cannot be read or is longer.
+fn error_body(resp: &mut ureq::http::Response<ureq::Body>) -> String {
+    resp.body_mut()
+        .with_config()
+        .limit(ERROR_BODY_LIMIT)
+        .read_to_string()
+        .unwrap_or_default()
+}
+
 /// A header's value, when it is text.
 fn header<'r>(resp: &'r ureq::http::Response<ureq::Body>, name: &str) -> Option<&'r str> {
     resp.headers().get(name).and_then(|v| v.to_str().ok())
@@ -525,6 +530,23 @@ fn strip_tags(html: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn response(body: Vec<u8>) -> ureq::http::Response<ureq::Body> {
+        ureq::http::Response::new(ureq::Body::builder().data(body))
+    }
+
+    #[test]
+    fn an_error_body_is_read_up_to_its_limit() {
+        assert_eq!(
+            error_body(&mut response(b"no such tool".to_vec())),
+            "no such tool"
+        );
+        let limit = usize::try_from(ERROR_BODY_LIMIT).unwrap();
+        let at = error_body(&mut response(vec![b'x'; limit]));
+        assert_eq!(at.len(), limit);
+        assert_eq!(error_body(&mut response(vec![b'x'; limit + 1])), "");
+        assert_eq!(error_body(&mut response(vec![0xff, 0xfe])), "");
+    }
 
     #[test]
     fn html_bodies_are_summarised() {

@@ -5,6 +5,7 @@ pub mod content;
 pub mod error;
 pub mod exact;
 pub mod http;
+pub(crate) mod pointer;
 pub mod protocol;
 pub mod requests;
 mod server;

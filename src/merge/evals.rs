@@ -5,12 +5,12 @@
 use std::collections::BTreeMap;
 
 use super::read::{MergeError, Part, duplicate};
-use crate::evals::asking::prices::{dollars, picodollars};
 use crate::evals::judging::tally::{self, LabelledCase, Rules};
 use crate::outcome::{
     CacheUse, ConcurrencyUse, EvalCaseResult, EvalsResults, ModelCost, ModelEval, Phase, Tokens,
     ToolsUnseen,
 };
+use crate::provider::prices::{dollars, picodollars};
 
 /// A case's place in the config: inline cases (no `file`) come before those of `cases_file`,
 /// each in line order.

@@ -24,7 +24,7 @@ pub use cost::{ModelCost, PriceUsed, Tokens};
 pub use fuzz::{FuzzFinding, FuzzResults, FuzzTool};
 pub use lint::{ContrastPair, Coverage, LintFinding, LintResults, NotChecked, ToolCoverage};
 pub use protocol::{ProtocolCheck, ProtocolResults};
-pub use stamp::{config_digest, rfc3339, verdict};
+pub use stamp::{config_digest, hex, rfc3339, verdict};
 pub use stress::{StressBreak, StressMiss, StressModel, StressPoint, StressResults, ToolOrder};
 
 /// How "no tool" is written wherever a tool name would be.

@@ -28,7 +28,18 @@ pub fn config_digest(loaded: &crate::config::LoadedConfig) -> Option<String> {
         hash.update(b"\0");
         hash.update(std::fs::read(loaded.base_dir.join(file)).unwrap_or_default());
     }
-    Some(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
+    Some(hex(&hash.finalize()))
+}
+
+/// Bytes as lowercase hexadecimal, two digits a byte: how a digest is written in the report,
+/// the config digest and the eval cache's keys.
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
 }
 
 /// Whether the run passed and its exit code: the signal's code when interrupted, else 1 when
@@ -66,6 +77,17 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+
+    #[test]
+    fn hex_writes_two_lowercase_digits_a_byte() {
+        assert_eq!(hex(&[]), "");
+        assert_eq!(hex(&[0, 9, 0xab, 0xff]), "0009abff");
+        use sha2::{Digest, Sha256};
+        assert_eq!(
+            hex(&Sha256::digest(b"abc")),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
 
     #[test]
     fn formats_rfc3339() {

@@ -17,24 +17,6 @@ const UNKNOWN_SESSION: &str = "toolproof-never-issued-session";
 /// An origin a DNS-rebinding page would send.
 const FOREIGN_ORIGIN: &str = "http://dns-rebinding.toolproof.invalid";
 
-/// Runs the HTTP check `id`.
-pub(super) fn check(s: &mut Session<'_>, id: &str) -> Verdict {
-    match id {
-        "http-session" => session(s),
-        "http-missing-session" => missing_session(s),
-        "http-unknown-session" => unknown_session(s),
-        "http-delete" => delete(s),
-        "http-protocol-version" => protocol_version(s),
-        "http-accept" => accept(s),
-        "http-notification" => notification(s),
-        "http-get" => get(s),
-        "http-sse-priming" => sse_priming(s),
-        "http-sse-retry" => sse_retry(s),
-        "http-origin" => origin(s),
-        other => Verdict::Skip(format!("no probe for `{other}`")),
-    }
-}
-
 /// A `ping` request body with a fresh id.
 fn ping(probe: &mut Probe) -> String {
     json!({"jsonrpc": "2.0", "id": probe.id(), "method": "ping"}).to_string()
@@ -60,7 +42,7 @@ fn needs_session(s: &mut Session<'_>) -> Result<String, Verdict> {
     })
 }
 
-fn session(s: &mut Session<'_>) -> Verdict {
+pub(super) fn session(s: &mut Session<'_>) -> Verdict {
     let sid = match needs_session(s) {
         Ok(sid) => sid,
         Err(v) => return v,
@@ -80,7 +62,7 @@ fn session(s: &mut Session<'_>) -> Verdict {
     }
 }
 
-fn missing_session(s: &mut Session<'_>) -> Verdict {
+pub(super) fn missing_session(s: &mut Session<'_>) -> Verdict {
     if let Err(v) = needs_session(s) {
         return v;
     }
@@ -95,7 +77,7 @@ fn missing_session(s: &mut Session<'_>) -> Verdict {
     )
 }
 
-fn unknown_session(s: &mut Session<'_>) -> Verdict {
+pub(super) fn unknown_session(s: &mut Session<'_>) -> Verdict {
     if let Err(v) = needs_session(s) {
         return v;
     }
@@ -109,7 +91,7 @@ fn unknown_session(s: &mut Session<'_>) -> Verdict {
     )
 }
 
-fn delete(s: &mut Session<'_>) -> Verdict {
+pub(super) fn delete(s: &mut Session<'_>) -> Verdict {
     if let Err(v) = needs_session(s) {
         return v;
     }
@@ -147,7 +129,7 @@ fn delete(s: &mut Session<'_>) -> Verdict {
     expect_status(after, &[404], "a `ping` on the session after its DELETE")
 }
 
-fn protocol_version(s: &mut Session<'_>) -> Verdict {
+pub(super) fn protocol_version(s: &mut Session<'_>) -> Verdict {
     if s.negotiated() == "2025-03-26" {
         return Verdict::Skip(
             "the session speaks 2025-03-26; `MCP-Protocol-Version` came with 2025-06-18".into(),
@@ -163,7 +145,7 @@ fn protocol_version(s: &mut Session<'_>) -> Verdict {
     )
 }
 
-fn accept(s: &mut Session<'_>) -> Verdict {
+pub(super) fn accept(s: &mut Session<'_>) -> Verdict {
     let reply = shared(s, |p| Ask::post(ping(p)).with("accept", "text/html"));
     match reply {
         Ok(r) if (400..500).contains(&r.status) => Verdict::Pass,
@@ -176,7 +158,7 @@ fn accept(s: &mut Session<'_>) -> Verdict {
     }
 }
 
-fn notification(s: &mut Session<'_>) -> Verdict {
+pub(super) fn notification(s: &mut Session<'_>) -> Verdict {
     let probe = s.probe();
     probe.notify("notifications/roots/list_changed");
     let Some(http) = probe.http() else {
@@ -198,7 +180,7 @@ fn notification(s: &mut Session<'_>) -> Verdict {
     }
 }
 
-fn get(s: &mut Session<'_>) -> Verdict {
+pub(super) fn get(s: &mut Session<'_>) -> Verdict {
     let reply = shared(s, |_| Ask {
         method: "GET",
         body: None,
@@ -244,7 +226,7 @@ fn ping_stream(s: &mut Session<'_>) -> Result<Vec<SseEvent>, Verdict> {
     }
 }
 
-fn sse_priming(s: &mut Session<'_>) -> Verdict {
+pub(super) fn sse_priming(s: &mut Session<'_>) -> Verdict {
     let events = match ping_stream(s) {
         Ok(e) => e,
         Err(v) => return v,
@@ -260,7 +242,7 @@ fn sse_priming(s: &mut Session<'_>) -> Verdict {
     }
 }
 
-fn sse_retry(s: &mut Session<'_>) -> Verdict {
+pub(super) fn sse_retry(s: &mut Session<'_>) -> Verdict {
     let events = match ping_stream(s) {
         Ok(e) => e,
         Err(v) => return v,
@@ -289,7 +271,7 @@ fn sse_retry(s: &mut Session<'_>) -> Verdict {
     }
 }
 
-fn origin(s: &mut Session<'_>) -> Verdict {
+pub(super) fn origin(s: &mut Session<'_>) -> Verdict {
     let strict = s.negotiated().as_str() >= "2025-11-25";
     let mut probe = match s.fresh() {
         Ok(p) => p,

@@ -2,7 +2,9 @@
 //! capabilities, tools, pagination, resources and prompts, and the streamable HTTP transport),
 //! each on raw probe connections (fresh server processes over stdio, fresh sessions over HTTP)
 //! so that state from one probe never hides a defect from another.
-//! The checks and their severities are listed in [`crate::config::vocab::PROTOCOL_CHECKS`].
+//! The checks and their severities are listed in [`crate::config::vocab::PROTOCOL_CHECKS`];
+//! each one's probe function stands beside its id in `conformance::PROBES`, which must match
+//! that list entry for entry or the crate does not compile.
 
 mod conformance;
 mod http;

@@ -1,7 +1,8 @@
 //! The JSON report: the serde form of [`RunReport`] (schema documented in
 //! `docs/json-report.md`), pretty-printed, UTF-8, with a trailing newline.
 
-use serde_json::Value;
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 use crate::outcome::RunReport;
 
@@ -10,22 +11,28 @@ use crate::outcome::RunReport;
 /// [`super::json_reference`]).
 pub fn render(report: &RunReport) -> String {
     let report = report.redacted();
+    let whole = WithReference {
+        report: &report,
+        reference: super::json_reference::members(&report),
+    };
     // Serializing plain data cannot fail (no maps with non-string keys, no failing Serialize
     // impls); fall back to an explicit error object rather than panic.
-    let value = serde_json::to_value(&*report).map(|mut value| {
-        if let Value::Object(top) = &mut value {
-            top.extend(super::json_reference::members(&report));
-        }
-        value
+    let mut text = serde_json::to_string_pretty(&whole).unwrap_or_else(|e| {
+        serde_json::json!({ "schema_version": report.schema_version, "error": e.to_string() })
+            .to_string()
     });
-    let mut text = value
-        .and_then(|v| serde_json::to_string_pretty(&v))
-        .unwrap_or_else(|e| {
-            serde_json::json!({ "schema_version": report.schema_version, "error": e.to_string() })
-                .to_string()
-        });
     text.push('\n');
     text
+}
+
+/// The report's members followed by the reference's, written in one pass (no `Value` tree of
+/// the whole report in between: a run of a thousand eval cases is megabytes of it).
+#[derive(Serialize)]
+struct WithReference<'a> {
+    #[serde(flatten)]
+    report: &'a RunReport,
+    #[serde(flatten)]
+    reference: Map<String, Value>,
 }
 
 /// The `inspect --json` output: the JSON report plus the four top-level keys mcp-toolproof's

@@ -240,10 +240,14 @@ fn summary(report: &RunReport) -> Value {
         .results
         .as_ref()
         .map_or(0, |f| f.tools.iter().map(|t| t.findings.len()).sum());
-    let accuracy = match evals(report) {
-        Value::Object(e) => e.get("accuracy").cloned().unwrap_or(Value::Null),
-        _ => Value::Null,
-    };
+    // `evals`'s `accuracy`, without building its list of cases a second time.
+    let accuracy = report
+        .phases
+        .evals
+        .results
+        .as_ref()
+        .and_then(|r| r.models.first())
+        .map_or(Value::Null, |model| json!(round(model.accuracy, 4)));
     json!({
         "phases": phases(report),
         "tests": tests.len(),

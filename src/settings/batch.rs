@@ -1,6 +1,6 @@
 //! Batch settings of the evals: `--batch` > `TOOLPROOF_BATCH` > `evals.batch` > `auto`, the
 //! same for `batch_min`, `batch_poll_s` and `batch_deadline_s`, and `--cancel-batch` / `TOOLPROOF_CANCEL_BATCH`.
-//! `always` with the command provider, or with the answer cache off, is a usage error: a
+//! `always` with a provider that has no batch API (the command provider), or with the answer cache off, is a usage error: a
 //! local program has no batch API, and a batch needs the cache folder to survive the job.
 
 use std::time::Duration;
@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::resolve::{env_switch, env_value, pick};
 use super::{Env, Resolved};
 use crate::cli::{EvalFlags, parse_seconds};
-use crate::config::{BatchMode, ConfigError, EvalConfig, Provider};
+use crate::config::{BatchMode, ConfigError, EvalConfig};
 
 /// When and how the evals go through a provider's batch API.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,7 +54,7 @@ pub(super) fn resolve(
     flags: Option<&EvalFlags>,
     env: &Env,
     e: &EvalConfig,
-    provider: Option<Provider>,
+    provider: Option<&'static dyn crate::provider::Kind>,
 ) -> Result<BatchSettings, ConfigError> {
     // Only the commands that run evals read the environment for them.
     let env = flags.map(|_| env);
@@ -103,11 +103,35 @@ pub(super) fn resolve(
             .is_some_and(|(on, _, _)| on),
         None => false,
     };
-    if mode.value == BatchMode::Always
-        && flags.is_some()
-        && let Some((why, hint)) = why_no_batch(provider, e.cache)
-    {
-        return Err(ConfigError::new(format!("{} is `always`, but {why}", mode.origin)).hint(hint));
+    if mode.value == BatchMode::Always && flags.is_some() {
+        let no_batches = provider.filter(|k| !k.batches());
+        let why = if let Some(kind) = no_batches {
+            Some((
+                format!("the {} provider has no batch API", kind.name()),
+                format!(
+                    "use `--batch auto` or `never` with {}, or a provider that has one: {}",
+                    kind.name(),
+                    crate::provider::KINDS
+                        .iter()
+                        .filter(|k| k.batches())
+                        .map(|k| k.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ))
+        } else if !e.cache {
+            Some((
+                "a batch needs the answer cache (`evals.cache: false` turns it off)".to_owned(),
+                "set `evals.cache: true`: batch results land in the cache, and a re-run picks them up there".to_owned(),
+            ))
+        } else {
+            None
+        };
+        if let Some((why, hint)) = why {
+            return Err(
+                ConfigError::new(format!("{} is `always`, but {why}", mode.origin)).hint(hint),
+            );
+        }
     }
     Ok(BatchSettings {
         mode,
@@ -122,30 +146,4 @@ pub(super) fn resolve(
 fn parse_count(s: &str) -> Result<u32, String> {
     s.parse::<u32>()
         .map_err(|_| format!("`{s}` is not a whole number of requests"))
-}
-
-/// Why `batch: always` cannot be honoured with `provider` (when known) and the answer cache
-/// on or off, with the fix; `None` when it can.
-fn why_no_batch(provider: Option<Provider>, cache: bool) -> Option<(String, &'static str)> {
-    if provider == Some(Provider::Command) {
-        Some((
-            "the command provider has no batch API".to_owned(),
-            "use `--batch auto` or `never` with a local program, or an HTTP provider",
-        ))
-    } else if let Some(p) = provider.filter(|p| !p.has_batch_api()) {
-        Some((
-            format!(
-                "the {} provider has no batch API toolproof can use",
-                p.name()
-            ),
-            "use `--batch auto` (it asks live) or `never`; anthropic, openai and groq batch",
-        ))
-    } else if !cache {
-        Some((
-            "a batch needs the answer cache (`evals.cache: false` turns it off)".to_owned(),
-            "set `evals.cache: true`: batch results land in the cache, and a re-run picks them up there",
-        ))
-    } else {
-        None
-    }
 }

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::resolve::{env_switch, env_value, pick};
+use super::resolve::{checked_timeout_ms, env_switch, env_value, pick};
 use super::{CommandKind, Env, Resolved};
 use crate::cli::{FuzzArgs, switch};
 use crate::config::{ConfigError, FuzzConfig, limits};
@@ -100,13 +100,7 @@ pub(super) fn resolve(
         max_examples >= 1,
         "--examples / fuzz.max_examples must be at least 1",
     )?;
-    check(
-        timeout_ms > 0.0 && timeout_ms <= limits::MAX_DURATION_MS,
-        &format!(
-            "--timeout-ms / fuzz.timeout_ms must be above 0 and at most {} milliseconds, got {timeout_ms}",
-            limits::MAX_DURATION_MS
-        ),
-    )?;
+    let timeout_ms = checked_timeout_ms(timeout_ms, "--timeout-ms / fuzz.timeout_ms")?;
     check(
         max_time_s > 0.0 && max_time_s <= limits::MAX_DURATION_MS / 1000.0,
         &format!(

@@ -47,7 +47,7 @@ pub use stress::StressSettings;
 #[cfg(test)]
 pub use suite::select;
 
-use crate::config::{EvalConfig, LoadedConfig, Provider, TestCase, ToolChoice};
+use crate::config::{EvalConfig, LoadedConfig, TestCase, ToolChoice};
 use crate::report::junit::JunitOptions;
 use crate::report::places::Places;
 
@@ -301,11 +301,12 @@ impl TestSettings {
 pub enum EvalSetupError {
     /// Nothing names a provider.
     #[error(
-        "no eval provider: set evals.provider (anthropic, openai or command), TOOLPROOF_EVAL_PROVIDER or --provider"
+        "no eval provider: set evals.provider ({}), TOOLPROOF_EVAL_PROVIDER or --provider",
+        crate::provider::registry::names().join(", ")
     )]
     NoProvider,
-    /// A provider name nobody knows.
-    #[error("unknown eval provider `{0}`: use anthropic, openai or command")]
+    /// A provider name nobody knows: what [`crate::provider::registry::unknown`] says of it.
+    #[error("{0}")]
     UnknownProvider(String),
     /// `provider: command` without `evals.command`.
     #[error("the command provider needs evals.command")]
@@ -316,12 +317,18 @@ pub enum EvalSetupError {
 }
 
 /// Provider and models after flag > environment > YAML.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct EvalTarget {
     /// The provider.
-    pub provider: Provider,
+    pub provider: &'static dyn crate::provider::Kind,
     /// Models to ask, in order (one empty id for a command provider without a model).
     pub models: Vec<String>,
+}
+
+impl PartialEq for EvalTarget {
+    fn eq(&self, other: &Self) -> bool {
+        self.provider.name() == other.provider.name() && self.models == other.models
+    }
 }
 
 /// Tool-selection evals.

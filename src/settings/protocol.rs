@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use super::CommandKind;
+use super::resolve::checked_timeout_ms;
 use crate::cli::{ProtocolArgs, switch};
 use crate::config::{ConfigError, ProtocolConfig, limits};
 
@@ -42,13 +43,10 @@ pub(super) fn resolve(
         (CommandKind::Run, Some(s)) => s.clone(),
         _ => return Ok(None),
     };
-    let timeout_ms = flags.and_then(|f| f.timeout_ms).unwrap_or(cfg.timeout_ms);
-    if !(timeout_ms > 0.0 && timeout_ms <= limits::MAX_DURATION_MS) {
-        return Err(ConfigError::new(format!(
-            "--timeout-ms / protocol.timeout_ms must be above 0 and at most {} milliseconds, got {timeout_ms}",
-            limits::MAX_DURATION_MS
-        )));
-    }
+    let timeout_ms = checked_timeout_ms(
+        flags.and_then(|f| f.timeout_ms).unwrap_or(cfg.timeout_ms),
+        "--timeout-ms / protocol.timeout_ms",
+    )?;
     Ok(Some(ProtocolSettings {
         strict: flags
             .and_then(|f| switch(f.strict, f.no_strict))

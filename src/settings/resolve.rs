@@ -7,7 +7,7 @@ use super::{
 };
 use crate::cli::{Cli, parse_fraction, parse_pin, parse_transport, switch};
 use crate::config::{
-    self, ConfigError, EvalConfig, LoadedConfig, ProtocolPin, Provider, ToolChoice, TransportPref,
+    self, ConfigError, EvalConfig, LoadedConfig, ProtocolPin, ToolChoice, TransportPref,
 };
 use std::path::PathBuf;
 
@@ -60,6 +60,26 @@ pub(crate) fn env_value<T>(
         ))
         .hint(format!("fix or unset {name}"))),
     }
+}
+
+/// Whether `ms` is a timeout toolproof can wait: above 0 and at most
+/// [`config::limits::MAX_DURATION_MS`] (NaN is not).
+pub(super) fn timeout_in_range(ms: f64) -> bool {
+    ms > 0.0 && ms <= config::limits::MAX_DURATION_MS
+}
+
+/// A timeout in milliseconds from `names` (a flag, or a flag and the key it overrides),
+/// checked with [`timeout_in_range`]; the error says the range.
+pub(super) fn checked_timeout_ms(ms: f64, names: &str) -> Result<f64, ConfigError> {
+    if timeout_in_range(ms) {
+        return Ok(ms);
+    }
+    Err(ConfigError::new(format!(
+        "{names} must be above 0 and at most {} milliseconds ({}), got {}",
+        config::limits::MAX_DURATION_MS,
+        config::limits::MAX_DURATION_WORDS,
+        config::limits::number(ms)
+    )))
 }
 
 /// A boolean environment switch.
@@ -304,14 +324,17 @@ fn eval_target(
     env: &Env,
     e: &EvalConfig,
 ) -> Result<EvalTarget, EvalSetupError> {
-    let provider = match provider_flag.or_else(|| env.get("TOOLPROOF_EVAL_PROVIDER")) {
-        Some(name) => match Provider::named(name.trim()) {
-            Some(p) => p,
-            None => return Err(EvalSetupError::UnknownProvider(name.trim().to_owned())),
-        },
-        None => e.provider.ok_or(EvalSetupError::NoProvider)?,
+    let name = match provider_flag.or_else(|| env.get("TOOLPROOF_EVAL_PROVIDER")) {
+        Some(name) => name.trim(),
+        None => e
+            .provider
+            .as_ref()
+            .ok_or(EvalSetupError::NoProvider)?
+            .name(),
     };
-    if provider == Provider::Command && e.command.is_none() {
+    let provider = crate::provider::find(name)
+        .ok_or_else(|| EvalSetupError::UnknownProvider(crate::provider::registry::unknown(name)))?;
+    if provider.runs_command() && e.command.is_none() {
         return Err(EvalSetupError::NoCommand);
     }
     let named = e.named_models();
@@ -319,7 +342,7 @@ fn eval_target(
         vec![m.to_owned()]
     } else if !named.is_empty() {
         named
-    } else if provider == Provider::Command {
+    } else if provider.runs_command() {
         vec![String::new()]
     } else {
         return Err(EvalSetupError::NoModel);
@@ -350,9 +373,10 @@ fn check_command_needs(
             };
             match evals.target() {
                 Err(e) => Err(ConfigError::new(e.to_string())),
-                Ok(t) if t.provider == Provider::Command => Err(ConfigError::new(
-                    "the command provider is never cached: there is nothing to show",
-                )),
+                Ok(t) if !t.provider.caches_answers() => Err(ConfigError::new(format!(
+                    "the {} provider is never cached: there is nothing to show",
+                    t.provider.name()
+                ))),
                 Ok(_) => Ok(()),
             }
         }

@@ -3,14 +3,14 @@
 //! and the CI tokens, which a child gets only when its `env` names them, and may then echo).
 
 use super::Env;
-use crate::process::WITHHELD_VARS;
 
 /// The secrets of one invocation, longest first, each once. A value with surrounding blanks
 /// is listed as given and trimmed, since either form may be what travels.
 /// `expanded`: the values `${VAR}` expansion put into the config.
 pub(super) fn resolve(env: &Env, expanded: &[String]) -> Vec<String> {
     let mut secrets = expanded.to_vec();
-    for var in WITHHELD_VARS {
+    let credentials = crate::provider::registry::credentials();
+    for var in crate::process::RUNNER_VARS.into_iter().chain(credentials) {
         if let Some(value) = env.get(var) {
             secrets.push(value.to_owned());
             secrets.push(value.trim().to_owned());

@@ -28,7 +28,12 @@ impl ConfigSource {
     pub fn load(&self, env: &Env) -> Result<LoadedConfig, ConfigError> {
         match self {
             ConfigSource::File(path) => {
-                config::load_with(path, &|name: &str| env.raw(name).map(str::to_owned))
+                let providers = crate::provider::registry::names();
+                config::load_with(
+                    path,
+                    &|name: &str| env.raw(name).map(str::to_owned),
+                    &providers,
+                )
             }
             ConfigSource::Target { url, command, cwd } => {
                 config::from_target(url.clone(), command.clone(), cwd)

@@ -4,7 +4,7 @@
 
 use super::TestSettings;
 use super::env::Env;
-use super::resolve::{env_value, pick};
+use super::resolve::{checked_timeout_ms, env_value, pick, timeout_in_range};
 use crate::cli::RunArgs;
 use crate::config::{Config, ConfigError, TestCase, limits};
 
@@ -15,25 +15,19 @@ pub(super) fn resolve(
     env: &Env,
     cfg: &Config,
 ) -> Result<TestSettings, ConfigError> {
-    let ceiling = limits::MAX_DURATION_MS;
-    let words = limits::MAX_DURATION_WORDS;
-    let in_range = |ms: f64| ms > 0.0 && ms <= ceiling;
     let positive = |s: &str| -> Result<f64, String> {
         match s.parse::<f64>() {
-            Ok(v) if in_range(v) => Ok(v),
+            Ok(v) if timeout_in_range(v) => Ok(v),
             _ => Err(format!(
-                "must be a number of milliseconds above 0 and at most {ceiling} ({words}), got `{s}`"
+                "must be a number of milliseconds above 0 and at most {} ({}), got `{s}`",
+                limits::MAX_DURATION_MS,
+                limits::MAX_DURATION_WORDS
             )),
         }
     };
     let flag_timeout = match run.and_then(|r| r.timeout_ms) {
-        Some(ms) if !in_range(ms) => {
-            return Err(ConfigError::new(format!(
-                "--timeout-ms must be above 0 and at most {ceiling} milliseconds ({words}), got {}",
-                limits::number(ms)
-            )));
-        }
-        other => other.map(|ms| (ms, "--timeout-ms")),
+        Some(ms) => Some((checked_timeout_ms(ms, "--timeout-ms")?, "--timeout-ms")),
+        None => None,
     };
     let timeout_ms = pick(
         flag_timeout,

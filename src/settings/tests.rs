@@ -68,7 +68,9 @@ fn resolve_in(dir: &Path, row: &Row, level: usize) -> Result<Settings, String> {
     } else {
         Env::default()
     };
-    let loaded = crate::config::load_with(&path, &|_: &str| None).map_err(|e| e.to_string())?;
+    let loaded =
+        crate::config::load_with(&path, &|_: &str| None, &crate::provider::registry::names())
+            .map_err(|e| e.to_string())?;
     Settings::resolve(&cli, &env, loaded).map_err(|e| e.to_string())
 }
 
@@ -382,15 +384,15 @@ fn rows() -> Vec<Row> {
             env: ("TOOLPROOF_EVAL_PROVIDER", "anthropic"),
             yaml: Some((Slot::Evals, "provider: command")),
             read: |s| match s.evals().map(EvalSettings::target) {
-                Some(Ok(t)) => format!("{:?}", t.provider),
+                Some(Ok(t)) => t.provider.name().to_owned(),
                 Some(Err(e)) => e.to_string(),
                 None => "none".into(),
             },
             expect: [
-                "Openai",
-                "Anthropic",
-                "Command",
-                "no eval provider: set evals.provider (anthropic, openai or command), TOOLPROOF_EVAL_PROVIDER or --provider",
+                "openai",
+                "anthropic",
+                "command",
+                "no eval provider: set evals.provider (anthropic, openai, command, ollama, vllm, llamacpp, openrouter, together, groq, deepseek, mistral, xai), TOOLPROOF_EVAL_PROVIDER or --provider",
             ],
         },
         Row {
@@ -618,7 +620,11 @@ fn every_reference_flag_parses_and_resolves() {
             }
         };
         if !server_given {
-            let loaded = crate::config::load_with(&path, &|_: &str| None);
+            let loaded = crate::config::load_with(
+                &path,
+                &|_: &str| None,
+                &crate::provider::registry::names(),
+            );
             let resolved = loaded.map_err(|e| e.to_string()).and_then(|l| {
                 Settings::resolve(&cli, &Env::default(), l).map_err(|e| e.to_string())
             });
@@ -692,7 +698,9 @@ fn the_step_summary_is_the_default_unless_turned_off() {
         all.extend(args);
         let cli = Cli::try_parse_from(&all).ok();
         let env = Env::from_pairs(env.iter().copied());
-        let loaded = crate::config::load_with(&path, &|_: &str| None).ok();
+        let loaded =
+            crate::config::load_with(&path, &|_: &str| None, &crate::provider::registry::names())
+                .ok();
         match (cli, loaded) {
             (Some(cli), Some(loaded)) => Settings::resolve(&cli, &env, loaded)
                 .map(|s| target(s.outputs().summary()))
@@ -749,7 +757,9 @@ fn annotations_point_at_the_config_from_the_workspace_root() {
         let p = path.display().to_string();
         let cli = Cli::try_parse_from(["toolproof", "run", p.as_str()]).ok()?;
         let env = Env::from_pairs(pairs.iter().copied());
-        let loaded = crate::config::load_with(&path, &|_: &str| None).ok()?;
+        let loaded =
+            crate::config::load_with(&path, &|_: &str| None, &crate::provider::registry::names())
+                .ok()?;
         let s = Settings::resolve(&cli, &env, loaded).ok()?;
         let places = s.outputs().places().clone();
         Some((
@@ -804,7 +814,9 @@ fn progress_is_a_bar_only_on_a_terminal_outside_ci_and_groups_only_under_github(
         all.extend(args);
         let cli = Cli::try_parse_from(&all).ok()?;
         let env = Env::from_pairs(pairs.iter().copied()).with_terminals(false, stderr_tty);
-        let loaded = crate::config::load_with(&path, &|_: &str| None).ok()?;
+        let loaded =
+            crate::config::load_with(&path, &|_: &str| None, &crate::provider::registry::names())
+                .ok()?;
         Settings::resolve(&cli, &env, loaded)
             .ok()
             .map(|s| s.outputs().live())
@@ -856,5 +868,46 @@ fn a_timeout_past_thirty_days_from_the_flag_or_the_environment_is_refused() {
         at_ceiling.map(|s| (row(&[], "").read)(&s)).ok().as_deref(),
         Some("2592000000")
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn every_timeout_flag_is_held_to_one_range_with_one_message() {
+    let dir = scratch("timeout-flags");
+    for (command, names) in [
+        ("run", "--timeout-ms"),
+        ("fuzz", "--timeout-ms / fuzz.timeout_ms"),
+        ("protocol", "--timeout-ms / protocol.timeout_ms"),
+    ] {
+        let row = |flag: &'static [&'static str]| Row {
+            name: "timeout-flags",
+            command: match command {
+                "run" => &["run"],
+                "fuzz" => &["fuzz"],
+                _ => &["protocol"],
+            },
+            flag,
+            env: ("TOOLPROOF_UNUSED", ""),
+            yaml: None,
+            read: |_| String::new(),
+            expect: ["", "", "", ""],
+        };
+        let past: [(&'static [&'static str], &str); 2] = [
+            (&["--timeout-ms", "1e300"], "1e300"),
+            (&["--timeout-ms", "2592000001"], "2592000001"),
+        ];
+        for (flag, shown) in past {
+            let err = resolve_in(&dir, &row(flag), 0).err().unwrap_or_default();
+            assert_eq!(
+                err,
+                format!(
+                    "{names} must be above 0 and at most 2592000000 milliseconds (30 days), got {shown}"
+                ),
+                "{command}"
+            );
+        }
+        let at_ceiling = resolve_in(&dir, &row(&["--timeout-ms", "2592000000"]), 0);
+        assert!(at_ceiling.is_ok(), "{command}: {:?}", at_ceiling.err());
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

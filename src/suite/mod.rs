@@ -5,8 +5,6 @@
 pub mod assert;
 mod typo;
 
-#[cfg(test)]
-use typo::distance;
 use typo::nearest;
 pub(crate) use typo::nearest as nearest_tool;
 

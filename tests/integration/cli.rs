@@ -54,6 +54,7 @@ mod clients;
 mod compat;
 mod context;
 mod cost;
+mod env_help;
 mod evals;
 mod fuzz;
 mod github;

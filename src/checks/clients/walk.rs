@@ -5,6 +5,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::mcp::pointer::escape;
+
 /// Levels the walk goes down at most (parsed JSON is at most 128 deep anyway).
 const MAX_DEPTH: usize = 200;
 
@@ -150,11 +152,6 @@ fn step<'s>(
             _ => {}
         }
     }
-}
-
-/// One JSON Pointer segment: `~` as `~0`, `/` as `~1`.
-fn escape(segment: &str) -> String {
-    segment.replace('~', "~0").replace('/', "~1")
 }
 
 #[cfg(test)]

@@ -10,11 +10,25 @@ use crate::config::limits::MAX_STRESS_DISTRACTORS;
 use crate::config::node::{self, Node, Step, Value};
 use crate::config::vocab::LINT_RULE_IDS;
 use crate::config::{
-    ConfigError, ContextTurn, EvalCase, EvalConfig, Provider, StressConfig, StressOrder, suggest,
+    ConfigError, ContextTurn, EvalCase, EvalConfig, StressConfig, StressOrder, suggest,
 };
 
 pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), ConfigError> {
     let e = Step::Key("evals");
+    if let (Some(known), Some(provider)) = (ctx.providers, &evals.provider)
+        && !known.contains(&provider.name())
+    {
+        let list: Vec<String> = known.iter().map(|n| format!("`{n}`")).collect();
+        ctx.report(ctx.error(
+            ctx.pos(&[e, Step::Key("provider")]),
+            format!(
+                "`evals.provider` must be one of {}, got string {:?}",
+                list.join(", "),
+                provider.name()
+            ),
+            suggest::nearest(provider.name(), known).map(|n| format!("did you mean `{n}`?")),
+        ));
+    }
     fraction(ctx, evals.min_accuracy, &[e, Step::Key("min_accuracy")])?;
     duration(
         ctx,
@@ -35,7 +49,11 @@ pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), Confi
                 ),
             );
         }
-        None if evals.provider == Some(Provider::Command) => {
+        None if evals
+            .provider
+            .as_ref()
+            .is_some_and(|p| p.name() == "command") =>
+        {
             ctx.report(ctx.error(
                 ctx.pos(&[e, Step::Key("provider")]),
                 "`evals.provider` is `command` but `evals.command` is not set",

@@ -31,8 +31,16 @@ const LOADER_STACK: usize = 32 * 1024 * 1024;
 /// Reads an environment variable (a seam so tests need not touch the process environment).
 pub(crate) type EnvLookup<'a> = &'a (dyn Fn(&str) -> Result<String, VarError> + Sync);
 
-/// [`super::load`] with the environment given explicitly.
-pub(crate) fn load_with_env(path: &Path, env: EnvLookup<'_>) -> Result<LoadedConfig, ConfigError> {
+/// The provider names `evals.provider` may take (the registry's, which sits above the config);
+/// `None` leaves the name for the settings to check.
+pub(crate) type Providers<'a> = Option<&'a [&'a str]>;
+
+/// [`super::load`] with the environment and the provider names given explicitly.
+pub(crate) fn load_with_env(
+    path: &Path,
+    env: EnvLookup<'_>,
+    providers: Providers<'_>,
+) -> Result<LoadedConfig, ConfigError> {
     let bytes = read(path)?;
     let text = match String::from_utf8(bytes) {
         Ok(text) => text,
@@ -49,7 +57,7 @@ pub(crate) fn load_with_env(path: &Path, env: EnvLookup<'_>) -> Result<LoadedCon
         }
     };
     let base_dir = folder_of(path);
-    on_big_stack(|| build(&text, path, base_dir, env)).unwrap_or_else(|| {
+    on_big_stack(|| build(&text, path, base_dir, env, providers)).unwrap_or_else(|| {
         Err(ConfigError::new("internal error while reading the config file").in_file(path))
     })
 }
@@ -164,6 +172,8 @@ fn lowercase_first(s: &str) -> String {
 struct Ctx<'a> {
     file: &'a Path,
     root: &'a Node,
+    /// The names `evals.provider` may take, when known.
+    providers: Providers<'a>,
     /// Errors reported so far; the checks go on after each.
     errors: RefCell<Vec<ConfigError>>,
 }
@@ -173,6 +183,7 @@ impl<'a> Ctx<'a> {
         Ctx {
             file,
             root,
+            providers: None,
             errors: RefCell::new(Vec::new()),
         }
     }
@@ -239,6 +250,7 @@ fn build(
     file: &Path,
     base_dir: PathBuf,
     env: EnvLookup<'_>,
+    providers: Providers<'_>,
 ) -> Result<LoadedConfig, ConfigError> {
     let mut root = match node::parse(text) {
         Ok(Some(root)) => root,
@@ -260,7 +272,8 @@ fn build(
         .into_iter()
         .collect();
     evals::stress_shorthand(&mut root);
-    let ctx = Ctx::new(file, &root);
+    let mut ctx = Ctx::new(file, &root);
+    ctx.providers = providers;
     if !matches!(root.value, Value::Map(_)) {
         return Err(ctx.error(
             root.pos,

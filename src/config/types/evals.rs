@@ -8,83 +8,16 @@ use serde_json::Value;
 
 use super::{EvalCase, yes};
 
-/// Eval providers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Provider {
-    /// Anthropic Messages API.
-    Anthropic,
-    /// OpenAI Chat Completions or Responses (and compatible servers at `OPENAI_BASE_URL`).
-    Openai,
-    /// A program of the user's.
-    Command,
-    /// Ollama's OpenAI-compatible API.
-    Ollama,
-    /// vLLM's OpenAI-compatible server.
-    Vllm,
-    /// llama.cpp's `llama-server`.
-    Llamacpp,
-    /// OpenRouter.
-    Openrouter,
-    /// Together AI.
-    Together,
-    /// Groq.
-    Groq,
-    /// DeepSeek.
-    Deepseek,
-    /// Mistral AI.
-    Mistral,
-    /// xAI.
-    Xai,
-}
+/// `evals.provider`: a provider's name as written. The provider registry
+/// (`crate::provider::registry`) knows the names; the settings look it up.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(transparent)]
+pub struct Provider(pub String);
 
 impl Provider {
-    /// Every provider, in the order they are listed.
-    pub const ALL: [Provider; 12] = [
-        Provider::Anthropic,
-        Provider::Openai,
-        Provider::Command,
-        Provider::Ollama,
-        Provider::Vllm,
-        Provider::Llamacpp,
-        Provider::Openrouter,
-        Provider::Together,
-        Provider::Groq,
-        Provider::Deepseek,
-        Provider::Mistral,
-        Provider::Xai,
-    ];
-
-    /// The name the config spells, which the provider registry knows it by.
-    pub fn name(self) -> &'static str {
-        match self {
-            Provider::Anthropic => "anthropic",
-            Provider::Openai => "openai",
-            Provider::Command => "command",
-            Provider::Ollama => "ollama",
-            Provider::Vllm => "vllm",
-            Provider::Llamacpp => "llamacpp",
-            Provider::Openrouter => "openrouter",
-            Provider::Together => "together",
-            Provider::Groq => "groq",
-            Provider::Deepseek => "deepseek",
-            Provider::Mistral => "mistral",
-            Provider::Xai => "xai",
-        }
-    }
-
-    /// Whether its batch API is one toolproof speaks (settings refuse `batch: always` for the
-    /// others; the provider registry's `Kind::batches` agrees, as a test keeps it).
-    pub fn has_batch_api(self) -> bool {
-        matches!(
-            self,
-            Provider::Anthropic | Provider::Openai | Provider::Groq
-        )
-    }
-
-    /// The provider called `name`.
-    pub fn named(name: &str) -> Option<Provider> {
-        Provider::ALL.into_iter().find(|p| p.name() == name)
+    /// The name as written.
+    pub fn name(&self) -> &str {
+        &self.0
     }
 }
 

@@ -29,10 +29,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{Map, Value, json};
 
-use super::usage::Recorded;
 use crate::evals::Call;
 use crate::evals::Choice;
 use crate::evals::Stop;
+use crate::provider::usage::Recorded;
 use pyjson::Style;
 
 /// The text the reference stores for a refusal (with no tool); read back as [`Stop::Refusal`].

@@ -1,6 +1,6 @@
 //! `evals.tool_choice` on the wire: a named tool resolved to the API-safe name the model is
 //! offered, then each provider's format, which its module owns
-//! ([`super::provider::Kind::tool_choice_wire`]).
+//! ([`crate::provider::Kind::tool_choice_wire`]).
 //!
 //! For the HTTP providers the value travels as `params.tool_choice` does in mcp-toolproof
 //! 0.3.1: it replaces the request's default `auto` and is part of the cache key's `params`. So
@@ -66,9 +66,9 @@ pub fn from_wire(value: &Value) -> Option<ToolChoice> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evals::asking::provider::find;
     use crate::evals::asking::tools::api_tools;
     use crate::mcp::types::Tool;
+    use crate::provider::find;
     use serde_json::json;
 
     fn tools() -> ApiTools {

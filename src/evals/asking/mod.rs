@@ -1,10 +1,7 @@
-//! Asking: each labelled prompt put to a model with the server's tool list, through a provider,
-//! or answered from the committed answer cache.
+//! Asking: each labelled prompt put to a model with the server's tool list, through a provider
+//! ([`crate::provider`]), or answered from the committed answer cache.
 
 pub mod cache;
 pub mod choice;
 pub mod engine;
-pub mod prices;
-pub mod provider;
 pub mod tools;
-pub mod usage;

@@ -216,7 +216,7 @@ pub fn entries(
                         .cost
                         .as_ref()
                         .and_then(|c| c.cost_usd)
-                        .map(crate::evals::asking::usage::round_usd),
+                        .map(crate::provider::usage::round_usd),
                     ..base.clone()
                 })
         })

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use ureq::Agent;
 
-use super::{Answer, ERROR_BODY_LIMIT, HttpTransport, header, http_detail};
+use super::{Answer, HttpTransport, error_body, header, http_detail};
 use crate::mcp::error::McpError;
 use crate::mcp::protocol;
 use crate::mcp::requests::Responder;
@@ -63,12 +63,7 @@ impl HttpTransport {
             .unwrap_or("")
             .to_ascii_lowercase();
         if status != 200 || !content_type.starts_with("text/event-stream") {
-            let text = resp
-                .body_mut()
-                .with_config()
-                .limit(ERROR_BODY_LIMIT)
-                .read_to_string()
-                .unwrap_or_default();
+            let text = error_body(&mut resp);
             let (detail, _) = http_detail(status, &content_type, &text, false);
             return Err(McpError::Http {
                 status,
@@ -200,12 +195,7 @@ fn post_message(
     let content_type = header(&resp, "content-type")
         .unwrap_or("")
         .to_ascii_lowercase();
-    let text = resp
-        .body_mut()
-        .with_config()
-        .limit(ERROR_BODY_LIMIT)
-        .read_to_string()
-        .unwrap_or_default();
+    let text = error_body(&mut resp);
     if (200..300).contains(&status) {
         return Ok(());
     }

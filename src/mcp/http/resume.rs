@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::{ERROR_BODY_LIMIT, HttpTransport, header, http_detail};
+use super::{HttpTransport, error_body, header, http_detail};
 use crate::mcp::error::{McpError, shorten};
 
 /// Most reconnections in a row to a response stream that bring no new event.
@@ -105,12 +105,7 @@ impl HttpTransport {
         if status == 200 && content_type.starts_with("text/event-stream") {
             return Ok(resp);
         }
-        let text = resp
-            .body_mut()
-            .with_config()
-            .limit(ERROR_BODY_LIMIT)
-            .read_to_string()
-            .unwrap_or_default();
+        let text = error_body(&mut resp);
         let (detail, _) = http_detail(status, &content_type, &text, self.session.is_some());
         Err(McpError::Protocol(format!(
             "{ended}, and resuming it (GET with Last-Event-ID {}) got HTTP {status}: {detail}",

@@ -6,7 +6,8 @@
 use serde_json::{Value, json};
 
 use super::probe::{Handshake, Line, PROBE_VERSION, Probe, brief, error_code};
-use super::{PROTOCOL_CHECK_IDS, ProtocolRun, Verdict};
+use super::{ProtocolRun, Verdict, http};
+use crate::config::vocab::PROTOCOL_CHECKS;
 
 mod lists;
 use crate::mcp::ServerSpec;
@@ -36,15 +37,84 @@ pub(super) enum Setup {
     OtherLifecycle(String),
 }
 
-/// The checks that need their own fresh process rather than the shared session.
-const OWN_PROCESS: [&str; 6] = [
-    "init-version",
-    "before-initialize",
-    "batch",
-    "malformed",
-    "http-delete",
-    "http-origin",
+/// One protocol check's probe: the function that runs it, beside the id that names it.
+struct CheckProbe {
+    /// The check's id, as [`PROTOCOL_CHECKS`] names it (the same entry, in the same place).
+    id: &'static str,
+    /// Runs the check.
+    run: fn(&mut Session<'_>) -> Verdict,
+    /// It opens a fresh process or session of its own, so it runs even when the shared session
+    /// broke after `initialized`.
+    own_process: bool,
+}
+
+const fn shared(id: &'static str, run: fn(&mut Session<'_>) -> Verdict) -> CheckProbe {
+    CheckProbe {
+        id,
+        run,
+        own_process: false,
+    }
+}
+
+const fn own(id: &'static str, run: fn(&mut Session<'_>) -> Verdict) -> CheckProbe {
+    CheckProbe {
+        id,
+        run,
+        own_process: true,
+    }
+}
+
+/// Every check's probe, in run order: one entry per entry of [`PROTOCOL_CHECKS`], with the
+/// same id in the same place. A check without a probe, a probe without a check or one out of
+/// order does not compile (the length is the table's, and the ids are compared below).
+const PROBES: [CheckProbe; PROTOCOL_CHECKS.len()] = [
+    own("init-version", |s| s.init_version()),
+    shared("initialized", |s| s.initialized()),
+    own("before-initialize", |s| s.before_initialize()),
+    shared("ping", |s| s.ping()),
+    shared("unknown-method", |s| s.unknown_method()),
+    shared("notifications", |s| s.notifications()),
+    shared("capabilities", |s| s.capabilities()),
+    shared("unadvertised", |s| s.unadvertised()),
+    shared("logging", |s| s.logging()),
+    shared("unknown-tool", |s| s.unknown_tool()),
+    shared("invalid-arguments", |s| s.invalid_arguments()),
+    shared("invalid-cursor", |s| s.invalid_cursor()),
+    shared("pagination", |s| s.pagination()),
+    shared("resources-read", |s| s.resources_read()),
+    shared("prompts-get", |s| s.prompts_get()),
+    shared("list-changed", |s| s.list_changed()),
+    own("batch", |s| s.batch()),
+    own("malformed", |s| s.malformed()),
+    shared("http-session", http::session),
+    shared("http-missing-session", http::missing_session),
+    shared("http-unknown-session", http::unknown_session),
+    own("http-delete", http::delete),
+    shared("http-protocol-version", http::protocol_version),
+    shared("http-accept", http::accept),
+    shared("http-notification", http::notification),
+    shared("http-get", http::get),
+    shared("http-sse-priming", http::sse_priming),
+    shared("http-sse-retry", http::sse_retry),
+    own("http-origin", http::origin),
 ];
+
+const _: () = {
+    let mut i = 0;
+    while i < PROBES.len() {
+        let (a, b) = (PROBES[i].id.as_bytes(), PROTOCOL_CHECKS[i].id.as_bytes());
+        assert!(
+            a.len() == b.len(),
+            "PROBES and PROTOCOL_CHECKS disagree on an id"
+        );
+        let mut j = 0;
+        while j < a.len() {
+            assert!(a[j] == b[j], "PROBES and PROTOCOL_CHECKS disagree on an id");
+            j += 1;
+        }
+        i += 1;
+    }
+};
 
 impl<'a> Session<'a> {
     pub(super) fn new(spec: &'a ServerSpec, run: &'a ProtocolRun<'a>) -> Session<'a> {
@@ -68,51 +138,27 @@ impl<'a> Session<'a> {
     /// after an interrupt are skipped.
     pub(super) fn all(&mut self) -> Vec<(&'static str, Verdict)> {
         let mut out = Vec::new();
-        for id in PROTOCOL_CHECK_IDS {
+        for probe in &PROBES {
+            let id = probe.id;
             let verdict = if self.run.disabled.iter().any(|d| d == id) {
                 Verdict::Skip("turned off with protocol.disable".into())
             } else if self.run.interrupt.is_set() {
                 Verdict::Skip("the run was interrupted".into())
             } else if id.starts_with("http-") && !self.over_http() {
                 Verdict::Skip("a check of the streamable HTTP transport".into())
-            } else if self.broken && !OWN_PROCESS.contains(id) {
+            } else if self.broken && !probe.own_process {
                 Verdict::Skip(
                     "the session does not work after `initialized` (see that check)".into(),
                 )
             } else {
-                self.check(id)
+                (probe.run)(self)
             };
-            if *id == "initialized" && matches!(verdict, Verdict::Fail(_)) {
+            if id == "initialized" && matches!(verdict, Verdict::Fail(_)) {
                 self.broken = true;
             }
-            out.push((*id, verdict));
+            out.push((id, verdict));
         }
         out
-    }
-
-    fn check(&mut self, id: &str) -> Verdict {
-        match id {
-            "init-version" => self.init_version(),
-            "initialized" => self.initialized(),
-            "before-initialize" => self.before_initialize(),
-            "ping" => self.ping(),
-            "unknown-method" => self.unknown_method(),
-            "notifications" => self.notifications(),
-            "capabilities" => self.capabilities(),
-            "unadvertised" => self.unadvertised(),
-            "logging" => self.logging(),
-            "unknown-tool" => self.unknown_tool(),
-            "invalid-arguments" => self.invalid_arguments(),
-            "invalid-cursor" => self.invalid_cursor(),
-            "pagination" => self.pagination(),
-            "resources-read" => self.resources_read(),
-            "prompts-get" => self.prompts_get(),
-            "batch" => self.batch(),
-            "malformed" => self.malformed(),
-            "list-changed" => self.list_changed(),
-            other if other.starts_with("http-") => super::http::check(self, other),
-            other => Verdict::Skip(format!("no probe for `{other}`")),
-        }
     }
 
     pub(super) fn fresh(&self) -> Result<Probe, String> {

@@ -3,6 +3,8 @@
 //! written for mcp-toolproof has no `why` anywhere), the coverage in one line, and the rules
 //! this run could not check.
 
+use std::collections::HashMap;
+
 use super::phase_line;
 use crate::outcome::{LintFinding, LintResults, PhaseOverview, PhaseStatus, Severity};
 use crate::report::escape::clean;
@@ -62,6 +64,11 @@ fn table(r: &LintResults) -> Table {
     ]);
     let mut findings: Vec<&LintFinding> = r.findings.iter().collect();
     findings.sort_by_key(|f| !f.fails);
+    // Infos per rule, counted once (a set of a thousand cases without `why` has as many).
+    let mut infos: HashMap<&str, usize> = HashMap::new();
+    for g in r.findings.iter().filter(|g| g.severity == Severity::Info) {
+        *infos.entry(g.id.as_str()).or_default() += 1;
+    }
     let mut folded: Vec<&str> = Vec::new();
     for f in findings {
         let mark = match (f.fails, f.severity) {
@@ -69,11 +76,7 @@ fn table(r: &LintResults) -> Table {
             (false, Severity::Info) => Cell::painted("INFO", Paint::Dim),
             (false, _) => Cell::painted("WARN", Paint::Yellow),
         };
-        let alike = r
-            .findings
-            .iter()
-            .filter(|g| g.id == f.id && g.severity == Severity::Info)
-            .count();
+        let alike = infos.get(f.id.as_str()).copied().unwrap_or(0);
         let text = if f.severity == Severity::Info && alike > INFOS_SHOWN {
             if folded.contains(&f.id.as_str()) {
                 continue;
@@ -101,5 +104,49 @@ fn push_wrapped(out: &mut String, text: &str, width: usize) {
         out.push_str(if i == 0 { "  " } else { "    " });
         out.push_str(line);
         out.push('\n');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(id: &str, severity: Severity, n: usize) -> LintFinding {
+        LintFinding {
+            id: id.into(),
+            severity,
+            message: format!("{id} number {n}"),
+            hint: None,
+            fails: false,
+            case: None,
+            tool: None,
+            file: None,
+            line: None,
+        }
+    }
+
+    #[test]
+    fn many_infos_of_one_rule_fold_into_one_row_and_few_are_listed() {
+        let mut findings = Vec::new();
+        for n in 0..1000 {
+            findings.push(finding("missing-why", Severity::Info, n));
+        }
+        for n in 0..INFOS_SHOWN {
+            findings.push(finding("few-infos", Severity::Info, n));
+        }
+        for n in 0..5 {
+            findings.push(finding("a-warning", Severity::Warning, n));
+        }
+        let r = LintResults {
+            findings,
+            ..LintResults::default()
+        };
+        let text = table(&r).render(200, false);
+        let rows = |needle: &str| text.lines().filter(|l| l.contains(needle)).count();
+        assert_eq!(rows("missing-why number"), 1, "{text}");
+        assert_eq!(rows("… and 999 more like it"), 1, "{text}");
+        assert_eq!(rows("few-infos number"), INFOS_SHOWN, "{text}");
+        assert_eq!(rows("a-warning number"), 5, "{text}");
+        assert_eq!(rows("more like it"), 1, "{text}");
     }
 }

@@ -115,21 +115,7 @@ impl Keyer {
     }
 }
 
-/// The turns of a case's context as its cache key hashes them: `{"user": text}`,
-/// `{"assistant": text}`, `{"args": {...}, "call": MCP name, "result": text}`, in order.
-pub fn context_material(context: &[Turn]) -> Value {
-    let turns = context
-        .iter()
-        .map(|turn| match turn {
-            Turn::User(text) => json!({"user": text}),
-            Turn::Assistant(text) => json!({"assistant": text}),
-            Turn::Call { tool, args, result } => {
-                json!({"call": tool, "args": args, "result": result})
-            }
-        })
-        .collect();
-    Value::Array(turns)
-}
+pub use crate::provider::context::context_material;
 
 /// A short digest of one tool's definition as the key hashes it (16 hex digits of the sha256 of
 /// its key material): written beside each answer toolproof records, so that a run that finds
@@ -143,7 +129,7 @@ pub fn tool_digest(tool: &ApiTool) -> String {
     let mut material = String::new();
     pyjson::dump_exact_into(&mut material, &api_tool_value(tool), Style::KEY, &exact);
     let digest = Sha256::digest(material.as_bytes());
-    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+    crate::outcome::hex(&digest[..8])
 }
 
 /// An API tool as the reference hashes it: exactly `{name, description, input_schema}`.

@@ -79,8 +79,7 @@ impl Exact {
     fn enter(&mut self, segment: &str) -> usize {
         let len = self.pointer.len();
         self.pointer.push('/');
-        self.pointer
-            .push_str(&segment.replace('~', "~0").replace('/', "~1"));
+        self.pointer.push_str(&crate::mcp::pointer::escape(segment));
         len
     }
 }

@@ -659,8 +659,8 @@ fn the_fixture_yaml_loads_into_the_material_the_reference_hashed() {
 }
 
 /// The registered provider called `name`.
-fn kind(name: &str) -> &'static dyn crate::evals::asking::provider::Kind {
-    crate::evals::asking::provider::find(name).unwrap_or_else(|| panic!("{name}"))
+fn kind(name: &str) -> &'static dyn crate::provider::Kind {
+    crate::provider::find(name).unwrap_or_else(|| panic!("{name}"))
 }
 
 /// `evals.tool_choice` hashes as a `params.tool_choice` of its wire value does in the
@@ -828,7 +828,7 @@ fn integers_beyond_64_bits_in_params_key_as_the_reference_keys_them() {
 
 #[test]
 fn usage_is_kept_beside_the_answer_and_read_back() {
-    use crate::evals::asking::usage::{Recorded, Usage};
+    use crate::provider::usage::{Recorded, Usage};
     let choice = Choice {
         calls: vec![Call {
             tool: "add".into(),
@@ -875,17 +875,16 @@ fn usage_is_kept_beside_the_answer_and_read_back() {
 fn integers_beyond_64_bits_in_an_answer_reach_the_cache_file_exactly() {
     let exact = "1180591620717411303425";
     // The command provider's answer, and an OpenAI answer's arguments string.
-    let command = crate::evals::asking::provider::command::parse(&format!(
+    let command = crate::provider::command::parse(&format!(
         r#"{{"tool": "add", "args": {{"a": {exact}, "b": [-18446744073709551617, 2]}}}}"#
     ))
     .expect("the answer reads");
     let body = format!(
         r#"{{"choices": [{{"message": {{"role": "assistant", "content": null, "tool_calls": [{{"id": "c1", "type": "function", "function": {{"name": "add", "arguments": "{{\"a\": {exact}, \"b\": [-18446744073709551617, 2]}}"}}}}]}}, "finish_reason": "tool_calls"}}]}}"#
     );
-    let openai = crate::evals::asking::provider::openai::read(
-        &crate::pycompat::bigint::from_str(&body).expect("JSON"),
-    )
-    .expect("the answer reads");
+    let openai =
+        crate::provider::openai::read(&crate::pycompat::bigint::from_str(&body).expect("JSON"))
+            .expect("the answer reads");
     for answer in [command, openai] {
         let args = answer.calls[0].args.clone().expect("arguments");
         let choice = Choice {
@@ -1022,7 +1021,7 @@ fn a_tool_digest_follows_the_definition_the_key_hashes() {
 #[test]
 fn the_responses_api_and_each_preset_key_apart_from_openai_chat() {
     use crate::config::{EvalConfig, OpenAiApi};
-    use crate::evals::asking::provider::{KINDS, find};
+    use crate::provider::{KINDS, find};
     let tools = [ApiTool {
         name: "echo".into(),
         description: "Echo.".into(),
@@ -1066,7 +1065,7 @@ fn the_responses_api_and_each_preset_key_apart_from_openai_chat() {
 fn max_tokens_goes_as_max_output_tokens_to_the_responses_api() {
     use crate::config::{EvalConfig, OpenAiApi};
     use crate::evals::asking::engine::request_params;
-    use crate::evals::asking::provider::find;
+    use crate::provider::find;
     let cfg = EvalConfig {
         max_tokens: Some(64),
         openai_api: OpenAiApi::Responses,

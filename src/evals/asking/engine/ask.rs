@@ -13,13 +13,11 @@ use serde_json::{Map, Value};
 use super::progress::Progress;
 use super::{Ctx, Got, Item, request_max_tokens};
 use crate::config::{EvalConfig, Turn};
-use crate::evals::asking::provider::{
-    Answer, Kind, Pacer, Provider, ProviderError, Request, Setup,
-};
 use crate::evals::asking::tools::ApiTools;
-use crate::evals::asking::usage::Recorded;
 use crate::evals::{ApiTool, Call, Choice, Stop};
 use crate::outcome::CacheUse;
+use crate::provider::usage::Recorded;
+use crate::provider::{Answer, Kind, Pacer, Provider, ProviderError, Request, Setup};
 use crate::report::redact::Redactor;
 use crate::settings::Env;
 

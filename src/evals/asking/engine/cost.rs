@@ -1,9 +1,9 @@
 //! One model's requests, tokens and cost, added up from its answers for the report.
 
 use super::Got;
-use crate::evals::asking::prices::{Price, Source, dollars, picodollars};
-use crate::evals::asking::usage::Usage;
 use crate::outcome::{ModelCost, PriceUsed, Tokens, ToolsUnseen};
+use crate::provider::prices::{Price, Source, dollars, picodollars};
+use crate::provider::usage::Usage;
 
 /// The cost record of one model's answers, priced with `price` (`None`: no price).
 /// Replayed answers keep the cost recorded with them; one recorded without a cost is priced
@@ -115,8 +115,8 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::evals::asking::usage::Recorded;
     use crate::evals::{Choice, Stop};
+    use crate::provider::usage::Recorded;
 
     fn answer(input: u64, cache_read: u64) -> Got {
         let choice = Choice {

@@ -21,11 +21,7 @@ use serde_json::{Map, Value};
 
 use super::cache::{Cache, Keyer, Lookup};
 use super::choice;
-use super::prices::PriceTable;
-use super::provider::window::WindowUse;
-use super::provider::{Kind, Pacer, Provider, ProviderError, RetryPolicy};
 use super::tools::{ApiTools, api_tools};
-use super::usage::Recorded;
 use crate::config::{EvalCase, EvalConfig, OpenAiApi, ToolChoice, Turn};
 use crate::evals::Choice;
 use crate::evals::judging::grade::{self, Label};
@@ -38,6 +34,10 @@ use crate::outcome::{
     CacheUse, ConcurrencyUse, EvalsResults, GateKind, ModelEval, Phase, PhaseStatus,
     ToolListTokens, ToolTokens, TrialResult,
 };
+use crate::provider::prices::PriceTable;
+use crate::provider::usage::Recorded;
+use crate::provider::window::WindowUse;
+use crate::provider::{Kind, Pacer, Provider, ProviderError, RetryPolicy};
 use crate::report::redact::Redactor;
 use crate::settings::{Env, EvalSettings, EvalTarget};
 
@@ -105,12 +105,6 @@ pub fn request_params(
     params
 }
 
-/// The provider the target names, from the registry.
-pub fn kind_of(target: &EvalTarget) -> Result<&'static dyn Kind, String> {
-    let name = target.provider.name();
-    super::provider::find(name).ok_or_else(|| super::provider::registry::unknown(name))
-}
-
 /// One (case, trial) of a model: which case, and its cache key when the cache is used.
 struct Item {
     case: usize,
@@ -171,7 +165,7 @@ pub fn all_keys(
 ) -> Result<Vec<(String, usize, u32, String)>, String> {
     let api = api_tools(tools);
     let tool_choice = offered_choice(settings, &api)?;
-    let kind = kind_of(resolved)?;
+    let kind = resolved.provider;
     let params = request_params(
         cfg,
         kind,
@@ -207,10 +201,7 @@ pub fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
     };
     let cfg = r.cfg;
     let api = api_tools(tools);
-    let kind = match kind_of(target) {
-        Ok(k) => k,
-        Err(e) => return Phase::error(e),
-    };
+    let kind = target.provider;
     let use_cache = cfg.cache && kind.caches_answers();
     let mut results = EvalsResults {
         provider: kind.name().into(),
@@ -245,7 +236,7 @@ pub fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
                 max_delay: Duration::from_secs(8),
                 request_timeout: crate::config::limits::seconds(cfg.request_timeout_s),
             },
-            r.events.clone(),
+            announce(r.events.clone()),
             r.interrupt.clone(),
         )
         .with_window(cfg.concurrency.max(1) as usize, cfg.adaptive_concurrency),
@@ -341,9 +332,9 @@ fn eval_model(
     let mut progress = Progress::new(ctx, model, &items);
     let mut got: Vec<Got> = items.iter().map(|_| Got::NotAsked).collect();
     if cache_use.read {
-        for (idx, item) in items.iter().enumerate() {
-            let Some(key) = &item.key else { continue };
-            match ctx.cache.read_recorded(key) {
+        for (idx, found) in read_cached(&ctx.cache, &items).into_iter().enumerate() {
+            let Some(found) = found else { continue };
+            match found {
                 (Lookup::Hit(choice), recorded) => {
                     cache_use.hits += 1;
                     got[idx] = Got::Cached(choice, recorded);
@@ -412,6 +403,36 @@ fn eval_model(
     }
     eval
 }
+
+/// Each item's cache entry (`None` for an item without a key), in item order. The files are
+/// read and parsed on up to four threads: a replay of a thousand cached answers is mostly
+/// opening and parsing files, and each is independent of the others.
+fn read_cached(cache: &Cache, items: &[Item]) -> Vec<Option<(Lookup, Option<Recorded>)>> {
+    let read = |part: &[Item]| -> Vec<_> {
+        part.iter()
+            .map(|item| item.key.as_ref().map(|key| cache.read_recorded(key)))
+            .collect()
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    // A thread is worth starting for a few hundred files, not for a handful.
+    let chunk = items.len().div_ceil(threads).max(CACHE_READS_PER_THREAD);
+    if items.len() <= chunk {
+        return read(items);
+    }
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || read(part)))
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|part| part.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
+}
+
+/// The fewest cache entries [`read_cached`] gives a thread of its own.
+const CACHE_READS_PER_THREAD: usize = 128;
 
 /// Every (case, trial) of one model in case order, with its cache key when the cache is used.
 fn items_of(ctx: &Ctx<'_>, model: &str, keyed: bool) -> Vec<Item> {
@@ -584,8 +605,70 @@ fn context_entries(turns: &[Turn]) -> Vec<ContextEntry> {
 pub fn tool_list_hash(api: &ApiTools) -> String {
     use sha2::{Digest, Sha256};
     let bytes = serde_json::to_vec(&api.tools).unwrap_or_default();
-    Sha256::digest(&bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::outcome::hex(&Sha256::digest(&bytes))
+}
+
+/// A pacer's notices as the run's events.
+fn announce(events: crate::events::Events) -> crate::provider::retry::Notify {
+    use crate::events::Event;
+    use crate::provider::retry::Notice;
+    Box::new(move |notice| {
+        events.emit(match notice {
+            Notice::Backoff { wait, reason } => Event::ProviderBackoff { wait, reason },
+            Notice::ConcurrencyLowered { from, to } => Event::ConcurrencyLowered { from, to },
+        });
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evals::{Call, Stop};
+
+    fn answer(i: usize) -> Choice {
+        Choice {
+            calls: vec![Call {
+                tool: format!("tool_{i}"),
+                args: serde_json::json!({ "i": i }),
+                malformed: None,
+            }],
+            text: String::new(),
+            stop: Stop::ToolUse,
+        }
+    }
+
+    #[test]
+    fn cached_answers_read_on_several_threads_come_back_in_item_order() {
+        let dir =
+            std::env::temp_dir().join(format!("toolproof-read-cached-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cache = Cache::new(&dir);
+        let key = |i: usize| format!("{:064x}", i + 1);
+        // Enough items for every thread: hits, misses, a corrupt file and items with no key.
+        let n = CACHE_READS_PER_THREAD * 5 + 7;
+        let items: Vec<Item> = (0..n)
+            .map(|i| Item {
+                case: i,
+                key: (i % 11 != 0).then(|| key(i)),
+            })
+            .collect();
+        for i in (0..n).filter(|i| i % 3 != 0) {
+            cache
+                .write(&key(i), &answer(i), "anthropic", "m", "p")
+                .expect("write");
+        }
+        std::fs::write(cache.path(&key(5)), "{not json").expect("write");
+        let found = read_cached(&cache, &items);
+        assert_eq!(found.len(), n);
+        for (i, found) in found.into_iter().enumerate() {
+            match found {
+                None => assert_eq!(i % 11, 0, "item {i} has a key"),
+                Some((Lookup::Corrupt(_), None)) => assert_eq!(i, 5),
+                Some((Lookup::Miss, None)) => assert_eq!(i % 3, 0, "item {i} was written"),
+                Some((Lookup::Hit(choice), _)) => assert_eq!(choice, answer(i), "item {i}"),
+                Some(other) => panic!("item {i}: {other:?}"),
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -10,18 +10,26 @@ pub(super) struct Progress {
     model: String,
     remaining: Vec<usize>,
     sent: Vec<bool>,
+    /// Each case's items, by index (a case's trials are next to each other, in case order).
+    spans: Vec<std::ops::Range<usize>>,
 }
 
 impl Progress {
     pub(super) fn new(ctx: &Ctx<'_>, model: &str, items: &[Item]) -> Self {
         let mut remaining = vec![0; ctx.cfg.cases.len()];
-        for item in items {
+        let mut spans = vec![0..0; ctx.cfg.cases.len()];
+        for (idx, item) in items.iter().enumerate() {
+            if remaining[item.case] == 0 {
+                spans[item.case] = idx..idx;
+            }
             remaining[item.case] += 1;
+            spans[item.case].end = idx + 1;
         }
         Progress {
             model: model.to_owned(),
             sent: vec![false; remaining.len()],
             remaining,
+            spans,
         }
     }
 
@@ -46,9 +54,10 @@ impl Progress {
     fn send(&mut self, ctx: &Ctx<'_>, case: usize, items: &[Item], got: &[Got]) {
         self.sent[case] = true;
         let spec = &ctx.cfg.cases[case];
-        let trials: Vec<TrialResult> = items
+        let span = self.spans[case].clone();
+        let trials: Vec<TrialResult> = items[span.clone()]
             .iter()
-            .zip(got)
+            .zip(&got[span])
             .filter(|(item, _)| item.case == case)
             .map(|(_, g)| trial_of(ctx, spec, g.peek()))
             .collect();

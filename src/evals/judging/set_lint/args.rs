@@ -156,13 +156,12 @@ fn invalid_values(
     let mut reported: Vec<String> = Vec::new();
     for error in validator.iter_errors(&args) {
         let path = error.instance_path().to_string();
-        let key = path
-            .trim_start_matches('/')
-            .split('/')
-            .next()
-            .unwrap_or_default()
-            .replace("~1", "/")
-            .replace("~0", "~");
+        let key = crate::mcp::pointer::unescape(
+            path.trim_start_matches('/')
+                .split('/')
+                .next()
+                .unwrap_or_default(),
+        );
         if key.is_empty() || reported.contains(&key) {
             continue;
         }

@@ -77,8 +77,8 @@ pub fn run_outcomes(results: &EvalsResults) -> Outcomes {
 /// The target's provider, when its answers are cached; else why there is nothing to read.
 fn cached_kind(
     target: &crate::settings::EvalTarget,
-) -> Result<&'static dyn crate::evals::asking::provider::Kind, String> {
-    match engine::kind_of(target)? {
+) -> Result<&'static dyn crate::provider::Kind, String> {
+    match target.provider {
         k if k.caches_answers() => Ok(k),
         k => Err(format!(
             "the {} provider is never cached, and the evals did not run",

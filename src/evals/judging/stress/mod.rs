@@ -166,8 +166,7 @@ pub fn run(tools: &[Tool], r: &StressRun<'_>) -> Phase<Option<StressResults>> {
     }
     curve::finish(&mut results);
     let ms = started.elapsed().as_secs_f64() * 1000.0;
-    let offline = r.eval.settings.offline()
-        && crate::evals::asking::engine::kind_of(target).is_ok_and(|k| k.caches_answers());
+    let offline = r.eval.settings.offline() && target.provider.caches_answers();
     let mut phase = curve::phase(results, ms, offline);
     if let Some(signal) = r.eval.interrupt.signal() {
         phase.status = PhaseStatus::Error;

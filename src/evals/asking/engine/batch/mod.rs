@@ -15,11 +15,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use super::ask::{masked, to_choice};
 use super::progress::Progress;
 use super::{Ctx, Got, Item, request_max_tokens};
-use crate::evals::asking::provider::batch::{self, BatchApi, Entry, Poll};
-use crate::evals::asking::provider::{Answer, Provider, Request};
-use crate::evals::asking::usage::Recorded;
 use crate::events::Event;
 use crate::outcome::CacheUse;
+use crate::provider::batch::{self, BatchApi, Entry, Poll};
+use crate::provider::usage::Recorded;
+use crate::provider::{Answer, Provider, Request};
 use serde_json::Value;
 use state::{Record, Records, shown};
 
