@@ -95,6 +95,9 @@ pub enum ShapeError {
     /// An Anthropic answer without `content`.
     #[error("no `content` list")]
     NoContent,
+    /// A Bedrock Converse answer without `output.message.content`.
+    #[error("no `output.message.content` list")]
+    NoOutputMessage,
     /// A Chat Completions answer without a first choice's message.
     #[error("no `choices[0].message`")]
     NoMessage,

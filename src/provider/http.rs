@@ -421,9 +421,13 @@ impl HttpApi {
             Some(false) if retryable => return Attempt::Stop(described.into()),
             _ if retryable => {}
             _ => {
+                let hint = self
+                    .dialect
+                    .hint(status, parsed.as_ref(), &header)
+                    .or_else(|| self.hint_for(status));
                 return Attempt::Fatal(Failure {
                     message: described,
-                    hint: self.hint_for(status),
+                    hint,
                 });
             }
         }

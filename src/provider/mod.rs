@@ -23,6 +23,7 @@
 
 pub(crate) mod anthropic;
 pub mod batch;
+pub(crate) mod bedrock;
 pub(crate) mod command;
 pub(crate) mod context;
 mod error;
@@ -231,6 +232,19 @@ pub trait Kind: Sync + fmt::Debug {
         } else {
             self.name().to_owned()
         }
+    }
+
+    /// Why it has no batch API when the vendor does offer batches (shown when `--batch
+    /// always` is refused).
+    fn no_batch_why(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// Under `tool_choice: none` the request still lists the tools (the model sees them and is
+    /// told not to call one); `false` when the API has no such choice and the tools are left
+    /// out, so a usage that shows no tools proves nothing.
+    fn lists_tools_under_none(&self) -> bool {
+        true
     }
 
     /// The provider configured from `setup` (credentials and endpoints from its

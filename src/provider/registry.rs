@@ -3,12 +3,13 @@
 //! values are derived from this list.
 
 use super::presets::PRESETS;
-use super::{Kind, anthropic, command, openai};
+use super::{Kind, anthropic, bedrock, command, openai};
 
 /// Every provider, in the order help and errors list them. Adding a provider is one line here.
 pub static KINDS: &[&dyn Kind] = &[
     &anthropic::KIND,
     &openai::KIND,
+    &bedrock::KIND,
     &command::KIND,
     // The OpenAI-compatible presets (`presets.rs`): one table row each.
     &PRESETS[0],
@@ -100,7 +101,7 @@ mod tests {
         let e = unknown("antropic");
         assert!(e.contains("did you mean `anthropic`?"), "{e}");
         assert!(
-            e.contains("hint: use one of: anthropic, openai, command"),
+            e.contains("hint: use one of: anthropic, openai, bedrock, command"),
             "{e}"
         );
         assert!(!unknown("zzzzzzzzzz").contains("did you mean"));
@@ -183,7 +184,15 @@ mod tests {
             }
         }
         let asked = asked.into_inner().unwrap_or_default();
-        let sent: Vec<&String> = asked.iter().filter(|k| !k.ends_with("_BASE_URL")).collect();
+        // Endpoints and regions are not secrets.
+        let sent: Vec<&String> = asked
+            .iter()
+            .filter(|k| {
+                !k.ends_with("_BASE_URL")
+                    && !k.ends_with("_REGION")
+                    && !k.starts_with("AWS_ENDPOINT_URL")
+            })
+            .collect();
         assert!(sent.len() >= 5, "{asked:?}");
         let all: Vec<&str> = credentials().collect();
         // Each is withheld from children and masked in every output.

@@ -107,7 +107,10 @@ pub(super) fn resolve(
         let no_batches = provider.filter(|k| !k.batches());
         let why = if let Some(kind) = no_batches {
             Some((
-                format!("the {} provider has no batch API", kind.name()),
+                match kind.no_batch_why() {
+                    Some(why) => format!("the {} provider has no batch mode: {why}", kind.name()),
+                    None => format!("the {} provider has no batch API", kind.name()),
+                },
                 format!(
                     "use `--batch auto` or `never` with {}, or a provider that has one: {}",
                     kind.name(),

@@ -392,7 +392,7 @@ fn rows() -> Vec<Row> {
                 "openai",
                 "anthropic",
                 "command",
-                "no eval provider: set evals.provider (anthropic, openai, command, ollama, vllm, llamacpp, openrouter, together, groq, deepseek, mistral, xai), TOOLPROOF_EVAL_PROVIDER or --provider",
+                "no eval provider: set evals.provider (anthropic, openai, bedrock, command, ollama, vllm, llamacpp, openrouter, together, groq, deepseek, mistral, xai), TOOLPROOF_EVAL_PROVIDER or --provider",
             ],
         },
         Row {

@@ -49,6 +49,7 @@ fn has_finding(report: &Value, check: &str) -> bool {
 }
 
 mod batch;
+mod bedrock;
 mod bench;
 mod clients;
 mod compat;

@@ -78,6 +78,18 @@ pub trait Dialect: Send + Sync {
         describe(status, body, text)
     }
 
+    /// What to check after a refusal retrying cannot fix, when the API says more than its
+    /// status (AWS's error type); `None`: the hint for the status.
+    fn hint(
+        &self,
+        status: u16,
+        body: Option<&Value>,
+        header: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<String> {
+        let _ = (status, body, header);
+        None
+    }
+
     /// A wait the body asks for when no `retry-after` header does (Google's
     /// `RetryInfo.retryDelay` in the error details).
     fn retry_wait(&self, body: Option<&Value>) -> Option<Duration> {

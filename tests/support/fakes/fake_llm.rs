@@ -1,5 +1,5 @@
 //! `fake_llm`: a fake model API on 127.0.0.1 that speaks the Anthropic Messages API, OpenAI
-//! Chat Completions and the OpenAI Responses API, scripted by directives in the prompt, so that one server can serve a
+//! Chat Completions, the OpenAI Responses API and Amazon Bedrock's Converse API, scripted by directives in the prompt, so that one server can serve a
 //! whole eval run (toolproof's, or mcp-toolproof's through the official Python SDKs).
 //!
 //! Build with `cargo build -p toolproof-test-support`; the binary lands in `target/debug/fake_llm`.
@@ -19,10 +19,13 @@
 //! | `--batch-expire N` | the first N batches submitted expire as a whole (every request `expired`) |
 //! | `--batch-ids JSON` | the ids the batches get, in submission order (a JSON array of strings; later batches get generated ones) |
 //! | `--no-batches` | no batch or file endpoints (404), like a local compatible server |
+//! | `--aws-secret KEY` | Bedrock: check every Converse request's Signature Version 4 against the secret access key KEY, with the fake's own implementation (`fake_llm/sigv4.rs`); a wrong or missing signature gets a 403 in AWS's shape (`InvalidSignatureException`, `MissingAuthenticationTokenException`, …) |
+//! | `--aws-key-id ID` | Bedrock, with `--aws-secret`: the access key id the credential must name (else 403 `UnrecognizedClientException`) |
 //! | `--ignore-tools` | drop the request's `tools` (and `tool_choice`) before answering, as llama.cpp's server does with a chat template that has no tool support: the keyword rule sees no tool, and `usage` counts the prompt without them |
 //!
 //! The first stdout line is `listening on http://127.0.0.1:PORT` (flushed at once). Point
-//! `ANTHROPIC_BASE_URL` at that URL, and `OPENAI_BASE_URL` at that URL plus `/v1`.
+//! `ANTHROPIC_BASE_URL` at that URL, `OPENAI_BASE_URL` at that URL plus `/v1`, and
+//! `AWS_ENDPOINT_URL_BEDROCK_RUNTIME` (or `AWS_ENDPOINT_URL`) at that URL.
 //!
 //! # Endpoints
 //!
@@ -34,7 +37,9 @@
 //! `POST …/{id}/cancel` (Anthropic); `POST /v1/files` (multipart, purpose `batch`),
 //! `GET /v1/files/{id}/content`, `POST /v1/batches`, `GET /v1/batches/{id}`,
 //! `POST /v1/batches/{id}/cancel` (OpenAI). A batch request's result is what the live endpoint
-//! answers its body. Anything else is a 404.
+//! answers its body. `POST /model/{modelId}/converse` (Bedrock; `fake_llm/bedrock.rs` says how
+//! the directives answer there: `[[refuse]]` is a guardrail, errors carry `x-amzn-errortype`,
+//! `cachePoint` blocks mark the cached prefix). Anything else is a 404.
 //! Answers have the real shapes: ids, `usage`, `stop_reason`/`finish_reason`, `request-id`.
 //!
 //! # Usage and the prompt cache
@@ -79,6 +84,8 @@
 
 #[path = "fake_llm/batch.rs"]
 mod batch;
+#[path = "fake_llm/bedrock.rs"]
+mod bedrock;
 #[path = "fake_llm/context.rs"]
 mod context;
 #[path = "fake_llm/http.rs"]
@@ -89,6 +96,8 @@ mod http1;
 mod local;
 #[path = "fake_llm/script.rs"]
 mod script;
+#[path = "fake_llm/sigv4.rs"]
+mod sigv4;
 #[path = "fake_llm/usage.rs"]
 mod usage;
 #[path = "fake_llm/wire.rs"]
@@ -109,12 +118,12 @@ use script::{Attempts, Call};
 use wire::{Api, Out};
 
 const HELP: &str = "\
-fake_llm: a fake Anthropic + OpenAI (Chat Completions, Responses) model API on 127.0.0.1, scripted by [[directives]] in prompts
+fake_llm: a fake Anthropic + OpenAI (Chat Completions, Responses) + Bedrock model API on 127.0.0.1, scripted by [[directives]] in prompts
 
 usage: fake_llm [--port N] [--delay-ms N] [--log FILE] [--require-key KEY] [--redirect-self CODE]
                 [--flavor openai|llama-cpp-python] [--single-slot MS]
                 [--batch-polls N] [--batch-expire N] [--batch-ids JSON] [--no-batches]
-                [--ignore-tools]
+                [--ignore-tools] [--aws-secret KEY] [--aws-key-id ID]
 
   --port N            listen on 127.0.0.1:N (default 0: any free port)
   --delay-ms N        wait N ms before every answer
@@ -128,6 +137,8 @@ usage: fake_llm [--port N] [--delay-ms N] [--log FILE] [--require-key KEY] [--re
   --batch-ids JSON    the ids of the batches, in submission order (a JSON array of strings)
   --no-batches        no batch or file endpoints (404), like a local compatible server
   --ignore-tools      drop the request's tools before answering (a template without tools)
+  --aws-secret KEY    Bedrock: 403 unless the request's SigV4 signature verifies with KEY
+  --aws-key-id ID     Bedrock, with --aws-secret: the access key id the credential must name
 
 directives: [[call NAME {json}]] [[malformed NAME RAW]] [[text WORDS]] [[refuse]]
   [[max_tokens]] [[content-empty]] [[no-usage]] [[usage-tokens N]] [[status CODE times=N retry-after=S retry-after-ms=MS should-retry=B quota
@@ -150,6 +161,8 @@ struct Options {
     batch_ids: Vec<String>,
     no_batches: bool,
     ignore_tools: bool,
+    aws_secret: Option<String>,
+    aws_key_id: Option<String>,
 }
 
 fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, String> {
@@ -166,6 +179,8 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Option<Option
         batch_ids: Vec::new(),
         no_batches: false,
         ignore_tools: false,
+        aws_secret: None,
+        aws_key_id: None,
     };
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -209,6 +224,8 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Option<Option
             }
             "--no-batches" => o.no_batches = true,
             "--ignore-tools" => o.ignore_tools = true,
+            "--aws-secret" => o.aws_secret = Some(value()?),
+            "--aws-key-id" => o.aws_key_id = Some(value()?),
             "-h" | "--help" => return Ok(None),
             other => return Err(format!("unknown option `{other}`")),
         }
@@ -227,6 +244,8 @@ struct Server {
     batches: Option<batch::Batches>,
     prompt_cache: usage::PromptCache,
     ignore_tools: bool,
+    aws_secret: Option<String>,
+    aws_key_id: Option<String>,
 }
 
 impl Server {
@@ -279,6 +298,16 @@ impl Server {
             .and_then(|b| b.route(req, key.as_deref(), &live))
         {
             return (out, none, false);
+        }
+        if let Some(model) = bedrock::model_of(&req.path) {
+            if req.method != "POST" {
+                return (
+                    bedrock::error(405, "ValidationException", "use POST"),
+                    none,
+                    false,
+                );
+            }
+            return self.bedrock(req, &model);
         }
         let api = match (req.method.as_str(), req.path.as_str()) {
             ("POST", "/v1/messages") => Api::Anthropic,
@@ -522,6 +551,8 @@ fn main() {
         }),
         prompt_cache: usage::PromptCache::default(),
         ignore_tools: options.ignore_tools,
+        aws_secret: options.aws_secret,
+        aws_key_id: options.aws_key_id,
     });
     for stream in listener.incoming() {
         let Ok(stream) = stream else {

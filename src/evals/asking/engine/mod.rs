@@ -517,7 +517,10 @@ fn score_model(
     let cost = cost::of_model(&got, ctx.prices.lookup(model));
     // A model API renders the tools into the prompt it counts; a command's usage is whatever
     // the command says, and proves nothing about a tool list.
-    let unseen = (ctx.kind.caches_answers() && !ctx.api.tools.is_empty())
+    // An API without a `none` tool choice is sent no tools at all under it.
+    let no_tools_sent = ctx.params.get("tool_choice").and_then(Value::as_str) == Some("none")
+        && !ctx.kind.lists_tools_under_none();
+    let unseen = (ctx.kind.caches_answers() && !ctx.api.tools.is_empty() && !no_tools_sent)
         .then(|| cost::tools_unseen(&got, tool_tokens(ctx.api).total))
         .flatten();
     let mut trials: Vec<Vec<TrialResult>> = cfg.cases.iter().map(|_| Vec::new()).collect();

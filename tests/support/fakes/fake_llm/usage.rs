@@ -20,7 +20,7 @@ pub struct PromptCache {
 
 impl PromptCache {
     /// Whether `prefix` was cached before; caches it.
-    fn hit(&self, key: String) -> bool {
+    pub fn hit(&self, key: String) -> bool {
         match self.seen.lock() {
             Ok(mut seen) => !seen.insert(key),
             Err(_) => false,
