@@ -1451,6 +1451,33 @@ fn prices_are_read_and_a_negative_one_names_its_line() {
 }
 
 #[test]
+fn openai_api_is_chat_by_default_and_responses_when_asked() {
+    let c = load_text(
+        "openai-api-default",
+        format!("{SERVER}evals:\n  provider: openai\n"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(c.config.evals.expect("evals").openai_api, OpenAiApi::Chat);
+    let c = load_text(
+        "openai-api-responses",
+        format!("{SERVER}evals:\n  provider: openai\n  openai_api: responses\n"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        c.config.evals.expect("evals").openai_api,
+        OpenAiApi::Responses
+    );
+    let err = rendered(
+        "openai-api-bad",
+        format!("{SERVER}evals:\n  openai_api: completions\n"),
+    );
+    assert!(
+        err.contains("toolproof.yaml:") && err.contains("chat") && err.contains("responses"),
+        "{err}"
+    );
+}
+
+#[test]
 fn max_tokens_field_is_read_checked_and_chooses_by_host() {
     insta::assert_snapshot!(
         "evals_max_tokens_field_value",

@@ -9,7 +9,7 @@
 use serde_json::{Value, json};
 
 use super::http::{HttpApi, describe};
-use super::{Answer, Failure, Pacer, ProviderError, anthropic, openai};
+use super::{Answer, Failure, Pacer, ProviderError, ShapeError, anthropic, openai, responses};
 use crate::pycompat::bigint;
 
 /// The most bytes read from a results file (a few KiB an answer, 50,000 answers at most).
@@ -24,6 +24,8 @@ const BOUNDARY: &str = "toolproof-batch-boundary-7e1f";
 pub struct BatchApi<'a> {
     api: &'a HttpApi,
     openai: bool,
+    /// OpenAI's Batch API with Responses API requests (`/v1/responses` lines).
+    responses: bool,
 }
 
 /// Where a batch stands.
@@ -66,12 +68,29 @@ impl Poll {
 impl<'a> BatchApi<'a> {
     /// The Message Batches API beside `api` (`…/v1/messages/batches`).
     pub fn anthropic(api: &'a HttpApi) -> Self {
-        BatchApi { api, openai: false }
+        BatchApi {
+            api,
+            openai: false,
+            responses: false,
+        }
     }
 
     /// OpenAI's Batch API beside `api` (files and `…/v1/batches`).
     pub fn openai(api: &'a HttpApi) -> Self {
-        BatchApi { api, openai: true }
+        BatchApi {
+            api,
+            openai: true,
+            responses: false,
+        }
+    }
+
+    /// OpenAI's Batch API beside a Responses API endpoint: each line goes to `/v1/responses`.
+    pub fn responses(api: &'a HttpApi) -> Self {
+        BatchApi {
+            api,
+            openai: true,
+            responses: true,
+        }
     }
 }
 
@@ -91,10 +110,21 @@ impl BatchApi<'_> {
     /// The base the batch paths hang from: `…/v1/messages` (Anthropic), `…/v1` (OpenAI).
     fn base(&self) -> &str {
         let url = self.api.url();
-        if self.openai {
+        if self.responses {
+            url.strip_suffix("/responses").unwrap_or(url)
+        } else if self.openai {
             url.strip_suffix("/chat/completions").unwrap_or(url)
         } else {
             url
+        }
+    }
+
+    /// The endpoint an OpenAI batch's lines go to.
+    fn endpoint(&self) -> &'static str {
+        if self.responses {
+            "/v1/responses"
+        } else {
+            "/v1/chat/completions"
         }
     }
 
@@ -109,10 +139,10 @@ impl BatchApi<'_> {
         pacer: &Pacer,
     ) -> Result<String, ProviderError> {
         let answer = if self.openai {
+            let endpoint = self.endpoint();
             let mut jsonl = Vec::new();
             for (id, body) in requests {
-                let line =
-                    json!({"custom_id": id, "method": "POST", "url": "/v1/chat/completions"});
+                let line = json!({"custom_id": id, "method": "POST", "url": endpoint});
                 let mut text = bigint::to_vec(&line).unwrap_or_default();
                 text.pop();
                 text.extend_from_slice(b",\"body\":");
@@ -121,7 +151,8 @@ impl BatchApi<'_> {
                 jsonl.extend(text);
             }
             let file = self.upload(&jsonl, pacer)?;
-            let create = json!({"input_file_id": file, "endpoint": "/v1/chat/completions", "completion_window": "24h"});
+            let create =
+                json!({"input_file_id": file, "endpoint": endpoint, "completion_window": "24h"});
             let bytes = serde_json::to_vec(&create).unwrap_or_default();
             self.post(&self.batches_url(), "application/json", &bytes, pacer)?
         } else {
@@ -238,7 +269,12 @@ impl BatchApi<'_> {
             for file in &poll.results {
                 let url = format!("{}/files/{}/content", self.base(), segment(file));
                 let text = self.api.exchange(&url, None, pacer, RESULTS_LIMIT)?;
-                entries.extend(jsonl(&text).filter_map(|v| openai_entry(&v)));
+                let read = if self.responses {
+                    responses::read
+                } else {
+                    openai::read
+                };
+                entries.extend(jsonl(&text).filter_map(|v| openai_entry(&v, read)));
             }
         } else {
             // The documented results path; a `results_url` elsewhere is not sent the key.
@@ -349,7 +385,10 @@ fn anthropic_entry(v: &Value) -> Option<(String, Entry)> {
 
 /// `{custom_id, response: {status_code, body}, error: {code, message}}` of the output or
 /// error file.
-fn openai_entry(v: &Value) -> Option<(String, Entry)> {
+fn openai_entry(
+    v: &Value,
+    read: fn(&Value) -> Result<Answer, ShapeError>,
+) -> Option<(String, Entry)> {
     let id = v.get("custom_id")?.as_str()?.to_owned();
     if let Some(error) = v.get("error").filter(|e| !e.is_null()) {
         let code = error.get("code").and_then(Value::as_str).unwrap_or("error");
@@ -371,7 +410,7 @@ fn openai_entry(v: &Value) -> Option<(String, Entry)> {
         .unwrap_or(0);
     let body = response.get("body").cloned().unwrap_or(Value::Null);
     let entry = if (200..300).contains(&status) {
-        match openai::read(&body) {
+        match read(&body) {
             Ok(answer) => Entry::Answer(answer),
             Err(what) => Entry::Errored(format!(
                 "openai batch answer not in the API's format: {what}"
@@ -421,15 +460,20 @@ mod tests {
     #[test]
     fn openai_output_and_error_lines_are_read() {
         let ok = json!({"id": "r1", "custom_id": "a", "response": {"status_code": 200, "request_id": "q", "body": {"choices": [{"message": {"content": "hi"}, "finish_reason": "stop"}]}}, "error": null});
-        assert!(matches!(openai_entry(&ok).map(|e| e.1), Some(Entry::Answer(a)) if a.text == "hi"));
+        assert!(
+            matches!(openai_entry(&ok, openai::read).map(|e| e.1), Some(Entry::Answer(a)) if a.text == "hi")
+        );
         let bad = json!({"custom_id": "b", "response": {"status_code": 400, "body": {"error": {"message": "no such model", "code": "model_not_found"}}}, "error": null});
         assert_eq!(
-            openai_entry(&bad).map(|e| e.1),
+            openai_entry(&bad, openai::read).map(|e| e.1),
             Some(Entry::Errored(
                 "openai batch request returned 400 model_not_found: no such model".into()
             ))
         );
         let exp = json!({"custom_id": "c", "response": null, "error": {"code": "batch_expired", "message": "late"}});
-        assert_eq!(openai_entry(&exp).map(|e| e.1), Some(Entry::Expired));
+        assert_eq!(
+            openai_entry(&exp, openai::read).map(|e| e.1),
+            Some(Entry::Expired)
+        );
     }
 }

@@ -7,6 +7,9 @@
 //! - OpenAI Chat Completions: user and assistant messages; an earlier call is an assistant
 //!   message's `tool_calls` entry (id `call_ctx_N`, the arguments as a JSON string) followed by
 //!   a `role: tool` message with the result. Assistant text right before a call carries it.
+//! - OpenAI Responses: `input` items; user and assistant turns are messages, an earlier call a
+//!   `function_call` item (call id `call_ctx_N`, the arguments as a JSON string) followed by a
+//!   `function_call_output` item with the result.
 //! - The command provider: a `context` member, the turns as the YAML writes them.
 //!
 //! Tool names are the API-safe names the model is offered (the engine maps them). Without
@@ -91,6 +94,30 @@ pub fn openai_messages(context: &[Turn], prompt: &str) -> Vec<Value> {
     }
     messages.push(json!({"role": "user", "content": prompt}));
     messages
+}
+
+/// The OpenAI Responses `input` items: the context's turns, then the prompt.
+pub fn responses_input(context: &[Turn], prompt: &str) -> Vec<Value> {
+    let mut items = Vec::new();
+    let mut calls = 0;
+    for turn in context {
+        match turn {
+            Turn::User(t) => items.push(json!({"role": "user", "content": t})),
+            Turn::Assistant(t) => items.push(json!({"role": "assistant", "content": t})),
+            Turn::Call { tool, args, result } => {
+                calls += 1;
+                let id = format!("call_ctx_{calls}");
+                let arguments = crate::pycompat::bigint::to_string(&Value::Object(args.clone()));
+                items.push(json!({
+                    "type": "function_call", "call_id": id, "name": tool, "arguments": arguments,
+                }));
+                items
+                    .push(json!({"type": "function_call_output", "call_id": id, "output": result}));
+            }
+        }
+    }
+    items.push(json!({"role": "user", "content": prompt}));
+    items
 }
 
 /// The command provider's `context` member: each turn as the YAML writes it
@@ -252,6 +279,34 @@ mod tests {
             openai_messages(&[], "hi"),
             [json!({"role": "user", "content": "hi"})]
         );
+    }
+
+    #[test]
+    fn responses_get_function_call_and_output_items() {
+        assert_eq!(
+            Value::Array(responses_input(&order_talk(), "Cancel it")),
+            json!([
+                {"role": "user", "content": "Where is my order 55219?"},
+                {"type": "function_call", "call_id": "call_ctx_1", "name": "get_order",
+                 "arguments": "{\"order_id\":\"55219\"}"},
+                {"type": "function_call_output", "call_id": "call_ctx_1",
+                 "output": "{\"status\": \"processing\"}"},
+                {"role": "assistant", "content": "Order 55219 is still processing."},
+                {"role": "user", "content": "Cancel it"}
+            ])
+        );
+        assert_eq!(
+            responses_input(&[], "hi"),
+            [json!({"role": "user", "content": "hi"})]
+        );
+        for turns in big_int_turns() {
+            let sent =
+                crate::pycompat::bigint::to_string(&Value::Array(responses_input(&turns, "p")));
+            assert!(
+                sent.contains(r#""arguments":"{\"id\":1180591620717411303425,\"ids\":[-18446744073709551617]}""#),
+                "{sent}"
+            );
+        }
     }
 
     #[test]

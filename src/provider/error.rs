@@ -101,6 +101,9 @@ pub enum ShapeError {
     /// A Chat Completions answer without a first choice's message.
     #[error("no `choices[0].message`")]
     NoMessage,
+    /// A Responses API answer without an `output` list.
+    #[error("no `output` list")]
+    NoOutput,
     /// An Anthropic `tool_use` block without a name.
     #[error("a `tool_use` block without a name")]
     UnnamedToolUse,

@@ -30,9 +30,11 @@ mod error;
 pub(crate) mod google;
 mod http;
 pub(crate) mod openai;
+pub(crate) mod presets;
 pub mod prices;
 mod program;
 pub mod registry;
+pub(crate) mod responses;
 pub mod retry;
 #[cfg(test)]
 mod testserver;
@@ -48,7 +50,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::config::{EvalConfig, ToolChoice, Turn};
+use crate::config::{EvalConfig, OpenAiApi, ToolChoice, Turn};
 pub use batch::BatchApi;
 pub use error::{Failure, ProviderError, ShapeError};
 pub use http::{Auth, HttpApi};
@@ -213,6 +215,24 @@ pub trait Kind: Sync + fmt::Debug {
     /// It has a batch API (`--batch`); the configured [`Provider::batch_api`] returns it.
     fn batches(&self) -> bool {
         false
+    }
+
+    /// It speaks OpenAI's wire format (`openai` and the OpenAI-compatible presets), so
+    /// `evals.openai_api` chooses between Chat Completions and the Responses API.
+    fn speaks_openai(&self) -> bool {
+        false
+    }
+
+    /// Its name in the answer cache's keys and entries: [`Kind::name`], or `NAME/responses`
+    /// when it speaks OpenAI's wire format and `evals.openai_api` is `responses`, so that the
+    /// two APIs' answers never replay for each other (`openai` with Chat Completions keeps the
+    /// reference's key, byte for byte).
+    fn cache_name(&self, cfg: &EvalConfig) -> String {
+        if self.speaks_openai() && cfg.openai_api == OpenAiApi::Responses {
+            format!("{}/responses", self.name())
+        } else {
+            self.name().to_owned()
+        }
     }
 
     /// Why it has no batch API when the vendor does offer batches (shown when `--batch

@@ -2,6 +2,7 @@
 //! is looked up here; the built-in price table, the withheld variables and `--provider`'s
 //! values are derived from this list.
 
+use super::presets::PRESETS;
 use super::{Kind, anthropic, bedrock, command, google, openai};
 
 /// Every provider, in the order help and errors list them. Adding a provider is one line here.
@@ -11,6 +12,16 @@ pub static KINDS: &[&dyn Kind] = &[
     &google::KIND,
     &bedrock::KIND,
     &command::KIND,
+    // The OpenAI-compatible presets (`presets.rs`): one table row each.
+    &PRESETS[0],
+    &PRESETS[1],
+    &PRESETS[2],
+    &PRESETS[3],
+    &PRESETS[4],
+    &PRESETS[5],
+    &PRESETS[6],
+    &PRESETS[7],
+    &PRESETS[8],
 ];
 
 /// The provider called `name`.

@@ -93,6 +93,28 @@ impl Usage {
         })
     }
 
+    /// The OpenAI Responses API's `usage`: `input_tokens` (which include the cached ones),
+    /// `output_tokens`, `input_tokens_details.cached_tokens`. `None` without the two first.
+    pub fn from_responses(answer: &Value) -> Option<Usage> {
+        Usage::responses_shape(answer)?.plausible()
+    }
+
+    /// The Responses API's `usage` as it is, however large its counts.
+    pub fn responses_shape(answer: &Value) -> Option<Usage> {
+        let u = answer.get("usage")?;
+        let input = count(u.get("input_tokens"))?;
+        let output = count(u.get("output_tokens"))?;
+        let cached = count(u.pointer("/input_tokens_details/cached_tokens"))
+            .unwrap_or(0)
+            .min(input);
+        Some(Usage {
+            input: input - cached,
+            output,
+            cache_write: 0,
+            cache_read: cached,
+        })
+    }
+
     /// The neutral shape (the cache entry's and the command provider's `usage` member):
     /// `input_tokens` and `output_tokens`, the cache counts optional. `None` when it is not
     /// that shape.

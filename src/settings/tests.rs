@@ -385,6 +385,8 @@ fn rows() -> Vec<Row> {
             yaml: Some((Slot::Evals, "provider: command")),
             read: |s| match s.evals().map(EvalSettings::target) {
                 Some(Ok(t)) => t.provider.name().to_owned(),
+                // The message lists every provider of the registry (see the registry's tests).
+                Some(Err(EvalSetupError::NoProvider)) => "no eval provider".into(),
                 Some(Err(e)) => e.to_string(),
                 None => "none".into(),
             },
@@ -392,7 +394,7 @@ fn rows() -> Vec<Row> {
                 "openai",
                 "anthropic",
                 "command",
-                "no eval provider: set evals.provider (anthropic, openai, google, bedrock, command), TOOLPROOF_EVAL_PROVIDER or --provider",
+                "no eval provider",
             ],
         },
         Row {
@@ -910,4 +912,12 @@ fn every_timeout_flag_is_held_to_one_range_with_one_message() {
         assert!(at_ceiling.is_ok(), "{command}: {:?}", at_ceiling.err());
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn without_a_provider_the_error_lists_every_provider_of_the_registry() {
+    let none = EvalSetupError::NoProvider.to_string();
+    let names = crate::provider::registry::names().join(", ");
+    assert!(none.contains(&format!("({names})")), "{none}");
+    assert!(names.starts_with("anthropic, openai, "), "{names}");
 }

@@ -68,6 +68,7 @@ mod matrix;
 mod merge;
 mod newcomer;
 mod requests;
+mod responses;
 mod shard;
 mod tool_choice;
 

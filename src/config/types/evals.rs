@@ -83,6 +83,10 @@ pub struct EvalConfig {
     /// `max_completion_tokens` for OpenAI's own API and `max_tokens` for any other base URL.
     #[serde(default)]
     pub max_tokens_field: MaxTokensField,
+    /// Which OpenAI API the `openai` provider (and the OpenAI-compatible presets) speak:
+    /// `chat` (Chat Completions, the reference's) or `responses` (the Responses API).
+    #[serde(default)]
+    pub openai_api: OpenAiApi,
     /// Lower the number of requests in flight when requests time out while others are
     /// answered, and raise it again after answers (`false` keeps `concurrency` in flight).
     #[serde(default = "yes")]
@@ -286,6 +290,17 @@ impl MaxTokensField {
     }
 }
 
+/// `evals.openai_api`: the OpenAI API asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OpenAiApi {
+    /// Chat Completions (`POST {base}/chat/completions`), as mcp-toolproof asks.
+    #[default]
+    Chat,
+    /// The Responses API (`POST {base}/responses`).
+    Responses,
+}
+
 /// Whether `url`'s host is OpenAI's own API host, `api.openai.com` (any scheme, port, path
 /// or letter case).
 pub fn is_openai_host(url: &str) -> bool {
@@ -387,6 +402,7 @@ impl Default for EvalConfig {
             concurrency: default_eval_concurrency(),
             max_tokens: None,
             max_tokens_field: MaxTokensField::Auto,
+            openai_api: OpenAiApi::Chat,
             adaptive_concurrency: true,
             multiple_calls: MultipleCalls::First,
             trials: default_trials(),

@@ -10,7 +10,7 @@ use super::{
     Answer, BatchApi, Kind, Pacer, Provider, ProviderError, RawArgs, RawCall, Request, Setup,
     ShapeError, missing_key,
 };
-use crate::config::ToolChoice;
+use crate::config::{OpenAiApi, ToolChoice};
 use crate::provider::Stop;
 use crate::provider::prices::{Price, price};
 use crate::provider::usage::Usage;
@@ -126,7 +126,7 @@ pub fn read(v: &Value) -> Result<Answer, ShapeError> {
 
 /// `arguments` as an object: a JSON string (the API), an object (some compatible servers), or
 /// nothing (`{}`, like the reference's `or "{}"`); anything else is kept raw.
-fn arguments(raw: Option<&Value>) -> Result<Value, RawArgs> {
+pub(super) fn arguments(raw: Option<&Value>) -> Result<Value, RawArgs> {
     match raw {
         None | Some(Value::Null) => Ok(json!({})),
         Some(obj @ Value::Object(_)) => Ok(obj.clone()),
@@ -228,7 +228,16 @@ impl Kind for OpenAiKind {
         if let Some(project) = setup.var("OPENAI_PROJECT_ID") {
             headers.push(("openai-project".to_owned(), project));
         }
-        Ok(Box::new(OpenAi(api(&base, key.as_deref(), headers))))
+        Ok(match setup.cfg.map(|c| c.openai_api) {
+            Some(OpenAiApi::Responses) => Box::new(super::responses::Responses(
+                super::responses::api(&base, key.as_deref(), headers),
+            )),
+            _ => Box::new(OpenAi(api(&base, key.as_deref(), headers))),
+        })
+    }
+
+    fn speaks_openai(&self) -> bool {
+        true
     }
 }
 

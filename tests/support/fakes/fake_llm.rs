@@ -1,7 +1,7 @@
 //! `fake_llm`: a fake model API on 127.0.0.1 that speaks the Anthropic Messages API, OpenAI
-//! Chat Completions, the Gemini API's `generateContent` and Amazon Bedrock's Converse API,
-//! scripted by directives in the prompt, so that one server can serve a whole eval run
-//! (toolproof's, or mcp-toolproof's through the official Python SDKs).
+//! Chat Completions, the OpenAI Responses API, the Gemini API's `generateContent` and Amazon
+//! Bedrock's Converse API, scripted by directives in the prompt, so that one server can serve a
+//! whole eval run (toolproof's, or mcp-toolproof's through the official Python SDKs).
 //!
 //! Build with `cargo build -p toolproof-test-support`; the binary lands in `target/debug/fake_llm`.
 //!
@@ -31,8 +31,10 @@
 //! # Endpoints
 //!
 //! `POST /v1/messages` (Anthropic), `POST /v1/chat/completions` and `POST /chat/completions`
-//! (OpenAI), `POST /v1beta/models/{MODEL}:generateContent` (Gemini, see `fake_llm/gemini.rs`),
-//! `GET /v1/models` and `GET /models` (one model, OpenAI shape). The batch APIs:
+//! (OpenAI), `POST /v1/responses` and `POST /responses` (OpenAI Responses, see
+//! `fake_llm/wire.rs`: `output` items `reasoning`, `message` with `output_text` or `refusal`
+//! parts, and `function_call`), `POST /v1beta/models/{MODEL}:generateContent` (Gemini, see
+//! `fake_llm/gemini.rs`), `GET /v1/models` and `GET /models` (one model, OpenAI shape). The batch APIs:
 //! `POST /v1/messages/batches`, `GET /v1/messages/batches/{id}`, `GET …/{id}/results`,
 //! `POST …/{id}/cancel` (Anthropic); `POST /v1/files` (multipart, purpose `batch`),
 //! `GET /v1/files/{id}/content`, `POST /v1/batches`, `GET /v1/batches/{id}`,
@@ -50,9 +52,11 @@
 //! `cache_control` marker (on the last tool, then on the system block) is written to the cache
 //! by the first request with it and read by every later one. OpenAI: `prompt_tokens` (cached
 //! ones included), `completion_tokens`, and `prompt_tokens_details.cached_tokens`: the tools and
-//! system prompt, once seen. Gemini: `promptTokenCount` (cached ones included),
-//! `candidatesTokenCount` and `cachedContentTokenCount`: the tools and system instruction, once
-//! seen; zero counts left out. Unlike the real APIs, the fake caches prefixes of any length, per
+//! system prompt, once seen. Responses: `input_tokens` (cached ones included), `output_tokens`
+//! and `input_tokens_details.cached_tokens`: the tools and `instructions`, once seen. Gemini:
+//! `promptTokenCount` (cached ones included), `candidatesTokenCount` and
+//! `cachedContentTokenCount`: the tools and system instruction, once seen; zero counts left out.
+//! Unlike the real APIs, the fake caches prefixes of any length, per
 //! model, for its lifetime.
 //!
 //! # Directives (in the last user message)
@@ -60,11 +64,11 @@
 //! | directive | effect |
 //! |---|---|
 //! | `[[call NAME {"a": 1}]]` | a tool call with these arguments (`{}` when left out); repeat for several calls |
-//! | `[[malformed NAME RAW]]` | a tool call whose arguments are the raw text (OpenAI: the `arguments` string; Anthropic: `input` is a JSON string; Gemini: no content, `finishReason: MALFORMED_FUNCTION_CALL` and a `finishMessage` quoting RAW) |
+//! | `[[malformed NAME RAW]]` | a tool call whose arguments are the raw text (OpenAI and Responses: the `arguments` string; Anthropic: `input` is a JSON string; Gemini: no content, `finishReason: MALFORMED_FUNCTION_CALL` and a `finishMessage` quoting RAW) |
 //! | `[[text WORDS]]` | answer text (several are joined with a space) |
 //! | `{{key}}` | inside `[[text …]]`, `[[call …]]` or `[[malformed …]]`: the API key the request carried (an echoed secret) |
-//! | `[[refuse]]` | Anthropic `stop_reason: refusal`; OpenAI `message.refusal`; Gemini `finishReason: SAFETY`, no content |
-//! | `[[max_tokens]]` | Anthropic `stop_reason: max_tokens`; OpenAI `finish_reason: length`; Gemini `finishReason: MAX_TOKENS` |
+//! | `[[refuse]]` | Anthropic `stop_reason: refusal`; OpenAI `message.refusal`; Responses a `refusal` content part; Gemini `finishReason: SAFETY`, no content |
+//! | `[[max_tokens]]` | Anthropic `stop_reason: max_tokens`; OpenAI `finish_reason: length`; Responses `status: incomplete`, `incomplete_details.reason: max_output_tokens`; Gemini `finishReason: MAX_TOKENS` |
 //! | `[[content-empty]]` | OpenAI: `content: ""` beside the tool calls (llama.cpp's server), instead of `null` |
 //! | `[[no-usage]]` | leave `usage` (Gemini: `usageMetadata`) out of the answer (as many local servers do) |
 //! | `[[usage-tokens N]]` | report N input and N output tokens (up to 2^64 − 1), whatever was asked |
@@ -121,7 +125,7 @@ use script::{Attempts, Call};
 use wire::{Api, Out};
 
 const HELP: &str = "\
-fake_llm: a fake Anthropic + OpenAI + Gemini + Bedrock model API on 127.0.0.1, scripted by [[directives]] in prompts
+fake_llm: a fake Anthropic + OpenAI (Chat Completions, Responses) + Gemini + Bedrock model API on 127.0.0.1, scripted by [[directives]] in prompts
 
 usage: fake_llm [--port N] [--delay-ms N] [--log FILE] [--require-key KEY] [--redirect-self CODE]
                 [--flavor openai|llama-cpp-python] [--single-slot MS]
@@ -328,6 +332,7 @@ impl Server {
         let api = match (req.method.as_str(), req.path.as_str()) {
             ("POST", "/v1/messages") => Api::Anthropic,
             ("POST", "/v1/chat/completions" | "/chat/completions") => Api::OpenAi,
+            ("POST", "/v1/responses" | "/responses") => Api::Responses,
             ("GET", "/v1/models" | "/models") => return (wire::models(), none, false),
             (_, "/v1/messages") => {
                 return (
@@ -338,6 +343,13 @@ impl Server {
             }
             (_, "/v1/chat/completions" | "/chat/completions") => {
                 return (wire::bad_request(Api::OpenAi, 405, "use POST"), none, false);
+            }
+            (_, "/v1/responses" | "/responses") => {
+                return (
+                    wire::bad_request(Api::Responses, 405, "use POST"),
+                    none,
+                    false,
+                );
             }
             (_, path) => {
                 let api = if path.contains("messages") {
@@ -354,7 +366,7 @@ impl Server {
                 .header("x-api-key")
                 .map(str::to_owned)
                 .or_else(|| bearer(req)),
-            Api::OpenAi | Api::Gemini => bearer(req),
+            Api::OpenAi | Api::Gemini | Api::Responses => bearer(req),
         };
         if let Some(key) = &self.require_key
             && given.as_deref() != Some(key.as_str())
@@ -407,7 +419,7 @@ impl Server {
         };
         let Some(prompt) = prompt else {
             return (
-                wire::bad_request(api, 400, "messages: a user message is required"),
+                wire::bad_request(api, 400, "messages (or input): a user message is required"),
                 none,
                 false,
             );

@@ -1017,3 +1017,69 @@ fn a_tool_digest_follows_the_definition_the_key_hashes() {
     assert_ne!(tool_digest(&a), tool_digest(&tool("u", "one")));
     assert_eq!(tool_digest(&a).len(), 16);
 }
+
+#[test]
+fn the_responses_api_and_each_preset_key_apart_from_openai_chat() {
+    use crate::config::{EvalConfig, OpenAiApi};
+    use crate::provider::{KINDS, find};
+    let tools = [ApiTool {
+        name: "echo".into(),
+        description: "Echo.".into(),
+        input_schema: json!({"type": "object"}),
+        exact_numbers: Vec::new(),
+    }];
+    let params = Map::new();
+    let key_of = |name: &str| key(name, "m", None, "hi", &tools, &params, 1);
+    let chat = EvalConfig::default();
+    let responses = EvalConfig {
+        openai_api: OpenAiApi::Responses,
+        ..EvalConfig::default()
+    };
+    let kind = |n: &str| find(n).unwrap_or_else(|| panic!("{n}"));
+    // `openai` with Chat Completions: the reference's key material, whatever else exists.
+    assert_eq!(kind("openai").cache_name(&chat), "openai");
+    assert_eq!(kind("openai").cache_name(&responses), "openai/responses");
+    assert_eq!(kind("anthropic").cache_name(&responses), "anthropic");
+    assert_eq!(kind("command").cache_name(&responses), "command");
+    assert_eq!(kind("groq").cache_name(&responses), "groq/responses");
+    let mut names = Vec::new();
+    for k in KINDS {
+        for cfg in [&chat, &responses] {
+            names.push(k.cache_name(cfg));
+        }
+    }
+    names.sort();
+    names.dedup();
+    let mut keys: Vec<String> = names.iter().map(|n| key_of(n)).collect();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(
+        keys.len(),
+        names.len(),
+        "two providers share a key: {names:?}"
+    );
+    let openai_style = KINDS.iter().filter(|k| k.speaks_openai()).count();
+    assert_eq!(names.len(), KINDS.len() + openai_style, "{names:?}");
+}
+
+#[test]
+fn max_tokens_goes_as_max_output_tokens_to_the_responses_api() {
+    use crate::config::{EvalConfig, OpenAiApi};
+    use crate::evals::asking::engine::request_params;
+    use crate::provider::find;
+    let cfg = EvalConfig {
+        max_tokens: Some(64),
+        openai_api: OpenAiApi::Responses,
+        ..EvalConfig::default()
+    };
+    for name in ["openai", "groq"] {
+        let kind = find(name).expect("kind");
+        let params = request_params(&cfg, kind, None, "max_completion_tokens");
+        assert_eq!(params.get("max_output_tokens"), Some(&json!(64)), "{name}");
+        assert_eq!(params.len(), 1, "{params:?}");
+    }
+    // Anthropic is not an OpenAI API: `openai_api` does not apply to it.
+    let kind = find("anthropic").expect("kind");
+    let params = request_params(&cfg, kind, None, "max_completion_tokens");
+    assert_eq!(params.get("max_tokens"), Some(&json!(64)));
+}

@@ -160,7 +160,7 @@ impl Asking<'_, '_> {
                         &choice,
                         recorded.as_ref(),
                         (
-                            self.ctx.kind.name(),
+                            &self.ctx.kind.cache_name(self.ctx.cfg),
                             self.model,
                             &self.ctx.cfg.cases[item.case].prompt,
                         ),

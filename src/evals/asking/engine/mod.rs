@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 use super::cache::{Cache, Keyer, Lookup};
 use super::choice;
 use super::tools::{ApiTools, api_tools};
-use crate::config::{EvalCase, EvalConfig, ToolChoice, Turn};
+use crate::config::{EvalCase, EvalConfig, OpenAiApi, ToolChoice, Turn};
 use crate::evals::Choice;
 use crate::evals::judging::grade::{self, Label};
 use crate::evals::judging::tally::{self, LabelledCase, Rules};
@@ -95,7 +95,11 @@ pub fn request_params(
             .or_insert_with(|| kind.tool_choice_wire(c));
     }
     if let Some(n) = cfg.max_tokens {
-        let key = kind.max_tokens_key(openai_max_tokens_key);
+        let key = if kind.speaks_openai() && cfg.openai_api == OpenAiApi::Responses {
+            "max_output_tokens"
+        } else {
+            kind.max_tokens_key(openai_max_tokens_key)
+        };
         params.entry(key).or_insert_with(|| Value::from(n));
     }
     params
@@ -171,7 +175,7 @@ pub fn all_keys(
     let mut keys = Vec::new();
     for model in &resolved.models {
         let keyer = Keyer::new(
-            kind.name(),
+            &kind.cache_name(cfg),
             model,
             cfg.system.as_deref(),
             &api.tools,
@@ -442,7 +446,7 @@ fn items_of(ctx: &Ctx<'_>, model: &str, keyed: bool) -> Vec<Item> {
     let cfg = ctx.cfg;
     let keyer = keyed.then(|| {
         Keyer::new(
-            ctx.kind.name(),
+            &ctx.kind.cache_name(ctx.cfg),
             model,
             cfg.system.as_deref(),
             &ctx.api.tools,

@@ -24,7 +24,7 @@ pub(super) fn why_missed(
     if missed.is_empty() {
         return None;
     }
-    let provider = ctx.kind.name();
+    let provider = &ctx.kind.cache_name(ctx.cfg);
     ctx.cache
         .why_missed(provider, model, &missed, &tool_digests(ctx.api))
 }

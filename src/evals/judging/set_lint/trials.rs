@@ -121,7 +121,7 @@ pub fn cached_outcomes(cfg: &EvalConfig, settings: &EvalSettings, tools: &[Tool]
     let mut missing = Vec::new();
     for model in &target.models {
         let keyer = Keyer::new(
-            kind.name(),
+            &kind.cache_name(cfg),
             model,
             cfg.system.as_deref(),
             &api.tools,

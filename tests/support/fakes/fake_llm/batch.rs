@@ -217,13 +217,21 @@ impl Batches {
     }
 
     fn create_openai(&self, req: &Request, key: Option<&str>) -> Out {
-        let api = Api::OpenAi;
         let Ok(body) = serde_json::from_slice::<Value>(&req.body) else {
-            return bad(api, "the request body is not JSON");
+            return bad(Api::OpenAi, "the request body is not JSON");
         };
-        if body.get("endpoint").and_then(Value::as_str) != Some("/v1/chat/completions") {
-            return bad(api, "endpoint must be /v1/chat/completions");
-        }
+        // Chat Completions or Responses API requests, as the endpoint says.
+        let endpoint = body.get("endpoint").and_then(Value::as_str).unwrap_or("");
+        let api = match endpoint {
+            "/v1/chat/completions" => Api::OpenAi,
+            "/v1/responses" => Api::Responses,
+            _ => {
+                return bad(
+                    Api::OpenAi,
+                    "endpoint must be /v1/chat/completions or /v1/responses",
+                );
+            }
+        };
         if body.get("completion_window").and_then(Value::as_str) != Some("24h") {
             return bad(api, "completion_window must be 24h");
         }
@@ -244,11 +252,13 @@ impl Batches {
                 return bad(api, "every line needs a unique custom_id");
             }
             if v.get("method").and_then(Value::as_str) != Some("POST")
-                || v.get("url").and_then(Value::as_str) != Some("/v1/chat/completions")
+                || v.get("url").and_then(Value::as_str) != Some(endpoint)
             {
                 return bad(
                     api,
-                    "every line needs method POST and url /v1/chat/completions",
+                    &format!(
+                        "every line needs method POST and url {endpoint} (the batch's endpoint)"
+                    ),
                 );
             }
             let Some(body) = v.get("body").filter(|b| b.is_object()) else {
@@ -315,7 +325,7 @@ impl Batches {
             }
             let mut output_file = None;
             let mut error_file = None;
-            if api == Api::OpenAi {
+            if api != Api::Anthropic {
                 if !output.is_empty() {
                     let f = wire::id("file-");
                     files.insert(f.clone(), output);
@@ -375,7 +385,7 @@ impl Batches {
                 (Api::Anthropic, "canceled" | "expired") => {
                     json!({"custom_id": custom_id, "result": {"type": kind}})
                 }
-                (Api::OpenAi, "canceled" | "expired") => {
+                (Api::OpenAi | Api::Responses, "canceled" | "expired") => {
                     let (code, message) = if kind == "expired" {
                         (
                             "batch_expired",

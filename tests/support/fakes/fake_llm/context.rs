@@ -31,6 +31,7 @@ pub fn answer(script: &mut Script, body: &Value) {
 fn earlier_text(body: &Value) -> String {
     let messages = body
         .get("messages")
+        .or_else(|| body.get("input"))
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or_default();
@@ -56,6 +57,12 @@ fn earlier_text(body: &Value) -> String {
                     }
                 }
             }
+            _ => {}
+        }
+        // Responses items: an earlier call and its output.
+        match message.get("type").and_then(Value::as_str) {
+            Some("function_call") => out.push(text_of(message.get("arguments"))),
+            Some("function_call_output") => out.push(text_of(message.get("output"))),
             _ => {}
         }
         for call in message
@@ -94,6 +101,28 @@ fn last_number(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_responses_items_but_not_the_instructions_or_the_prompt() {
+        let responses = json!({"instructions": "order 11111", "input": [
+            {"role": "user", "content": "Where is my order?"},
+            {"type": "function_call", "call_id": "c", "name": "g", "arguments": "{\"id\":\"31337\"}"},
+            {"type": "function_call_output", "call_id": "c", "output": "status 200"},
+            {"role": "user", "content": "Cancel 99999"}
+        ]});
+        assert_eq!(
+            last_number(&earlier_text(&responses)).as_deref(),
+            Some("200")
+        );
+        let calls_only = json!({"input": [
+            {"type": "function_call", "call_id": "c", "name": "g", "arguments": "{\"id\":\"31337\"}"},
+            {"role": "user", "content": "Cancel it"}
+        ]});
+        assert_eq!(
+            last_number(&earlier_text(&calls_only)).as_deref(),
+            Some("31337")
+        );
+    }
 
     #[test]
     fn reads_both_apis_earlier_turns_but_not_the_prompt_or_the_system() {

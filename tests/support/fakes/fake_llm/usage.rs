@@ -1,6 +1,6 @@
 //! Token usage as the real APIs report it, with their prompt caches: Anthropic caches the
 //! prefix up to a `cache_control` marker (tools, then system), OpenAI caches any prefix it has
-//! seen (tools and system prompt). A token is four bytes of the request's JSON, rounded up.
+//! seen (tools and system prompt; for the Responses API, tools and `instructions`). A token is four bytes of the request's JSON, rounded up.
 //!
 //! The fake caches from the first request on, whatever the prefix's length (the real APIs
 //! need 1,024 tokens or more), per model, for the server's lifetime.
@@ -103,6 +103,23 @@ pub fn input(api: Api, model: &str, body: &Value, cache: &PromptCache) -> Input 
                 }
             }
         }
+        Api::Responses => {
+            let instructions = body.get("instructions").cloned().unwrap_or(Value::Null);
+            let input = body.get("input").cloned().unwrap_or(Value::Null);
+            let prefix = tokens(&tools) + tokens(&instructions);
+            let all = prefix + tokens(&input) + 10;
+            let key = format!("responses\n{model}\n{tools}\n{instructions}");
+            let cached = if prefix > 0 && cache.hit(key) {
+                prefix
+            } else {
+                0
+            };
+            Input {
+                fresh: all - cached,
+                cache_read: cached,
+                ..Input::default()
+            }
+        }
         Api::OpenAi => {
             let list = messages.as_array().cloned().unwrap_or_default();
             let system: Vec<&Value> = list
@@ -156,5 +173,15 @@ pub fn usage(api: Api, input: &Input, output: u64) -> Value {
         }
         // Gemini answers are written whole by `crate::gemini::answer`.
         Api::Gemini => Value::Null,
+        Api::Responses => {
+            let prompt = input.fresh + input.cache_read;
+            json!({
+                "input_tokens": prompt,
+                "input_tokens_details": {"cached_tokens": input.cache_read},
+                "output_tokens": output,
+                "output_tokens_details": {"reasoning_tokens": 0},
+                "total_tokens": prompt + output
+            })
+        }
     }
 }

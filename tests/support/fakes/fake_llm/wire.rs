@@ -1,6 +1,6 @@
-//! The two wire formats: reading the prompt and tools out of an Anthropic Messages or OpenAI
-//! Chat Completions request, and writing answers and errors in the exact shapes the real APIs
-//! (and their SDKs) use.
+//! The wire formats: reading the prompt and tools out of an Anthropic Messages, OpenAI Chat
+//! Completions or OpenAI Responses request, and writing answers and errors in the exact shapes
+//! the real APIs (and their SDKs) use.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -19,6 +19,8 @@ pub enum Api {
     OpenAi,
     /// `POST /v1beta/models/{MODEL}:generateContent` (see `crate::gemini`).
     Gemini,
+    /// `POST /v1/responses` or `/responses` (the OpenAI Responses API).
+    Responses,
 }
 
 /// An HTTP answer: status, extra headers, content type, body.
@@ -62,9 +64,16 @@ pub fn now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-/// The last user message's text (both APIs use `messages[].content`, a string or parts).
+/// The last user message's text (`messages[].content` for Anthropic and Chat Completions,
+/// `input` items for Responses: a string, or messages whose content is a string or parts).
 pub fn prompt(body: &Value) -> Option<String> {
-    let messages = body.get("messages")?.as_array()?;
+    if let Some(Value::String(s)) = body.get("input") {
+        return Some(s.clone());
+    }
+    let messages = body
+        .get("messages")
+        .or_else(|| body.get("input"))?
+        .as_array()?;
     let last = messages
         .iter()
         .rev()
@@ -88,6 +97,7 @@ pub fn tool_names(api: Api, body: &Value) -> Vec<String> {
         Api::Anthropic => "/name",
         Api::OpenAi => "/function/name",
         Api::Gemini => return crate::gemini::tool_names(body),
+        Api::Responses => "/name",
     };
     body.get("tools")
         .and_then(Value::as_array)
@@ -116,6 +126,9 @@ pub fn answer(api: Api, model: &str, script: &Script, input: &Input) -> Out {
                 Api::Anthropic => json!({"input_tokens": n, "output_tokens": n}),
                 Api::OpenAi | Api::Gemini => {
                     json!({"prompt_tokens": n, "completion_tokens": n, "total_tokens": n})
+                }
+                Api::Responses => {
+                    json!({"input_tokens": n, "output_tokens": n, "total_tokens": n})
                 }
             }
         } else {
@@ -162,6 +175,49 @@ pub fn answer(api: Api, model: &str, script: &Script, input: &Input) -> Out {
                     "id": id("msg_"), "type": "message", "role": "assistant", "model": model,
                     "content": content, "stop_reason": stop, "stop_sequence": null,
                     "usage": usage(output_tokens as u64)
+                }),
+            )
+        }
+        Api::Responses => {
+            let mut output = Vec::new();
+            if script.refuse {
+                output.push(json!({
+                    "type": "message", "id": id("msg_"), "role": "assistant", "status": "completed",
+                    "content": [{"type": "refusal", "refusal": "I'm sorry, I can't help with that."}]
+                }));
+            } else {
+                // A reasoning model's summary item comes first; it is no answer of its own.
+                output.push(json!({"type": "reasoning", "id": id("rs_"), "summary": []}));
+                if !text.is_empty() {
+                    output.push(json!({
+                        "type": "message", "id": id("msg_"), "role": "assistant", "status": "completed",
+                        "content": [{"type": "output_text", "text": text, "annotations": []}]
+                    }));
+                }
+                for call in &script.calls {
+                    let (name, arguments) = match call {
+                        Call::Args { name, args } => (name, args.to_string()),
+                        Call::Malformed { name, raw } => (name, raw.clone()),
+                    };
+                    output.push(json!({
+                        "type": "function_call", "id": id("fc_"), "call_id": id("call_"),
+                        "name": name, "arguments": arguments, "status": "completed"
+                    }));
+                }
+            }
+            let (status, incomplete) = if script.max_tokens {
+                ("incomplete", json!({"reason": "max_output_tokens"}))
+            } else {
+                ("completed", Value::Null)
+            };
+            Out::json(
+                200,
+                json!({
+                    "id": id("resp_"), "object": "response", "created_at": now(),
+                    "status": status, "error": null, "incomplete_details": incomplete,
+                    "model": model, "output": output, "parallel_tool_calls": true,
+                    "tool_choice": "auto", "tools": [],
+                    "usage": usage(12)
                 }),
             )
         }
@@ -235,7 +291,9 @@ pub fn error(api: Api, model: &str, status: &Status) -> Out {
             Some("invalid_api_key"),
             match api {
                 Api::Anthropic => "invalid x-api-key".to_owned(),
-                Api::OpenAi | Api::Gemini => "Incorrect API key provided.".to_owned(),
+                Api::OpenAi | Api::Gemini | Api::Responses => {
+                    "Incorrect API key provided.".to_owned()
+                }
             },
         ),
         402 => (
@@ -256,7 +314,7 @@ pub fn error(api: Api, model: &str, status: &Status) -> Out {
             Some("model_not_found"),
             match api {
                 Api::Anthropic => format!("model: {model}"),
-                Api::OpenAi | Api::Gemini => {
+                Api::OpenAi | Api::Gemini | Api::Responses => {
                     format!("The model `{model}` does not exist or you do not have access to it.")
                 }
             },
@@ -319,7 +377,7 @@ pub fn error(api: Api, model: &str, status: &Status) -> Out {
             }
             json!({"type": "error", "error": error, "request_id": id("req_")})
         }
-        Api::OpenAi | Api::Gemini => {
+        Api::OpenAi | Api::Gemini | Api::Responses => {
             json!({"error": {"message": message, "type": openai_type, "param": null, "code": openai_code}})
         }
     };

@@ -87,7 +87,7 @@ impl Batching<'_, '_> {
             count: 0,
         };
         let records = Records::new(&self.ctx.cfg.cache_dir);
-        let name = self.ctx.kind.name();
+        let name = &self.ctx.kind.cache_name(self.ctx.cfg);
         let mut active = Vec::new();
         let mut covered = HashSet::new();
         for r in records.find(name, self.model, &api.host()) {
@@ -370,7 +370,7 @@ impl Batching<'_, '_> {
         let id = api
             .submit(requests, &self.ctx.pacer)
             .map_err(|e| Refused::NoBatch(format!("could not submit a batch: {e}")))?;
-        let name = self.ctx.kind.name();
+        let name = &self.ctx.kind.cache_name(self.ctx.cfg);
         // Checked before anything else: a batch that cannot be recorded cannot be picked up
         // by a later run, which would pay for it a second time.
         if let Err(why) = state::file_name(&id) {
@@ -435,7 +435,7 @@ impl Batching<'_, '_> {
         });
         let choice = masked(to_choice(answer, self.ctx.api), self.ctx.run.secrets);
         let prompt = &self.ctx.cfg.cases[self.items[idxs[0]].case].prompt;
-        let name = self.ctx.kind.name();
+        let name = &self.ctx.kind.cache_name(self.ctx.cfg);
         let written = self.ctx.cache.write_recorded(
             key,
             &choice,
