@@ -37,7 +37,6 @@ pub struct HttpApi {
     key_var: &'static str,
     base_var: &'static str,
     dialect: &'static dyn Dialect,
-    clock: fn() -> SystemTime,
 }
 
 impl fmt::Debug for HttpApi {
@@ -104,21 +103,12 @@ impl HttpApi {
             key_var,
             base_var,
             dialect: &Standard,
-            clock: SystemTime::now,
         }
     }
 
     /// The same endpoint reading refusals with `dialect`.
-    #[allow(dead_code)]
     pub fn with_dialect(mut self, dialect: &'static dyn Dialect) -> Self {
         self.dialect = dialect;
-        self
-    }
-
-    /// The same endpoint signing with the time from `clock` (tests).
-    #[allow(dead_code)]
-    pub fn with_clock(mut self, clock: fn() -> SystemTime) -> Self {
-        self.clock = clock;
         self
     }
 
@@ -306,9 +296,8 @@ impl HttpApi {
                 let signing = Signing {
                     method,
                     url,
-                    headers: &sent,
                     body,
-                    now: (self.clock)(),
+                    now: SystemTime::now(),
                 };
                 for (name, value) in signer.sign(&signing) {
                     req = req.header(name, value);

@@ -160,7 +160,6 @@ pub struct RawArgs(pub String);
 /// a shared struct for presets such as OpenAI-compatible APIs), its [`Provider`], and one line
 /// in [`registry::KINDS`]. Everything else (engines, cache, reports, merge, set lint, stress,
 /// the withheld variables) asks these methods.
-#[allow(dead_code)] // `credentials` and `runs_command` are asked by tests and the layers above
 pub trait Kind: Sync + fmt::Debug {
     /// The name users write (`evals.provider`, `--provider`) and the cache key and reports
     /// spell. Never changes for a shipped provider: it is part of every cache key.
@@ -269,13 +268,6 @@ impl Setup<'_> {
     pub fn var(&self, name: &str) -> Option<String> {
         (self.env)(name).filter(|v| !v.is_empty())
     }
-
-    #[allow(dead_code)] // for providers with fallback variables (GEMINI_API_KEY, GOOGLE_API_KEY)
-    /// The first of `names` that is set and non-empty, with its name (credentials read from
-    /// several variables in order of precedence).
-    pub fn first_of(&self, names: &[&'static str]) -> Option<(&'static str, String)> {
-        names.iter().find_map(|n| self.var(n).map(|v| (*n, v)))
-    }
 }
 
 /// A configured provider: asks one request at a time. Cheap to share between threads
@@ -305,8 +297,8 @@ pub trait Provider: fmt::Debug + Send + Sync {
         Value::Null
     }
 
-    #[allow(dead_code)] // the registry's tests read it
     /// The endpoint a request goes to (empty for a local program); for tests and messages.
+    #[cfg(test)]
     fn endpoint(&self, req: &Request) -> String {
         let _ = req;
         String::new()
@@ -326,6 +318,7 @@ impl<P: Provider + ?Sized> Provider for Box<P> {
         (**self).body(req)
     }
 
+    #[cfg(test)]
     fn endpoint(&self, req: &Request) -> String {
         (**self).endpoint(req)
     }

@@ -57,6 +57,7 @@ impl Provider for Responses {
         body(req)
     }
 
+    #[cfg(test)]
     fn endpoint(&self, _: &Request) -> String {
         self.0.url().to_owned()
     }

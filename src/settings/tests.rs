@@ -390,12 +390,7 @@ fn rows() -> Vec<Row> {
                 Some(Err(e)) => e.to_string(),
                 None => "none".into(),
             },
-            expect: [
-                "openai",
-                "anthropic",
-                "command",
-                "no eval provider",
-            ],
+            expect: ["openai", "anthropic", "command", "no eval provider"],
         },
         Row {
             name: "model",

@@ -229,6 +229,7 @@ impl Provider for Anthropic {
         body(req)
     }
 
+    #[cfg(test)]
     fn endpoint(&self, _: &Request) -> String {
         self.0.url().to_owned()
     }

@@ -115,6 +115,7 @@ impl Provider for Bedrock {
         body(req)
     }
 
+    #[cfg(test)]
     fn endpoint(&self, req: &Request) -> String {
         converse_url(self.0.url(), req.model)
     }

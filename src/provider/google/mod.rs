@@ -516,6 +516,7 @@ impl Provider for Gemini {
         body(req)
     }
 
+    #[cfg(test)]
     fn endpoint(&self, req: &Request) -> String {
         endpoint(&self.base, req.model)
     }

@@ -17,7 +17,6 @@ pub enum Auth {
     /// The key under a header of the API's (`x-api-key` for Anthropic, `x-goog-api-key`).
     Header(&'static str, String),
     /// Headers computed for each request from what it sends (AWS Signature Version 4).
-    #[allow(dead_code)]
     Signed(Arc<dyn Signer>),
     /// No key: a local OpenAI-compatible server that asks for none.
     None,
@@ -33,19 +32,14 @@ impl Auth {
     }
 }
 
-// The extension points below (a signature, an API's own refusal words, an injected clock) are
-// what the Google and Bedrock providers plug into; none of the first three providers needs them.
-#[allow(dead_code)]
 /// One request as it will be sent, for a [`Signer`]: the exact body bytes, and the time from
-/// the [`HttpApi`]'s clock (injectable for tests with [`HttpApi::with_clock`]).
+/// the clock (a signer's own tests pass a fixed time).
 #[derive(Debug, Clone, Copy)]
 pub struct Signing<'a> {
     /// `POST` or `GET`.
     pub method: &'a str,
     /// The full URL.
     pub url: &'a str,
-    /// The headers sent besides the signature's (`content-type`, `accept`, the API's own).
-    pub headers: &'a [(&'a str, &'a str)],
     /// The body bytes (empty for a GET).
     pub body: &'a [u8],
     /// When it is signed.

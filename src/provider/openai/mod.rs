@@ -258,6 +258,7 @@ impl Provider for OpenAi {
         body(req)
     }
 
+    #[cfg(test)]
     fn endpoint(&self, _: &Request) -> String {
         self.0.url().to_owned()
     }
