@@ -10,12 +10,12 @@ mod bench;
 mod parse;
 mod unknown;
 
-pub use bench::{BaselineArgs, BenchArgs};
-pub use parse::{
+pub(crate) use bench::{BaselineArgs, BenchArgs};
+pub(crate) use parse::{
     parse_args_object, parse_fraction, parse_non_negative, parse_pin, parse_positive,
     parse_seconds, parse_transport, switch,
 };
-pub use unknown::explain as explain_unknown_flag;
+pub(crate) use unknown::explain as explain_unknown_flag;
 
 use crate::config::{ProtocolPin, ToolChoice, TransportPref};
 use crate::report::console::ColorFlag;
@@ -34,7 +34,7 @@ use crate::report::console::ColorFlag;
 
 Exit codes: 0 everything passed; 1 a check, test or gate failed, or the server could not be used; 2 bad config or usage; 130 interrupted (SIGINT); 143 terminated (SIGTERM)."
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     /// When to colour output [env: TOOLPROOF_COLOR] [default: auto].
     #[arg(long, value_enum, global = true)]
     pub color: Option<ColorFlag>,
@@ -45,7 +45,7 @@ pub struct Cli {
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Connect to a server and show what it offers, with the static-check findings.
     #[command(after_help = "Examples:
   toolproof inspect -- node dist/index.js
@@ -118,7 +118,7 @@ Exit codes: 0 the merged run passed; 1 it failed (the same verdict as the run un
 
 /// Eval flags shared by `run` and `eval`.
 #[derive(Debug, Args)]
-pub struct EvalFlags {
+pub(crate) struct EvalFlags {
     /// Ask the provider again and rewrite the cache [env: TOOLPROOF_NO_CACHE].
     #[arg(long)]
     pub no_cache: bool,
@@ -170,7 +170,7 @@ pub struct EvalFlags {
 
 /// `--shard K/N`, on the commands whose work can be split over CI jobs.
 #[derive(Debug, Args, Default)]
-pub struct ShardArg {
+pub(crate) struct ShardArg {
     /// Run shard K of N: the eval cases, fuzzed tools and bench targets whose stable hash falls
     /// in it; the static checks, tool-call tests, set lint and protocol checks run in shard 1.
     /// The history and the PR comment are left to `toolproof merge` [env: TOOLPROOF_SHARD].
@@ -180,7 +180,7 @@ pub struct ShardArg {
 
 /// `toolproof eval`.
 #[derive(Debug, Args)]
-pub struct EvalArgs {
+pub(crate) struct EvalArgs {
     /// The server.
     #[command(flatten)]
     pub server: ServerArgs,
@@ -216,7 +216,7 @@ pub struct EvalArgs {
 
 /// `toolproof lint`: the set lint of the `evals:` cases against the server's tool list.
 #[derive(Debug, Args)]
-pub struct LintArgs {
+pub(crate) struct LintArgs {
     /// The server.
     #[command(flatten)]
     pub server: ServerArgs,
@@ -245,7 +245,7 @@ pub struct LintArgs {
 
 /// `toolproof fuzz`: the flags of mcp-toolproof's `fuzz`, each `--no-…` form a real override.
 #[derive(Debug, Args)]
-pub struct FuzzArgs {
+pub(crate) struct FuzzArgs {
     /// The server.
     #[command(flatten)]
     pub server: ServerArgs,
@@ -302,7 +302,7 @@ pub struct FuzzArgs {
 
 /// `toolproof protocol`: the protocol checks, with the `protocol:` section or its defaults.
 #[derive(Debug, Args)]
-pub struct ProtocolArgs {
+pub(crate) struct ProtocolArgs {
     /// The server.
     #[command(flatten)]
     pub server: ServerArgs,
@@ -322,7 +322,7 @@ pub struct ProtocolArgs {
 
 /// `toolproof cache …`.
 #[derive(Debug, Subcommand)]
-pub enum CacheCommand {
+pub(crate) enum CacheCommand {
     /// Show which eval cases have a cached answer.
     Status(CacheArgs),
     /// Remove cache files no current case can hit (shows them; --apply removes them).
@@ -331,7 +331,7 @@ pub enum CacheCommand {
 
 /// `toolproof cache status`.
 #[derive(Debug, Args)]
-pub struct CacheArgs {
+pub(crate) struct CacheArgs {
     /// The server.
     #[command(flatten)]
     pub server: ServerArgs,
@@ -346,7 +346,7 @@ pub struct CacheArgs {
 
 /// `toolproof cache prune`.
 #[derive(Debug, Args)]
-pub struct PruneArgs {
+pub(crate) struct PruneArgs {
     /// What to compare against.
     #[command(flatten)]
     pub cache: CacheArgs,
@@ -357,7 +357,7 @@ pub struct PruneArgs {
 
 /// Which server to talk to, for commands that take one without a config file.
 #[derive(Debug, Args)]
-pub struct ServerArgs {
+pub(crate) struct ServerArgs {
     /// Streamable HTTP endpoint of the server.
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,
@@ -381,7 +381,7 @@ pub struct ServerArgs {
 
 /// `toolproof inspect`.
 #[derive(Debug, Args)]
-pub struct InspectArgs {
+pub(crate) struct InspectArgs {
     /// The server.
     #[command(flatten)]
     pub server: ServerArgs,
@@ -393,7 +393,7 @@ pub struct InspectArgs {
 
 /// `toolproof session` (hidden): the server as `inspect` takes it, or as a JSON line on stdin.
 #[derive(Debug, Args)]
-pub struct SessionArgs {
+pub(crate) struct SessionArgs {
     /// The server.
     #[command(flatten)]
     pub server: ServerArgs,
@@ -405,7 +405,7 @@ pub struct SessionArgs {
 
 /// Report destinations shared by the commands that run phases.
 #[derive(Debug, Args)]
-pub struct ReportArgs {
+pub(crate) struct ReportArgs {
     /// Write a JUnit XML report here, `-` for stdout [env: TOOLPROOF_JUNIT].
     #[arg(long, value_name = "PATH")]
     pub junit: Option<PathBuf>,
@@ -444,7 +444,7 @@ pub struct ReportArgs {
 
 /// `toolproof merge`: the JSON reports of the jobs of one sharded run.
 #[derive(Debug, Args)]
-pub struct MergeArgs {
+pub(crate) struct MergeArgs {
     /// The JSON reports (`--json`) of the shards or per-model jobs, in any order.
     #[arg(value_name = "REPORT.json", required = true)]
     pub inputs: Vec<PathBuf>,
@@ -459,7 +459,7 @@ pub struct MergeArgs {
 
 /// `toolproof run`.
 #[derive(Debug, Args)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// The config file [env: TOOLPROOF_CONFIG] [default: toolproof.yaml].
     #[arg(conflicts_with = "config_flag")]
     pub config: Option<PathBuf>,

@@ -11,7 +11,7 @@ use crate::report::redact::Redactor;
 
 /// Something that happened during a run.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Event {
+pub(crate) enum Event {
     /// Connecting to the server named `target`.
     Connecting {
         /// URL or command line, as the user wrote it.
@@ -107,25 +107,25 @@ pub enum Event {
 /// Where engines send events. Cloned into worker threads; a handle with no receiver drops
 /// them.
 #[derive(Debug, Clone, Default)]
-pub struct Events {
+pub(crate) struct Events {
     tx: Option<Sender<Event>>,
 }
 
 impl Events {
     /// A handle that drops every event.
     #[cfg(test)]
-    pub fn none() -> Events {
+    pub(crate) fn none() -> Events {
         Events { tx: None }
     }
 
     /// A handle and the receiving end a reporter reads.
-    pub fn channel() -> (Events, Receiver<Event>) {
+    pub(crate) fn channel() -> (Events, Receiver<Event>) {
         let (tx, rx) = channel();
         (Events { tx: Some(tx) }, rx)
     }
 
     /// Sends an event; a reporter that has gone away is not an error.
-    pub fn emit(&self, event: Event) {
+    pub(crate) fn emit(&self, event: Event) {
         if let Some(tx) = &self.tx {
             let _ = tx.send(event);
         }
@@ -135,7 +135,7 @@ impl Events {
 impl Event {
     /// This event with every secret in its text replaced by `***`: what a reporter shows.
     /// Masked before any shortening, so a cut can never leave part of a secret.
-    pub fn masked(&self, secrets: &Redactor) -> Event {
+    pub(crate) fn masked(&self, secrets: &Redactor) -> Event {
         let mut event = self.clone();
         if secrets.is_empty() {
             return event;

@@ -17,8 +17,25 @@ pub mod outcome {
 /// The fuzz targets' entry points (see `fuzz/`).
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod hostile_input {
-    pub use crate::hostile_input::{
-        StdoutRead, anthropic_answer, cache_entry, command_answer, config, jsonrpc_lines,
-        openai_answer, sse,
-    };
+    pub use crate::hostile_input::{StdoutRead, config, jsonrpc_lines, sse};
+
+    /// Whether the bytes read as an Anthropic answer.
+    pub fn anthropic_answer(bytes: &[u8]) -> bool {
+        crate::hostile_input::anthropic_answer(bytes).is_some()
+    }
+
+    /// Whether the bytes read as an OpenAI answer.
+    pub fn openai_answer(bytes: &[u8]) -> bool {
+        crate::hostile_input::openai_answer(bytes).is_some()
+    }
+
+    /// Whether the bytes read as a command provider's answer.
+    pub fn command_answer(bytes: &[u8]) -> bool {
+        crate::hostile_input::command_answer(bytes).is_some()
+    }
+
+    /// Whether the bytes read as an answer cache entry.
+    pub fn cache_entry(bytes: &[u8]) -> bool {
+        crate::hostile_input::cache_entry(bytes).is_some()
+    }
 }

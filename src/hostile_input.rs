@@ -118,7 +118,7 @@ pub fn sse(bytes: &[u8]) -> Vec<String> {
 }
 
 /// An Anthropic Messages answer body, as the HTTP provider reads a 2xx.
-pub fn anthropic_answer(bytes: &[u8]) -> Option<Answer> {
+pub(crate) fn anthropic_answer(bytes: &[u8]) -> Option<Answer> {
     let v: Value = serde_json::from_slice(bytes).ok()?;
     let answer = anthropic::read(&v).ok()?;
     check_answer(&answer);
@@ -126,7 +126,7 @@ pub fn anthropic_answer(bytes: &[u8]) -> Option<Answer> {
 }
 
 /// An OpenAI Chat Completions answer body, as the HTTP provider reads a 2xx.
-pub fn openai_answer(bytes: &[u8]) -> Option<Answer> {
+pub(crate) fn openai_answer(bytes: &[u8]) -> Option<Answer> {
     let v: Value = serde_json::from_slice(bytes).ok()?;
     let answer = openai::read(&v).ok()?;
     check_answer(&answer);
@@ -134,7 +134,7 @@ pub fn openai_answer(bytes: &[u8]) -> Option<Answer> {
 }
 
 /// A command provider's stdout (lossy UTF-8, as the provider reads it).
-pub fn command_answer(bytes: &[u8]) -> Option<Answer> {
+pub(crate) fn command_answer(bytes: &[u8]) -> Option<Answer> {
     let answer = command::parse(&String::from_utf8_lossy(bytes)).ok()?;
     check_answer(&answer);
     assert!(answer.calls.iter().all(|c| c.args.is_ok()));
@@ -152,7 +152,7 @@ fn check_answer(answer: &Answer) {
 
 /// A cache file's bytes, as a lookup reads them. An entry that reads is written back (as
 /// toolproof writes entries) and must read back the same.
-pub fn cache_entry(bytes: &[u8]) -> Option<Choice> {
+pub(crate) fn cache_entry(bytes: &[u8]) -> Option<Choice> {
     let text = std::str::from_utf8(bytes).ok()?;
     let choice = cache::parse_entry(text).ok()?;
     let written = cache::entry_text(&choice, "anthropic", "model", "prompt");

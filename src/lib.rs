@@ -8,6 +8,8 @@
 
 // Functions stay small enough to hold in one's head (the limit is in clippy.toml).
 #![warn(clippy::too_many_lines)]
+// Items are private to the crate unless the facade re-exports them.
+#![warn(unreachable_pub)]
 
 mod bench;
 mod checks;

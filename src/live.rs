@@ -26,14 +26,14 @@ const LINE_CHARS: usize = 160;
 
 /// The live reporter's thread.
 #[derive(Debug)]
-pub struct Live {
+pub(crate) struct Live {
     thread: Option<JoinHandle<()>>,
 }
 
 impl Live {
     /// Starts consuming `events` (until [`Event::Done`] or the senders are gone); `secrets`
     /// are masked in every line.
-    pub fn start(mode: LiveMode, secrets: Redactor, events: Receiver<Event>) -> Live {
+    pub(crate) fn start(mode: LiveMode, secrets: Redactor, events: Receiver<Event>) -> Live {
         let thread = std::thread::Builder::new()
             .name("toolproof-live".into())
             .spawn(move || consume(mode, &secrets, &events))
@@ -42,7 +42,7 @@ impl Live {
     }
 
     /// Waits until every event is shown.
-    pub fn finish(mut self) {
+    pub(crate) fn finish(mut self) {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
@@ -72,7 +72,7 @@ fn consume(mode: LiveMode, secrets: &Redactor, events: &Receiver<Event>) {
 
 /// What is running and how far it got: the heartbeat's state.
 #[derive(Debug, Clone)]
-pub struct Heartbeat {
+pub(crate) struct Heartbeat {
     every: Duration,
     run_started: Instant,
     last: Instant,
@@ -89,7 +89,7 @@ struct Activity {
 
 impl Heartbeat {
     /// A heartbeat every `every`, timed from `now`.
-    pub fn new(every: Duration, now: Instant) -> Heartbeat {
+    pub(crate) fn new(every: Duration, now: Instant) -> Heartbeat {
         Heartbeat {
             every,
             run_started: now,
@@ -99,7 +99,7 @@ impl Heartbeat {
     }
 
     /// Something started: `label` (`evals`), counted in `unit` (`cases`) up to `total`.
-    pub fn start(&mut self, label: &str, unit: &'static str, total: usize) {
+    pub(crate) fn start(&mut self, label: &str, unit: &'static str, total: usize) {
         self.activity = Some(Activity {
             label: label.to_owned(),
             unit,
@@ -109,24 +109,24 @@ impl Heartbeat {
     }
 
     /// One more item of the current activity finished.
-    pub fn step(&mut self) {
+    pub(crate) fn step(&mut self) {
         if let Some(a) = &mut self.activity {
             a.done += 1;
         }
     }
 
     /// Nothing runs any more.
-    pub fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         self.activity = None;
     }
 
     /// How long to wait for the next event before a heartbeat may be due.
-    pub fn next_due(&self, now: Instant) -> Duration {
+    pub(crate) fn next_due(&self, now: Instant) -> Duration {
         (self.last + self.every).saturating_duration_since(now)
     }
 
     /// The heartbeat line, when one is due at `now` and something runs.
-    pub fn due(&mut self, now: Instant) -> Option<String> {
+    pub(crate) fn due(&mut self, now: Instant) -> Option<String> {
         if now < self.last + self.every {
             return None;
         }
@@ -142,7 +142,7 @@ impl Heartbeat {
 }
 
 /// `45s`, `1m30s`, `1h02m05s`.
-pub fn clock(d: Duration) -> String {
+pub(crate) fn clock(d: Duration) -> String {
     let s = d.as_secs();
     match (s / 3600, (s % 3600) / 60, s % 60) {
         (0, 0, sec) => format!("{sec}s"),

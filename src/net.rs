@@ -9,7 +9,7 @@ use ureq::typestate::AgentScope;
 /// An agent configuration for `url`: statuses are answers, not errors; toolproof's
 /// `User-Agent`; 10 s to connect; and no proxy when `url` is on this machine (a CI proxy must
 /// not swallow requests to a server or fake API started beside toolproof).
-pub fn agent_config(url: &str) -> ConfigBuilder<AgentScope> {
+pub(crate) fn agent_config(url: &str) -> ConfigBuilder<AgentScope> {
     let config = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .user_agent(concat!("toolproof/", env!("CARGO_PKG_VERSION")))
@@ -22,7 +22,7 @@ pub fn agent_config(url: &str) -> ConfigBuilder<AgentScope> {
 }
 
 /// Whether `url` names this machine: `localhost` or a loopback address.
-pub fn is_loopback(url: &str) -> bool {
+pub(crate) fn is_loopback(url: &str) -> bool {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     let host = rest.split(['/', '?']).next().unwrap_or("");
     let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
@@ -41,7 +41,7 @@ pub fn is_loopback(url: &str) -> bool {
 /// `a redirect to <target>`, or `a redirect without a Location header`. toolproof follows no
 /// redirect of a POST (ureq would resend it as a GET without its body, or give up on a 307),
 /// so this is all a user learns about it.
-pub fn redirect_words(url: &str, location: Option<&str>) -> String {
+pub(crate) fn redirect_words(url: &str, location: Option<&str>) -> String {
     match location.map(str::trim).filter(|l| !l.is_empty()) {
         None => "a redirect without a Location header".to_owned(),
         Some(loc) => {
@@ -86,7 +86,11 @@ const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
 /// The wait a server asked for: `retry-after-ms` (milliseconds), else `retry-after` (seconds, or
 /// an HTTP date), when it is above zero and at most 60 s. `now` is the current wall time.
-pub fn retry_after(ms: Option<&str>, after: Option<&str>, now: SystemTime) -> Option<Duration> {
+pub(crate) fn retry_after(
+    ms: Option<&str>,
+    after: Option<&str>,
+    now: SystemTime,
+) -> Option<Duration> {
     let from_ms = ms
         .and_then(|v| v.trim().parse::<f64>().ok())
         .and_then(|v| Duration::try_from_secs_f64(v / 1000.0).ok());

@@ -7,7 +7,7 @@ use crate::settings::{CommandKind, Settings};
 
 /// The phases, in run order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PhaseKey {
+pub(crate) enum PhaseKey {
     /// Static checks on the tool list.
     Checks,
     /// YAML tool-call tests.
@@ -28,7 +28,7 @@ pub enum PhaseKey {
 
 impl PhaseKey {
     /// All phases in run order.
-    pub const ALL: [PhaseKey; 8] = [
+    pub(crate) const ALL: [PhaseKey; 8] = [
         PhaseKey::Checks,
         PhaseKey::Tests,
         PhaseKey::Evals,
@@ -41,7 +41,7 @@ impl PhaseKey {
 
     /// The key in the JSON report: `checks`, `tests`, `evals`, `lint`, `stress`, `bench`, `fuzz`,
     /// `protocol`.
-    pub fn key(self) -> &'static str {
+    pub(crate) fn key(self) -> &'static str {
         match self {
             PhaseKey::Checks => "checks",
             PhaseKey::Tests => "tests",
@@ -57,7 +57,7 @@ impl PhaseKey {
 
 /// What happens to one phase.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Step {
+pub(crate) enum Step {
     /// It runs (once the server is reached).
     Run,
     /// It does not run, for this reason: turned off, or nothing of it can run.
@@ -69,14 +69,14 @@ pub enum Step {
 
 impl Step {
     /// Whether the phase runs.
-    pub fn runs(&self) -> bool {
+    pub(crate) fn runs(&self) -> bool {
         matches!(self, Step::Run)
     }
 }
 
 /// What the cache commands do after listing the tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CacheAction {
+pub(crate) enum CacheAction {
     /// Show which cases have a cached answer.
     Status,
     /// List (or, with `apply`, remove) files no current case can hit.
@@ -88,7 +88,7 @@ pub enum CacheAction {
 
 /// Every phase's step, plus the extras a command asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// The static checks.
     pub checks: Step,
     /// The tool-call tests.
@@ -113,7 +113,7 @@ pub struct Plan {
 
 impl Plan {
     /// Decides every phase from the settings.
-    pub fn new(settings: &Settings) -> Plan {
+    pub(crate) fn new(settings: &Settings) -> Plan {
         let mut plan = Plan::unsharded(settings);
         if let Some(shard) = settings.shard() {
             plan.shard(settings, shard);
@@ -211,7 +211,7 @@ impl Plan {
     }
 
     /// The step of `phase`.
-    pub fn step(&self, phase: PhaseKey) -> &Step {
+    pub(crate) fn step(&self, phase: PhaseKey) -> &Step {
         match phase {
             PhaseKey::Checks => &self.checks,
             PhaseKey::Tests => &self.tests,
@@ -225,7 +225,7 @@ impl Plan {
     }
 
     /// Whether anything needs the server at all.
-    pub fn needs_server(&self) -> bool {
+    pub(crate) fn needs_server(&self) -> bool {
         PhaseKey::ALL.iter().any(|p| self.step(*p).runs()) || self.cache.is_some() || self.inventory
     }
 

@@ -19,7 +19,7 @@ static LEAVING: Mutex<bool> = Mutex::new(false);
 
 /// Runs `put` (what puts a finished file in place: a rename, an append) unless toolproof is
 /// leaving at once; then it is an error and nothing is put.
-pub fn unless_leaving<T>(put: impl FnOnce() -> std::io::Result<T>) -> std::io::Result<T> {
+pub(crate) fn unless_leaving<T>(put: impl FnOnce() -> std::io::Result<T>) -> std::io::Result<T> {
     let leaving = LEAVING
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -33,7 +33,7 @@ pub fn unless_leaving<T>(put: impl FnOnce() -> std::io::Result<T>) -> std::io::R
 
 /// From now on [`unless_leaving`] puts nothing in place; returns once a put in progress has
 /// ended.
-pub fn leave() {
+pub(crate) fn leave() {
     *LEAVING
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner) = true;
@@ -41,7 +41,7 @@ pub fn leave() {
 
 /// A signal toolproof sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kill {
+pub(crate) enum Kill {
     /// SIGTERM: please stop.
     Term,
     /// SIGKILL: stop now.
@@ -50,7 +50,7 @@ pub enum Kill {
 
 /// Keeps a process group registered until dropped.
 #[derive(Debug)]
-pub struct GroupGuard {
+pub(crate) struct GroupGuard {
     pgid: i32,
 }
 
@@ -68,7 +68,7 @@ fn groups() -> std::sync::MutexGuard<'static, BTreeSet<i32>> {
 
 /// Registers the group led by `pid` (a child spawned with `process_group(0)`). When the run
 /// is already stopping, the group is sent SIGTERM straight away.
-pub fn register(pid: u32) -> Option<GroupGuard> {
+pub(crate) fn register(pid: u32) -> Option<GroupGuard> {
     let pgid = i32::try_from(pid).ok()?;
     groups().insert(pgid);
     if STOPPING.load(Ordering::SeqCst) {
@@ -78,7 +78,7 @@ pub fn register(pid: u32) -> Option<GroupGuard> {
 }
 
 /// Sends `kill` to every registered group, and to every group registered from now on.
-pub fn stop_all(kill: Kill) {
+pub(crate) fn stop_all(kill: Kill) {
     STOPPING.store(true, Ordering::SeqCst);
     let all: Vec<i32> = groups().iter().copied().collect();
     for pgid in all {
@@ -90,7 +90,7 @@ pub fn stop_all(kill: Kill) {
 /// registered group, a child of toolproof, has died, and reaps it, so that toolproof does not
 /// exit while a server it killed still runs. A leader another thread already reaped is skipped.
 #[allow(unsafe_code)]
-pub fn reap_all(limit: std::time::Duration) {
+pub(crate) fn reap_all(limit: std::time::Duration) {
     let deadline = std::time::Instant::now() + limit;
     let all: Vec<i32> = groups().iter().copied().collect();
     for pgid in all.into_iter().filter(|p| *p > 1) {
@@ -108,7 +108,7 @@ pub fn reap_all(limit: std::time::Duration) {
 }
 
 /// Signals the process group led by `pid`.
-pub fn signal_group(pid: u32, kill: Kill) {
+pub(crate) fn signal_group(pid: u32, kill: Kill) {
     if let Ok(pgid) = i32::try_from(pid) {
         send(pgid, kill);
     }
@@ -134,7 +134,7 @@ fn send(pgid: i32, kill: Kill) {
 /// providers' keys and account ids (each provider names its own, and [`withhold`] adds them).
 /// A server under test or a command provider is someone else's program: it gets none of
 /// them unless its own `env` setting names one.
-pub const RUNNER_VARS: [&str; 4] = [
+pub(crate) const RUNNER_VARS: [&str; 4] = [
     "GITHUB_TOKEN",
     "GH_TOKEN",
     "ACTIONS_RUNTIME_TOKEN",
@@ -147,7 +147,7 @@ static PROVIDER_VARS: std::sync::RwLock<Vec<&'static str>> = std::sync::RwLock::
 /// Adds variables to what every child is denied: the binary adds the model providers'
 /// credentials first thing, as the provider registry lists them (this layer sits below the
 /// providers). Adding a variable twice keeps it once.
-pub fn withhold(vars: impl IntoIterator<Item = &'static str>) {
+pub(crate) fn withhold(vars: impl IntoIterator<Item = &'static str>) {
     let mut held = PROVIDER_VARS
         .write()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -160,7 +160,7 @@ pub fn withhold(vars: impl IntoIterator<Item = &'static str>) {
 
 /// Every variable no child gets unless its `env` names it: the runner's tokens and the
 /// providers' credentials.
-pub fn withheld() -> Vec<&'static str> {
+pub(crate) fn withheld() -> Vec<&'static str> {
     let held = PROVIDER_VARS
         .read()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -175,7 +175,7 @@ pub fn withheld() -> Vec<&'static str> {
 /// `get_default_environment()` (the TypeScript SDK's is the same), which mcp-toolproof's stdio
 /// client uses. Everything else a server needs comes from `server.env`, or from the whole
 /// environment with `server.inherit_env: true`.
-pub const SERVER_INHERITED_VARS: &[&str] = if cfg!(windows) {
+pub(crate) const SERVER_INHERITED_VARS: &[&str] = if cfg!(windows) {
     &[
         "APPDATA",
         "HOMEDRIVE",
@@ -197,7 +197,7 @@ pub const SERVER_INHERITED_VARS: &[&str] = if cfg!(windows) {
 /// Sets up the environment of a stdio server: with `inherit` the whole inherited environment
 /// as [`child_env`] passes it; without, only [`SERVER_INHERITED_VARS`] (a value starting with
 /// `()`, a shell function, skipped as the SDKs skip it), then `env`.
-pub fn server_env(cmd: &mut Command, env: &BTreeMap<String, String>, inherit: bool) {
+pub(crate) fn server_env(cmd: &mut Command, env: &BTreeMap<String, String>, inherit: bool) {
     if !inherit {
         cmd.env_clear();
         for var in SERVER_INHERITED_VARS {
@@ -213,7 +213,7 @@ pub fn server_env(cmd: &mut Command, env: &BTreeMap<String, String>, inherit: bo
 
 /// Sets up the environment of a child: the inherited one without the [`withheld`] variables, then
 /// `env` (the child's own setting, which may name a withheld variable to pass it on).
-pub fn child_env(cmd: &mut Command, env: &BTreeMap<String, String>) {
+pub(crate) fn child_env(cmd: &mut Command, env: &BTreeMap<String, String>) {
     for var in withheld() {
         if !env.contains_key(var) {
             cmd.env_remove(var);

@@ -3,17 +3,17 @@
 
 /// SplitMix64 (Steele, Lea and Flood, 2014).
 #[derive(Debug, Clone)]
-pub struct Rng(u64);
+pub(crate) struct Rng(u64);
 
 impl Rng {
     /// A stream from `seed`.
-    pub fn new(seed: u64) -> Rng {
+    pub(crate) fn new(seed: u64) -> Rng {
         Rng(seed)
     }
 
     /// A stream for one tool: the run's seed mixed with the tool's name, so a tool's inputs do
     /// not depend on which tools come before it.
-    pub fn for_tool(seed: u64, tool: &str) -> Rng {
+    pub(crate) fn for_tool(seed: u64, tool: &str) -> Rng {
         // FNV-1a over the name.
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
         for b in tool.bytes() {
@@ -24,7 +24,7 @@ impl Rng {
     }
 
     /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -33,7 +33,7 @@ impl Rng {
     }
 
     /// A number in `0..n` (0 when `n` is 0).
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         if n == 0 {
             return 0;
         }
@@ -42,17 +42,17 @@ impl Rng {
     }
 
     /// An index into a slice of length `n` (`n` > 0).
-    pub fn index(&mut self, n: usize) -> usize {
+    pub(crate) fn index(&mut self, n: usize) -> usize {
         self.below(n as u64) as usize
     }
 
     /// True with probability `num / den`.
-    pub fn chance(&mut self, num: u64, den: u64) -> bool {
+    pub(crate) fn chance(&mut self, num: u64, den: u64) -> bool {
         self.below(den) < num
     }
 
     /// An integer in `lo..=hi` (`lo` when `hi < lo`).
-    pub fn between(&mut self, lo: i64, hi: i64) -> i64 {
+    pub(crate) fn between(&mut self, lo: i64, hi: i64) -> i64 {
         if hi <= lo {
             return lo;
         }
@@ -66,12 +66,12 @@ impl Rng {
     }
 
     /// A float in `[0, 1)`.
-    pub fn unit(&mut self) -> f64 {
+    pub(crate) fn unit(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
     /// One element of a non-empty slice.
-    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+    pub(crate) fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.index(items.len())]
     }
 }

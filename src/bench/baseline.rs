@@ -10,14 +10,14 @@ use crate::outcome::{BaselineDelta, BaselineInfo, BenchTargetResult};
 
 /// The p95 of each target of an earlier report.
 #[derive(Debug)]
-pub struct Baseline {
+pub(crate) struct Baseline {
     path: PathBuf,
     p95: HashMap<String, f64>,
 }
 
 impl Baseline {
     /// Reads a report written by `--json` (toolproof's, or mcp-toolproof's `bench` list).
-    pub fn read(path: &Path) -> Result<Baseline, String> {
+    pub(crate) fn read(path: &Path) -> Result<Baseline, String> {
         let shown = path.display();
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("the baseline {shown} could not be read: {e}"))?;
@@ -49,7 +49,7 @@ impl Baseline {
     }
 
     /// What the report says about the baseline.
-    pub fn info(&self, max_regression: f64) -> BaselineInfo {
+    pub(crate) fn info(&self, max_regression: f64) -> BaselineInfo {
         BaselineInfo {
             path: self.path.display().to_string(),
             max_regression_pct: max_regression,
@@ -59,7 +59,7 @@ impl Baseline {
     /// Adds the comparison to `r`, and a failure when its p95 grew by more than
     /// `max_regression` percent. A target the baseline lacks, or one that measured nothing, is
     /// not compared.
-    pub fn compare(&self, r: &mut BenchTargetResult, max_regression: f64) {
+    pub(crate) fn compare(&self, r: &mut BenchTargetResult, max_regression: f64) {
         let Some(&before) = self.p95.get(&r.name) else {
             return;
         };

@@ -16,14 +16,14 @@ use crate::outcome::{BenchResults, BenchTargetResult, Limits, Phase, PhaseStatus
 use crate::settings::{BenchSettings, BenchTargetSettings, Thresholds};
 use stats::Recorder;
 
-pub use baseline::Baseline;
-pub use stats::failures;
+pub(crate) use baseline::Baseline;
+pub(crate) use stats::failures;
 
 /// Longest first-error text kept, in characters (as mcp-toolproof).
 const FIRST_ERROR_CHARS: usize = 200;
 
 /// What the phase needs besides the settings.
-pub struct BenchRun<'a> {
+pub(crate) struct BenchRun<'a> {
     /// The bench settings.
     pub settings: &'a BenchSettings,
     /// How to open the extra sessions.
@@ -33,7 +33,11 @@ pub struct BenchRun<'a> {
 }
 
 /// Runs every target on `client` (and on `connections - 1` more sessions) and returns the phase.
-pub fn run(client: &mut Client, tools: &[Tool], run: &BenchRun<'_>) -> Phase<Option<BenchResults>> {
+pub(crate) fn run(
+    client: &mut Client,
+    tools: &[Tool],
+    run: &BenchRun<'_>,
+) -> Phase<Option<BenchResults>> {
     let started = Instant::now();
     let s = run.settings;
     let baseline = match s.baseline.as_deref().map(Baseline::read).transpose() {

@@ -96,7 +96,7 @@ fn latency_of(h: &Histogram<u64>) -> Latency {
 
 /// Every limit `r` breaks, in mcp-toolproof's words: a percentile strictly over its limit, an
 /// error rate strictly over its maximum, a throughput strictly under its minimum.
-pub fn failures(r: &BenchTargetResult, t: &Thresholds) -> Vec<String> {
+pub(crate) fn failures(r: &BenchTargetResult, t: &Thresholds) -> Vec<String> {
     let mut out = Vec::new();
     for (label, value, limit) in [
         ("p50", r.p50_ms, t.p50_ms),

@@ -20,7 +20,7 @@ pub(crate) mod similarity;
 use serde_json::Value;
 
 use crate::config::ChecksConfig;
-pub use crate::config::vocab::{
+pub(crate) use crate::config::vocab::{
     ANNOTATIONS, ANNOTATIONS_MISSING, ARGUMENT_DESCRIPTION, CLIENT_ANTHROPIC,
     CLIENT_ANTHROPIC_STRICT, CLIENT_GEMINI, CLIENT_OPENAI_STRICT, DEFAULT_TYPE, DEPRECATED_TOOL,
     DESCRIPTION, DESCRIPTION_LENGTH, DUPLICATE_NAME, INPUT_SCHEMA, NAME, NAME_CLIENTS, NAME_FORMAT,
@@ -32,7 +32,7 @@ use crate::outcome::{ChecksResults, Finding, Severity};
 
 /// What the checks may know about the server beyond its tool list.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct CheckContext<'a> {
+pub(crate) struct CheckContext<'a> {
     /// The name a client would prefix tools with (`mcp__<server>__<tool>`); `None` skips the
     /// prefixed-length rule of `name-clients`.
     pub server_name: Option<&'a str>,
@@ -51,7 +51,11 @@ pub struct CheckContext<'a> {
 /// The `stdout-noise` finding for a whole session (`lines` kept, `total` in all), unless
 /// the check is disabled: the run adds it once the server is closed, so that it counts every
 /// line the server printed, as the report's banner does.
-pub fn stdout_noise_finding(lines: &[String], total: usize, cfg: &ChecksConfig) -> Option<Finding> {
+pub(crate) fn stdout_noise_finding(
+    lines: &[String],
+    total: usize,
+    cfg: &ChecksConfig,
+) -> Option<Finding> {
     let mut out = Sink::new(cfg);
     if out.enabled(STDOUT_NOISE) {
         stdout_noise(lines, total, &mut out);
@@ -63,7 +67,7 @@ pub fn stdout_noise_finding(lines: &[String], total: usize, cfg: &ChecksConfig) 
 /// checks only for the clients in `cfg.clients`.
 ///
 /// `cfg.enabled` is not looked at: whether the phase runs at all is the caller's decision.
-pub fn run(tools: &[Tool], cfg: &ChecksConfig, ctx: &CheckContext) -> ChecksResults {
+pub(crate) fn run(tools: &[Tool], cfg: &ChecksConfig, ctx: &CheckContext) -> ChecksResults {
     let mut out = Sink::new(cfg);
     let shown: Vec<String> = tools.iter().map(shown_name).collect();
 
@@ -109,7 +113,7 @@ pub fn run(tools: &[Tool], cfg: &ChecksConfig, ctx: &CheckContext) -> ChecksResu
 }
 
 /// The name findings use for a tool: its name, or `<unnamed>` when it has none.
-pub fn shown_name(tool: &Tool) -> String {
+pub(crate) fn shown_name(tool: &Tool) -> String {
     if tool.name.trim().is_empty() {
         "<unnamed>".to_owned()
     } else {

@@ -11,7 +11,7 @@ use super::{
 
 /// `--baseline` and `--max-regression`, shared by `run` and `bench`.
 #[derive(Debug, Args)]
-pub struct BaselineArgs {
+pub(crate) struct BaselineArgs {
     /// Compare the bench with this earlier JSON report (`--json`) and fail a target whose p95
     /// grew by more than --max-regression [env: TOOLPROOF_BASELINE].
     #[arg(long, value_name = "FILE")]
@@ -24,7 +24,7 @@ pub struct BaselineArgs {
 
 /// `toolproof bench`.
 #[derive(Debug, Args)]
-pub struct BenchArgs {
+pub(crate) struct BenchArgs {
     /// The server.
     #[command(flatten)]
     pub server: ServerArgs,

@@ -4,7 +4,7 @@
 use crate::config::{ProtocolPin, TransportPref};
 
 /// A share in 0..=1 (`--min-accuracy`, `TOOLPROOF_MIN_ACCURACY`).
-pub fn parse_fraction(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_fraction(s: &str) -> Result<f64, String> {
     let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
     if (0.0..=1.0).contains(&v) {
         Ok(v)
@@ -14,7 +14,7 @@ pub fn parse_fraction(s: &str) -> Result<f64, String> {
 }
 
 /// A wait in seconds, more than 0 and at most 30 days (`--batch-poll-s`).
-pub fn parse_seconds(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_seconds(s: &str) -> Result<f64, String> {
     let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
     if v > 0.0 && v <= crate::config::limits::MAX_DURATION_S {
         Ok(v)
@@ -28,7 +28,7 @@ pub fn parse_seconds(s: &str) -> Result<f64, String> {
 
 /// A `--name` / `--no-name` pair as an override: `Some(true)`, `Some(false)`, or `None` when
 /// neither was given (the later of the two wins when both are).
-pub fn switch(on: bool, off: bool) -> Option<bool> {
+pub(crate) fn switch(on: bool, off: bool) -> Option<bool> {
     match (on, off) {
         (true, _) => Some(true),
         (false, true) => Some(false),
@@ -37,7 +37,7 @@ pub fn switch(on: bool, off: bool) -> Option<bool> {
 }
 
 /// A protocol revision or `auto` (`--protocol`, `TOOLPROOF_PROTOCOL`).
-pub fn parse_pin(s: &str) -> Result<ProtocolPin, String> {
+pub(crate) fn parse_pin(s: &str) -> Result<ProtocolPin, String> {
     Ok(match s {
         "auto" => ProtocolPin::Auto,
         "2025-03-26" => ProtocolPin::V20250326,
@@ -53,7 +53,7 @@ pub fn parse_pin(s: &str) -> Result<ProtocolPin, String> {
 }
 
 /// An HTTP transport (`--transport`, `TOOLPROOF_TRANSPORT`).
-pub fn parse_transport(s: &str) -> Result<TransportPref, String> {
+pub(crate) fn parse_transport(s: &str) -> Result<TransportPref, String> {
     Ok(match s {
         "auto" => TransportPref::Auto,
         "streamable-http" => TransportPref::StreamableHttp,
@@ -67,7 +67,7 @@ pub fn parse_transport(s: &str) -> Result<TransportPref, String> {
 }
 
 /// A number above 0 (milliseconds).
-pub fn parse_positive(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_positive(s: &str) -> Result<f64, String> {
     let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
     if v > 0.0 && v.is_finite() {
         Ok(v)
@@ -77,7 +77,7 @@ pub fn parse_positive(s: &str) -> Result<f64, String> {
 }
 
 /// A number of 0 or more.
-pub fn parse_non_negative(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_non_negative(s: &str) -> Result<f64, String> {
     let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
     if v >= 0.0 && v.is_finite() {
         Ok(v)
@@ -87,7 +87,9 @@ pub fn parse_non_negative(s: &str) -> Result<f64, String> {
 }
 
 /// `--args`: a JSON object.
-pub fn parse_args_object(s: &str) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+pub(crate) fn parse_args_object(
+    s: &str,
+) -> Result<serde_json::Map<String, serde_json::Value>, String> {
     match serde_json::from_str(s) {
         Ok(serde_json::Value::Object(map)) => Ok(map),
         Ok(_) => Err("--args must be a JSON object, e.g. '{\"text\": \"hi\"}'".into()),

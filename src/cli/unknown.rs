@@ -10,7 +10,7 @@ use super::Cli;
 
 /// The text to print instead of clap's for an unknown argument, or `None` to keep clap's (a
 /// `did you mean` suggestion, or another kind of error).
-pub fn explain(e: &clap::Error) -> Option<String> {
+pub(crate) fn explain(e: &clap::Error) -> Option<String> {
     if e.kind() != ErrorKind::UnknownArgument {
         return None;
     }

@@ -6,24 +6,24 @@
 use std::time::Duration;
 
 /// The longest duration a setting may name, in seconds: 30 days.
-pub const MAX_DURATION_S: f64 = 30.0 * 24.0 * 60.0 * 60.0;
+pub(crate) const MAX_DURATION_S: f64 = 30.0 * 24.0 * 60.0 * 60.0;
 /// [`MAX_DURATION_S`] in milliseconds.
-pub const MAX_DURATION_MS: f64 = MAX_DURATION_S * 1000.0;
+pub(crate) const MAX_DURATION_MS: f64 = MAX_DURATION_S * 1000.0;
 /// [`MAX_DURATION_S`] in words, for messages.
-pub const MAX_DURATION_WORDS: &str = "30 days";
+pub(crate) const MAX_DURATION_WORDS: &str = "30 days";
 
 /// The largest config (or cases, or system prompt) file read: 8 MiB.
-pub const MAX_CONFIG_BYTES: u64 = 8 << 20;
+pub(crate) const MAX_CONFIG_BYTES: u64 = 8 << 20;
 /// [`MAX_CONFIG_BYTES`] in words, for messages.
-pub const MAX_CONFIG_WORDS: &str = "8 MiB";
+pub(crate) const MAX_CONFIG_WORDS: &str = "8 MiB";
 
 /// The most distractor tools `evals.stress.distractors` may add. The bundled corpus holds more,
 /// so that skipping the ones named like a server tool still leaves this many.
-pub const MAX_STRESS_DISTRACTORS: u32 = 300;
+pub(crate) const MAX_STRESS_DISTRACTORS: u32 = 300;
 
 /// `secs` seconds as a `Duration`, held between 0 and [`MAX_DURATION_S`] (NaN is 0): the
 /// loader already refused anything outside, this keeps a derived value from panicking.
-pub fn seconds(secs: f64) -> Duration {
+pub(crate) fn seconds(secs: f64) -> Duration {
     let held = if secs.is_nan() {
         0.0
     } else {
@@ -33,18 +33,18 @@ pub fn seconds(secs: f64) -> Duration {
 }
 
 /// A number as a message shows it: short, `1e300` rather than 300 digits.
-pub fn number(x: f64) -> String {
+pub(crate) fn number(x: f64) -> String {
     super::node::fmt_float(x)
 }
 
 /// `ms` milliseconds as a `Duration`, held like [`seconds`].
-pub fn millis(ms: f64) -> Duration {
+pub(crate) fn millis(ms: f64) -> Duration {
     seconds(ms / 1000.0)
 }
 
 /// A duration in milliseconds, as messages and files name it: [`millis`] undone for any value
 /// given to the nanosecond (`300` stays `300`, `2.5` stays `2.5`).
-pub fn in_millis(d: Duration) -> f64 {
+pub(crate) fn in_millis(d: Duration) -> f64 {
     d.as_nanos() as f64 / 1e6
 }
 

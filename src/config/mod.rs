@@ -11,15 +11,15 @@
 //! of range…) and they are reported together in document order, at most [`MAX_ERRORS`].
 
 mod de;
-pub mod limits;
+pub(crate) mod limits;
 mod load;
 mod node;
 mod suggest;
 pub(crate) use suggest::nearest as nearest_word;
 #[cfg(test)]
 mod tests;
-pub mod types;
-pub mod vocab;
+pub(crate) mod types;
+pub(crate) mod vocab;
 mod yaml11;
 
 pub use types::*;
@@ -55,7 +55,7 @@ pub struct Others {
 }
 
 /// The most config errors reported at once; the rest are counted.
-pub const MAX_ERRORS: usize = 20;
+pub(crate) const MAX_ERRORS: usize = 20;
 
 impl ConfigError {
     /// An error with no location.
@@ -151,7 +151,7 @@ impl std::error::Error for ConfigError {}
 
 /// Something the config says that loads but has no effect. Rendered like a [`ConfigError`];
 /// printed on stderr as `warning: …` and listed in the JSON report's `config_warnings`.
-pub type ConfigWarning = ConfigError;
+pub(crate) type ConfigWarning = ConfigError;
 
 #[cfg(test)]
 /// Loads, validates and resolves a `toolproof.yaml`.
@@ -161,13 +161,13 @@ pub type ConfigWarning = ConfigError;
 /// `server.command[0]` containing `/` (`./server`), `server.cwd`, `evals.cache_dir` and a
 /// relative `evals.command[0]` containing `/` are absolute, resolved from `base_dir`; a stdio
 /// server without `cwd` gets `base_dir`; `tests[].line` and `evals.cases[].line` are set.
-pub fn load(path: &Path) -> Result<LoadedConfig, ConfigError> {
+pub(crate) fn load(path: &Path) -> Result<LoadedConfig, ConfigError> {
     load::load_with_env(path, &|name: &str| std::env::var(name), None)
 }
 
 /// [`load`], with `${VAR}` looked up through `env` instead of the process environment, and
 /// `evals.provider` checked against `providers` (the registry's names).
-pub fn load_with(
+pub(crate) fn load_with(
     path: &Path,
     env: &(dyn Fn(&str) -> Option<String> + Sync),
     providers: &[&str],
@@ -182,7 +182,7 @@ pub fn load_with(
 /// The config for a server given on the command line (`--url URL` or `-- COMMAND…`):
 /// every key at its default, `base_dir` = `cwd`, no file (`path` is empty).
 /// Exactly one of `url` and a non-empty `command` must be given.
-pub fn from_target(
+pub(crate) fn from_target(
     url: Option<String>,
     command: Vec<String>,
     cwd: &Path,
@@ -243,7 +243,7 @@ pub fn from_target(
 }
 
 /// `cwd/toolproof.yaml` when that file exists: the config used when none is named.
-pub fn find_default(cwd: &Path) -> Option<PathBuf> {
+pub(crate) fn find_default(cwd: &Path) -> Option<PathBuf> {
     let path = cwd.join("toolproof.yaml");
     path.is_file().then_some(path)
 }

@@ -6,64 +6,65 @@
 //! one of each.
 
 mod jsonpath;
-pub mod set_lint;
+pub(crate) mod set_lint;
 
-pub use jsonpath::{jsonpath, jsonpath_error};
-pub use set_lint::{LINT_RULE_IDS, LINT_RULES};
+pub(crate) use jsonpath::{jsonpath, jsonpath_error};
+pub(crate) use set_lint::LINT_RULE_IDS;
+pub use set_lint::LINT_RULES;
 
 /// Id of the check that flags a name used by more than one tool.
-pub const DUPLICATE_NAME: &str = "duplicate-name";
+pub(crate) const DUPLICATE_NAME: &str = "duplicate-name";
 /// Id of the check that flags a tool without a name.
-pub const NAME: &str = "name";
+pub(crate) const NAME: &str = "name";
 /// Id of the check that flags names outside MCP's tool-name rule.
-pub const NAME_FORMAT: &str = "name-format";
+pub(crate) const NAME_FORMAT: &str = "name-format";
 /// Id of the check that flags names model APIs or client prefixes reject.
-pub const NAME_CLIENTS: &str = "name-clients";
+pub(crate) const NAME_CLIENTS: &str = "name-clients";
 /// Id of the check that flags a tool without a description.
-pub const DESCRIPTION: &str = "description";
+pub(crate) const DESCRIPTION: &str = "description";
 /// Id of the check that flags an overlong description.
-pub const DESCRIPTION_LENGTH: &str = "description-length";
+pub(crate) const DESCRIPTION_LENGTH: &str = "description-length";
 /// Id of the check that flags malformed or contradictory annotations.
-pub const ANNOTATIONS: &str = "annotations";
+pub(crate) const ANNOTATIONS: &str = "annotations";
 /// Id of the check that flags a tool whose title or description says it is deprecated.
-pub const DEPRECATED_TOOL: &str = "deprecated-tool";
+pub(crate) const DEPRECATED_TOOL: &str = "deprecated-tool";
 /// Id of the check that flags a tool without annotations.
-pub const ANNOTATIONS_MISSING: &str = "annotations-missing";
+pub(crate) const ANNOTATIONS_MISSING: &str = "annotations-missing";
 /// Id of the check that flags an argument whose `default` contradicts its own schema.
-pub const DEFAULT_TYPE: &str = "default-type";
+pub(crate) const DEFAULT_TYPE: &str = "default-type";
 /// Id of the check that flags a required argument that also has a `default`.
-pub const REQUIRED_DEFAULT: &str = "required-default";
+pub(crate) const REQUIRED_DEFAULT: &str = "required-default";
 /// Id of the check that flags defaults and limits stated only in an argument's description.
-pub const PROSE_LIMITS: &str = "prose-limits";
+pub(crate) const PROSE_LIMITS: &str = "prose-limits";
 /// Id of the check that flags arguments without a description (one finding per tool).
-pub const ARGUMENT_DESCRIPTION: &str = "argument-description";
+pub(crate) const ARGUMENT_DESCRIPTION: &str = "argument-description";
 /// Id of the check that flags an unusable input schema.
-pub const INPUT_SCHEMA: &str = "input-schema";
+pub(crate) const INPUT_SCHEMA: &str = "input-schema";
 /// Id of the check that compares `required` with `properties`.
-pub const REQUIRED_FIELDS: &str = "required-fields";
+pub(crate) const REQUIRED_FIELDS: &str = "required-fields";
 /// Id of the check that flags an unusable output schema.
-pub const OUTPUT_SCHEMA: &str = "output-schema";
+pub(crate) const OUTPUT_SCHEMA: &str = "output-schema";
 /// Id of the check that flags pairs of tools a model will confuse.
-pub const SIMILAR_TOOLS: &str = "similar-tools";
+pub(crate) const SIMILAR_TOOLS: &str = "similar-tools";
 /// Id of the check that flags a tool list too large for a model's context.
-pub const TOOL_LIST_SIZE: &str = "tool-list-size";
+pub(crate) const TOOL_LIST_SIZE: &str = "tool-list-size";
 /// Id of the check that flags non-protocol output on the server's stdout.
-pub const STDOUT_NOISE: &str = "stdout-noise";
+pub(crate) const STDOUT_NOISE: &str = "stdout-noise";
 /// Id of the check that flags responses bending JSON-RPC 2.0 or MCP.
-pub const PROTOCOL: &str = "protocol";
+pub(crate) const PROTOCOL: &str = "protocol";
 /// Id of the check that flags input schemas OpenAI rejects with `strict: true`.
-pub const CLIENT_OPENAI_STRICT: &str = "client-openai-strict";
+pub(crate) const CLIENT_OPENAI_STRICT: &str = "client-openai-strict";
 /// Id of the check that flags input schemas the Gemini API rejects as `parameters`.
-pub const CLIENT_GEMINI: &str = "client-gemini";
+pub(crate) const CLIENT_GEMINI: &str = "client-gemini";
 /// Id of the check that flags input schemas the Claude API rejects.
-pub const CLIENT_ANTHROPIC: &str = "client-anthropic";
+pub(crate) const CLIENT_ANTHROPIC: &str = "client-anthropic";
 /// Id of the check that flags input schemas Claude rejects with `strict: true`.
-pub const CLIENT_ANTHROPIC_STRICT: &str = "client-anthropic-strict";
+pub(crate) const CLIENT_ANTHROPIC_STRICT: &str = "client-anthropic-strict";
 
 /// A model client whose schema rules `checks.clients` can select, and the check that holds
 /// them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ClientInfo {
+pub(crate) struct ClientInfo {
     /// The name `checks.clients` uses, e.g. `openai-strict`.
     pub id: &'static str,
     /// The id of the check whose findings it turns on.
@@ -71,7 +72,7 @@ pub struct ClientInfo {
 }
 
 /// Every client `checks.clients` knows, in the order their checks run.
-pub const CLIENTS: &[ClientInfo] = &[
+pub(crate) const CLIENTS: &[ClientInfo] = &[
     ClientInfo {
         id: "openai-strict",
         check: CLIENT_OPENAI_STRICT,
@@ -91,7 +92,7 @@ pub const CLIENTS: &[ClientInfo] = &[
 ];
 
 /// Every client name, in [`CLIENTS`] order (validates `checks.clients`).
-pub const CLIENT_IDS: &[&str] = &client_ids();
+pub(crate) const CLIENT_IDS: &[&str] = &client_ids();
 
 const fn client_ids() -> [&'static str; CLIENTS.len()] {
     let mut out = [""; CLIENTS.len()];
@@ -107,7 +108,7 @@ const fn client_ids() -> [&'static str; CLIENTS.len()] {
 /// `oneOf`/`allOf`/`anyOf` at the root) breaks every request of every Claude client. The
 /// others apply only to clients that opt in (`strict: true`) or send `parameters` to Gemini,
 /// so flagging them on every server would be noise.
-pub const DEFAULT_CLIENTS: &[&str] = &["anthropic"];
+pub(crate) const DEFAULT_CLIENTS: &[&str] = &["anthropic"];
 
 /// One static check: its id and a one-line description (for docs and `--help`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -476,7 +477,7 @@ const fn protocol_ids() -> [&'static str; PROTOCOL_CHECKS.len()] {
 
 /// Every check id, in the order its findings appear (validates `checks.disable`). Derived
 /// from [`CHECKS`], so the two cannot drift apart.
-pub const CHECK_IDS: &[&str] = &ids();
+pub(crate) const CHECK_IDS: &[&str] = &ids();
 
 const fn ids() -> [&'static str; CHECKS.len()] {
     let mut out = [""; CHECKS.len()];

@@ -9,15 +9,15 @@
 //! Shared vocabulary of the evals modules lives here: what a model answered ([`Choice`]) and
 //! the tool list as model APIs see it ([`ApiTool`]).
 
-pub mod asking;
-pub mod judging;
+pub(crate) mod asking;
+pub(crate) mod judging;
 
 use std::io::Read;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::provider::{ApiTool, Stop};
+pub(crate) use crate::provider::{ApiTool, Stop};
 use serde_json::Value;
 
 /// Reads a whole file as UTF-8 text, refusing one larger than `limit` bytes without loading
@@ -45,7 +45,7 @@ pub(crate) fn read_capped(path: &Path, limit: u64, what: &str) -> std::io::Resul
 
 /// One call a model made, with the MCP tool name.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Call {
+pub(crate) struct Call {
     /// MCP tool name (mapped back from the API-safe name; unknown names kept as returned).
     pub tool: String,
     /// Parsed arguments (`{}` when the model sent none or they were malformed).
@@ -57,7 +57,7 @@ pub struct Call {
 
 /// What a model answered to one prompt, in MCP terms: every call, in order, and the text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Choice {
+pub(crate) struct Choice {
     /// Every tool call, in the order the model made them.
     pub calls: Vec<Call>,
     /// Text that came with the answer (joined with spaces).

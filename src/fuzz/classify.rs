@@ -16,7 +16,7 @@ use crate::mcp::types::{CallOutcome, CallResult};
 
 /// Whether an input satisfies the tool's input schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// It does.
     Valid,
     /// It does not (one defect planted).
@@ -25,7 +25,7 @@ pub enum Mode {
 
 impl Mode {
     /// `valid` or `invalid`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Mode::Valid => "valid",
             Mode::Invalid => "invalid",
@@ -35,7 +35,7 @@ impl Mode {
 
 /// A finding's kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// No answer within the timeout.
     Hang,
     /// No answer within the timeout plus the duration the call's arguments declare: slower
@@ -61,7 +61,7 @@ pub enum Kind {
 
 impl Kind {
     /// The kind's name in every report.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Kind::Hang => "hang",
             Kind::Slow => "slow",
@@ -79,7 +79,7 @@ impl Kind {
 
 /// The options that turn rules on.
 #[derive(Debug, Clone, Copy)]
-pub struct Rules {
+pub(crate) struct Rules {
     /// An error result for a valid input is a finding.
     pub valid_must_succeed: bool,
     /// A success result for an invalid input is a finding.
@@ -88,7 +88,7 @@ pub struct Rules {
 
 /// A finding: its kind and what happened.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// Kind.
     pub kind: Kind,
     /// One line (or a few) saying what happened.
@@ -99,7 +99,7 @@ pub struct Verdict {
 const TEXT_CHARS: usize = 300;
 
 /// The finding an outcome shows, if any.
-pub fn classify(
+pub(crate) fn classify(
     mode: Mode,
     outcome: &Result<CallOutcome, CallFailure>,
     output_schema: Option<&Value>,
@@ -209,7 +209,7 @@ fn output_problem(schema: Option<&Value>, structured: Option<&Value>) -> Option<
 }
 
 /// The first [`TEXT_CHARS`] characters.
-pub fn excerpt(text: &str) -> String {
+pub(crate) fn excerpt(text: &str) -> String {
     let mut out: String = text.chars().take(TEXT_CHARS).collect();
     if text.chars().count() > TEXT_CHARS {
         out.push('…');

@@ -27,7 +27,7 @@ const DESCRIPTION_PHRASES: &[&str] = &["duration", "how long", "delay", "to wait
 
 /// The longest duration the call's arguments declare, with the argument that declares it;
 /// `None` when none does.
-pub fn declared(schema: &Value, input: &Value) -> Option<(Duration, String)> {
+pub(super) fn declared(schema: &Value, input: &Value) -> Option<(Duration, String)> {
     let properties = schema.get("properties")?.as_object()?;
     let mut longest: Option<(Duration, String)> = None;
     for (name, property) in properties {

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::classify::Mode;
 
 /// What the entry needs to know about the finding.
-pub struct EntryFacts<'a> {
+pub(crate) struct EntryFacts<'a> {
     /// Tool name.
     pub tool: &'a str,
     /// Finding kind, for the test name.
@@ -25,7 +25,7 @@ pub struct EntryFacts<'a> {
 /// The entry, starting with `- name:` and ending with a newline. The test states what the
 /// tool should do (succeed on a valid input, fail on an invalid one), so it fails until the
 /// finding is fixed.
-pub fn test_entry(f: &EntryFacts<'_>) -> String {
+pub(crate) fn test_entry(f: &EntryFacts<'_>) -> String {
     let mut out = format!(
         "- name: {}\n  tool: {}\n  args: {}\n",
         quoted(&format!("fuzz {} {} ({})", f.tool, f.kind, f.mode.as_str())),
@@ -41,7 +41,7 @@ pub fn test_entry(f: &EntryFacts<'_>) -> String {
 }
 
 /// A value in YAML flow style.
-pub fn flow(v: &Value) -> String {
+pub(crate) fn flow(v: &Value) -> String {
     match v {
         Value::Null => "null".into(),
         Value::Bool(b) => b.to_string(),
@@ -90,7 +90,7 @@ fn number(f: f64) -> String {
 }
 
 /// A double-quoted YAML scalar with only printable ASCII inside.
-pub fn quoted(s: &str) -> String {
+pub(crate) fn quoted(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {

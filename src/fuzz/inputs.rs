@@ -19,7 +19,7 @@ use crate::rng::Rng;
 const TRIES: usize = 24;
 
 /// A tool's input source.
-pub struct Inputs {
+pub(crate) struct Inputs {
     schema: Value,
     validator: Validator,
     rng: Rng,
@@ -48,7 +48,12 @@ impl Inputs {
     /// Inputs for `schema`, from `seed` mixed with the tool's name, the first `boundary` valid
     /// and `boundary` invalid ones on the schema's boundaries (fewer when it has fewer). `Err`
     /// when the schema cannot be compiled.
-    pub fn new(schema: &Value, seed: u64, tool: &str, boundary: usize) -> Result<Inputs, String> {
+    pub(crate) fn new(
+        schema: &Value,
+        seed: u64,
+        tool: &str,
+        boundary: usize,
+    ) -> Result<Inputs, String> {
         let validator = jsonschema::options()
             .should_validate_formats(true)
             .build(schema)
@@ -67,7 +72,7 @@ impl Inputs {
 
     /// A valid input (an object, since tool arguments are one), or `None` when none was found:
     /// a boundary one while the budget lasts, then random ones.
-    pub fn valid(&mut self) -> Option<Value> {
+    pub(crate) fn valid(&mut self) -> Option<Value> {
         self.boundary_valid().or_else(|| self.random_valid())
     }
 
@@ -99,7 +104,7 @@ impl Inputs {
 
     /// An input with exactly one planted defect that the schema rejects: a boundary one while
     /// the budget lasts, then random ones.
-    pub fn invalid(&mut self) -> Option<Value> {
+    pub(crate) fn invalid(&mut self) -> Option<Value> {
         self.boundary_invalid().or_else(|| self.random_invalid())
     }
 
@@ -143,7 +148,7 @@ impl Inputs {
     }
 
     /// Whether `v` satisfies the schema.
-    pub fn mode_of(&self, v: &Value) -> Mode {
+    pub(crate) fn mode_of(&self, v: &Value) -> Mode {
         if self.validator.is_valid(v) {
             Mode::Valid
         } else {
@@ -152,7 +157,7 @@ impl Inputs {
     }
 
     /// The schema's first objection to `v` (`/order/qty: -1 is less than the minimum of 0`).
-    pub fn why_invalid(&self, v: &Value) -> Option<String> {
+    pub(crate) fn why_invalid(&self, v: &Value) -> Option<String> {
         self.validator.iter_errors(v).next().map(|e| {
             let at = e.instance_path().as_str().to_owned();
             if at.is_empty() {

@@ -10,7 +10,7 @@ use crate::rng::Rng;
 
 /// One way an input breaks its schema.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Defect {
+pub(crate) enum Defect {
     /// A required property left out.
     Missing(String),
     /// A value of a type the schema does not allow.
@@ -31,7 +31,7 @@ pub enum Defect {
 
 /// A defect at a place (a JSON pointer into the input, `""` for the whole input).
 #[derive(Debug, Clone)]
-pub struct Planted {
+pub(crate) struct Planted {
     /// Where.
     pub at: String,
     /// What.
@@ -39,14 +39,14 @@ pub struct Planted {
 }
 
 /// Every defect that can be planted in `value` (valid for `schema`), at every depth.
-pub fn candidates(root: &Value, value: &Value) -> Vec<Planted> {
+pub(crate) fn candidates(root: &Value, value: &Value) -> Vec<Planted> {
     let mut out = Vec::new();
     walk(root, root, value, String::new(), &mut out, 0);
     out
 }
 
 /// Plants one defect, chosen with `rng`, into a copy of `value`.
-pub fn plant(root: &Value, value: &Value, rng: &mut Rng) -> Option<(Value, Planted)> {
+pub(crate) fn plant(root: &Value, value: &Value, rng: &mut Rng) -> Option<(Value, Planted)> {
     let all = candidates(root, value);
     if all.is_empty() {
         return None;
@@ -56,7 +56,7 @@ pub fn plant(root: &Value, value: &Value, rng: &mut Rng) -> Option<(Value, Plant
 }
 
 /// `value` with `planted` applied.
-pub fn apply(value: &Value, planted: &Planted) -> Value {
+pub(crate) fn apply(value: &Value, planted: &Planted) -> Value {
     let mut out = value.clone();
     let Some(target) = out.pointer_mut(&planted.at) else {
         return out;

@@ -37,7 +37,7 @@ pub(super) fn implied_type(s: &Map<String, Value>) -> &'static str {
 }
 
 /// The names in `required`.
-pub fn required_names(s: &Map<String, Value>) -> Vec<String> {
+pub(crate) fn required_names(s: &Map<String, Value>) -> Vec<String> {
     s.get("required")
         .and_then(Value::as_array)
         .map(|r| {
@@ -65,7 +65,12 @@ pub(super) fn i64_of(s: &Map<String, Value>, key: &str) -> Option<i64> {
 
 /// The inclusive bound from `minimum`/`exclusiveMinimum` (draft 6+ number or draft 4 boolean),
 /// or the maximum side.
-pub fn bound(s: &Map<String, Value>, inclusive: &str, exclusive: &str, low: bool) -> Option<f64> {
+pub(crate) fn bound(
+    s: &Map<String, Value>,
+    inclusive: &str,
+    exclusive: &str,
+    low: bool,
+) -> Option<f64> {
     let step = if low { 1.0 } else { -1.0 };
     let incl = s.get(inclusive).and_then(Value::as_f64);
     let excl = match s.get(exclusive) {
@@ -105,7 +110,7 @@ pub(super) fn int_bounds(s: &Map<String, Value>) -> Option<(i64, i64)> {
 }
 
 /// A local `$ref` (`#`, `#/$defs/x`, `#/definitions/x`, any JSON pointer) into the root.
-pub fn resolve<'v>(root: &'v Value, reference: &str) -> Option<&'v Value> {
+pub(crate) fn resolve<'v>(root: &'v Value, reference: &str) -> Option<&'v Value> {
     let pointer = reference.strip_prefix('#')?;
     if pointer.is_empty() {
         return Some(root);

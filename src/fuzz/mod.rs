@@ -6,18 +6,18 @@
 //! answer. Inputs come from one seed ([`rng`]): the same seed gives the same inputs and calls.
 //! Never prints; progress goes out as events.
 
-pub mod classify;
+pub(crate) mod classify;
 mod durations;
-pub mod entry;
+pub(crate) mod entry;
 mod inputs;
-pub mod invalid;
-pub mod keywords;
-pub mod regex;
+pub(crate) mod invalid;
+pub(crate) mod keywords;
+pub(crate) mod regex;
 
-pub mod shrink;
+pub(crate) mod shrink;
 #[cfg(test)]
 mod tests;
-pub mod values;
+pub(crate) mod values;
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -33,7 +33,7 @@ use crate::outcome::{FuzzFinding, FuzzResults, FuzzTool, Phase, PhaseStatus};
 use crate::settings::FuzzSettings;
 
 use classify::{Kind, Mode, Rules, Verdict};
-pub use inputs::Inputs;
+pub(crate) use inputs::Inputs;
 
 /// Most calls spent shrinking one finding.
 const SHRINK_BUDGET: u64 = 120;
@@ -43,7 +43,7 @@ const SHRINK_BUDGET_HANG: u64 = 12;
 const MAX_HANGS: u32 = 3;
 
 /// Runs the fuzz phase over `tools` (server order).
-pub fn run<T: ToolServer>(
+pub(crate) fn run<T: ToolServer>(
     server: &mut T,
     tools: &[Tool],
     settings: &FuzzSettings,

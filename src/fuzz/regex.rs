@@ -13,7 +13,7 @@ const OPEN_REPEAT: u32 = 4;
 const MAX_DEPTH: usize = 64;
 
 /// A string the pattern matches, or `None` when the pattern cannot be parsed.
-pub fn matching(pattern: &str, rng: &mut Rng) -> Option<String> {
+pub(crate) fn matching(pattern: &str, rng: &mut Rng) -> Option<String> {
     let hir = regex_syntax::ParserBuilder::new()
         .utf8(true)
         .build()

@@ -9,7 +9,7 @@ use serde_json::{Map, Number, Value, json};
 
 /// Shrinks `input` while `keeps` says a variant still shows the finding. `keeps` is asked at
 /// most `budget` times. Returns the smallest input and how many times `keeps` was asked.
-pub fn shrink(
+pub(crate) fn shrink(
     input: &Value,
     budget: u64,
     mut keeps: impl FnMut(&Value) -> Option<bool>,
@@ -42,13 +42,13 @@ pub fn shrink(
 }
 
 /// The order shrinking follows: shorter JSON first, then the smaller text.
-pub fn simpler(a: &Value, b: &Value) -> Ordering {
+pub(crate) fn simpler(a: &Value, b: &Value) -> Ordering {
     let (ta, tb) = (a.to_string(), b.to_string());
     ta.len().cmp(&tb.len()).then_with(|| ta.cmp(&tb))
 }
 
 /// Every one-step simplification of `v`, the biggest steps first.
-pub fn variants(v: &Value) -> Vec<Value> {
+pub(crate) fn variants(v: &Value) -> Vec<Value> {
     let mut out = Vec::new();
     match v {
         Value::Object(m) => {

@@ -29,10 +29,10 @@ const LONG_MAX_LEN: i64 = 2000;
 /// Most array items generated above `minItems`.
 const EXTRA_ITEMS: i64 = 4;
 /// Boundary passes tried before random values.
-pub const BOUNDARY_PASSES: usize = 8;
+pub(crate) const BOUNDARY_PASSES: usize = 8;
 
 /// The strings every string field is tried with, when its schema allows them.
-pub fn edge_strings() -> Vec<String> {
+pub(crate) fn edge_strings() -> Vec<String> {
     vec![
         String::new(),
         " ".into(),
@@ -52,7 +52,7 @@ pub fn edge_strings() -> Vec<String> {
 }
 
 /// A walk over one root schema.
-pub struct Gen<'a> {
+pub(crate) struct Gen<'a> {
     root: &'a Value,
     rng: &'a mut Rng,
     /// The boundary pass, or `None` for random values.
@@ -61,7 +61,7 @@ pub struct Gen<'a> {
 
 impl<'a> Gen<'a> {
     /// A generator for `root`, drawing from `rng`.
-    pub fn new(root: &'a Value, rng: &'a mut Rng) -> Gen<'a> {
+    pub(crate) fn new(root: &'a Value, rng: &'a mut Rng) -> Gen<'a> {
         Gen {
             root,
             rng,
@@ -71,7 +71,7 @@ impl<'a> Gen<'a> {
 
     /// A generator of boundary pass `k` for `root`: the `k`-th boundary value of every part
     /// (cycling through each part's list); `rng` only for patterns and formats.
-    pub fn boundary(root: &'a Value, rng: &'a mut Rng, k: usize) -> Gen<'a> {
+    pub(crate) fn boundary(root: &'a Value, rng: &'a mut Rng, k: usize) -> Gen<'a> {
         Gen {
             root,
             rng,
@@ -96,12 +96,12 @@ impl<'a> Gen<'a> {
     }
 
     /// A value for the root schema (`None` when the walk gave up).
-    pub fn value(&mut self) -> Option<Value> {
+    pub(crate) fn value(&mut self) -> Option<Value> {
         self.of(self.root, 0)
     }
 
     /// A value for `schema`, `depth` levels down.
-    pub fn of(&mut self, schema: &Value, depth: usize) -> Option<Value> {
+    pub(crate) fn of(&mut self, schema: &Value, depth: usize) -> Option<Value> {
         if depth > HARD_DEPTH {
             return None;
         }

@@ -6,7 +6,7 @@ use std::path::Path;
 use super::GithubError;
 
 /// The pull request's number in the event payload at `path`.
-pub fn pr_number(path: Option<&Path>) -> Result<u64, GithubError> {
+pub(crate) fn pr_number(path: Option<&Path>) -> Result<u64, GithubError> {
     let Some(path) = path else {
         return Err(GithubError::NoPullRequest(
             "GITHUB_EVENT_PATH is not set".into(),

@@ -13,8 +13,8 @@ use std::time::{Duration, SystemTime};
 use serde_json::{Value, json};
 use ureq::Agent;
 
-pub use event::pr_number;
-pub use retry::RetryPolicy;
+pub(crate) use event::pr_number;
+pub(crate) use retry::RetryPolicy;
 use retry::{Limits, Verdict, classify};
 
 use crate::interrupt::Interrupt;
@@ -29,7 +29,7 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Why the comment could not be posted. Every one is a warning: the run's verdict stands.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum GithubError {
+pub(crate) enum GithubError {
     /// No `GITHUB_TOKEN`.
     #[error("GITHUB_TOKEN is not set")]
     NoToken,
@@ -107,7 +107,7 @@ pub enum GithubError {
 
 impl GithubError {
     /// What to do about it, when there is something to do.
-    pub fn hint(&self) -> Option<&'static str> {
+    pub(crate) fn hint(&self) -> Option<&'static str> {
         match self {
             GithubError::NoToken => Some(
                 "pass the token to the step (env: GITHUB_TOKEN: ${{ github.token }}) and grant `permissions: pull-requests: write`",
@@ -129,7 +129,7 @@ impl GithubError {
 
 /// What happened to the comment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Upserted {
+pub(crate) enum Upserted {
     /// The existing comment (this id) was updated.
     Updated(u64),
     /// A new comment (this id) was posted.
@@ -139,7 +139,7 @@ pub enum Upserted {
 }
 
 /// A client of one repository's API. The token is never shown (not even by `Debug`).
-pub struct Client {
+pub(crate) struct Client {
     agent: Agent,
     api: String,
     token: String,
@@ -166,7 +166,7 @@ struct Answer {
 
 impl Client {
     /// A client of `repo` (`owner/name`) at `api` (no trailing `/`) with `token`.
-    pub fn new(api: &str, token: &str, repo: &str) -> Result<Client, GithubError> {
+    pub(crate) fn new(api: &str, token: &str, repo: &str) -> Result<Client, GithubError> {
         let valid = repo.split_once('/').is_some_and(|(owner, name)| {
             let ok = |s: &str| {
                 !s.is_empty()
@@ -194,21 +194,21 @@ impl Client {
     /// From now on, a wait between retries ends when `interrupt` fires (the request is not
     /// sent again).
     #[must_use]
-    pub fn stop_on(mut self, interrupt: Interrupt) -> Client {
+    pub(crate) fn stop_on(mut self, interrupt: Interrupt) -> Client {
         self.interrupt = interrupt;
         self
     }
 
     #[cfg(test)]
     /// The same client with another retry policy.
-    pub fn with_policy(mut self, policy: RetryPolicy) -> Self {
+    pub(crate) fn with_policy(mut self, policy: RetryPolicy) -> Self {
         self.policy = policy;
         self
     }
 
     /// Updates the comment of pull request `pr` that holds `marker`, else posts one when
     /// `create` says so.
-    pub fn upsert(
+    pub(crate) fn upsert(
         &self,
         pr: u64,
         marker: &str,
@@ -225,7 +225,7 @@ impl Client {
     }
 
     /// The id of the first comment of pull request `pr` whose body holds `marker`.
-    pub fn find_comment(&self, pr: u64, marker: &str) -> Result<Option<u64>, GithubError> {
+    pub(crate) fn find_comment(&self, pr: u64, marker: &str) -> Result<Option<u64>, GithubError> {
         let first = format!(
             "{}/repos/{}/issues/{pr}/comments?per_page=100&page=1",
             self.api, self.repo
@@ -265,7 +265,7 @@ impl Client {
     }
 
     /// Replaces the body of comment `id`.
-    pub fn update_comment(&self, id: u64, body: &str) -> Result<(), GithubError> {
+    pub(crate) fn update_comment(&self, id: u64, body: &str) -> Result<(), GithubError> {
         let url = format!("{}/repos/{}/issues/comments/{id}", self.api, self.repo);
         self.send(
             "PATCH",
@@ -277,7 +277,7 @@ impl Client {
     }
 
     /// Posts a comment on pull request `pr` and returns its id.
-    pub fn create_comment(&self, pr: u64, body: &str) -> Result<u64, GithubError> {
+    pub(crate) fn create_comment(&self, pr: u64, body: &str) -> Result<u64, GithubError> {
         let url = format!("{}/repos/{}/issues/{pr}/comments", self.api, self.repo);
         let answer = self.send(
             "POST",

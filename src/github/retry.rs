@@ -10,7 +10,7 @@ use crate::net::retry_after;
 
 /// How often and how patiently a request is retried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RetryPolicy {
+pub(crate) struct RetryPolicy {
     /// Retries after the first attempt.
     pub max_retries: u32,
     /// The first backoff when the server names no wait; doubled after each retry.
@@ -35,7 +35,7 @@ impl Default for RetryPolicy {
 
 impl RetryPolicy {
     /// The backoff before retry number `retry` (0 for the first).
-    pub fn backoff(&self, retry: u32) -> Duration {
+    pub(crate) fn backoff(&self, retry: u32) -> Duration {
         self.base_delay
             .saturating_mul(1u32.checked_shl(retry.min(31)).unwrap_or(u32::MAX))
             .min(self.max_delay)
@@ -44,7 +44,7 @@ impl RetryPolicy {
 
 /// The headers that decide a retry, as received.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Limits {
+pub(super) struct Limits {
     /// `retry-after`.
     pub retry_after: Option<String>,
     /// `x-ratelimit-remaining`.
@@ -55,7 +55,7 @@ pub struct Limits {
 
 /// What to do with an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub(super) enum Verdict {
     /// A 2xx: done.
     Done,
     /// Try again, after the wait the server asked for (or the backoff when `None`).
@@ -67,7 +67,12 @@ pub enum Verdict {
 }
 
 /// The verdict on `status` with `limits`, at wall time `now`.
-pub fn classify(status: u16, limits: &Limits, policy: &RetryPolicy, now: SystemTime) -> Verdict {
+pub(super) fn classify(
+    status: u16,
+    limits: &Limits,
+    policy: &RetryPolicy,
+    now: SystemTime,
+) -> Verdict {
     if (200..300).contains(&status) {
         return Verdict::Done;
     }

@@ -11,7 +11,7 @@ const NAMED: usize = 3;
 
 /// What is wrong with the blocks of `content`, one `content[i]: why` per invalid block (the
 /// first few, then how many more); `None` when every block is valid.
-pub fn problems(content: &[Value]) -> Option<String> {
+pub(crate) fn problems(content: &[Value]) -> Option<String> {
     let found: Vec<String> = content
         .iter()
         .enumerate()
@@ -235,7 +235,7 @@ const ERROR_TEXT_CHARS: usize = 2000;
 /// call last):`, or a JSON object holding only an `error` (with `message`, `code`, `status`,
 /// `details`, `type` or `success: false` beside it). Conservative on purpose: a document about
 /// errors ("Error handling: …") or a text that merely mentions one does not count.
-pub fn error_text(content: &[Value], structured: Option<&Value>) -> Option<String> {
+pub(crate) fn error_text(content: &[Value], structured: Option<&Value>) -> Option<String> {
     if structured.is_some() {
         return None;
     }

@@ -217,7 +217,7 @@ impl McpError {
 }
 
 /// `1.5s`, `250ms`, `2m 5s`.
-pub fn human(d: Duration) -> String {
+pub(crate) fn human(d: Duration) -> String {
     let ms = d.as_millis();
     if ms < 1000 {
         format!("{ms}ms")
@@ -234,7 +234,7 @@ pub fn human(d: Duration) -> String {
 }
 
 /// Shortens untrusted text for a message: at most `max` characters, one line.
-pub fn shorten(text: &str, max: usize) -> String {
+pub(crate) fn shorten(text: &str, max: usize) -> String {
     let flat: String = text
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })

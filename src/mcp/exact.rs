@@ -11,12 +11,12 @@ use serde_json::{Map, Number, Value};
 use crate::pycompat::float::float_repr;
 
 /// The key, inside a listed tool's object, of its JSON pointer → Python text map.
-pub const EXACT_NUMBERS: &str = "\u{0}toolproof exact numbers";
+pub(crate) const EXACT_NUMBERS: &str = "\u{0}toolproof exact numbers";
 
 /// Records the numbers of each tool in `message` (a `tools/list` response parsed from `text`)
 /// that a `Value` holds differently from Python. Gives up, changing nothing, when the numbers
 /// of the text and of the value do not line up (duplicate keys).
-pub fn mark(message: &mut Value, text: &str) {
+pub(crate) fn mark(message: &mut Value, text: &str) {
     if !matches!(message.pointer("/result/tools"), Some(Value::Array(_))) {
         return;
     }
@@ -47,7 +47,7 @@ pub fn mark(message: &mut Value, text: &str) {
 /// Every number of `value` (parsed from `text`) that Python would read differently, as its
 /// JSON pointer and the text Python's `json.dumps` writes for it; empty when the numbers of
 /// the text and of the value do not line up (duplicate keys).
-pub fn differing(value: &Value, text: &str) -> Vec<(String, String)> {
+pub(crate) fn differing(value: &Value, text: &str) -> Vec<(String, String)> {
     let tokens = number_tokens(text);
     if tokens.is_empty() {
         return Vec::new();
@@ -68,7 +68,7 @@ pub fn differing(value: &Value, text: &str) -> Vec<(String, String)> {
 /// hundreds of digits), read as Python's SDK reads it: such a float is infinite there, held
 /// here as the largest finite float with Python's `Infinity` kept for the cache key, and such
 /// an integer keeps its digits. `None` for any other message, which stays unreadable.
-pub fn overflowing_tool_list(text: &str) -> Option<Value> {
+pub(crate) fn overflowing_tool_list(text: &str) -> Option<Value> {
     let mut clamped = String::with_capacity(text.len());
     let mut copied = 0;
     for token in number_tokens(text) {

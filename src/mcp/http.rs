@@ -44,7 +44,7 @@ pub struct HttpSpec {
 /// A streamable HTTP connection. Cloning it shares the connection pool and copies the session,
 /// so a request can run on another thread.
 #[derive(Debug, Clone)]
-pub struct HttpTransport {
+pub(crate) struct HttpTransport {
     agent: Agent,
     spec: HttpSpec,
     session: Option<String>,
@@ -62,7 +62,7 @@ pub struct HttpTransport {
 }
 
 /// What a POST gave back.
-pub enum Answer {
+pub(crate) enum Answer {
     /// The JSON-RPC response to our request.
     Response(Value),
     /// Accepted without a body (notifications, responses).
@@ -71,7 +71,7 @@ pub enum Answer {
 
 impl HttpTransport {
     /// Prepares a connection (nothing is sent yet).
-    pub fn new(spec: HttpSpec) -> Self {
+    pub(crate) fn new(spec: HttpSpec) -> Self {
         HttpTransport {
             // A redirected POST cannot be followed (ureq resends it as a GET without its
             // body, or gives up on a 307): a 3xx is reported with where it leads instead.
@@ -91,41 +91,41 @@ impl HttpTransport {
     }
 
     /// From now on, answers the server's requests with `responder`.
-    pub fn answer_with(&mut self, responder: Responder) {
+    pub(crate) fn answer_with(&mut self, responder: Responder) {
         self.responder = responder;
     }
 
     /// The transport preference of the spec.
-    pub fn transport(&self) -> TransportPref {
+    pub(crate) fn transport(&self) -> TransportPref {
         self.spec.transport
     }
 
     /// `sse` for the 2024-11-05 HTTP+SSE transport, else `http`.
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         if self.legacy.is_some() { "sse" } else { "http" }
     }
 
     /// Sets the negotiated revision (sent as `MCP-Protocol-Version`) and era.
-    pub fn set_protocol(&mut self, version: &str, era: Era) {
+    pub(crate) fn set_protocol(&mut self, version: &str, era: Era) {
         self.protocol = Some(version.to_owned());
         self.era = era;
     }
 
     /// Stops sending `MCP-Protocol-Version` (before a legacy `initialize`).
-    pub fn set_protocol_none(&mut self) {
+    pub(crate) fn set_protocol_none(&mut self) {
         self.protocol = None;
         self.era = Era::Legacy;
     }
 
     /// Forgets the legacy session (after a failed probe, or to start over).
-    pub fn reset_session(&mut self) {
+    pub(crate) fn reset_session(&mut self) {
         self.session = None;
         self.legacy = None;
         self.stop_listening();
     }
 
     /// POSTs one message and returns the response with id `want`, if any is awaited.
-    pub fn post(
+    pub(crate) fn post(
         &mut self,
         msg: &Value,
         want: Option<&Value>,
@@ -167,7 +167,7 @@ impl HttpTransport {
     /// [`HttpTransport::post`] on a helper thread, waited for until it answers or `interrupt`
     /// fires; then the request is left behind and [`McpError::Interrupted`] returned. The
     /// session the answer carries is kept.
-    pub fn post_interruptible(
+    pub(crate) fn post_interruptible(
         &mut self,
         msg: &Value,
         want: Option<&Value>,
@@ -421,7 +421,7 @@ impl HttpTransport {
     }
 
     /// Ends a legacy session with DELETE, when there is one.
-    pub fn close(&mut self) {
+    pub(crate) fn close(&mut self) {
         // An HTTP+SSE session ends when its stream is dropped.
         self.legacy = None;
         self.stop_listening();

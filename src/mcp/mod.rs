@@ -1,19 +1,20 @@
 //! A small blocking MCP client: JSON-RPC over stdio or streamable HTTP, both protocol eras.
 
-pub mod client;
-pub mod content;
-pub mod error;
-pub mod exact;
-pub mod http;
+pub(crate) mod client;
+pub(crate) mod content;
+pub(crate) mod error;
+pub(crate) mod exact;
+pub(crate) mod http;
 pub(crate) mod pointer;
-pub mod protocol;
-pub mod requests;
+pub(crate) mod protocol;
+pub(crate) mod requests;
 mod server;
-pub mod spec;
-pub mod sse;
-pub mod stdio;
-pub mod types;
+pub(crate) mod spec;
+pub(crate) mod sse;
+pub(crate) mod stdio;
+pub(crate) mod types;
 
-pub use client::{CallFailure, Client, ClientOptions, ServerSpec};
+pub(crate) use client::CallFailure;
+pub use client::{Client, ClientOptions, ServerSpec};
 pub use error::McpError;
-pub use server::ToolServer;
+pub(crate) use server::ToolServer;

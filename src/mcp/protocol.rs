@@ -7,24 +7,25 @@ use serde_json::{Map, Value, json};
 use super::types::ServerInfo;
 
 /// The stateless revision.
-pub const MODERN_VERSION: &str = "2026-07-28";
+pub(crate) const MODERN_VERSION: &str = "2026-07-28";
 /// The newest handshake revision, offered by default.
-pub const LATEST_LEGACY: &str = "2025-11-25";
+pub(crate) const LATEST_LEGACY: &str = "2025-11-25";
 /// Handshake revisions we accept from a server.
-pub const LEGACY_VERSIONS: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+pub(crate) const LEGACY_VERSIONS: &[&str] =
+    &["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 
 /// The largest JSON-RPC message read from a server: one stdout line, one HTTP body, one SSE
 /// event. Far above any honest answer (a 10 MiB tool result passes), low enough that a server
 /// cannot make toolproof hold gigabytes; a larger message fails the request it answers.
-pub const MESSAGE_LIMIT: usize = 64 << 20;
+pub(crate) const MESSAGE_LIMIT: usize = 64 << 20;
 
 /// Our `clientInfo`.
-pub fn client_info() -> Value {
+pub(crate) fn client_info() -> Value {
     json!({"name": "toolproof", "version": env!("CARGO_PKG_VERSION")})
 }
 
 /// The answer toolproof gives to a request the server sends us.
-pub fn answer_server_request(id: Value, method: &str) -> Value {
+pub(crate) fn answer_server_request(id: Value, method: &str) -> Value {
     match method {
         "ping" => json!({"jsonrpc": "2.0", "id": id, "result": {}}),
         "roots/list" => json!({"jsonrpc": "2.0", "id": id, "result": {"roots": []}}),
@@ -39,7 +40,7 @@ pub fn answer_server_request(id: Value, method: &str) -> Value {
 }
 
 /// A request with a numeric id.
-pub fn request(id: u64, method: &str, params: Option<Value>) -> Value {
+pub(crate) fn request(id: u64, method: &str, params: Option<Value>) -> Value {
     let mut msg = json!({"jsonrpc": "2.0", "id": id, "method": method});
     if let Some(p) = params {
         msg["params"] = p;
@@ -48,18 +49,18 @@ pub fn request(id: u64, method: &str, params: Option<Value>) -> Value {
 }
 
 /// A notification (no id, no answer).
-pub fn notification(method: &str) -> Value {
+pub(crate) fn notification(method: &str) -> Value {
     json!({"jsonrpc": "2.0", "method": method})
 }
 
 /// `notifications/cancelled` for a request we stopped waiting for.
-pub fn cancelled(id: &Value, reason: &str) -> Value {
+pub(crate) fn cancelled(id: &Value, reason: &str) -> Value {
     json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
         "params": {"requestId": id, "reason": reason}})
 }
 
 /// The `_meta` every stateless (2026-07-28) request carries, declaring `capabilities`.
-pub fn modern_meta(capabilities: &Value) -> Value {
+pub(crate) fn modern_meta(capabilities: &Value) -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
         "io.modelcontextprotocol/clientInfo": client_info(),
@@ -68,7 +69,7 @@ pub fn modern_meta(capabilities: &Value) -> Value {
 }
 
 /// `params` with the stateless `_meta` added (an absent or non-object `params` becomes `{}`).
-pub fn with_modern_meta(params: Option<Value>, capabilities: &Value) -> Value {
+pub(crate) fn with_modern_meta(params: Option<Value>, capabilities: &Value) -> Value {
     let mut p = match params {
         Some(Value::Object(m)) => m,
         _ => Map::new(),
@@ -78,12 +79,12 @@ pub fn with_modern_meta(params: Option<Value>, capabilities: &Value) -> Value {
 }
 
 /// The params of a legacy `initialize` offering `version` and declaring `capabilities`.
-pub fn initialize_params(version: &str, capabilities: &Value) -> Value {
+pub(crate) fn initialize_params(version: &str, capabilities: &Value) -> Value {
     json!({"protocolVersion": version, "capabilities": capabilities, "clientInfo": client_info()})
 }
 
 /// Whether a `server/discover` result lists the stateless revision.
-pub fn supports_modern(result: &Value) -> bool {
+pub(crate) fn supports_modern(result: &Value) -> bool {
     result
         .get("supportedVersions")
         .and_then(Value::as_array)
@@ -91,7 +92,7 @@ pub fn supports_modern(result: &Value) -> bool {
 }
 
 /// What a handshake result says about the server: `server` is its info object, when sent.
-pub fn server_info(server: Option<&Value>, result: &Value, version: &str) -> ServerInfo {
+pub(crate) fn server_info(server: Option<&Value>, result: &Value, version: &str) -> ServerInfo {
     let text = |k: &str| {
         server
             .and_then(|s| s.get(k))
@@ -116,7 +117,7 @@ pub fn server_info(server: Option<&Value>, result: &Value, version: &str) -> Ser
 
 /// The `error` of a JSON-RPC response (or a response with neither `result` nor `error`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct RpcFailure {
+pub(crate) struct RpcFailure {
     /// Error code (0 when the response had none).
     pub code: i64,
     /// Error message.
@@ -126,7 +127,7 @@ pub struct RpcFailure {
 }
 
 /// The `result` of a response, or its error.
-pub fn split_response(mut v: Value) -> Result<Value, RpcFailure> {
+pub(crate) fn split_response(mut v: Value) -> Result<Value, RpcFailure> {
     if let Some(err) = v.get("error") {
         return Err(RpcFailure {
             code: err.get("code").and_then(Value::as_i64).unwrap_or(0),
@@ -151,7 +152,7 @@ pub fn split_response(mut v: Value) -> Result<Value, RpcFailure> {
 /// A message as JSON, or why it cannot be read (for [`McpError::Unreadable`]).
 ///
 /// [`McpError::Unreadable`]: super::error::McpError::Unreadable
-pub fn parse_message(text: &str) -> Result<Value, String> {
+pub(crate) fn parse_message(text: &str) -> Result<Value, String> {
     let mut message = match serde_json::from_str(text) {
         Ok(message) => message,
         Err(e) => {
@@ -165,7 +166,7 @@ pub fn parse_message(text: &str) -> Result<Value, String> {
 
 /// Why a message is not readable JSON, in words: nested too deep, a number out of range, or
 /// the parser's own reason.
-pub fn unreadable_reason(e: &serde_json::Error) -> String {
+pub(crate) fn unreadable_reason(e: &serde_json::Error) -> String {
     let text = e.to_string();
     let at = if e.line() <= 1 {
         format!(" (at byte {})", e.column())
@@ -182,7 +183,7 @@ pub fn unreadable_reason(e: &serde_json::Error) -> String {
 }
 
 /// Why a message of `len` bytes is not read.
-pub fn too_large(what: &str, len: u64) -> String {
+pub(crate) fn too_large(what: &str, len: u64) -> String {
     format!(
         "it is {what} of {len} bytes, over the {} MiB limit for one message",
         MESSAGE_LIMIT >> 20
@@ -190,7 +191,7 @@ pub fn too_large(what: &str, len: u64) -> String {
 }
 
 /// The messages of a batch, or the one message.
-pub fn flatten(v: Value) -> Vec<Value> {
+pub(crate) fn flatten(v: Value) -> Vec<Value> {
     match v {
         Value::Array(items) => items,
         v => vec![v],

@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use crate::config::{ElicitationAction, ElicitationAnswer, SamplingAnswer};
 
 /// The `model` reported in a scripted sampling answer when the script names none.
-pub const SCRIPTED_MODEL: &str = "toolproof-scripted";
+pub(crate) const SCRIPTED_MODEL: &str = "toolproof-scripted";
 
 /// Scripted answers for one test (`None`: the default answer).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -77,21 +77,21 @@ struct State {
 /// Answers server requests from the current script and records them; clones share one state
 /// (the client and each transport hold one).
 #[derive(Debug, Clone, Default)]
-pub struct Responder(Arc<Mutex<State>>);
+pub(crate) struct Responder(Arc<Mutex<State>>);
 
 impl Responder {
     /// From now on, answers from `script` (the record is kept).
-    pub fn set_script(&self, script: Script) {
+    pub(crate) fn set_script(&self, script: Script) {
         self.lock().script = script;
     }
 
     /// The requests recorded since the last call, in order.
-    pub fn take_seen(&self) -> Vec<ServerRequest> {
+    pub(crate) fn take_seen(&self) -> Vec<ServerRequest> {
         std::mem::take(&mut self.lock().seen)
     }
 
     /// The JSON-RPC response to `request` (a message with `id` and `method`).
-    pub fn answer(&self, request: &Value) -> Value {
+    pub(crate) fn answer(&self, request: &Value) -> Value {
         let id = request.get("id").cloned().unwrap_or(Value::Null);
         let method = request.get("method").and_then(Value::as_str).unwrap_or("");
         let params = request.get("params").unwrap_or(&Value::Null);

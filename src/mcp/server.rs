@@ -12,7 +12,7 @@ use crate::mcp::types::CallOutcome;
 
 /// A connection to call tools on, restart when it dies or hangs, and script the answers to the
 /// server's own requests on.
-pub trait ToolServer {
+pub(crate) trait ToolServer {
     /// One `tools/call`.
     fn call(
         &mut self,

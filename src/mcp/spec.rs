@@ -35,7 +35,7 @@ pub struct ClientOptions {
 }
 
 /// The connection settings a loaded config implies (its protocol pin already resolved).
-pub fn server_spec(loaded: &LoadedConfig) -> (ServerSpec, ClientOptions) {
+pub(crate) fn server_spec(loaded: &LoadedConfig) -> (ServerSpec, ClientOptions) {
     let server = &loaded.config.server;
     let spec = match (&server.url, &server.command) {
         (Some(url), _) => ServerSpec::Http(HttpSpec {
@@ -71,7 +71,7 @@ pub fn server_spec(loaded: &LoadedConfig) -> (ServerSpec, ClientOptions) {
 
 /// The answers a test scripts for the server's own requests (the loader already filled in the
 /// top-level ones).
-pub fn script_of(test: &TestCase) -> Script {
+pub(crate) fn script_of(test: &TestCase) -> Script {
     Script {
         elicitation: test.elicitation.clone(),
         sampling: test.sampling.clone(),
@@ -81,7 +81,7 @@ pub fn script_of(test: &TestCase) -> Script {
 
 /// Every kind of answer the config scripts anywhere, so the connection declares the matching
 /// client capabilities at `initialize`.
-pub fn declared_answers(cfg: &Config) -> Script {
+pub(crate) fn declared_answers(cfg: &Config) -> Script {
     let top = Script {
         elicitation: cfg.elicitation.clone(),
         sampling: cfg.sampling.clone(),

@@ -11,7 +11,7 @@ use super::protocol::MESSAGE_LIMIT;
 
 /// Why no event could be read.
 #[derive(Debug)]
-pub enum SseError {
+pub(crate) enum SseError {
     /// Reading the body failed (or timed out).
     Io(std::io::Error),
     /// The event (or one of its lines) is larger than the limit; its first characters.
@@ -20,7 +20,7 @@ pub enum SseError {
 
 /// One event: its type (`message` when the stream names none) and its data.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Event {
+pub(crate) struct Event {
     /// The `event` field, `message` by default.
     pub name: String,
     /// The `data` lines joined with `\n`.
@@ -29,7 +29,7 @@ pub struct Event {
 
 /// Iterates over the data payloads of the events in `reader` ([`SseEvents::next_event`] gives
 /// their types too).
-pub struct SseEvents<R> {
+pub(crate) struct SseEvents<R> {
     reader: R,
     line: Vec<u8>,
     limit: usize,
@@ -39,12 +39,12 @@ pub struct SseEvents<R> {
 
 impl<R: BufRead> SseEvents<R> {
     /// Wraps a buffered reader of the response body; events are limited to [`MESSAGE_LIMIT`].
-    pub fn new(reader: R) -> Self {
+    pub(crate) fn new(reader: R) -> Self {
         Self::with_limit(reader, MESSAGE_LIMIT)
     }
 
     /// Wraps a reader with another limit on an event's size.
-    pub fn with_limit(reader: R, limit: usize) -> Self {
+    pub(crate) fn with_limit(reader: R, limit: usize) -> Self {
         SseEvents {
             reader,
             line: Vec::new(),
@@ -55,12 +55,12 @@ impl<R: BufRead> SseEvents<R> {
     }
 
     /// The last event id the stream set (`id:` field), to resume it from.
-    pub fn last_event_id(&self) -> Option<&str> {
+    pub(crate) fn last_event_id(&self) -> Option<&str> {
         self.last_id.as_deref().filter(|id| !id.is_empty())
     }
 
     /// The reconnection time the server asked for (`retry:` field).
-    pub fn retry(&self) -> Option<Duration> {
+    pub(crate) fn retry(&self) -> Option<Duration> {
         self.retry
     }
 }
@@ -78,7 +78,7 @@ impl<R: BufRead> Iterator for SseEvents<R> {
 
 impl<R: BufRead> SseEvents<R> {
     /// The next event with data, its type included.
-    pub fn next_event(&mut self) -> Option<Result<Event, SseError>> {
+    pub(crate) fn next_event(&mut self) -> Option<Result<Event, SseError>> {
         let mut data: Option<String> = None;
         let mut name: Option<String> = None;
         let event = |data: String, name: Option<String>| Event {

@@ -4,7 +4,7 @@
 //! at once. A response is matched to the request in flight by id: one that cannot be read, or
 //! carries another id, fails that request at once.
 
-pub mod lines;
+pub(crate) mod lines;
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::io::{BufReader, Read, Write};
@@ -63,7 +63,7 @@ struct StderrBuf {
 }
 
 /// A running stdio server.
-pub struct StdioTransport {
+pub(crate) struct StdioTransport {
     stdin: Option<ChildStdin>,
     rx: Receiver<Event>,
     pid: u32,
@@ -85,7 +85,7 @@ pub struct StdioTransport {
 
 impl StdioTransport {
     /// Starts the server process.
-    pub fn spawn(spec: &StdioSpec) -> Result<Self, McpError> {
+    pub(crate) fn spawn(spec: &StdioSpec) -> Result<Self, McpError> {
         let Some((program, args)) = spec.command.split_first() else {
             return Err(McpError::Spawn {
                 program: String::new(),
@@ -145,12 +145,12 @@ impl StdioTransport {
     }
 
     /// From now on, answers the server's requests with `responder`.
-    pub fn answer_with(&mut self, responder: Responder) {
+    pub(crate) fn answer_with(&mut self, responder: Responder) {
         self.responder = responder;
     }
 
     /// Writes one message as a line.
-    pub fn send(&mut self, msg: &Value) -> Result<(), McpError> {
+    pub(crate) fn send(&mut self, msg: &Value) -> Result<(), McpError> {
         if let Some(err) = self.gone() {
             return Err(err);
         }
@@ -169,7 +169,7 @@ impl StdioTransport {
     }
 
     /// Reads the next JSON-RPC message, waiting until `deadline`.
-    pub fn recv(&mut self, deadline: Instant) -> Result<Option<Value>, McpError> {
+    pub(crate) fn recv(&mut self, deadline: Instant) -> Result<Option<Value>, McpError> {
         if let Some(v) = self.pending.pop_front() {
             return Ok(Some(v));
         }
@@ -211,7 +211,7 @@ impl StdioTransport {
     /// the way; on timeout, tells the server the request is cancelled. A line that cannot be
     /// read, or a response with another id, fails the request at once (see
     /// [`McpError::Unreadable`], [`McpError::StrayAnswer`]).
-    pub fn roundtrip(&mut self, msg: &Value, timeout: Duration) -> Result<Value, McpError> {
+    pub(crate) fn roundtrip(&mut self, msg: &Value, timeout: Duration) -> Result<Value, McpError> {
         let id = msg.get("id").cloned().unwrap_or(Value::Null);
         let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
         self.send(msg)?;
@@ -264,7 +264,7 @@ impl StdioTransport {
 
     /// From now on, drops answers to `id` without a word (a request whose answer is no longer
     /// awaited).
-    pub fn abandon(&mut self, id: &Value) {
+    pub(crate) fn abandon(&mut self, id: &Value) {
         self.abandoned.insert(id.to_string());
     }
 
@@ -319,18 +319,18 @@ impl StdioTransport {
     }
 
     /// Whether the process has ended.
-    pub fn has_exited(&self) -> bool {
+    pub(crate) fn has_exited(&self) -> bool {
         self.exit.is_some()
     }
 
     /// A position in the stderr stream, for [`Self::stderr_since`].
-    pub fn stderr_mark(&self) -> u64 {
+    pub(crate) fn stderr_mark(&self) -> u64 {
         lock(&self.stderr.0).total
     }
 
     /// stderr written since `mark` (as much of it as is kept). When the process has ended,
     /// waits briefly for the pipe to drain so the last words are included.
-    pub fn stderr_since(&self, mark: u64) -> String {
+    pub(crate) fn stderr_since(&self, mark: u64) -> String {
         let (lock_, cvar) = &*self.stderr;
         let mut buf = lock(lock_);
         if self.exit.is_some() || self.stdout_closed {
@@ -355,12 +355,12 @@ impl StdioTransport {
 
     /// Non-protocol lines seen on stdout so far: the first ones (see [`lines::Noise`]) and
     /// how many there were in all.
-    pub fn noise(&self) -> Noise {
+    pub(crate) fn noise(&self) -> Noise {
         lock(&self.noise).clone()
     }
 
     /// Kills the process group at once (a server that failed to start gets no grace).
-    pub fn kill(&mut self) {
+    pub(crate) fn kill(&mut self) {
         self.stdin = None;
         if self.exit.is_none() {
             crate::process::signal_group(self.pid, Kill::Kill);
@@ -371,14 +371,14 @@ impl StdioTransport {
 
     /// Closes stdin, then escalates to SIGTERM and SIGKILL on the process group; then reads
     /// what is left of stdout, so that [`Self::noise`] is complete.
-    pub fn close(&mut self) {
+    pub(crate) fn close(&mut self) {
         self.stdin = None;
         self.end(true);
         self.drain_stdout();
     }
 
     /// Stops a server that no longer answers: SIGTERM at once, SIGKILL after a grace period.
-    pub fn terminate(&mut self) {
+    pub(crate) fn terminate(&mut self) {
         self.stdin = None;
         self.end(false);
         self.drain_stdout();
@@ -465,7 +465,7 @@ fn spawn_reason(e: &std::io::Error, cwd: Option<&PathBuf>) -> String {
 }
 
 /// `exited with code 3`, `was killed by signal 9 (SIGKILL)`.
-pub fn describe_exit(status: ExitStatus) -> String {
+pub(crate) fn describe_exit(status: ExitStatus) -> String {
     if let Some(code) = status.code() {
         return format!("exited with code {code}");
     }

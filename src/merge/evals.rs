@@ -14,7 +14,7 @@ use crate::provider::prices::{dollars, picodollars};
 
 /// A case's place in the config: inline cases (no `file`) come before those of `cases_file`,
 /// each in line order.
-pub fn case_position(c: &EvalCaseResult) -> (bool, u32) {
+pub(super) fn case_position(c: &EvalCaseResult) -> (bool, u32) {
     (c.file.is_some(), c.line.unwrap_or(u32::MAX))
 }
 
@@ -26,7 +26,7 @@ struct ModelParts<'a> {
 
 /// The merged evals phase. Every report's evals phase is given (in shard order); the models are
 /// in the config's order (`config_models`), any other in the order it first appears.
-pub fn merge(parts: &[&Part]) -> Result<Phase<Option<EvalsResults>>, MergeError> {
+pub(super) fn merge(parts: &[&Part]) -> Result<Phase<Option<EvalsResults>>, MergeError> {
     let ran: Vec<(&Part, &EvalsResults, &Phase<Option<EvalsResults>>)> = parts
         .iter()
         .filter_map(|p| {

@@ -11,7 +11,11 @@ use crate::settings::MergeSettings;
 
 /// Appends the merged run to the history file at `path`, sets the evals' trend, and returns
 /// what the report says about it.
-pub fn record(path: &Path, report: &mut RunReport, settings: &MergeSettings) -> HistoryRecord {
+pub(super) fn record(
+    path: &Path,
+    report: &mut RunReport,
+    settings: &MergeSettings,
+) -> HistoryRecord {
     let phases = &report.phases;
     let gathered = history::Gathered::of(
         Some(&phases.checks),

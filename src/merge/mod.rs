@@ -22,7 +22,7 @@ use read::{MergeError, Part};
 
 /// Runs `merge` and returns the exit code: the merged run's, or 2 when the reports cannot be
 /// merged or a destination cannot be written.
-pub fn main(cli: &Cli, args: &MergeArgs, env: &Env) -> i32 {
+pub(crate) fn main(cli: &Cli, args: &MergeArgs, env: &Env) -> i32 {
     let usage = |message: String, hint: Option<&str>| {
         to_stderr(&format!("error: {message}"));
         if let Some(hint) = hint {

@@ -11,7 +11,7 @@ use crate::outcome::{
 };
 
 /// The phase as the first report that ran it has it, else as the first report has it.
-pub fn first_run<T: Clone>(parts: &[&Part], phase: impl Fn(&Part) -> &Phase<T>) -> Phase<T> {
+pub(super) fn first_run<T: Clone>(parts: &[&Part], phase: impl Fn(&Part) -> &Phase<T>) -> Phase<T> {
     // `merge` takes one report at least (clap requires it).
     parts
         .iter()
@@ -53,7 +53,7 @@ fn longest<T>(ran: &[&Phase<T>]) -> f64 {
 }
 
 /// The tool-call tests of every shard, in config (line) order.
-pub fn tests(bases: &[&Part]) -> Result<Phase<Vec<TestResult>>, MergeError> {
+pub(super) fn tests(bases: &[&Part]) -> Result<Phase<Vec<TestResult>>, MergeError> {
     let ran = ran(bases, |p| &p.report.phases.tests);
     if ran.is_empty() {
         return Ok(first_run(bases, |p| &p.report.phases.tests));
@@ -89,7 +89,7 @@ pub fn tests(bases: &[&Part]) -> Result<Phase<Vec<TestResult>>, MergeError> {
 }
 
 /// The bench targets of every shard, in shard order.
-pub fn bench(bases: &[&Part]) -> Phase<Option<BenchResults>> {
+pub(super) fn bench(bases: &[&Part]) -> Phase<Option<BenchResults>> {
     let ran = ran(bases, |p| &p.report.phases.bench);
     if ran.is_empty() {
         return first_run(bases, |p| &p.report.phases.bench);
@@ -120,7 +120,7 @@ pub fn bench(bases: &[&Part]) -> Phase<Option<BenchResults>> {
 
 /// The fuzzed tools of every shard, in server order; a tool fuzzed in one shard and skipped in
 /// another counts as fuzzed.
-pub fn fuzz(bases: &[&Part]) -> Result<Phase<Option<FuzzResults>>, MergeError> {
+pub(super) fn fuzz(bases: &[&Part]) -> Result<Phase<Option<FuzzResults>>, MergeError> {
     let with_results: Vec<(&Part, &FuzzResults)> = bases
         .iter()
         .filter_map(|p| p.report.phases.fuzz.results.as_ref().map(|r| (*p, r)))
@@ -220,7 +220,7 @@ fn server_order<'a>(parts: &[&'a Part]) -> Vec<&'a str> {
 
 /// The stress curve: each model's curve from the first report that measured it (shard 1 of
 /// each per-model job measures its own model over the whole set).
-pub fn stress(parts: &[&Part]) -> Phase<Option<StressResults>> {
+pub(super) fn stress(parts: &[&Part]) -> Phase<Option<StressResults>> {
     let ran = ran(parts, |p| &p.report.phases.stress);
     let mut phase = first_run(parts, |p| &p.report.phases.stress);
     if ran.len() < 2 {

@@ -12,7 +12,7 @@ use crate::outcome::{RunReport, SCHEMA_VERSION, Shard};
 
 /// A report as read, with the file it came from.
 #[derive(Debug)]
-pub struct Part {
+pub(super) struct Part {
     /// The file, as given.
     pub file: PathBuf,
     /// The report.
@@ -21,12 +21,12 @@ pub struct Part {
 
 impl Part {
     /// The file as messages show it.
-    pub fn name(&self) -> String {
+    pub(super) fn name(&self) -> String {
         self.file.display().to_string()
     }
 
     /// The models its evals asked (empty when the evals did not run).
-    pub fn models(&self) -> Vec<&str> {
+    pub(super) fn models(&self) -> Vec<&str> {
         self.report
             .phases
             .evals
@@ -40,7 +40,7 @@ impl Part {
 /// Why the reports cannot be merged: a usage error (exit 2).
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
-pub struct MergeError {
+pub(super) struct MergeError {
     message: String,
     hint: Option<String>,
 }
@@ -54,13 +54,13 @@ impl MergeError {
     }
 
     /// What to do about it.
-    pub fn hint(&self) -> Option<&str> {
+    pub(super) fn hint(&self) -> Option<&str> {
         self.hint.as_deref()
     }
 }
 
 /// Reads every file as a toolproof JSON report of this schema version.
-pub fn read_all(files: &[PathBuf]) -> Result<Vec<Part>, MergeError> {
+pub(super) fn read_all(files: &[PathBuf]) -> Result<Vec<Part>, MergeError> {
     files.iter().map(|f| read_one(f)).collect()
 }
 
@@ -124,7 +124,7 @@ fn read_one(file: &Path) -> Result<Part, MergeError> {
 /// The largest report read. A report holds what the run found, with every server text
 /// already shortened, so even a large suite's is a few MiB; a larger file (or a device that
 /// never ends) is refused rather than loaded.
-pub const REPORT_LIMIT: u64 = 64 << 20;
+pub(super) const REPORT_LIMIT: u64 = 64 << 20;
 
 /// The server's stdout noise held as a live run holds it: the first
 /// [`NOISE_LINES_KEPT`] lines, each cut to [`NOISE_LINE_KEEP`] bytes with a note of its
@@ -148,7 +148,7 @@ fn bound_noise(report: &mut RunReport) {
 
 /// Refuses reports that are not parts of one run: every report must have the same toolproof
 /// version, command and config digest.
-pub fn check_same_run(parts: &[Part]) -> Result<(), MergeError> {
+pub(super) fn check_same_run(parts: &[Part]) -> Result<(), MergeError> {
     if let Some(p) = parts.iter().find(|p| {
         !["run", "eval", "lint", "bench", "fuzz", "protocol"].contains(&p.report.command.as_str())
     }) {
@@ -201,7 +201,7 @@ pub fn check_same_run(parts: &[Part]) -> Result<(), MergeError> {
 /// Groups the reports by shard (one group when none is sharded), in shard order; refuses a
 /// mix of sharded and unsharded reports, shards of different counts, missing shards, and
 /// the same shard and model in two reports.
-pub fn group(parts: Vec<Part>) -> Result<Vec<Vec<Part>>, MergeError> {
+pub(super) fn group(parts: Vec<Part>) -> Result<Vec<Vec<Part>>, MergeError> {
     let sharded = parts.iter().filter(|p| p.report.shard.is_some()).count();
     if sharded > 0 && sharded < parts.len() {
         let plain: Vec<String> = parts
@@ -290,7 +290,7 @@ fn no_model_twice(group: &[Part]) -> Result<(), MergeError> {
 }
 
 /// A part given twice.
-pub fn duplicate(what: String) -> MergeError {
+pub(super) fn duplicate(what: String) -> MergeError {
     MergeError::new(
         format!("duplicated shard: {what}"),
         "give each job's report once",

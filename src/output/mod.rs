@@ -19,7 +19,7 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 mod github;
-pub mod post;
+pub(crate) mod post;
 
 use crate::outcome::RunReport;
 use crate::report::junit::JunitOptions;
@@ -43,7 +43,7 @@ enum Dest {
 /// A report destination that cannot be written: found before the run starts, exit code 2.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot write the {what} to {}: {source}", path.display())]
-pub struct DestinationError {
+pub(crate) struct DestinationError {
     what: &'static str,
     path: PathBuf,
     #[source]
@@ -52,7 +52,7 @@ pub struct DestinationError {
 
 impl DestinationError {
     /// What to do about it.
-    pub fn hint(&self) -> &'static str {
+    pub(crate) fn hint(&self) -> &'static str {
         if self.what == HISTORY {
             "the history is read back and replaced as a whole: give the path of a regular file"
         } else {
@@ -90,7 +90,7 @@ struct Job {
 
 /// The checked destinations of one run and the stdout it owns.
 #[derive(Debug)]
-pub struct ReportWriter {
+pub(crate) struct ReportWriter {
     command: CommandKind,
     jobs: Vec<Job>,
     color: bool,
@@ -107,7 +107,7 @@ pub struct ReportWriter {
 /// What [`ReportWriter::deliver`] leaves: the exit code, the pull-request comment still to post
 /// ([`post::comment`]), and the console to say how that went.
 #[derive(Debug)]
-pub struct Delivered {
+pub(crate) struct Delivered {
     /// The process exit code.
     pub code: i32,
     /// The comment to post, when one is wanted and no `--pr-comment-file` took it.
@@ -118,7 +118,7 @@ pub struct Delivered {
 impl Delivered {
     /// Says how posting went: a line on the console, or a warning on stderr (a workflow
     /// command the Actions UI shows when annotations are on).
-    pub fn say(&mut self, said: Result<String, String>) {
+    pub(crate) fn say(&mut self, said: Result<String, String>) {
         match said {
             Ok(line) => self.writer.say(&line),
             Err(message) if self.writer.annotations => {
@@ -135,7 +135,7 @@ impl Delivered {
 impl ReportWriter {
     /// Checks every destination before anything runs: missing folders are created, and a
     /// path that cannot be written is a usage error (exit 2) naming it.
-    pub fn prepare(
+    pub(crate) fn prepare(
         command: CommandKind,
         outputs: &Outputs,
     ) -> Result<ReportWriter, DestinationError> {
@@ -191,7 +191,7 @@ impl ReportWriter {
 
     /// Writes everything for `report`. The exit code is the report's, or 1 when a report
     /// could not be written (unless the run was interrupted).
-    pub fn deliver(mut self, report: &RunReport) -> Delivered {
+    pub(crate) fn deliver(mut self, report: &RunReport) -> Delivered {
         let mut code = report.exit_code;
         let human = match self.command {
             CommandKind::Inspect { json: true } => json::render_inspect(report),
@@ -318,7 +318,7 @@ fn badge_text(shown: &Path, report: &RunReport) -> String {
 }
 
 /// Writes a line to stderr; a closed stderr is no reason to panic.
-pub fn to_stderr(line: &str) {
+pub(crate) fn to_stderr(line: &str) {
     let mut err = io::stderr().lock();
     let _ = err
         .write_all(line.as_bytes())

@@ -12,7 +12,7 @@ use crate::settings::{PrComment, PrCommentMode};
 /// Finds, updates or creates the comment for `report`, whose run exits with `code`; a signal
 /// ends the waits between retries. `Ok` is the console line that says what happened; `Err` the
 /// warning that says why nothing was.
-pub fn comment(
+pub(crate) fn comment(
     settings: &PrComment,
     report: &RunReport,
     code: i32,
@@ -45,7 +45,7 @@ pub fn comment(
 /// Whether a comment should be created when there is none yet (one that exists is always
 /// updated): `always`; `on-failure` when the run failed; `on-change` when it failed or anything
 /// changed against the base branch.
-pub fn wanted(mode: PrCommentMode, report: &RunReport, code: i32) -> bool {
+pub(crate) fn wanted(mode: PrCommentMode, report: &RunReport, code: i32) -> bool {
     let changed = report
         .history
         .as_ref()

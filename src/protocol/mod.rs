@@ -17,7 +17,7 @@ use crate::config::vocab::PROTOCOL_CHECKS;
 use crate::mcp::ServerSpec;
 use crate::outcome::{ProtocolCheck, ProtocolResults, Severity};
 
-pub use crate::config::vocab::{PROTOCOL_CHECK_IDS, ProtocolCheckInfo};
+pub(crate) use crate::config::vocab::{PROTOCOL_CHECK_IDS, ProtocolCheckInfo};
 
 /// What one check concluded.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,7 +34,7 @@ pub(crate) enum Verdict {
 }
 
 /// What the phase needs besides the server.
-pub struct ProtocolRun<'a> {
+pub(crate) struct ProtocolRun<'a> {
     /// Checks turned off.
     pub disabled: &'a [String],
     /// Failed warnings fail the phase.
@@ -49,7 +49,7 @@ pub struct ProtocolRun<'a> {
 
 /// Why the phase could not check the server at all.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ProtocolError {
+pub(crate) enum ProtocolError {
     /// The probe's own handshake failed: no process, no answer, or an answer that is neither
     /// a result nor an error. Nothing can be checked, and waiting out every probe would only
     /// hide that behind skipped checks.
@@ -59,7 +59,10 @@ pub enum ProtocolError {
 
 /// Runs every check against `spec` and returns one entry per check; an error when the
 /// server could not be reached at all.
-pub fn run(spec: &ServerSpec, run: &ProtocolRun<'_>) -> Result<ProtocolResults, ProtocolError> {
+pub(crate) fn run(
+    spec: &ServerSpec,
+    run: &ProtocolRun<'_>,
+) -> Result<ProtocolResults, ProtocolError> {
     let mut results = ProtocolResults {
         strict: run.strict,
         ..ProtocolResults::default()

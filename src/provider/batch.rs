@@ -21,7 +21,7 @@ const BOUNDARY: &str = "toolproof-batch-boundary-7e1f";
 
 /// A provider's batch API.
 #[derive(Debug, Clone, Copy)]
-pub struct BatchApi<'a> {
+pub(crate) struct BatchApi<'a> {
     api: &'a HttpApi,
     openai: bool,
     /// OpenAI's Batch API with Responses API requests (`/v1/responses` lines).
@@ -30,7 +30,7 @@ pub struct BatchApi<'a> {
 
 /// Where a batch stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Poll {
+pub(crate) struct Poll {
     /// The provider's word for it (`in_progress`, `ended`, `validating`, `completed`…).
     pub status: String,
     /// Whether its results can be fetched (nothing more will change).
@@ -47,7 +47,7 @@ pub struct Poll {
 
 /// What came back for one request of a batch.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Entry {
+pub(crate) enum Entry {
     /// The model's answer.
     Answer(Answer),
     /// The request failed (an API error, an answer not in the API's format).
@@ -60,14 +60,14 @@ pub enum Entry {
 
 impl Poll {
     /// Why the whole batch failed, when it did (OpenAI `failed`: its input was refused).
-    pub fn failure(&self) -> Option<&str> {
+    pub(crate) fn failure(&self) -> Option<&str> {
         self.failed.as_deref()
     }
 }
 
 impl<'a> BatchApi<'a> {
     /// The Message Batches API beside `api` (`…/v1/messages/batches`).
-    pub fn anthropic(api: &'a HttpApi) -> Self {
+    pub(crate) fn anthropic(api: &'a HttpApi) -> Self {
         BatchApi {
             api,
             openai: false,
@@ -76,7 +76,7 @@ impl<'a> BatchApi<'a> {
     }
 
     /// OpenAI's Batch API beside `api` (files and `…/v1/batches`).
-    pub fn openai(api: &'a HttpApi) -> Self {
+    pub(crate) fn openai(api: &'a HttpApi) -> Self {
         BatchApi {
             api,
             openai: true,
@@ -85,7 +85,7 @@ impl<'a> BatchApi<'a> {
     }
 
     /// OpenAI's Batch API beside a Responses API endpoint: each line goes to `/v1/responses`.
-    pub fn responses(api: &'a HttpApi) -> Self {
+    pub(crate) fn responses(api: &'a HttpApi) -> Self {
         BatchApi {
             api,
             openai: true,
@@ -95,13 +95,13 @@ impl<'a> BatchApi<'a> {
 }
 
 /// Whether `e` says the batch does not exist (a 404 on its status): archived or deleted.
-pub fn gone(e: &ProviderError) -> bool {
+pub(crate) fn gone(e: &ProviderError) -> bool {
     matches!(e, ProviderError::Fatal(f) if f.message.contains(" returned 404"))
 }
 
 impl BatchApi<'_> {
     /// `host[:port]` of the API, which a recorded batch must match to be picked up again.
-    pub fn host(&self) -> String {
+    pub(crate) fn host(&self) -> String {
         let url = self.api.url();
         let rest = url.split_once("://").map_or(url, |(_, r)| r);
         rest.split('/').next().unwrap_or_default().to_owned()
@@ -133,7 +133,7 @@ impl BatchApi<'_> {
     }
 
     /// Submits `requests` (custom id, request body) as one batch; returns its id.
-    pub fn submit(
+    pub(crate) fn submit(
         &self,
         requests: &[(String, Value)],
         pacer: &Pacer,
@@ -196,7 +196,7 @@ impl BatchApi<'_> {
     }
 
     /// Where batch `id` stands.
-    pub fn poll(&self, id: &str, pacer: &Pacer) -> Result<Poll, ProviderError> {
+    pub(crate) fn poll(&self, id: &str, pacer: &Pacer) -> Result<Poll, ProviderError> {
         let url = format!("{}/{}", self.batches_url(), segment(id));
         let text = self.api.exchange(&url, None, pacer, STATUS_LIMIT)?;
         let v: Value =
@@ -258,7 +258,7 @@ impl BatchApi<'_> {
     /// Every result of an ended batch, by custom id (none for a batch that failed as a whole,
     /// see [`Poll::failure`]). A request the results leave out is not listed (the caller says
     /// so); a line that cannot be read is skipped.
-    pub fn results(
+    pub(crate) fn results(
         &self,
         id: &str,
         poll: &Poll,
@@ -292,7 +292,7 @@ impl BatchApi<'_> {
     }
 
     /// Asks the provider to cancel batch `id`.
-    pub fn cancel(&self, id: &str, pacer: &Pacer) -> Result<(), ProviderError> {
+    pub(crate) fn cancel(&self, id: &str, pacer: &Pacer) -> Result<(), ProviderError> {
         let url = format!("{}/{}/cancel", self.batches_url(), segment(id));
         self.post(&url, "application/json", b"{}", pacer)
             .map(|_| ())

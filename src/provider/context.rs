@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use crate::config::Turn;
 
 /// The Anthropic `messages`: the context's turns, then the prompt.
-pub fn anthropic_messages(context: &[Turn], prompt: &str) -> Value {
+pub(crate) fn anthropic_messages(context: &[Turn], prompt: &str) -> Value {
     let mut messages: Vec<(&'static str, Vec<Value>)> = Vec::new();
     let mut push = |role: &'static str, block: Value| match messages.last_mut() {
         Some((last, blocks)) if *last == role => blocks.push(block),
@@ -63,7 +63,7 @@ pub fn anthropic_messages(context: &[Turn], prompt: &str) -> Value {
 }
 
 /// The OpenAI messages after the system message: the context's turns, then the prompt.
-pub fn openai_messages(context: &[Turn], prompt: &str) -> Vec<Value> {
+pub(crate) fn openai_messages(context: &[Turn], prompt: &str) -> Vec<Value> {
     let mut messages: Vec<Value> = Vec::new();
     let mut calls = 0;
     for turn in context {
@@ -97,7 +97,7 @@ pub fn openai_messages(context: &[Turn], prompt: &str) -> Vec<Value> {
 }
 
 /// The OpenAI Responses `input` items: the context's turns, then the prompt.
-pub fn responses_input(context: &[Turn], prompt: &str) -> Vec<Value> {
+pub(crate) fn responses_input(context: &[Turn], prompt: &str) -> Vec<Value> {
     let mut items = Vec::new();
     let mut calls = 0;
     for turn in context {
@@ -122,13 +122,13 @@ pub fn responses_input(context: &[Turn], prompt: &str) -> Vec<Value> {
 
 /// The command provider's `context` member: each turn as the YAML writes it
 /// (`{"user": …}`, `{"assistant": …}`, `{"call": NAME, "args": {…}, "result": …}`).
-pub fn command_context(context: &[Turn]) -> Value {
+pub(crate) fn command_context(context: &[Turn]) -> Value {
     context_material(context)
 }
 
 /// The turns of a case's context as its cache key hashes them: `{"user": text}`,
 /// `{"assistant": text}`, `{"args": {...}, "call": MCP name, "result": text}`, in order.
-pub fn context_material(context: &[Turn]) -> Value {
+pub(crate) fn context_material(context: &[Turn]) -> Value {
     let turns = context
         .iter()
         .map(|turn| match turn {

@@ -7,7 +7,7 @@ use std::fmt;
 /// What failed and, when there is one, what to do about it. Shown as the message, then
 /// `hint: …` on its own line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
+pub(crate) struct Failure {
     /// What failed (lowercase, one line).
     pub message: String,
     /// The fix, when there is one.
@@ -16,7 +16,7 @@ pub struct Failure {
 
 impl Failure {
     /// A failure with a fix.
-    pub fn with_hint(message: impl Into<String>, hint: impl Into<String>) -> Self {
+    pub(crate) fn with_hint(message: impl Into<String>, hint: impl Into<String>) -> Self {
         Failure {
             message: message.into(),
             hint: Some(hint.into()),
@@ -51,7 +51,7 @@ impl fmt::Display for Failure {
 
 /// Why a provider gave no answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ProviderError {
+pub(crate) enum ProviderError {
     /// No case can be asked: a missing key, a request the API rejects, an unknown model, a
     /// command that does not exist. The eval phase stops.
     #[error("{0}")]
@@ -64,31 +64,31 @@ pub enum ProviderError {
 #[cfg(test)]
 impl ProviderError {
     /// What failed, without the hint.
-    pub fn message(&self) -> &str {
+    pub(crate) fn message(&self) -> &str {
         &self.failure().message
     }
 
     /// What to do about it, when there is a fix.
-    pub fn hint(&self) -> Option<&str> {
+    pub(crate) fn hint(&self) -> Option<&str> {
         self.failure().hint.as_deref()
     }
 
     /// The message and hint.
-    pub fn failure(&self) -> &Failure {
+    pub(crate) fn failure(&self) -> &Failure {
         match self {
             ProviderError::Fatal(f) | ProviderError::Transient(f) => f,
         }
     }
 
     /// Whether the eval phase must stop.
-    pub fn is_fatal(&self) -> bool {
+    pub(crate) fn is_fatal(&self) -> bool {
         matches!(self, ProviderError::Fatal(_))
     }
 }
 
 /// Why a 2xx answer body is not the API's answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ShapeError {
+pub(crate) enum ShapeError {
     /// An error object where the answer belongs.
     #[error("an error object: {0}")]
     ErrorObject(String),

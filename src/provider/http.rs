@@ -15,9 +15,9 @@ use crate::pycompat::bigint;
 mod body;
 mod hooks;
 
-pub use body::describe;
+pub(super) use body::describe;
 use body::{quota_exhausted, quote, quote_body};
-pub use hooks::{Auth, Dialect, Signer, Signing, Standard};
+pub(crate) use hooks::{Auth, Dialect, Signer, Signing, Standard};
 
 /// Most bytes read from one answer.
 const BODY_LIMIT: u64 = 64 << 20;
@@ -25,10 +25,10 @@ const BODY_LIMIT: u64 = 64 << 20;
 const OUT_OF_CREDIT: &str = "the account is out of credit or over its spend limit";
 
 /// Reads a 2xx answer body into an [`Answer`], or says what is wrong with its shape.
-pub type ReadAnswer = fn(&Value) -> Result<Answer, ShapeError>;
+pub(super) type ReadAnswer = fn(&Value) -> Result<Answer, ShapeError>;
 
 /// A model API endpoint with its credentials. The key is never shown (not even by `Debug`).
-pub struct HttpApi {
+pub(crate) struct HttpApi {
     who: &'static str,
     agent: Agent,
     url: String,
@@ -85,7 +85,7 @@ impl Attempt {
 impl HttpApi {
     /// An endpoint. `who` names the provider in messages; `key_var` and `base_var` are the
     /// environment variables hints point at; `headers` are sent with every request.
-    pub fn new(
+    pub(crate) fn new(
         who: &'static str,
         url: String,
         auth: Auth,
@@ -107,13 +107,13 @@ impl HttpApi {
     }
 
     /// The same endpoint reading refusals with `dialect`.
-    pub fn with_dialect(mut self, dialect: &'static dyn Dialect) -> Self {
+    pub(crate) fn with_dialect(mut self, dialect: &'static dyn Dialect) -> Self {
         self.dialect = dialect;
         self
     }
 
     /// The endpoint URL.
-    pub fn url(&self) -> &str {
+    pub(crate) fn url(&self) -> &str {
         &self.url
     }
 
@@ -123,7 +123,7 @@ impl HttpApi {
     /// window has room, with no backoff and no retry spent; it still counts as a retry among
     /// the pacer's requests, being a request sent again. Also returns the time to answer: from
     /// sending the last attempt to its answer (or failure), no wait included.
-    pub fn post(
+    pub(crate) fn post(
         &self,
         body: &Value,
         pacer: &Pacer,
@@ -134,7 +134,7 @@ impl HttpApi {
 
     /// [`HttpApi::post`] to `url`, for an API whose URL depends on the request (the model in
     /// the path: Gemini's `…/models/MODEL:generateContent`, Bedrock's `…/model/ID/converse`).
-    pub fn post_at(
+    pub(crate) fn post_at(
         &self,
         url: &str,
         body: &Value,
@@ -533,7 +533,7 @@ fn after(mut failure: Failure, retries: u32) -> Failure {
 }
 
 /// `120s`, `0.25s`.
-pub fn secs(d: Duration) -> String {
+pub(super) fn secs(d: Duration) -> String {
     let s = d.as_secs_f64();
     if s.fract() == 0.0 {
         format!("{s:.0}s")

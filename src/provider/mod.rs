@@ -22,7 +22,7 @@
 //! not be answered after the retries of [`Pacer`]; each carries a message and, apart, a hint.
 
 pub(crate) mod anthropic;
-pub mod batch;
+pub(crate) mod batch;
 pub(crate) mod bedrock;
 pub(crate) mod command;
 pub(crate) mod context;
@@ -31,15 +31,15 @@ pub(crate) mod google;
 mod http;
 pub(crate) mod openai;
 pub(crate) mod presets;
-pub mod prices;
+pub(crate) mod prices;
 mod program;
-pub mod registry;
+pub(crate) mod registry;
 pub(crate) mod responses;
-pub mod retry;
+pub(crate) mod retry;
 #[cfg(test)]
 mod testserver;
-pub mod usage;
-pub mod window;
+pub(crate) mod usage;
+pub(crate) mod window;
 #[cfg(test)]
 mod wire_tests;
 
@@ -51,20 +51,20 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::config::{EvalConfig, OpenAiApi, ToolChoice, Turn};
-pub use batch::BatchApi;
-pub use error::{Failure, ProviderError, ShapeError};
-pub use http::{Auth, HttpApi};
+pub(crate) use batch::BatchApi;
+pub(crate) use error::{Failure, ProviderError, ShapeError};
+pub(crate) use http::{Auth, HttpApi};
 #[allow(unused_imports)] // the extension points a provider module plugs into
-pub use http::{Dialect, Signer, Signing, Standard};
+pub(crate) use http::{Dialect, Signer, Signing, Standard};
 use prices::Price;
-pub use registry::{KINDS, find};
-pub use retry::{Pacer, RetryPolicy};
+pub(crate) use registry::{KINDS, find};
+pub(crate) use retry::{Pacer, RetryPolicy};
 use usage::Usage;
 
 /// A tool as offered to a model API: an API-safe name, the description, the input schema.
 /// Serializes to exactly `{"name", "description", "input_schema"}` (the cache key hashes it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ApiTool {
+pub(crate) struct ApiTool {
     /// Name matching `^[a-zA-Z0-9_-]{1,64}$`.
     pub name: String,
     /// The MCP description, or "".
@@ -80,7 +80,7 @@ pub struct ApiTool {
 /// Why a model stopped.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Stop {
+pub(crate) enum Stop {
     /// It asked for a tool (or tools).
     ToolUse,
     /// It finished its turn.
@@ -95,7 +95,7 @@ pub enum Stop {
 
 /// What to ask: one prompt, with the tool list and the request options of the eval section.
 #[derive(Debug, Clone, Copy)]
-pub struct Request<'a> {
+pub(crate) struct Request<'a> {
     /// Model name (empty for a command that does not need one).
     pub model: &'a str,
     /// System prompt; `None` or empty sends none.
@@ -123,7 +123,7 @@ pub struct Request<'a> {
 
 /// What the model answered, with API-safe tool names.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Answer {
+pub(crate) struct Answer {
     /// Every tool call, in the order the model made them.
     pub calls: Vec<RawCall>,
     /// The text of the answer (Anthropic text blocks joined with a space).
@@ -139,7 +139,7 @@ pub struct Answer {
 
 /// One tool call as the API returned it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RawCall {
+pub(crate) struct RawCall {
     /// The API-safe tool name.
     pub name: String,
     /// The arguments object, or what the model sent when it was not a JSON object.
@@ -149,7 +149,7 @@ pub struct RawCall {
 /// Tool-call arguments that are not a JSON object, as the model sent them (a JSON string that
 /// does not parse, or the JSON text of another value).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RawArgs(pub String);
+pub(crate) struct RawArgs(pub String);
 
 /// What a provider is, before it is configured: its name (in the config, on the command line,
 /// in the cache key and the reports), the questions engines and settings ask of it, its wire
@@ -160,7 +160,7 @@ pub struct RawArgs(pub String);
 /// a shared struct for presets such as OpenAI-compatible APIs), its [`Provider`], and one line
 /// in [`registry::KINDS`]. Everything else (engines, cache, reports, merge, set lint, stress,
 /// the withheld variables) asks these methods.
-pub trait Kind: Sync + fmt::Debug {
+pub(crate) trait Kind: Sync + fmt::Debug {
     /// The name users write (`evals.provider`, `--provider`) and the cache key and reports
     /// spell. Never changes for a shipped provider: it is part of every cache key.
     fn name(&self) -> &'static str;
@@ -254,7 +254,7 @@ pub trait Kind: Sync + fmt::Debug {
 
 /// What [`Kind::connect`] may read: the environment (as the run sees it), the eval section,
 /// and the config file's folder.
-pub struct Setup<'a> {
+pub(crate) struct Setup<'a> {
     /// Looks a variable up (unset and empty are both `None` for credentials: see [`Setup::var`]).
     pub env: &'a dyn Fn(&str) -> Option<String>,
     /// The eval section (`command`, `env`, `timeout_s`, provider options such as `openai_api`).
@@ -265,7 +265,7 @@ pub struct Setup<'a> {
 
 impl Setup<'_> {
     /// A set, non-empty variable.
-    pub fn var(&self, name: &str) -> Option<String> {
+    pub(crate) fn var(&self, name: &str) -> Option<String> {
         (self.env)(name).filter(|v| !v.is_empty())
     }
 }
@@ -273,7 +273,7 @@ impl Setup<'_> {
 /// A configured provider: asks one request at a time. Cheap to share between threads
 /// (`Sync`): HTTP connections are pooled. HTTP providers post through [`HttpApi`], which owns
 /// retries, backoff, the window, signing ([`Auth`]) and error reading ([`Dialect`]).
-pub trait Provider: fmt::Debug + Send + Sync {
+pub(crate) trait Provider: fmt::Debug + Send + Sync {
     /// Asks which tool the model would call, with the time to answer: from sending the last
     /// attempt to its answer (or failure), without the waits before it (backoff, room in the
     /// window, earlier attempts). HTTP providers retry as `pacer` says; the command provider
@@ -326,7 +326,7 @@ impl<P: Provider + ?Sized> Provider for Box<P> {
 
 #[cfg(test)]
 /// Anthropic at `base_url` (without `/v1`) with an API key.
-pub fn anthropic_at(base_url: &str, api_key: &str) -> Box<dyn Provider> {
+pub(crate) fn anthropic_at(base_url: &str, api_key: &str) -> Box<dyn Provider> {
     Box::new(anthropic::Anthropic(anthropic::api(
         base_url,
         Auth::Header("x-api-key", api_key.to_owned()),
@@ -335,7 +335,7 @@ pub fn anthropic_at(base_url: &str, api_key: &str) -> Box<dyn Provider> {
 
 #[cfg(test)]
 /// OpenAI (or a compatible server) at `base_url` (with `/v1`) with an API key.
-pub fn openai_at(base_url: &str, api_key: &str) -> Box<dyn Provider> {
+pub(crate) fn openai_at(base_url: &str, api_key: &str) -> Box<dyn Provider> {
     Box::new(openai::OpenAi(openai::api(
         base_url,
         Some(api_key),
@@ -368,7 +368,7 @@ pub(crate) fn missing_key(provider: &str, var: &str) -> ProviderError {
 
 /// What a provider-format `tool_choice` (from `params`) asks, in config terms: `auto`, `any`,
 /// `none` or a named tool (its API name); `None` when the value is in no format known here.
-pub fn choice_from_wire(value: &Value) -> Option<ToolChoice> {
+pub(crate) fn choice_from_wire(value: &Value) -> Option<ToolChoice> {
     let simple = |word: &str| match word {
         "auto" => Some(ToolChoice::Auto),
         "any" | "required" => Some(ToolChoice::Any),

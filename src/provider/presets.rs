@@ -16,7 +16,7 @@ use crate::config::{OpenAiApi, ToolChoice};
 
 /// One OpenAI-compatible vendor, as its documentation gives it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Preset {
+pub(crate) struct Preset {
     /// The provider name (`evals.provider`, `--provider`).
     pub name: &'static str,
     /// The vendor's name, for messages and the guide.
@@ -39,7 +39,7 @@ pub struct Preset {
 }
 
 /// Every preset, in the order the guide lists them.
-pub static PRESETS: [Preset; 9] = [
+pub(crate) static PRESETS: [Preset; 9] = [
     Preset {
         name: "ollama",
         vendor: "Ollama",
@@ -143,7 +143,7 @@ pub static PRESETS: [Preset; 9] = [
 
 /// The preset called `name`.
 #[cfg(test)]
-pub fn find(name: &str) -> Option<&'static Preset> {
+pub(crate) fn find(name: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|p| p.name == name)
 }
 
@@ -159,7 +159,7 @@ impl Preset {
     /// The base URL: `<NAME>_BASE_URL` when set, else the documented one. An override that
     /// is a bare origin (`https://api.groq.com`, as the Groq SDK reads `GROQ_BASE_URL`) gets
     /// the documented API path (`/openai/v1`).
-    pub fn base(&self, env: &dyn Fn(&str) -> Option<String>) -> String {
+    pub(crate) fn base(&self, env: &dyn Fn(&str) -> Option<String>) -> String {
         let Some(given) = env(self.base_var).filter(|v| !v.is_empty()) else {
             return self.base_url.to_owned();
         };
@@ -173,7 +173,7 @@ impl Preset {
 
     /// The endpoint of `api` (Chat Completions or Responses) with the key from the
     /// environment; a hosted vendor without its key is refused here.
-    pub fn endpoint(
+    pub(crate) fn endpoint(
         &self,
         env: &dyn Fn(&str) -> Option<String>,
         api: OpenAiApi,

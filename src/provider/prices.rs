@@ -11,11 +11,11 @@ use super::usage::Usage;
 use crate::config::PriceConfig;
 
 /// The date the built-in table was checked against the providers' pricing pages.
-pub const TABLE_DATE: &str = "2026-12-04";
+pub(crate) const TABLE_DATE: &str = "2026-12-04";
 
 /// USD per million tokens of one model.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Price {
+pub(crate) struct Price {
     /// Input at the base rate.
     pub input: f64,
     /// Output.
@@ -28,7 +28,7 @@ pub struct Price {
 
 impl Price {
     /// The cost of `usage` in USD.
-    pub fn cost(&self, usage: &Usage) -> f64 {
+    pub(crate) fn cost(&self, usage: &Usage) -> f64 {
         let per = |tokens: u64, rate: f64| tokens as f64 * rate / 1_000_000.0;
         per(usage.input, self.input)
             + per(usage.output, self.output)
@@ -40,18 +40,18 @@ impl Price {
 /// Dollars as whole picodollars (10⁻¹² USD). Costs are added up in them, so a sum does not
 /// depend on the order of its terms: a run split over shards and merged back costs, to the last
 /// digit, what it costs unsharded.
-pub fn picodollars(usd: f64) -> u64 {
+pub(crate) fn picodollars(usd: f64) -> u64 {
     (usd * 1e12).round().max(0.0) as u64
 }
 
 /// Whole picodollars as dollars.
-pub fn dollars(picodollars: u64) -> f64 {
+pub(crate) fn dollars(picodollars: u64) -> f64 {
     picodollars as f64 / 1e12
 }
 
 /// A price from the four rates in the order pricing pages list them: input, cache write,
 /// cache read, output. Each provider's table is written with it.
-pub const fn price(input: f64, cache_write: f64, cache_read: f64, output: f64) -> Price {
+pub(crate) const fn price(input: f64, cache_write: f64, cache_read: f64, output: f64) -> Price {
     Price {
         input,
         output,
@@ -63,13 +63,13 @@ pub const fn price(input: f64, cache_write: f64, cache_read: f64, output: f64) -
 /// The built-in list prices, USD per million tokens: every provider's own table
 /// ([`super::Kind::prices`]), in registry order. Each table names its source; all
 /// were checked on [`TABLE_DATE`]. Keep docs/cost.md in step.
-pub fn built_in() -> impl Iterator<Item = (&'static str, Price)> {
+pub(crate) fn built_in() -> impl Iterator<Item = (&'static str, Price)> {
     super::KINDS.iter().flat_map(|k| k.prices().iter().copied())
 }
 
 /// Where a price came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
+pub(crate) enum Source {
     /// `evals.prices`.
     Config,
     /// The built-in table of [`TABLE_DATE`].
@@ -78,7 +78,7 @@ pub enum Source {
 
 impl Source {
     /// How reports name it: `evals.prices`, or `list price <date>`.
-    pub fn label(self) -> String {
+    pub(crate) fn label(self) -> String {
         match self {
             Source::Config => "evals.prices".to_owned(),
             Source::BuiltIn => format!("list price {TABLE_DATE}"),
@@ -88,14 +88,14 @@ impl Source {
 
 /// The user's prices over the built-in ones.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct PriceTable {
+pub(crate) struct PriceTable {
     user: BTreeMap<String, Price>,
 }
 
 impl PriceTable {
     /// The table of `evals.prices`: a cache price left out is the input price (no discount
     /// assumed).
-    pub fn new(prices: &BTreeMap<String, PriceConfig>) -> PriceTable {
+    pub(crate) fn new(prices: &BTreeMap<String, PriceConfig>) -> PriceTable {
         let user = prices
             .iter()
             .map(|(model, p)| {
@@ -112,7 +112,7 @@ impl PriceTable {
     }
 
     /// The price of `model`, and where it came from; `None`: no price.
-    pub fn lookup(&self, model: &str) -> Option<(Price, Source)> {
+    pub(crate) fn lookup(&self, model: &str) -> Option<(Price, Source)> {
         let user = self.user.iter().map(|(m, p)| (m.as_str(), *p));
         if let Some(p) = best(model, user) {
             return Some((p, Source::Config));

@@ -6,7 +6,7 @@ use super::presets::PRESETS;
 use super::{Kind, anthropic, bedrock, command, google, openai};
 
 /// Every provider, in the order help and errors list them. Adding a provider is one line here.
-pub static KINDS: &[&dyn Kind] = &[
+pub(crate) static KINDS: &[&dyn Kind] = &[
     &anthropic::KIND,
     &openai::KIND,
     &google::KIND,
@@ -25,23 +25,23 @@ pub static KINDS: &[&dyn Kind] = &[
 ];
 
 /// The provider called `name`.
-pub fn find(name: &str) -> Option<&'static dyn Kind> {
+pub(crate) fn find(name: &str) -> Option<&'static dyn Kind> {
     KINDS.iter().copied().find(|k| k.name() == name)
 }
 
 /// The names of every provider, as `--provider` accepts them.
-pub fn names() -> Vec<&'static str> {
+pub(crate) fn names() -> Vec<&'static str> {
     KINDS.iter().map(|k| k.name()).collect()
 }
 
 /// Every credential variable of every provider: withheld from every child
 /// (`crate::process::withhold`, at start) and masked in every output (the settings' secrets).
-pub fn credentials() -> impl Iterator<Item = &'static str> {
+pub(crate) fn credentials() -> impl Iterator<Item = &'static str> {
     KINDS.iter().flat_map(|k| k.credentials().iter().copied())
 }
 
 /// Why a name is not a provider: the list, and the nearest name when there is one.
-pub fn unknown(name: &str) -> String {
+pub(crate) fn unknown(name: &str) -> String {
     let names = names();
     let nearest = crate::config::nearest_word(name, &names)
         .map(|n| format!(", did you mean `{n}`?"))

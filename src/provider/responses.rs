@@ -28,7 +28,7 @@ use crate::provider::usage::Usage;
 
 /// The endpoint under `base` (which includes `/v1`, as in the SDK), with `key` as a bearer
 /// token, or no `authorization` header without one.
-pub fn api(base: &str, key: Option<&str>, headers: Vec<(String, String)>) -> HttpApi {
+pub(crate) fn api(base: &str, key: Option<&str>, headers: Vec<(String, String)>) -> HttpApi {
     let url = format!("{}/responses", base.trim_end_matches('/'));
     HttpApi::new(
         "openai",
@@ -42,7 +42,7 @@ pub fn api(base: &str, key: Option<&str>, headers: Vec<(String, String)>) -> Htt
 
 /// The Responses API (of OpenAI, or of a compatible server), configured.
 #[derive(Debug)]
-pub struct Responses(pub HttpApi);
+pub(crate) struct Responses(pub HttpApi);
 
 impl Provider for Responses {
     fn ask_timed(&self, req: &Request, pacer: &Pacer) -> (Result<Answer, ProviderError>, Duration) {
@@ -69,7 +69,7 @@ impl Provider for Responses {
 /// N}}`, which `evals.tool_choice` becomes for the `openai` provider) is sent in the Responses
 /// shape (`{"type": "function", "name": N}`). With no tools, `tools` and `tool_choice` are left
 /// out.
-pub fn body(req: &Request) -> Value {
+pub(crate) fn body(req: &Request) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), json!(req.model));
     if let Some(system) = req.system.filter(|s| !s.is_empty()) {
@@ -102,7 +102,7 @@ pub fn body(req: &Request) -> Value {
 
 /// A `tool_choice` in the Responses shape: a named function in the Chat Completions shape is
 /// flattened; anything else is sent as given.
-pub fn tool_choice(choice: &Value) -> Value {
+pub(crate) fn tool_choice(choice: &Value) -> Value {
     match (
         choice.get("type").and_then(Value::as_str),
         choice.pointer("/function/name").and_then(Value::as_str),
@@ -117,7 +117,7 @@ pub fn tool_choice(choice: &Value) -> Value {
 /// Every `function_call` item of `output`, the `output_text` parts of its messages (joined with
 /// a space), a refusal, and why it stopped. An `error` object without output is the API's
 /// error. Whether the model used a tool is decided from the calls.
-pub fn read(v: &Value) -> Result<Answer, ShapeError> {
+pub(crate) fn read(v: &Value) -> Result<Answer, ShapeError> {
     let Some(output) = v.get("output").and_then(Value::as_array) else {
         return Err(match v.pointer("/error/message").and_then(Value::as_str) {
             Some(m) => ShapeError::ErrorObject(m.to_owned()),

@@ -19,7 +19,7 @@ use crate::interrupt::Interrupt;
 
 /// How often and how patiently a request is retried.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RetryPolicy {
+pub(crate) struct RetryPolicy {
     /// Retries after the first attempt. A request that timed out crowded by toolproof's own
     /// (see [`super::window::Released::crowded`]) is sent again without spending one.
     pub max_retries: u32,
@@ -46,7 +46,7 @@ impl Default for RetryPolicy {
 impl RetryPolicy {
     #[cfg(test)]
     /// Tiny waits (5 ms doubling up to 20 ms, 10 s per request) for tests against a fake API.
-    pub fn quick(max_retries: u32) -> Self {
+    pub(crate) fn quick(max_retries: u32) -> Self {
         RetryPolicy {
             max_retries,
             base_delay: Duration::from_millis(5),
@@ -58,7 +58,7 @@ impl RetryPolicy {
 
 /// What a pacer announces while it works: the run turns these into its events.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Notice {
+pub(crate) enum Notice {
     /// A wait before a retry, and why.
     Backoff {
         /// How long.
@@ -76,11 +76,11 @@ pub enum Notice {
 }
 
 /// Where a pacer's [`Notice`]s go.
-pub type Notify = Box<dyn Fn(Notice) + Send + Sync>;
+pub(crate) type Notify = Box<dyn Fn(Notice) + Send + Sync>;
 
 /// The retry policy plus the shared "nobody sends before" instant. One per eval run, shared by
 /// reference between the worker threads.
-pub struct Pacer {
+pub(crate) struct Pacer {
     policy: RetryPolicy,
     not_before: Mutex<Instant>,
     seed: AtomicU64,
@@ -99,7 +99,7 @@ pub struct Pacer {
 /// What the requests of a run came to: how many were sent and retried, and what the
 /// in-flight window did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct PacerUse {
+pub(crate) struct PacerUse {
     /// HTTP requests sent, retries included.
     pub requests: usize,
     /// Of them, retries.
@@ -125,13 +125,13 @@ impl Default for Pacer {
 
 impl Pacer {
     /// A pacer with this policy and nobody held back.
-    pub fn new(policy: RetryPolicy) -> Self {
+    pub(crate) fn new(policy: RetryPolicy) -> Self {
         Pacer::observed(policy, Box::new(|_| {}), Interrupt::new())
     }
 
     /// A pacer that announces its waits and a shrinking window to `notify` and cuts waits short
     /// when `interrupt` fires.
-    pub fn observed(policy: RetryPolicy, notify: Notify, interrupt: Interrupt) -> Self {
+    pub(crate) fn observed(policy: RetryPolicy, notify: Notify, interrupt: Interrupt) -> Self {
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
@@ -149,14 +149,14 @@ impl Pacer {
 
     /// The same pacer with at most `max` requests in flight, a window lowered and raised as
     /// requests time out and get answered when `adaptive` (see [`super::window`]).
-    pub fn with_window(mut self, max: usize, adaptive: bool) -> Self {
+    pub(crate) fn with_window(mut self, max: usize, adaptive: bool) -> Self {
         self.window = Window::new(max, adaptive);
         self
     }
 
     /// Waits for room in the window before a request is sent, and counts it (`retry` when it
     /// is not the first attempt); `None` when the run was stopped meanwhile.
-    pub fn slot(&self, retry: bool) -> Option<Slot<'_>> {
+    pub(crate) fn slot(&self, retry: bool) -> Option<Slot<'_>> {
         let slot = self.window.acquire(&self.interrupt)?;
         self.sent.fetch_add(1, Ordering::Relaxed);
         if retry {
@@ -168,7 +168,7 @@ impl Pacer {
     /// Gives a request's room back with how it ended; says so when the window was lowered.
     /// Returns whether it timed out crowded by toolproof's own requests (see
     /// [`super::window::Released::crowded`]): then it is sent again without spending a retry.
-    pub fn done(&self, slot: Slot<'_>, outcome: Outcome) -> bool {
+    pub(crate) fn done(&self, slot: Slot<'_>, outcome: Outcome) -> bool {
         let released = slot.done(outcome);
         if let Some(r) = released.resized
             && r.to < r.from
@@ -182,7 +182,7 @@ impl Pacer {
     }
 
     /// What the run's requests came to so far.
-    pub fn usage(&self) -> PacerUse {
+    pub(crate) fn usage(&self) -> PacerUse {
         PacerUse {
             requests: self.sent.load(Ordering::Relaxed),
             retries: self.retried.load(Ordering::Relaxed),
@@ -191,14 +191,14 @@ impl Pacer {
     }
 
     /// Whether the run was stopped: no new request should be sent.
-    pub fn stopped(&self) -> bool {
+    pub(crate) fn stopped(&self) -> bool {
         self.interrupt.is_set()
     }
 
     /// Waits `wait` before a retry, announcing why; holds every worker back when the server
     /// is limiting or overloaded (`everyone`), else only this one. Returns `false` when the
     /// run was stopped meanwhile.
-    pub fn back_off(&self, wait: Duration, why: &str, everyone: bool) -> bool {
+    pub(crate) fn back_off(&self, wait: Duration, why: &str, everyone: bool) -> bool {
         (self.notify)(Notice::Backoff {
             wait,
             reason: why.to_owned(),
@@ -212,12 +212,12 @@ impl Pacer {
     }
 
     /// The policy in force.
-    pub fn policy(&self) -> &RetryPolicy {
+    pub(crate) fn policy(&self) -> &RetryPolicy {
         &self.policy
     }
 
     /// Blocks until every hold placed by [`Pacer::hold_everyone`] has passed.
-    pub fn wait_turn(&self) {
+    pub(crate) fn wait_turn(&self) {
         loop {
             let until = *self
                 .not_before
@@ -235,7 +235,7 @@ impl Pacer {
 
     /// Keeps every worker from sending for `wait` from now (an earlier hold that ends later
     /// stays).
-    pub fn hold_everyone(&self, wait: Duration) {
+    pub(crate) fn hold_everyone(&self, wait: Duration) {
         let until = Instant::now() + wait;
         let mut held = self
             .not_before
@@ -248,7 +248,7 @@ impl Pacer {
 
     #[cfg(test)]
     /// Whether a hold is in force right now (a progress display can say "rate limited").
-    pub fn is_holding(&self) -> bool {
+    pub(crate) fn is_holding(&self) -> bool {
         *self
             .not_before
             .lock()
@@ -258,7 +258,7 @@ impl Pacer {
 
     /// The computed wait before retry number `retry` (0 for the first): `base × 2^retry`,
     /// capped at `max_delay`, scaled by a random factor in (0.75, 1].
-    pub fn backoff(&self, retry: u32) -> Duration {
+    pub(crate) fn backoff(&self, retry: u32) -> Duration {
         let full = self
             .policy
             .base_delay
@@ -287,18 +287,18 @@ impl Pacer {
 }
 
 /// Whether a status is worth retrying when the server says nothing about it.
-pub fn retryable_status(status: u16) -> bool {
+pub(crate) fn retryable_status(status: u16) -> bool {
     matches!(status, 408 | 409 | 429) || status >= 500
 }
 
 /// Whether a status means the server is overloaded or limiting us, so every worker should slow
 /// down and not only the one that saw it.
-pub fn slows_everyone(status: u16) -> bool {
+pub(crate) fn slows_everyone(status: u16) -> bool {
     matches!(status, 429 | 503 | 529)
 }
 
 /// The `x-should-retry` header: `Some(true)`/`Some(false)` when the server decided.
-pub fn should_retry(value: Option<&str>) -> Option<bool> {
+pub(crate) fn should_retry(value: Option<&str>) -> Option<bool> {
     match value?.trim() {
         "true" => Some(true),
         "false" => Some(false),

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 /// One request as received.
 #[derive(Debug, Clone)]
-pub struct Captured {
+pub(super) struct Captured {
     pub method: String,
     pub path: String,
     pub headers: Vec<(String, String)>,
@@ -21,7 +21,7 @@ pub struct Captured {
 }
 
 impl Captured {
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(super) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(n, _)| n == name)
@@ -31,7 +31,7 @@ impl Captured {
 
 /// What to answer.
 #[derive(Debug, Clone)]
-pub struct Reply {
+pub(super) struct Reply {
     pub status: u16,
     pub headers: Vec<(String, String)>,
     pub body: String,
@@ -40,11 +40,11 @@ pub struct Reply {
 }
 
 impl Reply {
-    pub fn json(status: u16, body: Value) -> Reply {
+    pub(super) fn json(status: u16, body: Value) -> Reply {
         Reply::raw(status, &body.to_string())
     }
 
-    pub fn raw(status: u16, body: &str) -> Reply {
+    pub(super) fn raw(status: u16, body: &str) -> Reply {
         Reply {
             status,
             headers: Vec::new(),
@@ -55,19 +55,19 @@ impl Reply {
     }
 
     /// Closes the connection without answering.
-    pub fn dropped() -> Reply {
+    pub(super) fn dropped() -> Reply {
         Reply {
             drop: true,
             ..Reply::raw(200, "")
         }
     }
 
-    pub fn header(mut self, name: &str, value: &str) -> Reply {
+    pub(super) fn header(mut self, name: &str, value: &str) -> Reply {
         self.headers.push((name.to_owned(), value.to_owned()));
         self
     }
 
-    pub fn after(mut self, delay: Duration) -> Reply {
+    pub(super) fn after(mut self, delay: Duration) -> Reply {
         self.delay = delay;
         self
     }
@@ -76,14 +76,16 @@ impl Reply {
 type Script = dyn Fn(usize, &Captured) -> Reply + Send + Sync;
 
 /// A running responder. Its threads end with the test process.
-pub struct Server {
+pub(super) struct Server {
     pub base: String,
     log: Arc<Mutex<Vec<Captured>>>,
 }
 
 impl Server {
     /// Starts a responder; `script(n, request)` answers the n-th request (from 0).
-    pub fn start(script: impl Fn(usize, &Captured) -> Reply + Send + Sync + 'static) -> Server {
+    pub(super) fn start(
+        script: impl Fn(usize, &Captured) -> Reply + Send + Sync + 'static,
+    ) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("bind: {e}"));
         let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
         let log = Arc::new(Mutex::new(Vec::new()));
@@ -104,7 +106,7 @@ impl Server {
     }
 
     /// Every request received so far, in arrival order.
-    pub fn requests(&self) -> Vec<Captured> {
+    pub(super) fn requests(&self) -> Vec<Captured> {
         self.log.lock().map(|l| l.clone()).unwrap_or_default()
     }
 }

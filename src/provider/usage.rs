@@ -19,11 +19,11 @@
 
 use serde_json::{Map, Value, json};
 
-pub use crate::outcome::cost::MAX_ANSWER_TOKENS;
+pub(crate) use crate::outcome::cost::MAX_ANSWER_TOKENS;
 
 /// The tokens one answer used.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Usage {
+pub(crate) struct Usage {
     /// Input tokens at the base input rate.
     pub input: u64,
     /// Output tokens.
@@ -37,7 +37,7 @@ pub struct Usage {
 
 impl Usage {
     /// Adds `other` in.
-    pub fn add(&mut self, other: &Usage) {
+    pub(crate) fn add(&mut self, other: &Usage) {
         self.input = self.input.saturating_add(other.input);
         self.output = self.output.saturating_add(other.output);
         self.cache_write = self.cache_write.saturating_add(other.cache_write);
@@ -46,7 +46,7 @@ impl Usage {
 
     /// `self` when every count is at most [`MAX_ANSWER_TOKENS`]; `None` (not reported)
     /// when one is past it.
-    pub fn plausible(self) -> Option<Usage> {
+    pub(crate) fn plausible(self) -> Option<Usage> {
         [self.input, self.output, self.cache_write, self.cache_read]
             .iter()
             .all(|&n| n <= MAX_ANSWER_TOKENS)
@@ -55,12 +55,12 @@ impl Usage {
 
     /// Anthropic's `usage`: `input_tokens` (which exclude cached ones), `output_tokens`,
     /// `cache_creation_input_tokens`, `cache_read_input_tokens`. `None` without the two first.
-    pub fn from_anthropic(answer: &Value) -> Option<Usage> {
+    pub(crate) fn from_anthropic(answer: &Value) -> Option<Usage> {
         Usage::anthropic_shape(answer)?.plausible()
     }
 
     /// Anthropic's `usage` as it is, however large its counts.
-    pub fn anthropic_shape(answer: &Value) -> Option<Usage> {
+    pub(crate) fn anthropic_shape(answer: &Value) -> Option<Usage> {
         let u = answer.get("usage")?;
         Some(Usage {
             input: count(u.get("input_tokens"))?,
@@ -73,12 +73,12 @@ impl Usage {
     /// OpenAI's `usage`: `prompt_tokens` (which include the cached ones),
     /// `completion_tokens`, `prompt_tokens_details.cached_tokens`. `None` without the two
     /// first (many local servers send no usage).
-    pub fn from_openai(answer: &Value) -> Option<Usage> {
+    pub(crate) fn from_openai(answer: &Value) -> Option<Usage> {
         Usage::openai_shape(answer)?.plausible()
     }
 
     /// OpenAI's `usage` as it is, however large its counts.
-    pub fn openai_shape(answer: &Value) -> Option<Usage> {
+    pub(crate) fn openai_shape(answer: &Value) -> Option<Usage> {
         let u = answer.get("usage")?;
         let prompt = count(u.get("prompt_tokens"))?;
         let output = count(u.get("completion_tokens"))?;
@@ -95,12 +95,12 @@ impl Usage {
 
     /// The OpenAI Responses API's `usage`: `input_tokens` (which include the cached ones),
     /// `output_tokens`, `input_tokens_details.cached_tokens`. `None` without the two first.
-    pub fn from_responses(answer: &Value) -> Option<Usage> {
+    pub(crate) fn from_responses(answer: &Value) -> Option<Usage> {
         Usage::responses_shape(answer)?.plausible()
     }
 
     /// The Responses API's `usage` as it is, however large its counts.
-    pub fn responses_shape(answer: &Value) -> Option<Usage> {
+    pub(crate) fn responses_shape(answer: &Value) -> Option<Usage> {
         let u = answer.get("usage")?;
         let input = count(u.get("input_tokens"))?;
         let output = count(u.get("output_tokens"))?;
@@ -118,14 +118,14 @@ impl Usage {
     /// The neutral shape (the cache entry's and the command provider's `usage` member):
     /// `input_tokens` and `output_tokens`, the cache counts optional. `None` when it is not
     /// that shape.
-    pub fn from_neutral(u: &Value) -> Option<Usage> {
+    pub(crate) fn from_neutral(u: &Value) -> Option<Usage> {
         Usage::neutral_shape(u)?.plausible()
     }
 
     /// The neutral shape as it is, however large its counts (`None` when it is not that
     /// shape): the command provider tells a usage that is not the shape (its error) from an
     /// absurd one (not reported).
-    pub fn neutral_shape(u: &Value) -> Option<Usage> {
+    pub(crate) fn neutral_shape(u: &Value) -> Option<Usage> {
         Some(Usage {
             input: count(u.get("input_tokens"))?,
             output: count(u.get("output_tokens"))?,
@@ -135,7 +135,7 @@ impl Usage {
     }
 
     /// The neutral shape, with the cost at recording when there was a price for the model.
-    pub fn to_neutral(self, cost_usd: Option<f64>) -> Value {
+    pub(crate) fn to_neutral(self, cost_usd: Option<f64>) -> Value {
         let mut map = Map::new();
         map.insert("input_tokens".into(), json!(self.input));
         map.insert("output_tokens".into(), json!(self.output));
@@ -152,7 +152,7 @@ impl Usage {
 /// a price then, what they cost. The entry's `usage` member; mcp-toolproof 0.3.1 reads only
 /// `tool`, `args` and `text`, so it ignores it.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Recorded {
+pub(crate) struct Recorded {
     /// The tokens.
     pub usage: Usage,
     /// Their cost in USD at recording.
@@ -161,13 +161,13 @@ pub struct Recorded {
 
 impl Recorded {
     /// The entry's `usage` member.
-    pub fn to_value(self) -> Value {
+    pub(crate) fn to_value(self) -> Value {
         self.usage.to_neutral(self.cost_usd)
     }
 
     /// Reads an entry's `usage` member; `None` when it is not one (an entry is still usable
     /// without it).
-    pub fn from_value(v: &Value) -> Option<Recorded> {
+    pub(crate) fn from_value(v: &Value) -> Option<Recorded> {
         Some(Recorded {
             usage: Usage::from_neutral(v)?,
             cost_usd: v
@@ -179,7 +179,7 @@ impl Recorded {
 }
 
 /// A cost rounded to a millionth of a dollar (what a cache entry stores).
-pub fn round_usd(cost: f64) -> f64 {
+pub(crate) fn round_usd(cost: f64) -> f64 {
     (cost * 1e6).round() / 1e6
 }
 

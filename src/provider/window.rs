@@ -28,7 +28,7 @@ use crate::interrupt::Interrupt;
 
 /// What the window did over a run: for the report.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct WindowUse {
+pub(crate) struct WindowUse {
     /// The configured concurrency (the window's ceiling).
     pub configured: usize,
     /// The smallest the window was.
@@ -45,7 +45,7 @@ pub struct WindowUse {
 
 /// A change of the window's size: from, to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Resized {
+pub(crate) struct Resized {
     /// The size before.
     pub from: usize,
     /// The size after.
@@ -65,7 +65,7 @@ struct State {
 
 /// The in-flight window every worker of an eval run shares.
 #[derive(Debug)]
-pub struct Window {
+pub(crate) struct Window {
     adaptive: bool,
     state: Mutex<State>,
     freed: Condvar,
@@ -76,7 +76,7 @@ const POLL: Duration = Duration::from_millis(100);
 
 impl Window {
     /// A window of `max` requests (at least 1), lowered and raised when `adaptive`.
-    pub fn new(max: usize, adaptive: bool) -> Self {
+    pub(crate) fn new(max: usize, adaptive: bool) -> Self {
         let max = max.max(1);
         Window {
             adaptive,
@@ -101,7 +101,7 @@ impl Window {
     }
 
     /// Waits for room in the window; `None` when `interrupt` fired meanwhile.
-    pub fn acquire(&self, interrupt: &Interrupt) -> Option<Slot<'_>> {
+    pub(crate) fn acquire(&self, interrupt: &Interrupt) -> Option<Slot<'_>> {
         let mut state = self.lock();
         while state.in_flight >= state.limit {
             if interrupt.is_set() {
@@ -125,7 +125,7 @@ impl Window {
     }
 
     /// What the window did so far.
-    pub fn used(&self) -> WindowUse {
+    pub(crate) fn used(&self) -> WindowUse {
         self.lock().used
     }
 
@@ -171,7 +171,7 @@ impl Window {
 
 /// How a request ended, as the window counts it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// The server answered (whatever the status).
     Answered,
     /// No answer within the request timeout.
@@ -182,7 +182,7 @@ pub enum Outcome {
 
 /// What giving a [`Slot`] back did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Released {
+pub(crate) struct Released {
     /// The window's new size, when it changed.
     pub resized: Option<Resized>,
     /// The request timed out while toolproof had other requests in flight (already when it was
@@ -195,7 +195,7 @@ pub struct Released {
 /// Room for one request in the [`Window`]; give it back with [`Slot::done`]. Dropped without
 /// it (a panic, an early return), it is given back as [`Outcome::Neither`].
 #[derive(Debug)]
-pub struct Slot<'a> {
+pub(crate) struct Slot<'a> {
     window: &'a Window,
     /// Its number among the requests sent.
     number: u64,
@@ -207,7 +207,7 @@ pub struct Slot<'a> {
 
 impl Slot<'_> {
     /// Gives the room back, saying how the request ended.
-    pub fn done(self, outcome: Outcome) -> Released {
+    pub(crate) fn done(self, outcome: Outcome) -> Released {
         let released = self.window.release(&self, outcome);
         std::mem::forget(self);
         released

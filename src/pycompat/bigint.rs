@@ -17,12 +17,12 @@ use serde_json::Value;
 const MARK: &str = "\u{0}toolproof int:";
 
 /// The marked form of the integer with decimal `digits` (a `-` first when negative).
-pub fn value(digits: &str) -> Value {
+pub(crate) fn value(digits: &str) -> Value {
     Value::String(format!("{MARK}{digits}"))
 }
 
 /// The decimal digits of a marked integer; `None` for any other string.
-pub fn digits(text: &str) -> Option<&str> {
+pub(crate) fn digits(text: &str) -> Option<&str> {
     let digits = text.strip_prefix(MARK)?;
     let unsigned = digits.strip_prefix('-').unwrap_or(digits);
     (!unsigned.is_empty() && unsigned.bytes().all(|b| b.is_ascii_digit())).then_some(digits)
@@ -30,7 +30,7 @@ pub fn digits(text: &str) -> Option<&str> {
 
 /// The float nearest the integer with decimal `digits` (correctly rounded, as Python's
 /// `float(int)`), the largest finite one beyond the float range.
-pub fn approx(digits: &str) -> f64 {
+pub(crate) fn approx(digits: &str) -> f64 {
     let x: f64 = digits.parse().unwrap_or(0.0);
     if x.is_infinite() {
         f64::MAX.copysign(x)
@@ -41,7 +41,7 @@ pub fn approx(digits: &str) -> f64 {
 
 /// The JSON text of `value` as `serde_json::to_vec` writes it, with each marked integer written
 /// as its digits.
-pub fn to_vec(value: &Value) -> serde_json::Result<Vec<u8>> {
+pub(crate) fn to_vec(value: &Value) -> serde_json::Result<Vec<u8>> {
     if !holds_marked(value) {
         return serde_json::to_vec(value);
     }
@@ -53,7 +53,7 @@ pub fn to_vec(value: &Value) -> serde_json::Result<Vec<u8>> {
 /// `value` with each marked integer replaced by its nearest float ([`approx`]): what a
 /// judgement or a report reads, where the reference compares `float(expected) ==
 /// float(actual)`.
-pub fn approx_value(value: &Value) -> Value {
+pub(crate) fn approx_value(value: &Value) -> Value {
     if !holds_marked(value) {
         return value.clone();
     }
@@ -73,7 +73,7 @@ pub fn approx_value(value: &Value) -> Value {
 }
 
 /// [`to_vec`] as a `String`.
-pub fn to_string(value: &Value) -> String {
+pub(crate) fn to_string(value: &Value) -> String {
     to_vec(value)
         .ok()
         .and_then(|bytes| String::from_utf8(bytes).ok())
@@ -84,7 +84,7 @@ pub fn to_string(value: &Value) -> String {
 /// its marked form ([`value`]) rather than the nearest float: what toolproof is given to send
 /// on (a `session` request's arguments, a model's arguments written into the cache) keeps
 /// every digit, as Python's `json.loads` keeps it.
-pub fn from_str(text: &str) -> serde_json::Result<Value> {
+pub(crate) fn from_str(text: &str) -> serde_json::Result<Value> {
     let mut rewritten: Option<String> = None;
     let mut copied = 0;
     for span in number_spans(text) {
@@ -110,7 +110,7 @@ pub fn from_str(text: &str) -> serde_json::Result<Value> {
 
 /// Where the number tokens of a JSON text stand, in order; strings are skipped, escapes and
 /// all. A rough lexer: on a text that is not JSON it still ends, and the parser says why.
-pub fn number_spans(text: &str) -> Vec<std::ops::Range<usize>> {
+pub(crate) fn number_spans(text: &str) -> Vec<std::ops::Range<usize>> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -192,7 +192,7 @@ fn write(out: &mut Vec<u8>, value: &Value) -> serde_json::Result<()> {
 
 /// A whole number of any size, built digit by digit, for [`Whole::decimal`] text.
 #[derive(Debug, Clone, Default)]
-pub struct Whole {
+pub(crate) struct Whole {
     /// Base 10^9 limbs, least significant first.
     limbs: Vec<u32>,
 }
@@ -201,7 +201,7 @@ impl Whole {
     const BASE: u64 = 1_000_000_000;
 
     /// `self * by + add`.
-    pub fn mul_add(&mut self, by: u32, add: u32) {
+    pub(crate) fn mul_add(&mut self, by: u32, add: u32) {
         let mut carry = u64::from(add);
         for limb in &mut self.limbs {
             let n = u64::from(*limb) * u64::from(by) + carry;
@@ -215,7 +215,7 @@ impl Whole {
     }
 
     /// The number written in `radix` with `digits` (every character a digit of that radix).
-    pub fn parse(digits: &str, radix: u32) -> Option<Whole> {
+    pub(crate) fn parse(digits: &str, radix: u32) -> Option<Whole> {
         let mut n = Whole::default();
         for c in digits.chars() {
             n.mul_add(radix, c.to_digit(radix)?);
@@ -224,7 +224,7 @@ impl Whole {
     }
 
     /// Decimal text, `-` first when `negative` and not zero.
-    pub fn decimal(&self, negative: bool) -> String {
+    pub(crate) fn decimal(&self, negative: bool) -> String {
         let mut limbs = self.limbs.iter().rev().skip_while(|l| **l == 0);
         let Some(first) = limbs.next() else {
             return "0".to_owned();

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 /// Python's `json.dumps` of a float: `repr(f)`, with `Infinity`, `-Infinity` and `NaN` for
 /// the values JSON has no word for.
-pub fn float_repr(f: f64) -> String {
+pub(crate) fn float_repr(f: f64) -> String {
     if f.is_nan() {
         return "NaN".into();
     }

@@ -4,15 +4,15 @@
 //! integers beyond 64 bits, which mcp-toolproof sends and hashes with every digit
 //! (see [`bigint`]).
 
-pub mod bigint;
-pub mod float;
-pub mod re;
+pub(crate) mod bigint;
+pub(crate) mod float;
+pub(crate) mod re;
 mod tables;
 #[cfg(test)]
 mod tests;
 
 /// Python's `str.casefold()`: full Unicode case folding (`Straße` → `strasse`, `ς` → `σ`).
-pub fn casefold(text: &str) -> String {
+pub(crate) fn casefold(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match tables::CASEFOLD.binary_search_by_key(&u32::from(c), |&(cp, _)| cp) {
@@ -24,12 +24,12 @@ pub fn casefold(text: &str) -> String {
 }
 
 /// Whether Python's `str.isspace()` holds for `c` (the characters `str.strip()` removes).
-pub fn is_space(c: char) -> bool {
+pub(crate) fn is_space(c: char) -> bool {
     in_ranges(tables::SPACE, c)
 }
 
 /// Python's `str.strip()` with no argument.
-pub fn strip(text: &str) -> &str {
+pub(crate) fn strip(text: &str) -> &str {
     text.trim_matches(is_space)
 }
 

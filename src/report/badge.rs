@@ -15,11 +15,11 @@ use crate::outcome::rates::percent;
 use crate::outcome::{EvalsResults, Phase, PhaseStatus, RunReport};
 
 /// The left-hand text.
-pub const LABEL: &str = "tool selection";
+pub(crate) const LABEL: &str = "tool selection";
 
 /// What a badge says.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Badge {
+pub(crate) struct Badge {
     /// The left-hand text.
     pub label: &'static str,
     /// The right-hand text: the accuracy and, unless the evals passed, the verdict.
@@ -32,7 +32,7 @@ pub struct Badge {
 
 impl Badge {
     /// The badge of a report's evals.
-    pub fn of(report: &RunReport) -> Badge {
+    pub(crate) fn of(report: &RunReport) -> Badge {
         let phase: &Phase<Option<EvalsResults>> = &report.phases.evals;
         let lowest = phase
             .results
@@ -65,7 +65,7 @@ impl Badge {
     }
 
     /// The shields.io endpoint JSON (schema version 1), with a trailing newline.
-    pub fn endpoint(&self) -> String {
+    pub(crate) fn endpoint(&self) -> String {
         let value = json!({
             "schemaVersion": 1,
             "label": self.label,
@@ -78,7 +78,7 @@ impl Badge {
     }
 
     /// A flat shields.io-style SVG, 20 pixels high, with a trailing newline.
-    pub fn svg(&self) -> String {
+    pub(crate) fn svg(&self) -> String {
         let fill = match self.color {
             "brightgreen" => "#4c1",
             "red" => "#e05d44",

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use crate::outcome::RunReport;
 
 /// Renders the cache audit of a report (nothing when the report has none).
-pub fn render(report: &RunReport) -> String {
+pub(crate) fn render(report: &RunReport) -> String {
     let report = report.redacted();
     let mut out = String::new();
     if let Some(err) = &report.error {

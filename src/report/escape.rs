@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 /// Escapes the five characters markup gives a meaning to (`&`, `<`, `>`, `"`, `'`), for HTML
 /// and XML text and attribute values alike.
-pub fn markup(text: &str) -> Cow<'_, str> {
+pub(crate) fn markup(text: &str) -> Cow<'_, str> {
     if !text.contains(['&', '<', '>', '"', '\'']) {
         return Cow::Borrowed(text);
     }
@@ -35,7 +35,7 @@ pub fn markup(text: &str) -> Cow<'_, str> {
 /// readable instead of overwriting itself). Other C0 controls and DEL become their Unicode
 /// "control pictures" (`␇`, `␡`); C1 controls, bidirectional overrides and the noncharacters
 /// U+FFFE/U+FFFF become `�`.
-pub fn clean(text: &str) -> Cow<'_, str> {
+pub(crate) fn clean(text: &str) -> Cow<'_, str> {
     if !text.chars().any(needs_cleaning) {
         return Cow::Borrowed(text);
     }
@@ -136,7 +136,7 @@ fn skip_escape_sequence(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
 /// and (legacy syntax) when `##[` appears anywhere in it. Such lines get a zero-width space
 /// (U+200B, which the runner does not trim) before the `::`, and every `##[` becomes
 /// `##\u{200b}[`. Other text is returned unchanged.
-pub fn defuse_workflow_commands(text: &str) -> Cow<'_, str> {
+pub(crate) fn defuse_workflow_commands(text: &str) -> Cow<'_, str> {
     let starts_command = |line: &str| line.trim_start().starts_with("::");
     if !text.contains("##[") && !text.split('\n').any(starts_command) {
         return Cow::Borrowed(text);
@@ -159,7 +159,7 @@ pub fn defuse_workflow_commands(text: &str) -> Cow<'_, str> {
 }
 
 /// Shortens `text` to at most `max_chars` characters, ending it with `…` when cut.
-pub fn truncate_chars(text: &str, max_chars: usize) -> Cow<'_, str> {
+pub(crate) fn truncate_chars(text: &str, max_chars: usize) -> Cow<'_, str> {
     match text.char_indices().nth(max_chars) {
         None => Cow::Borrowed(text),
         Some(_) => {
@@ -173,7 +173,7 @@ pub fn truncate_chars(text: &str, max_chars: usize) -> Cow<'_, str> {
 /// Untrusted text on one line: escape sequences removed, every other control character
 /// (line breaks and tabs included) a space, surrounding spaces trimmed, at most `max_chars`
 /// characters (ending with `…` when cut).
-pub fn one_line(text: &str, max_chars: usize) -> String {
+pub(crate) fn one_line(text: &str, max_chars: usize) -> String {
     let flat: String = clean(text)
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
@@ -182,12 +182,12 @@ pub fn one_line(text: &str, max_chars: usize) -> String {
 }
 
 /// The first line of `text` (everything before the first `\n` or `\r`).
-pub fn first_line(text: &str) -> &str {
+pub(crate) fn first_line(text: &str) -> &str {
     text.split(['\n', '\r']).next().unwrap_or("")
 }
 
 /// The last `max_lines` lines of `text`, with a note saying how many were left out before them.
-pub fn tail_lines(text: &str, max_lines: usize) -> Cow<'_, str> {
+pub(crate) fn tail_lines(text: &str, max_lines: usize) -> Cow<'_, str> {
     let trimmed = text.trim_end_matches(['\n', '\r']);
     let total = trimmed.lines().count();
     if total <= max_lines {
@@ -208,7 +208,7 @@ pub fn tail_lines(text: &str, max_lines: usize) -> Cow<'_, str> {
 /// last ones with a line between them saying how many were left out. A program that fails at
 /// start often says why first and then prints its usage, a traceback ends with the exception:
 /// both ends matter.
-pub fn head_and_tail_lines(text: &str, max_lines: usize) -> Cow<'_, str> {
+pub(crate) fn head_and_tail_lines(text: &str, max_lines: usize) -> Cow<'_, str> {
     let trimmed = text.trim_end_matches(['\n', '\r']);
     let total = trimmed.lines().count();
     if total <= max_lines {
@@ -228,10 +228,10 @@ pub fn head_and_tail_lines(text: &str, max_lines: usize) -> Cow<'_, str> {
     Cow::Owned(shown.join("\n"))
 }
 
-pub use crate::outcome::plural;
+pub(crate) use crate::outcome::plural;
 
 /// Formats milliseconds the way every human-facing report shows a latency: `625ms`, `0.4ms`.
-pub fn format_ms(ms: f64) -> String {
+pub(crate) fn format_ms(ms: f64) -> String {
     if ms > 0.0 && ms < 1.0 {
         format!("{ms:.1}ms")
     } else {
@@ -240,7 +240,7 @@ pub fn format_ms(ms: f64) -> String {
 }
 
 /// Formats a wall time in seconds with two decimals: `2.76s`.
-pub fn format_secs(ms: f64) -> String {
+pub(crate) fn format_secs(ms: f64) -> String {
     format!("{:.2}s", ms / 1000.0)
 }
 

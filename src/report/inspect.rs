@@ -21,7 +21,7 @@ const CHARS: usize = 300;
 const HINT_CHARS: usize = 600;
 
 /// Renders the inspect view of a report.
-pub fn render(report: &RunReport) -> String {
+pub(crate) fn render(report: &RunReport) -> String {
     let mut out = String::new();
     if let Some(err) = &report.error {
         connection_error(&mut out, err);

@@ -9,7 +9,7 @@ use crate::outcome::RunReport;
 /// The JSON report of `report`, secrets redacted: toolproof's members, then mcp-toolproof
 /// 0.3.1's (`duration_s`, `checks`, `tests`, `bench`, `fuzz`, `evals`, `summary`; see
 /// [`super::json_reference`]).
-pub fn render(report: &RunReport) -> String {
+pub(crate) fn render(report: &RunReport) -> String {
     let report = report.redacted();
     let whole = WithReference {
         report: &report,
@@ -39,7 +39,7 @@ struct WithReference<'a> {
 /// `inspect --json` prints, so scripts written for it keep working: `tools` (every tool
 /// definition exactly as the server sent it), `resources` and `prompts` (as sent, `[]` when
 /// not offered) and `checks` (`{tool, check, severity, message}` per finding).
-pub fn render_inspect(report: &RunReport) -> String {
+pub(crate) fn render_inspect(report: &RunReport) -> String {
     let report = report.redacted();
     let mut value = serde_json::to_value(&*report).unwrap_or(Value::Null);
     if let Value::Object(top) = &mut value {

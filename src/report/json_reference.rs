@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use crate::outcome::{CaseStatus, PhaseStatus, RunReport, TestStatus};
 
 /// The reference's members, in its order.
-pub fn members(report: &RunReport) -> Map<String, Value> {
+pub(crate) fn members(report: &RunReport) -> Map<String, Value> {
     let mut top = Map::new();
     top.insert(
         "duration_s".into(),

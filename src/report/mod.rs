@@ -7,22 +7,22 @@
 //! scoring module), and every renderer lays that view out; so is the stress curve, in
 //! `stress_view`.
 
-pub mod annotations;
-pub mod badge;
-pub mod cache;
-pub mod console;
-pub mod escape;
-pub mod evals_view;
-pub mod html;
-pub mod inspect;
-pub mod json;
-pub mod json_reference;
-pub mod junit;
-pub mod markdown;
+pub(crate) mod annotations;
+pub(crate) mod badge;
+pub(crate) mod cache;
+pub(crate) mod console;
+pub(crate) mod escape;
+pub(crate) mod evals_view;
+pub(crate) mod html;
+pub(crate) mod inspect;
+pub(crate) mod json;
+pub(crate) mod json_reference;
+pub(crate) mod junit;
+pub(crate) mod markdown;
 
-pub mod places;
-pub mod redact;
-pub mod step_outputs;
+pub(crate) mod places;
+pub(crate) mod redact;
+pub(crate) mod step_outputs;
 mod stress_view;
 mod table;
-pub mod write;
+pub(crate) mod write;

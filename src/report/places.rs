@@ -9,7 +9,7 @@ use super::redact::Redactor;
 /// The repository paths of the files a report names, and the YAML lines of the config's
 /// sections. The default knows nothing: every file stays as the report names it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Places {
+pub(crate) struct Places {
     /// `(as the report names it, as the repository knows it)`.
     paths: Vec<(String, String)>,
     /// Line of the `checks:` key in the config file, when it has one.
@@ -20,7 +20,7 @@ pub struct Places {
 
 impl Places {
     /// Places from the files' repository paths and the sections' lines.
-    pub fn new(
+    pub(crate) fn new(
         paths: Vec<(String, String)>,
         checks_line: Option<u32>,
         evals_line: Option<u32>,
@@ -33,7 +33,7 @@ impl Places {
     }
 
     /// `file` as the repository knows it, or as given when settings did not resolve it.
-    pub fn file<'a>(&'a self, file: &'a str) -> &'a str {
+    pub(crate) fn file<'a>(&'a self, file: &'a str) -> &'a str {
         self.paths
             .iter()
             .find(|(given, _)| given == file)
@@ -42,7 +42,7 @@ impl Places {
 
     /// The same places with `secrets` masked in every path, as a renderer masks the report
     /// (so the paths still match the report's masked ones).
-    pub fn redacted(&self, secrets: &[String]) -> Places {
+    pub(crate) fn redacted(&self, secrets: &[String]) -> Places {
         let redactor = Redactor::new(secrets);
         let mask = |p: &String| redactor.apply(p).into_owned();
         Places {
@@ -52,12 +52,12 @@ impl Places {
     }
 
     /// Line of the `checks:` key.
-    pub fn checks_line(&self) -> Option<u32> {
+    pub(crate) fn checks_line(&self) -> Option<u32> {
         self.checks_line
     }
 
     /// Line of the `evals:` key.
-    pub fn evals_line(&self) -> Option<u32> {
+    pub(crate) fn evals_line(&self) -> Option<u32> {
         self.evals_line
     }
 }

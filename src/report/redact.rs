@@ -16,21 +16,21 @@ use crate::outcome::{
 };
 
 /// Shortest secret that is redacted; shorter values would garble ordinary words and numbers.
-pub const MIN_SECRET_CHARS: usize = 4;
+pub(crate) const MIN_SECRET_CHARS: usize = 4;
 
 /// What a secret is replaced with.
-pub const MASK: &str = "***";
+pub(crate) const MASK: &str = "***";
 
 /// A set of secrets ready to apply: too short ones dropped, longest first so a secret that
 /// contains another is masked whole.
 #[derive(Debug, Clone)]
-pub struct Redactor {
+pub(crate) struct Redactor {
     secrets: Vec<String>,
 }
 
 impl Redactor {
     /// Prepares `secrets` for use.
-    pub fn new(secrets: &[String]) -> Self {
+    pub(crate) fn new(secrets: &[String]) -> Self {
         let mut secrets: Vec<String> = secrets
             .iter()
             .filter(|s| s.chars().count() >= MIN_SECRET_CHARS)
@@ -42,12 +42,12 @@ impl Redactor {
     }
 
     /// Whether there is nothing to redact.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.secrets.is_empty()
     }
 
     /// `text` with every secret replaced by [`MASK`].
-    pub fn apply<'a>(&self, text: &'a str) -> Cow<'a, str> {
+    pub(crate) fn apply<'a>(&self, text: &'a str) -> Cow<'a, str> {
         let mut out = Cow::Borrowed(text);
         for secret in &self.secrets {
             if out.contains(secret.as_str()) {
@@ -58,20 +58,20 @@ impl Redactor {
     }
 
     /// `text` with every secret replaced, in place.
-    pub fn apply_in_place(&self, text: &mut String) {
+    pub(crate) fn apply_in_place(&self, text: &mut String) {
         if let Cow::Owned(new) = self.apply(text) {
             *text = new;
         }
     }
 
     /// Every string and object key of `value` redacted, in place.
-    pub fn value(&self, value: &mut Value) {
+    pub(crate) fn value(&self, value: &mut Value) {
         value.redact(self);
     }
 
     /// `value` redacted through its JSON form: every string and key, whatever the nesting.
     /// Left as it is in the (never seen) case that its JSON form does not read back.
-    pub fn serde<T: serde::Serialize + serde::de::DeserializeOwned>(&self, value: &mut T) {
+    pub(crate) fn serde<T: serde::Serialize + serde::de::DeserializeOwned>(&self, value: &mut T) {
         if self.is_empty() {
             return;
         }

@@ -8,7 +8,7 @@ use crate::outcome::{RunReport, TestStatus};
 /// The report files written, as their paths were given (`None`: not asked for, sent to
 /// stdout, or not written).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Written {
+pub(crate) struct Written {
     /// `--junit`.
     pub junit: Option<String>,
     /// `--json`.
@@ -25,7 +25,7 @@ pub struct Written {
 /// `critical-misses`, `tests-failed`, `check-errors`, `junit`, `json`, `html`, `summary`,
 /// `history`, `badge`. Rates are numbers in 0..1 with 4 decimals for one model, a JSON object
 /// `{"model": number}` for several, and empty when no model was scored.
-pub fn outputs(
+pub(crate) fn outputs(
     report: &RunReport,
     exit_code: i32,
     written: &Written,
@@ -115,7 +115,7 @@ fn rates(r: &RunReport) -> (String, String) {
 
 /// The outputs in `$GITHUB_OUTPUT` syntax. `seed` makes the delimiters (any number will do;
 /// a value that contains a delimiter gets another).
-pub fn format(outputs: &[(&str, String)], seed: u64) -> String {
+pub(crate) fn format(outputs: &[(&str, String)], seed: u64) -> String {
     let mut state = seed;
     let mut out = String::new();
     for (name, value) in outputs {

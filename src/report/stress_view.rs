@@ -10,11 +10,11 @@ use crate::report::escape::plural;
 use crate::report::evals_view::asked_counts;
 
 /// Most misses listed under a model.
-pub const MISSES_SHOWN: usize = 20;
+pub(super) const MISSES_SHOWN: usize = 20;
 
 /// The stress phase with results, worded.
 #[derive(Debug, Clone)]
-pub struct StressView<'a> {
+pub(super) struct StressView<'a> {
     /// The phase's one-line verdict.
     pub headline: String,
     /// The result in a few words for a summary line: `breaks at 25 distractors`.
@@ -39,7 +39,7 @@ pub struct StressView<'a> {
 
 /// One model's curve, worded.
 #[derive(Debug, Clone)]
-pub struct StressModelView<'a> {
+pub(super) struct StressModelView<'a> {
     /// Model id (empty for a command provider without one).
     pub model: &'a str,
     /// One row per distractor count, ascending.
@@ -65,7 +65,7 @@ pub struct StressModelView<'a> {
 
 /// One distractor count.
 #[derive(Debug, Clone)]
-pub struct StressRow {
+pub(super) struct StressRow {
     /// Distractors added.
     pub distractors: usize,
     /// Tools offered.
@@ -76,7 +76,7 @@ pub struct StressRow {
 
 /// One measured list.
 #[derive(Debug, Clone, PartialEq)]
-pub struct StressCell {
+pub(super) struct StressCell {
     /// `89% (8/9)`, with `, 2 not answered` or `, 1 provider error` when so.
     pub text: String,
     /// Below the minimum.
@@ -87,13 +87,13 @@ pub struct StressCell {
 
 impl<'a> StressView<'a> {
     /// The view of the stress phase, when it has results with at least one model.
-    pub fn of(phase: &'a Phase<Option<StressResults>>) -> Option<Self> {
+    pub(super) fn of(phase: &'a Phase<Option<StressResults>>) -> Option<Self> {
         let results = phase.results.as_ref().filter(|r| !r.models.is_empty())?;
         Some(Self::new(results, phase.reason.as_deref()))
     }
 
     /// The view of `r`; `reason` is the phase's recorded verdict.
-    pub fn new(r: &'a StressResults, reason: Option<&str>) -> Self {
+    pub(super) fn new(r: &'a StressResults, reason: Option<&str>) -> Self {
         let orders = r.orders();
         let counts = r.counts();
         let models: Vec<StressModelView<'a>> = r

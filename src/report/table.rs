@@ -6,7 +6,7 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// ANSI styles the console uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Paint {
+pub(super) enum Paint {
     /// Green (PASS).
     Green,
     /// Red (FAIL).
@@ -37,7 +37,7 @@ impl Paint {
     }
 
     /// `text` wrapped in this style when `color`, else unchanged.
-    pub fn paint(self, text: &str, color: bool) -> String {
+    pub(super) fn paint(self, text: &str, color: bool) -> String {
         if color && !text.is_empty() {
             format!("{}{text}\x1b[0m", self.code())
         } else {
@@ -48,14 +48,14 @@ impl Paint {
 
 /// One cell: text and an optional style.
 #[derive(Debug, Clone)]
-pub struct Cell {
+pub(super) struct Cell {
     text: String,
     paint: Option<Paint>,
 }
 
 impl Cell {
     /// A plain cell.
-    pub fn new(text: impl Into<String>) -> Self {
+    pub(super) fn new(text: impl Into<String>) -> Self {
         Cell {
             text: text.into().replace('\t', "    "),
             paint: None,
@@ -63,7 +63,7 @@ impl Cell {
     }
 
     /// A styled cell.
-    pub fn painted(text: impl Into<String>, paint: Paint) -> Self {
+    pub(super) fn painted(text: impl Into<String>, paint: Paint) -> Self {
         Cell {
             paint: Some(paint),
             ..Cell::new(text)
@@ -73,7 +73,7 @@ impl Cell {
 
 /// Column options.
 #[derive(Debug, Clone, Copy)]
-pub struct Column {
+pub(super) struct Column {
     header: &'static str,
     right: bool,
     wrap: bool,
@@ -81,7 +81,7 @@ pub struct Column {
 
 impl Column {
     /// A left-aligned column that wraps.
-    pub fn text(header: &'static str) -> Self {
+    pub(super) fn text(header: &'static str) -> Self {
         Column {
             header,
             right: false,
@@ -90,7 +90,7 @@ impl Column {
     }
 
     /// A right-aligned column kept at its natural width.
-    pub fn fixed_right(header: &'static str) -> Self {
+    pub(super) fn fixed_right(header: &'static str) -> Self {
         Column {
             header,
             right: true,
@@ -99,7 +99,7 @@ impl Column {
     }
 
     /// A left-aligned column kept at its natural width.
-    pub fn fixed(header: &'static str) -> Self {
+    pub(super) fn fixed(header: &'static str) -> Self {
         Column {
             header,
             right: false,
@@ -110,14 +110,14 @@ impl Column {
 
 /// A table under construction.
 #[derive(Debug, Clone)]
-pub struct Table {
+pub(super) struct Table {
     columns: Vec<Column>,
     rows: Vec<Vec<Cell>>,
 }
 
 impl Table {
     /// An empty table with these columns.
-    pub fn new(columns: Vec<Column>) -> Self {
+    pub(super) fn new(columns: Vec<Column>) -> Self {
         Table {
             columns,
             rows: Vec::new(),
@@ -125,14 +125,14 @@ impl Table {
     }
 
     /// Adds a row (missing cells are empty, extra cells dropped).
-    pub fn row(&mut self, mut cells: Vec<Cell>) {
+    pub(super) fn row(&mut self, mut cells: Vec<Cell>) {
         cells.resize_with(self.columns.len(), || Cell::new(""));
         self.rows.push(cells);
     }
 
     /// Draws the table at most `width` columns wide (unless even one character per column does
     /// not fit), each line ending with `\n`.
-    pub fn render(&self, width: usize, color: bool) -> String {
+    pub(super) fn render(&self, width: usize, color: bool) -> String {
         let widths = self.widths(width);
         let mut out = String::new();
         border(&mut out, &widths, '┌', '┬', '┐');
@@ -246,7 +246,7 @@ fn text_width(text: &str) -> usize {
 }
 
 /// Word-wraps `text` to `width` display columns; words longer than a line are split.
-pub fn wrap(text: &str, width: usize) -> Vec<String> {
+pub(super) fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
     let mut lines = Vec::new();
     for source in text.split('\n') {

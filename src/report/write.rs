@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 /// `text` with every secret of 4 or more characters replaced by `***` (longest first).
 #[cfg(test)]
-pub fn redact(text: &str, secrets: &[String]) -> String {
+pub(crate) fn redact(text: &str, secrets: &[String]) -> String {
     super::redact::Redactor::new(secrets)
         .apply(text)
         .into_owned()
@@ -26,7 +26,7 @@ fn context(e: io::Error, what: &str, path: &Path) -> io::Error {
 /// Writes `bytes` to `path` so that readers see either the old file or the whole new one:
 /// parent folders are created, the data goes to a temporary file beside `path`, is flushed to
 /// disk, and is renamed over `path`.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = parent_dir(path);
     fs::create_dir_all(&dir).map_err(|e| context(e, "create the folder", &dir))?;
     let tmp = temp_path(path, &dir);
@@ -58,7 +58,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// Appends `text` to the Markdown file at `path` (GitHub job summaries are appended to by every
 /// step), creating it and its folders when needed. A newline separates it from earlier content
 /// that did not end with one, and the text always ends with a newline.
-pub fn append_summary(path: &Path, text: &str) -> io::Result<()> {
+pub(crate) fn append_summary(path: &Path, text: &str) -> io::Result<()> {
     let dir = parent_dir(path);
     fs::create_dir_all(&dir).map_err(|e| context(e, "create the folder", &dir))?;
     let mut file = OpenOptions::new()

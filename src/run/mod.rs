@@ -19,7 +19,7 @@ use crate::outcome::{
 use crate::plan::{PhaseKey, Plan, Step};
 use crate::settings::Settings;
 
-pub use crate::exit::EXIT_USAGE;
+pub(crate) use crate::exit::EXIT_USAGE;
 
 use crate::mcp::spec::server_spec;
 
@@ -53,7 +53,7 @@ pub(crate) struct Ctx<'a> {
 
 /// Runs `plan` and returns the report. Never prints: progress goes to `events`. Stops
 /// starting work once `interrupt` fires; what did not run says so.
-pub fn execute(
+pub(crate) fn execute(
     settings: &Settings,
     plan: &Plan,
     events: &Events,

@@ -81,7 +81,7 @@ use crate::settings::{self, Env, Settings};
 use wire::{CallReply, Op};
 
 /// Runs a session on this process's stdin and stdout; returns the exit code.
-pub fn main(cli: &Cli, args: &SessionArgs, env: &Env) -> i32 {
+pub(crate) fn main(cli: &Cli, args: &SessionArgs, env: &Env) -> i32 {
     let stdin = io::stdin();
     run(cli, args, env, &mut stdin.lock(), &mut io::stdout().lock())
 }

@@ -12,11 +12,11 @@ use crate::mcp::error::McpError;
 use crate::mcp::types::{CallOutcome, CallResult, Tool};
 
 /// The per-call timeout when a `call` names none: mcp-toolproof's `toolproof_timeout` default.
-pub const DEFAULT_TIMEOUT_S: f64 = 30.0;
+pub(super) const DEFAULT_TIMEOUT_S: f64 = 30.0;
 
 /// One request line: its `id` (echoed back as sent, `null` when absent) and what it asks.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Request {
+pub(super) struct Request {
     /// Echoed in the reply, so a client can match them.
     pub id: Value,
     /// What to do.
@@ -25,7 +25,7 @@ pub struct Request {
 
 /// What a request asks for.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Op {
+pub(super) enum Op {
     /// `tools/call`.
     Call {
         /// The tool's name.
@@ -43,7 +43,7 @@ pub enum Op {
 
 /// A request line that could not be read: its `id` when it had one, and why.
 #[derive(Debug, Clone, PartialEq)]
-pub struct BadRequest {
+pub(super) struct BadRequest {
     /// The `id` of the line, `null` when it had none or was not an object.
     pub id: Value,
     /// What is wrong, one line.
@@ -67,7 +67,7 @@ enum Wire {
 }
 
 /// Reads one request line.
-pub fn parse_request(line: &str) -> Result<Request, BadRequest> {
+pub(super) fn parse_request(line: &str) -> Result<Request, BadRequest> {
     let bad = |id: Value, message: String| BadRequest { id, message };
     // Integers beyond 64 bits keep their digits, as Python's `json.dumps` sent them.
     let value: Value = crate::pycompat::bigint::from_str(line)
@@ -110,7 +110,7 @@ pub fn parse_request(line: &str) -> Result<Request, BadRequest> {
 /// `cwd` absolute (the client resolves it from its base folder).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ServerLine {
+pub(super) struct ServerLine {
     /// Program and arguments of a stdio server.
     #[serde(default)]
     pub command: Option<Vec<String>>,
@@ -132,7 +132,7 @@ pub struct ServerLine {
 }
 
 /// Reads the server line.
-pub fn parse_server(line: &str) -> Result<ServerLine, String> {
+pub(super) fn parse_server(line: &str) -> Result<ServerLine, String> {
     let server: ServerLine = serde_json::from_str(line)
         .map_err(|e| format!("the server line on stdin is not a server: {e}"))?;
     if server.command.as_ref().is_some_and(Vec::is_empty) {
@@ -154,7 +154,7 @@ pub fn parse_server(line: &str) -> Result<ServerLine, String> {
 /// What a `call` gave, with the fields of mcp-toolproof's `CallResult` that the session knows
 /// (the client adds `tool` and `arguments`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CallReply {
+pub(super) struct CallReply {
     /// The result's `isError`; true for a JSON-RPC error and for no result at all.
     pub is_error: bool,
     /// The text blocks joined with newlines, other blocks as `<kind>`; the message of a
@@ -176,7 +176,7 @@ pub struct CallReply {
 
 impl CallReply {
     /// A call the server answered, with a result or a JSON-RPC error.
-    pub fn answered(outcome: &CallOutcome) -> CallReply {
+    pub(super) fn answered(outcome: &CallOutcome) -> CallReply {
         let latency_ms = outcome.latency.as_secs_f64() * 1000.0;
         let text = outcome.result.text();
         match &outcome.result {
@@ -208,7 +208,7 @@ impl CallReply {
     }
 
     /// A call that got no answer: `error` says why (`crashed`: the server is gone).
-    pub fn failed(error: &McpError, crashed: bool, latency: Duration) -> CallReply {
+    pub(super) fn failed(error: &McpError, crashed: bool, latency: Duration) -> CallReply {
         let message = if crashed {
             // mcp-toolproof's wording, which tests may match.
             format!("connection lost, server probably crashed ({error})")
@@ -222,7 +222,7 @@ impl CallReply {
     }
 
     /// A call that was not sent, because the server is not there.
-    pub fn not_sent(message: String) -> CallReply {
+    pub(super) fn not_sent(message: String) -> CallReply {
         CallReply {
             is_error: true,
             text: String::new(),
@@ -237,23 +237,23 @@ impl CallReply {
 }
 
 /// The reply to a `call`.
-pub fn call_line(id: &Value, reply: &CallReply) -> Value {
+pub(super) fn call_line(id: &Value, reply: &CallReply) -> Value {
     json!({"id": id, "ok": true, "result": reply})
 }
 
 /// The reply to `list_tools`: every tool exactly as the server sent it.
-pub fn tools_line(id: &Value, tools: &[Tool]) -> Value {
+pub(super) fn tools_line(id: &Value, tools: &[Tool]) -> Value {
     let tools: Vec<&Value> = tools.iter().map(|t| &t.raw).collect();
     json!({"id": id, "ok": true, "tools": tools})
 }
 
 /// A request that failed as a whole (a bad line, a listing that failed).
-pub fn error_line(id: &Value, message: &str) -> Value {
+pub(super) fn error_line(id: &Value, message: &str) -> Value {
     json!({"id": id, "ok": false, "error": message})
 }
 
 /// The first line: connected, and to what.
-pub fn ready_line(
+pub(super) fn ready_line(
     info: &crate::mcp::types::ServerInfo,
     transport: &str,
     era: crate::mcp::types::Era,
@@ -273,7 +273,7 @@ pub fn ready_line(
 /// The first (and only) line when the session cannot start: `usage` for a config or usage
 /// error (exit code 2), else the server could not be reached; `stderr` is what a stdio server
 /// wrote meanwhile.
-pub fn not_ready_line(message: &str, usage: bool, stderr: &str) -> Value {
+pub(super) fn not_ready_line(message: &str, usage: bool, stderr: &str) -> Value {
     json!({"ready": false, "usage": usage, "error": message, "stderr": stderr})
 }
 

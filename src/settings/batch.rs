@@ -12,7 +12,7 @@ use crate::config::{BatchMode, ConfigError, EvalConfig};
 
 /// When and how the evals go through a provider's batch API.
 #[derive(Debug, Clone, PartialEq)]
-pub struct BatchSettings {
+pub(crate) struct BatchSettings {
     mode: Resolved<BatchMode>,
     min: Resolved<u32>,
     poll: Duration,
@@ -22,24 +22,24 @@ pub struct BatchSettings {
 
 impl BatchSettings {
     /// Whether every uncached request must go through a batch (`always`): no live fallback.
-    pub fn always(&self) -> bool {
+    pub(crate) fn always(&self) -> bool {
         self.mode.value == BatchMode::Always
     }
     /// The wait between two looks at a batch in progress.
-    pub fn poll(&self) -> Duration {
+    pub(crate) fn poll(&self) -> Duration {
         self.poll
     }
     /// How long a run waits for its batches to end.
-    pub fn deadline(&self) -> Duration {
+    pub(crate) fn deadline(&self) -> Duration {
         self.deadline
     }
     /// Whether an interrupted run cancels its batch instead of leaving it for the next run.
-    pub fn cancel_on_interrupt(&self) -> bool {
+    pub(crate) fn cancel_on_interrupt(&self) -> bool {
         self.cancel
     }
     /// Whether `pending` uncached requests of one model go through a batch, with a provider
     /// that `has_batch_api` (see the provider's `Kind::batches`).
-    pub fn batches(&self, has_batch_api: bool, pending: usize) -> bool {
+    pub(crate) fn batches(&self, has_batch_api: bool, pending: usize) -> bool {
         has_batch_api
             && match self.mode.value {
                 BatchMode::Never => false,
@@ -104,37 +104,7 @@ pub(super) fn resolve(
         None => false,
     };
     if mode.value == BatchMode::Always && flags.is_some() {
-        let no_batches = provider.filter(|k| !k.batches());
-        let why = if let Some(kind) = no_batches {
-            Some((
-                match kind.no_batch_why() {
-                    Some(why) => format!("the {} provider has no batch mode: {why}", kind.name()),
-                    None => format!("the {} provider has no batch API", kind.name()),
-                },
-                format!(
-                    "use `--batch auto` or `never` with {}, or a provider that has one: {}",
-                    kind.name(),
-                    crate::provider::KINDS
-                        .iter()
-                        .filter(|k| k.batches())
-                        .map(|k| k.name())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ))
-        } else if !e.cache {
-            Some((
-                "a batch needs the answer cache (`evals.cache: false` turns it off)".to_owned(),
-                "set `evals.cache: true`: batch results land in the cache, and a re-run picks them up there".to_owned(),
-            ))
-        } else {
-            None
-        };
-        if let Some((why, hint)) = why {
-            return Err(
-                ConfigError::new(format!("{} is `always`, but {why}", mode.origin)).hint(hint),
-            );
-        }
+        refuse_always(&mode.origin.to_string(), provider, e)?;
     }
     Ok(BatchSettings {
         mode,
@@ -149,4 +119,42 @@ pub(super) fn resolve(
 fn parse_count(s: &str) -> Result<u32, String> {
     s.parse::<u32>()
         .map_err(|_| format!("`{s}` is not a whole number of requests"))
+}
+
+/// `batch: always` (from `origin`) cannot be honoured without a batch API or the answer cache.
+fn refuse_always(
+    origin: &str,
+    provider: Option<&'static dyn crate::provider::Kind>,
+    e: &EvalConfig,
+) -> Result<(), ConfigError> {
+    let no_batches = provider.filter(|k| !k.batches());
+    let why = if let Some(kind) = no_batches {
+        Some((
+            match kind.no_batch_why() {
+                Some(why) => format!("the {} provider has no batch mode: {why}", kind.name()),
+                None => format!("the {} provider has no batch API", kind.name()),
+            },
+            format!(
+                "use `--batch auto` or `never` with {}, or a provider that has one: {}",
+                kind.name(),
+                crate::provider::KINDS
+                    .iter()
+                    .filter(|k| k.batches())
+                    .map(|k| k.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ))
+    } else if !e.cache {
+        Some((
+                "a batch needs the answer cache (`evals.cache: false` turns it off)".to_owned(),
+                "set `evals.cache: true`: batch results land in the cache, and a re-run picks them up there".to_owned(),
+            ))
+    } else {
+        None
+    };
+    if let Some((why, hint)) = why {
+        return Err(ConfigError::new(format!("{} is `always`, but {why}", origin)).hint(hint));
+    }
+    Ok(())
 }

@@ -13,17 +13,17 @@ use crate::cli::{BaselineArgs, BenchArgs, parse_non_negative};
 use crate::config::{BenchConfig, BenchThresholds, ConfigError, TestCase, limits};
 
 /// p95 growth over the baseline that still passes when nothing sets one, in percent.
-pub const DEFAULT_MAX_REGRESSION: f64 = 10.0;
+pub(super) const DEFAULT_MAX_REGRESSION: f64 = 10.0;
 
 /// Most sessions a benchmark opens (over stdio, one server process each).
-pub const MAX_CONNECTIONS: u32 = 100;
+pub(super) const MAX_CONNECTIONS: u32 = 100;
 
 /// Most requests in flight at once over every session (`concurrency` × `connections`).
-pub const MAX_IN_FLIGHT: u64 = 1000;
+pub(super) const MAX_IN_FLIGHT: u64 = 1000;
 
 /// One thing to benchmark.
 #[derive(Debug, Clone, PartialEq)]
-pub struct BenchTargetSettings {
+pub(crate) struct BenchTargetSettings {
     /// Label in the reports (the target's `name`, the test's name, else the tool).
     pub name: String,
     /// The tool called.
@@ -36,7 +36,7 @@ pub struct BenchTargetSettings {
 
 /// Limits of one target. `max_error_rate` is always set: 0 unless a limit says otherwise.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Thresholds {
+pub(crate) struct Thresholds {
     /// p50 limit in ms.
     pub p50_ms: Option<f64>,
     /// p95 limit in ms.
@@ -63,7 +63,7 @@ impl Thresholds {
 
 /// The latency benchmarks.
 #[derive(Debug, Clone, PartialEq)]
-pub struct BenchSettings {
+pub(crate) struct BenchSettings {
     /// Measured calls per target.
     pub calls: u32,
     /// Requests in flight at once on each connection.

@@ -12,7 +12,7 @@ const OPENAI_DEFAULT_BASE: &str = "https://api.openai.com/v1";
 
 /// A snapshot of the environment variables (those that are valid UTF-8).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Env {
+pub(crate) struct Env {
     vars: BTreeMap<String, String>,
     stdout_tty: bool,
     stderr_tty: bool,
@@ -24,7 +24,7 @@ pub struct Env {
 
 impl Env {
     /// The environment of this process, now.
-    pub fn from_process() -> Self {
+    pub(crate) fn from_process() -> Self {
         use std::io::IsTerminal;
         Env {
             vars: std::env::vars_os()
@@ -41,41 +41,41 @@ impl Env {
     }
 
     /// Columns of the terminal stdout is, when it is one and says.
-    pub fn stdout_columns(&self) -> Option<usize> {
+    pub(crate) fn stdout_columns(&self) -> Option<usize> {
         self.stdout_columns
     }
 
     /// Columns of the terminal stderr is, when it is one and says.
-    pub fn stderr_columns(&self) -> Option<usize> {
+    pub(crate) fn stderr_columns(&self) -> Option<usize> {
         self.stderr_columns
     }
 
     #[cfg(test)]
     /// The same variables, with stdout and stderr said to be terminals or not.
-    pub fn with_terminals(mut self, stdout: bool, stderr: bool) -> Self {
+    pub(crate) fn with_terminals(mut self, stdout: bool, stderr: bool) -> Self {
         self.stdout_tty = stdout;
         self.stderr_tty = stderr;
         self
     }
 
     /// The working folder toolproof was started in.
-    pub fn cwd(&self) -> &Path {
+    pub(crate) fn cwd(&self) -> &Path {
         &self.cwd
     }
 
     /// Whether stdout is a terminal.
-    pub fn stdout_tty(&self) -> bool {
+    pub(crate) fn stdout_tty(&self) -> bool {
         self.stdout_tty
     }
 
     /// Whether stderr is a terminal.
-    pub fn stderr_tty(&self) -> bool {
+    pub(crate) fn stderr_tty(&self) -> bool {
         self.stderr_tty
     }
 
     #[cfg(test)]
     /// An environment holding exactly `pairs`.
-    pub fn from_pairs<K: Into<String>, V: Into<String>>(
+    pub(crate) fn from_pairs<K: Into<String>, V: Into<String>>(
         pairs: impl IntoIterator<Item = (K, V)>,
     ) -> Self {
         Env {
@@ -92,23 +92,23 @@ impl Env {
     }
 
     /// The value of `name`, when set (possibly empty).
-    pub fn raw(&self, name: &str) -> Option<&str> {
+    pub(crate) fn raw(&self, name: &str) -> Option<&str> {
         self.vars.get(name).map(String::as_str)
     }
 
     /// The value of `name`, when set and not blank.
-    pub fn get(&self, name: &str) -> Option<&str> {
+    pub(crate) fn get(&self, name: &str) -> Option<&str> {
         self.raw(name).filter(|v| !v.trim().is_empty())
     }
 
     /// Where the OpenAI provider sends requests: `OPENAI_BASE_URL`, else OpenAI's own API.
-    pub fn openai_base(&self) -> &str {
+    pub(crate) fn openai_base(&self) -> &str {
         self.get("OPENAI_BASE_URL").unwrap_or(OPENAI_DEFAULT_BASE)
     }
 
     /// A boolean switch: `1/0`, `true/false`, `yes/no`, `on/off` (any case); unset or blank is
     /// `None`; anything else is a usage error naming the variable.
-    pub fn switch(&self, name: &str) -> Result<Option<bool>, ConfigError> {
+    pub(crate) fn switch(&self, name: &str) -> Result<Option<bool>, ConfigError> {
         let Some(value) = self.get(name) else {
             return Ok(None);
         };
@@ -121,14 +121,14 @@ impl Env {
     }
 
     /// Whether `name` is set to something that does not mean "off" (`CI=true`, `CI=1`).
-    pub fn truthy(&self, name: &str) -> bool {
+    pub(crate) fn truthy(&self, name: &str) -> bool {
         self.get(name)
             .is_some_and(|v| parse_switch(v).unwrap_or(true))
     }
 }
 
 /// `1/0`, `true/false`, `yes/no`, `on/off`, ignoring case and surrounding spaces.
-pub fn parse_switch(value: &str) -> Option<bool> {
+pub(super) fn parse_switch(value: &str) -> Option<bool> {
     match value.trim().to_ascii_lowercase().as_str() {
         "1" | "true" | "yes" | "on" => Some(true),
         "0" | "false" | "no" | "off" => Some(false),

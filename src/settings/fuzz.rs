@@ -11,7 +11,7 @@ use crate::config::{ConfigError, FuzzConfig, limits};
 
 /// Everything the fuzz phase needs, resolved.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FuzzSettings {
+pub(crate) struct FuzzSettings {
     max_examples: u32,
     timeout: Duration,
     max_time: Duration,
@@ -29,53 +29,53 @@ pub struct FuzzSettings {
 
 impl FuzzSettings {
     /// Valid (and invalid) inputs per tool.
-    pub fn max_examples(&self) -> u32 {
+    pub(crate) fn max_examples(&self) -> u32 {
         self.max_examples
     }
     /// Per-call timeout.
-    pub fn timeout(&self) -> Duration {
+    pub(crate) fn timeout(&self) -> Duration {
         self.timeout
     }
     /// Time budget per tool.
-    pub fn max_time(&self) -> Duration {
+    pub(crate) fn max_time(&self) -> Duration {
         self.max_time
     }
     /// The seed.
-    pub fn seed(&self) -> u64 {
+    pub(crate) fn seed(&self) -> u64 {
         self.seed.value
     }
     /// Only these tools (empty: all).
-    pub fn tools(&self) -> &[String] {
+    pub(crate) fn tools(&self) -> &[String] {
         &self.tools
     }
     /// Tools left out.
-    pub fn skip(&self) -> &[String] {
+    pub(crate) fn skip(&self) -> &[String] {
         &self.skip
     }
     /// Fuzz the tools that change state but say they are not destructive
     /// (`destructiveHint: false`) too; implied by [`FuzzSettings::include_destructive`].
-    pub fn include_writes(&self) -> bool {
+    pub(crate) fn include_writes(&self) -> bool {
         self.include_writes || self.include_destructive
     }
     /// Fuzz every tool: those that are, or may be, destructive too.
-    pub fn include_destructive(&self) -> bool {
+    pub(crate) fn include_destructive(&self) -> bool {
         self.include_destructive
     }
     /// An error result for a valid input is a finding.
-    pub fn valid_must_succeed(&self) -> bool {
+    pub(crate) fn valid_must_succeed(&self) -> bool {
         self.valid_must_succeed
     }
     /// A success result for an invalid input is a finding.
-    pub fn invalid_must_fail(&self) -> bool {
+    pub(crate) fn invalid_must_fail(&self) -> bool {
         self.invalid_must_fail
     }
     /// A phase that fuzzed no tool is an error (`toolproof fuzz`), not a skip with a warning
     /// (`run`).
-    pub fn nothing_fuzzed_fails(&self) -> bool {
+    pub(crate) fn nothing_fuzzed_fails(&self) -> bool {
         self.nothing_fuzzed_fails
     }
     /// The shard of this run, when it is one of several: only its tools are fuzzed.
-    pub fn shard(&self) -> Option<crate::shard::Shard> {
+    pub(crate) fn shard(&self) -> Option<crate::shard::Shard> {
         self.shard
     }
 }

@@ -17,7 +17,7 @@ const DEFAULT_SERVER_URL: &str = "https://github.com";
 
 /// When the pull-request comment is posted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PrCommentMode {
+pub(crate) enum PrCommentMode {
     /// Never (the default).
     Off,
     /// On every run.
@@ -30,7 +30,7 @@ pub enum PrCommentMode {
 
 impl PrCommentMode {
     /// The mode named `s`: `off`, `always`, `on-failure` or `on-change`.
-    pub fn parse(s: &str) -> Result<Self, String> {
+    pub(crate) fn parse(s: &str) -> Result<Self, String> {
         match s {
             "off" => Ok(PrCommentMode::Off),
             "always" => Ok(PrCommentMode::Always),
@@ -43,7 +43,7 @@ impl PrCommentMode {
     }
 
     /// The name a user writes.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             PrCommentMode::Off => "off",
             PrCommentMode::Always => "always",
@@ -55,11 +55,11 @@ impl PrCommentMode {
 
 /// A credential: shown by `Debug` as `***`, read only through [`Token::expose`].
 #[derive(Clone, PartialEq, Eq)]
-pub struct Token(String);
+pub(crate) struct Token(String);
 
 impl Token {
     /// The value, for the one header that carries it.
-    pub fn expose(&self) -> &str {
+    pub(crate) fn expose(&self) -> &str {
         &self.0
     }
 }
@@ -72,7 +72,7 @@ impl fmt::Debug for Token {
 
 /// The pull-request comment: when, where the body goes, and how to reach the API.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PrComment {
+pub(crate) struct PrComment {
     mode: Resolved<PrCommentMode>,
     file: Option<PathBuf>,
     api_url: String,
@@ -101,57 +101,57 @@ impl Default for PrComment {
 
 impl PrComment {
     /// `--pr-comment`, `TOOLPROOF_PR_COMMENT`.
-    pub fn mode(&self) -> PrCommentMode {
+    pub(crate) fn mode(&self) -> PrCommentMode {
         self.mode.value
     }
     /// Who set the mode (a flag or a variable).
-    pub fn mode_origin(&self) -> &Origin {
+    pub(crate) fn mode_origin(&self) -> &Origin {
         &self.mode.origin
     }
     /// `--pr-comment-file`, `TOOLPROOF_PR_COMMENT_FILE`: write the body here, call no API.
-    pub fn file(&self) -> Option<&PathBuf> {
+    pub(crate) fn file(&self) -> Option<&PathBuf> {
         self.file.as_ref()
     }
     /// `GITHUB_API_URL`, else `https://api.github.com`, without a trailing `/`.
-    pub fn api_url(&self) -> &str {
+    pub(crate) fn api_url(&self) -> &str {
         &self.api_url
     }
     /// `GITHUB_TOKEN`.
-    pub fn token(&self) -> Option<&Token> {
+    pub(crate) fn token(&self) -> Option<&Token> {
         self.token.as_ref()
     }
     /// `GITHUB_REPOSITORY` (`owner/repo`).
-    pub fn repository(&self) -> Option<&str> {
+    pub(crate) fn repository(&self) -> Option<&str> {
         self.repository.as_deref()
     }
     /// `GITHUB_EVENT_PATH`: the event payload holding the pull request's number.
-    pub fn event_path(&self) -> Option<&PathBuf> {
+    pub(crate) fn event_path(&self) -> Option<&PathBuf> {
         self.event_path.as_ref()
     }
     /// The run's page, `{GITHUB_SERVER_URL}/{GITHUB_REPOSITORY}/actions/runs/{GITHUB_RUN_ID}`.
-    pub fn run_url(&self) -> Option<&str> {
+    pub(crate) fn run_url(&self) -> Option<&str> {
         self.run_url.as_deref()
     }
     /// Whether anything is to be done (a body to write or a comment to post).
-    pub fn wanted(&self) -> bool {
+    pub(crate) fn wanted(&self) -> bool {
         self.file.is_some() || self.mode.value != PrCommentMode::Off
     }
 }
 
 /// Step outputs and the pull-request comment.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Github {
+pub(crate) struct Github {
     output: Option<PathBuf>,
     pr_comment: PrComment,
 }
 
 impl Github {
     /// `GITHUB_OUTPUT`: the file step outputs are appended to.
-    pub fn output(&self) -> Option<&PathBuf> {
+    pub(crate) fn output(&self) -> Option<&PathBuf> {
         self.output.as_ref()
     }
     /// The pull-request comment.
-    pub fn pr_comment(&self) -> &PrComment {
+    pub(crate) fn pr_comment(&self) -> &PrComment {
         &self.pr_comment
     }
 }

@@ -11,7 +11,7 @@ use crate::config::ConfigError;
 
 /// What `merge` writes, and where.
 #[derive(Debug, Clone)]
-pub struct MergeSettings {
+pub(crate) struct MergeSettings {
     outputs: Outputs,
     revision: Revision,
     secrets: Vec<String>,
@@ -19,7 +19,7 @@ pub struct MergeSettings {
 
 impl MergeSettings {
     /// Resolves the destinations of `merge` (flag > environment > default), as `run` does.
-    pub fn resolve(cli: &Cli, env: &Env) -> Result<MergeSettings, ConfigError> {
+    pub(crate) fn resolve(cli: &Cli, env: &Env) -> Result<MergeSettings, ConfigError> {
         let (command, flags) = command_of(cli);
         let mut outputs = super::outputs::resolve_outputs(cli, command, &flags, env)?;
         if let Command::Merge(args) = &cli.command {
@@ -37,23 +37,23 @@ impl MergeSettings {
 
     /// Sets the repository paths of the files the merged report names (annotations, JUnit
     /// `file` attributes).
-    pub fn locate(&mut self, files: &[String], env: &Env) {
+    pub(crate) fn locate(&mut self, files: &[String], env: &Env) {
         self.outputs.places = super::workspace::places_of(files, env, env.cwd());
     }
 
     /// The report destinations.
-    pub fn outputs(&self) -> &Outputs {
+    pub(crate) fn outputs(&self) -> &Outputs {
         &self.outputs
     }
 
     /// Commit and ref from the CI environment.
-    pub fn revision(&self) -> &Revision {
+    pub(crate) fn revision(&self) -> &Revision {
         &self.revision
     }
 
     /// Values never to be written anywhere (the provider credentials and the GitHub token of
     /// the environment).
-    pub fn secrets(&self) -> &[String] {
+    pub(crate) fn secrets(&self) -> &[String] {
         &self.secrets
     }
 }

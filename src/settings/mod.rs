@@ -27,25 +27,25 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use batch::BatchSettings;
-pub use bench::{BenchSettings, BenchTargetSettings, Thresholds};
-pub use env::Env;
-pub use fuzz::FuzzSettings;
-pub use github::{Github, PrComment, PrCommentMode};
-pub use merge::MergeSettings;
-pub use protocol::ProtocolSettings;
-pub use set_lint::LintSettings;
-pub use source::config_source;
+pub(crate) use batch::BatchSettings;
+pub(crate) use bench::{BenchSettings, BenchTargetSettings, Thresholds};
+pub(crate) use env::Env;
+pub(crate) use fuzz::FuzzSettings;
+pub(crate) use github::{Github, PrComment, PrCommentMode};
+pub(crate) use merge::MergeSettings;
+pub(crate) use protocol::ProtocolSettings;
+pub(crate) use set_lint::LintSettings;
+pub(crate) use source::config_source;
 
 /// The secrets an invocation must never print, before a config is read: toolproof's own
 /// credentials in the environment (the providers' keys, the CI tokens). [`Settings::secrets`]
 /// adds the config's `${VAR}` values to them.
-pub fn environment_secrets(env: &Env) -> Vec<String> {
+pub(crate) fn environment_secrets(env: &Env) -> Vec<String> {
     secrets::resolve(env, &[])
 }
-pub use stress::StressSettings;
+pub(crate) use stress::StressSettings;
 #[cfg(test)]
-pub use suite::select;
+pub(crate) use suite::select;
 
 use crate::config::{EvalConfig, LoadedConfig, TestCase, ToolChoice};
 use crate::report::junit::JunitOptions;
@@ -53,7 +53,7 @@ use crate::report::places::Places;
 
 /// Which command runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CommandKind {
+pub(crate) enum CommandKind {
     /// `toolproof inspect` (`json`: print the JSON report instead of the text view).
     Inspect {
         /// `--json`.
@@ -82,7 +82,7 @@ pub enum CommandKind {
 
 impl CommandKind {
     /// The name recorded in the report: `inspect`, `run`, `eval`, `cache status`, `cache prune`.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             CommandKind::Inspect { .. } => "inspect",
             CommandKind::Run => "run",
@@ -99,7 +99,7 @@ impl CommandKind {
 
 /// Where a resolved value came from; skip reasons and messages name it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Origin {
+pub(crate) enum Origin {
     /// A command-line flag, e.g. `--skip-evals`.
     Flag(&'static str),
     /// An environment variable and its value, e.g. `TOOLPROOF_SKIP_EVALS=1`.
@@ -123,7 +123,7 @@ impl fmt::Display for Origin {
 
 /// A value and where it came from.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Resolved<T> {
+pub(crate) struct Resolved<T> {
     /// The value in force.
     pub value: T,
     /// Who set it.
@@ -132,7 +132,7 @@ pub struct Resolved<T> {
 
 impl<T> Resolved<T> {
     /// The same setting, its value converted (milliseconds into a `Duration`, say).
-    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Resolved<U> {
+    pub(crate) fn map<U>(self, f: impl FnOnce(T) -> U) -> Resolved<U> {
         Resolved {
             value: f(self.value),
             origin: self.origin,
@@ -142,7 +142,7 @@ impl<T> Resolved<T> {
 
 /// Where a report goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
+pub(crate) enum Target {
     /// Standard output (`-`).
     Stdout,
     /// A path (possibly a device, a FIFO or a symlink; the writer decides how to write it).
@@ -151,7 +151,7 @@ pub enum Target {
 
 /// The report destinations and how the console looks.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Outputs {
+pub(crate) struct Outputs {
     color: bool,
     width: usize,
     junit: Option<Target>,
@@ -169,69 +169,69 @@ pub struct Outputs {
 
 impl Outputs {
     /// Colour the console report.
-    pub fn color(&self) -> bool {
+    pub(crate) fn color(&self) -> bool {
         self.color
     }
     /// Width tables are wrapped to.
-    pub fn width(&self) -> usize {
+    pub(crate) fn width(&self) -> usize {
         self.width
     }
     /// `--junit`.
-    pub fn junit(&self) -> Option<&Target> {
+    pub(crate) fn junit(&self) -> Option<&Target> {
         self.junit.as_ref()
     }
     /// How the JUnit report is shaped: `--junit-file-attrs`, and the repository paths.
-    pub fn junit_options(&self) -> JunitOptions {
+    pub(crate) fn junit_options(&self) -> JunitOptions {
         JunitOptions {
             file_attrs: self.junit_file_attrs,
             places: self.places.clone(),
         }
     }
     /// `--json`.
-    pub fn json(&self) -> Option<&Target> {
+    pub(crate) fn json(&self) -> Option<&Target> {
         self.json.as_ref()
     }
     /// `--html`.
-    pub fn html(&self) -> Option<&Target> {
+    pub(crate) fn html(&self) -> Option<&Target> {
         self.html.as_ref()
     }
     /// `--badge`: a file ending in `.svg` or `.json`.
-    pub fn badge(&self) -> Option<&Target> {
+    pub(crate) fn badge(&self) -> Option<&Target> {
         self.badge.as_ref()
     }
     /// `--summary`, else `$GITHUB_STEP_SUMMARY` unless `--no-summary`.
-    pub fn summary(&self) -> Option<&Target> {
+    pub(crate) fn summary(&self) -> Option<&Target> {
         self.summary.as_ref()
     }
     /// Print GitHub workflow annotations (`GITHUB_ACTIONS=true`).
-    pub fn annotations(&self) -> bool {
+    pub(crate) fn annotations(&self) -> bool {
         self.annotations
     }
     /// Where the config's files and sections are in the repository (annotations point there).
-    pub fn places(&self) -> &Places {
+    pub(crate) fn places(&self) -> &Places {
         &self.places
     }
     /// How progress is shown while the run works.
-    pub fn live(&self) -> LiveMode {
+    pub(crate) fn live(&self) -> LiveMode {
         self.live
     }
     /// `--history PATH`: the run history file (`run` and `eval`).
-    pub fn history(&self) -> Option<&PathBuf> {
+    pub(crate) fn history(&self) -> Option<&PathBuf> {
         self.history.as_ref()
     }
     /// Step outputs and the pull-request comment.
-    pub fn github(&self) -> &Github {
+    pub(crate) fn github(&self) -> &Github {
         &self.github
     }
 }
 
 /// Longest silence off a terminal while something runs, unless `TOOLPROOF_HEARTBEAT_S` says
 /// otherwise (the promise is 30 s; the margin covers a loaded machine).
-pub const DEFAULT_HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(20);
+pub(crate) const DEFAULT_HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(20);
 
 /// How progress reaches the user while a run works (always on stderr).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LiveMode {
+pub(crate) struct LiveMode {
     /// stderr is a terminal (and not CI): draw a progress bar.
     pub bar: bool,
     /// Colour the live lines.
@@ -248,29 +248,29 @@ pub struct LiveMode {
 
 /// Static checks.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CheckSettings {
+pub(crate) struct CheckSettings {
     enabled: Resolved<bool>,
     strict: Resolved<bool>,
 }
 
 impl CheckSettings {
     /// Whether the checks run (`--no-checks`, `checks.enabled`).
-    pub fn enabled(&self) -> &Resolved<bool> {
+    pub(crate) fn enabled(&self) -> &Resolved<bool> {
         &self.enabled
     }
     /// Whether warnings fail (`--strict`, `TOOLPROOF_STRICT`, `checks.strict`).
-    pub fn strict(&self) -> bool {
+    pub(crate) fn strict(&self) -> bool {
         self.strict.value
     }
     /// Whether a flag asked for the checks (`--checks`).
-    pub fn asked(&self) -> bool {
+    pub(crate) fn asked(&self) -> bool {
         self.enabled.value && matches!(self.enabled.origin, Origin::Flag(_))
     }
 }
 
 /// Tool-call tests: the defaults every test falls back to, and which tests run.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TestSettings {
+pub(crate) struct TestSettings {
     timeout: Resolved<Duration>,
     retries: Resolved<u32>,
     retry_delay: Duration,
@@ -279,26 +279,26 @@ pub struct TestSettings {
 
 impl TestSettings {
     /// Default per-call timeout.
-    pub fn timeout(&self) -> Duration {
+    pub(crate) fn timeout(&self) -> Duration {
         self.timeout.value
     }
     /// Default retries.
-    pub fn retries(&self) -> u32 {
+    pub(crate) fn retries(&self) -> u32 {
         self.retries.value
     }
     /// Default wait between attempts.
-    pub fn retry_delay(&self) -> Duration {
+    pub(crate) fn retry_delay(&self) -> Duration {
         self.retry_delay
     }
     /// Indexes of the tests the filter selects, in YAML order.
-    pub fn selected(&self) -> &[usize] {
+    pub(crate) fn selected(&self) -> &[usize] {
         &self.selected
     }
 }
 
 /// Why the eval provider or model could not be resolved (the evals phase reports it).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum EvalSetupError {
+pub(crate) enum EvalSetupError {
     /// Nothing names a provider.
     #[error(
         "no eval provider: set evals.provider ({}), TOOLPROOF_EVAL_PROVIDER or --provider",
@@ -318,7 +318,7 @@ pub enum EvalSetupError {
 
 /// Provider and models after flag > environment > YAML.
 #[derive(Debug, Clone)]
-pub struct EvalTarget {
+pub(crate) struct EvalTarget {
     /// The provider.
     pub provider: &'static dyn crate::provider::Kind,
     /// Models to ask, in order (one empty id for a command provider without a model).
@@ -333,7 +333,7 @@ impl PartialEq for EvalTarget {
 
 /// Tool-selection evals.
 #[derive(Debug, Clone, PartialEq)]
-pub struct EvalSettings {
+pub(crate) struct EvalSettings {
     target: Result<EvalTarget, EvalSetupError>,
     min_accuracy: Resolved<f64>,
     no_cache: bool,
@@ -350,59 +350,59 @@ impl EvalSettings {
     /// The body key `evals.max_tokens` is sent under to the OpenAI provider:
     /// `evals.max_tokens_field`, where `auto` means `max_completion_tokens` for OpenAI's own
     /// API and `max_tokens` for any other `OPENAI_BASE_URL`.
-    pub fn openai_max_tokens_key(&self) -> &'static str {
+    pub(crate) fn openai_max_tokens_key(&self) -> &'static str {
         self.max_tokens_key
     }
     /// The stress curve's tool lists, when it runs (`--stress`, `TOOLPROOF_EVAL_STRESS`,
     /// `evals.stress`).
-    pub fn stress(&self) -> Option<&StressSettings> {
+    pub(crate) fn stress(&self) -> Option<&StressSettings> {
         self.stress.as_ref()
     }
     /// Why the stress curve does not run (meaningful when [`Self::stress`] is `None`).
-    pub fn stress_off_reason(&self) -> String {
+    pub(crate) fn stress_off_reason(&self) -> String {
         stress::off_reason(&self.stress_on)
     }
     /// `--tool-choice` > `TOOLPROOF_EVAL_TOOL_CHOICE` > `evals.tool_choice`; `None` when
     /// nothing sets it (the request is then the reference's, `auto`).
-    pub fn tool_choice(&self) -> Option<&ToolChoice> {
+    pub(crate) fn tool_choice(&self) -> Option<&ToolChoice> {
         self.tool_choice.as_ref().map(|r| &r.value)
     }
     /// Who set the tool choice, when someone did.
-    pub fn tool_choice_origin(&self) -> Option<&Origin> {
+    pub(crate) fn tool_choice_origin(&self) -> Option<&Origin> {
         self.tool_choice.as_ref().map(|r| &r.origin)
     }
     /// Provider and models, or why they could not be resolved.
-    pub fn target(&self) -> Result<&EvalTarget, &EvalSetupError> {
+    pub(crate) fn target(&self) -> Result<&EvalTarget, &EvalSetupError> {
         self.target.as_ref()
     }
     /// The accuracy gate.
-    pub fn min_accuracy(&self) -> f64 {
+    pub(crate) fn min_accuracy(&self) -> f64 {
         self.min_accuracy.value
     }
     /// `--no-cache`: ask again (answers are still written).
-    pub fn no_cache(&self) -> bool {
+    pub(crate) fn no_cache(&self) -> bool {
         self.no_cache
     }
     /// `--offline`: never call a model API.
-    pub fn offline(&self) -> bool {
+    pub(crate) fn offline(&self) -> bool {
         self.offline.value
     }
     /// When uncached requests go through the provider's batch API.
-    pub fn batch(&self) -> &BatchSettings {
+    pub(crate) fn batch(&self) -> &BatchSettings {
         &self.batch
     }
 
     /// Anthropic's prompt cache marker on the tool list and system prompt:
     /// `--no-prompt-cache` / `--prompt-cache` > `TOOLPROOF_PROMPT_CACHE` >
     /// `evals.prompt_cache` > on.
-    pub fn prompt_cache(&self) -> bool {
+    pub(crate) fn prompt_cache(&self) -> bool {
         self.prompt_cache.value
     }
 }
 
 /// What the environment says about the commit under test (for the history file).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Revision {
+pub(crate) struct Revision {
     /// `GITHUB_SHA`.
     pub commit: Option<String>,
     /// `GITHUB_HEAD_REF`, else `GITHUB_REF_NAME`.
@@ -427,7 +427,7 @@ impl Revision {
 
 /// Everything one invocation will do. Built only by [`Settings::resolve`].
 #[derive(Debug, Clone)]
-pub struct Settings {
+pub(crate) struct Settings {
     command: CommandKind,
     loaded: LoadedConfig,
     checks: CheckSettings,
@@ -452,7 +452,7 @@ pub struct Settings {
 /// Whether `run` turns a configured later phase off (`--skip-X`, `TOOLPROOF_SKIP_X`,
 /// `X.enabled: false`) or keeps it on against them (`--no-skip-X`, `TOOLPROOF_SKIP_X=0`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Skips {
+pub(crate) struct Skips {
     evals: Resolved<bool>,
     lint: Resolved<bool>,
     bench: Resolved<bool>,
@@ -482,111 +482,111 @@ fn skipped_by(r: &Resolved<bool>) -> Option<&Origin> {
 
 impl Skips {
     /// Who turned the evals off, if anyone did.
-    pub fn evals(&self) -> Option<&Origin> {
+    pub(crate) fn evals(&self) -> Option<&Origin> {
         skipped_by(&self.evals)
     }
     /// Who turned the set lint off.
-    pub fn lint(&self) -> Option<&Origin> {
+    pub(crate) fn lint(&self) -> Option<&Origin> {
         skipped_by(&self.lint)
     }
     /// Who turned the bench off.
-    pub fn bench(&self) -> Option<&Origin> {
+    pub(crate) fn bench(&self) -> Option<&Origin> {
         skipped_by(&self.bench)
     }
     /// Who turned the fuzz off.
-    pub fn fuzz(&self) -> Option<&Origin> {
+    pub(crate) fn fuzz(&self) -> Option<&Origin> {
         skipped_by(&self.fuzz)
     }
     /// Who turned the protocol phase off.
-    pub fn protocol(&self) -> Option<&Origin> {
+    pub(crate) fn protocol(&self) -> Option<&Origin> {
         skipped_by(&self.protocol)
     }
     /// Whether a flag asked for the set lint (`--no-skip-lint`).
-    pub fn lint_asked(&self) -> bool {
+    pub(crate) fn lint_asked(&self) -> bool {
         !self.lint.value && matches!(self.lint.origin, Origin::Flag(_))
     }
     /// Whether a flag asked for the protocol checks (`--no-skip-protocol`).
-    pub fn protocol_asked(&self) -> bool {
+    pub(crate) fn protocol_asked(&self) -> bool {
         !self.protocol.value && matches!(self.protocol.origin, Origin::Flag(_))
     }
 }
 
 impl Settings {
     /// The command.
-    pub fn command(&self) -> CommandKind {
+    pub(crate) fn command(&self) -> CommandKind {
         self.command
     }
     /// The loaded `toolproof.yaml` (or the config built for `--url` / `-- COMMAND`).
-    pub fn loaded(&self) -> &LoadedConfig {
+    pub(crate) fn loaded(&self) -> &LoadedConfig {
         &self.loaded
     }
     /// The labelled tool-call tests, in YAML order.
-    pub fn tests_list(&self) -> &[TestCase] {
+    pub(crate) fn tests_list(&self) -> &[TestCase] {
         &self.loaded.config.tests
     }
     /// The `evals:` section, when there is one, with the cases of this shard only.
-    pub fn eval_config(&self) -> Option<&EvalConfig> {
+    pub(crate) fn eval_config(&self) -> Option<&EvalConfig> {
         self.loaded.config.evals.as_ref()
     }
     /// The `evals:` section with every case, whatever the shard (for the set lint).
-    pub fn whole_eval_config(&self) -> Option<&EvalConfig> {
+    pub(crate) fn whole_eval_config(&self) -> Option<&EvalConfig> {
         self.whole_evals
             .as_ref()
             .or(self.loaded.config.evals.as_ref())
     }
     /// The shard of this run, when it is one of several.
-    pub fn shard(&self) -> Option<crate::shard::Shard> {
+    pub(crate) fn shard(&self) -> Option<crate::shard::Shard> {
         self.shard
     }
     /// Static checks.
-    pub fn checks(&self) -> &CheckSettings {
+    pub(crate) fn checks(&self) -> &CheckSettings {
         &self.checks
     }
     /// Tool-call tests.
-    pub fn tests(&self) -> &TestSettings {
+    pub(crate) fn tests(&self) -> &TestSettings {
         &self.tests
     }
     /// Evals, when the config has an `evals:` section.
-    pub fn evals(&self) -> Option<&EvalSettings> {
+    pub(crate) fn evals(&self) -> Option<&EvalSettings> {
         self.evals.as_ref()
     }
     /// The latency benchmarks: `run` with a `bench:` section, or `bench`.
-    pub fn bench(&self) -> Option<&BenchSettings> {
+    pub(crate) fn bench(&self) -> Option<&BenchSettings> {
         self.bench.as_ref()
     }
 
     /// Fuzzing: for `fuzz`, and for `run` when the config has a `fuzz:` section.
-    pub fn fuzz(&self) -> Option<&FuzzSettings> {
+    pub(crate) fn fuzz(&self) -> Option<&FuzzSettings> {
         self.fuzz.as_ref()
     }
     /// The protocol checks: for `protocol`, and for `run` with a `protocol:` section.
-    pub fn protocol(&self) -> Option<&ProtocolSettings> {
+    pub(crate) fn protocol(&self) -> Option<&ProtocolSettings> {
         self.protocol.as_ref()
     }
     /// The set lint: for `lint`, and for `run` and `eval` when the config has an `evals:`
     /// section.
-    pub fn lint(&self) -> Option<&LintSettings> {
+    pub(crate) fn lint(&self) -> Option<&LintSettings> {
         self.lint.as_ref()
     }
     /// Phases turned off by flags or the environment.
-    pub fn skips(&self) -> &Skips {
+    pub(crate) fn skips(&self) -> &Skips {
         &self.skips
     }
     /// Reports and console.
-    pub fn outputs(&self) -> &Outputs {
+    pub(crate) fn outputs(&self) -> &Outputs {
         &self.outputs
     }
     /// Commit and ref from the CI environment.
-    pub fn revision(&self) -> &Revision {
+    pub(crate) fn revision(&self) -> &Revision {
         &self.revision
     }
     /// The environment snapshot (provider keys and endpoints are read from it).
-    pub fn env(&self) -> &Env {
+    pub(crate) fn env(&self) -> &Env {
         &self.env
     }
     /// Values never to be written anywhere: the config's `${VAR}` values, the provider
     /// credentials and the GitHub token of the environment. Longest first.
-    pub fn secrets(&self) -> &[String] {
+    pub(crate) fn secrets(&self) -> &[String] {
         &self.secrets
     }
 }

@@ -182,7 +182,7 @@ fn badge_target(flag: Option<&PathBuf>, env: &Env) -> Result<Option<Target>, Con
 /// (non-empty) means no colour; `CLICOLOR_FORCE` (non-empty, not `0`) means colour;
 /// `CLICOLOR=0`, `TERM=dumb` or `CI` (set, not `false`/`0`) mean no colour; otherwise colour
 /// exactly when the stream is a terminal.
-pub fn color_choice(flag: ColorFlag, is_tty: bool, env: &Env) -> bool {
+pub(super) fn color_choice(flag: ColorFlag, is_tty: bool, env: &Env) -> bool {
     match flag {
         ColorFlag::Always => true,
         ColorFlag::Never => false,

@@ -10,7 +10,7 @@ use crate::config::{ConfigError, ProtocolConfig, limits};
 
 /// Everything the protocol phase needs, resolved.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ProtocolSettings {
+pub(crate) struct ProtocolSettings {
     strict: bool,
     disable: Vec<String>,
     timeout: Duration,
@@ -18,15 +18,15 @@ pub struct ProtocolSettings {
 
 impl ProtocolSettings {
     /// Failed warnings fail the phase.
-    pub fn strict(&self) -> bool {
+    pub(crate) fn strict(&self) -> bool {
         self.strict
     }
     /// Check ids turned off.
-    pub fn disable(&self) -> &[String] {
+    pub(crate) fn disable(&self) -> &[String] {
         &self.disable
     }
     /// How long a probe waits for one answer.
-    pub fn timeout(&self) -> Duration {
+    pub(crate) fn timeout(&self) -> Duration {
         self.timeout
     }
 }

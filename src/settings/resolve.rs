@@ -101,7 +101,11 @@ impl Settings {
     /// Turns the parsed command line, the environment and the loaded config into the settings
     /// of this invocation. Usage errors (a bad environment value, a filter that selects
     /// nothing, a missing `evals:` section for `eval`…) are exit code 2.
-    pub fn resolve(cli: &Cli, env: &Env, loaded: LoadedConfig) -> Result<Settings, ConfigError> {
+    pub(crate) fn resolve(
+        cli: &Cli,
+        env: &Env,
+        loaded: LoadedConfig,
+    ) -> Result<Settings, ConfigError> {
         let (command, flags) = command_of(cli);
         let cfg = &loaded.config;
         let checks = resolve_checks(&flags, env, cfg)?;

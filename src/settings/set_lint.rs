@@ -12,7 +12,7 @@ use crate::config::{ConfigError, EvalConfig};
 
 /// Everything the set lint needs besides the cases and the tool list, resolved.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LintSettings {
+pub(crate) struct LintSettings {
     strict: Resolved<bool>,
     disable: Vec<String>,
     history: Option<PathBuf>,
@@ -20,15 +20,15 @@ pub struct LintSettings {
 
 impl LintSettings {
     /// Warnings fail the phase, and the advice rules are warnings.
-    pub fn strict(&self) -> bool {
+    pub(crate) fn strict(&self) -> bool {
         self.strict.value
     }
     /// Rule ids turned off.
-    pub fn disable(&self) -> &[String] {
+    pub(crate) fn disable(&self) -> &[String] {
         &self.disable
     }
     /// The history file to read the last recorded run from.
-    pub fn history(&self) -> Option<&Path> {
+    pub(crate) fn history(&self) -> Option<&Path> {
         self.history.as_deref()
     }
 }

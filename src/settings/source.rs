@@ -9,7 +9,7 @@ use crate::config::{self, ConfigError, LoadedConfig};
 
 /// Where the config of a command comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ConfigSource {
+pub(crate) enum ConfigSource {
     /// A `toolproof.yaml`.
     File(PathBuf),
     /// A server named on the command line: `--url URL` or `-- COMMAND…`, run from `cwd`.
@@ -25,7 +25,7 @@ pub enum ConfigSource {
 
 impl ConfigSource {
     /// Loads the config, expanding `${VAR}` from `env`.
-    pub fn load(&self, env: &Env) -> Result<LoadedConfig, ConfigError> {
+    pub(crate) fn load(&self, env: &Env) -> Result<LoadedConfig, ConfigError> {
         match self {
             ConfigSource::File(path) => {
                 let providers = crate::provider::registry::names();
@@ -45,7 +45,7 @@ impl ConfigSource {
 /// The config a command reads: `run [CONFIG]` (else `TOOLPROOF_CONFIG`, else
 /// `toolproof.yaml`); the others take `--url`, `-c FILE` or `-- COMMAND`, else
 /// `TOOLPROOF_CONFIG`, else `./toolproof.yaml` when it exists.
-pub fn config_source(cli: &Cli, env: &Env) -> Result<ConfigSource, ConfigError> {
+pub(crate) fn config_source(cli: &Cli, env: &Env) -> Result<ConfigSource, ConfigError> {
     let server = match &cli.command {
         Command::Run(args) => {
             let path = args

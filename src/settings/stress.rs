@@ -9,7 +9,7 @@ use crate::outcome::ToolOrder;
 
 /// Which tool lists the curve asks, resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StressSettings {
+pub(crate) struct StressSettings {
     distractors: Vec<usize>,
     orders: Vec<ToolOrder>,
     orders_at: Vec<usize>,
@@ -20,7 +20,7 @@ pub struct StressSettings {
 impl StressSettings {
     /// Every (distractor count, order) measured, by count, then in [`ToolOrder::ALL`] order:
     /// the server's order at every count, each other order at `orders_at`.
-    pub fn points(&self) -> Vec<(usize, ToolOrder)> {
+    pub(crate) fn points(&self) -> Vec<(usize, ToolOrder)> {
         let mut points: Vec<(usize, ToolOrder)> = self
             .distractors
             .iter()
@@ -35,23 +35,23 @@ impl StressSettings {
     }
 
     /// The largest distractor count: how many distractors are drawn.
-    pub fn largest(&self) -> usize {
+    pub(crate) fn largest(&self) -> usize {
         self.distractors.iter().copied().max().unwrap_or(0)
     }
 
     /// Seed of the draw and of the shuffled order.
-    pub fn seed(&self) -> u64 {
+    pub(crate) fn seed(&self) -> u64 {
         self.seed
     }
 
     /// `must_hold`: the run fails when accuracy falls below the minimum at this many
     /// distractors or fewer.
-    pub fn must_hold(&self) -> Option<usize> {
+    pub(crate) fn must_hold(&self) -> Option<usize> {
         self.must_hold
     }
 
     /// The settings of a section (already checked by the loader).
-    pub fn of(cfg: &StressConfig) -> StressSettings {
+    pub(crate) fn of(cfg: &StressConfig) -> StressSettings {
         let mut distractors: Vec<usize> = cfg.distractors.iter().map(|n| *n as usize).collect();
         distractors.sort_unstable();
         distractors.dedup();

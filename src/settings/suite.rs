@@ -83,7 +83,7 @@ fn selected(
 /// terms separated by commas, any of which selects a test: `tag:NAME` selects the tests tagged
 /// exactly NAME, any other term the tests whose name contains it, ignoring case. No filter (or
 /// only blank terms) selects every test.
-pub fn select(tests: &[TestCase], filter: Option<&str>) -> Vec<usize> {
+pub(crate) fn select(tests: &[TestCase], filter: Option<&str>) -> Vec<usize> {
     let terms: Vec<&str> = filter
         .unwrap_or("")
         .split(',')

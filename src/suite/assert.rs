@@ -10,14 +10,18 @@ use crate::mcp::types::{CallOutcome, CallResult};
 use crate::pycompat::re::PyRegex;
 
 /// Most characters of a value or a text shown in one failure line.
-pub const SHOWN: usize = 200;
+pub(crate) const SHOWN: usize = 200;
 /// Most output-schema errors listed for one result; the rest are counted.
 const MAX_SCHEMA_ERRORS: usize = 50;
 
 /// Checks every expectation (none short-circuits another) and returns one line per failure;
 /// an empty list means the outcome passed. `output_schema` is the tool's declared
 /// `outputSchema`, if any.
-pub fn check(expect: &Expect, outcome: &CallOutcome, output_schema: Option<&Value>) -> Vec<String> {
+pub(crate) fn check(
+    expect: &Expect,
+    outcome: &CallOutcome,
+    output_schema: Option<&Value>,
+) -> Vec<String> {
     let mut view = View::of(&outcome.result);
     let mut failures = Vec::new();
     check_error(expect.is_error, &view, &mut failures);
@@ -138,12 +142,12 @@ fn check_error(want: Option<bool>, view: &View<'_>, failures: &mut Vec<String>) 
 
 /// The kind of finding a result whose `isError` is false while its only text reads as an
 /// error makes, in tests as in fuzz.
-pub const ERROR_AS_SUCCESS: &str = "error-as-success";
+pub(crate) const ERROR_AS_SUCCESS: &str = "error-as-success";
 
 /// For a test that does not say whether it expects an error (`is_error` not set), the warning
 /// an error returned as success deserves: the test passes or fails on its other expectations,
 /// as in mcp-toolproof, but the report says what came back.
-pub fn warnings(expect: &Expect, outcome: &CallOutcome) -> Vec<String> {
+pub(crate) fn warnings(expect: &Expect, outcome: &CallOutcome) -> Vec<String> {
     if expect.is_error.is_some() {
         return Vec::new();
     }
@@ -163,7 +167,7 @@ pub fn warnings(expect: &Expect, outcome: &CallOutcome) -> Vec<String> {
 
 /// JSON value equality: numbers compare by value (`1` equals `1.0`), never across types
 /// (`1` is not `true`), and object keys in any order.
-pub fn json_eq(a: &Value, b: &Value) -> bool {
+pub(crate) fn json_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => number_eq(x, y),
         (Value::Array(x), Value::Array(y)) => {
@@ -193,7 +197,7 @@ fn number_eq(x: &Number, y: &Number) -> bool {
 
 /// The JSON type of a value: `null`, `boolean`, `integer` (a float with an integral value
 /// counts), `number`, `string`, `array` or `object`.
-pub fn type_name(v: &Value) -> &'static str {
+pub(crate) fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "boolean",

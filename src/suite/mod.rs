@@ -2,7 +2,7 @@
 //! order with honest timeouts, retries, and a restart when the server dies or hangs. Never prints;
 //! the assertions themselves live in [`assert`].
 
-pub mod assert;
+pub(crate) mod assert;
 mod typo;
 
 use typo::nearest;
@@ -21,12 +21,12 @@ use crate::mcp::types::{CallOutcome, CallResult, Tool};
 use crate::outcome::{self, Phase, PhaseStatus, TestResult, TestStatus};
 
 /// Most bytes of a result's text (and of a failing call's stderr) kept in a [`TestResult`].
-pub const KEEP_BYTES: usize = 64 * 1024;
+pub(crate) const KEEP_BYTES: usize = 64 * 1024;
 
 /// The values a test falls back to when it sets none itself (resolved from the flags, the
 /// environment and the YAML).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Defaults {
+pub(crate) struct Defaults {
     /// Per-call timeout.
     pub timeout: Duration,
     /// Retries after a failed attempt.
@@ -37,7 +37,7 @@ pub struct Defaults {
 
 /// The tests of one run: all of them, which ones run, and their defaults.
 #[derive(Debug, Clone, Copy)]
-pub struct Selection<'a> {
+pub(crate) struct Selection<'a> {
     /// Every test, in YAML order.
     pub tests: &'a [TestCase],
     /// Indexes of the tests to run, in order.
@@ -51,7 +51,7 @@ pub struct Selection<'a> {
 /// otherwise; its reason says when the server could not be restarted. When `interrupt`
 /// fires, the test in flight and every later one are not run, and the phase is an error that
 /// says so.
-pub fn run(
+pub(crate) fn run(
     client: &mut Client,
     tools: &[Tool],
     selection: Selection<'_>,

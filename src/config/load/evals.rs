@@ -13,7 +13,9 @@ use crate::config::{
     ConfigError, ContextTurn, EvalCase, EvalConfig, StressConfig, StressOrder, suggest,
 };
 
-pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), ConfigError> {
+/// `evals.provider` names one of the providers the loader was given, when it was given them;
+/// the command provider has its `evals.command`.
+fn check_provider(ctx: &Ctx<'_>, evals: &EvalConfig) {
     let e = Step::Key("evals");
     if let (Some(known), Some(provider)) = (ctx.providers, &evals.provider)
         && !known.contains(&provider.name())
@@ -29,13 +31,6 @@ pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), Confi
             suggest::nearest(provider.name(), known).map(|n| format!("did you mean `{n}`?")),
         ));
     }
-    fraction(ctx, evals.min_accuracy, &[e, Step::Key("min_accuracy")])?;
-    duration(
-        ctx,
-        evals.timeout_s,
-        &[e, Step::Key("timeout_s")],
-        Unit::Seconds,
-    )?;
     match &evals.command {
         Some(command) if command.first().is_none_or(|p| p.trim().is_empty()) => {
             ctx.report(
@@ -62,6 +57,18 @@ pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), Confi
         }
         _ => {}
     }
+}
+
+pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), ConfigError> {
+    let e = Step::Key("evals");
+    check_provider(ctx, evals);
+    fraction(ctx, evals.min_accuracy, &[e, Step::Key("min_accuracy")])?;
+    duration(
+        ctx,
+        evals.timeout_s,
+        &[e, Step::Key("timeout_s")],
+        Unit::Seconds,
+    )?;
     check_cases(ctx, &evals.cases, &[e, Step::Key("cases")])?;
     at_least_one(ctx, evals.concurrency, &[e, Step::Key("concurrency")])?;
     at_least_one(ctx, evals.trials, &[e, Step::Key("trials")])?;

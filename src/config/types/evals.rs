@@ -303,7 +303,7 @@ pub enum OpenAiApi {
 
 /// Whether `url`'s host is OpenAI's own API host, `api.openai.com` (any scheme, port, path
 /// or letter case).
-pub fn is_openai_host(url: &str) -> bool {
+pub(crate) fn is_openai_host(url: &str) -> bool {
     let rest = url.trim().split_once("://").map_or(url.trim(), |(_, r)| r);
     let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
     let host_port = authority.rsplit('@').next().unwrap_or_default();

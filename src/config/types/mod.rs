@@ -14,10 +14,10 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
-pub use cases::*;
-pub use evals::*;
-pub use perf::*;
-pub use suite::*;
+pub(crate) use cases::*;
+pub(crate) use evals::*;
+pub(crate) use perf::*;
+pub(crate) use suite::*;
 
 /// The whole file after loading: `${VAR}` expanded in `server`, paths resolved.
 #[derive(Debug, Clone)]

@@ -14,7 +14,7 @@ use serde_json_path::JsonPath;
 
 /// A parsed path, ready to query.
 #[derive(Debug, Clone)]
-pub struct Query {
+pub(crate) struct Query {
     path: JsonPath,
     /// Ends in `` `len` ``: each match is replaced by its length.
     len: bool,
@@ -22,7 +22,7 @@ pub struct Query {
 
 impl Query {
     /// The values the path selects in `data`, in document order.
-    pub fn query(&self, data: &Value) -> Vec<Value> {
+    pub(crate) fn query(&self, data: &Value) -> Vec<Value> {
         let nodes = self.path.query(data).all();
         if !self.len {
             return nodes.into_iter().cloned().collect();
@@ -44,7 +44,7 @@ impl Query {
 
 /// Why a path cannot be used, and how to write it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PathError {
+pub(crate) struct PathError {
     /// What is wrong.
     pub problem: String,
     /// The RFC 9535 way, or the rule.
@@ -54,7 +54,7 @@ pub struct PathError {
 const RULE: &str = "paths follow RFC 9535, e.g. `$.items[0].name` (the `$` may be left out)";
 
 /// Parses a JSONPath (see the module documentation for what is accepted).
-pub fn jsonpath(path: &str) -> Result<Query, PathError> {
+pub(crate) fn jsonpath(path: &str) -> Result<Query, PathError> {
     let (body, len) = match path.strip_suffix("`len`") {
         Some("") => ("", true),
         Some(rest) => match rest.strip_suffix('.') {
@@ -77,7 +77,7 @@ pub fn jsonpath(path: &str) -> Result<Query, PathError> {
 }
 
 /// Why `path` cannot be used, or `None` when it can.
-pub fn jsonpath_error(path: &str) -> Option<PathError> {
+pub(crate) fn jsonpath_error(path: &str) -> Option<PathError> {
     jsonpath(path).err()
 }
 

@@ -2,39 +2,39 @@
 //! with its severity, for the README table and the reports.
 
 /// `expect_tool` names no tool of the server.
-pub const UNKNOWN_TOOL: &str = "unknown-tool";
+pub(crate) const UNKNOWN_TOOL: &str = "unknown-tool";
 /// Two or more cases share a name.
-pub const DUPLICATE_CASE_NAME: &str = "duplicate-case-name";
+pub(crate) const DUPLICATE_CASE_NAME: &str = "duplicate-case-name";
 /// The same prompt is labelled two ways.
-pub const CONFLICTING_LABELS: &str = "conflicting-labels";
+pub(crate) const CONFLICTING_LABELS: &str = "conflicting-labels";
 /// An `expect_args` key the input schema does not list.
-pub const UNKNOWN_ARG: &str = "unknown-arg";
+pub(crate) const UNKNOWN_ARG: &str = "unknown-arg";
 /// An `expect_args` value the property's schema rejects.
-pub const INVALID_ARG: &str = "invalid-arg";
+pub(crate) const INVALID_ARG: &str = "invalid-arg";
 /// `expect_args` on a case that expects no tool.
-pub const ARGS_ON_NO_TOOL: &str = "args-on-no-tool";
+pub(crate) const ARGS_ON_NO_TOOL: &str = "args-on-no-tool";
 /// A tool no case expects.
-pub const UNCOVERED_TOOL: &str = "uncovered-tool";
+pub(crate) const UNCOVERED_TOOL: &str = "uncovered-tool";
 /// A tool whose every case quotes its name or copies its description.
-pub const QUOTED_ONLY: &str = "quoted-only";
+pub(crate) const QUOTED_ONLY: &str = "quoted-only";
 /// A pair of tools a model may confuse without a genuine case on both sides.
-pub const NO_CONTRAST: &str = "no-contrast";
+pub(crate) const NO_CONTRAST: &str = "no-contrast";
 /// No case expects no tool.
-pub const NO_NO_TOOL_CASES: &str = "no-no-tool-cases";
+pub(crate) const NO_NO_TOOL_CASES: &str = "no-no-tool-cases";
 /// No ambiguous no-tool case.
-pub const NO_AMBIGUOUS_CASES: &str = "no-ambiguous-cases";
+pub(crate) const NO_AMBIGUOUS_CASES: &str = "no-ambiguous-cases";
 /// A case without `why`.
-pub const MISSING_WHY: &str = "missing-why";
+pub(crate) const MISSING_WHY: &str = "missing-why";
 /// A critical case right on some trials and wrong on others.
-pub const FLIPPED_CRITICAL: &str = "flipped-critical";
+pub(crate) const FLIPPED_CRITICAL: &str = "flipped-critical";
 /// A case `tool_choice` keeps from passing.
-pub const TOOL_CHOICE_CONFLICT: &str = "tool-choice-conflict";
+pub(crate) const TOOL_CHOICE_CONFLICT: &str = "tool-choice-conflict";
 /// `tool_choice` names a tool the server does not list.
-pub const UNKNOWN_TOOL_CHOICE: &str = "unknown-tool-choice";
+pub(crate) const UNKNOWN_TOOL_CHOICE: &str = "unknown-tool-choice";
 /// An earlier call in a case's `context` names a tool the server does not list.
-pub const UNKNOWN_CONTEXT_TOOL: &str = "unknown-context-tool";
+pub(crate) const UNKNOWN_CONTEXT_TOOL: &str = "unknown-context-tool";
 /// An ambiguous case whose `context` already settles what its prompt leaves open.
-pub const CONTEXT_RESOLVES_AMBIGUOUS: &str = "context-resolves-ambiguous";
+pub(crate) const CONTEXT_RESOLVES_AMBIGUOUS: &str = "context-resolves-ambiguous";
 
 /// One lint rule: its id and what it flags, starting with its severity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,7 +135,7 @@ pub const LINT_RULES: &[LintRuleInfo] = &[
 ];
 
 /// Every lint rule id, in order (validates `evals.lint.disable`).
-pub const LINT_RULE_IDS: &[&str] = &lint_ids();
+pub(crate) const LINT_RULE_IDS: &[&str] = &lint_ids();
 
 const fn lint_ids() -> [&'static str; LINT_RULES.len()] {
     let mut out = [""; LINT_RULES.len()];

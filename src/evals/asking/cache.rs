@@ -14,12 +14,12 @@
 
 mod key;
 mod missed;
-pub mod pyjson;
+pub(crate) mod pyjson;
 
 #[cfg(test)]
-pub use key::key;
-pub use key::{Keyer, context_material, tool_digest};
-pub use missed::RecordedElsewhere;
+pub(crate) use key::key;
+pub(crate) use key::{Keyer, context_material, tool_digest};
+pub(crate) use missed::RecordedElsewhere;
 
 use std::collections::HashSet;
 use std::fs;
@@ -36,11 +36,11 @@ use crate::provider::usage::Recorded;
 use pyjson::Style;
 
 /// The text the reference stores for a refusal (with no tool); read back as [`Stop::Refusal`].
-pub const REFUSAL_TEXT: &str = "(the model declined to answer)";
+pub(crate) const REFUSAL_TEXT: &str = "(the model declined to answer)";
 
 /// What a cache lookup found.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Lookup {
+pub(crate) enum Lookup {
     /// A stored answer.
     Hit(Choice),
     /// No file for this key.
@@ -51,7 +51,7 @@ pub enum Lookup {
 
 /// A cache file that exists but cannot be used; its text names the file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum CorruptEntry {
+pub(crate) enum CorruptEntry {
     /// Reading it failed.
     #[error("cannot read cache file {}: {reason}", path.display())]
     Unreadable {
@@ -72,7 +72,7 @@ pub enum CorruptEntry {
 
 /// Why a cache file's text is not an entry.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum EntryError {
+pub(crate) enum EntryError {
     /// Not JSON at all.
     #[error("not valid JSON: {0}")]
     NotJson(String),
@@ -102,7 +102,7 @@ pub enum EntryError {
 
 /// What [`Cache::prune`] found and did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Pruned {
+pub(crate) struct Pruned {
     /// The files no current case can hit, sorted.
     pub stale: Vec<PathBuf>,
     /// Those that could not be removed, with the reason (only with `apply`).
@@ -111,7 +111,7 @@ pub struct Pruned {
 
 /// The answer cache folder, `<cache_dir>/evals`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cache {
+pub(crate) struct Cache {
     dir: PathBuf,
     /// The tool list the answers written are recorded for: each tool's name and
     /// [`tool_digest`], in list order (none: no `tool_digests` member is written).
@@ -123,12 +123,12 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// The largest cache entry read. One answer to one prompt is a few KiB; 4 MiB leaves room for
 /// long text and many calls, and keeps a stray huge file from being loaded.
-pub const ENTRY_LIMIT: u64 = 4 << 20;
+pub(crate) const ENTRY_LIMIT: u64 = 4 << 20;
 
 impl Cache {
     /// The cache under `cache_dir` (the configured `cache_dir`, already resolved against the
     /// YAML's folder); files live in its `evals` subfolder. Nothing is touched on disk.
-    pub fn new(cache_dir: &Path) -> Cache {
+    pub(crate) fn new(cache_dir: &Path) -> Cache {
         Cache {
             dir: cache_dir.join("evals"),
             tools: None,
@@ -137,31 +137,31 @@ impl Cache {
 
     /// The same cache, writing each answer with the tool list it was recorded for (names and
     /// [`tool_digest`]s, in list order).
-    pub fn recording_tools(mut self, tools: Vec<(String, String)>) -> Cache {
+    pub(crate) fn recording_tools(mut self, tools: Vec<(String, String)>) -> Cache {
         self.tools = Some(tools);
         self
     }
 
     #[cfg(test)]
     /// The folder holding the files (`<cache_dir>/evals`).
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 
     /// The file of one key.
-    pub fn path(&self, key: &str) -> PathBuf {
+    pub(crate) fn path(&self, key: &str) -> PathBuf {
         self.dir.join(format!("{key}.json"))
     }
 
     /// Looks a key up. A missing file is a [`Lookup::Miss`]; a file that can't be read or isn't
     /// a cache entry is [`Lookup::Corrupt`].
-    pub fn read(&self, key: &str) -> Lookup {
+    pub(crate) fn read(&self, key: &str) -> Lookup {
         self.read_recorded(key).0
     }
 
     /// [`Cache::read`], with the usage the entry recorded (`None` for a file written before
     /// usage was kept, or by the reference).
-    pub fn read_recorded(&self, key: &str) -> (Lookup, Option<Recorded>) {
+    pub(crate) fn read_recorded(&self, key: &str) -> (Lookup, Option<Recorded>) {
         let path = self.path(key);
         let text = match crate::evals::read_capped(&path, ENTRY_LIMIT, "a cache entry") {
             Ok(t) => t,
@@ -191,7 +191,7 @@ impl Cache {
     /// The choice is stored as given: the engine masks the run's secrets in it first, so an
     /// answer in which the model echoed a key is stored (and replays) redacted.
     #[cfg(test)]
-    pub fn write(
+    pub(crate) fn write(
         &self,
         key: &str,
         choice: &Choice,
@@ -203,7 +203,7 @@ impl Cache {
     }
 
     /// [`Cache::write`], with the usage to record beside the answer (its `usage` member).
-    pub fn write_recorded(
+    pub(crate) fn write_recorded(
         &self,
         key: &str,
         choice: &Choice,
@@ -250,7 +250,7 @@ impl Cache {
 
     #[cfg(test)]
     /// Every key that has a file (`<64 hex digits>.json`), sorted. A missing folder has none.
-    pub fn keys(&self) -> io::Result<Vec<String>> {
+    pub(crate) fn keys(&self) -> io::Result<Vec<String>> {
         let mut keys: Vec<String> = self
             .entries()?
             .into_iter()
@@ -265,7 +265,7 @@ impl Cache {
     /// one that cannot be removed (a folder named like an entry, a read-only folder) is skipped
     /// and named in [`Pruned::failed`], and the rest are still removed. Sorted paths. Fails
     /// only when the folder cannot be listed.
-    pub fn prune(&self, keep: &HashSet<String>, apply: bool) -> io::Result<Pruned> {
+    pub(crate) fn prune(&self, keep: &HashSet<String>, apply: bool) -> io::Result<Pruned> {
         let mut stale: Vec<PathBuf> = self
             .entries()?
             .into_iter()

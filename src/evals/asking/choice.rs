@@ -12,7 +12,7 @@ use crate::config::ToolChoice;
 
 /// `choice` with a named tool's MCP name replaced by its API-safe name; an error that says
 /// why when the tool is not offered to the model.
-pub fn offered(choice: &ToolChoice, api: &ApiTools) -> Result<ToolChoice, String> {
+pub(crate) fn offered(choice: &ToolChoice, api: &ApiTools) -> Result<ToolChoice, String> {
     let ToolChoice::Tool(name) = choice else {
         return Ok(choice.clone());
     };
@@ -35,7 +35,7 @@ pub fn offered(choice: &ToolChoice, api: &ApiTools) -> Result<ToolChoice, String
     ))
 }
 
-pub use crate::provider::choice_from_wire as from_wire;
+pub(crate) use crate::provider::choice_from_wire as from_wire;
 
 #[cfg(test)]
 mod tests {

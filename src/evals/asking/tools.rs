@@ -48,7 +48,7 @@ static META: LazyLock<Option<Validator>> = LazyLock::new(|| {
 
 /// The tools offered to a model and the map back to MCP names.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ApiTools {
+pub(crate) struct ApiTools {
     /// Definitions in the server's order, with API-safe names.
     pub tools: Vec<ApiTool>,
     /// API-safe name → MCP name.
@@ -60,7 +60,7 @@ pub struct ApiTools {
 impl ApiTools {
     /// The MCP name of a tool the model picked; a name that was never offered is kept as the
     /// model returned it.
-    pub fn map_back(&self, api_name: &str) -> String {
+    pub(crate) fn map_back(&self, api_name: &str) -> String {
         self.back
             .get(api_name)
             .cloned()
@@ -71,7 +71,7 @@ impl ApiTools {
 impl ApiTools {
     /// The name the model knows an MCP tool by: the name it is offered under, else (a tool
     /// not offered) the name made API-safe as the tool list makes names.
-    pub fn api_name(&self, mcp_name: &str) -> String {
+    pub(crate) fn api_name(&self, mcp_name: &str) -> String {
         self.back
             .iter()
             .find(|(_, mcp)| *mcp == mcp_name)
@@ -79,7 +79,7 @@ impl ApiTools {
     }
 
     /// A case's context with each call's tool under the name the model knows it by.
-    pub fn offered_turns(&self, turns: &[Turn]) -> Vec<Turn> {
+    pub(crate) fn offered_turns(&self, turns: &[Turn]) -> Vec<Turn> {
         turns
             .iter()
             .map(|turn| match turn {
@@ -95,7 +95,7 @@ impl ApiTools {
 }
 
 /// Builds the tool list for a model API from the server's tools.
-pub fn api_tools(tools: &[Tool]) -> ApiTools {
+pub(crate) fn api_tools(tools: &[Tool]) -> ApiTools {
     let mut out = ApiTools::default();
     for tool in tools {
         let Some(schema) = tool.input_schema.as_ref().filter(|s| schema_ok(s)) else {
@@ -123,7 +123,7 @@ pub fn api_tools(tools: &[Tool]) -> ApiTools {
 }
 
 /// Whether an input schema is an object that passes the 2020-12 meta-schema as Python checks it.
-pub fn schema_ok(schema: &Value) -> bool {
+pub(crate) fn schema_ok(schema: &Value) -> bool {
     schema.is_object() && META.as_ref().is_some_and(|v| v.is_valid(schema))
 }
 

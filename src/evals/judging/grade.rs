@@ -19,7 +19,7 @@ use crate::pycompat::{casefold, strip};
 
 /// What a case expects.
 #[derive(Debug, Clone, Copy)]
-pub struct Label<'a> {
+pub(crate) struct Label<'a> {
     /// The tool, or `None` for "no tool".
     pub tool: Option<&'a str>,
     /// Arguments that must match (others are not checked).
@@ -28,7 +28,7 @@ pub struct Label<'a> {
 
 /// What judging one answer found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Judged {
+pub(crate) struct Judged {
     /// Why the answer is wrong; empty when it is right.
     pub failures: Vec<String>,
     /// What could not be checked, and why (the answer is judged without it).
@@ -36,7 +36,7 @@ pub struct Judged {
 }
 
 /// Judges `choice` against `label`: its failures, and what could not be checked.
-pub fn judge(
+pub(crate) fn judge(
     label: Label<'_>,
     choice: &Choice,
     tools: &HashMap<&str, &Tool>,
@@ -136,7 +136,7 @@ const CUT_OFF: &str =
     "the answer was cut off at max_tokens: what the model would have done is unknown";
 
 /// Whether an expected argument value matches the one the model gave.
-pub fn same(expected: &Value, actual: &Value) -> bool {
+pub(crate) fn same(expected: &Value, actual: &Value) -> bool {
     match (expected, actual) {
         (Value::String(e), Value::String(a)) => casefold(strip(e)) == casefold(strip(a)),
         (Value::Bool(e), Value::Bool(a)) => e == a,

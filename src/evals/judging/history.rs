@@ -22,15 +22,15 @@ use crate::outcome::{
 };
 use crate::settings::Revision;
 
-pub use compare::compare;
-pub use facts::{Gathered, outcome};
+pub(crate) use compare::compare;
+pub(crate) use facts::{Gathered, outcome};
 
 /// Runs shown in the trend (this one included).
-pub const WINDOW: usize = 8;
+pub(crate) const WINDOW: usize = 8;
 
 /// One line of the history file.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// RFC 3339 time of the run.
     pub time: String,
     /// Commit the run tested, when known.
@@ -85,7 +85,7 @@ pub struct Entry {
 
 /// One confusion pair of a recorded run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ConfusedPair {
+pub(crate) struct ConfusedPair {
     /// The tool the case expected.
     pub expected: String,
     /// The tool the model picked instead.
@@ -97,7 +97,7 @@ pub struct ConfusedPair {
 /// What the set lint reads from the last recorded run: the lines that share the time of the
 /// file's last line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct LastRun {
+pub(crate) struct LastRun {
     /// When it ran.
     pub time: String,
     /// The tools the server listed then; `None` when those lines predate the field.
@@ -109,12 +109,12 @@ pub struct LastRun {
 
 impl Entry {
     /// Whether this line carries a model's eval result (not a run line).
-    pub fn is_eval(&self) -> bool {
+    pub(crate) fn is_eval(&self) -> bool {
         self.cases > 0
     }
 
     /// correct / cases, for an eval line.
-    pub fn accuracy(&self) -> Option<f64> {
+    pub(crate) fn accuracy(&self) -> Option<f64> {
         self.is_eval()
             .then(|| self.correct as f64 / self.cases as f64)
     }
@@ -123,7 +123,7 @@ impl Entry {
 /// What one run recorded: the eval results when the evals ran, the failing findings when the
 /// checks ran, the failed tests when the tests ran.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct RunFacts<'a> {
+pub(crate) struct RunFacts<'a> {
     /// The evals' results.
     pub evals: Option<&'a EvalsResults>,
     /// Failing static-check findings.
@@ -136,7 +136,7 @@ pub struct RunFacts<'a> {
 
 /// What recording a run gives back.
 #[derive(Debug, Clone, Default)]
-pub struct Recorded {
+pub(crate) struct Recorded {
     /// The miss-rate trend, when the run has eval results.
     pub trend: Option<HistoryTrend>,
     /// The comparison with the base branch, when one is known.
@@ -144,7 +144,7 @@ pub struct Recorded {
 }
 
 /// Commit and ref: as the CI environment says (`known`), else from git in `dir`.
-pub fn revision(dir: &Path, known: &Revision) -> (Option<String>, Option<String>) {
+pub(crate) fn revision(dir: &Path, known: &Revision) -> (Option<String>, Option<String>) {
     let git = |args: &[&str]| {
         Command::new("git")
             .args(args)
@@ -165,7 +165,7 @@ pub fn revision(dir: &Path, known: &Revision) -> (Option<String>, Option<String>
 
 /// The entries this run adds: one per model that ran, else one run line; each carries the
 /// run's findings and failed tests.
-pub fn entries(
+pub(crate) fn entries(
     facts: RunFacts<'_>,
     time: &str,
     commit: Option<&str>,
@@ -243,7 +243,7 @@ fn confused_tools(m: &crate::outcome::ModelEval) -> Vec<ConfusedPair> {
 }
 
 /// The last recorded run of the history file, or `None` when the file is missing or empty.
-pub fn last_run(path: &Path) -> std::io::Result<Option<LastRun>> {
+pub(crate) fn last_run(path: &Path) -> std::io::Result<Option<LastRun>> {
     let (entries, _) = read(path)?;
     let Some(last) = entries.last() else {
         return Ok(None);
@@ -277,10 +277,10 @@ pub fn last_run(path: &Path) -> std::io::Result<Option<LastRun>> {
 /// The largest history file read. A line is about 1 KiB per model per run, so this holds tens
 /// of thousands of runs; a larger file (or a device such as /dev/zero that never ends) is
 /// refused rather than loaded.
-pub const HISTORY_LIMIT: u64 = 64 << 20;
+pub(crate) const HISTORY_LIMIT: u64 = 64 << 20;
 
 /// Reads the history; unreadable lines are skipped and counted.
-pub fn read(path: &Path) -> std::io::Result<(Vec<Entry>, usize)> {
+pub(crate) fn read(path: &Path) -> std::io::Result<(Vec<Entry>, usize)> {
     let text = match crate::evals::read_capped(path, HISTORY_LIMIT, "a history file") {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
@@ -302,7 +302,7 @@ pub fn read(path: &Path) -> std::io::Result<(Vec<Entry>, usize)> {
 }
 
 /// Appends `new` to the file (whole-file rewrite through a temp file and a rename).
-pub fn append(path: &Path, new: &[Entry]) -> std::io::Result<()> {
+pub(crate) fn append(path: &Path, new: &[Entry]) -> std::io::Result<()> {
     let mut text = match crate::evals::read_capped(path, HISTORY_LIMIT, "a history file") {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
@@ -321,7 +321,7 @@ pub fn append(path: &Path, new: &[Entry]) -> std::io::Result<()> {
 /// Compares this run with the base branch's last recorded run (when `known` names a base),
 /// appends it, and returns the trend of the first model over the last [`WINDOW`] runs of the
 /// same provider and model.
-pub fn record(
+pub(crate) fn record(
     path: &Path,
     facts: RunFacts<'_>,
     time: &str,

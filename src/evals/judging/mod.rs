@@ -3,9 +3,9 @@
 //! with no model; [`stress`] the curve over longer tool lists; [`history`] the miss-rate file;
 //! [`stats`] the intervals.
 
-pub mod grade;
-pub mod history;
-pub mod set_lint;
-pub mod stats;
-pub mod stress;
-pub mod tally;
+pub(crate) mod grade;
+pub(crate) mod history;
+pub(crate) mod set_lint;
+pub(crate) mod stats;
+pub(crate) mod stress;
+pub(crate) mod tally;

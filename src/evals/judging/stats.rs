@@ -4,13 +4,13 @@
 const Z95: f64 = 1.959_963_984_540_054;
 
 /// Lower bound of the Wilson 95% score interval for `successes` out of `n`; 0 when `n` is 0.
-pub fn wilson_lower(successes: usize, n: usize) -> f64 {
+pub(crate) fn wilson_lower(successes: usize, n: usize) -> f64 {
     wilson(successes, n).0
 }
 
 /// The Wilson 95% score interval `(lower, upper)` for `successes` out of `n`; `(0, 1)` when
 /// `n` is 0 (nothing is known).
-pub fn wilson(successes: usize, n: usize) -> (f64, f64) {
+pub(crate) fn wilson(successes: usize, n: usize) -> (f64, f64) {
     if n == 0 {
         return (0.0, 1.0);
     }
@@ -38,7 +38,7 @@ pub fn wilson(successes: usize, n: usize) -> (f64, f64) {
 
 /// Whether a series of miss rates (oldest first) rises across the window: at least three
 /// points, the last above the first, and a positive least-squares slope.
-pub fn rising(rates: &[f64]) -> bool {
+pub(crate) fn rising(rates: &[f64]) -> bool {
     if rates.len() < 3 {
         return false;
     }

@@ -4,7 +4,7 @@
 
 mod deviations;
 mod handshake;
-pub mod pipeline;
+pub(crate) mod pipeline;
 
 use crate::interrupt::Interrupt;
 use std::collections::HashSet;
@@ -28,7 +28,7 @@ const MAX_PAGES: usize = 10_000;
 /// How long a server gets to answer a `ping` after a call timed out before it counts as hung
 /// (and is restarted). A server that works on requests side by side answers at once; one stuck
 /// in the timed-out call does not answer at all, so a longer wait would only add to the run.
-pub const PING_AFTER_TIMEOUT: Duration = Duration::from_secs(2);
+pub(crate) const PING_AFTER_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long telling an HTTP server that a timed-out request is cancelled may take: a server
 /// that does not take the notification in that time is probed with a `ping` anyway.
 const CANCEL_BUDGET: Duration = Duration::from_millis(500);

@@ -35,7 +35,7 @@ impl Budget {
 }
 
 /// Where each finished call goes: its latency and what it produced.
-pub type Record<'a> = dyn Fn(Duration, Result<CallResult, McpError>) + Sync + 'a;
+pub(crate) type Record<'a> = dyn Fn(Duration, Result<CallResult, McpError>) + Sync + 'a;
 
 /// One call in the batch.
 pub struct Batch<'a> {

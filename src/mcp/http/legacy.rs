@@ -22,7 +22,7 @@ use crate::pycompat::bigint;
 
 /// The open event stream of a 2024-11-05 server.
 #[derive(Debug)]
-pub struct LegacyStream {
+pub(super) struct LegacyStream {
     /// Where to POST messages (absolute).
     endpoint: String,
     /// Who waits for the response with each id.
@@ -41,7 +41,7 @@ type Opened = Result<Arc<LegacyStream>, McpError>;
 impl HttpTransport {
     /// GETs the SSE endpoint and waits (up to `timeout`) for its `endpoint` event; from then
     /// on every message is POSTed there.
-    pub fn open_legacy(&mut self, timeout: Duration) -> Result<(), McpError> {
+    pub(crate) fn open_legacy(&mut self, timeout: Duration) -> Result<(), McpError> {
         let started = Instant::now();
         let req = self
             .agent

@@ -46,7 +46,7 @@ impl Listener {
 impl HttpTransport {
     /// Starts listening on the session's GET stream (once; a no-op on the HTTP+SSE transport,
     /// whose one stream is already read, and on a stateless revision, which has no GET stream).
-    pub fn listen(&mut self) {
+    pub(crate) fn listen(&mut self) {
         if self.listener.is_some() || self.legacy.is_some() {
             return;
         }

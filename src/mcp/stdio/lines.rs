@@ -11,9 +11,9 @@ use crate::mcp::error::shorten;
 use crate::mcp::protocol::{MESSAGE_LIMIT, parse_message, too_large};
 
 /// Most bytes of one noise line kept: enough to see what a banner or log line says.
-pub const NOISE_LINE_KEEP: usize = 4 << 10;
+pub(crate) const NOISE_LINE_KEEP: usize = 4 << 10;
 /// Most noise lines kept (the first ones); later ones are only counted.
-pub const NOISE_LINES_KEPT: usize = 200;
+pub(crate) const NOISE_LINES_KEPT: usize = 200;
 /// Characters of an unreadable message quoted in its error.
 const START_SHOWN: usize = 80;
 /// Bytes skipped per read when the rest of a line is not kept.
@@ -21,7 +21,7 @@ const SKIP_CHUNK: u64 = 64 << 10;
 
 /// What one line of stdout is.
 #[derive(Debug, PartialEq)]
-pub enum Line {
+pub(crate) enum Line {
     /// A JSON object or array.
     Message(Value),
     /// It starts like a JSON-RPC message but cannot be read.
@@ -37,7 +37,7 @@ pub enum Line {
 
 /// The noise a server printed: the first [`NOISE_LINES_KEPT`] lines and the count of all.
 #[derive(Debug, Default, Clone)]
-pub struct Noise {
+pub(crate) struct Noise {
     /// The first lines, each at most [`NOISE_LINE_KEEP`] bytes (plus a note when cut).
     pub lines: Vec<String>,
     /// Every noise line printed.
@@ -46,7 +46,7 @@ pub struct Noise {
 
 impl Noise {
     /// Counts a line, keeping it while there is room.
-    pub fn push(&mut self, line: String) {
+    pub(crate) fn push(&mut self, line: String) {
         self.total += 1;
         if self.lines.len() < NOISE_LINES_KEPT {
             self.lines.push(line);
@@ -54,7 +54,7 @@ impl Noise {
     }
 
     /// Adds another process's noise (kept across restarts), within the same bounds.
-    pub fn extend(&mut self, other: &Noise) {
+    pub(crate) fn extend(&mut self, other: &Noise) {
         let room = NOISE_LINES_KEPT.saturating_sub(self.lines.len());
         self.lines.extend(other.lines.iter().take(room).cloned());
         self.total += other.total;
@@ -62,7 +62,7 @@ impl Noise {
 }
 
 /// Reads the next non-blank line; `None` at the end of stdout. `buf` is scratch space.
-pub fn next(reader: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<Option<Line>> {
+pub(crate) fn next(reader: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<Option<Line>> {
     loop {
         buf.clear();
         let Some(len) = read_capped(reader, buf)? else {

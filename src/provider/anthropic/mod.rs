@@ -16,10 +16,10 @@ use crate::provider::prices::{Price, price};
 use crate::provider::usage::Usage;
 
 /// The API version header every request carries.
-pub const VERSION: &str = "2023-06-01";
+pub(crate) const VERSION: &str = "2023-06-01";
 
 /// The endpoint under `base` (which excludes `/v1`, as in the SDK).
-pub fn api(base: &str, auth: Auth) -> HttpApi {
+pub(crate) fn api(base: &str, auth: Auth) -> HttpApi {
     let url = format!("{}/v1/messages", base.trim_end_matches('/'));
     let headers = vec![("anthropic-version".to_owned(), VERSION.to_owned())];
     HttpApi::new(
@@ -40,7 +40,7 @@ pub fn api(base: &str, auth: Auth) -> HttpApi {
 /// With [`Request::prompt_cache`], the last tool and the system prompt (then a list of one
 /// text block) carry `cache_control: {"type": "ephemeral"}`, so later requests read the tool
 /// list and system prompt from the prompt cache. The cache key hashes the tools without it.
-pub fn body(req: &Request) -> Value {
+pub(crate) fn body(req: &Request) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), json!(req.model));
     body.insert("max_tokens".into(), json!(req.max_tokens));
@@ -77,7 +77,7 @@ fn ephemeral() -> Value {
 }
 
 /// Every `tool_use` block in order, the text blocks joined with a space, and the stop reason.
-pub fn read(v: &Value) -> Result<Answer, ShapeError> {
+pub(crate) fn read(v: &Value) -> Result<Answer, ShapeError> {
     let Some(content) = v.get("content").and_then(Value::as_array) else {
         return Err(match v.get("type").and_then(Value::as_str) {
             Some("error") => ShapeError::ErrorObject(
@@ -136,17 +136,17 @@ pub fn read(v: &Value) -> Result<Answer, ShapeError> {
 }
 
 /// The Anthropic Messages API.
-pub static KIND: AnthropicKind = AnthropicKind;
+pub(crate) static KIND: AnthropicKind = AnthropicKind;
 
 /// What the Anthropic provider is: see [`Kind`].
 #[derive(Debug)]
-pub struct AnthropicKind;
+pub(crate) struct AnthropicKind;
 
 /// The API's default base URL (without `/v1`, as `ANTHROPIC_BASE_URL` is written).
-pub const DEFAULT_BASE: &str = "https://api.anthropic.com";
+pub(crate) const DEFAULT_BASE: &str = "https://api.anthropic.com";
 
 /// `max_tokens` the reference sends (the API requires one).
-pub const DEFAULT_MAX_TOKENS: u32 = 16000;
+pub(crate) const DEFAULT_MAX_TOKENS: u32 = 16000;
 
 /// List prices from <https://platform.claude.com/docs/en/about-claude/pricing> ("Model
 /// pricing": base input, 5-minute cache writes, cache hits, output).
@@ -160,7 +160,7 @@ const PRICES: &[(&str, Price)] = &[
 
 /// `{"type": "auto"|"any"|"none"}` or `{"type": "tool", "name": N}` (also the command
 /// provider's shape, which matches the tool definitions it is sent).
-pub fn tool_choice(choice: &ToolChoice) -> Value {
+pub(crate) fn tool_choice(choice: &ToolChoice) -> Value {
     match choice {
         ToolChoice::Auto => json!({"type": "auto"}),
         ToolChoice::Any => json!({"type": "any"}),
@@ -214,7 +214,7 @@ impl Kind for AnthropicKind {
 
 /// The Anthropic Messages API, configured.
 #[derive(Debug)]
-pub struct Anthropic(pub HttpApi);
+pub(crate) struct Anthropic(pub HttpApi);
 
 impl Provider for Anthropic {
     fn ask_timed(&self, req: &Request, pacer: &Pacer) -> (Result<Answer, ProviderError>, Duration) {

@@ -21,7 +21,7 @@
 //! would be told not to use one). Batch inference needs an S3 bucket and an IAM service role,
 //! so `--batch always` is refused and `auto` never batches (`settings::batch`).
 
-pub mod sigv4;
+pub(crate) mod sigv4;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -39,11 +39,11 @@ use crate::provider::usage::Usage;
 use sigv4::Credentials;
 
 /// The provider's one value, listed in [`super::registry::KINDS`].
-pub static KIND: BedrockKind = BedrockKind;
+pub(crate) static KIND: BedrockKind = BedrockKind;
 
 /// Amazon Bedrock's Converse API.
 #[derive(Debug)]
-pub struct BedrockKind;
+pub(crate) struct BedrockKind;
 
 impl Kind for BedrockKind {
     fn name(&self) -> &'static str {
@@ -99,7 +99,7 @@ impl Kind for BedrockKind {
 
 /// Bedrock configured: the endpoint (without the model's path) and the signer.
 #[derive(Debug)]
-pub struct Bedrock(pub HttpApi);
+pub(crate) struct Bedrock(pub HttpApi);
 
 impl Provider for Bedrock {
     fn ask_timed(&self, req: &Request, pacer: &Pacer) -> (Result<Answer, ProviderError>, Duration) {
@@ -177,11 +177,11 @@ impl Dialect for Aws {
 }
 
 /// The signing name of the Bedrock runtime.
-pub const SERVICE: &str = "bedrock";
+pub(crate) const SERVICE: &str = "bedrock";
 
 /// Where and as whom to call Bedrock, read from the variables the AWS SDKs read.
 #[derive(Debug, Clone)]
-pub struct Target {
+pub(crate) struct Target {
     /// The endpoint, without a trailing `/`.
     pub endpoint: String,
     /// The signing region.
@@ -200,7 +200,7 @@ pub struct Target {
 ///   service-specific endpoint rule), else `https://bedrock-runtime.{region}.amazonaws.com`.
 ///
 /// Shared config files (`~/.aws/config`, profiles, SSO) are not read.
-pub fn target_from(env: impl Fn(&str) -> Option<String>) -> Result<Target, ProviderError> {
+pub(crate) fn target_from(env: impl Fn(&str) -> Option<String>) -> Result<Target, ProviderError> {
     let set = |k: &str| env(k).filter(|v| !v.trim().is_empty());
     let (Some(access_key_id), Some(secret_access_key)) =
         (set("AWS_ACCESS_KEY_ID"), set("AWS_SECRET_ACCESS_KEY"))
@@ -248,7 +248,7 @@ pub fn target_from(env: impl Fn(&str) -> Option<String>) -> Result<Target, Provi
 
 /// `{endpoint}/model/{modelId}/converse`, the model id URI-encoded (ARNs and inference
 /// profiles hold `:` and `/`).
-pub fn converse_url(endpoint: &str, model: &str) -> String {
+pub(crate) fn converse_url(endpoint: &str, model: &str) -> String {
     format!(
         "{}/model/{}/converse",
         endpoint.trim_end_matches('/'),
@@ -258,7 +258,7 @@ pub fn converse_url(endpoint: &str, model: &str) -> String {
 
 /// `evals.tool_choice` in Converse's shape; `None` for `none`, which Bedrock does not have
 /// (the request then carries no `toolConfig`). Tool names are the API-safe ones.
-pub fn tool_choice(choice: &ToolChoice) -> Value {
+pub(crate) fn tool_choice(choice: &ToolChoice) -> Value {
     match choice {
         ToolChoice::Auto => json!({"auto": {}}),
         ToolChoice::Any => json!({"any": {}}),
@@ -273,7 +273,7 @@ pub fn tool_choice(choice: &ToolChoice) -> Value {
 /// given (overriding toolproof's own). A `params.max_tokens` (the YAML's `max_tokens`) becomes
 /// `inferenceConfig.maxTokens`. With [`Request::prompt_cache`], a `cachePoint` block follows
 /// the system prompt and the last tool. The model id travels in the URL, not the body.
-pub fn body(req: &Request) -> Value {
+pub(crate) fn body(req: &Request) -> Value {
     let mut params = req.params.clone();
     let choice = params.remove("tool_choice");
     let max_tokens = params
@@ -325,7 +325,7 @@ fn cache_point() -> Value {
 /// The Converse `messages`: the context's turns, then the prompt. An earlier call is an
 /// assistant `toolUse` block (id `tooluse_ctx_N`) and a user `toolResult` block; turns of one
 /// role in a row share a message, so the roles alternate as Bedrock requires.
-pub fn messages(context: &[Turn], prompt: &str) -> Value {
+pub(crate) fn messages(context: &[Turn], prompt: &str) -> Value {
     let mut messages: Vec<(&'static str, Vec<Value>)> = Vec::new();
     let mut push = |role: &'static str, block: Value| match messages.last_mut() {
         Some((last, blocks)) if *last == role => blocks.push(block),
@@ -361,7 +361,7 @@ pub fn messages(context: &[Turn], prompt: &str) -> Value {
 
 /// Every `toolUse` block in order, the text blocks joined with a space, the stop reason and
 /// the usage.
-pub fn read(v: &Value) -> Result<Answer, ShapeError> {
+pub(crate) fn read(v: &Value) -> Result<Answer, ShapeError> {
     let Some(content) = v
         .pointer("/output/message/content")
         .and_then(Value::as_array)
@@ -429,7 +429,7 @@ fn usage_shape(answer: &Value) -> Option<Usage> {
 
 /// The error type of an `x-amzn-errortype` header (`ThrottlingException:http://…` →
 /// `ThrottlingException`), or of a `__type` member in the body.
-pub fn error_type(header: Option<&str>, body: Option<&Value>) -> Option<String> {
+pub(crate) fn error_type(header: Option<&str>, body: Option<&Value>) -> Option<String> {
     let from_header = header
         .map(|h| h.split(':').next().unwrap_or(h).trim())
         .filter(|t| !t.is_empty());
@@ -442,7 +442,7 @@ pub fn error_type(header: Option<&str>, body: Option<&Value>) -> Option<String> 
 
 /// What to check after an error retrying cannot fix, by its type; `None`: the generic hint
 /// for the status.
-pub fn hint_for(error_type: &str, endpoint_var: &str) -> Option<String> {
+pub(crate) fn hint_for(error_type: &str, endpoint_var: &str) -> Option<String> {
     let hint = match error_type {
         "UnrecognizedClientException" | "InvalidSignatureException" | "ExpiredTokenException" => {
             "check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (the request \

@@ -17,7 +17,7 @@ const ALGORITHM: &str = "AWS4-HMAC-SHA256";
 
 /// Long-term or temporary AWS credentials. Never shown by `Debug`.
 #[derive(Clone)]
-pub struct Credentials {
+pub(crate) struct Credentials {
     /// `AWS_ACCESS_KEY_ID` (not a secret: it names the key in every request).
     pub access_key_id: String,
     /// `AWS_SECRET_ACCESS_KEY`.
@@ -36,7 +36,7 @@ impl std::fmt::Debug for Credentials {
 
 /// What a request is signed for: the credentials, the region and the service (`bedrock`).
 #[derive(Debug, Clone)]
-pub struct Scope<'a> {
+pub(crate) struct Scope<'a> {
     /// Who signs.
     pub credentials: &'a Credentials,
     /// `us-east-1`.
@@ -48,7 +48,7 @@ pub struct Scope<'a> {
 /// One request to sign: the method, the path as sent (percent-encoded once), the raw query
 /// (without `?`), every header to sign (`host` among them) and the body.
 #[derive(Debug, Clone)]
-pub struct Unsigned<'a> {
+pub(crate) struct Unsigned<'a> {
     /// `POST`.
     pub method: &'a str,
     /// `/model/anthropic.claude-3-haiku-20240307-v1%3A0/converse`.
@@ -63,7 +63,7 @@ pub struct Unsigned<'a> {
 
 /// The steps of one signature, for the tests and for the `authorization` header.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Signature {
+pub(crate) struct Signature {
     /// The canonical request.
     pub canonical_request: String,
     /// The string to sign.
@@ -73,7 +73,7 @@ pub struct Signature {
 }
 
 /// Lowercase hex of `bytes`.
-pub fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
     bytes.iter().fold(String::new(), |mut s, b| {
         let _ = write!(s, "{b:02x}");
@@ -82,13 +82,13 @@ pub fn hex(bytes: &[u8]) -> String {
 }
 
 /// The hex SHA-256 of `bytes` (the payload hash, `x-amz-content-sha256`).
-pub fn sha256_hex(bytes: &[u8]) -> String {
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 
 /// HMAC-SHA256 (RFC 2104): `H((K ^ opad) || H((K ^ ipad) || m))`, the key hashed first when
 /// longer than the 64-byte block.
-pub fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
+pub(crate) fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
     const BLOCK: usize = 64;
     let mut k = [0u8; BLOCK];
     if key.len() > BLOCK {
@@ -110,7 +110,7 @@ pub fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
 
 /// Signs `req` at `amz_date` (`20150830T123600Z`, which must also be among its headers as
 /// `x-amz-date`).
-pub fn sign(scope: &Scope, req: &Unsigned, amz_date: &str) -> Signature {
+pub(crate) fn sign(scope: &Scope, req: &Unsigned, amz_date: &str) -> Signature {
     let (canonical_request, signed_headers) = canonical_request(req);
     let date = amz_date.get(..8).unwrap_or(amz_date);
     let credential_scope = format!("{date}/{}/{}/aws4_request", scope.region, scope.service);
@@ -138,7 +138,7 @@ pub fn sign(scope: &Scope, req: &Unsigned, amz_date: &str) -> Signature {
 /// The headers that sign a request to `url` at `now`: `host` (set explicitly, so that the
 /// value signed is the value sent), `x-amz-date`, `x-amz-content-sha256` (the payload hash),
 /// `x-amz-security-token` with temporary credentials, and `authorization`.
-pub fn request_headers(
+pub(crate) fn request_headers(
     scope: &Scope,
     method: &str,
     url: &str,
@@ -222,7 +222,7 @@ fn canonical_request(req: &Unsigned) -> (String, String) {
 
 /// The path normalised (empty, `.` and `..` segments resolved, a trailing `/` kept) and each
 /// segment URI-encoded.
-pub fn canonical_uri(path: &str) -> String {
+pub(crate) fn canonical_uri(path: &str) -> String {
     let mut segments: Vec<&str> = Vec::new();
     for segment in path.split('/') {
         match segment {
@@ -270,7 +270,7 @@ fn canonical_query(query: &str) -> String {
 }
 
 /// Every byte but the unreserved ones (`A-Z a-z 0-9 - . _ ~`) as `%XY`, uppercase hex.
-pub fn uri_encode(bytes: &[u8]) -> String {
+pub(crate) fn uri_encode(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
     for &b in bytes {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {

@@ -19,11 +19,11 @@ use crate::provider::Stop;
 use crate::provider::usage::Usage;
 
 /// A program of the user's: the request on stdin, its choice on stdout.
-pub static KIND: CommandKind = CommandKind;
+pub(crate) static KIND: CommandKind = CommandKind;
 
 /// What the command provider is: see [`Kind`].
 #[derive(Debug)]
-pub struct CommandKind;
+pub(crate) struct CommandKind;
 
 impl Kind for CommandKind {
     fn name(&self) -> &'static str {
@@ -91,7 +91,7 @@ const STDOUT_HEAD: usize = 200;
 
 /// The program and how to run it.
 #[derive(Debug, Clone)]
-pub struct CommandSpec {
+pub(crate) struct CommandSpec {
     argv: Vec<String>,
     cwd: PathBuf,
     timeout: Duration,
@@ -100,7 +100,7 @@ pub struct CommandSpec {
 
 impl CommandSpec {
     /// A command run from `cwd` and killed after `timeout`.
-    pub fn new(argv: Vec<String>, cwd: PathBuf, timeout: Duration) -> Self {
+    pub(crate) fn new(argv: Vec<String>, cwd: PathBuf, timeout: Duration) -> Self {
         CommandSpec {
             argv,
             cwd,
@@ -110,13 +110,13 @@ impl CommandSpec {
     }
 
     /// The same command with `env` added to its environment (`evals.env`).
-    pub fn with_env(mut self, env: BTreeMap<String, String>) -> Self {
+    pub(crate) fn with_env(mut self, env: BTreeMap<String, String>) -> Self {
         self.env = env;
         self
     }
 
     /// Runs the program once for `req`.
-    pub fn ask(&self, req: &Request) -> Result<Answer, ProviderError> {
+    pub(crate) fn ask(&self, req: &Request) -> Result<Answer, ProviderError> {
         let Some((program, args)) = self.argv.split_first() else {
             return Err(ProviderError::Fatal(Failure::with_hint(
                 "the eval command is empty",
@@ -204,7 +204,7 @@ impl CommandSpec {
 
 /// Why the program's stdout is not an answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum OutputError {
+pub(crate) enum OutputError {
     /// Not JSON; the start of what it printed.
     #[error("eval command printed invalid JSON: {0:?}")]
     InvalidJson(String),
@@ -233,7 +233,7 @@ pub enum OutputError {
 /// The program's answer: one call object, a list of them, or `{"calls": [...]}`; an object
 /// may carry `usage` (see [`crate::provider::usage`]: `input_tokens`, `output_tokens`,
 /// optional `cache_write_tokens` and `cache_read_tokens`).
-pub fn parse(stdout: &str) -> Result<Answer, OutputError> {
+pub(crate) fn parse(stdout: &str) -> Result<Answer, OutputError> {
     let v: Value = crate::pycompat::bigint::from_str(stdout.trim())
         .map_err(|_| OutputError::InvalidJson(head(stdout.trim(), STDOUT_HEAD)))?;
     let raw = match v.get("usage") {

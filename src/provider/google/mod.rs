@@ -29,14 +29,14 @@ use crate::provider::usage::Usage;
 use crate::provider::{ApiTool, Stop};
 
 /// The API's host, when `GOOGLE_GEMINI_BASE_URL` is not set.
-pub const DEFAULT_BASE: &str = "https://generativelanguage.googleapis.com";
+pub(crate) const DEFAULT_BASE: &str = "https://generativelanguage.googleapis.com";
 /// The variable that moves the base URL (read by the google-genai SDKs and the Gemini CLI).
-pub const BASE_VAR: &str = "GOOGLE_GEMINI_BASE_URL";
+pub(crate) const BASE_VAR: &str = "GOOGLE_GEMINI_BASE_URL";
 /// The key variables, in the order the google-genai SDKs prefer them: when both are set,
 /// `GOOGLE_API_KEY` wins.
-pub const KEY_VARS: [&str; 2] = ["GOOGLE_API_KEY", "GEMINI_API_KEY"];
+pub(crate) const KEY_VARS: [&str; 2] = ["GOOGLE_API_KEY", "GEMINI_API_KEY"];
 /// The header the key travels in.
-pub const KEY_HEADER: &str = "x-goog-api-key";
+pub(crate) const KEY_HEADER: &str = "x-goog-api-key";
 /// The `params` key `evals.max_tokens` travels under (see [`body`]).
 const MAX_TOKENS_PARAM: &str = "maxOutputTokens";
 /// The longest function name the API accepts.
@@ -57,7 +57,7 @@ const fn price(input: f64, cache_read: f64, output: f64) -> Price {
 /// 2026-12-06), USD per million tokens (input, cached input, output; output
 /// includes thinking tokens). Models priced by prompt size get the rate for prompts up to
 /// 200k tokens, which covers a tool-selection case.
-pub const PRICES: &[(&str, Price)] = &[
+pub(crate) const PRICES: &[(&str, Price)] = &[
     ("gemini-3.1-pro-preview", price(2.00, 0.20, 12.00)),
     ("gemini-3-pro-preview", price(2.00, 0.20, 12.00)),
     ("gemini-3-flash-preview", price(0.50, 0.05, 3.00)),
@@ -69,7 +69,7 @@ pub const PRICES: &[(&str, Price)] = &[
 /// Where to send, and with which key: the key from [`KEY_VARS`] (the first set wins), the
 /// base URL from [`BASE_VAR`] without the `/v1beta` part.
 #[derive(Clone)]
-pub struct Credentials {
+pub(crate) struct Credentials {
     /// The API key.
     pub key: String,
     /// The base URL, without a trailing `/`.
@@ -86,7 +86,9 @@ impl std::fmt::Debug for Credentials {
 
 /// The credentials from the variables `env` looks up; a missing key is fatal and names the
 /// variable to set.
-pub fn credentials(env: impl Fn(&str) -> Option<String>) -> Result<Credentials, ProviderError> {
+pub(crate) fn credentials(
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<Credentials, ProviderError> {
     let set = |k: &str| env(k).filter(|v| !v.is_empty());
     let Some(key) = KEY_VARS.iter().find_map(|k| set(k)) else {
         return Err(ProviderError::Fatal(Failure::with_hint(
@@ -103,7 +105,7 @@ pub fn credentials(env: impl Fn(&str) -> Option<String>) -> Result<Credentials, 
 
 /// The endpoint for `model` under `base`. A model given as the API names it
 /// (`models/gemini-2.5-flash`) is sent once, not twice.
-pub fn endpoint(base: &str, model: &str) -> String {
+pub(crate) fn endpoint(base: &str, model: &str) -> String {
     let model = model.strip_prefix("models/").unwrap_or(model);
     format!(
         "{}/v1beta/models/{model}:generateContent",
@@ -112,7 +114,7 @@ pub fn endpoint(base: &str, model: &str) -> String {
 }
 
 /// Whether the API accepts `name` as a function name.
-pub fn name_ok(name: &str) -> bool {
+pub(crate) fn name_ok(name: &str) -> bool {
     let mut chars = name.chars();
     let first_ok = chars
         .next()
@@ -126,7 +128,7 @@ pub fn name_ok(name: &str) -> bool {
 
 /// The name a tool is declared under: its API-safe name when the API accepts it; else (a name
 /// that starts with a digit or a dash) the name behind a `_`, cut to 64 characters.
-pub fn wire_name(name: &str) -> String {
+pub(crate) fn wire_name(name: &str) -> String {
     if name_ok(name) {
         return name.to_owned();
     }
@@ -137,7 +139,7 @@ pub fn wire_name(name: &str) -> String {
 
 /// Refuses a tool list in which two tools would be declared under the same name (`1a` and
 /// `_1a`), naming both: the answer could not say which one the model picked.
-pub fn check_names(tools: &[ApiTool]) -> Result<(), ProviderError> {
+pub(crate) fn check_names(tools: &[ApiTool]) -> Result<(), ProviderError> {
     let mut seen: std::collections::HashMap<String, &str> = std::collections::HashMap::new();
     for tool in tools {
         let wired = wire_name(&tool.name);
@@ -157,7 +159,7 @@ pub fn check_names(tools: &[ApiTool]) -> Result<(), ProviderError> {
 
 /// Puts the API-safe names back on the calls of `answer` (the names declared by
 /// [`wire_name`]); a name never declared is kept as the model returned it.
-pub fn restore_names(answer: &mut Answer, tools: &[ApiTool]) {
+pub(crate) fn restore_names(answer: &mut Answer, tools: &[ApiTool]) {
     for call in &mut answer.calls {
         if let Some(tool) = tools.iter().find(|t| wire_name(&t.name) == call.name) {
             call.name.clone_from(&tool.name);
@@ -167,7 +169,7 @@ pub fn restore_names(answer: &mut Answer, tools: &[ApiTool]) {
 
 /// `toolConfig.functionCallingConfig` for a tool choice (with API-safe names): `AUTO`, `ANY`,
 /// `NONE`, or `ANY` limited to one function by `allowedFunctionNames`.
-pub fn tool_config(choice: &ToolChoice) -> Value {
+pub(crate) fn tool_config(choice: &ToolChoice) -> Value {
     let config = match choice {
         ToolChoice::Auto => json!({"mode": "AUTO"}),
         ToolChoice::Any => json!({"mode": "ANY"}),
@@ -186,7 +188,7 @@ pub fn tool_config(choice: &ToolChoice) -> Value {
 /// except `generationConfig`, whose keys are merged into toolproof's (so a `temperature`
 /// there keeps the token limit), and `maxOutputTokens` (where `evals.max_tokens` travels),
 /// which goes into `generationConfig`.
-pub fn body(req: &Request) -> Value {
+pub(crate) fn body(req: &Request) -> Value {
     let mut body = Map::new();
     body.insert("contents".into(), contents(req.context, req.prompt));
     if let Some(system) = req.system.filter(|s| !s.is_empty()) {
@@ -257,7 +259,7 @@ pub fn body(req: &Request) -> Value {
 /// turn's `functionCall`, its result a `user` turn's `functionResponse` with the result text
 /// as `{"result": …}`), then the prompt. Turns of the same role in a row share one entry, so
 /// the roles alternate.
-pub fn contents(context: &[Turn], prompt: &str) -> Value {
+pub(crate) fn contents(context: &[Turn], prompt: &str) -> Value {
     let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
     let mut push = |role: &'static str, part: Value| match turns.last_mut() {
         Some((last, parts)) if *last == role => parts.push(part),
@@ -293,7 +295,7 @@ pub fn contents(context: &[Turn], prompt: &str) -> Value {
 /// [`restore_names`]), its text parts (thought summaries left out) joined with a space, and
 /// why it stopped. A prompt blocked before any answer (`promptFeedback.blockReason`, no
 /// candidate) is a refusal whose text names the reason.
-pub fn read(v: &Value) -> Result<Answer, ShapeError> {
+pub(crate) fn read(v: &Value) -> Result<Answer, ShapeError> {
     let usage = usage_shape(v);
     let answer = |calls, text, stop| Answer {
         calls,
@@ -374,7 +376,7 @@ fn stop(finish: Option<&str>, called: bool) -> Stop {
 ///   `cachedContentTokenCount`, plus `toolUsePromptTokenCount`;
 /// - cache read: `cachedContentTokenCount`; cache write: 0 (the API bills none per token);
 /// - output: `candidatesTokenCount` plus `thoughtsTokenCount` (thinking is billed as output).
-pub fn usage_shape(v: &Value) -> Option<Usage> {
+pub(crate) fn usage_shape(v: &Value) -> Option<Usage> {
     let u = v.get("usageMetadata")?.as_object()?;
     if !u.contains_key("promptTokenCount") && !u.contains_key("totalTokenCount") {
         return None;
@@ -392,7 +394,7 @@ pub fn usage_shape(v: &Value) -> Option<Usage> {
 
 /// An error body in Google's shape as the reports quote it: `429 RESOURCE_EXHAUSTED: message`.
 /// `None` when the body is not that shape.
-pub fn describe_error(status: u16, body: &Value) -> Option<String> {
+pub(crate) fn describe_error(status: u16, body: &Value) -> Option<String> {
     let err = body.get("error")?;
     let message = err.get("message").and_then(Value::as_str)?;
     let message = message.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -404,7 +406,7 @@ pub fn describe_error(status: u16, body: &Value) -> Option<String> {
 
 /// What to check after an error whose `ErrorInfo` detail names a bad key: the API answers a
 /// key that is not valid with a 400 (`API_KEY_INVALID`), and no key with a 403.
-pub fn key_hint(body: &Value) -> Option<String> {
+pub(crate) fn key_hint(body: &Value) -> Option<String> {
     let bad_key = body
         .pointer("/error/details")?
         .as_array()?
@@ -423,7 +425,7 @@ pub fn key_hint(body: &Value) -> Option<String> {
 
 /// The wait a 429 asks for in its `google.rpc.RetryInfo` detail (`retryDelay`, a duration
 /// like `"36s"` or `"0.5s"`). The `Retry-After` header, when present, is read as for every API.
-pub fn retry_delay(body: &Value) -> Option<Duration> {
+pub(crate) fn retry_delay(body: &Value) -> Option<Duration> {
     body.pointer("/error/details")?
         .as_array()?
         .iter()
@@ -440,11 +442,11 @@ pub fn retry_delay(body: &Value) -> Option<Duration> {
 }
 
 /// The Gemini API.
-pub static KIND: GoogleKind = GoogleKind;
+pub(crate) static KIND: GoogleKind = GoogleKind;
 
 /// What the google provider is: see [`Kind`].
 #[derive(Debug)]
-pub struct GoogleKind;
+pub(crate) struct GoogleKind;
 
 impl Kind for GoogleKind {
     fn name(&self) -> &'static str {
@@ -488,7 +490,7 @@ impl Kind for GoogleKind {
 
 /// The Gemini API, configured: the key and the base URL the model's path goes under.
 #[derive(Debug)]
-pub struct Gemini {
+pub(crate) struct Gemini {
     api: HttpApi,
     base: String,
 }

@@ -8,7 +8,7 @@ pub(super) const QUOTE: usize = 500;
 
 /// `429 rate_limit_error: slow down` from an error body, in the shapes Anthropic, OpenAI and
 /// compatible servers use; the start of the body when it is not one of them.
-pub fn describe(status: u16, parsed: Option<&Value>, text: &str) -> String {
+pub(crate) fn describe(status: u16, parsed: Option<&Value>, text: &str) -> String {
     let err = parsed.and_then(|v| v.get("error"));
     let kind = err.and_then(|e| {
         e.get("code")

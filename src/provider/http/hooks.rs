@@ -11,7 +11,7 @@ use super::describe;
 
 /// How the key travels.
 #[derive(Clone)]
-pub enum Auth {
+pub(crate) enum Auth {
     /// `authorization: Bearer KEY` (OpenAI, `ANTHROPIC_AUTH_TOKEN`).
     Bearer(String),
     /// The key under a header of the API's (`x-api-key` for Anthropic, `x-goog-api-key`).
@@ -35,7 +35,7 @@ impl Auth {
 /// One request as it will be sent, for a [`Signer`]: the exact body bytes, and the time from
 /// the clock (a signer's own tests pass a fixed time).
 #[derive(Debug, Clone, Copy)]
-pub struct Signing<'a> {
+pub(crate) struct Signing<'a> {
     /// `POST` or `GET`.
     pub method: &'a str,
     /// The full URL.
@@ -47,7 +47,7 @@ pub struct Signing<'a> {
 }
 
 /// Signs each request (Bedrock's SigV4): returns the headers to add.
-pub trait Signer: Send + Sync {
+pub(crate) trait Signer: Send + Sync {
     /// The headers that authenticate `req` (`authorization`, `x-amz-date`, …).
     fn sign(&self, req: &Signing<'_>) -> Vec<(String, String)>;
     /// The secret to keep out of every message (the secret key; never shown).
@@ -58,7 +58,7 @@ pub trait Signer: Send + Sync {
 /// {"message"}}`, `{"message"}`, text); an API with its own (Google's `status` and
 /// `RetryInfo`, AWS's `x-amzn-errortype`) implements this and sets it with
 /// [`HttpApi::with_dialect`]. Retrying and backoff stay in [`HttpApi`].
-pub trait Dialect: Send + Sync {
+pub(crate) trait Dialect: Send + Sync {
     /// `STATUS` and what the API said (`body` when it is JSON, else `text`); `header` looks a
     /// response header up.
     fn describe(
@@ -94,6 +94,6 @@ pub trait Dialect: Send + Sync {
 }
 
 /// The common refusal shapes (Anthropic, OpenAI and compatible servers).
-pub struct Standard;
+pub(crate) struct Standard;
 
 impl Dialect for Standard {}

@@ -17,7 +17,7 @@ use crate::provider::usage::Usage;
 
 /// The endpoint under `base` (which includes `/v1`, as in the SDK), with `key` as a bearer
 /// token, or no `authorization` header without one.
-pub fn api(base: &str, key: Option<&str>, headers: Vec<(String, String)>) -> HttpApi {
+pub(crate) fn api(base: &str, key: Option<&str>, headers: Vec<(String, String)>) -> HttpApi {
     let url = format!("{}/chat/completions", base.trim_end_matches('/'));
     HttpApi::new(
         "openai",
@@ -32,7 +32,7 @@ pub fn api(base: &str, key: Option<&str>, headers: Vec<(String, String)>) -> Htt
 /// `model, messages ([system], user), tools, tool_choice: auto`, then every `params` key
 /// (overriding in place). No `max_tokens`: reasoning models reject it. With no tools, `tools`
 /// and `tool_choice` are left out (the API rejects an empty `tools` list).
-pub fn body(req: &Request) -> Value {
+pub(crate) fn body(req: &Request) -> Value {
     let mut messages = Vec::new();
     if let Some(system) = req.system.filter(|s| !s.is_empty()) {
         messages.push(json!({"role": "system", "content": system}));
@@ -61,7 +61,7 @@ pub fn body(req: &Request) -> Value {
 /// The calls of `choices[0].message.tool_calls` (type `function`, or no type), the content, a
 /// refusal, and the finish reason. Whether the model used a tool is decided from the calls, not
 /// from `finish_reason`, which some servers set to `stop` alongside calls.
-pub fn read(v: &Value) -> Result<Answer, ShapeError> {
+pub(crate) fn read(v: &Value) -> Result<Answer, ShapeError> {
     let Some(message) = v.pointer("/choices/0/message") else {
         return Err(match v.pointer("/error/message").and_then(Value::as_str) {
             Some(m) => ShapeError::ErrorObject(m.to_owned()),
@@ -153,14 +153,14 @@ fn content_text(content: Option<&Value>) -> String {
 }
 
 /// OpenAI Chat Completions, or a compatible server at `OPENAI_BASE_URL`.
-pub static KIND: OpenAiKind = OpenAiKind;
+pub(crate) static KIND: OpenAiKind = OpenAiKind;
 
 /// What the OpenAI provider is: see [`Kind`].
 #[derive(Debug)]
-pub struct OpenAiKind;
+pub(crate) struct OpenAiKind;
 
 /// The API's default base URL (with `/v1`, as `OPENAI_BASE_URL` is written).
-pub const DEFAULT_BASE: &str = "https://api.openai.com/v1";
+pub(crate) const DEFAULT_BASE: &str = "https://api.openai.com/v1";
 
 /// List prices from <https://developers.openai.com/api/docs/pricing> (input, cached input,
 /// output; OpenAI charges no cache write, so it is the input price).
@@ -174,7 +174,7 @@ const PRICES: &[(&str, Price)] = &[
 ];
 
 /// Chat Completions' `"auto"|"required"|"none"` or `{"type": "function", "function": {"name": N}}`.
-pub fn tool_choice(choice: &ToolChoice) -> Value {
+pub(crate) fn tool_choice(choice: &ToolChoice) -> Value {
     match choice {
         ToolChoice::Auto => json!("auto"),
         ToolChoice::Any => json!("required"),
@@ -243,7 +243,7 @@ impl Kind for OpenAiKind {
 
 /// OpenAI Chat Completions (or a compatible server), configured.
 #[derive(Debug)]
-pub struct OpenAi(pub HttpApi);
+pub(crate) struct OpenAi(pub HttpApi);
 
 impl Provider for OpenAi {
     fn ask_timed(&self, req: &Request, pacer: &Pacer) -> (Result<Answer, ProviderError>, Duration) {

@@ -20,19 +20,19 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::LazyLock;
 
-pub use syntax::compiles;
+pub(crate) use syntax::compiles;
 
 use super::tables;
 
 /// A Python regular expression, ready to answer `re.search(pattern, text) is not None`.
 #[derive(Debug, Clone)]
-pub struct PyRegex {
+pub(crate) struct PyRegex {
     regex: fancy_regex::Regex,
 }
 
 /// Why a pattern cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PyReError {
+pub(crate) enum PyReError {
     /// Python's `re.compile` raises on it; the reason, when a Rust parser can name one.
     #[error("not a valid Python regular expression{}", .0.as_deref().map(|r| format!(" ({r})")).unwrap_or_default())]
     Invalid(Option<String>),
@@ -43,7 +43,7 @@ pub enum PyReError {
 
 impl PyRegex {
     /// Compiles `pattern` with Python's syntax and meaning.
-    pub fn new(pattern: &str) -> Result<PyRegex, PyReError> {
+    pub(crate) fn new(pattern: &str) -> Result<PyRegex, PyReError> {
         if !compiles(pattern) {
             let reason = fancy_regex::Regex::new(pattern)
                 .err()
@@ -59,7 +59,7 @@ impl PyRegex {
 
     /// Whether the pattern matches anywhere in `text` (`re.search`); an error when the
     /// backtracking limit is hit.
-    pub fn search(&self, text: &str) -> Result<bool, String> {
+    pub(crate) fn search(&self, text: &str) -> Result<bool, String> {
         self.regex.is_match(text).map_err(|e| e.to_string())
     }
 }
@@ -128,7 +128,7 @@ fn category(kind: char, flags: Flags) -> &'static str {
 }
 
 /// Rewrites a pattern Python accepts into fancy-regex syntax with the same verdicts.
-pub fn translate(pattern: &str) -> Result<String, PyReError> {
+pub(crate) fn translate(pattern: &str) -> Result<String, PyReError> {
     let mut t = Translator {
         chars: pattern.chars().collect(),
         at: 0,

@@ -28,7 +28,7 @@ use super::places::Places;
 use crate::outcome::{CaseStatus, PhaseStatus, RunReport, Severity, TestStatus};
 
 /// Most annotations per severity; GitHub drops the rest silently.
-pub const MAX_PER_SEVERITY: usize = 10;
+pub(crate) const MAX_PER_SEVERITY: usize = 10;
 
 /// Longest annotation message, in characters.
 const MESSAGE_CHARS: usize = 4000;
@@ -114,13 +114,13 @@ impl Found {
 /// The workflow commands for `report`, files as the report names them, secrets redacted, one
 /// per line.
 #[cfg(test)]
-pub fn render(report: &RunReport) -> String {
+pub(crate) fn render(report: &RunReport) -> String {
     render_with(report, &Places::default())
 }
 
 /// The workflow commands for `report`, files as `places` knows them in the repository,
 /// secrets redacted, one per line.
-pub fn render_with(report: &RunReport, places: &Places) -> String {
+pub(crate) fn render_with(report: &RunReport, places: &Places) -> String {
     let places = &places.redacted(&report.secrets);
     let report = report.redacted();
     let r = &*report;
@@ -385,7 +385,7 @@ fn miss_annotations(
 
 /// A `::warning` workflow command with `title`, for a problem of toolproof's own that the
 /// Actions UI should show (one that is no finding about the server).
-pub fn warning_command(title: &str, message: &str) -> String {
+pub(crate) fn warning_command(title: &str, message: &str) -> String {
     format!("::warning title={}::{}", property(title), data(message))
 }
 

@@ -22,7 +22,7 @@ use crate::outcome::{PhaseOverview, PhaseStatus, RunReport, TestCounts};
 
 /// How the console report is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ConsoleOptions {
+pub(crate) struct ConsoleOptions {
     /// Use ANSI colours.
     pub color: bool,
     /// Total width tables are wrapped to.
@@ -40,7 +40,7 @@ impl Default for ConsoleOptions {
 
 /// `--color`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum ColorFlag {
+pub(crate) enum ColorFlag {
     /// Colour on a terminal, unless `NO_COLOR` or `CI` say otherwise (`CLICOLOR_FORCE` forces it).
     #[default]
     Auto,
@@ -60,7 +60,7 @@ const STDERR_LINES: usize = 40;
 const NOISE_LINES: usize = 10;
 
 /// The console report of `report`, every line ending with `\n`.
-pub fn render(report: &RunReport, opts: &ConsoleOptions) -> String {
+pub(crate) fn render(report: &RunReport, opts: &ConsoleOptions) -> String {
     let report = report.redacted();
     let r = &*report;
     let color = opts.color;

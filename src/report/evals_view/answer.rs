@@ -10,7 +10,7 @@ use crate::report::escape::truncate_chars;
 /// `value` as one-line JSON with a space after `:` and `,` (so tables can wrap it), cut to
 /// `max_chars` characters with `…`. Strings keep JSON escaping, so control characters show as
 /// `\u001b` and never reach a terminal raw.
-pub fn short_json(value: &Value, max_chars: usize) -> String {
+pub(super) fn short_json(value: &Value, max_chars: usize) -> String {
     let mut out = String::new();
     // Stop building long before a megabyte of arguments is written out.
     write_json(value, &mut out, max_chars.saturating_mul(4).max(16));
@@ -71,7 +71,7 @@ fn has_args(value: &Value) -> bool {
 }
 
 /// `tool {"a": 1}`, or `tool (malformed arguments: "…")` when the arguments were not JSON.
-pub fn describe_call(call: &PickedCall, max_args: usize) -> String {
+pub(super) fn describe_call(call: &PickedCall, max_args: usize) -> String {
     match &call.malformed_args {
         Some(raw) => format!(
             "{} (malformed arguments: {})",
@@ -95,7 +95,7 @@ fn kind_word(kind: AnswerKind) -> Option<&'static str> {
 
 /// What the model answered, one line per call (`tool {args}`), then a word in brackets when
 /// the kind has one: `(no tool)`, `(refused)`, `(cut off)`, `(provider error)`, `(not asked)`.
-pub fn picked_lines(trial: &TrialResult, max_args: usize) -> Vec<String> {
+pub(super) fn picked_lines(trial: &TrialResult, max_args: usize) -> Vec<String> {
     let mut lines: Vec<String> = trial
         .calls
         .iter()
@@ -110,7 +110,7 @@ pub fn picked_lines(trial: &TrialResult, max_args: usize) -> Vec<String> {
 }
 
 /// The picked tool names only: `add`, `add, echo`, `(no tool)`, `(refused)`…
-pub fn picked_names(trial: &TrialResult) -> String {
+pub(super) fn picked_names(trial: &TrialResult) -> String {
     let names: Vec<&str> = trial.calls.iter().map(|c| c.tool.as_str()).collect();
     match (names.is_empty(), kind_word(trial.kind)) {
         (true, None) => NO_TOOL.into(),
@@ -124,7 +124,7 @@ pub fn picked_names(trial: &TrialResult) -> String {
 /// ×1`. A pick is the first call's tool (`(cut off)` after it when the answer was cut off),
 /// or the word for an answer without a call; trials with the same pick and the same number
 /// of calls are one group. `None` for fewer than two trials.
-pub fn trial_picks(trials: &[TrialResult]) -> Option<String> {
+pub(super) fn trial_picks(trials: &[TrialResult]) -> Option<String> {
     if trials.len() < 2 {
         return None;
     }
@@ -157,7 +157,7 @@ pub fn trial_picks(trials: &[TrialResult]) -> Option<String> {
 
 /// The expected tool with its expected arguments when there are any: `get_order
 /// {"order_id": "55219"}`; `(no tool)` for none.
-pub fn expected_text(case: &EvalCaseResult, max_args: usize) -> String {
+pub(super) fn expected_text(case: &EvalCaseResult, max_args: usize) -> String {
     match &case.expect_tool {
         Some(tool) if has_args(&case.expect_args) => {
             format!("{tool} {}", short_json(&case.expect_args, max_args))

@@ -11,7 +11,7 @@ const SAID_CHARS: usize = 120;
 
 /// One case, worded. Text is raw: each renderer escapes it.
 #[derive(Debug, Clone)]
-pub struct CaseRow<'a> {
+pub(crate) struct CaseRow<'a> {
     /// How the case ended, as scored (never re-decided here).
     pub status: CaseStatus,
     /// Name.
@@ -59,7 +59,7 @@ pub struct CaseRow<'a> {
 
 impl<'a> CaseRow<'a> {
     /// The row of `case` in `m`'s results.
-    pub fn new(m: &ModelEval, case: &'a EvalCaseResult) -> Self {
+    pub(crate) fn new(m: &ModelEval, case: &'a EvalCaseResult) -> Self {
         let trial = shown_trial(case);
         let message = message(m, case, trial);
         let trials_note = trials_note(case);

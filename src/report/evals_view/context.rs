@@ -9,7 +9,7 @@ use crate::report::escape::truncate_chars;
 const TURN_CHARS: usize = 120;
 
 /// `after N turns` (`after 1 turn`), when the case has context.
-pub fn summary(context: &[ContextEntry]) -> Option<String> {
+pub(super) fn summary(context: &[ContextEntry]) -> Option<String> {
     match context.len() {
         0 => None,
         1 => Some("after 1 turn".to_owned()),
@@ -18,7 +18,7 @@ pub fn summary(context: &[ContextEntry]) -> Option<String> {
 }
 
 /// One line per turn, each on one line (whitespace runs become one space) and shortened.
-pub fn lines(context: &[ContextEntry]) -> Vec<String> {
+pub(super) fn lines(context: &[ContextEntry]) -> Vec<String> {
     context.iter().map(line).collect()
 }
 

@@ -8,7 +8,7 @@ use crate::report::escape::plural;
 
 /// The trend, worded. Text is raw: each renderer escapes it.
 #[derive(Debug, Clone)]
-pub struct HistoryView<'a> {
+pub(crate) struct HistoryView<'a> {
     /// The history file.
     pub path: &'a str,
     /// One line per model, in order of first appearance.
@@ -22,7 +22,7 @@ pub struct HistoryView<'a> {
 
 /// One model's miss rates, oldest first.
 #[derive(Debug, Clone)]
-pub struct TrendLine<'a> {
+pub(crate) struct TrendLine<'a> {
     /// `Miss rate over the last 4 runs`, with the model named when there are several.
     pub label: String,
     /// Each run's miss rate, written.
@@ -35,7 +35,7 @@ pub struct TrendLine<'a> {
 
 impl TrendLine<'_> {
     /// `Miss rate over the last 4 runs: 2% → 2% → 3% → 4% (rising)`, in every report alike.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let mut line = format!("{}: {}", self.label, self.rates.join(" → "));
         if self.rising {
             line.push_str(" (rising)");
@@ -47,7 +47,7 @@ impl TrendLine<'_> {
 impl<'a> HistoryView<'a> {
     /// The view of `h`; `passing` says whether this run still passed its gates (the case a
     /// pass/fail verdict alone hides).
-    pub fn new(h: &'a HistoryTrend, passing: bool) -> Self {
+    pub(crate) fn new(h: &'a HistoryTrend, passing: bool) -> Self {
         let groups = by_model(h);
         let several = groups.len() > 1;
         let lines = groups

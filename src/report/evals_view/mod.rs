@@ -19,23 +19,23 @@ use crate::outcome::rates::percent_against;
 use crate::outcome::{CacheUse, ConcurrencyUse, EvalsResults, Phase};
 use crate::report::escape::plural;
 
-pub use crate::outcome::NO_TOOL;
-pub use case::CaseRow;
-pub use history::HistoryView;
-pub use model::{ModelOutcome, ModelView};
+pub(crate) use crate::outcome::NO_TOOL;
+pub(crate) use case::CaseRow;
+pub(crate) use history::HistoryView;
+pub(crate) use model::{ModelOutcome, ModelView};
 
 /// Longest argument JSON shown beside a tool name in a table, in characters.
-pub const ARGS_CHARS: usize = 60;
+pub(crate) const ARGS_CHARS: usize = 60;
 
 /// Longest argument JSON shown in a report body (JUnit), in characters.
-pub const LONG_ARGS_CHARS: usize = 300;
+pub(crate) const LONG_ARGS_CHARS: usize = 300;
 
 /// Most confusion pairs listed.
-pub const CONFUSION_SHOWN: usize = 10;
+pub(crate) const CONFUSION_SHOWN: usize = 10;
 
 /// The evals phase with results, worded.
 #[derive(Debug, Clone)]
-pub struct EvalsView<'a> {
+pub(crate) struct EvalsView<'a> {
     /// `anthropic`, `openai`, `command` or `google`.
     pub provider: &'a str,
     /// The phase's one line: the engine's verdict as recorded in the phase (with any note the
@@ -80,13 +80,13 @@ pub struct EvalsView<'a> {
 
 impl<'a> EvalsView<'a> {
     /// The view of the evals phase, when it has results for at least one model.
-    pub fn of(phase: &'a Phase<Option<EvalsResults>>) -> Option<Self> {
+    pub(crate) fn of(phase: &'a Phase<Option<EvalsResults>>) -> Option<Self> {
         let results = phase.results.as_ref().filter(|ev| !ev.models.is_empty())?;
         Some(Self::new(results, phase.reason.as_deref()))
     }
 
     /// The view of `ev`; `reason` is the phase's recorded one-line verdict.
-    pub fn new(ev: &'a EvalsResults, reason: Option<&str>) -> Self {
+    pub(crate) fn new(ev: &'a EvalsResults, reason: Option<&str>) -> Self {
         let models: Vec<ModelView<'a>> = ev
             .models
             .iter()
@@ -219,7 +219,7 @@ fn cache_line(ev: &EvalsResults) -> String {
 /// (28 retries)`. Cached and asked add up to the trials asked for, answered and failed to the
 /// asked, and asked and retries to the requests (a request cut short by an interrupt is
 /// counted but answers nothing).
-pub fn asked_counts(c: &CacheUse) -> String {
+pub(crate) fn asked_counts(c: &CacheUse) -> String {
     let asked = c.asked + c.failed;
     let mut s = format!("{asked} asked");
     if c.failed > 0 {

@@ -11,7 +11,7 @@ use crate::report::escape::plural;
 
 /// How a model came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ModelOutcome {
+pub(crate) enum ModelOutcome {
     /// Every gate held.
     Passed,
     /// A gate did not hold.
@@ -24,14 +24,14 @@ pub enum ModelOutcome {
 
 impl ModelOutcome {
     /// Whether the model makes the evals fail.
-    pub fn fails(self) -> bool {
+    pub(crate) fn fails(self) -> bool {
         self != ModelOutcome::Passed
     }
 }
 
 /// One model, worded. Text is raw: each renderer escapes it.
 #[derive(Debug, Clone)]
-pub struct ModelView<'a> {
+pub(crate) struct ModelView<'a> {
     /// Position in the report, from 0.
     pub index: usize,
     /// Model id (may be empty).
@@ -94,7 +94,7 @@ pub struct ModelView<'a> {
 
 impl<'a> ModelView<'a> {
     /// The view of `m`, the `index`th model of `provider`'s run.
-    pub fn new(index: usize, provider: &str, m: &'a ModelEval) -> Self {
+    pub(crate) fn new(index: usize, provider: &str, m: &'a ModelEval) -> Self {
         let outcome = match (&m.error, m.passed) {
             (Some(_), _) => ModelOutcome::Unusable,
             (None, _) if m.tools_unseen.is_some() => ModelOutcome::ToolsUnseen,
@@ -160,19 +160,19 @@ impl<'a> ModelView<'a> {
 
     /// Rows that missed (provider errors not included), critical ones first, otherwise in case
     /// order.
-    pub fn misses(&self) -> Vec<&CaseRow<'a>> {
+    pub(crate) fn misses(&self) -> Vec<&CaseRow<'a>> {
         let mut misses: Vec<&CaseRow<'a>> = self.rows_with(CaseStatus::Miss).collect();
         misses.sort_by_key(|r| !r.critical);
         misses
     }
 
     /// Rows with `status`, in case order.
-    pub fn rows_with(&self, status: CaseStatus) -> impl Iterator<Item = &CaseRow<'a>> {
+    pub(crate) fn rows_with(&self, status: CaseStatus) -> impl Iterator<Item = &CaseRow<'a>> {
         self.rows.iter().filter(move |r| r.status == status)
     }
 
     /// Names of the misses and provider errors of a model that still passed its gates.
-    pub fn tolerated(&self) -> Vec<&'a str> {
+    pub(crate) fn tolerated(&self) -> Vec<&'a str> {
         if self.outcome.fails() {
             return Vec::new();
         }

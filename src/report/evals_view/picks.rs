@@ -9,12 +9,12 @@ use crate::outcome::{Confusion, ModelEval, NO_TOOL, Share, ToolListTokens};
 use crate::report::escape::plural;
 
 /// Most tools named on the tool list's weight line (the heaviest first).
-pub const WEIGHTS_SHOWN: usize = 5;
+pub(super) const WEIGHTS_SHOWN: usize = 5;
 
 /// One tool's row: its name, then its recall and precision as [`share_count`] and
 /// [`share_interval`] word them (`–` when no trial was meant for it, or none picked it).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolRow<'a> {
+pub(crate) struct ToolRow<'a> {
     /// The MCP tool name.
     pub tool: &'a str,
     /// `66.7% (2/3)`, or `–`.
@@ -28,12 +28,12 @@ pub struct ToolRow<'a> {
 }
 
 /// `66.7% (2/3)`.
-pub fn share_count(s: &Share) -> String {
+pub(super) fn share_count(s: &Share) -> String {
     format!("{} ({}/{})", percent(s.rate), s.count, s.of)
 }
 
 /// `20.8–93.9%`: the Wilson 95% interval.
-pub fn share_interval(s: &Share) -> String {
+pub(super) fn share_interval(s: &Share) -> String {
     format!(
         "{}–{}",
         percent(s.low).trim_end_matches('%'),
@@ -42,7 +42,7 @@ pub fn share_interval(s: &Share) -> String {
 }
 
 /// `66.7% (2/3, 95% CI 20.8–93.9%)`.
-pub fn share_text(s: &Share) -> String {
+pub(super) fn share_text(s: &Share) -> String {
     format!(
         "{} ({}/{}, 95% CI {})",
         percent(s.rate),
@@ -57,7 +57,7 @@ fn or_dash(s: Option<&Share>, word: fn(&Share) -> String) -> String {
 }
 
 /// One row per tool, in name order.
-pub fn tool_rows(m: &ModelEval) -> Vec<ToolRow<'_>> {
+pub(super) fn tool_rows(m: &ModelEval) -> Vec<ToolRow<'_>> {
     m.per_tool
         .iter()
         .map(|t| ToolRow {
@@ -73,7 +73,7 @@ pub fn tool_rows(m: &ModelEval) -> Vec<ToolRow<'_>> {
 /// `Abstention 25% (2/8, 95% CI 7.1–59.1%): no call where a tool was meant`
 /// and `Over-trigger 0% (0/4, 95% CI 0–49%): a call where no tool was meant`,
 /// each when it has trials.
-pub fn rates_lines(m: &ModelEval) -> Vec<String> {
+pub(super) fn rates_lines(m: &ModelEval) -> Vec<String> {
     [
         m.abstention.as_ref().map(|s| {
             format!(
@@ -109,7 +109,7 @@ fn meant_for(m: &ModelEval, expected: &str) -> usize {
 /// meant for its tool:
 /// `get_order takes 100% of the prompts meant for start_refund (2/2)`; `no tool is called for
 /// …` and `… meant for no tool` where that side is no tool.
-pub fn dominant_lines(m: &ModelEval) -> Vec<String> {
+pub(super) fn dominant_lines(m: &ModelEval) -> Vec<String> {
     m.confusion
         .iter()
         .filter_map(|p: &Confusion| {
@@ -140,7 +140,7 @@ pub fn dominant_lines(m: &ModelEval) -> Vec<String> {
 /// `Tool list sent on every request: about 412 tokens, 3 tools; heaviest: start_refund 150 (36%),
 /// get_weather 141 (34%), get_order 118 (29%)`, the ten heaviest (ties in list order), then
 /// `… 2 more`. `None` without tools.
-pub fn weights_line(w: &ToolListTokens) -> Option<String> {
+pub(super) fn weights_line(w: &ToolListTokens) -> Option<String> {
     if w.tools.is_empty() {
         return None;
     }

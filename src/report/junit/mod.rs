@@ -65,7 +65,7 @@ const STDERR_LINES: usize = 200;
 
 /// What the JUnit report holds beyond what every reader accepts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct JunitOptions {
+pub(crate) struct JunitOptions {
     /// Put `file` and `line` attributes on the testcases of YAML tests and eval cases
     /// (`--junit-file-attrs`). mikepenz/action-junit-report places its annotations with them;
     /// the Jenkins xUnit plugin rejects a file that has them, so they are off by default.
@@ -77,12 +77,12 @@ pub struct JunitOptions {
 /// The JUnit XML report of `report` in the shape every reader accepts, secrets redacted, with a
 /// trailing newline.
 #[cfg(test)]
-pub fn render(report: &RunReport) -> String {
+pub(crate) fn render(report: &RunReport) -> String {
     render_with(report, &JunitOptions::default())
 }
 
 /// The JUnit XML report of `report` as `options` ask, secrets redacted, with a trailing newline.
-pub fn render_with(report: &RunReport, options: &JunitOptions) -> String {
+pub(crate) fn render_with(report: &RunReport, options: &JunitOptions) -> String {
     let places = options.places.redacted(&report.secrets);
     let report = report.redacted();
     let r = &*report;

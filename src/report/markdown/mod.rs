@@ -11,7 +11,7 @@ mod evals;
 mod fuzz;
 mod lint;
 mod list;
-pub mod pr_comment;
+pub(crate) mod pr_comment;
 mod protocol;
 mod stress;
 mod text;
@@ -31,7 +31,7 @@ use text::pre_details;
 
 /// Largest summary in bytes. GitHub drops a step summary over 1 MiB entirely, and rejects some
 /// slightly below that, so this leaves room.
-pub const SUMMARY_BUDGET: usize = 900 * 1024;
+pub(crate) const SUMMARY_BUDGET: usize = 900 * 1024;
 
 /// Longest untrusted table cell, in characters.
 pub(crate) const CELL_CHARS: usize = 300;
@@ -46,7 +46,7 @@ const SECTION_OVERHEAD: usize = 1024;
 const LINE_CHARS: usize = 2000;
 
 /// The job summary of `report`, secrets redacted, at most [`SUMMARY_BUDGET`] bytes.
-pub fn render(report: &RunReport) -> String {
+pub(crate) fn render(report: &RunReport) -> String {
     render_within(report, SUMMARY_BUDGET)
 }
 

@@ -20,7 +20,7 @@ const KEY_VERSION: u64 = 1;
 /// different key). `tools` is the list exactly as offered to the API (sanitised names, tools
 /// with a bad schema left out). Trial 1 (and 0) is the reference key; a later trial adds
 /// `"trial": n` to the material so every trial has its own entry.
-pub fn key(
+pub(crate) fn key(
     provider: &str,
     model: &str,
     system: Option<&str>,
@@ -35,7 +35,7 @@ pub fn key(
 /// Computes keys for many prompts sharing one provider, model, system prompt, tool list and
 /// params: everything but the prompt is serialized once, so a key costs one hash of the text.
 #[derive(Debug, Clone)]
-pub struct Keyer {
+pub(crate) struct Keyer {
     /// `{"model": …, "params": …, "prompt": ` (keys in sorted order up to the prompt).
     head: String,
     /// `, "provider": …, "system": …, "tools": …` (up to where `trial` would go).
@@ -44,7 +44,7 @@ pub struct Keyer {
 
 impl Keyer {
     /// Serializes the parts shared by every prompt.
-    pub fn new(
+    pub(crate) fn new(
         provider: &str,
         model: &str,
         system: Option<&str>,
@@ -84,7 +84,7 @@ impl Keyer {
 
     #[cfg(test)]
     /// The key of one prompt on one trial (see [`key`]).
-    pub fn key(&self, prompt: &str, trial: u32) -> String {
+    pub(crate) fn key(&self, prompt: &str, trial: u32) -> String {
         self.key_in(&[], prompt, trial)
     }
 
@@ -92,7 +92,7 @@ impl Keyer {
     /// context it is [`Keyer::key`], the reference's key; with it the material gains a
     /// `"context"` member (sorted first) holding each turn as
     /// [`context_material`] writes it, so two conversations never share a key.
-    pub fn key_in(&self, context: &[Turn], prompt: &str, trial: u32) -> String {
+    pub(crate) fn key_in(&self, context: &[Turn], prompt: &str, trial: u32) -> String {
         let mut prompt_json = String::with_capacity(prompt.len() + 2);
         pyjson::write_str(&mut prompt_json, prompt);
         let mut hasher = Sha256::new();
@@ -115,12 +115,12 @@ impl Keyer {
     }
 }
 
-pub use crate::provider::context::context_material;
+pub(crate) use crate::provider::context::context_material;
 
 /// A short digest of one tool's definition as the key hashes it (16 hex digits of the sha256 of
 /// its key material): written beside each answer toolproof records, so that a run that finds
 /// no answer for a prompt can say which tools changed since the answers it has were recorded.
-pub fn tool_digest(tool: &ApiTool) -> String {
+pub(crate) fn tool_digest(tool: &ApiTool) -> String {
     let exact: Vec<(String, String)> = tool
         .exact_numbers
         .iter()

@@ -11,7 +11,7 @@ use super::{Cache, ENTRY_LIMIT, entry_key};
 /// The answers a cache holds for prompts that had none under today's key: how many prompts
 /// have one, and what changed in the tool list since (see [`Cache::why_missed`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RecordedElsewhere {
+pub(crate) struct RecordedElsewhere {
     /// Prompts with an answer under another key.
     pub prompts: usize,
     /// Tools whose definition (description or input schema) changed since.
@@ -32,7 +32,7 @@ impl Cache {
     /// [`tool_digest`](super::tool_digest)s). `None` when no prompt has such an entry (they were never asked) or
     /// the folder cannot be listed. Reads every entry of the folder, so it is for the misses
     /// of an `--offline` run only.
-    pub fn why_missed(
+    pub(crate) fn why_missed(
         &self,
         provider: &str,
         model: &str,

@@ -23,7 +23,7 @@ use crate::pycompat::float::float_repr;
 
 /// How to lay the text out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Style {
+pub(crate) struct Style {
     /// Order object keys by code point at every level (`sort_keys=True`).
     pub sort_keys: bool,
     /// `indent=n`: one item per line, nested `n` spaces deeper per level; `None` is the compact form.
@@ -32,33 +32,38 @@ pub struct Style {
 
 impl Style {
     /// `json.dumps(v, sort_keys=True, ensure_ascii=False)`: the form cache keys hash.
-    pub const KEY: Style = Style {
+    pub(crate) const KEY: Style = Style {
         sort_keys: true,
         indent: None,
     };
     /// `json.dumps(v, indent=2, ensure_ascii=False)`: the form of cache files.
-    pub const FILE: Style = Style {
+    pub(crate) const FILE: Style = Style {
         sort_keys: false,
         indent: Some(2),
     };
 }
 
 /// The text Python's `json.dumps` gives for `value` in `style`.
-pub fn dumps(value: &Value, style: Style) -> String {
+pub(crate) fn dumps(value: &Value, style: Style) -> String {
     let mut out = String::new();
     write_value(&mut out, value, style, 0);
     out
 }
 
 /// Appends the text of `value` to `out`, as [`dumps`] would write it.
-pub fn dump_into(out: &mut String, value: &Value, style: Style) {
+pub(crate) fn dump_into(out: &mut String, value: &Value, style: Style) {
     write_value(out, value, style, 0);
 }
 
 /// [`dump_into`], writing the number at each JSON pointer of `exact` as the text given there
 /// instead of from the `Value` (numbers a `Value` cannot hold as Python holds them: integers
 /// beyond 64 bits, see [`crate::mcp::protocol`]).
-pub fn dump_exact_into(out: &mut String, value: &Value, style: Style, exact: &[(String, String)]) {
+pub(crate) fn dump_exact_into(
+    out: &mut String,
+    value: &Value,
+    style: Style,
+    exact: &[(String, String)],
+) {
     if exact.is_empty() {
         return dump_into(out, value, style);
     }
@@ -191,7 +196,7 @@ fn close(out: &mut String, style: Style, depth: usize) {
 }
 
 /// A JSON string literal as Python writes it with `ensure_ascii=False`.
-pub fn write_str(out: &mut String, s: &str) {
+pub(crate) fn write_str(out: &mut String, s: &str) {
     out.push('"');
     let mut plain_from = 0;
     for (i, b) in s.bytes().enumerate() {

@@ -46,7 +46,7 @@ const DEFAULT_MAX_TOKENS: u32 = 16_000;
 
 /// What one evals phase needs besides the tool list: the `evals:` section, the resolved
 /// settings, where relative paths start, and the run's environment, events and interrupt.
-pub struct EvalRun<'a> {
+pub(crate) struct EvalRun<'a> {
     /// The `evals:` section.
     pub cfg: &'a EvalConfig,
     /// Provider, models, gates and cache switches, resolved.
@@ -79,7 +79,7 @@ fn request_max_tokens(cfg: &EvalConfig, kind: &dyn Kind) -> u32 {
 ///
 /// Whatever is sent is hashed: a `max_tokens: N` sent to a compatible server keys as the
 /// reference keys `params: {max_tokens: N}`.
-pub fn request_params(
+pub(crate) fn request_params(
     cfg: &EvalConfig,
     kind: &dyn Kind,
     tool_choice: Option<&ToolChoice>,
@@ -117,7 +117,7 @@ fn trials_of(cfg: &EvalConfig, case: &EvalCase) -> u32 {
 }
 
 /// Cases the phase will report: every case, for every model.
-pub fn planned_cases(cfg: &EvalConfig, target: &EvalTarget) -> usize {
+pub(crate) fn planned_cases(cfg: &EvalConfig, target: &EvalTarget) -> usize {
     cfg.cases.len() * target.models.len()
 }
 
@@ -132,7 +132,7 @@ enum Got {
 }
 
 /// The name of a case: its `name`, or the prompt on one line, shortened.
-pub fn case_name(case: &EvalCase) -> String {
+pub(crate) fn case_name(case: &EvalCase) -> String {
     case.name.clone().unwrap_or_else(|| {
         let flat = case.prompt.split_whitespace().collect::<Vec<_>>().join(" ");
         if flat.chars().count() <= 60 {
@@ -145,7 +145,7 @@ pub fn case_name(case: &EvalCase) -> String {
 
 /// The tool choice as the model is offered it (a named tool by its API-safe name), when one
 /// is set; an error that says why when it names a tool the model is not offered.
-pub fn offered_choice(
+pub(crate) fn offered_choice(
     settings: &EvalSettings,
     api: &ApiTools,
 ) -> Result<Option<ToolChoice>, String> {
@@ -157,7 +157,7 @@ pub fn offered_choice(
 
 /// Every cache key the current cases can hit (for `cache status` and `cache prune`), with
 /// the tool choice the settings send; an error when it names a tool the model is not offered.
-pub fn all_keys(
+pub(crate) fn all_keys(
     tools: &[Tool],
     cfg: &EvalConfig,
     resolved: &EvalTarget,
@@ -193,7 +193,7 @@ pub fn all_keys(
 
 /// Runs the evals phase: every model in turn, cached answers first, the rest asked on a pool
 /// of workers. Stops early (what was not asked is "not run") when the run is interrupted.
-pub fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
+pub(crate) fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>> {
     let started = Instant::now();
     let target = match r.settings.target() {
         Ok(t) => t,
@@ -567,7 +567,7 @@ fn score_model(
 }
 
 /// Each offered tool's estimated tokens in the list sent to the model, and the list's.
-pub fn tool_tokens(api: &ApiTools) -> ToolListTokens {
+pub(crate) fn tool_tokens(api: &ApiTools) -> ToolListTokens {
     use crate::outcome::cost::{list_tokens, tool_bytes};
     let bytes: Vec<usize> = api
         .tools
@@ -612,7 +612,7 @@ fn context_entries(turns: &[Turn]) -> Vec<ContextEntry> {
 }
 
 /// sha256 of the tool list as sent to the model.
-pub fn tool_list_hash(api: &ApiTools) -> String {
+pub(crate) fn tool_list_hash(api: &ApiTools) -> String {
     use sha2::{Digest, Sha256};
     let bytes = serde_json::to_vec(&api.tools).unwrap_or_default();
     crate::outcome::hex(&Sha256::digest(&bytes))

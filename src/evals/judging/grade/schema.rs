@@ -65,7 +65,7 @@ fn py_pattern<'a>(
 }
 
 /// A validator for `schema` with the reference's semantics, or why it cannot be built.
-pub fn validator(schema: &Value) -> Result<Validator, String> {
+pub(crate) fn validator(schema: &Value) -> Result<Validator, String> {
     jsonschema::options()
         .with_draft(Draft::Draft202012)
         .with_keyword("pattern", py_pattern)
@@ -75,7 +75,7 @@ pub fn validator(schema: &Value) -> Result<Validator, String> {
 
 /// The first way `args` breaks `schema`, with its location; `Err` when the schema cannot be
 /// compiled, so the arguments were not checked.
-pub fn first_problem(schema: &Value, args: &Value) -> Result<Option<String>, String> {
+pub(crate) fn first_problem(schema: &Value, args: &Value) -> Result<Option<String>, String> {
     let validator = compiled(schema);
     let validator = validator.as_ref().as_ref().map_err(Clone::clone)?;
     let Some(error) = validator.iter_errors(args).next() else {

@@ -9,7 +9,7 @@ use crate::outcome::{
 };
 
 /// Compares `facts` with the lines of `before` recorded on `base_ref`.
-pub fn compare(before: &[Entry], base_ref: &str, facts: RunFacts<'_>) -> BaseComparison {
+pub(crate) fn compare(before: &[Entry], base_ref: &str, facts: RunFacts<'_>) -> BaseComparison {
     let base: Vec<&Entry> = before
         .iter()
         .filter(|e| e.git_ref.as_deref() == Some(base_ref))

@@ -13,7 +13,7 @@ use crate::report::redact::Redactor;
 
 /// A run's facts for its history line, owned and masked.
 #[derive(Debug, Default)]
-pub struct Gathered {
+pub(crate) struct Gathered {
     evals: Option<EvalsResults>,
     findings: Option<Vec<FindingKey>>,
     failed_tests: Option<Vec<String>>,
@@ -24,7 +24,7 @@ impl Gathered {
     /// The failing findings when the checks ran, the failed and errored tests when the tests
     /// ran, the eval results (also of an evals phase that errored: its trend is still shown),
     /// and the tools listed; each masked, since the history file is written like a report.
-    pub fn of(
+    pub(crate) fn of(
         checks: Option<&Phase<ChecksResults>>,
         tests: Option<&Phase<Vec<TestResult>>>,
         evals: Option<&Phase<Option<EvalsResults>>>,
@@ -61,7 +61,7 @@ impl Gathered {
     }
 
     /// The facts, as [`super::record`] takes them.
-    pub fn facts(&self) -> RunFacts<'_> {
+    pub(crate) fn facts(&self) -> RunFacts<'_> {
         RunFacts {
             evals: self.evals.as_ref(),
             findings: self.findings.as_deref(),
@@ -74,7 +74,7 @@ impl Gathered {
 /// What the report says of writing the history file at `path`: the trend goes into the evals'
 /// results; a file that could not be written is noted on the evals phase too, when it has
 /// results.
-pub fn outcome(
+pub(crate) fn outcome(
     path: &Path,
     recorded: std::io::Result<Recorded>,
     evals: Option<&mut Phase<Option<EvalsResults>>>,

@@ -37,11 +37,11 @@ use crate::outcome::{LintFinding, LintResults, NotChecked, Severity};
 
 #[cfg(test)]
 pub(crate) use trials::Tally;
-pub use trials::{Outcomes, cached_outcomes, run_outcomes};
+pub(crate) use trials::{Outcomes, cached_outcomes, run_outcomes};
 
 /// What the lint looks at besides the cases and the tools.
 #[derive(Debug, Clone)]
-pub struct LintInput<'a> {
+pub(crate) struct LintInput<'a> {
     /// The labelled cases, in order (inline first, then `cases_file`).
     pub cases: &'a [EvalCase],
     /// The server's tools, in server order.
@@ -67,7 +67,7 @@ pub struct LintInput<'a> {
 
 /// What the history file told the lint.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum History {
+pub(crate) enum History {
     /// No history file was given.
     NotGiven,
     /// It could not be read.
@@ -79,7 +79,7 @@ pub enum History {
 }
 
 /// Lints `input.cases` and returns the phase's results.
-pub fn run(input: &LintInput<'_>) -> LintResults {
+pub(crate) fn run(input: &LintInput<'_>) -> LintResults {
     let mut out = Sink::new(input);
     labels::check(input, &mut out);
     args::check(input, &mut out);

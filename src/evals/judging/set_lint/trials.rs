@@ -19,7 +19,7 @@ use crate::settings::EvalSettings;
 
 /// How one case of one model did over its trials.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Tally {
+pub(crate) struct Tally {
     /// The model.
     pub model: String,
     /// The case's index in the cases.
@@ -32,7 +32,7 @@ pub struct Tally {
 
 /// The trial outcomes of the critical cases, and what could not be known.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Outcomes {
+pub(crate) struct Outcomes {
     /// Per model and critical case.
     pub tallies: Vec<Tally>,
     /// Why some (or all) critical cases could not be checked.
@@ -40,7 +40,7 @@ pub struct Outcomes {
 }
 
 /// The critical cases' outcomes in this run's results (cases are in config order).
-pub fn run_outcomes(results: &EvalsResults) -> Outcomes {
+pub(crate) fn run_outcomes(results: &EvalsResults) -> Outcomes {
     let mut tallies = Vec::new();
     let mut short = Vec::new();
     for m in &results.models {
@@ -88,7 +88,11 @@ fn cached_kind(
 }
 
 /// The critical cases' outcomes read from the answer cache, for every model the settings name.
-pub fn cached_outcomes(cfg: &EvalConfig, settings: &EvalSettings, tools: &[Tool]) -> Outcomes {
+pub(crate) fn cached_outcomes(
+    cfg: &EvalConfig,
+    settings: &EvalSettings,
+    tools: &[Tool],
+) -> Outcomes {
     let several = |c: &&crate::config::EvalCase| c.trials.unwrap_or(cfg.trials) >= 2;
     if !cfg.cases.iter().any(|c| c.critical && several(&c)) {
         return Outcomes::default(); // nothing can flip

@@ -38,7 +38,7 @@ fn entries() -> Vec<Value> {
 }
 
 /// Every distractor, in file order.
-pub fn tools() -> &'static [Tool] {
+pub(crate) fn tools() -> &'static [Tool] {
     &CORPUS
 }
 

@@ -12,7 +12,7 @@ use crate::outcome::{
 
 /// Where a point's tool list came from.
 #[derive(Debug, Clone, Copy)]
-pub struct ListFacts<'a> {
+pub(crate) struct ListFacts<'a> {
     /// Distractors added.
     pub distractors: usize,
     /// Its order.
@@ -27,7 +27,7 @@ pub struct ListFacts<'a> {
 
 /// One point of the curve from a model's scored run on a tool list; `drawn` names the
 /// distractors, so a miss says whether one of them stole the case.
-pub fn point(m: &ModelEval, list: ListFacts<'_>, drawn: &HashSet<&str>) -> StressPoint {
+pub(crate) fn point(m: &ModelEval, list: ListFacts<'_>, drawn: &HashSet<&str>) -> StressPoint {
     let misses = m
         .cases
         .iter()
@@ -74,7 +74,7 @@ fn readable(p: &StressPoint) -> bool {
 
 /// Fills each model's breaking point (the smallest count whose accuracy fell below the
 /// minimum in any order, among readable points) and its `must_hold` verdict.
-pub fn finish(results: &mut StressResults) {
+pub(crate) fn finish(results: &mut StressResults) {
     let must_hold = results.must_hold;
     for m in &mut results.models {
         m.points.sort_by_key(|p| (p.distractors, p.order));
@@ -99,7 +99,7 @@ pub fn finish(results: &mut StressResults) {
 
 /// The phase for finished `results`: failed when a model broke `must_hold` or (under
 /// `--offline`) answers were missing, passed otherwise. The reason is [`verdict`].
-pub fn phase(
+pub(crate) fn phase(
     results: StressResults,
     duration_ms: f64,
     offline: bool,
@@ -128,7 +128,7 @@ pub fn phase(
 /// `selection breaks at 25 distractors: 67% (6/9) in server order, minimum 85%`, or
 /// `selection holds up to 100 distractors: lowest 89% (8/9), minimum 85%`, per model when
 /// there are several; then the `must_hold` verdict.
-pub fn verdict(results: &StressResults) -> String {
+pub(crate) fn verdict(results: &StressResults) -> String {
     let each: Vec<String> = results
         .models
         .iter()
@@ -158,7 +158,7 @@ pub fn verdict(results: &StressResults) -> String {
 }
 
 /// One model's line of the verdict.
-pub fn model_line(m: &StressModel, min: f64) -> String {
+pub(crate) fn model_line(m: &StressModel, min: f64) -> String {
     let readable: Vec<&StressPoint> = m.points.iter().filter(|p| readable(p)).collect();
     if let Some(b) = m.breaks_at {
         let p = m.point(b.distractors, b.order);

@@ -18,7 +18,7 @@ use crate::rng::Rng;
 
 /// The distractors drawn for the largest count, and the corpus names passed over.
 #[derive(Debug, Clone)]
-pub struct Draw<'a> {
+pub(crate) struct Draw<'a> {
     /// In draw order; the list with N distractors adds the first N.
     pub picked: Vec<&'a Tool>,
     /// Corpus tools passed over on the way because a server tool has the same name.
@@ -26,7 +26,7 @@ pub struct Draw<'a> {
 }
 
 /// Draws up to `n` distractors from `corpus` for the server's `tools`.
-pub fn draw<'a>(corpus: &'a [Tool], tools: &[Tool], seed: u64, n: usize) -> Draw<'a> {
+pub(crate) fn draw<'a>(corpus: &'a [Tool], tools: &[Tool], seed: u64, n: usize) -> Draw<'a> {
     let taken: HashSet<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     let mut order: Vec<usize> = (0..corpus.len()).collect();
     shuffle(&mut order, &mut Rng::new(seed));
@@ -49,7 +49,7 @@ pub fn draw<'a>(corpus: &'a [Tool], tools: &[Tool], seed: u64, n: usize) -> Draw
 }
 
 /// The list offered with `n` distractors in `order` (`n` is held to what was drawn).
-pub fn tool_list(
+pub(crate) fn tool_list(
     tools: &[Tool],
     drawn: &[&Tool],
     n: usize,

@@ -5,9 +5,9 @@
 //! replays offline. The list the evals phase asked (no distractors, server order) is read
 //! from its results, not asked again. [`curve`] scores the points.
 
-pub mod corpus;
-pub mod curve;
-pub mod lists;
+pub(crate) mod corpus;
+pub(crate) mod curve;
+pub(crate) mod lists;
 
 use std::collections::HashSet;
 use std::time::Instant;
@@ -24,7 +24,7 @@ use crate::outcome::{
 use crate::settings::{EvalSettings, EvalTarget, StressSettings};
 
 /// What the curve needs besides the server's tools.
-pub struct StressRun<'a> {
+pub(crate) struct StressRun<'a> {
     /// The evals phase's inputs (section, settings, environment, events, interrupt).
     pub eval: &'a EvalRun<'a>,
     /// Which tool lists to ask.
@@ -34,7 +34,10 @@ pub struct StressRun<'a> {
 }
 
 /// The tool lists of the curve for the server's `tools`, each with its count and order.
-pub fn tool_lists(tools: &[Tool], settings: &StressSettings) -> Vec<(usize, ToolOrder, Vec<Tool>)> {
+pub(crate) fn tool_lists(
+    tools: &[Tool],
+    settings: &StressSettings,
+) -> Vec<(usize, ToolOrder, Vec<Tool>)> {
     let drawn = lists::draw(corpus::tools(), tools, settings.seed(), settings.largest());
     settings
         .points()
@@ -52,7 +55,11 @@ fn is_baseline(n: usize, order: ToolOrder) -> bool {
 }
 
 /// Answers the curve asks for beyond the evals phase: lists × (cases × trials) × models.
-pub fn planned_answers(cfg: &EvalConfig, target: &EvalTarget, settings: &StressSettings) -> usize {
+pub(crate) fn planned_answers(
+    cfg: &EvalConfig,
+    target: &EvalTarget,
+    settings: &StressSettings,
+) -> usize {
     let lists = settings
         .points()
         .iter()
@@ -67,7 +74,11 @@ pub fn planned_answers(cfg: &EvalConfig, target: &EvalTarget, settings: &StressS
 }
 
 /// Cases the phase will report as they finish (for progress): lists × cases × models.
-pub fn planned_cases(cfg: &EvalConfig, target: &EvalTarget, settings: &StressSettings) -> usize {
+pub(crate) fn planned_cases(
+    cfg: &EvalConfig,
+    target: &EvalTarget,
+    settings: &StressSettings,
+) -> usize {
     let lists = settings
         .points()
         .iter()
@@ -79,7 +90,7 @@ pub fn planned_cases(cfg: &EvalConfig, target: &EvalTarget, settings: &StressSet
 /// Every cache key the curve can hit, labelled with its list (for `cache status` and
 /// `cache prune`): the list without distractors is the evals phase's and left out. Empty when
 /// the curve is off; a tool choice the lists cannot offer is the evals phase's error to say.
-pub fn all_keys(
+pub(crate) fn all_keys(
     tools: &[Tool],
     cfg: &EvalConfig,
     target: &EvalTarget,
@@ -104,7 +115,7 @@ pub fn all_keys(
 
 /// Runs the curve: each tool list through the evals engine, in count order. Stops at an
 /// interrupt or once the provider cannot be used.
-pub fn run(tools: &[Tool], r: &StressRun<'_>) -> Phase<Option<StressResults>> {
+pub(crate) fn run(tools: &[Tool], r: &StressRun<'_>) -> Phase<Option<StressResults>> {
     let started = Instant::now();
     // What stops the evals phase is said there once; the curve builds on its results.
     let baseline = match r.baseline {

@@ -9,7 +9,7 @@ use crate::outcome::{AnswerKind, CaseStatus, Confusion, EvalCaseResult};
 /// The expected → picked pairs of the wrong trials, most frequent first (ties by name). Trials
 /// of cases that were not scored, provider errors, answers cut off before any call and right
 /// tool with wrong arguments are no confusion.
-pub fn pairs(cases: &[EvalCaseResult]) -> Vec<Confusion> {
+pub(super) fn pairs(cases: &[EvalCaseResult]) -> Vec<Confusion> {
     let mut counts: BTreeMap<(String, String), (usize, Vec<String>)> = BTreeMap::new();
     for case in cases.iter().filter(|c| c.status != CaseStatus::NotRun) {
         let expected = case.expect_tool.as_deref().unwrap_or(NO_TOOL);

@@ -21,13 +21,13 @@ use crate::outcome::{
     AnswerKind, CaseStatus, EvalCaseResult, Gate, GateKind, ModelEval, ToolsUnseen, TrialResult,
 };
 
-pub use crate::outcome::NO_TOOL;
-pub use trials::{answered, not_asked, provider_failed};
-pub use verdict::phase;
+pub(crate) use crate::outcome::NO_TOOL;
+pub(crate) use trials::{answered, not_asked, provider_failed};
+pub(crate) use verdict::phase;
 
 /// One labelled case and the trials it got, in trial order.
 #[derive(Debug, Clone)]
-pub struct LabelledCase {
+pub(crate) struct LabelledCase {
     /// Name (or the prompt, shortened).
     pub name: String,
     /// The prompt.
@@ -50,7 +50,7 @@ pub struct LabelledCase {
 
 /// What a model is held to.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Rules {
+pub(crate) struct Rules {
     /// The accuracy gate.
     pub min_accuracy: f64,
     /// The optional gate on the Wilson 95% lower bound of the trial accuracy.
@@ -95,7 +95,7 @@ impl Tally {
 
 /// Scores one model. `error` is why the provider could not be used: then nothing the model
 /// answered counts, and every case is not run.
-pub fn score_model(
+pub(crate) fn score_model(
     model: &str,
     rules: &Rules,
     error: Option<String>,
@@ -152,7 +152,7 @@ pub fn score_model(
 /// Marks a model whose tools never reached it (see [`ToolsUnseen`]): a failed `tools_shown`
 /// gate that says so, and the model no longer passes; its accuracy measures a model without
 /// tools. Nothing changes when `unseen` is `None`.
-pub fn tools_unseen(eval: &mut ModelEval, unseen: Option<ToolsUnseen>) {
+pub(crate) fn tools_unseen(eval: &mut ModelEval, unseen: Option<ToolsUnseen>) {
     let Some(u) = unseen else { return };
     eval.gates.retain(|g| g.kind != GateKind::ToolsShown);
     eval.gates.insert(

@@ -8,7 +8,7 @@ use crate::outcome::{AnswerKind, PickedCall, TrialResult};
 
 /// What kind of answer `choice` is: a cut-off answer first (its calls may be incomplete), then
 /// calls, a refusal, text.
-pub fn kind_of(choice: &Choice) -> AnswerKind {
+pub(super) fn kind_of(choice: &Choice) -> AnswerKind {
     if choice.stop == Stop::MaxTokens {
         AnswerKind::Truncated
     } else if !choice.calls.is_empty() {
@@ -23,7 +23,12 @@ pub fn kind_of(choice: &Choice) -> AnswerKind {
 }
 
 /// A trial the model answered, with the judge's verdict.
-pub fn answered(choice: &Choice, judged: Judged, cached: bool, latency_ms: f64) -> TrialResult {
+pub(crate) fn answered(
+    choice: &Choice,
+    judged: Judged,
+    cached: bool,
+    latency_ms: f64,
+) -> TrialResult {
     let Judged { failures, notes } = judged;
     TrialResult {
         notes,
@@ -47,7 +52,7 @@ pub fn answered(choice: &Choice, judged: Judged, cached: bool, latency_ms: f64) 
 }
 
 /// A trial that got no usable answer: the provider failed after its retries.
-pub fn provider_failed(message: String, latency_ms: f64) -> TrialResult {
+pub(crate) fn provider_failed(message: String, latency_ms: f64) -> TrialResult {
     TrialResult {
         notes: Vec::new(),
         passed: false,
@@ -62,7 +67,7 @@ pub fn provider_failed(message: String, latency_ms: f64) -> TrialResult {
 }
 
 /// A trial never asked (`--offline` without a cached answer, or the provider was unusable).
-pub fn not_asked() -> TrialResult {
+pub(crate) fn not_asked() -> TrialResult {
     TrialResult {
         notes: Vec::new(),
         passed: false,

@@ -8,7 +8,7 @@ use crate::report::escape::first_line;
 
 /// `90% accuracy (9/10), minimum 95%`, then the detail of every other failed gate; or
 /// `the provider could not be used: …` (its first line) when nothing could be scored.
-pub fn model_verdict(m: &ModelEval) -> String {
+pub(super) fn model_verdict(m: &ModelEval) -> String {
     if let Some(e) = &m.error {
         return format!("the provider could not be used: {}", first_line(e));
     }
@@ -41,7 +41,7 @@ fn answered_nothing(m: &ModelEval) -> bool {
 }
 
 /// `90% accuracy (9/10), minimum 95%`.
-pub fn accuracy_text(m: &ModelEval) -> String {
+pub(super) fn accuracy_text(m: &ModelEval) -> String {
     let (value, bar) = percent_against(m.accuracy, m.min_accuracy);
     format!(
         "{value} accuracy ({}/{}), minimum {bar}",
@@ -51,7 +51,7 @@ pub fn accuracy_text(m: &ModelEval) -> String {
 
 /// The phase's one line: the one model's verdict, or `1 of 2 models failed: ` (`all 2 models
 /// passed: ` when none failed) and each model's verdict after its name.
-pub fn phase_verdict(models: &[ModelEval]) -> String {
+pub(super) fn phase_verdict(models: &[ModelEval]) -> String {
     match models {
         [] => "no model was asked".into(),
         [m] => model_verdict(m),
@@ -74,7 +74,7 @@ pub fn phase_verdict(models: &[ModelEval]) -> String {
 /// The evals phase for `results`: passed when every model passed its gates, an error when no
 /// model got an answer (it could not use the provider, or every request failed) or when the
 /// tools never reached a model, failed otherwise; the reason is [`phase_verdict`].
-pub fn phase(results: EvalsResults, duration_ms: f64) -> Phase<Option<EvalsResults>> {
+pub(crate) fn phase(results: EvalsResults, duration_ms: f64) -> Phase<Option<EvalsResults>> {
     let models = &results.models;
     let unanswered = |m: &ModelEval| m.error.is_some() || answered_nothing(m);
     // A model that never saw the tools measured nothing about them: the run is set up wrong.

@@ -41,7 +41,7 @@ const TYPE_FLAGS: u32 = FLAG_ASCII | FLAG_LOCALE | FLAG_UNICODE;
 const GLOBAL_FLAGS: u32 = FLAG_DEBUG | FLAG_TEMPLATE;
 
 /// Whether Python's `re.compile(pattern)` succeeds.
-pub fn compiles(pattern: &str) -> bool {
+pub(crate) fn compiles(pattern: &str) -> bool {
     let Some(tokens) = tokenize(pattern) else {
         return false;
     };

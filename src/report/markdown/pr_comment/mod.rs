@@ -18,11 +18,11 @@ use crate::outcome::{CaseStatus, RunReport};
 use crate::report::evals_view::EvalsView;
 
 /// Largest comment body in bytes, well under GitHub's limit of 65,536 characters.
-pub const COMMENT_BUDGET: usize = 60_000;
+pub(crate) const COMMENT_BUDGET: usize = 60_000;
 
 /// What the comment needs besides the report.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct PrContext<'a> {
+pub(crate) struct PrContext<'a> {
     /// The run's page (`{GITHUB_SERVER_URL}/{GITHUB_REPOSITORY}/actions/runs/{GITHUB_RUN_ID}`),
     /// linked when something was cut.
     pub run_url: Option<&'a str>,
@@ -32,7 +32,7 @@ pub struct PrContext<'a> {
 /// `<!-- toolproof:pr-comment config=toolproof.yaml -->` (the config path as given, without a
 /// leading `./`; the target when there is no config file). Characters that could end the HTML
 /// comment or break the line are percent-encoded.
-pub fn marker(report: &RunReport) -> String {
+pub(crate) fn marker(report: &RunReport) -> String {
     let report = report.redacted();
     let config = report.config_file.as_deref().unwrap_or(&report.target);
     // `./toolproof.yaml` and `toolproof.yaml` are the same config: one comment.
@@ -50,7 +50,7 @@ pub fn marker(report: &RunReport) -> String {
 }
 
 /// The comment body for `report`, at most [`COMMENT_BUDGET`] bytes.
-pub fn render(report: &RunReport, ctx: &PrContext<'_>) -> String {
+pub(crate) fn render(report: &RunReport, ctx: &PrContext<'_>) -> String {
     render_within(report, ctx, COMMENT_BUDGET)
 }
 

@@ -16,7 +16,7 @@ const RECORD_LIMIT: u64 = 16 << 20;
 
 /// One batch in flight.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Record {
+pub(crate) struct Record {
     /// The provider's batch id.
     pub id: String,
     /// `anthropic` or `openai`.
@@ -35,7 +35,7 @@ pub struct Record {
 
 impl Record {
     /// A record of a batch submitted now.
-    pub fn new(
+    pub(crate) fn new(
         id: String,
         provider: &str,
         model: &str,
@@ -60,26 +60,26 @@ impl Record {
 
 /// The folder of the records: `<cache_dir>/batches`.
 #[derive(Debug, Clone)]
-pub struct Records {
+pub(crate) struct Records {
     dir: PathBuf,
 }
 
 impl Records {
     /// The records under `cache_dir`.
-    pub fn new(cache_dir: &Path) -> Records {
+    pub(crate) fn new(cache_dir: &Path) -> Records {
         Records {
             dir: cache_dir.join("batches"),
         }
     }
 
     /// The file of batch `id`: see [`file_name`]. `None` for an id that cannot name one.
-    pub fn path(&self, id: &str) -> Option<PathBuf> {
+    pub(crate) fn path(&self, id: &str) -> Option<PathBuf> {
         file_name(id).ok().map(|name| self.dir.join(name))
     }
 
     /// Every readable record for `provider`, `model` at `host`, oldest first. Unreadable
     /// files are left alone (and not used).
-    pub fn find(&self, provider: &str, model: &str, host: &str) -> Vec<Record> {
+    pub(crate) fn find(&self, provider: &str, model: &str, host: &str) -> Vec<Record> {
         let Ok(entries) = fs::read_dir(&self.dir) else {
             return Vec::new();
         };
@@ -100,7 +100,7 @@ impl Records {
     }
 
     /// Writes `record` atomically (a temp file renamed over the record).
-    pub fn write(&self, record: &Record) -> io::Result<()> {
+    pub(crate) fn write(&self, record: &Record) -> io::Result<()> {
         let target = file_name(&record.id)
             .map(|name| self.dir.join(name))
             .map_err(|why| io::Error::new(io::ErrorKind::InvalidInput, why))?;
@@ -120,7 +120,7 @@ impl Records {
     /// Removes the record of batch `id` (a missing one is no error), and a record of it that
     /// an earlier version named otherwise (`_` for every character but letters, digits and
     /// `-`), when that file holds this very batch.
-    pub fn remove(&self, id: &str) -> io::Result<()> {
+    pub(crate) fn remove(&self, id: &str) -> io::Result<()> {
         let gone = |path: PathBuf| match fs::remove_file(path) {
             Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
             _ => Ok(()),
@@ -150,7 +150,7 @@ const NAME_MAX: usize = 200;
 /// `%` and two uppercase hex digits. The ids the providers give (`msgbatch_01Hk…`,
 /// `batch_abc123`) stay readable; `b.1` and `b_1` get two files. An id that cannot name a
 /// record (empty, a control character, a name past [`NAME_MAX`] bytes) is refused, saying why.
-pub fn file_name(id: &str) -> Result<String, String> {
+pub(crate) fn file_name(id: &str) -> Result<String, String> {
     if id.is_empty() {
         return Err("it is empty".into());
     }
@@ -178,7 +178,7 @@ pub fn file_name(id: &str) -> Result<String, String> {
 /// Batch `id` as messages show it: as it is when it is plain printable ASCII, else quoted
 /// with its control and other characters escaped (`"b\nPASS"`), so that an id cannot break a
 /// line of the console or a report, or pass for something else.
-pub fn shown(id: &str) -> String {
+pub(crate) fn shown(id: &str) -> String {
     if !id.is_empty() && id.chars().all(|c| c.is_ascii_graphic()) {
         id.to_owned()
     } else {
