@@ -327,3 +327,15 @@ mod tests {
         );
     }
 }
+
+/// A pacer's notices as the run's events.
+pub(super) fn announce(events: crate::events::Events) -> crate::provider::retry::Notify {
+    use crate::events::Event;
+    use crate::provider::retry::Notice;
+    Box::new(move |notice| {
+        events.emit(match notice {
+            Notice::Backoff { wait, reason } => Event::ProviderBackoff { wait, reason },
+            Notice::ConcurrencyLowered { from, to } => Event::ConcurrencyLowered { from, to },
+        });
+    })
+}
