@@ -284,6 +284,18 @@ pub(super) fn to_choice(answer: Answer, api: &ApiTools) -> Choice {
     }
 }
 
+/// A pacer's notices as the run's events.
+pub(super) fn announce(events: crate::events::Events) -> crate::provider::retry::Notify {
+    use crate::events::Event;
+    use crate::provider::retry::Notice;
+    Box::new(move |notice| {
+        events.emit(match notice {
+            Notice::Backoff { wait, reason } => Event::ProviderBackoff { wait, reason },
+            Notice::ConcurrencyLowered { from, to } => Event::ConcurrencyLowered { from, to },
+        });
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -326,16 +338,4 @@ mod tests {
             choice("plain")
         );
     }
-}
-
-/// A pacer's notices as the run's events.
-pub(super) fn announce(events: crate::events::Events) -> crate::provider::retry::Notify {
-    use crate::events::Event;
-    use crate::provider::retry::Notice;
-    Box::new(move |notice| {
-        events.emit(match notice {
-            Notice::Backoff { wait, reason } => Event::ProviderBackoff { wait, reason },
-            Notice::ConcurrencyLowered { from, to } => Event::ConcurrencyLowered { from, to },
-        });
-    })
 }

@@ -10,6 +10,7 @@ mod offline;
 mod progress;
 
 use ask::{Asking, announce, build_client};
+use cached::read_cached;
 use offline::{recorded_elsewhere, tool_digests, why_missed};
 use progress::Progress;
 
@@ -333,10 +334,7 @@ fn eval_model(
     let mut progress = Progress::new(ctx, model, &items);
     let mut got: Vec<Got> = items.iter().map(|_| Got::NotAsked).collect();
     if cache_use.read {
-        for (idx, found) in cached::read_cached(&ctx.cache, &items)
-            .into_iter()
-            .enumerate()
-        {
+        for (idx, found) in read_cached(&ctx.cache, &items).into_iter().enumerate() {
             let Some(found) = found else { continue };
             match found {
                 (Lookup::Hit(choice), recorded) => {
