@@ -116,7 +116,13 @@ if [ "$command" != inspect ]; then
   offline="${INPUT_OFFLINE:-auto}"
   case "$command" in lint | merge) offline=false ;; esac
   if [ "$offline" = auto ]; then
-    if [ -n "${ANTHROPIC_API_KEY:-}${ANTHROPIC_AUTH_TOKEN:-}${OPENAI_API_KEY:-}" ]; then
+    # Any provider's credential: ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, GROQ_API_KEY…,
+    # ANTHROPIC_AUTH_TOKEN, or AWS_ACCESS_KEY_ID (Bedrock), set and not empty.
+    found=""
+    while read -r name; do
+      if [ -n "${!name:-}" ]; then found="$name"; break; fi
+    done < <(compgen -e | grep -E '^[A-Z0-9_]+_API_KEY$|^ANTHROPIC_AUTH_TOKEN$|^AWS_ACCESS_KEY_ID$' || true)
+    if [ -n "$found" ]; then
       offline=false
     else
       offline=true

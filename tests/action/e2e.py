@@ -193,6 +193,19 @@ def demo_passes(bins, action, url):
           "the artifact holds toolproof-reports/ at its root, with the reports and the history", kept)
     tool_cache = root / "runner" / "tool-cache" / "toolproof" / VERSION / "Linux-X64"
     check((tool_cache / "toolproof").is_file(), "the binary is kept in the tool cache under its version")
+    check("replaying the committed eval cache (--offline)" in log,
+          "offline: auto replays the cache with no provider credential set", log)
+    # Any provider's key turns `offline: auto` off, not only Anthropic's and OpenAI's.
+    keyed = Runner(root / "keyed", github(event, event_name="push", ref_name="main"),
+                   env={"TOOLPROOF_DOWNLOAD_BASE": url, "PATH": path_without_cargo(),
+                        "GEMINI_API_KEY": "gemini-key-of-the-job"})
+    demo_workspace(root / "keyed" / "workspace", bins)
+    result = keyed.run(action, {})
+    log = "\n".join(result.logs)
+    check(result.conclusion == "success"
+          and "replaying the committed eval cache" not in log
+          and "gemini-key-of-the-job" not in log,
+          "with GEMINI_API_KEY set, offline: auto asks the model (and never prints the key)", log)
 
 
 def tampered_is_refused(bins, action, url):
