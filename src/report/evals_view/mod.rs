@@ -36,7 +36,7 @@ pub(crate) const CONFUSION_SHOWN: usize = 10;
 /// The evals phase with results, worded.
 #[derive(Debug, Clone)]
 pub(crate) struct EvalsView<'a> {
-    /// `anthropic`, `openai`, `command` or `google`.
+    /// The provider's name from the registry (`anthropic`, `groq`…).
     pub provider: &'a str,
     /// The phase's one line: the engine's verdict as recorded in the phase (with any note the
     /// run added), else worded from the models the same way.
