@@ -7,7 +7,8 @@ use serde_json::Value;
 /// Results of the tool-selection evals: one entry per model asked.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct EvalsResults {
-    /// The provider's name from the registry (`anthropic`, `groq`…), as resolved (flag > env > YAML).
+    /// The provider's name from the registry (`anthropic`, `groq`…), as resolved (flag >
+    /// env > YAML).
     pub provider: String,
     /// One per model (`evals.models`, or the single `model`).
     pub models: Vec<ModelEval>,
