@@ -118,11 +118,11 @@ if [ "$command" != inspect ]; then
   if [ "$offline" = auto ]; then
     # Any provider's credential: ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, GROQ_API_KEY…,
     # ANTHROPIC_AUTH_TOKEN, or AWS_ACCESS_KEY_ID (Bedrock), set and not empty.
-    found=""
-    while read -r name; do
-      if [ -n "${!name:-}" ]; then found="$name"; break; fi
+    credential=""
+    while read -r var; do
+      if [ -n "${!var:-}" ]; then credential="$var"; break; fi
     done < <(compgen -e | grep -E '^[A-Z0-9_]+_API_KEY$|^ANTHROPIC_AUTH_TOKEN$|^AWS_ACCESS_KEY_ID$' || true)
-    if [ -n "$found" ]; then
+    if [ -n "$credential" ]; then
       offline=false
     else
       offline=true
