@@ -270,6 +270,39 @@ impl Setup<'_> {
     }
 }
 
+/// An HTTP API asked with one body posted to one URL, read by one function, with a batch API:
+/// the shape of Anthropic's, OpenAI's Chat Completions and the Responses API.
+#[derive(Debug)]
+pub(crate) struct Posted {
+    /// The endpoint and its credentials.
+    pub(crate) api: HttpApi,
+    /// The request body of one prompt.
+    pub(crate) body: fn(&Request) -> Value,
+    /// The answer, read.
+    pub(crate) read: http::ReadAnswer,
+    /// The API's batch API on this endpoint.
+    pub(crate) batch: for<'a> fn(&'a HttpApi) -> BatchApi<'a>,
+}
+
+impl Provider for Posted {
+    fn ask_timed(&self, req: &Request, pacer: &Pacer) -> (Result<Answer, ProviderError>, Duration) {
+        self.api.post(&(self.body)(req), pacer, self.read)
+    }
+
+    fn batch_api(&self) -> Option<BatchApi<'_>> {
+        Some((self.batch)(&self.api))
+    }
+
+    fn body(&self, req: &Request) -> Value {
+        (self.body)(req)
+    }
+
+    #[cfg(test)]
+    fn endpoint(&self, _: &Request) -> String {
+        self.api.url().to_owned()
+    }
+}
+
 /// A configured provider: asks one request at a time. Cheap to share between threads
 /// (`Sync`): HTTP connections are pooled. HTTP providers post through [`HttpApi`], which owns
 /// retries, backoff, the window, signing ([`Auth`]) and error reading ([`Dialect`]).
@@ -327,7 +360,7 @@ impl<P: Provider + ?Sized> Provider for Box<P> {
 #[cfg(test)]
 /// Anthropic at `base_url` (without `/v1`) with an API key.
 pub(crate) fn anthropic_at(base_url: &str, api_key: &str) -> Box<dyn Provider> {
-    Box::new(anthropic::Anthropic(anthropic::api(
+    Box::new(anthropic::configured(anthropic::api(
         base_url,
         Auth::Header("x-api-key", api_key.to_owned()),
     )))
@@ -336,7 +369,7 @@ pub(crate) fn anthropic_at(base_url: &str, api_key: &str) -> Box<dyn Provider> {
 #[cfg(test)]
 /// OpenAI (or a compatible server) at `base_url` (with `/v1`) with an API key.
 pub(crate) fn openai_at(base_url: &str, api_key: &str) -> Box<dyn Provider> {
-    Box::new(openai::OpenAi(openai::api(
+    Box::new(openai::configured(openai::api(
         base_url,
         Some(api_key),
         Vec::new(),

@@ -10,7 +10,6 @@
 
 use serde_json::Value;
 
-use super::responses::Responses;
 use super::{Auth, Failure, HttpApi, Kind, Provider, ProviderError, Setup, openai};
 use crate::config::{OpenAiApi, ToolChoice};
 
@@ -233,8 +232,8 @@ impl Kind for Preset {
         let which = setup.cfg.map_or(OpenAiApi::Chat, |c| c.openai_api);
         let api = self.endpoint(setup.env, which)?;
         Ok(match which {
-            OpenAiApi::Chat => Box::new(openai::OpenAi(api)),
-            OpenAiApi::Responses => Box::new(Responses(api)),
+            OpenAiApi::Chat => Box::new(openai::configured(api)),
+            OpenAiApi::Responses => Box::new(super::responses::configured(api)),
         })
     }
 }

@@ -17,12 +17,8 @@
 
 use serde_json::{Map, Value, json};
 
-use std::time::Duration;
-
 use super::openai::arguments;
-use super::{
-    Answer, Auth, BatchApi, HttpApi, Pacer, Provider, ProviderError, RawCall, Request, ShapeError,
-};
+use super::{Answer, Auth, BatchApi, HttpApi, RawCall, Request, ShapeError};
 use crate::provider::Stop;
 use crate::provider::usage::Usage;
 
@@ -41,25 +37,12 @@ pub(crate) fn api(base: &str, key: Option<&str>, headers: Vec<(String, String)>)
 }
 
 /// The Responses API (of OpenAI, or of a compatible server), configured.
-#[derive(Debug)]
-pub(crate) struct Responses(pub HttpApi);
-
-impl Provider for Responses {
-    fn ask_timed(&self, req: &Request, pacer: &Pacer) -> (Result<Answer, ProviderError>, Duration) {
-        self.0.post(&body(req), pacer, read)
-    }
-
-    fn batch_api(&self) -> Option<BatchApi<'_>> {
-        Some(BatchApi::responses(&self.0))
-    }
-
-    fn body(&self, req: &Request) -> Value {
-        body(req)
-    }
-
-    #[cfg(test)]
-    fn endpoint(&self, _: &Request) -> String {
-        self.0.url().to_owned()
+pub(crate) fn configured(api: HttpApi) -> super::Posted {
+    super::Posted {
+        api,
+        body,
+        read,
+        batch: |api| BatchApi::responses(api),
     }
 }
 

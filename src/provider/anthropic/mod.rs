@@ -4,11 +4,10 @@
 use serde_json::{Map, Value, json};
 
 use super::{Auth, HttpApi};
-use std::time::Duration;
 
 use super::{
-    Answer, BatchApi, Kind, Pacer, Provider, ProviderError, RawArgs, RawCall, Request, Setup,
-    ShapeError, missing_key,
+    Answer, BatchApi, Kind, Provider, ProviderError, RawArgs, RawCall, Request, Setup, ShapeError,
+    missing_key,
 };
 use crate::config::ToolChoice;
 use crate::provider::Stop;
@@ -208,30 +207,17 @@ impl Kind for AnthropicKind {
         let base = setup
             .var("ANTHROPIC_BASE_URL")
             .unwrap_or_else(|| DEFAULT_BASE.to_owned());
-        Ok(Box::new(Anthropic(api(&base, auth))))
+        Ok(Box::new(configured(api(&base, auth))))
     }
 }
 
 /// The Anthropic Messages API, configured.
-#[derive(Debug)]
-pub(crate) struct Anthropic(pub HttpApi);
-
-impl Provider for Anthropic {
-    fn ask_timed(&self, req: &Request, pacer: &Pacer) -> (Result<Answer, ProviderError>, Duration) {
-        self.0.post(&body(req), pacer, read)
-    }
-
-    fn batch_api(&self) -> Option<BatchApi<'_>> {
-        Some(BatchApi::anthropic(&self.0))
-    }
-
-    fn body(&self, req: &Request) -> Value {
-        body(req)
-    }
-
-    #[cfg(test)]
-    fn endpoint(&self, _: &Request) -> String {
-        self.0.url().to_owned()
+pub(crate) fn configured(api: HttpApi) -> super::Posted {
+    super::Posted {
+        api,
+        body,
+        read,
+        batch: |api| BatchApi::anthropic(api),
     }
 }
 

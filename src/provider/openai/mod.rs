@@ -4,11 +4,10 @@
 use serde_json::{Map, Value, json};
 
 use super::{Auth, HttpApi};
-use std::time::Duration;
 
 use super::{
-    Answer, BatchApi, Kind, Pacer, Provider, ProviderError, RawArgs, RawCall, Request, Setup,
-    ShapeError, missing_key,
+    Answer, BatchApi, Kind, Provider, ProviderError, RawArgs, RawCall, Request, Setup, ShapeError,
+    missing_key,
 };
 use crate::config::{OpenAiApi, ToolChoice};
 use crate::provider::Stop;
@@ -229,10 +228,10 @@ impl Kind for OpenAiKind {
             headers.push(("openai-project".to_owned(), project));
         }
         Ok(match setup.cfg.map(|c| c.openai_api) {
-            Some(OpenAiApi::Responses) => Box::new(super::responses::Responses(
+            Some(OpenAiApi::Responses) => Box::new(super::responses::configured(
                 super::responses::api(&base, key.as_deref(), headers),
             )),
-            _ => Box::new(OpenAi(api(&base, key.as_deref(), headers))),
+            _ => Box::new(configured(api(&base, key.as_deref(), headers))),
         })
     }
 
@@ -242,25 +241,12 @@ impl Kind for OpenAiKind {
 }
 
 /// OpenAI Chat Completions (or a compatible server), configured.
-#[derive(Debug)]
-pub(crate) struct OpenAi(pub HttpApi);
-
-impl Provider for OpenAi {
-    fn ask_timed(&self, req: &Request, pacer: &Pacer) -> (Result<Answer, ProviderError>, Duration) {
-        self.0.post(&body(req), pacer, read)
-    }
-
-    fn batch_api(&self) -> Option<BatchApi<'_>> {
-        Some(BatchApi::openai(&self.0))
-    }
-
-    fn body(&self, req: &Request) -> Value {
-        body(req)
-    }
-
-    #[cfg(test)]
-    fn endpoint(&self, _: &Request) -> String {
-        self.0.url().to_owned()
+pub(crate) fn configured(api: HttpApi) -> super::Posted {
+    super::Posted {
+        api,
+        body,
+        read,
+        batch: |api| BatchApi::openai(api),
     }
 }
 
