@@ -7,7 +7,7 @@
 //! and has workflow commands in it defused, before it is printed.
 
 use std::io::Write;
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -49,22 +49,41 @@ impl Live {
     }
 }
 
+/// Lines waiting in [`View::pending`] are written once they reach this many bytes.
+const PENDING_LIMIT: usize = 64 << 10;
+
 fn consume(mode: LiveMode, secrets: &Redactor, events: &Receiver<Event>) {
     let started = Instant::now();
     let mut view = View::new(mode, started);
-    loop {
+    let mut done = false;
+    while !done {
         let wait = view.beat.next_due(Instant::now());
-        match events.recv_timeout(wait) {
-            Ok(Event::Done) => break,
-            Ok(event) => view.show(&event.masked(secrets)),
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => break,
+        let mut next = events.recv_timeout(wait);
+        // Events that came in together (answers read from the cache) are shown with one
+        // write; a lone event is written as soon as it is shown.
+        loop {
+            match next {
+                Ok(Event::Done) | Err(RecvTimeoutError::Disconnected) => done = true,
+                Ok(event) => view.show(&event.masked(secrets)),
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            if done || view.pending.len() >= PENDING_LIMIT {
+                break;
+            }
+            next = match events.try_recv() {
+                Ok(event) => Ok(event),
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => Err(RecvTimeoutError::Disconnected),
+            };
         }
+        view.flush();
         if let Some(line) = view.beat.due(Instant::now())
             && !mode.quiet
             && view.bar.is_none()
+            && !done
         {
             view.print(&line);
+            view.flush();
         }
     }
     view.close();
@@ -158,6 +177,8 @@ struct View {
     group_open: bool,
     /// The provider error a case line showed last.
     last_error: Option<String>,
+    /// Lines shown but not yet written to stderr (see [`View::flush`]).
+    pending: String,
 }
 
 impl View {
@@ -168,6 +189,7 @@ impl View {
             bar: None,
             group_open: false,
             last_error: None,
+            pending: String::new(),
         }
     }
 
@@ -304,6 +326,7 @@ impl View {
             self.print(&format!("{}: {total} {unit} to run", phase.key()));
         }
         if self.mode.bar && !self.mode.quiet {
+            self.flush();
             let bar =
                 ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
             if let Ok(style) =
@@ -354,17 +377,28 @@ impl View {
             text.push('\n');
             text.push_str(more);
         }
+        if self.bar.is_some() {
+            self.flush();
+        }
         match &self.bar {
             Some(bar) => bar.println(text),
             None => {
-                // One write per line: stderr is unbuffered, and `writeln!` would make two.
-                text.push('\n');
-                let _ = std::io::stderr().lock().write_all(text.as_bytes());
+                self.pending.push_str(&text);
+                self.pending.push('\n');
             }
         }
     }
 
+    /// Writes the lines shown so far, at once: stderr is unbuffered.
+    fn flush(&mut self) {
+        if !self.pending.is_empty() {
+            let _ = std::io::stderr().lock().write_all(self.pending.as_bytes());
+            self.pending.clear();
+        }
+    }
+
     fn close(&mut self) {
+        self.flush();
         if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
         }
@@ -372,6 +406,7 @@ impl View {
             self.print("::endgroup::");
             self.group_open = false;
         }
+        self.flush();
     }
 }
 

@@ -85,6 +85,16 @@ pub(crate) fn to_string(value: &Value) -> String {
 /// on (a `session` request's arguments, a model's arguments written into the cache) keeps
 /// every digit, as Python's `json.loads` keeps it.
 pub(crate) fn from_str(text: &str) -> serde_json::Result<Value> {
+    serde_json::from_str(&marked(text))
+}
+
+/// [`from_str`] into any type: its `Value` members keep every digit of a big integer.
+pub(crate) fn from_str_as<T: serde::de::DeserializeOwned>(text: &str) -> serde_json::Result<T> {
+    serde_json::from_str(&marked(text))
+}
+
+/// `text` with each integer beyond 64 bits replaced by its marked form, as a JSON string.
+fn marked(text: &str) -> std::borrow::Cow<'_, str> {
     let mut rewritten: Option<String> = None;
     let mut copied = 0;
     for span in number_spans(text) {
@@ -100,10 +110,10 @@ pub(crate) fn from_str(text: &str) -> serde_json::Result<Value> {
         }
     }
     match rewritten {
-        None => serde_json::from_str(text),
+        None => std::borrow::Cow::Borrowed(text),
         Some(mut out) => {
             out.push_str(&text[copied..]);
-            serde_json::from_str(&out)
+            std::borrow::Cow::Owned(out)
         }
     }
 }

@@ -409,44 +409,117 @@ pub(crate) fn parse_entry(text: &str) -> Result<Choice, EntryError> {
 /// left out: the answer still replays).
 pub(crate) fn parse_entry_recorded(text: &str) -> Result<(Choice, Option<Recorded>), EntryError> {
     // Integers beyond 64 bits keep their digits, as the reference's `json.load` keeps them.
-    let value: Value =
-        crate::pycompat::bigint::from_str(text).map_err(|e| EntryError::NotJson(e.to_string()))?;
-    let Value::Object(map) = value else {
-        return Err(EntryError::NotAnObject);
+    // The members read are picked out directly; a text that is not a plain object of distinct
+    // members (a duplicate key, not an object, not JSON) goes the long way, through a `Value`,
+    // which keeps the last of duplicates and words each error.
+    let members = match crate::pycompat::bigint::from_str_as::<Members>(text) {
+        Ok(members) => members,
+        Err(_) => Members::through_value(text)?,
     };
-    let recorded = map.get("usage").and_then(Recorded::from_value);
-    choice_of(&map).map(|choice| (choice, recorded))
+    let recorded = members.usage.as_ref().and_then(Recorded::from_value);
+    members.choice().map(|choice| (choice, recorded))
 }
 
-fn choice_of(map: &Map<String, Value>) -> Result<Choice, EntryError> {
-    let tool = match map.get("tool") {
-        None => return Err(EntryError::NoTool),
-        Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(other) => return Err(wrong_type("tool", other, "a string or null")),
-    };
-    let text = match map.get("text") {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(other) => return Err(wrong_type("text", other, "a string")),
-    };
-    if let Some(calls) = map.get("calls") {
-        let calls: Vec<Call> = serde_json::from_value(calls.clone())
-            .map_err(|e| EntryError::BadCalls(e.to_string()))?;
-        let stop = match map.get("stop") {
-            Some(s) => {
-                serde_json::from_value(s.clone()).map_err(|e| EntryError::BadStop(e.to_string()))?
-            }
-            None => implied_stop(!calls.is_empty(), &text),
-        };
-        return Ok(Choice { calls, text, stop });
+/// The members of a cache entry a replay reads, each as written (`Some(Null)` for `null`,
+/// `None` when absent); the rest (`provider`, `model`, `prompt`, `tool_digests`) are skipped
+/// unread. Only a JSON object with no member twice deserializes into it.
+#[derive(Debug, Default, PartialEq)]
+struct Members {
+    tool: Option<Value>,
+    args: Option<Value>,
+    text: Option<Value>,
+    calls: Option<Value>,
+    stop: Option<Value>,
+    usage: Option<Value>,
+}
+
+impl<'de> serde::Deserialize<'de> for Members {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(MembersVisitor)
     }
-    let stop = implied_stop(tool.is_some(), &text);
-    let calls = match tool {
-        None => Vec::new(),
-        Some(tool) => vec![reference_call(tool, map.get("args"))?],
-    };
-    Ok(Choice { calls, text, stop })
+}
+
+struct MembersVisitor;
+
+impl<'de> serde::de::Visitor<'de> for MembersVisitor {
+    type Value = Members;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a cache entry object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Members, A::Error> {
+        let mut m = Members::default();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            let slot = match key.as_ref() {
+                "tool" => &mut m.tool,
+                "args" => &mut m.args,
+                "text" => &mut m.text,
+                "calls" => &mut m.calls,
+                "stop" => &mut m.stop,
+                "usage" => &mut m.usage,
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    continue;
+                }
+            };
+            if slot.is_some() {
+                return Err(serde::de::Error::custom(format_args!("`{key}` twice")));
+            }
+            *slot = Some(map.next_value()?);
+        }
+        Ok(m)
+    }
+}
+
+impl Members {
+    /// The members read through a whole `Value`: the way that words every error.
+    fn through_value(text: &str) -> Result<Members, EntryError> {
+        let value: Value = crate::pycompat::bigint::from_str(text)
+            .map_err(|e| EntryError::NotJson(e.to_string()))?;
+        let Value::Object(mut map) = value else {
+            return Err(EntryError::NotAnObject);
+        };
+        Ok(Members {
+            tool: map.remove("tool"),
+            args: map.remove("args"),
+            text: map.remove("text"),
+            calls: map.remove("calls"),
+            stop: map.remove("stop"),
+            usage: map.remove("usage"),
+        })
+    }
+
+    fn choice(self) -> Result<Choice, EntryError> {
+        let tool = match self.tool {
+            None => return Err(EntryError::NoTool),
+            Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s),
+            Some(other) => return Err(wrong_type("tool", &other, "a string or null")),
+        };
+        let text = match self.text {
+            None | Some(Value::Null) => String::new(),
+            Some(Value::String(s)) => s,
+            Some(other) => return Err(wrong_type("text", &other, "a string")),
+        };
+        if let Some(calls) = self.calls {
+            let calls: Vec<Call> =
+                serde_json::from_value(calls).map_err(|e| EntryError::BadCalls(e.to_string()))?;
+            let stop = match self.stop {
+                Some(s) => {
+                    serde_json::from_value(s).map_err(|e| EntryError::BadStop(e.to_string()))?
+                }
+                None => implied_stop(!calls.is_empty(), &text),
+            };
+            return Ok(Choice { calls, text, stop });
+        }
+        let stop = implied_stop(tool.is_some(), &text);
+        let calls = match tool {
+            None => Vec::new(),
+            Some(tool) => vec![reference_call(tool, self.args)?],
+        };
+        Ok(Choice { calls, text, stop })
+    }
 }
 
 /// The stop reason of a reference file, which doesn't record one.
@@ -462,28 +535,31 @@ fn implied_stop(called: bool, text: &str) -> Stop {
 
 /// The one call of a reference file. A missing or null `args` is `{}`. The reference stored
 /// OpenAI arguments that weren't JSON as `{"_unparsed": raw}`; that reads as malformed.
-fn reference_call(tool: String, args: Option<&Value>) -> Result<Call, EntryError> {
+fn reference_call(tool: String, args: Option<Value>) -> Result<Call, EntryError> {
     match args {
         None | Some(Value::Null) => Ok(Call {
             tool,
             args: Value::Object(Map::new()),
             malformed: None,
         }),
-        Some(Value::Object(map)) => {
-            if let (1, Some(Value::String(raw))) = (map.len(), map.get("_unparsed")) {
+        Some(Value::Object(mut map)) => {
+            if map.len() == 1
+                && matches!(map.get("_unparsed"), Some(Value::String(_)))
+                && let Some(Value::String(raw)) = map.remove("_unparsed")
+            {
                 return Ok(Call {
                     tool,
                     args: Value::Object(Map::new()),
-                    malformed: Some(raw.clone()),
+                    malformed: Some(raw),
                 });
             }
             Ok(Call {
                 tool,
-                args: Value::Object(map.clone()),
+                args: Value::Object(map),
                 malformed: None,
             })
         }
-        Some(other) => Err(wrong_type("args", other, "an object")),
+        Some(other) => Err(wrong_type("args", &other, "an object")),
     }
 }
 

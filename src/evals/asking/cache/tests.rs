@@ -1083,3 +1083,45 @@ fn max_tokens_goes_as_max_output_tokens_to_the_responses_api() {
     let params = request_params(&cfg, kind, None, "max_completion_tokens");
     assert_eq!(params.get("max_tokens"), Some(&json!(64)));
 }
+
+#[test]
+fn members_read_directly_are_those_a_whole_value_gives() {
+    let big = "123456789012345678901234567890";
+    let mut texts: Vec<String> = vec![
+        r#"{"provider":"anthropic","model":"m","prompt":"p","tool":"a","args":{"x":1},"text":"","calls":[{"tool":"a","args":{"x":1}}],"stop":"tool_use","usage":{"input_tokens":3,"output_tokens":1},"tool_digests":{"a":"0011"}}"#.into(),
+        r#"{"tool":null,"args":null,"text":null}"#.into(),
+        r#"{"tool":"a","args":{"_unparsed":"{oops"}}"#.into(),
+        r#"{"tool":"a","args":{"_unparsed":5}}"#.into(),
+        format!(r#"{{"tool":"a","args":{{"n":{big}}},"calls":[{{"tool":"a","args":{{"n":-{big}}}}}]}}"#),
+        r#"{"t\u006fol":"a","stop":{"other":"pause"},"calls":[]}"#.into(),
+        r#"{"tool":"a","extra":[1,{"deep":[null]}]}"#.into(),
+    ];
+    // Every entry the reference wrote into the fixtures.
+    for set in fs::read_dir(fixture_dir()).expect("fixtures") {
+        let evals = set.expect("set").path().join(".toolproof-cache/evals");
+        for entry in fs::read_dir(&evals).into_iter().flatten() {
+            texts.push(fs::read_to_string(entry.expect("entry").path()).expect("fixture"));
+        }
+    }
+    assert!(texts.len() > 30, "{} texts", texts.len());
+    for text in &texts {
+        let direct = crate::pycompat::bigint::from_str_as::<Members>(text)
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
+        let whole = Members::through_value(text).unwrap_or_else(|e| panic!("{text}: {e:?}"));
+        assert_eq!(direct, whole, "{text}");
+    }
+    // What the direct read refuses goes the long way, which words the error or keeps the last
+    // of a member given twice, as a `Value` does.
+    for text in [r#"[1, 2]"#, r#"{"tool":"a","tool":"b"}"#, "{", r#""tool""#] {
+        assert!(
+            crate::pycompat::bigint::from_str_as::<Members>(text).is_err(),
+            "{text}"
+        );
+    }
+    let (choice, _) = parse_entry_recorded(r#"{"tool":"a","tool":null}"#).expect("entry");
+    assert!(choice.calls.is_empty(), "{choice:?}");
+    assert!(matches!(
+        parse_entry_recorded("[1, 2]"),
+        Err(EntryError::NotAnObject)
+    ));
+}

@@ -398,7 +398,16 @@ fn eval_model(
         .then(|| why_missed(ctx, model, &items, &got))
         .flatten();
     let min_accuracy = ctx.run.settings.min_accuracy();
-    let mut eval = score_model(ctx, model, &items, got, fatal, min_accuracy, offline);
+    let judged = progress.into_judged();
+    let mut eval = score_model(
+        ctx,
+        model,
+        &items,
+        (got, judged),
+        fatal,
+        min_accuracy,
+        offline,
+    );
     eval.batched = batched;
     if let Some(elsewhere) = elsewhere {
         for gate in eval
@@ -456,12 +465,12 @@ fn batches(ctx: &Ctx<'_>, cache_use: &CacheUse, items: &[Item], pending: &[usize
 }
 
 /// One trial as reported: the answer judged against the case's label, or why there is none.
-fn trial_of(ctx: &Ctx<'_>, case: &EvalCase, got: Got) -> TrialResult {
+fn trial_of(ctx: &Ctx<'_>, case: &EvalCase, got: &Got) -> TrialResult {
     let ms = |took: Duration| took.as_secs_f64() * 1000.0;
     let (choice, cached, took) = match got {
         Got::Cached(c, _) => (c, true, Duration::ZERO),
-        Got::Asked(c, took, _, _) => (c, false, took),
-        Got::Failed(message, took) => return tally::provider_failed(message, ms(took)),
+        Got::Asked(c, took, _, _) => (c, false, *took),
+        Got::Failed(message, took) => return tally::provider_failed(message.clone(), ms(*took)),
         Got::NotAsked => return tally::not_asked(),
     };
     let expected = case.expect_tool.clone().flatten();
@@ -470,11 +479,11 @@ fn trial_of(ctx: &Ctx<'_>, case: &EvalCase, got: Got) -> TrialResult {
             tool: expected.as_deref(),
             args: &case.expect_args,
         },
-        &choice,
+        choice,
         ctx.by_name,
         ctx.cfg.multiple_calls,
     );
-    tally::answered(&choice, judged, cached, ms(took))
+    tally::answered(choice, judged, cached, ms(took))
 }
 
 /// `--offline` applies to model APIs only: a local command is no API.
@@ -482,12 +491,13 @@ fn offline_for(settings: &EvalSettings, kind: &dyn Kind) -> bool {
     settings.offline() && kind.caches_answers()
 }
 
-/// Judges every answer of one model and scores it (see [`tally::score_model`]).
+/// Scores one model's answers (see [`tally::score_model`]); `judged` holds the trials
+/// progress already judged, and any other answer is judged here.
 fn score_model(
     ctx: &Ctx<'_>,
     model: &str,
     items: &[Item],
-    got: Vec<Got>,
+    (got, judged): (Vec<Got>, Vec<Option<TrialResult>>),
     fatal: Option<String>,
     min_accuracy: f64,
     offline: bool,
@@ -503,9 +513,9 @@ fn score_model(
         .then(|| cost::tools_unseen(&got, tool_tokens(ctx.api).total))
         .flatten();
     let mut trials: Vec<Vec<TrialResult>> = cfg.cases.iter().map(|_| Vec::new()).collect();
-    for (item, g) in items.iter().zip(got) {
+    for ((item, g), judged) in items.iter().zip(&got).zip(judged) {
         let case = &cfg.cases[item.case];
-        trials[item.case].push(trial_of(ctx, case, g));
+        trials[item.case].push(judged.unwrap_or_else(|| trial_of(ctx, case, g)));
     }
     let cases = cfg
         .cases

@@ -1,5 +1,6 @@
 //! Live progress of the evals phase: a `CaseFinished` event as soon as every trial of a case
-//! has its answer, whether it came from the cache or the provider.
+//! has its answer, whether it came from the cache or the provider. Each answer is judged once,
+//! here, and the judged trials go on to scoring.
 
 use super::{Ctx, Got, Item, case_name, trial_of};
 use crate::events::Event;
@@ -12,6 +13,8 @@ pub(super) struct Progress {
     sent: Vec<bool>,
     /// Each case's items, by index (a case's trials are next to each other, in case order).
     spans: Vec<std::ops::Range<usize>>,
+    /// Each item's trial, judged when its case was sent (an item's answer is final by then).
+    judged: Vec<Option<TrialResult>>,
 }
 
 impl Progress {
@@ -30,6 +33,7 @@ impl Progress {
             sent: vec![false; remaining.len()],
             remaining,
             spans,
+            judged: items.iter().map(|_| None).collect(),
         }
     }
 
@@ -55,12 +59,10 @@ impl Progress {
         self.sent[case] = true;
         let spec = &ctx.cfg.cases[case];
         let span = self.spans[case].clone();
-        let trials: Vec<TrialResult> = items[span.clone()]
-            .iter()
-            .zip(&got[span])
-            .filter(|(item, _)| item.case == case)
-            .map(|(_, g)| trial_of(ctx, spec, g.peek()))
-            .collect();
+        for idx in span.clone().filter(|&i| items[i].case == case) {
+            self.judged[idx] = Some(trial_of(ctx, spec, &got[idx]));
+        }
+        let trials: Vec<&TrialResult> = self.judged[span].iter().flatten().collect();
         let shown = trials.iter().find(|t| !t.passed).or(trials.first());
         ctx.run.events.emit(Event::CaseFinished {
             model: self.model.clone(),
@@ -72,14 +74,19 @@ impl Progress {
                 .clone()
                 .flatten()
                 .unwrap_or_else(|| NO_TOOL.into()),
-            picked: shown.map_or_else(|| "(not asked)".into(), picked_names),
+            picked: shown.map_or_else(|| "(not asked)".into(), |t| picked_names(t)),
             failure: shown.and_then(|t| t.failures.first().cloned()),
         });
+    }
+
+    /// Every item's judged trial, by index: `None` for an item whose case was never sent.
+    pub(super) fn into_judged(self) -> Vec<Option<TrialResult>> {
+        self.judged
     }
 }
 
 /// How a case ended over its trials.
-fn case_status(trials: &[TrialResult]) -> CaseStatus {
+fn case_status(trials: &[&TrialResult]) -> CaseStatus {
     if trials.iter().any(|t| t.kind == AnswerKind::NotAsked) {
         CaseStatus::NotRun
     } else if trials.iter().any(|t| t.kind == AnswerKind::ProviderError) {
@@ -103,17 +110,5 @@ fn picked_names(t: &TrialResult) -> String {
             .map(|c| c.tool.as_str())
             .collect::<Vec<_>>()
             .join(", "),
-    }
-}
-
-impl Got {
-    /// A copy for a progress event (the original goes on to scoring).
-    fn peek(&self) -> Got {
-        match self {
-            Got::Cached(c, r) => Got::Cached(c.clone(), *r),
-            Got::Asked(c, d, r, u) => Got::Asked(c.clone(), *d, *r, *u),
-            Got::Failed(m, d) => Got::Failed(m.clone(), *d),
-            Got::NotAsked => Got::NotAsked,
-        }
     }
 }

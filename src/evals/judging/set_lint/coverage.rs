@@ -4,7 +4,7 @@
 //! `missing-why`.
 
 use super::labels::expected;
-use super::text::{copies_description, quotes_name};
+use super::text::ToolWords;
 use super::{At, History, LintInput, Sink, listed, named};
 use crate::checks::similarity::similar_pairs;
 use crate::config::EvalCase;
@@ -12,7 +12,6 @@ use crate::config::vocab::set_lint::{
     MISSING_WHY, NO_AMBIGUOUS_CASES, NO_CONTRAST, NO_NO_TOOL_CASES, QUOTED_ONLY, UNCOVERED_TOOL,
 };
 use crate::evals::asking::engine::case_name;
-use crate::mcp::types::Tool;
 use crate::outcome::{ContrastPair, Coverage, Severity, ToolCoverage};
 
 /// Whether a case is ambiguous: it expects no tool and its `why` starts with "ambiguous".
@@ -25,15 +24,6 @@ pub(super) fn ambiguous(case: &EvalCase) -> bool {
         })
 }
 
-/// Whether a case quotes `tool`'s name or copies its description.
-fn quoting(case: &EvalCase, tool: &Tool) -> bool {
-    quotes_name(&case.prompt, &tool.name)
-        || tool
-            .description
-            .as_deref()
-            .is_some_and(|d| copies_description(&case.prompt, d))
-}
-
 pub(super) fn check(input: &LintInput<'_>, out: &mut Sink) -> Coverage {
     let tools: Vec<ToolCoverage> = input
         .tools
@@ -44,12 +34,13 @@ pub(super) fn check(input: &LintInput<'_>, out: &mut Sink) -> Coverage {
                 .iter()
                 .filter(|c| expected(c) == Some(tool.name.as_str()))
                 .collect();
+            let words = ToolWords::new(&tool.name, tool.description.as_deref().unwrap_or(""));
             ToolCoverage {
                 tool: tool.name.clone(),
                 cases: mine.iter().map(|c| case_name(c)).collect(),
                 quoting: mine
                     .iter()
-                    .filter(|c| quoting(c, tool))
+                    .filter(|c| words.quoting(&c.prompt))
                     .map(|c| case_name(c))
                     .collect(),
             }

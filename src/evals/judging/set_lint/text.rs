@@ -26,14 +26,9 @@ fn name_words(text: &str) -> Vec<String> {
 }
 
 /// Whether `prompt` holds the tool name `name` as consecutive words.
+#[cfg(test)]
 pub(super) fn quotes_name(prompt: &str, name: &str) -> bool {
-    let wanted = name_words(name);
-    if wanted.len() < 2 {
-        return false;
-    }
-    name_words(prompt)
-        .windows(wanted.len())
-        .any(|w| w == wanted)
+    ToolWords::new(name, "").quoted_in(prompt)
 }
 
 /// Lowercase words of letters and digits.
@@ -46,21 +41,56 @@ fn plain_words(text: &str) -> Vec<String> {
 
 /// The share of `prompt`'s word n-grams that occur in `description` (0 when the prompt has
 /// fewer than [`NGRAM`] words).
+#[cfg(test)]
 pub(super) fn copied_share(prompt: &str, description: &str) -> f64 {
-    let p = plain_words(prompt);
-    let d = plain_words(description);
-    if p.len() < NGRAM || d.len() < NGRAM {
-        return 0.0;
-    }
-    let known: HashSet<&[String]> = d.windows(NGRAM).collect();
-    let grams: Vec<&[String]> = p.windows(NGRAM).collect();
-    let shared = grams.iter().filter(|g| known.contains(*g)).count();
-    shared as f64 / grams.len() as f64
+    ToolWords::new("", description).copied_share(prompt)
 }
 
 /// Whether `prompt` copies `description` (see the module documentation).
+#[cfg(test)]
 pub(super) fn copies_description(prompt: &str, description: &str) -> bool {
     copied_share(prompt, description) >= COPY_SHARE
+}
+
+/// One tool's name and description split into the words a prompt is compared with, once for
+/// all the cases that expect it.
+pub(super) struct ToolWords {
+    /// The name's words (see [`quotes_name`]).
+    name: Vec<String>,
+    /// The description's word n-grams, each joined with single spaces.
+    grams: HashSet<String>,
+}
+
+impl ToolWords {
+    pub(super) fn new(name: &str, description: &str) -> ToolWords {
+        let words = plain_words(description);
+        ToolWords {
+            name: name_words(name),
+            grams: words.windows(NGRAM).map(|g| g.join(" ")).collect(),
+        }
+    }
+
+    /// Whether `prompt` quotes the name or copies the description.
+    pub(super) fn quoting(&self, prompt: &str) -> bool {
+        self.quoted_in(prompt) || self.copied_share(prompt) >= COPY_SHARE
+    }
+
+    fn quoted_in(&self, prompt: &str) -> bool {
+        self.name.len() >= 2
+            && name_words(prompt)
+                .windows(self.name.len())
+                .any(|w| w == self.name.as_slice())
+    }
+
+    fn copied_share(&self, prompt: &str) -> f64 {
+        let p = plain_words(prompt);
+        if p.len() < NGRAM || self.grams.is_empty() {
+            return 0.0;
+        }
+        let grams: Vec<String> = p.windows(NGRAM).map(|g| g.join(" ")).collect();
+        let shared = grams.iter().filter(|g| self.grams.contains(*g)).count();
+        shared as f64 / grams.len() as f64
+    }
 }
 
 #[cfg(test)]
