@@ -510,8 +510,16 @@ impl Provider for Gemini {
         (answer, took)
     }
 
-    fn batch_api(&self) -> Option<BatchApi<'_>> {
+    fn batch_api(&self) -> Option<Box<dyn BatchApi + '_>> {
         None
+    }
+
+    fn check(&self, req: &Request) -> Result<(), ProviderError> {
+        check_names(req.tools)
+    }
+
+    fn restore(&self, answer: &mut Answer, tools: &[ApiTool]) {
+        restore_names(answer, tools);
     }
 
     fn body(&self, req: &Request) -> Value {
