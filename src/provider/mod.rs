@@ -1,10 +1,11 @@
 //! Model providers: ask a model (the Anthropic Messages API, OpenAI Chat Completions, or a
 //! local command) which tool it would call for a prompt, and read back every call it made.
 //!
-//! One module per provider (`anthropic/`, `openai/`, `command/`), each owning its wire format:
-//! request body, tool list, tool_choice shape, multi-turn context, answer reading (calls,
-//! text, stop reasons, cut-offs), usage, default prices, credentials, batch API and cache-key
-//! name. Two traits split what a provider is from a configured one:
+//! One module per provider (`anthropic/`, `openai/`, `google/`, `bedrock/`, `command/`), each
+//! owning its wire format: request body, tool list, tool_choice shape, multi-turn context,
+//! answer reading (calls, text, stop reasons, cut-offs), usage, default prices, credentials,
+//! cache-key name, and its batch API when the vendor has one (`<provider>/batch.rs`, an
+//! implementation of [`batch::BatchApi`]; `batch.rs` here holds what they share). Two traits split what a provider is from a configured one:
 //! - [`Kind`]: static, one value per provider, listed in [`registry::KINDS`] (one line each).
 //!   Engines, settings and reports ask it (`caches_answers`, `runs_command`,
 //!   `tool_choice_wire`, `default_max_tokens`, `credentials`, `prices`, `batches`) instead of
