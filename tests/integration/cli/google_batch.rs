@@ -3,7 +3,8 @@
 //! operation is polled through its states, each inline response is read as a live answer
 //! (calls, no call, text, an errored request, usage with cached tokens) and cached as one at
 //! half the price; `--batch always` is accepted; a batch that expires is resubmitted once, one
-//! that fails says so; an interrupted batch is picked up by the next run, or cancelled.
+//! that fails says so, a base URL without batches is asked live under `auto`; an interrupted
+//! batch is picked up by the next run, or cancelled.
 
 use super::batch::{batch_records, cache_files, interrupted_eval, sent, without_usage};
 use super::evals::{KEY, eval_in, llm, model0, requests};
@@ -170,7 +171,7 @@ fn a_google_batch_answers_like_live_requests_at_half_the_price_in_the_same_cache
 }
 
 #[test]
-fn batch_always_is_accepted_for_google_and_a_failed_or_expired_batch_says_so() {
+fn batch_always_is_accepted_for_google_a_failed_or_expired_batch_says_so_and_auto_can_ask_live() {
     let cases = r#"    - prompt: 'one [[call echo {"text": "1"}]]'
       expect_tool: echo
     - prompt: 'two [[call add {"a": 1, "b": 2}]]'
@@ -226,6 +227,30 @@ fn batch_always_is_accepted_for_google_and_a_failed_or_expired_batch_says_so() {
     let log = requests(&dir, "llm.jsonl");
     assert_eq!(sent(&log, "POST", is_submit).len(), 2);
     assert!(sent(&log, "POST", |p| p.ends_with(":generateContent")).is_empty());
+
+    // A base URL without the batch endpoints (a proxy): `auto` says so and asks live, as
+    // for the other providers; `always` stops with the error.
+    let dir = Dir::new("google-batch-none");
+    let log = dir.path("llm.jsonl").display().to_string();
+    let server = llm(&["--log", &log, "--no-batches"]);
+    google_config(&dir, &[&fake], "  batch_min: 1\n", cases);
+    let (out, report) = eval_in(&dir, &flags, &google_env(&server.url));
+    assert_eq!(out.code, 1, "{out:?}");
+    let error = model0(&report)["error"].as_str().unwrap_or("");
+    assert!(
+        error.contains("could not submit a batch: google returned 404"),
+        "{error}"
+    );
+    let (out, report) = eval_in(&dir, &[], &google_env(&server.url));
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stderr.contains("asking live instead"), "{out:?}");
+    assert_eq!(model0(&report)["correct"], 2);
+    assert!(model0(&report).get("batched").is_none());
+    let log = requests(&dir, "llm.jsonl");
+    assert_eq!(
+        sent(&log, "POST", |p| p.ends_with(":generateContent")).len(),
+        2
+    );
 }
 
 #[test]
