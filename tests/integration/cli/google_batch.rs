@@ -111,6 +111,7 @@ fn a_google_batch_answers_like_live_requests_at_half_the_price_in_the_same_cache
         "BATCH_STATE_PENDING",
         "BATCH_STATE_RUNNING",
         "BATCH_STATE_EXPIRED",
+        "BATCH_STATE_SUCCEEDED",
     ] {
         assert!(out.stderr.contains(state), "{state}: {out:?}");
     }
