@@ -232,7 +232,7 @@ impl Batching<'_, '_> {
         poll: &Poll,
         sink: &mut Sink<'_>,
     ) -> Result<Vec<Record>, String> {
-        let entries = if let Some(why) = poll.failure() {
+        let mut entries: Vec<(String, Entry)> = if let Some(why) = poll.failure() {
             // The batch failed as a whole: every request of it gets the error.
             let m = format!("batch {} failed: {why}", shown(&record.id));
             record
@@ -249,7 +249,6 @@ impl Batching<'_, '_> {
                 )
             })?
         };
-        let mut entries: Vec<(String, Entry)> = entries;
         // What the results leave out came to what the batch says (expired, cancelled).
         if let Some(left_out) = poll.left_out() {
             let given: HashSet<&String> = entries.iter().map(|(id, _)| id).collect();
