@@ -1,48 +1,136 @@
-//! The providers' batch APIs: Anthropic Message Batches (`POST /v1/messages/batches`, poll
-//! `GET …/{id}`, results JSONL) and the OpenAI Batch API (a JSONL file uploaded to `/files`
-//! with purpose `batch`, `POST /batches`, poll `GET /batches/{id}`, the output and error files).
+//! What every provider's batch API shares: the [`BatchApi`] trait the eval engine talks to,
+//! where a batch stands ([`Poll`]), what came back for one request ([`Entry`]), the HTTP
+//! exchanges beside the live endpoint ([`Beside`]: same key, same retries, capped answers),
+//! ids as path segments, and JSONL.
 //!
-//! Each request's body is the one the live path sends (`anthropic::body` / `openai::body`),
-//! and each answer is read by the same `read` as a live answer, so a batch answer is scored
-//! and cached exactly as a live one.
+//! Each provider's own batch wire format lives in its module: Anthropic Message Batches in
+//! `anthropic/batch.rs`, the OpenAI Batch API (Chat Completions and Responses lines) in
+//! `openai/batch.rs`, Gemini Batch Mode in `google/batch.rs`. Each request of a batch carries
+//! the body the live path sends, and each answer is read by the live path's reader, so a
+//! batch answer is scored and cached exactly as a live one.
 
-use serde_json::{Value, json};
+use std::fmt;
 
-use super::http::{HttpApi, describe};
-use super::{Answer, Failure, Pacer, ProviderError, ShapeError, anthropic, openai, responses};
-use crate::pycompat::bigint;
+use serde_json::Value;
 
-/// The most bytes read from a results file (a few KiB an answer, 50,000 answers at most).
-const RESULTS_LIMIT: u64 = 512 << 20;
+use super::http::HttpApi;
+use super::{Answer, Failure, Pacer, ProviderError};
+
+/// The most bytes read from a results file, or from a status that holds the results (a few
+/// KiB an answer, 50,000 answers at most).
+pub(crate) const RESULTS_LIMIT: u64 = 512 << 20;
 /// The most bytes read from any other batch endpoint's answer.
-const STATUS_LIMIT: u64 = 4 << 20;
-/// The multipart boundary of the OpenAI file upload (never in JSON text: `"` can't occur bare).
-const BOUNDARY: &str = "toolproof-batch-boundary-7e1f";
+pub(crate) const STATUS_LIMIT: u64 = 4 << 20;
+/// What a batch costs against live requests at Anthropic, OpenAI and Google: half.
+pub(crate) const HALF_PRICE: f64 = 0.5;
 
-/// A provider's batch API.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct BatchApi<'a> {
-    api: &'a HttpApi,
-    openai: bool,
-    /// OpenAI's Batch API with Responses API requests (`/v1/responses` lines).
-    responses: bool,
+/// How much one batch may hold: requests, and bytes of request bodies (JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Limits {
+    /// The most requests in one batch.
+    pub requests: usize,
+    /// The most bytes of request bodies in one batch.
+    pub bytes: usize,
+}
+
+impl Limits {
+    /// Well inside what Anthropic (100,000 requests, 256 MB) and OpenAI (50,000 requests, a
+    /// 200 MB file) take.
+    pub(crate) const FILE: Limits = Limits {
+        requests: 10_000,
+        bytes: 150 << 20,
+    };
+}
+
+/// A provider's batch API, as the eval engine uses it: submit the bodies the live path would
+/// send, poll, fetch the results, cancel. The engine knows nothing else of the provider.
+pub(crate) trait BatchApi: fmt::Debug + Sync {
+    /// `host[:port]` of the API, which a recorded batch must match to be picked up again.
+    fn host(&self) -> String;
+
+    /// How much one batch may hold; more requests are sent as more batches.
+    fn limits(&self) -> Limits {
+        Limits::FILE
+    }
+
+    /// What a batch answer costs against the live price (the batch discount).
+    fn price_factor(&self) -> f64 {
+        HALF_PRICE
+    }
+
+    /// Submits `requests` (custom id, the live request body) for `model` as one batch;
+    /// returns its id.
+    fn submit(
+        &self,
+        model: &str,
+        requests: &[(String, Value)],
+        pacer: &Pacer,
+    ) -> Result<String, ProviderError>;
+
+    /// Where batch `id` stands.
+    fn poll(&self, id: &str, pacer: &Pacer) -> Result<Poll, ProviderError>;
+
+    /// Every result of an ended batch, by custom id (none for a batch that failed as a whole,
+    /// see [`Poll::failure`]). A request the results leave out is not listed (the caller says
+    /// so, see [`Poll::left_out`]); a result that cannot be read is skipped.
+    fn results(
+        &self,
+        id: &str,
+        poll: &Poll,
+        pacer: &Pacer,
+    ) -> Result<Vec<(String, Entry)>, ProviderError>;
+
+    /// Asks the provider to cancel batch `id`.
+    fn cancel(&self, id: &str, pacer: &Pacer) -> Result<(), ProviderError>;
 }
 
 /// Where a batch stands.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Poll {
-    /// The provider's word for it (`in_progress`, `ended`, `validating`, `completed`…).
+    /// The provider's word for it (`in_progress`, `ended`, `BATCH_STATE_RUNNING`…).
     pub status: String,
     /// Whether its results can be fetched (nothing more will change).
     pub ended: bool,
-    /// Requests finished so far, and in all (when the provider says).
+    /// Requests finished so far (when the provider says).
     pub done: u64,
-    /// Requests in the batch.
+    /// Requests in the batch (when the provider says).
     pub total: u64,
-    /// Where the results are: Anthropic's results URL; OpenAI's output and error file ids.
-    results: Vec<String>,
-    /// Why the whole batch failed (OpenAI `failed`: every request gets this error).
-    failed: Option<String>,
+    /// Where the results are (Anthropic's results URL; OpenAI's output and error file ids).
+    pub(crate) at: Vec<String>,
+    /// The results themselves, when the status carries them (Gemini's inline responses).
+    pub(crate) inline: Vec<(String, Entry)>,
+    /// Why the whole batch failed (every request gets this error).
+    pub(crate) failed: Option<String>,
+    /// What a request the results leave out came to (a batch that expired or was cancelled
+    /// as a whole); `None`: it is an error.
+    pub(crate) left_out: Option<Entry>,
+}
+
+impl Poll {
+    /// A batch in `status`, with `done` of `total` requests finished, nothing else said.
+    pub(crate) fn new(status: String, ended: bool, done: u64, total: u64) -> Poll {
+        Poll {
+            status,
+            ended,
+            done,
+            total,
+            at: Vec::new(),
+            inline: Vec::new(),
+            failed: None,
+            left_out: None,
+        }
+    }
+
+    /// Why the whole batch failed, when it did (its input was refused, or it failed at the
+    /// provider).
+    pub(crate) fn failure(&self) -> Option<&str> {
+        self.failed.as_deref()
+    }
+
+    /// What a request with no result came to, when the batch says (expired, cancelled).
+    pub(crate) fn left_out(&self) -> Option<&Entry> {
+        self.left_out.as_ref()
+    }
 }
 
 /// What came back for one request of a batch.
@@ -58,247 +146,37 @@ pub(crate) enum Entry {
     Canceled,
 }
 
-impl Poll {
-    /// Why the whole batch failed, when it did (OpenAI `failed`: its input was refused).
-    pub(crate) fn failure(&self) -> Option<&str> {
-        self.failed.as_deref()
-    }
-}
-
-impl<'a> BatchApi<'a> {
-    /// The Message Batches API beside `api` (`…/v1/messages/batches`).
-    pub(crate) fn anthropic(api: &'a HttpApi) -> Self {
-        BatchApi {
-            api,
-            openai: false,
-            responses: false,
-        }
-    }
-
-    /// OpenAI's Batch API beside `api` (files and `…/v1/batches`).
-    pub(crate) fn openai(api: &'a HttpApi) -> Self {
-        BatchApi {
-            api,
-            openai: true,
-            responses: false,
-        }
-    }
-
-    /// OpenAI's Batch API beside a Responses API endpoint: each line goes to `/v1/responses`.
-    pub(crate) fn responses(api: &'a HttpApi) -> Self {
-        BatchApi {
-            api,
-            openai: true,
-            responses: true,
-        }
-    }
-}
-
 /// Whether `e` says the batch does not exist (a 404 on its status): archived or deleted.
 pub(crate) fn gone(e: &ProviderError) -> bool {
     matches!(e, ProviderError::Fatal(f) if f.message.contains(" returned 404"))
 }
 
-impl BatchApi<'_> {
-    /// `host[:port]` of the API, which a recorded batch must match to be picked up again.
+/// The batch endpoints beside a live endpoint: the same key, headers, retries and error
+/// reading ([`HttpApi::exchange`]), answers read as JSON within a size limit, and a
+/// malformed answer named after the provider (`who`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Beside<'a> {
+    /// The live endpoint.
+    pub(crate) api: &'a HttpApi,
+    /// The provider's name in messages (`anthropic batch API: …`).
+    pub(crate) who: &'static str,
+}
+
+impl Beside<'_> {
+    /// The live endpoint's URL (the batch paths hang from it).
+    pub(crate) fn url(&self) -> &str {
+        self.api.url()
+    }
+
+    /// `host[:port]` of the API.
     pub(crate) fn host(&self) -> String {
         let url = self.api.url();
         let rest = url.split_once("://").map_or(url, |(_, r)| r);
         rest.split('/').next().unwrap_or_default().to_owned()
     }
 
-    /// The base the batch paths hang from: `…/v1/messages` (Anthropic), `…/v1` (OpenAI).
-    fn base(&self) -> &str {
-        let url = self.api.url();
-        if self.responses {
-            url.strip_suffix("/responses").unwrap_or(url)
-        } else if self.openai {
-            url.strip_suffix("/chat/completions").unwrap_or(url)
-        } else {
-            url
-        }
-    }
-
-    /// The endpoint an OpenAI batch's lines go to.
-    fn endpoint(&self) -> &'static str {
-        if self.responses {
-            "/v1/responses"
-        } else {
-            "/v1/chat/completions"
-        }
-    }
-
-    fn batches_url(&self) -> String {
-        format!("{}/batches", self.base())
-    }
-
-    /// Submits `requests` (custom id, request body) as one batch; returns its id.
-    pub(crate) fn submit(
-        &self,
-        requests: &[(String, Value)],
-        pacer: &Pacer,
-    ) -> Result<String, ProviderError> {
-        let answer = if self.openai {
-            let endpoint = self.endpoint();
-            let mut jsonl = Vec::new();
-            for (id, body) in requests {
-                let line = json!({"custom_id": id, "method": "POST", "url": endpoint});
-                let mut text = bigint::to_vec(&line).unwrap_or_default();
-                text.pop();
-                text.extend_from_slice(b",\"body\":");
-                text.extend(bigint::to_vec(body).unwrap_or_default());
-                text.extend_from_slice(b"}\n");
-                jsonl.extend(text);
-            }
-            let file = self.upload(&jsonl, pacer)?;
-            let create =
-                json!({"input_file_id": file, "endpoint": endpoint, "completion_window": "24h"});
-            let bytes = serde_json::to_vec(&create).unwrap_or_default();
-            self.post(&self.batches_url(), "application/json", &bytes, pacer)?
-        } else {
-            let mut bytes = b"{\"requests\":[".to_vec();
-            for (i, (id, body)) in requests.iter().enumerate() {
-                if i > 0 {
-                    bytes.push(b',');
-                }
-                bytes.extend_from_slice(b"{\"custom_id\":");
-                bytes.extend(serde_json::to_vec(id).unwrap_or_default());
-                bytes.extend_from_slice(b",\"params\":");
-                bytes.extend(bigint::to_vec(body).unwrap_or_default());
-                bytes.push(b'}');
-            }
-            bytes.extend_from_slice(b"]}");
-            self.post(&self.batches_url(), "application/json", &bytes, pacer)?
-        };
-        answer
-            .get("id")
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-            .ok_or_else(|| self.shape("the new batch has no `id`"))
-    }
-
-    /// The JSONL file, uploaded with purpose `batch`; returns its id.
-    fn upload(&self, jsonl: &[u8], pacer: &Pacer) -> Result<String, ProviderError> {
-        let mut form = format!(
-            "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"toolproof-batch.jsonl\"\r\nContent-Type: application/jsonl\r\n\r\n"
-        )
-        .into_bytes();
-        form.extend_from_slice(jsonl);
-        form.extend_from_slice(format!("\r\n--{BOUNDARY}--\r\n").as_bytes());
-        let content_type = format!("multipart/form-data; boundary={BOUNDARY}");
-        let url = format!("{}/files", self.base());
-        let answer = self.post(&url, &content_type, &form, pacer)?;
-        answer
-            .get("id")
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-            .ok_or_else(|| self.shape("the uploaded file has no `id`"))
-    }
-
-    /// Where batch `id` stands.
-    pub(crate) fn poll(&self, id: &str, pacer: &Pacer) -> Result<Poll, ProviderError> {
-        let url = format!("{}/{}", self.batches_url(), segment(id));
-        let text = self.api.exchange(&url, None, pacer, STATUS_LIMIT)?;
-        let v: Value =
-            serde_json::from_str(&text).map_err(|_| self.shape("the batch status is not JSON"))?;
-        let status = v
-            .get(if self.openai {
-                "status"
-            } else {
-                "processing_status"
-            })
-            .and_then(Value::as_str)
-            .ok_or_else(|| self.shape("the batch has no status"))?
-            .to_owned();
-        let count = |k: &str| {
-            v.pointer(&format!("/request_counts/{k}"))
-                .and_then(Value::as_u64)
-                .unwrap_or(0)
-        };
-        let text_of = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
-        Ok(if self.openai {
-            let ended = matches!(
-                status.as_str(),
-                "completed" | "failed" | "expired" | "cancelled"
-            );
-            let failed = (status == "failed").then(|| {
-                v.pointer("/errors/data/0/message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("the batch failed")
-                    .to_owned()
-            });
-            Poll {
-                ended,
-                done: count("completed") + count("failed"),
-                total: count("total"),
-                results: ["output_file_id", "error_file_id"]
-                    .iter()
-                    .filter_map(|k| text_of(k))
-                    .collect(),
-                failed,
-                status,
-            }
-        } else {
-            let processing = count("processing");
-            let done = ["succeeded", "errored", "canceled", "expired"]
-                .iter()
-                .map(|k| count(k))
-                .sum::<u64>();
-            Poll {
-                ended: status == "ended",
-                done,
-                total: done + processing,
-                results: text_of("results_url").into_iter().collect(),
-                failed: None,
-                status,
-            }
-        })
-    }
-
-    /// Every result of an ended batch, by custom id (none for a batch that failed as a whole,
-    /// see [`Poll::failure`]). A request the results leave out is not listed (the caller says
-    /// so); a line that cannot be read is skipped.
-    pub(crate) fn results(
-        &self,
-        id: &str,
-        poll: &Poll,
-        pacer: &Pacer,
-    ) -> Result<Vec<(String, Entry)>, ProviderError> {
-        let mut entries = Vec::new();
-        if self.openai {
-            for file in &poll.results {
-                let url = format!("{}/files/{}/content", self.base(), segment(file));
-                let text = self.api.exchange(&url, None, pacer, RESULTS_LIMIT)?;
-                let read = if self.responses {
-                    responses::read
-                } else {
-                    openai::read
-                };
-                entries.extend(jsonl(&text).filter_map(|v| openai_entry(&v, read)));
-            }
-        } else {
-            // The documented results path; a `results_url` elsewhere is not sent the key.
-            let own = format!("{}/{}/results", self.batches_url(), segment(id));
-            let url = poll
-                .results
-                .first()
-                .filter(|u| u.starts_with(&self.batches_url()))
-                .cloned()
-                .unwrap_or(own);
-            let text = self.api.exchange(&url, None, pacer, RESULTS_LIMIT)?;
-            entries.extend(jsonl(&text).filter_map(|v| anthropic_entry(&v)));
-        }
-        Ok(entries)
-    }
-
-    /// Asks the provider to cancel batch `id`.
-    pub(crate) fn cancel(&self, id: &str, pacer: &Pacer) -> Result<(), ProviderError> {
-        let url = format!("{}/{}/cancel", self.batches_url(), segment(id));
-        self.post(&url, "application/json", b"{}", pacer)
-            .map(|_| ())
-    }
-
-    fn post(
+    /// POSTs `bytes` of `content_type` to `url`; the answer as JSON.
+    pub(crate) fn post(
         &self,
         url: &str,
         content_type: &str,
@@ -311,22 +189,56 @@ impl BatchApi<'_> {
         crate::pycompat::bigint::from_str(&text).map_err(|_| self.shape("the answer is not JSON"))
     }
 
-    fn who(&self) -> &'static str {
-        if self.openai { "openai" } else { "anthropic" }
+    /// GETs `url`; the answer as text, at most `limit` bytes.
+    pub(crate) fn get_text(
+        &self,
+        url: &str,
+        pacer: &Pacer,
+        limit: u64,
+    ) -> Result<String, ProviderError> {
+        self.api.exchange(url, None, pacer, limit)
     }
 
-    fn shape(&self, what: &str) -> ProviderError {
+    /// GETs `url`; the answer as JSON (`what` names it when it is not), at most `limit` bytes.
+    pub(crate) fn get(
+        &self,
+        url: &str,
+        pacer: &Pacer,
+        limit: u64,
+        what: &str,
+    ) -> Result<Value, ProviderError> {
+        let text = self.get_text(url, pacer, limit)?;
+        crate::pycompat::bigint::from_str(&text)
+            .map_err(|_| self.shape(&format!("{what} is not JSON")))
+    }
+
+    /// An answer not in the batch API's shape: retried by the next run, with a hint.
+    pub(crate) fn shape(&self, what: &str) -> ProviderError {
         ProviderError::Transient(Failure::with_hint(
-            format!("{} batch API: {what}", self.who()),
+            format!("{} batch API: {what}", self.who),
             "check the base URL: it must point at the API",
         ))
+    }
+
+    /// The string `key` of `answer`, or a shape error saying `what` has none.
+    pub(crate) fn text_of(
+        &self,
+        answer: &Value,
+        key: &str,
+        what: &str,
+    ) -> Result<String, ProviderError> {
+        answer
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| self.shape(&format!("{what} has no `{key}`")))
     }
 }
 
 /// An id as one segment of a URL's path: every byte but the unreserved ones (letters,
 /// digits, `-`, `.`, `_`, `~`) percent-encoded, so that an id holding `/`, `?`, `#` or a
 /// control character cannot reach another path, and `.`/`..` none at all.
-fn segment(id: &str) -> String {
+pub(crate) fn segment(id: &str) -> String {
     let mut out = String::with_capacity(id.len());
     for b in id.bytes() {
         if b.is_ascii_alphanumeric()
@@ -342,88 +254,10 @@ fn segment(id: &str) -> String {
 }
 
 /// The JSON values of a JSONL text (blank and unreadable lines skipped).
-fn jsonl(text: &str) -> impl Iterator<Item = Value> + '_ {
+pub(crate) fn jsonl(text: &str) -> impl Iterator<Item = Value> + '_ {
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .filter_map(|l| crate::pycompat::bigint::from_str(l).ok())
-}
-
-/// `{custom_id, result: {type: succeeded|errored|canceled|expired, message|error}}`.
-fn anthropic_entry(v: &Value) -> Option<(String, Entry)> {
-    let id = v.get("custom_id")?.as_str()?.to_owned();
-    let result = v.get("result")?;
-    let entry = match result.get("type").and_then(Value::as_str) {
-        Some("succeeded") => match result.get("message").map(anthropic::read) {
-            Some(Ok(answer)) => Entry::Answer(answer),
-            Some(Err(what)) => Entry::Errored(format!(
-                "anthropic batch answer not in the API's format: {what}"
-            )),
-            None => Entry::Errored("anthropic batch answer has no message".into()),
-        },
-        Some("errored") => {
-            let error = result.get("error");
-            let inner = error.and_then(|e| e.get("error")).or(error);
-            let kind = inner.and_then(|e| e.get("type")).and_then(Value::as_str);
-            let message = inner
-                .and_then(|e| e.get("message"))
-                .and_then(Value::as_str)
-                .unwrap_or("no message");
-            Entry::Errored(match kind {
-                Some(k) => format!("anthropic batch request errored: {k}: {message}"),
-                None => format!("anthropic batch request errored: {message}"),
-            })
-        }
-        Some("expired") => Entry::Expired,
-        Some("canceled") => Entry::Canceled,
-        other => Entry::Errored(format!(
-            "anthropic batch result of an unknown type {}",
-            other.unwrap_or("(none)")
-        )),
-    };
-    Some((id, entry))
-}
-
-/// `{custom_id, response: {status_code, body}, error: {code, message}}` of the output or
-/// error file.
-fn openai_entry(
-    v: &Value,
-    read: fn(&Value) -> Result<Answer, ShapeError>,
-) -> Option<(String, Entry)> {
-    let id = v.get("custom_id")?.as_str()?.to_owned();
-    if let Some(error) = v.get("error").filter(|e| !e.is_null()) {
-        let code = error.get("code").and_then(Value::as_str).unwrap_or("error");
-        let message = error
-            .get("message")
-            .and_then(Value::as_str)
-            .unwrap_or("no message");
-        let entry = match code {
-            "batch_expired" => Entry::Expired,
-            "batch_cancelled" => Entry::Canceled,
-            _ => Entry::Errored(format!("openai batch request failed: {code}: {message}")),
-        };
-        return Some((id, entry));
-    }
-    let response = v.get("response")?;
-    let status = response
-        .get("status_code")
-        .and_then(Value::as_u64)
-        .unwrap_or(0);
-    let body = response.get("body").cloned().unwrap_or(Value::Null);
-    let entry = if (200..300).contains(&status) {
-        match read(&body) {
-            Ok(answer) => Entry::Answer(answer),
-            Err(what) => Entry::Errored(format!(
-                "openai batch answer not in the API's format: {what}"
-            )),
-        }
-    } else {
-        let status = u16::try_from(status).unwrap_or(0);
-        Entry::Errored(format!(
-            "openai batch request returned {}",
-            describe(status, Some(&body), "")
-        ))
-    };
-    Some((id, entry))
 }
 
 #[cfg(test)]
@@ -436,44 +270,5 @@ mod tests {
         assert_eq!(segment("a/../b?c#d"), "a%2F..%2Fb%3Fc%23d");
         assert_eq!(segment("b\nPASS"), "b%0APASS");
         assert_eq!(segment(".."), "%2E%2E");
-    }
-
-    #[test]
-    fn anthropic_results_of_every_type_are_read() {
-        let ok = json!({"custom_id": "a", "result": {"type": "succeeded", "message": {"content": [{"type": "tool_use", "name": "echo", "input": {}}], "stop_reason": "tool_use"}}});
-        let (id, entry) = anthropic_entry(&ok).unwrap_or_else(|| panic!("read"));
-        assert_eq!(id, "a");
-        assert!(matches!(entry, Entry::Answer(a) if a.calls[0].name == "echo"));
-        let err = json!({"custom_id": "b", "result": {"type": "errored", "error": {"type": "error", "error": {"type": "invalid_request_error", "message": "bad tools"}}}});
-        assert_eq!(
-            anthropic_entry(&err).map(|e| e.1),
-            Some(Entry::Errored(
-                "anthropic batch request errored: invalid_request_error: bad tools".into()
-            ))
-        );
-        let exp = json!({"custom_id": "c", "result": {"type": "expired"}});
-        assert_eq!(anthropic_entry(&exp).map(|e| e.1), Some(Entry::Expired));
-        let can = json!({"custom_id": "d", "result": {"type": "canceled"}});
-        assert_eq!(anthropic_entry(&can).map(|e| e.1), Some(Entry::Canceled));
-    }
-
-    #[test]
-    fn openai_output_and_error_lines_are_read() {
-        let ok = json!({"id": "r1", "custom_id": "a", "response": {"status_code": 200, "request_id": "q", "body": {"choices": [{"message": {"content": "hi"}, "finish_reason": "stop"}]}}, "error": null});
-        assert!(
-            matches!(openai_entry(&ok, openai::read).map(|e| e.1), Some(Entry::Answer(a)) if a.text == "hi")
-        );
-        let bad = json!({"custom_id": "b", "response": {"status_code": 400, "body": {"error": {"message": "no such model", "code": "model_not_found"}}}, "error": null});
-        assert_eq!(
-            openai_entry(&bad, openai::read).map(|e| e.1),
-            Some(Entry::Errored(
-                "openai batch request returned 400 model_not_found: no such model".into()
-            ))
-        );
-        let exp = json!({"custom_id": "c", "response": null, "error": {"code": "batch_expired", "message": "late"}});
-        assert_eq!(
-            openai_entry(&exp, openai::read).map(|e| e.1),
-            Some(Entry::Expired)
-        );
     }
 }

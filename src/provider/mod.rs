@@ -1,10 +1,11 @@
 //! Model providers: ask a model (the Anthropic Messages API, OpenAI Chat Completions, or a
 //! local command) which tool it would call for a prompt, and read back every call it made.
 //!
-//! One module per provider (`anthropic/`, `openai/`, `command/`), each owning its wire format:
-//! request body, tool list, tool_choice shape, multi-turn context, answer reading (calls,
-//! text, stop reasons, cut-offs), usage, default prices, credentials, batch API and cache-key
-//! name. Two traits split what a provider is from a configured one:
+//! One module per provider (`anthropic/`, `openai/`, `google/`, `bedrock/`, `command/`), each
+//! owning its wire format: request body, tool list, tool_choice shape, multi-turn context,
+//! answer reading (calls, text, stop reasons, cut-offs), usage, default prices, credentials,
+//! cache-key name, and its batch API when the vendor has one (`<provider>/batch.rs`, an
+//! implementation of [`batch::BatchApi`]; `batch.rs` here holds what they share). Two traits split what a provider is from a configured one:
 //! - [`Kind`]: static, one value per provider, listed in [`registry::KINDS`] (one line each).
 //!   Engines, settings and reports ask it (`caches_answers`, `runs_command`,
 //!   `tool_choice_wire`, `default_max_tokens`, `credentials`, `prices`, `batches`) instead of
@@ -280,8 +281,8 @@ pub(crate) struct Posted {
     pub(crate) body: fn(&Request) -> Value,
     /// The answer, read.
     pub(crate) read: http::ReadAnswer,
-    /// The API's batch API on this endpoint.
-    pub(crate) batch: for<'a> fn(&'a HttpApi) -> BatchApi<'a>,
+    /// The API's batch API beside this endpoint (in the provider's own module).
+    pub(crate) batch: for<'a> fn(&'a HttpApi) -> Box<dyn BatchApi + 'a>,
 }
 
 impl Provider for Posted {
@@ -289,7 +290,7 @@ impl Provider for Posted {
         self.api.post(&(self.body)(req), pacer, self.read)
     }
 
-    fn batch_api(&self) -> Option<BatchApi<'_>> {
+    fn batch_api(&self) -> Option<Box<dyn BatchApi + '_>> {
         Some((self.batch)(&self.api))
     }
 
@@ -319,9 +320,23 @@ pub(crate) trait Provider: fmt::Debug + Send + Sync {
         self.ask_timed(req, pacer).0
     }
 
-    /// Its batch API, when it has one (see [`Kind::batches`]).
-    fn batch_api(&self) -> Option<BatchApi<'_>> {
+    /// Its batch API, when it has one (see [`Kind::batches`]): the provider module's own
+    /// implementation of [`BatchApi`].
+    fn batch_api(&self) -> Option<Box<dyn BatchApi + '_>> {
         None
+    }
+
+    /// Refuses a request the API could not tell the answer of apart (the live path refuses it
+    /// the same way before sending); checked before a batch is submitted.
+    fn check(&self, req: &Request) -> Result<(), ProviderError> {
+        let _ = req;
+        Ok(())
+    }
+
+    /// Puts the names `tools` were offered under back on the calls of an answer the API
+    /// gave with the names it was sent (the live path does so itself); for batch answers.
+    fn restore(&self, answer: &mut Answer, tools: &[ApiTool]) {
+        let _ = (answer, tools);
     }
 
     /// The request body the live path sends for `req` (a batch carries the same).
@@ -343,8 +358,16 @@ impl<P: Provider + ?Sized> Provider for Box<P> {
         (**self).ask_timed(req, pacer)
     }
 
-    fn batch_api(&self) -> Option<BatchApi<'_>> {
+    fn batch_api(&self) -> Option<Box<dyn BatchApi + '_>> {
         (**self).batch_api()
+    }
+
+    fn check(&self, req: &Request) -> Result<(), ProviderError> {
+        (**self).check(req)
+    }
+
+    fn restore(&self, answer: &mut Answer, tools: &[ApiTool]) {
+        (**self).restore(answer, tools)
     }
 
     fn body(&self, req: &Request) -> Value {

@@ -18,7 +18,7 @@
 use serde_json::{Map, Value, json};
 
 use super::openai::arguments;
-use super::{Answer, Auth, BatchApi, HttpApi, RawCall, Request, ShapeError};
+use super::{Answer, Auth, HttpApi, RawCall, Request, ShapeError};
 use crate::provider::Stop;
 use crate::provider::usage::Usage;
 
@@ -42,7 +42,7 @@ pub(crate) fn configured(api: HttpApi) -> super::Posted {
         api,
         body,
         read,
-        batch: |api| BatchApi::responses(api),
+        batch: |api| Box::new(super::openai::batch::Batches::responses(api)),
     }
 }
 

@@ -1,7 +1,10 @@
 //! Batch settings of the evals: `--batch` > `TOOLPROOF_BATCH` > `evals.batch` > `auto`, the
 //! same for `batch_min`, `batch_poll_s` and `batch_deadline_s`, and `--cancel-batch` / `TOOLPROOF_CANCEL_BATCH`.
-//! `always` with a provider that has no batch API (the command provider), or with the answer cache off, is a usage error: a
-//! local program has no batch API, and a batch needs the cache folder to survive the job.
+//! `always` with a provider that has no batch API toolproof can use (the command provider, a
+//! local program; bedrock, whose batch inference needs S3 and an IAM role; the presets without
+//! one), or with the answer cache off, is a usage error: a batch needs the cache folder to
+//! survive the job. Every provider whose `Kind::batches` says so is accepted (anthropic,
+//! openai, google, groq).
 
 use std::time::Duration;
 
@@ -157,4 +160,44 @@ fn refuse_always(
         return Err(ConfigError::new(format!("{} is `always`, but {why}", origin)).hint(hint));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(name: &str) -> Option<String> {
+        let kind = crate::provider::find(name);
+        assert!(kind.is_some(), "{name}");
+        refuse_always("--batch", kind, &EvalConfig::default())
+            .err()
+            .map(|e| e.to_string())
+    }
+
+    #[test]
+    fn always_is_refused_only_for_providers_without_a_batch_api_toolproof_can_use() {
+        for name in ["anthropic", "openai", "google", "groq"] {
+            assert_eq!(refused(name), None, "{name}");
+        }
+        let bedrock = refused("bedrock").unwrap_or_default();
+        assert!(
+            bedrock.contains("the bedrock provider has no batch mode: Bedrock batch inference")
+                && bedrock.contains("S3 bucket"),
+            "{bedrock}"
+        );
+        assert!(
+            bedrock.contains("a provider that has one: anthropic, openai, google, groq"),
+            "{bedrock}"
+        );
+        let command = refused("command").unwrap_or_default();
+        assert!(
+            command.contains("the command provider has no batch API"),
+            "{command}"
+        );
+        let ollama = refused("ollama").unwrap_or_default();
+        assert!(
+            ollama.contains("the ollama provider has no batch API"),
+            "{ollama}"
+        );
+    }
 }

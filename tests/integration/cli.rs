@@ -60,6 +60,7 @@ mod evals;
 mod fuzz;
 mod github;
 mod google;
+mod google_batch;
 mod inspect_output;
 mod lifecycle;
 mod lint;

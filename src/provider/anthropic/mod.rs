@@ -1,12 +1,16 @@
 //! The Anthropic Messages API: the request mcp-toolproof sends (same keys, same order, same
 //! override rules) and every `tool_use` block of the answer.
+//!
+//! Its batch API, Message Batches, is in `batch.rs`.
+
+pub(crate) mod batch;
 
 use serde_json::{Map, Value, json};
 
 use super::{Auth, HttpApi};
 
 use super::{
-    Answer, BatchApi, Kind, Provider, ProviderError, RawArgs, RawCall, Request, Setup, ShapeError,
+    Answer, Kind, Provider, ProviderError, RawArgs, RawCall, Request, Setup, ShapeError,
     missing_key,
 };
 use crate::config::ToolChoice;
@@ -217,7 +221,7 @@ pub(crate) fn configured(api: HttpApi) -> super::Posted {
         api,
         body,
         read,
-        batch: |api| BatchApi::anthropic(api),
+        batch: |api| Box::new(batch::Batches::new(api)),
     }
 }
 

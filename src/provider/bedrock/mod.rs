@@ -52,7 +52,7 @@ impl Kind for BedrockKind {
 
     fn no_batch_why(&self) -> Option<&'static str> {
         Some(
-            "Bedrock batch inference reads its requests from an S3 bucket and runs under an IAM service role, neither of which toolproof creates",
+            "Bedrock batch inference reads its requests from an S3 bucket, writes its results to one, and runs under an IAM service role, none of which toolproof creates",
         )
     }
 

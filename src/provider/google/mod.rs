@@ -14,6 +14,10 @@
 //! - a function name must start with a letter or an underscore and hold only `a-z A-Z 0-9 _ . :
 //!   -`, at most 64 characters (the API's 400 says so);
 //! - Google's JSON leaves out fields whose value is zero: a missing count is 0.
+//!
+//! Its batch API, Gemini Batch Mode with inline requests, is in `batch.rs`.
+
+pub(crate) mod batch;
 
 use std::time::Duration;
 
@@ -473,6 +477,10 @@ impl Kind for GoogleKind {
         PRICES
     }
 
+    fn batches(&self) -> bool {
+        true
+    }
+
     fn connect(&self, setup: &Setup<'_>) -> Result<Box<dyn Provider>, ProviderError> {
         let c = credentials(|k| setup.var(k))?;
         let api = HttpApi::new(
@@ -510,8 +518,16 @@ impl Provider for Gemini {
         (answer, took)
     }
 
-    fn batch_api(&self) -> Option<BatchApi<'_>> {
-        None
+    fn batch_api(&self) -> Option<Box<dyn BatchApi + '_>> {
+        Some(Box::new(batch::Batches::new(&self.api)))
+    }
+
+    fn check(&self, req: &Request) -> Result<(), ProviderError> {
+        check_names(req.tools)
+    }
+
+    fn restore(&self, answer: &mut Answer, tools: &[ApiTool]) {
+        restore_names(answer, tools);
     }
 
     fn body(&self, req: &Request) -> Value {

@@ -1,12 +1,16 @@
 //! OpenAI Chat Completions, and the compatible servers (vLLM, Ollama, llama.cpp, LM Studio…):
 //! the request mcp-toolproof sends and every function call of the answer, read leniently.
+//!
+//! Its Batch API (for Chat Completions and the Responses API) is in `batch.rs`.
+
+pub(crate) mod batch;
 
 use serde_json::{Map, Value, json};
 
 use super::{Auth, HttpApi};
 
 use super::{
-    Answer, BatchApi, Kind, Provider, ProviderError, RawArgs, RawCall, Request, Setup, ShapeError,
+    Answer, Kind, Provider, ProviderError, RawArgs, RawCall, Request, Setup, ShapeError,
     missing_key,
 };
 use crate::config::{OpenAiApi, ToolChoice};
@@ -246,7 +250,7 @@ pub(crate) fn configured(api: HttpApi) -> super::Posted {
         api,
         body,
         read,
-        batch: |api| BatchApi::openai(api),
+        batch: |api| Box::new(batch::Batches::chat(api)),
     }
 }
 

@@ -26,14 +26,18 @@ const REJECTED: &str = r#"    - name: rejected
 "#;
 
 /// Requests of the fake's log with this method whose path matches.
-fn sent<'a>(log: &'a [Value], method: &str, path: impl Fn(&str) -> bool) -> Vec<&'a Value> {
+pub(super) fn sent<'a>(
+    log: &'a [Value],
+    method: &str,
+    path: impl Fn(&str) -> bool,
+) -> Vec<&'a Value> {
     log.iter()
         .filter(|r| r["method"] == method && path(r["path"].as_str().unwrap_or("")))
         .collect()
 }
 
 /// The answer cache files under `dir`, by name, with their text.
-fn cache_files(dir: &Dir) -> std::collections::BTreeMap<String, String> {
+pub(super) fn cache_files(dir: &Dir) -> std::collections::BTreeMap<String, String> {
     std::fs::read_dir(dir.path(".toolproof-cache/evals"))
         .into_iter()
         .flatten()
@@ -46,7 +50,7 @@ fn cache_files(dir: &Dir) -> std::collections::BTreeMap<String, String> {
 }
 
 /// Each cache entry as JSON without its `usage` member, and the usage apart.
-fn without_usage(
+pub(super) fn without_usage(
     files: &std::collections::BTreeMap<String, String>,
 ) -> (std::collections::BTreeMap<String, Value>, Vec<Value>) {
     let mut usage = Vec::new();
@@ -63,7 +67,7 @@ fn without_usage(
     (entries, usage)
 }
 
-fn batch_records(dir: &Dir) -> usize {
+pub(super) fn batch_records(dir: &Dir) -> usize {
     std::fs::read_dir(dir.path(".toolproof-cache/batches"))
         .map(|d| d.count())
         .unwrap_or(0)
@@ -325,7 +329,7 @@ fn auto_batches_only_above_batch_min_and_the_command_provider_never() {
 }
 
 /// Starts `toolproof eval` in `dir` with stderr piped.
-fn spawn_eval(dir: &Dir, extra: &[&str], env: &[(&str, &str)]) -> std::process::Child {
+pub(super) fn spawn_eval(dir: &Dir, extra: &[&str], env: &[(&str, &str)]) -> std::process::Child {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolproof"));
     cmd.args(["eval", "-c", "toolproof.yaml", "--json", "r.json"])
         .args(extra)
@@ -344,7 +348,11 @@ fn spawn_eval(dir: &Dir, extra: &[&str], env: &[(&str, &str)]) -> std::process::
 
 /// Runs `eval` until it says it submitted its batch, then sends it SIGINT; returns its stderr
 /// and exit code.
-fn interrupted_eval(dir: &Dir, extra: &[&str], env: &[(&str, &str)]) -> (String, Option<i32>) {
+pub(super) fn interrupted_eval(
+    dir: &Dir,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> (String, Option<i32>) {
     let mut child = spawn_eval(dir, extra, env);
     let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
     let mut seen = Vec::new();

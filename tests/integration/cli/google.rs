@@ -9,7 +9,7 @@ use super::*;
 use serde_json::json;
 
 /// A config whose evals use the google provider with `fake-model-1`.
-fn google_config(dir: &Dir, server: &[&str], extra: &str, cases: &str) {
+pub(super) fn google_config(dir: &Dir, server: &[&str], extra: &str, cases: &str) {
     dir.write(
         "toolproof.yaml",
         &format!(
@@ -20,7 +20,7 @@ fn google_config(dir: &Dir, server: &[&str], extra: &str, cases: &str) {
 }
 
 /// The Gemini key and base URL pointing at the fake.
-fn google_env(url: &str) -> Vec<(&'static str, &str)> {
+pub(super) fn google_env(url: &str) -> Vec<(&'static str, &str)> {
     vec![
         ("GEMINI_API_KEY", KEY),
         ("GOOGLE_API_KEY", ""),
@@ -340,24 +340,4 @@ fn google_tool_choice_is_the_function_calling_mode() {
         );
         assert!(sent[0]["body"].get("tool_choice").is_none(), "{choice}");
     }
-}
-
-#[test]
-fn google_has_no_batch_api_so_batch_always_is_refused() {
-    let dir = Dir::new("google-batch");
-    let server = llm(&[]);
-    let cases = "    - prompt: 'x [[call echo {\"text\": \"a\"}]]'\n      expect_tool: echo\n";
-    let fake = fake();
-    google_config(&dir, &[&fake], "", cases);
-    // A usage error, before anything connects.
-    let (out, _) = eval_in(&dir, &["--batch", "always"], &google_env(&server.url));
-    assert_eq!(out.code, 2, "{out:?}");
-    assert!(
-        out.stderr.contains("the google provider has no batch API"),
-        "{out:?}"
-    );
-    // `auto` asks it live.
-    let (out, report) = eval_in(&dir, &["--batch", "auto"], &google_env(&server.url));
-    assert_eq!(out.code, 0, "{out:?}");
-    assert_eq!(model0(&report)["correct"], 1);
 }

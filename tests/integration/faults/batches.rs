@@ -1,7 +1,8 @@
 //! Batch APIs that misbehave: a batch id that is empty, two ids that a careless file name
-//! would merge (`b.1`, `b_1`), an id with a newline meant to forge a console line, and a batch
-//! that never ends. Each is a provider error or a deadline, said with the id escaped, and
-//! what a later run needs (the records under the cache folder) is kept.
+//! would merge (`b.1`, `b_1`), an id with a newline meant to forge a console line, a batch
+//! that never ends, and a Gemini batch name that climbs out of `batches/`. Each is a provider
+//! error, a deadline or one path segment, said with the id escaped, and what a later run needs
+//! (the records under the cache folder) is kept.
 
 use serde_json::Value;
 
@@ -255,4 +256,42 @@ fn a_deadline_the_variable_sets_that_is_not_a_duration_is_a_usage_error() {
         .no_reports()
         .run();
     out.sound(2).says("TOOLPROOF_BATCH_DEADLINE_S");
+}
+
+#[test]
+fn a_gemini_batch_name_that_climbs_out_of_batches_stays_one_path_segment() {
+    let cache = Shared::new("gemini-climb");
+    let log_file = cache.0.with_extension("log");
+    // The operation is named `batches/../../v1beta/models/x:cancel?key=y`.
+    let llm = start_llm(&[
+        "--batch-ids",
+        r#"["../../v1beta/models/x:cancel?key=y"]"#,
+        "--log",
+        &log_file.display().to_string(),
+    ]);
+    let yaml =
+        config(&["fake-model-1"], &cache, "").replace("provider: anthropic", "provider: google");
+    let out = Case::new("batch-gemini-climb")
+        .yaml(&yaml)
+        .args(&["eval", "-c", "toolproof.yaml"])
+        .env("GEMINI_API_KEY", KEY)
+        .env("GOOGLE_GEMINI_BASE_URL", &llm.url)
+        .run();
+    out.sound(0).never_shows(KEY);
+    assert!(cache.records().is_empty(), "{:?}", cache.records());
+    let log = log(&log_file);
+    let polls: Vec<&str> = log
+        .iter()
+        .filter(|r| r["method"] == "GET")
+        .filter_map(|r| r["path"].as_str())
+        .collect();
+    assert!(!polls.is_empty(), "{log:#?}");
+    for path in &polls {
+        assert_eq!(
+            *path, "/v1beta/batches/..%2F..%2Fv1beta%2Fmodels%2Fx%3Acancel%3Fkey%3Dy",
+            "{log:#?}"
+        );
+    }
+    assert_eq!(count(&log, "POST", "/v1beta/models/x:cancel"), 0);
+    let _ = std::fs::remove_file(&log_file);
 }

@@ -17,7 +17,8 @@
 //! | `--flavor NAME` | `openai` (default) or `llama-cpp-python`: Chat Completions answers in the shapes llama-cpp-python 0.3.36 sends (see `fake_llm/local.rs`): `content: null` and a legacy `function_call` beside `tool_calls`, `max_tokens` honoured and `max_completion_tokens` ignored, `tool_choice: "required"` a 500 with an empty message |
 //! | `--single-slot MS` | serve one model request at a time, in arrival order, each taking MS ms (a request whose client gave up still takes its turn), like a local server with one slot |
 //! | `--batch-polls N` | a batch answers "in progress" to its first N looks (default 1), then ends with its results (see `fake_llm/batch.rs`) |
-//! | `--batch-expire N` | the first N batches submitted expire as a whole (every request `expired`) |
+//! | `--batch-expire N` | the first N batches submitted expire as a whole (every request `expired`; Gemini: `BATCH_STATE_EXPIRED`, no results) |
+//! | `--batch-fail N` | Gemini: the first N batches submitted fail as a whole (`BATCH_STATE_FAILED`, the operation's `error`, no results) |
 //! | `--batch-ids JSON` | the ids the batches get, in submission order (a JSON array of strings; later batches get generated ones) |
 //! | `--no-batches` | no batch or file endpoints (404), like a local compatible server |
 //! | `--aws-secret KEY` | Bedrock: check every Converse request's Signature Version 4 against the secret access key KEY, with the fake's own implementation (`fake_llm/sigv4.rs`); a wrong or missing signature gets a 403 in AWS's shape (`InvalidSignatureException`, `MissingAuthenticationTokenException`, …) |
@@ -38,8 +39,10 @@
 //! `POST /v1/messages/batches`, `GET /v1/messages/batches/{id}`, `GET …/{id}/results`,
 //! `POST …/{id}/cancel` (Anthropic); `POST /v1/files` (multipart, purpose `batch`),
 //! `GET /v1/files/{id}/content`, `POST /v1/batches`, `GET /v1/batches/{id}`,
-//! `POST /v1/batches/{id}/cancel` (OpenAI). A batch request's result is what the live endpoint
-//! answers its body. `POST /model/{modelId}/converse` (Bedrock; `fake_llm/bedrock.rs` says how
+//! `POST /v1/batches/{id}/cancel` (OpenAI); `POST /v1beta/models/{MODEL}:batchGenerateContent`
+//! (inline requests), `GET /v1beta/batches/{id}` (the operation, results inline once done),
+//! `POST /v1beta/batches/{id}:cancel` (Gemini, see `fake_llm/gemini_batch.rs`). A batch
+//! request's result is what the live endpoint answers its body. `POST /model/{modelId}/converse` (Bedrock; `fake_llm/bedrock.rs` says how
 //! the directives answer there: `[[refuse]]` is a guardrail, errors carry `x-amzn-errortype`,
 //! `cachePoint` blocks mark the cached prefix). Anything else is a 404.
 //! Answers have the real shapes: ids, `usage`, `stop_reason`/`finish_reason`, `request-id`.
@@ -129,7 +132,8 @@ fake_llm: a fake Anthropic + OpenAI (Chat Completions, Responses) + Gemini + Bed
 
 usage: fake_llm [--port N] [--delay-ms N] [--log FILE] [--require-key KEY] [--redirect-self CODE]
                 [--flavor openai|llama-cpp-python] [--single-slot MS]
-                [--batch-polls N] [--batch-expire N] [--batch-ids JSON] [--no-batches]
+                [--batch-polls N] [--batch-expire N] [--batch-fail N] [--batch-ids JSON]
+                [--no-batches]
                 [--ignore-tools] [--aws-secret KEY] [--aws-key-id ID]
 
   --port N            listen on 127.0.0.1:N (default 0: any free port)
@@ -142,6 +146,7 @@ usage: fake_llm [--port N] [--delay-ms N] [--log FILE] [--require-key KEY] [--re
   --single-slot MS    serve one model request at a time, MS ms each, in arrival order
   --batch-polls N     a batch is in progress for its first N looks (default 1)
   --batch-expire N    the first N batches submitted expire as a whole
+  --batch-fail N      Gemini: the first N batches submitted fail as a whole
   --batch-ids JSON    the ids of the batches, in submission order (a JSON array of strings)
   --no-batches        no batch or file endpoints (404), like a local compatible server
   --ignore-tools      drop the request's tools before answering (a template without tools)
@@ -166,6 +171,7 @@ struct Options {
     single_slot: Option<Duration>,
     batch_polls: u32,
     batch_expire: u32,
+    batch_fail: u32,
     batch_ids: Vec<String>,
     no_batches: bool,
     ignore_tools: bool,
@@ -184,6 +190,7 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Option<Option
         single_slot: None,
         batch_polls: 1,
         batch_expire: 0,
+        batch_fail: 0,
         batch_ids: Vec::new(),
         no_batches: false,
         ignore_tools: false,
@@ -225,6 +232,11 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Option<Option
                 o.batch_expire = value()?
                     .parse()
                     .map_err(|_| "--batch-expire takes a number")?;
+            }
+            "--batch-fail" => {
+                o.batch_fail = value()?
+                    .parse()
+                    .map_err(|_| "--batch-fail takes a number")?;
             }
             "--batch-ids" => {
                 o.batch_ids = serde_json::from_str(&value()?)
@@ -296,10 +308,17 @@ impl Server {
             .header("x-api-key")
             .map(str::to_owned)
             .or_else(|| bearer(req));
-        let live = |api: Api, given: Option<&str>, body: &[u8]| {
-            let (out, _, dropped) = self.answer(api, given, body, None);
+        let live = |api: Api, given: Option<&str>, body: &[u8], model: Option<&str>| {
+            let (out, _, dropped) = self.answer(api, given, body, model);
             (out, dropped)
         };
+        // Every Gemini endpoint (the batch ones too) wants the key in `x-goog-api-key`.
+        if req.path.starts_with("/v1beta/")
+            && let Some(key) = &self.require_key
+            && req.header("x-goog-api-key") != Some(key.as_str())
+        {
+            return (gemini::bad_key(req.header("x-goog-api-key")), none, false);
+        }
         if let Some(out) = self
             .batches
             .as_ref()
@@ -579,6 +598,7 @@ fn main() {
         batches: (!options.no_batches).then(|| {
             batch::Batches::new(options.batch_polls, options.batch_expire)
                 .with_ids(options.batch_ids.clone())
+                .with_failures(options.batch_fail)
         }),
         prompt_cache: usage::PromptCache::default(),
         ignore_tools: options.ignore_tools,

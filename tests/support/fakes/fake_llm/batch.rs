@@ -1,9 +1,10 @@
-//! The fake batch APIs: Anthropic Message Batches and the OpenAI Batch API (with its Files
-//! endpoints), in their real shapes. A batch answers "in progress" to its first
+//! The fake batch APIs: Anthropic Message Batches, the OpenAI Batch API (with its Files
+//! endpoints) and Gemini Batch Mode (`fake_llm/gemini_batch.rs`), in their real shapes. A batch answers "in progress" to its first
 //! `--batch-polls` looks, then ends; each request's result is the answer the live endpoint
 //! gives its body (so every directive works in a batch: `[[status 400]]` is an errored
 //! request), except that `[[batch-expire]]` makes it expire, and `--batch-expire N` makes the
-//! first N batches expire as a whole. A cancelled batch ends with its requests cancelled.
+//! first N batches expire as a whole, and `--batch-fail N` makes the first N fail as a whole
+//! (Gemini). A cancelled batch ends with its requests cancelled.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -14,14 +15,20 @@ use crate::http::Request;
 use crate::script;
 use crate::wire::{self, Api, Out};
 
-/// What the live endpoint answers a body: the answer, and whether it dropped the connection.
-pub type Answer<'a> = &'a dyn Fn(Api, Option<&str>, &[u8]) -> (Out, bool);
+#[path = "gemini_batch.rs"]
+mod gemini;
+
+/// What the live endpoint answers a body sent with a key (and, for Gemini, the model its path
+/// names): the answer, and whether it dropped the connection.
+pub type Answer<'a> = &'a dyn Fn(Api, Option<&str>, &[u8], Option<&str>) -> (Out, bool);
 
 pub struct Batches {
     /// Looks at a batch answered "in progress" before it ends.
     polls: u32,
     /// Batches (in submission order) that expire as a whole.
     expire_first: u32,
+    /// Batches (in submission order) that fail as a whole (Gemini).
+    fail_first: u32,
     /// The ids the batches get, in submission order (then generated ones).
     ids: Vec<String>,
     state: Mutex<State>,
@@ -44,6 +51,10 @@ struct Batch {
     looks: u32,
     cancelled: bool,
     expire_all: bool,
+    /// It fails as a whole when it ends (Gemini).
+    fail: bool,
+    /// The model of a Gemini batch (in its path, not in its requests).
+    model: Option<String>,
     /// Once ended: (custom id, result kind, line) for each request.
     results: Option<Vec<(String, &'static str, Value)>>,
     output_file: Option<String>,
@@ -94,6 +105,7 @@ impl Batches {
         Batches {
             polls,
             expire_first,
+            fail_first: 0,
             ids: Vec::new(),
             state: Mutex::default(),
         }
@@ -102,6 +114,12 @@ impl Batches {
     /// The batches get these ids, in submission order (any id at all, an empty one too).
     pub fn with_ids(mut self, ids: Vec<String>) -> Batches {
         self.ids = ids;
+        self
+    }
+
+    /// The first `n` batches submitted fail as a whole (Gemini).
+    pub fn with_failures(mut self, n: u32) -> Batches {
+        self.fail_first = n;
         self
     }
 
@@ -115,6 +133,9 @@ impl Batches {
     pub fn route(&self, req: &Request, key: Option<&str>, answer: Answer<'_>) -> Option<Out> {
         let path = req.path.as_str();
         let method = req.method.as_str();
+        if let Some(out) = self.route_gemini(req, answer) {
+            return Some(out);
+        }
         // Each segment percent-decoded, as a real server reads an id in a path.
         let decoded: Vec<String> = path
             .trim_start_matches('/')
@@ -289,6 +310,8 @@ impl Batches {
             looks: 0,
             cancelled: false,
             expire_all: state.submitted <= self.expire_first,
+            fail: state.submitted <= self.fail_first,
+            model: None,
             results: None,
             output_file: None,
             error_file: None,
@@ -398,7 +421,7 @@ impl Batches {
                 }
                 _ => {
                     let bytes = serde_json::to_vec(&body).unwrap_or_default();
-                    let (out, dropped) = answer(api, key.as_deref(), &bytes);
+                    let (out, dropped) = answer(api, key.as_deref(), &bytes, None);
                     let parsed = serde_json::from_str::<Value>(&out.body).ok();
                     let ok = out.status == 200 && !dropped && parsed.is_some();
                     let body = parsed.unwrap_or_else(|| {

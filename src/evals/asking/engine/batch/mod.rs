@@ -5,6 +5,10 @@
 //! file, the same scoring. Expired requests are resubmitted once; an errored one is that
 //! case's provider error. On an interrupt the batch keeps running for the next run to pick
 //! up, or is cancelled when the settings say so.
+//!
+//! The engine knows no provider: it talks to the provider's [`BatchApi`] (each provider
+//! module owns its batch wire format), which also says how much one batch holds and what a
+//! batch answer costs against a live one.
 
 pub(super) mod state;
 
@@ -19,16 +23,9 @@ use crate::events::Event;
 use crate::outcome::CacheUse;
 use crate::provider::batch::{self, BatchApi, Entry, Poll};
 use crate::provider::usage::Recorded;
-use crate::provider::{Answer, Provider, Request};
+use crate::provider::{Answer, Provider, ProviderError, Request};
 use serde_json::Value;
 use state::{Record, Records, shown};
-
-/// The most requests in one batch (Anthropic takes 100,000, OpenAI 50,000).
-const MAX_REQUESTS: usize = 10_000;
-/// The most JSON in one batch (Anthropic takes 256 MB, OpenAI a 200 MB file).
-const MAX_BYTES: usize = 150 << 20;
-/// What a batch costs against live requests: half, at Anthropic and at OpenAI.
-const BATCH_PRICE: f64 = 0.5;
 
 /// One model's pending items, sent as a batch.
 pub(super) struct Batching<'a, 'c> {
@@ -112,7 +109,7 @@ impl Batching<'_, '_> {
             .cloned()
             .collect();
         if !fresh.is_empty() {
-            match self.submit(api, &records, &fresh, 1) {
+            match self.submit(&*api, &records, &fresh, 1) {
                 Ok(r) => active.extend(r),
                 // `auto` asks live where there is no batch API (a local compatible server).
                 Err(Refused::NoBatch(e))
@@ -124,10 +121,12 @@ impl Batching<'_, '_> {
                     done.live = true;
                     return done;
                 }
-                Err(Refused::NoBatch(e) | Refused::BadId(e)) => return sink.done(Some(e)),
+                Err(Refused::NoBatch(e) | Refused::BadId(e) | Refused::Request(e)) => {
+                    return sink.done(Some(e));
+                }
             }
         }
-        let fatal = self.wait(api, &records, active, &mut sink);
+        let fatal = self.wait(&*api, &records, active, &mut sink);
         sink.done(fatal)
     }
 
@@ -135,7 +134,7 @@ impl Batching<'_, '_> {
     /// that stopped it early.
     fn wait(
         &mut self,
-        api: BatchApi<'_>,
+        api: &dyn BatchApi,
         records: &Records,
         mut active: Vec<Record>,
         sink: &mut Sink<'_>,
@@ -227,13 +226,13 @@ impl Batching<'_, '_> {
     /// expired requests were resubmitted as, if any.
     fn collect(
         &mut self,
-        api: BatchApi<'_>,
+        api: &dyn BatchApi,
         records: &Records,
         record: &Record,
         poll: &Poll,
         sink: &mut Sink<'_>,
     ) -> Result<Vec<Record>, String> {
-        let entries = if let Some(why) = poll.failure() {
+        let mut entries: Vec<(String, Entry)> = if let Some(why) = poll.failure() {
             // The batch failed as a whole: every request of it gets the error.
             let m = format!("batch {} failed: {why}", shown(&record.id));
             record
@@ -250,6 +249,17 @@ impl Batching<'_, '_> {
                 )
             })?
         };
+        // What the results leave out came to what the batch says (expired, cancelled).
+        if let Some(left_out) = poll.left_out() {
+            let given: HashSet<&String> = entries.iter().map(|(id, _)| id).collect();
+            let missing: Vec<String> = record
+                .requests
+                .keys()
+                .filter(|id| !given.contains(id))
+                .cloned()
+                .collect();
+            entries.extend(missing.into_iter().map(|id| (id, left_out.clone())));
+        }
         let writes_failed = self.cache_use.write_errors;
         let mut expired = Vec::new();
         let mut seen = HashSet::new();
@@ -271,7 +281,7 @@ impl Batching<'_, '_> {
                     self.fail(sink, key, "the batch was cancelled before this request ran")
                 }
                 Entry::Errored(m) => self.fail(sink, key, &m),
-                Entry::Answer(a) => self.answer(sink, key, a),
+                Entry::Answer(a) => self.answer(sink, key, a, api.price_factor()),
             }
         }
         for key in record.requests.values() {
@@ -298,21 +308,26 @@ impl Batching<'_, '_> {
         Ok(again)
     }
 
-    /// Submits the requests of `keys` as batches of at most [`MAX_REQUESTS`] requests and
-    /// [`MAX_BYTES`] of JSON each, and records each one.
+    /// Submits the requests of `keys` as batches within the API's [`BatchApi::limits`]
+    /// (requests, bytes of JSON), and records each one.
     fn submit(
         &mut self,
-        api: BatchApi<'_>,
+        api: &dyn BatchApi,
         records: &Records,
         keys: &[String],
         round: u32,
     ) -> Result<Vec<Record>, Refused> {
+        let limits = api.limits();
         let mut submitted = Vec::new();
         let mut group: Vec<(String, Value)> = Vec::new();
         let mut bytes = 0;
-        for (key, body) in self.bodies(keys) {
+        let bodies = self
+            .bodies(keys)
+            .map_err(|e| Refused::Request(format!("could not submit a batch: {e}")))?;
+        for (key, body) in bodies {
             let size = serde_json::to_vec(&body).map_or(0, |b| b.len());
-            if !group.is_empty() && (group.len() >= MAX_REQUESTS || bytes + size > MAX_BYTES) {
+            if !group.is_empty() && (group.len() >= limits.requests || bytes + size > limits.bytes)
+            {
                 submitted.push(self.submit_one(
                     api,
                     records,
@@ -330,8 +345,9 @@ impl Batching<'_, '_> {
         Ok(submitted)
     }
 
-    /// The request body of each key, as the live path sends it.
-    fn bodies(&self, keys: &[String]) -> Vec<(String, Value)> {
+    /// The request body of each key, as the live path sends it; a request the provider
+    /// refuses before sending (see [`Provider::check`]) refuses them all, as live.
+    fn bodies(&self, keys: &[String]) -> Result<Vec<(String, Value)>, ProviderError> {
         let cfg = self.ctx.cfg;
         let max_tokens = request_max_tokens(cfg, self.ctx.kind);
         let case_of: HashMap<&str, usize> = self
@@ -339,36 +355,44 @@ impl Batching<'_, '_> {
             .iter()
             .filter_map(|i| i.key.as_deref().map(|k| (k, i.case)))
             .collect();
-        keys.iter()
-            .filter_map(|key| {
-                let case = *case_of.get(key.as_str())?;
-                let context = self.ctx.api.offered_turns(&cfg.cases[case].turns());
-                let request = Request {
-                    model: self.model,
-                    system: cfg.system.as_deref(),
-                    prompt: &cfg.cases[case].prompt,
-                    context: &context,
-                    tools: &self.ctx.api.tools,
-                    params: self.ctx.params,
-                    tool_choice: self.ctx.tool_choice.as_ref(),
-                    max_tokens,
-                    prompt_cache: self.ctx.run.settings.prompt_cache(),
-                };
-                Some((key.clone(), self.provider.body(&request)))
-            })
-            .collect()
+        let mut checked = false;
+        let mut bodies = Vec::new();
+        for key in keys {
+            let Some(&case) = case_of.get(key.as_str()) else {
+                continue;
+            };
+            let context = self.ctx.api.offered_turns(&cfg.cases[case].turns());
+            let request = Request {
+                model: self.model,
+                system: cfg.system.as_deref(),
+                prompt: &cfg.cases[case].prompt,
+                context: &context,
+                tools: &self.ctx.api.tools,
+                params: self.ctx.params,
+                tool_choice: self.ctx.tool_choice.as_ref(),
+                max_tokens,
+                prompt_cache: self.ctx.run.settings.prompt_cache(),
+            };
+            // The tools are the same for every request: one check is enough.
+            if !checked {
+                self.provider.check(&request)?;
+                checked = true;
+            }
+            bodies.push((key.clone(), self.provider.body(&request)));
+        }
+        Ok(bodies)
     }
 
     /// Submits one batch and records it.
     fn submit_one(
         &mut self,
-        api: BatchApi<'_>,
+        api: &dyn BatchApi,
         records: &Records,
         requests: &[(String, Value)],
         round: u32,
     ) -> Result<Record, Refused> {
         let id = api
-            .submit(requests, &self.ctx.pacer)
+            .submit(self.model, requests, &self.ctx.pacer)
             .map_err(|e| Refused::NoBatch(format!("could not submit a batch: {e}")))?;
         let name = &self.ctx.kind.cache_name(self.ctx.cfg);
         // Checked before anything else: a batch that cannot be recorded cannot be picked up
@@ -400,7 +424,7 @@ impl Batching<'_, '_> {
 
     /// The run was interrupted while batches ran: each is left running (its record stays
     /// for the next run) or, when asked, cancelled.
-    fn interrupted(&self, api: BatchApi<'_>, records: &Records, active: &[Record]) {
+    fn interrupted(&self, api: &dyn BatchApi, records: &Records, active: &[Record]) {
         for record in active {
             if self.ctx.run.settings.batch().cancel_on_interrupt() {
                 // The pacer stops retrying once interrupted: one plain attempt.
@@ -422,16 +446,19 @@ impl Batching<'_, '_> {
         }
     }
 
-    fn answer(&mut self, sink: &mut Sink<'_>, key: &str, answer: Answer) {
+    /// `answer` to the request of `key`, billed at `price_factor` of the live price (the
+    /// batch discount).
+    fn answer(&mut self, sink: &mut Sink<'_>, key: &str, mut answer: Answer, price_factor: f64) {
         let Some(idxs) = sink.by_key.remove(key) else {
             return;
         };
-        // A batch is billed at half the live price (both providers).
+        // The names the tools were offered under, as the live path restores them.
+        self.provider.restore(&mut answer, &self.ctx.api.tools);
         let price = self.ctx.prices.lookup(self.model).map(|(p, _)| p);
         let unbelievable = answer.usage_unbelievable;
         let recorded = answer.usage.map(|usage| Recorded {
             usage,
-            cost_usd: price.map(|p| p.cost(&usage) * BATCH_PRICE),
+            cost_usd: price.map(|p| p.cost(&usage) * price_factor),
         });
         let choice = masked(to_choice(answer, self.ctx.api), self.ctx.run.secrets);
         let prompt = &self.ctx.cfg.cases[self.items[idxs[0]].case].prompt;
@@ -492,12 +519,14 @@ enum Refused {
     NoBatch(String),
     /// It was submitted, but its id cannot name a record: a provider error.
     BadId(String),
+    /// The provider refuses the requests themselves (as it would live): a provider error.
+    Request(String),
 }
 
 impl Refused {
     fn message(self) -> String {
         match self {
-            Refused::NoBatch(m) | Refused::BadId(m) => m,
+            Refused::NoBatch(m) | Refused::BadId(m) | Refused::Request(m) => m,
         }
     }
 }

@@ -19,7 +19,7 @@ const RECORD_LIMIT: u64 = 16 << 20;
 pub(crate) struct Record {
     /// The provider's batch id.
     pub id: String,
-    /// `anthropic` or `openai`.
+    /// The provider's name in the answer cache (`anthropic`, `openai/responses`, `google`…).
     pub provider: String,
     /// The model every request of it asks.
     pub model: String,
