@@ -95,6 +95,15 @@ pub(crate) fn from_str_as<T: serde::de::DeserializeOwned>(text: &str) -> serde_j
 
 /// `text` with each integer beyond 64 bits replaced by its marked form, as a JSON string.
 fn marked(text: &str) -> std::borrow::Cow<'_, str> {
+    // An integer beyond 64 bits has at least 19 digits in a row; most texts have no such run.
+    let mut run = 0;
+    let long_run = text.bytes().any(|b| {
+        run = if b.is_ascii_digit() { run + 1 } else { 0 };
+        run >= 19
+    });
+    if !long_run {
+        return std::borrow::Cow::Borrowed(text);
+    }
     let mut rewritten: Option<String> = None;
     let mut copied = 0;
     for span in number_spans(text) {
@@ -306,6 +315,10 @@ mod tests {
         );
         assert!(from_str("{\"a\": 012345678901234567890123}").is_err());
         assert!(from_str("[123456789012345678901234567890").is_err());
+        // The shortest integer beyond 64 bits has 19 digits.
+        let v = from_str("[-9223372036854775809, 922337203685477580]").expect("reads");
+        assert_eq!(v[0], value("-9223372036854775809"));
+        assert_eq!(v[1], json!(922337203685477580u64));
     }
 
     #[test]

@@ -213,14 +213,14 @@ impl Table {
                 let pad = widths[i].saturating_sub(text.width());
                 out.push(' ');
                 if self.columns[i].right {
-                    out.push_str(&" ".repeat(pad));
+                    out.extend(std::iter::repeat_n(' ', pad));
                 }
                 match cells[i].paint {
-                    Some(p) => out.push_str(&p.paint(text, color)),
-                    None => out.push_str(text),
+                    Some(p) if color => out.push_str(&p.paint(text, color)),
+                    _ => out.push_str(text),
                 }
                 if !self.columns[i].right {
-                    out.push_str(&" ".repeat(pad));
+                    out.extend(std::iter::repeat_n(' ', pad));
                 }
                 out.push_str(" │");
             }
@@ -250,6 +250,11 @@ pub(super) fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
     let mut lines = Vec::new();
     for source in text.split('\n') {
+        // A line that fits is itself, less its trailing spaces (leading ones always go).
+        if !source.starts_with(' ') && source.width() <= width {
+            lines.push(source.trim_end().to_owned());
+            continue;
+        }
         let mut line = String::new();
         let mut line_w = 0;
         for word in source.split(' ') {
@@ -297,6 +302,9 @@ mod tests {
         assert_eq!(wrap("abcdefghij", 4), ["abcd", "efgh", "ij"]);
         assert_eq!(wrap("a\nb", 10), ["a", "b"]);
         assert_eq!(wrap("", 3), [""]);
+        // Spacing inside a line is kept, at its ends it goes, whether the line fits or not.
+        assert_eq!(wrap("a  b ", 10), ["a  b"]);
+        assert_eq!(wrap(" a  b ", 10), ["a  b"]);
     }
 
     #[test]

@@ -136,7 +136,17 @@ enum Got {
 /// The name of a case: its `name`, or the prompt on one line, shortened.
 pub(crate) fn case_name(case: &EvalCase) -> String {
     case.name.clone().unwrap_or_else(|| {
-        let flat = case.prompt.split_whitespace().collect::<Vec<_>>().join(" ");
+        let prompt = &case.prompt;
+        // Most prompts are short and singly spaced already.
+        if prompt.len() <= 60
+            && !prompt.starts_with(' ')
+            && !prompt.ends_with(' ')
+            && !prompt.contains("  ")
+            && !prompt.contains(|c: char| c.is_whitespace() && c != ' ')
+        {
+            return prompt.clone();
+        }
+        let flat = prompt.split_whitespace().collect::<Vec<_>>().join(" ");
         if flat.chars().count() <= 60 {
             flat
         } else {

@@ -113,8 +113,14 @@ fn conflicting(input: &LintInput<'_>, out: &mut Sink) {
     let mut first: HashMap<String, &EvalCase> = HashMap::new();
     for case in input.cases {
         // The same words after another conversation are another question.
-        let context = crate::evals::asking::cache::context_material(&case.turns());
-        let key = format!("{}\n{context}", normalised(&case.prompt));
+        // (Without one the key ends at the newline: no conversation writes as nothing.)
+        let turns = case.turns();
+        let mut key = normalised(&case.prompt);
+        key.push('\n');
+        if !turns.is_empty() {
+            let context = crate::evals::asking::cache::context_material(&turns);
+            key.push_str(&context.to_string());
+        }
         let Some(earlier) = first.get(&key).copied() else {
             first.insert(key, case);
             continue;
