@@ -1357,7 +1357,7 @@ fn eval_cases_and_system_prompt_from_their_own_files() {
     assert_eq!(evals.cases[1].line, Some(2));
     assert_eq!(evals.cases[2].line, Some(6));
     assert!(evals.cases[2].critical);
-    assert_eq!(evals.cases[2].trials, Some(3));
+    assert_eq!(evals.cases[2].trials, Some(crate::config::Trials::Fixed(3)));
     assert_eq!(evals.cases[2].expect_tool, Some(None));
     assert!(
         evals.cases[1]

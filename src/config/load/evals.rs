@@ -71,7 +71,10 @@ pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), Confi
     )?;
     check_cases(ctx, &evals.cases, &[e, Step::Key("cases")])?;
     at_least_one(ctx, evals.concurrency, &[e, Step::Key("concurrency")])?;
-    at_least_one(ctx, evals.trials, &[e, Step::Key("trials")])?;
+    if let Some(n) = evals.trials.fixed() {
+        at_least_one(ctx, n, &[e, Step::Key("trials")])?;
+    }
+    trial_bounds(ctx, Some(evals.min_trials), Some(evals.max_trials), &[e])?;
     for (value, key) in [
         (evals.request_timeout_s, "request_timeout_s"),
         (evals.batch_poll_s, "batch_poll_s"),
@@ -297,6 +300,28 @@ fn check_lint_and_choice(ctx: &Ctx<'_>, evals: &EvalConfig) {
     }
 }
 
+/// `min_trials` and `max_trials` (where set) are at least 1, and the least is not above the
+/// most.
+fn trial_bounds(
+    ctx: &Ctx<'_>,
+    min: Option<u32>,
+    max: Option<u32>,
+    at: &[Step<'_>],
+) -> Result<(), ConfigError> {
+    let key = |k| -> Vec<Step<'_>> { at.iter().copied().chain([Step::Key(k)]).collect() };
+    for (v, k) in [(min, "min_trials"), (max, "max_trials")] {
+        if let Some(v) = v {
+            at_least_one(ctx, v, &key(k))?;
+        }
+    }
+    if let (Some(lo), Some(hi)) = (min, max)
+        && lo > hi
+    {
+        ctx.report(ctx.bad_value(&key("min_trials"), "at most `max_trials`"));
+    }
+    Ok(())
+}
+
 /// Every case has `expect_tool`, and sane `trials`.
 fn check_cases(ctx: &Ctx<'_>, cases: &[EvalCase], at: &[Step<'_>]) -> Result<(), ConfigError> {
     for (i, case) in cases.iter().enumerate() {
@@ -308,11 +333,12 @@ fn check_cases(ctx: &Ctx<'_>, cases: &[EvalCase], at: &[Step<'_>]) -> Result<(),
                 Some("set expect_tool (use null when no tool should be called)".to_owned()),
             ));
         }
-        if let Some(t) = case.trials {
+        if let Some(t) = case.trials.and_then(|t| t.fixed()) {
             let mut steps = here.clone();
             steps.push(Step::Key("trials"));
             at_least_one(ctx, t, &steps)?;
         }
+        trial_bounds(ctx, case.min_trials, case.max_trials, &here)?;
         for (j, turn) in case.context.iter().enumerate() {
             let mut steps = here.clone();
             steps.extend([Step::Key("context"), Step::Index(j)]);

@@ -26,9 +26,15 @@ pub struct EvalCase {
     /// Must be right on every trial, whatever the accuracy.
     #[serde(default)]
     pub critical: bool,
-    /// Trials for this case (beats `evals.trials`).
+    /// Trials for this case (beats `evals.trials`): a number or `auto`.
     #[serde(default)]
-    pub trials: Option<u32>,
+    pub trials: Option<super::Trials>,
+    /// `min_trials` of this case under `trials: auto` (beats `evals.min_trials`).
+    #[serde(default)]
+    pub min_trials: Option<u32>,
+    /// `max_trials` of this case under `trials: auto` (beats `evals.max_trials`).
+    #[serde(default)]
+    pub max_trials: Option<u32>,
     /// The conversation before the prompt (toolproof's own): earlier user and assistant
     /// messages and earlier tool calls with their results, sent before the prompt.
     #[serde(default)]

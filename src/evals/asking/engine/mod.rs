@@ -2,6 +2,7 @@
 //! the provider for the rest on a pool of worker threads, score, and gate. Output order is
 //! always the case order, whatever order the answers came in.
 
+mod adaptive;
 mod ask;
 mod batch;
 mod cached;
@@ -113,9 +114,10 @@ struct Item {
     key: Option<String>,
 }
 
-/// How many times `case` is asked: its own `trials`, else the section's, at least once.
+/// The most times `case` is asked: its own `trials`, else the section's, at least once
+/// (`max_trials` under `auto`).
 fn trials_of(cfg: &EvalConfig, case: &EvalCase) -> u32 {
-    case.trials.unwrap_or(cfg.trials).max(1)
+    cfg.trials_of(case).max
 }
 
 /// Cases the phase will report: every case, for every model.
@@ -547,7 +549,7 @@ fn score_model(
         min_accuracy,
         min_wilson_lower: cfg.min_wilson_lower,
         offline,
-        trials: cfg.trials,
+        trials: cfg.trials.at_most(cfg.max_trials),
     };
     let mut eval = tally::score_model(model, &rules, fatal, cases);
     for (result, case) in eval.cases.iter_mut().zip(&cfg.cases) {

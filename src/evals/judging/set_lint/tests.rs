@@ -39,6 +39,8 @@ fn case(name: &str, prompt: &str, tool: Option<&str>, why: &str, line: u32) -> E
         why: (!why.is_empty()).then(|| why.to_owned()),
         critical: false,
         trials: None,
+        min_trials: None,
+        max_trials: None,
         context: Vec::new(),
         line: Some(line),
         file: None,

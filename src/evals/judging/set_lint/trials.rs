@@ -93,7 +93,7 @@ pub(crate) fn cached_outcomes(
     settings: &EvalSettings,
     tools: &[Tool],
 ) -> Outcomes {
-    let several = |c: &&crate::config::EvalCase| c.trials.unwrap_or(cfg.trials) >= 2;
+    let several = |c: &&crate::config::EvalCase| cfg.trials_of(c).max >= 2;
     if !cfg.cases.iter().any(|c| c.critical && several(&c)) {
         return Outcomes::default(); // nothing can flip
     }
@@ -135,7 +135,7 @@ pub(crate) fn cached_outcomes(
             if !case.critical || !several(&case) {
                 continue;
             }
-            let n = case.trials.unwrap_or(cfg.trials);
+            let n = cfg.trials_of(case).max;
             let expected = case.expect_tool.clone().flatten();
             let mut passed = Vec::new();
             for trial in 1..=n {

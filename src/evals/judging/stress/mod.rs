@@ -68,7 +68,7 @@ pub(crate) fn planned_answers(
     let per_model: usize = cfg
         .cases
         .iter()
-        .map(|c| c.trials.unwrap_or(cfg.trials).max(1) as usize)
+        .map(|c| cfg.trials_of(c).max as usize)
         .sum();
     lists * per_model * target.models.len()
 }
