@@ -35,6 +35,7 @@ pub(crate) use github::{Github, PrComment, PrCommentMode};
 pub(crate) use merge::MergeSettings;
 pub(crate) use protocol::ProtocolSettings;
 pub(crate) use set_lint::LintSettings;
+pub(crate) use shard::case_ids;
 pub(crate) use source::config_source;
 
 /// The secrets an invocation must never print, before a config is read: toolproof's own

@@ -82,6 +82,12 @@ pub(super) fn split(
     Some(whole)
 }
 
+/// The identity of each eval case, as sharding splits them (and history lines key them).
+pub(crate) fn case_ids(cases: &[EvalCase]) -> Vec<String> {
+    let labels: Vec<String> = cases.iter().map(case_name).collect();
+    identities(labels.iter().map(String::as_str))
+}
+
 /// The identity of each item from its name: the name, and `name#N` for its N-th use.
 pub(super) fn identities<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
     let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();

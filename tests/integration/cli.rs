@@ -48,6 +48,7 @@ fn has_finding(report: &Value, check: &str) -> bool {
     findings(report).iter().any(|(_, c, _)| c == check)
 }
 
+mod adaptive;
 mod batch;
 mod bedrock;
 mod bench;

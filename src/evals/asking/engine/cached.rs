@@ -68,6 +68,7 @@ mod tests {
         let items: Vec<Item> = (0..n)
             .map(|i| Item {
                 case: i,
+                trial: 1,
                 key: (i % 11 != 0).then(|| key(i)),
             })
             .collect();

@@ -10,6 +10,7 @@ mod cost;
 mod offline;
 mod progress;
 
+use adaptive::RowState;
 use ask::{Asking, announce, build_client};
 use cached::read_cached;
 use offline::{recorded_elsewhere, tool_digests, why_missed};
@@ -25,7 +26,7 @@ use serde_json::{Map, Value};
 use super::cache::{Cache, Keyer, Lookup};
 use super::choice;
 use super::tools::{ApiTools, api_tools};
-use crate::config::{EvalCase, EvalConfig, OpenAiApi, ToolChoice, Turn};
+use crate::config::{CaseTrials, EvalCase, EvalConfig, OpenAiApi, ToolChoice, Turn};
 use crate::evals::Choice;
 use crate::evals::judging::grade::{self, Label};
 use crate::evals::judging::tally::{self, LabelledCase, Rules};
@@ -34,7 +35,7 @@ use crate::interrupt::Interrupt;
 use crate::mcp::types::Tool;
 use crate::outcome::ContextEntry;
 use crate::outcome::{
-    CacheUse, ConcurrencyUse, EvalsResults, GateKind, ModelEval, Phase, PhaseStatus,
+    AnswerKind, CacheUse, ConcurrencyUse, EvalsResults, GateKind, ModelEval, Phase, PhaseStatus,
     ToolListTokens, ToolTokens, TrialResult,
 };
 use crate::provider::prices::PriceTable;
@@ -64,7 +65,14 @@ pub(crate) struct EvalRun<'a> {
     pub interrupt: &'a Interrupt,
     /// The run's secrets: masked in every answer before it is scored or stored.
     pub secrets: &'a Redactor,
+    /// The base run's rows, per model, when the run has a base: `trials: auto` asks the rows
+    /// unlike the base first, and weighs each row's answers against the base's.
+    pub base: Option<&'a BaseRows>,
 }
+
+/// Per model, each case's `(correct, trials)` in the base run, by case identity (as sharding
+/// and history lines name cases).
+pub(crate) type BaseRows = HashMap<String, HashMap<String, (u32, u32)>>;
 
 /// `max_tokens` of a request: the provider's own default when it has one (`evals.max_tokens`
 /// then travels in `params`), else `evals.max_tokens`, else 16000.
@@ -108,9 +116,12 @@ pub(crate) fn request_params(
     params
 }
 
-/// One (case, trial) of a model: which case, and its cache key when the cache is used.
+/// One (case, trial) of a model: which case, which trial (from 1), and its cache key when
+/// the cache is used.
+#[derive(Clone)]
 struct Item {
     case: usize,
+    trial: u32,
     key: Option<String>,
 }
 
@@ -334,7 +345,10 @@ struct Ctx<'a> {
     started: Instant,
 }
 
-/// One model: cached answers, then the provider for the rest, then the score.
+/// One model: cached answers, then the provider for the rest, then the score. Under
+/// `trials: auto` this goes in waves (see [`adaptive`]): every case's `min_trials`, then one
+/// more trial of each undecided case, until none is undecided. Each wave reads the cache
+/// first, so a re-run replays the same waves from it.
 fn eval_model(
     ctx: &Ctx<'_>,
     model: &str,
@@ -343,74 +357,92 @@ fn eval_model(
 ) -> ModelEval {
     let cfg = ctx.cfg;
     let items = items_of(ctx, model, cache_use.write);
-    let mut progress = Progress::new(ctx, model, &items);
-    let mut got: Vec<Got> = items.iter().map(|_| Got::NotAsked).collect();
-    if cache_use.read {
-        for (idx, found) in read_cached(&ctx.cache, &items).into_iter().enumerate() {
-            let Some(found) = found else { continue };
-            match found {
-                (Lookup::Hit(choice), recorded) => {
-                    cache_use.hits += 1;
-                    got[idx] = Got::Cached(choice, recorded);
-                    progress.arrived(ctx, idx, &items, &got);
-                }
-                (Lookup::Corrupt(_), _) => cache_use.corrupt += 1,
-                (Lookup::Miss, _) => {}
-            }
-        }
-    }
-    let pending: Vec<usize> = (0..items.len())
-        .filter(|i| matches!(got[*i], Got::NotAsked))
+    let bounds: Vec<CaseTrials> = cfg.cases.iter().map(|c| cfg.trials_of(c)).collect();
+    let base = ctx.run.base.and_then(|b| b.get(model));
+    let ids = base.map(|_| crate::settings::case_ids(&cfg.cases));
+    let mut rows: Vec<RowState> = bounds
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let row = ids
+                .as_ref()
+                .zip(base)
+                .and_then(|(ids, base)| base.get(&ids[i]));
+            RowState::new(*b, row.copied(), false)
+        })
         .collect();
-    let mut fatal: Option<String> = None;
+    let mut wanted: Vec<bool> = items
+        .iter()
+        .map(|it| it.trial <= adaptive::first_wave(bounds[it.case]))
+        .collect();
+    let held = bounds.iter().map(|b| b.auto).collect();
+    let mut progress = Progress::new(ctx, model, &items, &wanted, held);
+    let mut got: Vec<Got> = items.iter().map(|_| Got::NotAsked).collect();
+    let mut wave: Vec<usize> = (0..items.len()).filter(|&i| wanted[i]).collect();
     let mut batched = 0;
     // `--offline` keeps model APIs from being called; a local command is no API.
     let offline = offline_for(ctx.run.settings, ctx.kind);
-    if !pending.is_empty() && !offline && !ctx.run.interrupt.is_set() {
-        let built = client.get_or_insert_with(|| {
-            build_client(cfg, ctx.kind, ctx.run.base_dir, ctx.run.env).map(Arc::from)
-        });
-        match built {
-            Err(e) => fatal = Some(e.to_string()),
-            // A provider without a batch API cannot honour `always` (no live fallback).
-            Ok(_) if ctx.run.settings.batch().always() && !ctx.kind.batches() => {
-                fatal = Some(format!(
-                    "batch mode is `always`, but the {} provider has no batch API\nhint: use `--batch auto` or `never` (evals.batch), which ask it live",
-                    ctx.kind.name()
-                ));
+    let fatal = loop {
+        let (fatal, count) = ask_wave(
+            ctx,
+            model,
+            (&items, &wave),
+            &mut got,
+            &mut progress,
+            cache_use,
+            client,
+            offline,
+        );
+        batched += count;
+        if fatal.is_some() || ctx.run.interrupt.is_set() {
+            break fatal;
+        }
+        for &idx in &wave {
+            let row = &mut rows[items[idx].case];
+            if !row.bounds.auto {
+                // A fixed case is decided by its count alone.
+                row.answered(false);
+                continue;
             }
-            Ok(p) => {
-                let mut live = true;
-                if batches(ctx, cache_use, &items, &pending) {
-                    let sent = batch::Batching {
-                        ctx,
-                        provider: Arc::clone(p),
-                        model,
-                        items: &items,
-                        cache_use: &mut *cache_use,
-                    }
-                    .run(&pending, &mut got, &mut progress);
-                    (fatal, batched, live) = (sent.fatal, sent.count, sent.live);
-                }
-                if live {
-                    let asked = Asking {
-                        ctx,
-                        provider: Arc::clone(p),
-                        model,
-                        items: &items,
-                        cache_use,
-                    };
-                    fatal = asked.ask_all(&pending, &mut got, &mut progress);
-                }
+            let trial = progress.judged(ctx, idx, &items, &got);
+            match trial.kind {
+                AnswerKind::ProviderError | AnswerKind::NotAsked => row.stuck = true,
+                _ => row.answered(trial.passed),
             }
         }
-    }
+        let next = adaptive::next_wave(&rows);
+        for (case, row) in rows.iter().enumerate() {
+            if row.bounds.auto && adaptive::decided(row) {
+                progress.release(ctx, case, &items, &got);
+            }
+        }
+        if next.is_empty() {
+            break None;
+        }
+        // A case's items are its trials in order, from its first.
+        wave = next
+            .into_iter()
+            .map(|case| progress.first_item(case) + rows[case].trials as usize)
+            .collect();
+        for &idx in &wave {
+            wanted[idx] = true;
+            progress.want(idx, &items);
+        }
+    };
     progress.flush_not_asked(ctx, &items, &got);
+    // Only the trials asked for are reported: the rest of `max_trials` never happened.
+    let judged = progress.into_judged();
+    let (items, (got, judged)): (Vec<Item>, (Vec<Got>, Vec<Option<TrialResult>>)) = items
+        .into_iter()
+        .zip(got.into_iter().zip(judged))
+        .zip(&wanted)
+        .filter(|(_, w)| **w)
+        .map(|(x, _)| x)
+        .unzip();
     let elsewhere = (offline && cache_use.read && fatal.is_none())
         .then(|| why_missed(ctx, model, &items, &got))
         .flatten();
     let min_accuracy = ctx.run.settings.min_accuracy();
-    let judged = progress.into_judged();
     let mut eval = score_model(
         ctx,
         model,
@@ -434,6 +466,84 @@ fn eval_model(
     eval
 }
 
+/// One wave of items: their cached answers, then the provider (a batch or live) for the rest.
+/// Returns the fatal error that stopped it, if any, and how many trials a batch answered.
+#[allow(clippy::too_many_arguments)]
+fn ask_wave(
+    ctx: &Ctx<'_>,
+    model: &str,
+    (items, wave): (&[Item], &[usize]),
+    got: &mut [Got],
+    progress: &mut Progress,
+    cache_use: &mut CacheUse,
+    client: &mut Option<Result<Arc<dyn Provider>, ProviderError>>,
+    offline: bool,
+) -> (Option<String>, usize) {
+    let cfg = ctx.cfg;
+    if cache_use.read {
+        let part: Vec<Item> = wave.iter().map(|&i| items[i].clone()).collect();
+        for (&idx, found) in wave.iter().zip(read_cached(&ctx.cache, &part)) {
+            let Some(found) = found else { continue };
+            match found {
+                (Lookup::Hit(choice), recorded) => {
+                    cache_use.hits += 1;
+                    got[idx] = Got::Cached(choice, recorded);
+                    progress.arrived(ctx, idx, items, got);
+                }
+                (Lookup::Corrupt(_), _) => cache_use.corrupt += 1,
+                (Lookup::Miss, _) => {}
+            }
+        }
+    }
+    let pending: Vec<usize> = wave
+        .iter()
+        .copied()
+        .filter(|i| matches!(got[*i], Got::NotAsked))
+        .collect();
+    let mut fatal: Option<String> = None;
+    let mut batched = 0;
+    if !pending.is_empty() && !offline && !ctx.run.interrupt.is_set() {
+        let built = client.get_or_insert_with(|| {
+            build_client(cfg, ctx.kind, ctx.run.base_dir, ctx.run.env).map(Arc::from)
+        });
+        match built {
+            Err(e) => fatal = Some(e.to_string()),
+            // A provider without a batch API cannot honour `always` (no live fallback).
+            Ok(_) if ctx.run.settings.batch().always() && !ctx.kind.batches() => {
+                fatal = Some(format!(
+                    "batch mode is `always`, but the {} provider has no batch API\nhint: use `--batch auto` or `never` (evals.batch), which ask it live",
+                    ctx.kind.name()
+                ));
+            }
+            Ok(p) => {
+                let mut live = true;
+                if batches(ctx, cache_use, items, &pending) {
+                    let sent = batch::Batching {
+                        ctx,
+                        provider: Arc::clone(p),
+                        model,
+                        items,
+                        cache_use: &mut *cache_use,
+                    }
+                    .run(&pending, got, progress);
+                    (fatal, batched, live) = (sent.fatal, sent.count, sent.live);
+                }
+                if live {
+                    let asked = Asking {
+                        ctx,
+                        provider: Arc::clone(p),
+                        model,
+                        items,
+                        cache_use,
+                    };
+                    fatal = asked.ask_all(&pending, got, progress);
+                }
+            }
+        }
+    }
+    (fatal, batched)
+}
+
 /// Every (case, trial) of one model in case order, with its cache key when the cache is used.
 fn items_of(ctx: &Ctx<'_>, model: &str, keyed: bool) -> Vec<Item> {
     let cfg = ctx.cfg;
@@ -453,7 +563,11 @@ fn items_of(ctx: &Ctx<'_>, model: &str, keyed: bool) -> Vec<Item> {
             let key = keyer
                 .as_ref()
                 .map(|k| k.key_in(&turns, &case.prompt, trial));
-            items.push(Item { case: i, key });
+            items.push(Item {
+                case: i,
+                trial,
+                key,
+            });
         }
     }
     items

@@ -6,42 +6,90 @@ use super::{Ctx, Got, Item, case_name, trial_of};
 use crate::events::Event;
 use crate::outcome::{AnswerKind, CaseStatus, NO_TOOL, TrialResult};
 
-/// Emits a `CaseFinished` event as each case's last trial comes in.
+/// Emits a `CaseFinished` event as each case's last trial comes in. Under `trials: auto` a
+/// case's last trial is known only once the scheduler says the case is decided: such a case is
+/// held until [`Progress::release`].
 pub(super) struct Progress {
     model: String,
     remaining: Vec<usize>,
     sent: Vec<bool>,
+    /// Cases whose number of trials is not known yet.
+    held: Vec<bool>,
     /// Each case's items, by index (a case's trials are next to each other, in case order).
     spans: Vec<std::ops::Range<usize>>,
+    /// The items asked for so far (every item, without `trials: auto`).
+    wanted: Vec<bool>,
     /// Each item's trial, judged when its case was sent (an item's answer is final by then).
     judged: Vec<Option<TrialResult>>,
 }
 
 impl Progress {
-    pub(super) fn new(ctx: &Ctx<'_>, model: &str, items: &[Item]) -> Self {
+    /// Progress over the `wanted` items; the `held` cases wait for [`Progress::release`].
+    pub(super) fn new(
+        ctx: &Ctx<'_>,
+        model: &str,
+        items: &[Item],
+        wanted: &[bool],
+        held: Vec<bool>,
+    ) -> Self {
         let mut remaining = vec![0; ctx.cfg.cases.len()];
         let mut spans = vec![0..0; ctx.cfg.cases.len()];
         for (idx, item) in items.iter().enumerate() {
-            if remaining[item.case] == 0 {
+            if spans[item.case].is_empty() {
                 spans[item.case] = idx..idx;
             }
-            remaining[item.case] += 1;
+            remaining[item.case] += usize::from(wanted[idx]);
             spans[item.case].end = idx + 1;
         }
         Progress {
             model: model.to_owned(),
             sent: vec![false; remaining.len()],
+            held,
             remaining,
             spans,
+            wanted: wanted.to_vec(),
             judged: items.iter().map(|_| None).collect(),
         }
+    }
+
+    /// The index of case `case`'s first item (its trial 1).
+    pub(super) fn first_item(&self, case: usize) -> usize {
+        self.spans[case].start
+    }
+
+    /// Item `idx` is asked for too (a later wave of `trials: auto`).
+    pub(super) fn want(&mut self, idx: usize, items: &[Item]) {
+        if !self.wanted[idx] {
+            self.wanted[idx] = true;
+            self.remaining[items[idx].case] += 1;
+        }
+    }
+
+    /// Case `case` gets no more trials: it is sent once every trial it got has its answer.
+    pub(super) fn release(&mut self, ctx: &Ctx<'_>, case: usize, items: &[Item], got: &[Got]) {
+        if std::mem::take(&mut self.held[case]) && self.remaining[case] == 0 && !self.sent[case] {
+            self.send(ctx, case, items, got);
+        }
+    }
+
+    /// Item `idx`'s judged trial, judging it now when its case was not sent yet (the
+    /// scheduler reads every answer of a held case as it comes).
+    pub(super) fn judged(
+        &mut self,
+        ctx: &Ctx<'_>,
+        idx: usize,
+        items: &[Item],
+        got: &[Got],
+    ) -> &TrialResult {
+        let spec = &ctx.cfg.cases[items[idx].case];
+        self.judged[idx].get_or_insert_with(|| trial_of(ctx, spec, &got[idx]))
     }
 
     /// Item `idx` has its answer in `got`.
     pub(super) fn arrived(&mut self, ctx: &Ctx<'_>, idx: usize, items: &[Item], got: &[Got]) {
         let case = items[idx].case;
         self.remaining[case] = self.remaining[case].saturating_sub(1);
-        if self.remaining[case] == 0 {
+        if self.remaining[case] == 0 && !self.held[case] {
             self.send(ctx, case, items, got);
         }
     }
@@ -59,8 +107,13 @@ impl Progress {
         self.sent[case] = true;
         let spec = &ctx.cfg.cases[case];
         let span = self.spans[case].clone();
-        for idx in span.clone().filter(|&i| items[i].case == case) {
-            self.judged[idx] = Some(trial_of(ctx, spec, &got[idx]));
+        for idx in span
+            .clone()
+            .filter(|&i| items[i].case == case && self.wanted[i])
+        {
+            if self.judged[idx].is_none() {
+                self.judged[idx] = Some(trial_of(ctx, spec, &got[idx]));
+            }
         }
         let trials: Vec<&TrialResult> = self.judged[span].iter().flatten().collect();
         let shown = trials.iter().find(|t| !t.passed).or(trials.first());

@@ -1,0 +1,83 @@
+//! `trials: auto` through the binary: a picker whose rows are right always, never, or every
+//! other time asks each row only until it is decided, and the JSON report keeps each row's
+//! own number of trials.
+
+use super::evals::{command_config, eval_in, model0};
+use super::*;
+
+/// 12 rows always right, 4 right every other time, 4 never right.
+fn cases() -> String {
+    let mut cases = String::new();
+    for i in 0..12 {
+        cases.push_str(&format!(
+            "    - name: steady {i}\n      prompt: 'add {i} [[call add {{\"a\": {i}, \"b\": 1}}]]'\n      expect_tool: add\n"
+        ));
+    }
+    for i in 0..4 {
+        cases.push_str(&format!(
+            "    - name: wobbly {i}\n      prompt: 'say {i} [[flip echo {{\"text\": \"hi\"}}]]'\n      expect_tool: echo\n"
+        ));
+    }
+    for i in 0..4 {
+        cases.push_str(&format!(
+            "    - name: wrong {i}\n      prompt: 'thanks {i} [[none]]'\n      expect_tool: echo\n"
+        ));
+    }
+    cases
+}
+
+/// Runs the set under `trials`; returns the requests the picker got and the report.
+fn run(name: &str, trials: &str) -> (usize, Value) {
+    let dir = Dir::new(name);
+    let state = dir.path("state");
+    std::fs::create_dir_all(&state).expect("state dir");
+    command_config(&dir, &format!("  {trials}\n  min_accuracy: 0\n"), &cases());
+    let (state, log) = (state.display().to_string(), dir.path("asks.log"));
+    let log_s = log.display().to_string();
+    let (out, report) = eval_in(
+        &dir,
+        &[],
+        &[("PICKER_STATE", &state), ("PICKER_LOG", &log_s)],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let asked = std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .count();
+    (asked, report)
+}
+
+fn trials_per_row(report: &Value) -> Vec<usize> {
+    model0(report)["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .map(|c| c["trials"].as_array().map_or(0, Vec::len))
+        .collect()
+}
+
+#[test]
+fn trials_auto_asks_fewer_requests_than_fixed_trials_and_reports_each_rows_count() {
+    let (fixed, fixed_report) = run("adaptive-fixed", "trials: 5");
+    assert_eq!(fixed, 100);
+    assert_eq!(trials_per_row(&fixed_report), vec![5; 20]);
+
+    let (auto, report) = run("adaptive-auto", "trials: auto");
+    // Without a base, a unanimous row is decided stable after 4 answers, and a row right
+    // every other time ambiguous after two answers each way.
+    assert_eq!(trials_per_row(&report), vec![4; 20]);
+    assert_eq!(auto, 80, "the picker's log has one line per request");
+    assert!(auto < fixed);
+    let m = model0(&report);
+    assert_eq!(m["trials"], 4);
+    assert_eq!(m["cases"][12]["pass_rate"], 0.5);
+    assert_eq!(m["cases"][12]["ambiguous"], true);
+    assert_eq!(m["cases"][0]["status"], "correct");
+
+    // `min_trials` comes first, whatever the rule says.
+    let (_, bounded) = run(
+        "adaptive-bounds",
+        "trials: auto\n  min_trials: 6\n  max_trials: 8",
+    );
+    assert_eq!(trials_per_row(&bounded), vec![6; 20]);
+}
