@@ -1745,3 +1745,66 @@ fn bad_scripted_answers_are_located_errors() {
         "{sampling}"
     );
 }
+
+#[test]
+fn trials_auto_is_read_with_its_bounds_per_set_and_per_case() {
+    use crate::config::{CaseTrials, Trials};
+    let c = load_text(
+        "trials-auto",
+        format!("{SERVER}evals:\n  trials: auto\n  max_trials: 6\n  cases:\n    - prompt: a\n      expect_tool: echo\n    - prompt: b\n      expect_tool: echo\n      min_trials: 2\n      max_trials: 3\n    - prompt: c\n      expect_tool: echo\n      trials: 4\n"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let evals = c.config.evals.expect("evals");
+    assert_eq!(evals.trials, Trials::Auto);
+    let of = |i: usize| evals.trials_of(&evals.cases[i]);
+    let auto = |min, max| CaseTrials {
+        auto: true,
+        min,
+        max,
+    };
+    assert_eq!(of(0), auto(1, 6));
+    assert_eq!(of(1), auto(2, 3));
+    assert_eq!(
+        of(2),
+        CaseTrials {
+            auto: false,
+            min: 4,
+            max: 4
+        }
+    );
+    // A case may be adaptive in a fixed set.
+    let c = load_text(
+        "trials-auto-case",
+        format!("{SERVER}evals:\n  trials: 3\n  cases:\n    - prompt: a\n      expect_tool: echo\n      trials: auto\n"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let evals = c.config.evals.expect("evals");
+    assert_eq!(evals.trials_of(&evals.cases[0]), auto(1, 10));
+}
+
+#[test]
+fn trials_that_are_neither_a_number_nor_auto_and_crossed_bounds_are_errors() {
+    insta::assert_snapshot!(
+        "evals_trials_word",
+        rendered(
+            "trials-word",
+            format!("{SERVER}evals:\n  trials: sometimes\n")
+        )
+    );
+    insta::assert_snapshot!(
+        "evals_min_trials_above_max",
+        rendered(
+            "trials-crossed",
+            format!("{SERVER}evals:\n  trials: auto\n  min_trials: 5\n  max_trials: 3\n")
+        )
+    );
+    insta::assert_snapshot!(
+        "evals_case_max_trials_zero",
+        rendered(
+            "trials-case-zero",
+            format!(
+                "{SERVER}evals:\n  cases:\n    - prompt: a\n      expect_tool: echo\n      max_trials: 0\n"
+            )
+        )
+    );
+}

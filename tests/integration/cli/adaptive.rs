@@ -2,7 +2,7 @@
 //! other time asks each row only until it is decided, and the JSON report keeps each row's
 //! own number of trials.
 
-use super::evals::{command_config, eval_in, model0};
+use super::evals::{api_config, api_env, command_config, eval_in, llm, model0, requests};
 use super::*;
 
 /// 12 rows always right, 4 right every other time, 4 never right.
@@ -80,4 +80,32 @@ fn trials_auto_asks_fewer_requests_than_fixed_trials_and_reports_each_rows_count
         "trials: auto\n  min_trials: 6\n  max_trials: 8",
     );
     assert_eq!(trials_per_row(&bounded), vec![6; 20]);
+}
+
+/// Each wave reads the cache before asking: a re-run under `--offline` replays the same waves
+/// from it, with no request and the same trials per row.
+#[test]
+fn a_rerun_replays_the_same_waves_from_the_cache() {
+    let dir = Dir::new("adaptive-cache");
+    let log = dir.path("llm.jsonl").display().to_string();
+    let server = llm(&["--log", &log]);
+    let cases = "    - name: right\n      prompt: 'x [[call echo {\"text\": \"a\"}]]'\n      expect_tool: echo\n    - name: wrong\n      prompt: 'y [[call add {\"a\": 1, \"b\": 1}]]'\n      expect_tool: echo\n    - name: pinned\n      prompt: 'z [[call echo {\"text\": \"b\"}]]'\n      expect_tool: echo\n      trials: 2\n";
+    api_config(
+        &dir,
+        "anthropic",
+        &[],
+        "  trials: auto\n  min_accuracy: 0\n",
+        cases,
+    );
+    let openai = format!("{}/v1", server.url);
+    let (first, report) = eval_in(&dir, &[], &api_env(&server, &openai));
+    assert_eq!(first.code, 0, "{first:?}");
+    assert_eq!(trials_per_row(&report), vec![4, 4, 2]);
+    assert_eq!(requests(&dir, "llm.jsonl").len(), 10);
+    let (again, replay) = eval_in(&dir, &["--offline"], &[("ANTHROPIC_API_KEY", "")]);
+    assert_eq!(again.code, 0, "{again:?}");
+    assert_eq!(requests(&dir, "llm.jsonl").len(), 10);
+    assert_eq!(trials_per_row(&replay), vec![4, 4, 2]);
+    assert_eq!(replay["phases"]["evals"]["results"]["cache"]["hits"], 10);
+    assert_eq!(model0(&replay)["cases"][1]["status"], "miss");
 }

@@ -604,3 +604,40 @@ fn tools_that_never_reached_the_model_fail_the_model_and_make_the_phase_an_error
     let phase = phase(results, 1.0);
     assert_eq!(phase.status, PhaseStatus::Error);
 }
+
+/// Under `trials: auto` each row has its own number of trials: a row is correct (pass^k) when
+/// every one of its own trials was right, ambiguous when they disagree, and the trial accuracy
+/// and the Wilson bound count every trial once, whichever row it belongs to.
+#[test]
+fn rows_with_different_numbers_of_trials_are_scored_each_on_its_own() {
+    let right = |n| (0..n).map(|_| trial("a", "a")).collect::<Vec<_>>();
+    let mut split = right(3);
+    split.extend([trial("a", "b"), trial("a", "b")]);
+    let m = score_model(
+        "m",
+        &rules(0.0),
+        None,
+        vec![
+            case("one right", "a", right(1)),
+            case("four right", "a", right(4)),
+            case("split", "a", split),
+            case("one wrong", "a", vec![trial("a", "b")]),
+            case("ten wrong", "a", (0..10).map(|_| trial("a", "b")).collect()),
+        ],
+    );
+    let statuses: Vec<CaseStatus> = m.cases.iter().map(|c| c.status).collect();
+    use CaseStatus::{Correct, Miss};
+    assert_eq!(statuses, [Correct, Correct, Miss, Miss, Miss]);
+    let ambiguous: Vec<bool> = m.cases.iter().map(|c| c.ambiguous).collect();
+    assert_eq!(ambiguous, [false, false, true, false, false]);
+    let rates: Vec<f64> = m.cases.iter().map(|c| c.pass_rate).collect();
+    assert_eq!(rates, [1.0, 1.0, 0.6, 0.0, 0.0]);
+    // The most trials any row had; the accuracy is pass^k over rows.
+    assert_eq!(m.trials, 10);
+    assert_eq!((m.correct, m.total), (2, 5));
+    // 8 right of 21 trials, and the Wilson bound of exactly that.
+    assert!((m.trial_accuracy - 8.0 / 21.0).abs() < 1e-12);
+    assert_eq!(m.wilson_lower, stats::wilson_lower(8, 21));
+    // Confusion pairs count wrong trials: 2 + 1 + 10.
+    assert_eq!(m.confusion.iter().map(|c| c.count).sum::<usize>(), 13);
+}
