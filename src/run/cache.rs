@@ -72,6 +72,11 @@ pub(super) fn audit(settings: &Settings, tools: &[Tool], action: CacheAction) ->
                     Lookup::Miss => "missing",
                     Lookup::Corrupt(_) => "corrupt",
                 };
+                // Under `trials: auto` a case needs its `min_trials`; a later trial is asked
+                // only while the case is undecided, so one never asked is not missing.
+                if state == "missing" && trial > cfg.trials_of(&cfg.cases[case]).min {
+                    continue;
+                }
                 let mut label = engine::case_name(&cfg.cases[case]);
                 if several {
                     label.push_str(&format!(" [{model}]"));

@@ -108,4 +108,8 @@ fn a_rerun_replays_the_same_waves_from_the_cache() {
     assert_eq!(trials_per_row(&replay), vec![4, 4, 2]);
     assert_eq!(replay["phases"]["evals"]["results"]["cache"]["hits"], 10);
     assert_eq!(model0(&replay)["cases"][1]["status"], "miss");
+    // The cache holds what the run needs: the trials an adaptive case never got are not missing.
+    let status = toolproof_in(&dir.0, &["cache", "status", "-c", "toolproof.yaml"], &[]);
+    assert_eq!(status.code, 0, "{status:?}");
+    assert!(!status.stdout.contains("missing"), "{status:?}");
 }

@@ -358,96 +358,56 @@ fn eval_model(
     let cfg = ctx.cfg;
     let items = items_of(ctx, model, cache_use.write);
     let bounds: Vec<CaseTrials> = cfg.cases.iter().map(|c| cfg.trials_of(c)).collect();
-    let base = ctx.run.base.and_then(|b| b.get(model));
-    let ids = base.map(|_| crate::settings::case_ids(&cfg.cases));
-    let mut rows: Vec<RowState> = bounds
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            let row = ids
-                .as_ref()
-                .zip(base)
-                .and_then(|(ids, base)| base.get(&ids[i]));
-            RowState::new(*b, row.copied(), false)
-        })
-        .collect();
-    let mut wanted: Vec<bool> = items
+    let wanted: Vec<bool> = items
         .iter()
         .map(|it| it.trial <= adaptive::first_wave(bounds[it.case]))
         .collect();
     let held = bounds.iter().map(|b| b.auto).collect();
-    let mut progress = Progress::new(ctx, model, &items, &wanted, held);
-    let mut got: Vec<Got> = items.iter().map(|_| Got::NotAsked).collect();
-    let mut wave: Vec<usize> = (0..items.len()).filter(|&i| wanted[i]).collect();
-    let mut batched = 0;
     // `--offline` keeps model APIs from being called; a local command is no API.
     let offline = offline_for(ctx.run.settings, ctx.kind);
-    let fatal = loop {
-        let (fatal, count) = ask_wave(
-            ctx,
-            model,
-            (&items, &wave),
-            &mut got,
-            &mut progress,
-            cache_use,
-            client,
-            offline,
-        );
-        batched += count;
-        if fatal.is_some() || ctx.run.interrupt.is_set() {
-            break fatal;
-        }
-        for &idx in &wave {
-            let row = &mut rows[items[idx].case];
-            if !row.bounds.auto {
-                // A fixed case is decided by its count alone.
-                row.answered(false);
-                continue;
-            }
-            let trial = progress.judged(ctx, idx, &items, &got);
-            match trial.kind {
-                AnswerKind::ProviderError | AnswerKind::NotAsked => row.stuck = true,
-                _ => row.answered(trial.passed),
-            }
-        }
-        let next = adaptive::next_wave(&rows);
-        for (case, row) in rows.iter().enumerate() {
-            if row.bounds.auto && adaptive::decided(row) {
-                progress.release(ctx, case, &items, &got);
-            }
-        }
-        if next.is_empty() {
-            break None;
-        }
-        // A case's items are its trials in order, from its first.
-        wave = next
-            .into_iter()
-            .map(|case| progress.first_item(case) + rows[case].trials as usize)
-            .collect();
-        for &idx in &wave {
-            wanted[idx] = true;
-            progress.want(idx, &items);
-        }
+    let mut asker = Asker {
+        ctx,
+        model,
+        items: &items,
+        offline,
+        cache_use: &mut *cache_use,
+        client,
+        got: items.iter().map(|_| Got::NotAsked).collect(),
+        progress: Progress::new(ctx, model, &items, &wanted, held),
+        wanted,
+        batched: 0,
     };
+    let fatal = asker.waves(rows_of(ctx, model, &bounds));
+    let Asker {
+        got,
+        mut progress,
+        wanted,
+        batched,
+        ..
+    } = asker;
     progress.flush_not_asked(ctx, &items, &got);
     // Only the trials asked for are reported: the rest of `max_trials` never happened.
-    let judged = progress.into_judged();
-    let (items, (got, judged)): (Vec<Item>, (Vec<Got>, Vec<Option<TrialResult>>)) = items
+    let (mut asked, mut answers, mut judged) = (Vec::new(), Vec::new(), Vec::new());
+    for (((item, g), j), _) in items
         .into_iter()
-        .zip(got.into_iter().zip(judged))
-        .zip(&wanted)
-        .filter(|(_, w)| **w)
-        .map(|(x, _)| x)
-        .unzip();
+        .zip(got)
+        .zip(progress.into_judged())
+        .zip(wanted)
+        .filter(|(_, w)| *w)
+    {
+        asked.push(item);
+        answers.push(g);
+        judged.push(j);
+    }
     let elsewhere = (offline && cache_use.read && fatal.is_none())
-        .then(|| why_missed(ctx, model, &items, &got))
+        .then(|| why_missed(ctx, model, &asked, &answers))
         .flatten();
     let min_accuracy = ctx.run.settings.min_accuracy();
     let mut eval = score_model(
         ctx,
         model,
-        &items,
-        (got, judged),
+        &asked,
+        (answers, judged),
         fatal,
         min_accuracy,
         offline,
@@ -466,82 +426,150 @@ fn eval_model(
     eval
 }
 
-/// One wave of items: their cached answers, then the provider (a batch or live) for the rest.
-/// Returns the fatal error that stopped it, if any, and how many trials a batch answered.
-#[allow(clippy::too_many_arguments)]
-fn ask_wave(
-    ctx: &Ctx<'_>,
-    model: &str,
-    (items, wave): (&[Item], &[usize]),
-    got: &mut [Got],
-    progress: &mut Progress,
-    cache_use: &mut CacheUse,
-    client: &mut Option<Result<Arc<dyn Provider>, ProviderError>>,
+/// Each case as the scheduler first sees it: its bounds, and the base's row when the run has
+/// a base that holds it.
+fn rows_of(ctx: &Ctx<'_>, model: &str, bounds: &[CaseTrials]) -> Vec<RowState> {
+    let base = ctx.run.base.and_then(|b| b.get(model));
+    let ids = base.map(|_| crate::settings::case_ids(&ctx.cfg.cases));
+    bounds
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let row = ids
+                .as_ref()
+                .zip(base)
+                .and_then(|(ids, base)| base.get(&ids[i]));
+            RowState::new(*b, row.copied(), false)
+        })
+        .collect()
+}
+
+/// One model's items being asked: the answers so far, which items are asked for, progress.
+struct Asker<'a, 'c> {
+    ctx: &'a Ctx<'c>,
+    model: &'a str,
+    items: &'a [Item],
     offline: bool,
-) -> (Option<String>, usize) {
-    let cfg = ctx.cfg;
-    if cache_use.read {
-        let part: Vec<Item> = wave.iter().map(|&i| items[i].clone()).collect();
-        for (&idx, found) in wave.iter().zip(read_cached(&ctx.cache, &part)) {
-            let Some(found) = found else { continue };
-            match found {
-                (Lookup::Hit(choice), recorded) => {
-                    cache_use.hits += 1;
-                    got[idx] = Got::Cached(choice, recorded);
-                    progress.arrived(ctx, idx, items, got);
+    cache_use: &'a mut CacheUse,
+    client: &'a mut Option<Result<Arc<dyn Provider>, ProviderError>>,
+    got: Vec<Got>,
+    progress: Progress,
+    /// The items asked for so far (every item of a fixed case from the start).
+    wanted: Vec<bool>,
+    /// Trials a batch answered.
+    batched: usize,
+}
+
+impl Asker<'_, '_> {
+    /// Asks the first wave (every wanted item), then the waves the scheduler asks for until
+    /// every case is decided. Returns the fatal error that stopped it, if any.
+    fn waves(&mut self, mut rows: Vec<RowState>) -> Option<String> {
+        let (ctx, items) = (self.ctx, self.items);
+        let mut wave: Vec<usize> = (0..items.len()).filter(|&i| self.wanted[i]).collect();
+        loop {
+            let fatal = self.wave(&wave);
+            if fatal.is_some() || ctx.run.interrupt.is_set() {
+                return fatal;
+            }
+            for &idx in &wave {
+                let row = &mut rows[items[idx].case];
+                if !row.bounds.auto {
+                    // A fixed case is decided by its count alone.
+                    row.answered(false);
+                    continue;
                 }
-                (Lookup::Corrupt(_), _) => cache_use.corrupt += 1,
-                (Lookup::Miss, _) => {}
+                let trial = self.progress.judged(ctx, idx, items, &self.got);
+                match trial.kind {
+                    AnswerKind::ProviderError | AnswerKind::NotAsked => row.stuck = true,
+                    _ => row.answered(trial.passed),
+                }
+            }
+            let next = adaptive::next_wave(&rows);
+            for (case, row) in rows.iter().enumerate() {
+                if row.bounds.auto && adaptive::decided(row) {
+                    self.progress.release(ctx, case, items, &self.got);
+                }
+            }
+            if next.is_empty() {
+                return None;
+            }
+            // A case's items are its trials in order, from its first.
+            wave = next
+                .into_iter()
+                .map(|case| self.progress.first_item(case) + rows[case].trials as usize)
+                .collect();
+            for &idx in &wave {
+                self.wanted[idx] = true;
+                self.progress.want(idx, items);
             }
         }
     }
-    let pending: Vec<usize> = wave
-        .iter()
-        .copied()
-        .filter(|i| matches!(got[*i], Got::NotAsked))
-        .collect();
-    let mut fatal: Option<String> = None;
-    let mut batched = 0;
-    if !pending.is_empty() && !offline && !ctx.run.interrupt.is_set() {
-        let built = client.get_or_insert_with(|| {
+
+    /// One wave of items: their cached answers, then the provider (a batch or live) for the
+    /// rest. Returns the fatal error that stopped it, if any.
+    fn wave(&mut self, wave: &[usize]) -> Option<String> {
+        let (ctx, items) = (self.ctx, self.items);
+        let cfg = ctx.cfg;
+        if self.cache_use.read {
+            let part: Vec<Item> = wave.iter().map(|&i| items[i].clone()).collect();
+            for (&idx, found) in wave.iter().zip(read_cached(&ctx.cache, &part)) {
+                let Some(found) = found else { continue };
+                match found {
+                    (Lookup::Hit(choice), recorded) => {
+                        self.cache_use.hits += 1;
+                        self.got[idx] = Got::Cached(choice, recorded);
+                        self.progress.arrived(ctx, idx, items, &self.got);
+                    }
+                    (Lookup::Corrupt(_), _) => self.cache_use.corrupt += 1,
+                    (Lookup::Miss, _) => {}
+                }
+            }
+        }
+        let pending: Vec<usize> = wave
+            .iter()
+            .copied()
+            .filter(|i| matches!(self.got[*i], Got::NotAsked))
+            .collect();
+        if pending.is_empty() || self.offline || ctx.run.interrupt.is_set() {
+            return None;
+        }
+        let built = self.client.get_or_insert_with(|| {
             build_client(cfg, ctx.kind, ctx.run.base_dir, ctx.run.env).map(Arc::from)
         });
         match built {
-            Err(e) => fatal = Some(e.to_string()),
+            Err(e) => Some(e.to_string()),
             // A provider without a batch API cannot honour `always` (no live fallback).
-            Ok(_) if ctx.run.settings.batch().always() && !ctx.kind.batches() => {
-                fatal = Some(format!(
-                    "batch mode is `always`, but the {} provider has no batch API\nhint: use `--batch auto` or `never` (evals.batch), which ask it live",
-                    ctx.kind.name()
-                ));
-            }
+            Ok(_) if ctx.run.settings.batch().always() && !ctx.kind.batches() => Some(format!(
+                "batch mode is `always`, but the {} provider has no batch API\nhint: use `--batch auto` or `never` (evals.batch), which ask it live",
+                ctx.kind.name()
+            )),
             Ok(p) => {
-                let mut live = true;
-                if batches(ctx, cache_use, items, &pending) {
+                let p = Arc::clone(p);
+                if batches(ctx, self.cache_use, items, &pending) {
                     let sent = batch::Batching {
                         ctx,
-                        provider: Arc::clone(p),
-                        model,
+                        provider: Arc::clone(&p),
+                        model: self.model,
                         items,
-                        cache_use: &mut *cache_use,
+                        cache_use: &mut *self.cache_use,
                     }
-                    .run(&pending, got, progress);
-                    (fatal, batched, live) = (sent.fatal, sent.count, sent.live);
+                    .run(&pending, &mut self.got, &mut self.progress);
+                    self.batched += sent.count;
+                    if !sent.live {
+                        return sent.fatal;
+                    }
                 }
-                if live {
-                    let asked = Asking {
-                        ctx,
-                        provider: Arc::clone(p),
-                        model,
-                        items,
-                        cache_use,
-                    };
-                    fatal = asked.ask_all(&pending, got, progress);
+                Asking {
+                    ctx,
+                    provider: p,
+                    model: self.model,
+                    items,
+                    cache_use: &mut *self.cache_use,
                 }
+                .ask_all(&pending, &mut self.got, &mut self.progress)
             }
         }
     }
-    (fatal, batched)
 }
 
 /// Every (case, trial) of one model in case order, with its cache key when the cache is used.
