@@ -191,6 +191,128 @@ pub(crate) fn paired(rows: &[Row]) -> Paired {
     }
 }
 
+/// The smallest drop in accuracy (0..1) this set detects at `alpha` (one-sided) with `power`,
+/// given the base's per-row (correct, trials) and the number of trials per row the head will run.
+///
+/// The drop is taken as the same on every row (down to 0), on rates shrunk toward 1/2
+/// ((correct + 1/2) / (trials + 1)), and the power is the normal approximation of the paired
+/// test's statistic: `docs/statistics.md` says why. 1 when no drop is detectable (no rows, no
+/// head trials, or too few of them); `alpha` and `power` are read within (0, 1).
+pub(crate) fn mde(base: &[(u32, u32)], head_trials: u32, alpha: f64, power: f64) -> f64 {
+    let m = f64::from(head_trials);
+    let rows: Vec<(f64, f64)> = base
+        .iter()
+        .map(|&row| counts(row))
+        .filter(|&(_, n)| n > 0)
+        .map(|(c, n)| ((c as f64 + 0.5) / (n as f64 + 1.0), n as f64))
+        .collect();
+    if rows.is_empty() || head_trials == 0 {
+        return 1.0;
+    }
+    let z_alpha = normal_quantile(1.0 - alpha.clamp(1e-12, 0.5));
+    let target = power.clamp(1e-12, 1.0 - 1e-12);
+    // The power, and the mean drop, when every row's rate falls by `d` (not below 0).
+    let at = |d: f64| -> (f64, f64) {
+        let (mut shift, mut v0, mut v1, mut drop) = (0.0, 0.0, 0.0, 0.0);
+        for &(p, n) in &rows {
+            let q = (p - d).max(0.0);
+            // The statistic is the sum over rows of w (after rate - before rate).
+            let w = n * m / (n + m);
+            let pooled = (n * p + m * q) / (n + m);
+            shift += w * (p - q);
+            v0 += w * pooled * (1.0 - pooled);
+            v1 += w * w * (p * (1.0 - p) / n + q * (1.0 - q) / m);
+            drop += p - q;
+        }
+        // Less a half for continuity: the statistic is a count and the exact test is discrete.
+        let power = normal_cdf((shift - 0.5 - z_alpha * v0.sqrt()) / v1.sqrt());
+        (power, drop / rows.len() as f64)
+    };
+    if at(1.0).0 < target {
+        return 1.0;
+    }
+    let (mut lo, mut hi) = (0.0, 1.0);
+    for _ in 0..60 {
+        let mid = (lo + hi) / 2.0;
+        if at(mid).0 < target {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    at(hi).1
+}
+
+/// The standard normal distribution function (complementary error function after Numerical
+/// Recipes' Chebyshev fit: relative error below 1.2e-7 everywhere).
+fn normal_cdf(x: f64) -> f64 {
+    let z = x.abs() / std::f64::consts::SQRT_2;
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let poly = -z * z - 1.265_512_23
+        + t * (1.000_023_68
+            + t * (0.374_091_96
+                + t * (0.096_784_18
+                    + t * (-0.186_288_06
+                        + t * (0.278_868_07
+                            + t * (-1.135_203_98
+                                + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
+    let erfc = t * poly.exp();
+    if x >= 0.0 {
+        1.0 - erfc / 2.0
+    } else {
+        erfc / 2.0
+    }
+}
+
+/// The standard normal quantile for `p` in (0, 1) (Acklam's rational fit: relative error below
+/// 1.2e-9).
+fn normal_quantile(p: f64) -> f64 {
+    const A: [f64; 6] = [
+        -3.969_683_028_665_376e1,
+        2.209_460_984_245_205e2,
+        -2.759_285_104_469_687e2,
+        1.383_577_518_672_69e2,
+        -3.066_479_806_614_716e1,
+        2.506_628_277_459_239,
+    ];
+    const B: [f64; 5] = [
+        -5.447_609_879_822_406e1,
+        1.615_858_368_580_409e2,
+        -1.556_989_798_598_866e2,
+        6.680_131_188_771_972e1,
+        -1.328_068_155_288_572e1,
+    ];
+    const C: [f64; 6] = [
+        -7.784_894_002_430_293e-3,
+        -3.223_964_580_411_365e-1,
+        -2.400_758_277_161_838,
+        -2.549_732_539_343_734,
+        4.374_664_141_464_968,
+        2.938_163_982_698_783,
+    ];
+    const D: [f64; 4] = [
+        7.784_695_709_041_462e-3,
+        3.224_671_290_700_398e-1,
+        2.445_134_137_142_996,
+        3.754_408_661_907_416,
+    ];
+    let tail = |q: f64| {
+        (((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
+            / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1.0)
+    };
+    const LOW: f64 = 0.024_25;
+    if p < LOW {
+        tail((-2.0 * p.ln()).sqrt())
+    } else if p > 1.0 - LOW {
+        -tail((-2.0 * (1.0 - p).ln()).sqrt())
+    } else {
+        let q = p - 0.5;
+        let r = q * q;
+        (((((A[0] * r + A[1]) * r + A[2]) * r + A[3]) * r + A[4]) * r + A[5]) * q
+            / (((((B[0] * r + B[1]) * r + B[2]) * r + B[3]) * r + B[4]) * r + 1.0)
+    }
+}
+
 #[cfg(test)]
 #[path = "paired_tests.rs"]
 mod tests;

@@ -456,3 +456,101 @@ fn a_broken_head_is_found_in_nine_seeds_of_ten() {
     assert!(power >= 0.90, "power {power}");
     println!("broken head: p_worse < 0.05 in {power:.3} of 2000 seeds");
 }
+
+#[test]
+fn normal_functions_match_known_values() {
+    // Values of the standard normal from the tables (scipy.stats.norm agrees).
+    for (x, p) in [
+        (0.0, 0.5),
+        (1.0, 0.841_344_746_068_542_9),
+        (-1.959_963_984_540_054, 0.025),
+        (1.644_853_626_951_472_2, 0.95),
+        (0.841_621_233_572_914_3, 0.8),
+        (-3.090_232_306_167_813_5, 0.001),
+    ] {
+        assert!((normal_cdf(x) - p).abs() < 2e-7, "cdf({x})");
+        assert!((normal_quantile(p) - x).abs() < 1e-8, "quantile({p})");
+    }
+}
+
+/// The issue's base, as one run of five trials saw it.
+fn issue_base() -> Vec<(u32, u32)> {
+    let mut base = vec![(5, 5); 60];
+    base.extend([(5, 5); 15]);
+    base.extend([(4, 5); 5]);
+    base.extend([(3, 5); 5]);
+    base.extend([(2, 5); 5]);
+    base.extend([(0, 5); 10]);
+    base
+}
+
+#[test]
+fn the_mde_shrinks_with_rows_and_trials_and_grows_with_stricter_alpha() {
+    let base = issue_base();
+    let mde_5 = mde(&base, 5, 0.05, 0.8);
+    assert!(mde_5 > 0.02 && mde_5 < 0.1, "{mde_5}");
+    let more_trials = mde(&base, 10, 0.05, 0.8);
+    assert!(more_trials < mde_5, "{more_trials} vs {mde_5}");
+    let four_times: Vec<(u32, u32)> = base.iter().cycle().take(400).copied().collect();
+    let more_rows = mde(&four_times, 5, 0.05, 0.8);
+    // Four times the rows halves the standard error.
+    assert!(
+        (more_rows / mde_5 - 0.5).abs() < 0.05,
+        "{more_rows} vs {mde_5}"
+    );
+    assert!(mde(&base, 5, 0.01, 0.8) > mde_5);
+    assert!(mde(&base, 5, 0.05, 0.9) > mde_5);
+    // An always-right base still has a finite, non-zero MDE.
+    let right = mde(&[(5, 5); 100], 5, 0.05, 0.8);
+    assert!(right > 0.0 && right < 0.1, "{right}");
+    // Nothing to detect with.
+    assert_eq!(mde(&[], 5, 0.05, 0.8), 1.0);
+    assert_eq!(mde(&base, 0, 0.05, 0.8), 1.0);
+    assert_eq!(mde(&[(0, 0); 3], 5, 0.05, 0.8), 1.0);
+    assert_eq!(mde(&[(1, 1)], 1, 0.05, 0.8), 1.0);
+}
+
+/// The power of the exact test, by seeded simulation, when every row's rate (the base's,
+/// shrunk as `mde` shrinks it) drops by the same amount.
+fn simulated_power(base: &[(u32, u32)], head_trials: u32, drop: f64, seeds: u64) -> f64 {
+    let rates: Vec<f64> = base
+        .iter()
+        .map(|&(c, n)| (f64::from(c) + 0.5) / (f64::from(n) + 1.0))
+        .collect();
+    let after: Vec<f64> = rates.iter().map(|p| (p - drop).max(0.0)).collect();
+    let mut hits = 0;
+    for seed in 0..seeds {
+        let mut rng = Rng::new(seed);
+        let table: Vec<Row> = base
+            .iter()
+            .zip(&rates)
+            .zip(&after)
+            .map(|((&(_, n), &p), &q)| Row {
+                before: run(&mut rng, &[p], n)[0],
+                after: run(&mut rng, &[q], head_trials)[0],
+            })
+            .collect();
+        if paired(&table).p_worse < 0.05 {
+            hits += 1;
+        }
+    }
+    hits as f64 / seeds as f64
+}
+
+#[test]
+fn at_the_mde_the_exact_test_has_about_the_asked_power() {
+    for (base, trials) in [
+        (issue_base(), 5),
+        (issue_base(), 10),
+        (vec![(1, 1); 150], 1),
+        (vec![(3, 3); 200], 3),
+    ] {
+        let drop = mde(&base, trials, 0.05, 0.8);
+        let power = simulated_power(&base, trials, drop, 2000);
+        println!(
+            "{} rows, {trials} trials: mde {drop:.4}, simulated power {power:.3}",
+            base.len()
+        );
+        assert!((0.76..=0.84).contains(&power), "mde {drop}: power {power}");
+    }
+}
