@@ -197,7 +197,7 @@ pub(crate) fn paired(rows: &[Row]) -> Paired {
 /// The drop is taken as the same on every row (down to 0), on rates shrunk toward 1/2
 /// ((correct + 1/2) / (trials + 1)), and the power is the normal approximation of the paired
 /// test's statistic: `docs/statistics.md` says why. 1 when no drop is detectable (no rows, no
-/// head trials, or too few of them); `alpha` and `power` are read within (0, 1).
+/// head trials, or too few of them). `alpha` is read within (0, 0.5] and `power` within (0, 1).
 pub(crate) fn mde(base: &[(u32, u32)], head_trials: u32, alpha: f64, power: f64) -> f64 {
     let m = f64::from(head_trials);
     let rows: Vec<(f64, f64)> = base
