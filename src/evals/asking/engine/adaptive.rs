@@ -22,7 +22,33 @@
 //! error rates under this schedule are measured by the simulation in the tests (see
 //! `docs/statistics.md`, "Adaptive trials").
 
+use std::collections::{HashMap, HashSet};
+
 use crate::config::CaseTrials;
+
+/// What the engine knows of the base run of one model.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Base {
+    /// Each case's `(correct, trials)` in the base run, by case identity (as sharding and
+    /// history lines name cases).
+    pub rows: HashMap<String, (u32, u32)>,
+    /// The tools whose definition changed (or that were added) since the base.
+    pub changed_tools: HashSet<String>,
+}
+
+impl Base {
+    /// Whether the expected tool or one of the picked tools changed since the base.
+    pub(crate) fn changed<'a>(
+        &self,
+        expected: Option<&'a str>,
+        picked: impl IntoIterator<Item = &'a str>,
+    ) -> bool {
+        expected
+            .into_iter()
+            .chain(picked)
+            .any(|t| self.changed_tools.contains(t))
+    }
+}
 
 /// The drop in a row's rate the test with a base is built to see.
 pub(crate) const DROP: f64 = 0.5;
@@ -270,6 +296,18 @@ mod tests {
         assert_eq!(priority(&rows[1]), Priority::DiffersFromBase);
         assert_eq!(priority(&rows[2]), Priority::Disagrees);
         assert_eq!(next_wave(&rows), vec![3, 1, 4, 2, 0]);
+    }
+
+    #[test]
+    fn a_row_is_changed_when_its_expected_or_a_picked_tool_changed_since_the_base() {
+        let base = Base {
+            rows: HashMap::new(),
+            changed_tools: ["get_weather".to_owned()].into(),
+        };
+        assert!(base.changed(Some("get_weather"), []));
+        assert!(base.changed(Some("get_time"), ["echo", "get_weather"]));
+        assert!(!base.changed(Some("get_time"), ["echo"]));
+        assert!(!base.changed(None, []));
     }
 
     #[test]

@@ -65,14 +65,10 @@ pub(crate) struct EvalRun<'a> {
     pub interrupt: &'a Interrupt,
     /// The run's secrets: masked in every answer before it is scored or stored.
     pub secrets: &'a Redactor,
-    /// The base run's rows, per model, when the run has a base: `trials: auto` asks the rows
-    /// unlike the base first, and weighs each row's answers against the base's.
-    pub base: Option<&'a BaseRows>,
+    /// The base run, per model, when the run has one: `trials: auto` asks the rows unlike
+    /// the base first, and weighs each row's answers against the base's.
+    pub base: Option<&'a HashMap<String, adaptive::Base>>,
 }
-
-/// Per model, each case's `(correct, trials)` in the base run, by case identity (as sharding
-/// and history lines name cases).
-pub(crate) type BaseRows = HashMap<String, HashMap<String, (u32, u32)>>;
 
 /// `max_tokens` of a request: the provider's own default when it has one (`evals.max_tokens`
 /// then travels in `params`), else `evals.max_tokens`, else 16000.
@@ -377,7 +373,8 @@ fn eval_model(
         wanted,
         batched: 0,
     };
-    let fatal = asker.waves(rows_of(ctx, model, &bounds));
+    let base = ctx.run.base.and_then(|b| b.get(model));
+    let fatal = asker.waves(rows_of(ctx, base, &bounds), base);
     let Asker {
         got,
         mut progress,
@@ -426,10 +423,9 @@ fn eval_model(
     eval
 }
 
-/// Each case as the scheduler first sees it: its bounds, and the base's row when the run has
-/// a base that holds it.
-fn rows_of(ctx: &Ctx<'_>, model: &str, bounds: &[CaseTrials]) -> Vec<RowState> {
-    let base = ctx.run.base.and_then(|b| b.get(model));
+/// Each case as the scheduler first sees it: its bounds, the base's row when the run has a
+/// base that holds it, and whether its expected tool changed since the base.
+fn rows_of(ctx: &Ctx<'_>, base: Option<&adaptive::Base>, bounds: &[CaseTrials]) -> Vec<RowState> {
     let ids = base.map(|_| crate::settings::case_ids(&ctx.cfg.cases));
     bounds
         .iter()
@@ -438,8 +434,10 @@ fn rows_of(ctx: &Ctx<'_>, model: &str, bounds: &[CaseTrials]) -> Vec<RowState> {
             let row = ids
                 .as_ref()
                 .zip(base)
-                .and_then(|(ids, base)| base.get(&ids[i]));
-            RowState::new(*b, row.copied(), false)
+                .and_then(|(ids, base)| base.rows.get(&ids[i]));
+            let expected = ctx.cfg.cases[i].expect_tool.clone().flatten();
+            let changed = base.is_some_and(|base| base.changed(expected.as_deref(), []));
+            RowState::new(*b, row.copied(), changed)
         })
         .collect()
 }
@@ -463,7 +461,7 @@ struct Asker<'a, 'c> {
 impl Asker<'_, '_> {
     /// Asks the first wave (every wanted item), then the waves the scheduler asks for until
     /// every case is decided. Returns the fatal error that stopped it, if any.
-    fn waves(&mut self, mut rows: Vec<RowState>) -> Option<String> {
+    fn waves(&mut self, mut rows: Vec<RowState>, base: Option<&adaptive::Base>) -> Option<String> {
         let (ctx, items) = (self.ctx, self.items);
         let mut wave: Vec<usize> = (0..items.len()).filter(|&i| self.wanted[i]).collect();
         loop {
@@ -479,6 +477,8 @@ impl Asker<'_, '_> {
                     continue;
                 }
                 let trial = self.progress.judged(ctx, idx, items, &self.got);
+                let picked = trial.calls.iter().map(|c| c.tool.as_str());
+                row.changed |= base.is_some_and(|base| base.changed(None, picked));
                 match trial.kind {
                     AnswerKind::ProviderError | AnswerKind::NotAsked => row.stuck = true,
                     _ => row.answered(trial.passed),
