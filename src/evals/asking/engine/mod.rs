@@ -10,6 +10,7 @@ mod cost;
 mod offline;
 mod progress;
 
+pub(crate) use adaptive::Base;
 use adaptive::RowState;
 use ask::{Asking, announce, build_client};
 use cached::read_cached;
@@ -67,7 +68,7 @@ pub(crate) struct EvalRun<'a> {
     pub secrets: &'a Redactor,
     /// The base run, per model, when the run has one: `trials: auto` asks the rows unlike
     /// the base first, and weighs each row's answers against the base's.
-    pub base: Option<&'a HashMap<String, adaptive::Base>>,
+    pub base: Option<&'a HashMap<String, Base>>,
 }
 
 /// `max_tokens` of a request: the provider's own default when it has one (`evals.max_tokens`
