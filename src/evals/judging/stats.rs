@@ -1,4 +1,10 @@
-//! Numbers over eval outcomes: the Wilson score interval and the miss-rate trend.
+//! Numbers over eval outcomes: the Wilson score interval, the miss-rate trend and the paired
+//! comparison of two runs.
+
+mod paired;
+
+#[allow(unused_imports)]
+pub(crate) use paired::{Paired, Row, mde, paired};
 
 /// z for a two-sided 95% interval.
 const Z95: f64 = 1.959_963_984_540_054;
