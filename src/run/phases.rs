@@ -184,7 +184,9 @@ fn compare_with_base(phase: &mut Phase<Option<EvalsResults>>, run: &EvalRun<'_>,
         _ => Ok(Vec::new()),
     };
     let base = match before {
-        Ok(before) => verdict::base(&source, &before, run.base_dir),
+        // A report named on the command line is read from the working directory, as every
+        // other path flag is.
+        Ok(before) => verdict::base(&source, &before, Path::new(".")),
         Err(e) => Err(format!("the history file could not be read: {e}")),
     };
     verdict::apply(results, &base, settings);

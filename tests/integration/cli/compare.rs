@@ -156,8 +156,8 @@ fn a_head_that_broke_rows_regresses_against_the_pull_requests_base_branch() {
     );
     // Every report says it, naming the flipped rows with their `why`.
     let pr = std::fs::read_to_string(dir.path("pr.md")).unwrap_or_default();
-    let first = format!("Selection regressed on m: ");
-    assert!(pr.contains(&first), "{pr}");
+    let first = "Selection regressed on m: ";
+    assert!(pr.contains(first), "{pr}");
     for f in &flipped {
         assert!(pr.contains(f), "{f} missing from {pr}");
     }
@@ -166,7 +166,7 @@ fn a_head_that_broke_rows_regresses_against_the_pull_requests_base_branch() {
         "{pr}"
     );
     let summary = std::fs::read_to_string(dir.path("s.md")).unwrap_or_default();
-    assert!(summary.contains(&first), "{summary}");
+    assert!(summary.contains(first), "{summary}");
     let junit = std::fs::read_to_string(dir.path("j.xml")).unwrap_or_default();
     assert!(junit.contains("regressed: "), "{junit}");
     assert!(out.stdout.contains("regressed"), "{out:?}");

@@ -66,7 +66,7 @@ pub(crate) struct BaseModel {
 pub(crate) type Base = Result<Vec<BaseModel>, String>;
 
 /// The base models of `source`: from the history lines `before` (read before this run's lines
-/// are appended), or from a JSON report resolved against `dir`.
+/// are appended), or from a JSON report (a relative path is read under `dir`).
 pub(crate) fn base(source: &Source, before: &[Entry], dir: &Path) -> Base {
     match source {
         Source::Nothing(why) => Err(why.clone()),
@@ -204,7 +204,7 @@ pub(crate) fn fingerprint(
         let upper = provider.to_ascii_uppercase().replace('-', "_");
         [
             format!("{upper}_BASE_URL"),
-            format!("GOOGLE_GEMINI_BASE_URL"),
+            "GOOGLE_GEMINI_BASE_URL".to_owned(),
         ]
         .iter()
         .filter(|v| v.starts_with(&upper) || provider == "google")
@@ -274,25 +274,7 @@ pub(crate) fn judge(
             ..Comparison::default()
         };
     };
-    let mut differs = Vec::new();
-    if then.provider != provider {
-        differs.push(format!("provider {} → {provider}", then.provider));
-    }
-    if then.model != now.model {
-        differs.push(format!(
-            "model {} → {}",
-            show(&then.model),
-            show(&now.model)
-        ));
-    }
-    if let Some(fp) = &then.fingerprint {
-        differs.extend(
-            print
-                .differences(fp)
-                .into_iter()
-                .filter(|d| !d.starts_with("provider ")),
-        );
-    }
+    let differs = differences(then, &now.model, provider, print);
     if !differs.is_empty() {
         return Comparison {
             verdict: Verdict::NotComparable,
@@ -301,27 +283,7 @@ pub(crate) fn judge(
             ..Comparison::default()
         };
     }
-    let after = rows(now);
-    let before: BTreeMap<&str, [u32; 2]> =
-        then.rows.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-    let mut shared = Vec::new();
-    let mut added = Vec::new();
-    for (case, a) in &after {
-        match before.get(case.as_str()) {
-            Some(b) => shared.push(ComparedRow {
-                case: case.clone(),
-                before: *b,
-                after: *a,
-            }),
-            None => added.push(case.clone()),
-        }
-    }
-    let removed: Vec<String> = then
-        .rows
-        .iter()
-        .filter(|(k, _)| !after.iter().any(|(a, _)| a == k))
-        .map(|(k, _)| k.clone())
-        .collect();
+    let (shared, added, removed) = pair_rows(&rows(now), &then.rows);
     if shared.is_empty() {
         return Comparison {
             verdict: Verdict::NoBase,
@@ -371,6 +333,54 @@ pub(crate) fn judge(
         removed,
         reason,
     }
+}
+
+/// What differs between the base model `then` and this run (`model` of `provider`, measured
+/// as `print` says), the tool list aside.
+fn differences(then: &BaseModel, model: &str, provider: &str, print: &Fingerprint) -> Vec<String> {
+    let mut differs = Vec::new();
+    if then.provider != provider {
+        differs.push(format!("provider {} → {provider}", then.provider));
+    }
+    if then.model != model {
+        differs.push(format!("model {} → {}", show(&then.model), show(model)));
+    }
+    if let Some(fp) = &then.fingerprint {
+        differs.extend(
+            print
+                .differences(fp)
+                .into_iter()
+                .filter(|d| !d.starts_with("provider ")),
+        );
+    }
+    differs
+}
+
+/// The rows both runs have (in this run's order), those only this run has, and those only the
+/// base has.
+fn pair_rows(
+    after: &[(String, [u32; 2])],
+    before: &[(String, [u32; 2])],
+) -> (Vec<ComparedRow>, Vec<String>, Vec<String>) {
+    let then: BTreeMap<&str, [u32; 2]> = before.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    let mut shared = Vec::new();
+    let mut added = Vec::new();
+    for (case, a) in after {
+        match then.get(case.as_str()) {
+            Some(b) => shared.push(ComparedRow {
+                case: case.clone(),
+                before: *b,
+                after: *a,
+            }),
+            None => added.push(case.clone()),
+        }
+    }
+    let removed = before
+        .iter()
+        .filter(|(k, _)| !after.iter().any(|(a, _)| a == k))
+        .map(|(k, _)| k.clone())
+        .collect();
+    (shared, added, removed)
 }
 
 fn show(model: &str) -> &str {
