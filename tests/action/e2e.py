@@ -339,8 +339,9 @@ def pr_comment_is_one_comment_that_shows_what_changed(bins, action, url):
               "the comment shows the row that newly misses against main", body[:3000])
         # The restored history holds the main run's line: the pull request's run is judged
         # against it, row by row, whatever the verdict.
-        report = json.loads((Path(second.outputs.get("artifact-dir", root)) / "toolproof-reports"
-                             / "report.json").read_text() if second.outputs.get("artifact-dir") else "{}")
+        # The run step's artifact folder (under RUNNER_TEMP) still holds the last run's reports.
+        kept = root / "runner" / "temp" / "toolproof-artifact" / "toolproof-reports" / "report.json"
+        report = json.loads(kept.read_text()) if kept.exists() else {}
         models = (((report.get("phases") or {}).get("evals") or {}).get("results") or {}).get("models") or []
         compared = [m.get("comparison") or {} for m in models]
         check(bool(compared) and all(c.get("verdict") not in (None, "no_base")
