@@ -166,6 +166,26 @@ pub(crate) struct EvalFlags {
     /// `evals.prompt_cache: false` or TOOLPROOF_PROMPT_CACHE says not to.
     #[arg(long, overrides_with = "no_prompt_cache", hide_short_help = true)]
     pub prompt_cache: bool,
+    /// Judge the evals against a base: a branch in the history file or a base run's JSON
+    /// report (default: a pull request's base branch) [env: TOOLPROOF_COMPARE_TO].
+    #[arg(long, value_name = "BASE")]
+    pub compare_to: Option<String>,
+    /// Significance level of the comparison with the base (evals.compare.alpha)
+    /// [env: TOOLPROOF_COMPARE_ALPHA].
+    #[arg(long, value_name = "FRACTION", value_parser = parse_fraction, hide_short_help = true)]
+    pub compare_alpha: Option<f64>,
+    /// The smallest accuracy drop that counts as a regression (evals.compare.min_effect)
+    /// [env: TOOLPROOF_COMPARE_MIN_EFFECT].
+    #[arg(long, value_name = "FRACTION", value_parser = parse_fraction, hide_short_help = true)]
+    pub compare_min_effect: Option<f64>,
+    /// What a regression against the base does: fail or warn (evals.compare.on_regression)
+    /// [env: TOOLPROOF_ON_REGRESSION].
+    #[arg(long, value_name = "POLICY", value_parser = crate::config::ComparePolicy::parse, hide_short_help = true)]
+    pub on_regression: Option<crate::config::ComparePolicy>,
+    /// What an inconclusive comparison does: warn or fail (evals.compare.on_inconclusive)
+    /// [env: TOOLPROOF_ON_INCONCLUSIVE].
+    #[arg(long, value_name = "POLICY", value_parser = crate::config::ComparePolicy::parse, hide_short_help = true)]
+    pub on_inconclusive: Option<crate::config::ComparePolicy>,
 }
 
 /// `--shard K/N`, on the commands whose work can be split over CI jobs.

@@ -44,7 +44,8 @@ fn every_field_is_documented() {
     let doc = include_str!("../../docs/json-report.md");
     let mut report = fixtures::failing();
     report.inventory = fixtures::all_passed().inventory;
-    report.phases.evals = fixtures::evals_failing().phases.evals;
+    // The failing evals, with a regressed comparison and a fingerprint.
+    report.phases.evals = fixtures::pull_request().phases.evals;
     report.phases.lint = fixtures::lint_findings().phases.lint;
     report.phases.stress = fixtures::stress().phases.stress;
     report.history = fixtures::pull_request().history;

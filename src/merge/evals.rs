@@ -91,6 +91,7 @@ pub(super) fn merge(parts: &[&Part]) -> Result<Phase<Option<EvalsResults>>, Merg
             .filter_map(|(_, r, _)| r.concurrency)
             .reduce(add_concurrency),
         config_models: first.config_models.clone(),
+        fingerprint: first.fingerprint.clone(),
     };
     let duration = ran
         .iter()

@@ -32,6 +32,10 @@ pub struct EvalsResults {
     /// models back in this order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub config_models: Vec<String>,
+    /// What the run measured beyond the tool list (provider, endpoint, params, system prompt,
+    /// trials): a later run compares with this one only when they agree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<super::Fingerprint>,
 }
 
 /// The tool list sent to the model, weighed in estimated tokens (see
@@ -203,6 +207,9 @@ pub struct ModelEval {
     /// reached the model, and the accuracy measures a model without tools.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools_unseen: Option<ToolsUnseen>,
+    /// The comparison with the base run, when the run looked for one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comparison: Option<super::Comparison>,
 }
 
 /// A count out of a whole, with its share and the Wilson 95% interval of the share.
@@ -281,11 +288,14 @@ pub enum GateKind {
     MinWilsonLower,
     /// The tool list reached the model (the reported prompts were not smaller than it).
     ToolsShown,
+    /// The paired comparison with the base run found no regression (nor, under
+    /// `on_inconclusive: fail`, an inconclusive set).
+    Comparison,
 }
 
 impl GateKind {
     /// The name the JSON report uses: `provider`, `offline`, `cases`, `answers`,
-    /// `min_accuracy`, `critical`, `min_wilson_lower`, `tools_shown`.
+    /// `min_accuracy`, `critical`, `min_wilson_lower`, `tools_shown`, `comparison`.
     pub fn as_str(self) -> &'static str {
         match self {
             GateKind::Provider => "provider",
@@ -296,6 +306,7 @@ impl GateKind {
             GateKind::Critical => "critical",
             GateKind::MinWilsonLower => "min_wilson_lower",
             GateKind::ToolsShown => "tools_shown",
+            GateKind::Comparison => "comparison",
         }
     }
 }

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 mod bench;
 mod checks;
+mod comparison;
 pub mod cost;
 mod evals;
 mod fuzz;
@@ -20,6 +21,7 @@ mod suite;
 
 pub use bench::{BaselineDelta, BaselineInfo, BenchResults, BenchTargetResult, Latency, Limits};
 pub use checks::{ChecksResults, Finding, Severity};
+pub use comparison::{BaseRef, ComparedRow, Comparison, Fingerprint, Verdict, p_text};
 pub use cost::{ModelCost, PriceUsed, Tokens};
 pub use fuzz::{FuzzFinding, FuzzResults, FuzzTool};
 pub use lint::{ContrastPair, Coverage, LintFinding, LintResults, NotChecked, ToolCoverage};

@@ -147,7 +147,8 @@ pub(super) fn evals(tools: &[Tool], ctx: &Ctx<'_>) -> Phase<Option<EvalsResults>
         phase: PhaseKey::Evals,
         total,
     });
-    let phase = engine::run(tools, &run);
+    let mut phase = engine::run(tools, &run);
+    compare_with_base(&mut phase, &run, ctx);
     finished(
         ctx.events,
         PhaseKey::Evals,
@@ -155,6 +156,48 @@ pub(super) fn evals(tools: &[Tool], ctx: &Ctx<'_>) -> Phase<Option<EvalsResults>
         phase.reason.clone(),
     );
     phase
+}
+
+/// Fingerprints the run and judges each model against its base run (`--compare-to`, else
+/// the pull request's base branch in the history file); a failing verdict fails the phase.
+fn compare_with_base(phase: &mut Phase<Option<EvalsResults>>, run: &EvalRun<'_>, ctx: &Ctx<'_>) {
+    use history::verdict;
+    let Some(results) = phase.results.as_mut() else {
+        return;
+    };
+    results.fingerprint = Some(verdict::fingerprint(
+        run.cfg,
+        run.settings,
+        run.env,
+        &results.tool_list_hash,
+    ));
+    let settings = run.settings.compare();
+    let history_file = ctx.settings.outputs().history();
+    let Some(source) = verdict::source(
+        settings,
+        ctx.settings.revision().base_ref.as_deref(),
+        history_file.is_some(),
+    ) else {
+        return;
+    };
+    let before = match (&source, history_file) {
+        (verdict::Source::Branch(_), Some(path)) => history::read(path).map(|(e, _)| e),
+        _ => Ok(Vec::new()),
+    };
+    let base = match before {
+        // A report named on the command line is read from the working directory, as every
+        // other path flag is.
+        Ok(before) => verdict::base(&source, &before, Path::new(".")),
+        Err(e) => Err(format!("the history file could not be read: {e}")),
+    };
+    verdict::apply(results, &base, settings);
+    if phase.status == crate::outcome::PhaseStatus::Passed
+        && !results.models.iter().all(|m| m.passed)
+    {
+        let again = crate::evals::judging::tally::phase(results.clone(), phase.duration_ms);
+        phase.status = again.status;
+        phase.reason = again.reason;
+    }
 }
 
 /// The stress curve, after the evals (whose answers are its list without distractors).

@@ -36,6 +36,7 @@ pub(crate) use merge::MergeSettings;
 pub(crate) use protocol::ProtocolSettings;
 pub(crate) use set_lint::LintSettings;
 pub(crate) use shard::case_ids;
+pub(crate) use shard::identities as case_identities;
 pub(crate) use source::config_source;
 
 /// The secrets an invocation must never print, before a config is read: toolproof's own
@@ -345,6 +346,24 @@ pub(crate) struct EvalSettings {
     max_tokens_key: &'static str,
     batch: BatchSettings,
     prompt_cache: Resolved<bool>,
+    compare: CompareSettings,
+}
+
+/// The comparison with the base run: `--compare-to` > `TOOLPROOF_COMPARE_TO`, and the test's
+/// level, effect size and policies (flag > variable > `evals.compare` > default).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CompareSettings {
+    /// A branch of the history file or a base run's JSON report; `None`: the pull request's
+    /// base branch (`GITHUB_BASE_REF`), when there is one.
+    pub to: Option<String>,
+    /// Significance level (one-sided).
+    pub alpha: f64,
+    /// The smallest accuracy drop that is a regression.
+    pub min_effect: f64,
+    /// What `regressed` does.
+    pub on_regression: crate::config::ComparePolicy,
+    /// What `inconclusive` does.
+    pub on_inconclusive: crate::config::ComparePolicy,
 }
 
 impl EvalSettings {
@@ -375,6 +394,10 @@ impl EvalSettings {
     /// Provider and models, or why they could not be resolved.
     pub(crate) fn target(&self) -> Result<&EvalTarget, &EvalSetupError> {
         self.target.as_ref()
+    }
+    /// The comparison with the base run.
+    pub(crate) fn compare(&self) -> &CompareSettings {
+        &self.compare
     }
     /// The accuracy gate.
     pub(crate) fn min_accuracy(&self) -> f64 {

@@ -209,6 +209,61 @@ fn resolve_checks(
     Ok(CheckSettings { enabled, strict })
 }
 
+/// `--compare-to` and the `evals.compare` settings, on the commands that run evals.
+fn resolve_compare(
+    eval: Option<&crate::cli::EvalFlags>,
+    env: &Env,
+    e: &EvalConfig,
+) -> Result<super::CompareSettings, ConfigError> {
+    use crate::config::ComparePolicy;
+    let c = &e.compare;
+    let Some(f) = eval else {
+        return Ok(super::CompareSettings {
+            to: None,
+            alpha: c.alpha,
+            min_effect: c.min_effect,
+            on_regression: c.on_regression,
+            on_inconclusive: c.on_inconclusive,
+        });
+    };
+    let text = |s: &str| -> Result<String, String> { Ok(s.to_owned()) };
+    let to = match &f.compare_to {
+        Some(to) => Some(to.clone()),
+        None => env_value(env, "TOOLPROOF_COMPARE_TO", text)?.map(|(v, _, _)| v),
+    };
+    let alpha = pick(
+        f.compare_alpha.map(|v| (v, "--compare-alpha")),
+        env_value(env, "TOOLPROOF_COMPARE_ALPHA", parse_fraction)?,
+        None,
+        c.alpha,
+    );
+    let min_effect = pick(
+        f.compare_min_effect.map(|v| (v, "--compare-min-effect")),
+        env_value(env, "TOOLPROOF_COMPARE_MIN_EFFECT", parse_fraction)?,
+        None,
+        c.min_effect,
+    );
+    let on_regression = pick(
+        f.on_regression.map(|v| (v, "--on-regression")),
+        env_value(env, "TOOLPROOF_ON_REGRESSION", ComparePolicy::parse)?,
+        None,
+        c.on_regression,
+    );
+    let on_inconclusive = pick(
+        f.on_inconclusive.map(|v| (v, "--on-inconclusive")),
+        env_value(env, "TOOLPROOF_ON_INCONCLUSIVE", ComparePolicy::parse)?,
+        None,
+        c.on_inconclusive,
+    );
+    Ok(super::CompareSettings {
+        to,
+        alpha: alpha.value,
+        min_effect: min_effect.value,
+        on_regression: on_regression.value,
+        on_inconclusive: on_inconclusive.value,
+    })
+}
+
 fn resolve_evals(
     flags: &Flags<'_>,
     env: &Env,
@@ -249,6 +304,7 @@ fn resolve_evals(
     };
     let stress_env = (eval.is_some() || flags.cache_stress.is_some()).then_some(env);
     let (stress_on, stress) = super::stress::resolve(stress_flag, stress_env, e.stress.as_ref())?;
+    let compare = resolve_compare(eval, env, e)?;
     let target = eval_target(provider_flag, flags.model, env, e);
     let provider = target.as_ref().ok().map(|t| t.provider);
     let batch = super::batch::resolve(eval, env, e, provider)?;
@@ -262,6 +318,7 @@ fn resolve_evals(
         tool_choice: resolve_tool_choice(flags, env, e)?,
         max_tokens_key: e.max_tokens_field.key_for(env.openai_base()),
         batch,
+        compare,
         prompt_cache: pick(
             eval.and_then(|f| switch(f.prompt_cache, f.no_prompt_cache))
                 .map(|on| {

@@ -89,7 +89,7 @@ pub(crate) fn case_ids(cases: &[EvalCase]) -> Vec<String> {
 }
 
 /// The identity of each item from its name: the name, and `name#N` for its N-th use.
-pub(super) fn identities<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
+pub(crate) fn identities<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
     let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     names
         .map(|name| {

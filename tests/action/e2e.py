@@ -337,6 +337,18 @@ def pr_comment_is_one_comment_that_shows_what_changed(bins, action, url):
         body = ours[0]["body"] if ours else ""
         check("main" in body and "list notes" in body and "newly" in body.lower(),
               "the comment shows the row that newly misses against main", body[:3000])
+        # The restored history holds the main run's line: the pull request's run is judged
+        # against it, row by row, whatever the verdict.
+        # The run step's artifact folder (under RUNNER_TEMP) still holds the last run's reports.
+        kept = root / "runner" / "temp" / "toolproof-artifact" / "toolproof-reports" / "report.json"
+        report = json.loads(kept.read_text()) if kept.exists() else {}
+        models = (((report.get("phases") or {}).get("evals") or {}).get("results") or {}).get("models") or []
+        compared = [m.get("comparison") or {} for m in models]
+        check(bool(compared) and all(c.get("verdict") not in (None, "no_base")
+                                     and (c.get("base") or {}).get("ref") == "main" for c in compared),
+              "the pull request's run compares each model with the base branch's history line",
+              json.dumps(compared)[:3000])
+        check("Selection " in body, "the comment says the verdict against main", body[:3000])
         requests = [json.loads(l) for l in (root / "requests.jsonl").read_text().splitlines()]
         writes = [r["method"] for r in requests if r["method"] in ("POST", "PATCH")]
         check(writes == ["POST", "PATCH"], "one POST, then one PATCH", writes)

@@ -53,6 +53,7 @@ mod batch;
 mod bedrock;
 mod bench;
 mod clients;
+mod compare;
 mod compat;
 mod context;
 mod cost;

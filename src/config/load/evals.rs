@@ -63,6 +63,17 @@ pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), Confi
     let e = Step::Key("evals");
     check_provider(ctx, evals);
     fraction(ctx, evals.min_accuracy, &[e, Step::Key("min_accuracy")])?;
+    let compare = [e, Step::Key("compare")];
+    fraction(
+        ctx,
+        evals.compare.alpha,
+        &[compare[0], compare[1], Step::Key("alpha")],
+    )?;
+    fraction(
+        ctx,
+        evals.compare.min_effect,
+        &[compare[0], compare[1], Step::Key("min_effect")],
+    )?;
     duration(
         ctx,
         evals.timeout_s,

@@ -5,11 +5,12 @@
 //! a crash never leaves it half written; a line that cannot be read is skipped and counted.
 //!
 //! Compatibility: fields added after the first version (`findings`, `failed_tests`, `tools`,
-//! `confusion`, `requests`, `tokens`, `cost_usd`) are optional, so older lines still read; older toolproof versions ignore the fields they do not
+//! `confusion`, `requests`, `tokens`, `cost_usd`, `rows`, `fingerprint`) are optional, so older lines still read; older toolproof versions ignore the fields they do not
 //! know, and skip nothing of a run line (it has every field they require).
 
 mod compare;
 mod facts;
+pub(crate) mod verdict;
 
 use std::path::Path;
 use std::process::Command;
@@ -81,6 +82,14 @@ pub(crate) struct Entry {
     /// Their estimated cost in USD; absent when the model has no price.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    /// Each asked case's `[correct, trials]` by its identity, on an eval line: a later run
+    /// compares itself with these row by row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<std::collections::BTreeMap<String, [u32; 2]>>,
+    /// What the run measured beyond the tool list, on an eval line: runs compare only when
+    /// these agree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<crate::outcome::Fingerprint>,
 }
 
 /// One confusion pair of a recorded run.
@@ -217,6 +226,8 @@ pub(crate) fn entries(
                         .as_ref()
                         .and_then(|c| c.cost_usd)
                         .map(crate::provider::usage::round_usd),
+                    rows: Some(verdict::row_map(m)),
+                    fingerprint: results.fingerprint.clone(),
                     ..base.clone()
                 })
         })

@@ -46,6 +46,9 @@ pub(super) fn section(
         out.push(' ');
         push_indented(out, &clean(warning), "     ");
     }
+    if let Some(line) = &view.no_base {
+        push_indented(out, &clean(line), "  ");
+    }
     if let Some(history) = &view.history {
         for line in &history.lines {
             push_indented(out, &clean(&line.text()), "  ");
@@ -142,7 +145,18 @@ fn model_block(
     for line in &m.shared_errors {
         push_indented(out, &clean(line), "  ");
     }
-    for gate in &m.failed_gates {
+    if let Some(line) = &m.comparison_line {
+        if m.comparison_failed {
+            out.push_str(&Paint::Red.paint("FAIL", color));
+            out.push(' ');
+        }
+        push_indented(out, &clean(line), "  ");
+    }
+    for gate in m
+        .failed_gates
+        .iter()
+        .filter(|g| g.kind != crate::outcome::GateKind::Comparison)
+    {
         out.push_str(&Paint::Red.paint("FAIL", color));
         let text = format!(" {}: {}", gate.kind.as_str(), gate.detail);
         push_indented(out, &clean(&text), "     ");

@@ -76,6 +76,8 @@ pub(crate) struct EvalsView<'a> {
     /// Every tool's estimated tokens in the list, heaviest first (ties in list order), with
     /// its share of the whole list.
     pub tool_weights: Vec<(&'a str, u64, f64)>,
+    /// `No base run: …`, said once for the run when a base was asked for and not found.
+    pub no_base: Option<String>,
 }
 
 impl<'a> EvalsView<'a> {
@@ -119,6 +121,13 @@ impl<'a> EvalsView<'a> {
             concurrency: ev.concurrency.as_ref().and_then(concurrency_note),
             weights: ev.tool_tokens.as_ref().and_then(picks::weights_line),
             tool_weights: tool_weights(ev),
+            no_base: ev
+                .models
+                .iter()
+                .filter_map(|m| m.comparison.as_ref())
+                .find(|c| c.verdict == crate::outcome::Verdict::NoBase)
+                .and_then(|c| c.reason.as_deref())
+                .map(capitalized),
         }
     }
 }
@@ -289,4 +298,13 @@ fn cache_warning(ev: &EvalsResults) -> Option<String> {
             if c.write_errors == 1 { "it" } else { "them" },
         )
     })
+}
+
+/// `text` with its first letter upper-case.
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
 }

@@ -90,6 +90,14 @@ pub(crate) struct ModelView<'a> {
     /// Why the tools never reached the model (the server's prompts were smaller than the tool
     /// list alone), when they did not: said loudly, once per model.
     pub tools_unseen: Option<String>,
+    /// The comparison with the base run, when the run made one.
+    pub comparison: Option<&'a crate::outcome::Comparison>,
+    /// `Selection regressed on m: 66% vs 76% on main, p = 0.002; 9 rows flipped right →
+    /// wrong`, for a verdict other than `no_base` (said once for the run, see
+    /// [`super::EvalsView::no_base`]).
+    pub comparison_line: Option<String>,
+    /// Whether the comparison failed the model (`on_regression` / `on_inconclusive: fail`).
+    pub comparison_failed: bool,
 }
 
 impl<'a> ModelView<'a> {
@@ -155,6 +163,16 @@ impl<'a> ModelView<'a> {
                 Vec::new()
             },
             tools_unseen: m.tools_unseen.as_ref().map(ToolsUnseen::text),
+            comparison: m.comparison.as_ref(),
+            comparison_line: m
+                .comparison
+                .as_ref()
+                .filter(|c| c.verdict != crate::outcome::Verdict::NoBase)
+                .map(|c| c.sentence(&m.model)),
+            comparison_failed: m
+                .gates
+                .iter()
+                .any(|g| g.kind == GateKind::Comparison && !g.passed),
         }
     }
 

@@ -15,6 +15,7 @@ pub(crate) mod pr_comment;
 mod protocol;
 mod stress;
 mod text;
+mod verdict;
 
 #[cfg(test)]
 mod tests;
@@ -57,6 +58,7 @@ pub(crate) fn render_within(report: &RunReport, budget: usize) -> String {
     top_of_page(&mut out, r);
 
     let view = EvalsView::of(&r.phases.evals);
+    out.push_str(&verdict::section(view.as_ref()));
     out.push_str(&phase_table(r, view.as_ref()));
     // Fixed and small (a row per distractor count): kept whole, at the end.
     let stress = stress::section(StressView::of(&r.phases.stress).as_ref());

@@ -146,6 +146,7 @@ pub(crate) fn score_model(
         abstention: picks.abstention,
         over_trigger: picks.over_trigger,
         tools_unseen: None,
+        comparison: None,
     }
 }
 

@@ -60,8 +60,9 @@ pub(crate) fn render_within(report: &RunReport, ctx: &PrContext<'_>, budget: usi
     let report = report.redacted();
     let r = &*report;
     out.push_str(&heading(r));
-    out.push_str(&changes::section(r.history.as_ref()));
     let view = EvalsView::of(&r.phases.evals);
+    out.push_str(&super::verdict::section(view.as_ref()));
+    out.push_str(&changes::section(r.history.as_ref()));
     out.push_str(&super::phase_table(r, view.as_ref()));
     if let Some(v) = &view {
         for line in &v.cost {
