@@ -4,6 +4,7 @@
 
 use std::time::Instant;
 
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use super::{Ctx, Outcome, finished};
@@ -147,8 +148,15 @@ pub(super) fn evals(tools: &[Tool], ctx: &Ctx<'_>) -> Phase<Option<EvalsResults>
         phase: PhaseKey::Evals,
         total,
     });
+    // The base is found first: adaptive trials ask again first where a row left the base's.
+    let base = find_base(&run, ctx);
+    let rows = base_rows(&run, base.as_ref());
+    let run = EvalRun {
+        base: (!rows.is_empty()).then_some(&rows),
+        ..run
+    };
     let mut phase = engine::run(tools, &run);
-    compare_with_base(&mut phase, &run, ctx);
+    compare_with_base(&mut phase, &run, base);
     finished(
         ctx.events,
         PhaseKey::Evals,
@@ -158,9 +166,62 @@ pub(super) fn evals(tools: &[Tool], ctx: &Ctx<'_>) -> Phase<Option<EvalsResults>
     phase
 }
 
-/// Fingerprints the run and judges each model against its base run (`--compare-to`, else
-/// the pull request's base branch in the history file); a failing verdict fails the phase.
-fn compare_with_base(phase: &mut Phase<Option<EvalsResults>>, run: &EvalRun<'_>, ctx: &Ctx<'_>) {
+/// The base run to judge this one against (`--compare-to`, else the pull request's base
+/// branch in the history file), with where it comes from; `None` when nothing names one.
+fn find_base(run: &EvalRun<'_>, ctx: &Ctx<'_>) -> Option<history::verdict::Base> {
+    use history::verdict;
+    let history_file = ctx.settings.outputs().history();
+    let source = verdict::source(
+        run.settings.compare(),
+        ctx.settings.revision().base_ref.as_deref(),
+        history_file.is_some(),
+    )?;
+    let before = match (&source, history_file) {
+        (verdict::Source::Branch(_), Some(path)) => history::read(path).map(|(e, _)| e),
+        _ => Ok(Vec::new()),
+    };
+    Some(match before {
+        // A report named on the command line is read from the working directory, as every
+        // other path flag is.
+        Ok(before) => verdict::base(&source, &before, Path::new(".")),
+        Err(e) => Err(format!("the history file could not be read: {e}")),
+    })
+}
+
+/// Each model's rows in the base run of this run's provider, for the engine's adaptive trials.
+fn base_rows(
+    run: &EvalRun<'_>,
+    base: Option<&history::verdict::Base>,
+) -> HashMap<String, engine::Base> {
+    let provider = run.settings.target().ok().map(|t| t.provider.name());
+    let Some(Ok(models)) = base else {
+        return HashMap::new();
+    };
+    let mut out = HashMap::new();
+    for m in models {
+        let (p, model, rows) = m.rows();
+        if Some(p) != provider || out.contains_key(model) {
+            continue;
+        }
+        let rows = rows.iter().map(|(id, [c, n])| (id.clone(), (*c, *n))).collect();
+        out.insert(
+            model.to_owned(),
+            engine::Base {
+                rows,
+                changed_tools: HashSet::new(),
+            },
+        );
+    }
+    out
+}
+
+/// Fingerprints the run and judges each model against its base run; a failing verdict fails
+/// the phase.
+fn compare_with_base(
+    phase: &mut Phase<Option<EvalsResults>>,
+    run: &EvalRun<'_>,
+    base: Option<history::verdict::Base>,
+) {
     use history::verdict;
     let Some(results) = phase.results.as_mut() else {
         return;
@@ -171,25 +232,10 @@ fn compare_with_base(phase: &mut Phase<Option<EvalsResults>>, run: &EvalRun<'_>,
         run.env,
         &results.tool_list_hash,
     ));
-    let settings = run.settings.compare();
-    let history_file = ctx.settings.outputs().history();
-    let Some(source) = verdict::source(
-        settings,
-        ctx.settings.revision().base_ref.as_deref(),
-        history_file.is_some(),
-    ) else {
+    let Some(base) = base else {
         return;
     };
-    let before = match (&source, history_file) {
-        (verdict::Source::Branch(_), Some(path)) => history::read(path).map(|(e, _)| e),
-        _ => Ok(Vec::new()),
-    };
-    let base = match before {
-        // A report named on the command line is read from the working directory, as every
-        // other path flag is.
-        Ok(before) => verdict::base(&source, &before, Path::new(".")),
-        Err(e) => Err(format!("the history file could not be read: {e}")),
-    };
+    let settings = run.settings.compare();
     verdict::apply(results, &base, settings);
     if phase.status == crate::outcome::PhaseStatus::Passed
         && !results.models.iter().all(|m| m.passed)

@@ -62,6 +62,13 @@ pub(crate) struct BaseModel {
     base: BaseRef,
 }
 
+impl BaseModel {
+    /// The provider and model it ran, and each row's `(correct, trials)` by case identity.
+    pub(crate) fn rows(&self) -> (&str, &str, &[(String, [u32; 2])]) {
+        (&self.provider, &self.model, &self.rows)
+    }
+}
+
 /// A base: its models, or why there is none.
 pub(crate) type Base = Result<Vec<BaseModel>, String>;
 
@@ -212,7 +219,11 @@ pub(crate) fn fingerprint(
         .map_or_else(|| "default".to_owned(), without_credentials)
     };
     let param = |k: &str| cfg.params.get(k);
-    let trials = cfg.trials.to_string();
+    // `5`, or `auto 1-10` (the bounds are part of the policy: they change what a row can get).
+    let trials = match cfg.trials.fixed() {
+        Some(n) => n.to_string(),
+        None => format!("auto {}-{}", cfg.min_trials, cfg.max_trials),
+    };
     Fingerprint {
         provider,
         endpoint,
