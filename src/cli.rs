@@ -166,6 +166,18 @@ pub(crate) struct EvalFlags {
     /// `evals.prompt_cache: false` or TOOLPROOF_PROMPT_CACHE says not to.
     #[arg(long, overrides_with = "no_prompt_cache", hide_short_help = true)]
     pub prompt_cache: bool,
+    /// Print the evals' plan (cases, trials, requests, cached answers, estimated tokens and
+    /// cost per model) and ask nothing [env: TOOLPROOF_DRY_RUN].
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Send at most N requests to the provider in this run; a plan over it stops before the
+    /// first (evals.budget.requests) [env: TOOLPROOF_MAX_REQUESTS].
+    #[arg(long, value_name = "N")]
+    pub max_requests: Option<u64>,
+    /// Spend at most USD on the provider in this run, at the model's price; a plan estimated
+    /// over it stops before the first request (evals.budget.usd) [env: TOOLPROOF_MAX_COST].
+    #[arg(long, value_name = "USD", value_parser = parse_non_negative)]
+    pub max_cost: Option<f64>,
 }
 
 /// `--shard K/N`, on the commands whose work can be split over CI jobs.

@@ -91,6 +91,8 @@ pub(super) fn merge(parts: &[&Part]) -> Result<Phase<Option<EvalsResults>>, Merg
             .filter_map(|(_, r, _)| r.concurrency)
             .reduce(add_concurrency),
         config_models: first.config_models.clone(),
+        // Each job planned its own part; the merged run asks nothing.
+        plan: None,
     };
     let duration = ran
         .iter()

@@ -32,6 +32,10 @@ pub struct EvalsResults {
     /// models back in this order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub config_models: Vec<String>,
+    /// The plan made before the first request (what it asks, cached, estimated cost), the
+    /// dry run, and the budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<super::EvalPlan>,
 }
 
 /// The tool list sent to the model, weighed in estimated tokens (see

@@ -17,6 +17,7 @@ mod secrets;
 mod set_lint;
 mod shard;
 mod source;
+mod spend;
 mod stress;
 mod suite;
 #[cfg(test)]
@@ -36,6 +37,8 @@ pub(crate) use merge::MergeSettings;
 pub(crate) use protocol::ProtocolSettings;
 pub(crate) use set_lint::LintSettings;
 pub(crate) use source::config_source;
+pub(crate) use shard::case_name as case_identity;
+pub(crate) use spend::Budget;
 
 /// The secrets an invocation must never print, before a config is read: toolproof's own
 /// credentials in the environment (the providers' keys, the CI tokens). [`Settings::secrets`]
@@ -344,6 +347,10 @@ pub(crate) struct EvalSettings {
     max_tokens_key: &'static str,
     batch: BatchSettings,
     prompt_cache: Resolved<bool>,
+    /// `--dry-run`: print the plan, ask nothing.
+    dry_run: bool,
+    /// What the evals may spend.
+    budget: Budget,
 }
 
 impl EvalSettings {
@@ -397,6 +404,14 @@ impl EvalSettings {
     /// `evals.prompt_cache` > on.
     pub(crate) fn prompt_cache(&self) -> bool {
         self.prompt_cache.value
+    }
+    /// `--dry-run` / `TOOLPROOF_DRY_RUN`: print the plan and ask nothing.
+    pub(crate) fn dry_run(&self) -> bool {
+        self.dry_run
+    }
+    /// `--max-requests`, `--max-cost` and their variables over `evals.budget`.
+    pub(crate) fn budget(&self) -> &Budget {
+        &self.budget
     }
 }
 

@@ -58,8 +58,11 @@ struct Shared {
     tool_choice: Option<Value>,
     max_tokens: u32,
     prompt_cache: bool,
-    /// Each pending item: its index, prompt, and context (API-safe tool names).
-    prompts: Vec<(usize, String, Vec<Turn>)>,
+    /// Each pending item: its index, prompt, context (API-safe tool names), and its own tool
+    /// list when it is not `tools` (`tool_order: shuffled`).
+    prompts: Vec<(usize, String, Vec<Turn>, Option<Vec<ApiTool>>)>,
+    /// The budget: a request is sent only when it can take one.
+    spend: Arc<super::Spend>,
     next: AtomicUsize,
     stop: AtomicBool,
 }
@@ -99,9 +102,11 @@ impl Asking<'_, '_> {
                 .map(|&idx| {
                     let case = &cfg.cases[self.items[idx].case];
                     let context = self.ctx.api.offered_turns(&case.turns());
-                    (idx, case.prompt.clone(), context)
+                    let tools = self.items[idx].tools.clone();
+                    (idx, case.prompt.clone(), context, tools)
                 })
                 .collect(),
+            spend: Arc::clone(&self.ctx.spend),
             next: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
         });
@@ -151,6 +156,9 @@ impl Asking<'_, '_> {
                     usage,
                     cost_usd: price.map(|p| p.cost(&usage)),
                 });
+                if let Some(cost) = recorded.as_ref().and_then(|r| r.cost_usd) {
+                    self.ctx.spend.spent(cost);
+                }
                 let choice = masked(to_choice(answer, self.ctx.api), self.ctx.run.secrets);
                 if let (true, Some(key)) = (self.cache_use.write, &item.key) {
                     // A failed write loses a cache entry, not the answer: it is counted and
@@ -187,15 +195,20 @@ fn worker(shared: &Shared, tx: &mpsc::Sender<Reply>) {
             return;
         }
         let n = shared.next.fetch_add(1, Ordering::SeqCst);
-        let Some((idx, prompt, context)) = shared.prompts.get(n) else {
+        let Some((idx, prompt, context, own_tools)) = shared.prompts.get(n) else {
             return;
         };
+        // Past the budget nothing new is sent; the answers in flight still come back.
+        if !shared.spend.take() {
+            shared.stop.store(true, Ordering::SeqCst);
+            return;
+        }
         let request = Request {
             model: &shared.model,
             system: shared.system.as_deref(),
             prompt,
             context,
-            tools: &shared.tools,
+            tools: own_tools.as_deref().unwrap_or(&shared.tools),
             params: &shared.params,
             tool_choice: shared.tool_choice.as_ref(),
             max_tokens: shared.max_tokens,

@@ -69,6 +69,7 @@ mod tests {
             .map(|i| Item {
                 case: i,
                 key: (i % 11 != 0).then(|| key(i)),
+                tools: None,
             })
             .collect();
         for i in (0..n).filter(|i| i % 3 != 0) {

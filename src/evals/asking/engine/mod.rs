@@ -7,12 +7,16 @@ mod batch;
 mod cached;
 mod cost;
 mod offline;
+mod order;
+mod planning;
 mod progress;
+mod spend;
 
 use ask::{Asking, announce, build_client};
 use cached::read_cached;
 use offline::{recorded_elsewhere, tool_digests, why_missed};
 use progress::Progress;
+use spend::Spend;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -24,8 +28,8 @@ use serde_json::{Map, Value};
 use super::cache::{Cache, Keyer, Lookup};
 use super::choice;
 use super::tools::{ApiTools, api_tools};
-use crate::config::{EvalCase, EvalConfig, OpenAiApi, ToolChoice, Turn};
-use crate::evals::Choice;
+use crate::config::{EvalCase, EvalConfig, OpenAiApi, ToolChoice, ToolOrderMode, Turn};
+use crate::evals::{ApiTool, Choice};
 use crate::evals::judging::grade::{self, Label};
 use crate::evals::judging::tally::{self, LabelledCase, Rules};
 use crate::events::Events;
@@ -107,10 +111,12 @@ pub(crate) fn request_params(
     params
 }
 
-/// One (case, trial) of a model: which case, and its cache key when the cache is used.
+/// One (case, trial) of a model: which case, its cache key when the cache is used, and the
+/// tool list it sends when it is not the server's order (`tool_order: shuffled`).
 struct Item {
     case: usize,
     key: Option<String>,
+    tools: Option<Vec<ApiTool>>,
 }
 
 /// How many times `case` is asked: its own `trials`, else the section's, at least once.
@@ -195,7 +201,17 @@ pub(crate) fn all_keys(
         );
         for (i, case) in cfg.cases.iter().enumerate() {
             for trial in 1..=trials_of(cfg, case) {
-                let key = keyer.key_in(&case.turns(), &case.prompt, trial);
+                let key = match sent_order(cfg, &api.tools, case, trial) {
+                    Some(tools) => Keyer::new(
+                        &kind.cache_name(cfg),
+                        model,
+                        cfg.system.as_deref(),
+                        &tools,
+                        &params,
+                    )
+                    .key_in(&case.turns(), &case.prompt, trial),
+                    None => keyer.key_in(&case.turns(), &case.prompt, trial),
+                };
                 keys.push((model.clone(), i, trial, key));
             }
         }
@@ -267,16 +283,49 @@ pub(crate) fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>
         pacer,
         prices: PriceTable::new(&cfg.prices),
         started,
+        spend: Arc::new(Spend::new(r.settings.budget())),
     };
+    // Every model's items and cached answers first: the plan is made before any request.
+    let mut prepared: Vec<(Vec<Item>, Vec<Got>)> = target
+        .models
+        .iter()
+        .map(|model| prepare(&ctx, model, &mut results.cache))
+        .collect();
+    let mut plan = plan_of(&ctx, &target.models, &prepared, results.cache.write);
+    let budget = r.settings.budget();
+    r.events.emit(crate::events::Event::Plan {
+        lines: planning::lines(&plan, budget.is_set().then(|| budget.text()).as_deref()),
+    });
+    if let Some(why) = planning::over_budget(&plan, budget) {
+        plan.budget = Some(planning::refused(budget, &why));
+        results.plan = Some(plan);
+        return over_budget_phase(results, started, why);
+    }
+    if plan.dry_run {
+        let reason = format!(
+            "dry run: {} request{} planned, nothing asked",
+            plan.requests(),
+            if plan.requests() == 1 { "" } else { "s" }
+        );
+        results.plan = Some(plan);
+        let mut phase = Phase::skipped(reason);
+        phase.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+        phase.results = Some(results);
+        return phase;
+    }
     // Built on first need: a fully cached run needs no key.
     let mut client: Option<Result<Arc<dyn Provider>, ProviderError>> = None;
-    for model in &target.models {
+    for (model, (items, got)) in target.models.iter().zip(prepared.drain(..)) {
         if r.interrupt.is_set() {
             break;
         }
-        let eval = eval_model(&ctx, model, &mut results.cache, &mut client);
+        let eval = eval_model(&ctx, model, (items, got), &mut results.cache, &mut client);
         results.models.push(eval);
     }
+    if budget.is_set() {
+        plan.budget = Some(ctx.spend.used(budget));
+    }
+    results.plan = Some(plan);
     if kind.caches_answers() {
         let used = ctx.pacer.usage();
         results.cache.requests = used.requests;
@@ -284,6 +333,82 @@ pub(crate) fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>
         results.concurrency = Some(concurrency_use(cfg, used.window));
     }
     finish_phase(results, started, r.interrupt)
+}
+
+/// One model's items, and the answers the cache holds for them (counted in `cache_use`).
+fn prepare(ctx: &Ctx<'_>, model: &str, cache_use: &mut CacheUse) -> (Vec<Item>, Vec<Got>) {
+    let items = items_of(ctx, model, cache_use.write);
+    let mut got: Vec<Got> = items.iter().map(|_| Got::NotAsked).collect();
+    if cache_use.read {
+        for (idx, found) in read_cached(&ctx.cache, &items).into_iter().enumerate() {
+            let Some(found) = found else { continue };
+            match found {
+                (Lookup::Hit(choice), recorded) => {
+                    cache_use.hits += 1;
+                    got[idx] = Got::Cached(choice, recorded);
+                }
+                (Lookup::Corrupt(_), _) => cache_use.corrupt += 1,
+                (Lookup::Miss, _) => {}
+            }
+        }
+    }
+    (items, got)
+}
+
+/// The items not answered by the cache.
+fn pending_of(got: &[Got]) -> Vec<usize> {
+    (0..got.len())
+        .filter(|i| matches!(got[*i], Got::NotAsked))
+        .collect()
+}
+
+/// The plan of every model: what is cached, what will be sent (nothing offline), and the
+/// estimate of its tokens and cost.
+fn plan_of(
+    ctx: &Ctx<'_>,
+    models: &[String],
+    prepared: &[(Vec<Item>, Vec<Got>)],
+    write: bool,
+) -> crate::outcome::EvalPlan {
+    let offline = offline_for(ctx.run.settings, ctx.kind);
+    let list_tokens = if ctx.api.tools.is_empty() {
+        0
+    } else {
+        tool_tokens(ctx.api).total
+    };
+    let cache_use = CacheUse {
+        write,
+        ..CacheUse::default()
+    };
+    let models = models
+        .iter()
+        .zip(prepared)
+        .map(|(model, (items, got))| {
+            let pending = if offline { Vec::new() } else { pending_of(got) };
+            let batch = batches(ctx, &cache_use, items, &pending);
+            planning::model_plan(ctx, model, items, got, (&pending, batch), list_tokens)
+        })
+        .collect();
+    crate::outcome::EvalPlan {
+        dry_run: ctx.run.settings.dry_run(),
+        models,
+        budget: None,
+    }
+}
+
+/// A plan over the budget: nothing asked, the phase an error that says the plan and the
+/// budget (the run exits with 2).
+fn over_budget_phase(
+    results: EvalsResults,
+    started: Instant,
+    why: String,
+) -> Phase<Option<EvalsResults>> {
+    Phase {
+        status: PhaseStatus::Error,
+        reason: Some(format!("over budget, nothing asked: {why}")),
+        duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+        results: Some(results),
+    }
 }
 
 /// What the in-flight window did, as the report says it.
@@ -330,36 +455,26 @@ struct Ctx<'a> {
     prices: PriceTable,
     /// When the phase started: the batch deadline counts from it, for every model's batches.
     started: Instant,
+    /// The budget, as the requests draw on it.
+    spend: Arc<Spend>,
 }
 
 /// One model: cached answers, then the provider for the rest, then the score.
 fn eval_model(
     ctx: &Ctx<'_>,
     model: &str,
+    (items, mut got): (Vec<Item>, Vec<Got>),
     cache_use: &mut CacheUse,
     client: &mut Option<Result<Arc<dyn Provider>, ProviderError>>,
 ) -> ModelEval {
     let cfg = ctx.cfg;
-    let items = items_of(ctx, model, cache_use.write);
     let mut progress = Progress::new(ctx, model, &items);
-    let mut got: Vec<Got> = items.iter().map(|_| Got::NotAsked).collect();
-    if cache_use.read {
-        for (idx, found) in read_cached(&ctx.cache, &items).into_iter().enumerate() {
-            let Some(found) = found else { continue };
-            match found {
-                (Lookup::Hit(choice), recorded) => {
-                    cache_use.hits += 1;
-                    got[idx] = Got::Cached(choice, recorded);
-                    progress.arrived(ctx, idx, &items, &got);
-                }
-                (Lookup::Corrupt(_), _) => cache_use.corrupt += 1,
-                (Lookup::Miss, _) => {}
-            }
+    for idx in 0..items.len() {
+        if matches!(got[idx], Got::Cached(..)) {
+            progress.arrived(ctx, idx, &items, &got);
         }
     }
-    let pending: Vec<usize> = (0..items.len())
-        .filter(|i| matches!(got[*i], Got::NotAsked))
-        .collect();
+    let pending = pending_of(&got);
     let mut fatal: Option<String> = None;
     let mut batched = 0;
     // `--offline` keeps model APIs from being called; a local command is no API.
@@ -379,7 +494,9 @@ fn eval_model(
             }
             Ok(p) => {
                 let mut live = true;
-                if batches(ctx, cache_use, &items, &pending) {
+                if batches(ctx, cache_use, &items, &pending)
+                    && ctx.spend.take_many(pending.len() as u64)
+                {
                     let sent = batch::Batching {
                         ctx,
                         provider: Arc::clone(p),
@@ -401,6 +518,10 @@ fn eval_model(
                     fatal = asked.ask_all(&pending, &mut got, &mut progress);
                 }
             }
+        }
+        // Asking stopped at the budget: what was not asked is not run, and never a pass.
+        if fatal.is_none() && ctx.spend.reached() {
+            fatal = Some(ctx.spend.reached_text(ctx.run.settings.budget()));
         }
     }
     progress.flush_not_asked(ctx, &items, &got);
@@ -448,13 +569,51 @@ fn items_of(ctx: &Ctx<'_>, model: &str, keyed: bool) -> Vec<Item> {
     for (i, case) in cfg.cases.iter().enumerate() {
         let turns = case.turns();
         for trial in 1..=trials_of(cfg, case) {
-            let key = keyer
-                .as_ref()
-                .map(|k| k.key_in(&turns, &case.prompt, trial));
-            items.push(Item { case: i, key });
+            let tools = sent_order(cfg, &ctx.api.tools, case, trial);
+            let key = match (&tools, keyed) {
+                // The key follows the list as sent.
+                (Some(tools), true) => Some(
+                    Keyer::new(
+                        &ctx.kind.cache_name(ctx.cfg),
+                        model,
+                        cfg.system.as_deref(),
+                        tools,
+                        ctx.params,
+                    )
+                    .key_in(&turns, &case.prompt, trial),
+                ),
+                _ => keyer
+                    .as_ref()
+                    .map(|k| k.key_in(&turns, &case.prompt, trial)),
+            };
+            items.push(Item {
+                case: i,
+                key,
+                tools,
+            });
         }
     }
     items
+}
+
+/// The tool list trial `trial` of `case` sends when it is not the server's order: with
+/// `tool_order: shuffled`, the order [`order::shuffled`] draws for the case and trial.
+fn sent_order(
+    cfg: &EvalConfig,
+    tools: &[ApiTool],
+    case: &EvalCase,
+    trial: u32,
+) -> Option<Vec<ApiTool>> {
+    if cfg.tool_order != ToolOrderMode::Shuffled || tools.len() < 2 {
+        return None;
+    }
+    let identity = crate::settings::case_identity(case);
+    Some(
+        order::shuffled(tools.len(), &identity, trial)
+            .into_iter()
+            .map(|i| tools[i].clone())
+            .collect(),
+    )
 }
 
 /// Whether the pending items go through a batch: the settings say so for this many distinct
@@ -465,7 +624,9 @@ fn batches(ctx: &Ctx<'_>, cache_use: &CacheUse, items: &[Item], pending: &[usize
         .iter()
         .filter_map(|&i| items[i].key.as_deref())
         .collect();
+    // A batch request carries the one list of the phase: shuffled lists are asked live.
     cache_use.write
+        && ctx.cfg.tool_order == ToolOrderMode::Server
         && distinct.len() == pending.len()
         && ctx
             .run
