@@ -36,8 +36,8 @@ pub(crate) use github::{Github, PrComment, PrCommentMode};
 pub(crate) use merge::MergeSettings;
 pub(crate) use protocol::ProtocolSettings;
 pub(crate) use set_lint::LintSettings;
-pub(crate) use source::config_source;
 pub(crate) use shard::case_name as case_identity;
+pub(crate) use source::config_source;
 pub(crate) use spend::Budget;
 
 /// The secrets an invocation must never print, before a config is read: toolproof's own

@@ -66,9 +66,12 @@ pub(super) fn budget(
         None,
     );
     let usd = pick(
-        eval.and_then(|f| f.max_cost).map(|v| (Some(v), "--max-cost")),
+        eval.and_then(|f| f.max_cost)
+            .map(|v| (Some(v), "--max-cost")),
         if asks {
-            env_value(env, "TOOLPROOF_MAX_COST", |s| parse_non_negative(s).map(Some))?
+            env_value(env, "TOOLPROOF_MAX_COST", |s| {
+                parse_non_negative(s).map(Some)
+            })?
         } else {
             None
         },

@@ -63,6 +63,8 @@ struct Shared {
     prompts: Vec<(usize, String, Vec<Turn>, Option<Vec<ApiTool>>)>,
     /// The budget: a request is sent only when it can take one.
     spend: Arc<super::Spend>,
+    /// The model's price, which the budget's dollars are counted at.
+    price: Option<crate::provider::prices::Price>,
     next: AtomicUsize,
     stop: AtomicBool,
 }
@@ -107,6 +109,7 @@ impl Asking<'_, '_> {
                 })
                 .collect(),
             spend: Arc::clone(&self.ctx.spend),
+            price: self.ctx.prices.lookup(self.model).map(|(p, _)| p),
             next: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
         });
@@ -156,9 +159,7 @@ impl Asking<'_, '_> {
                     usage,
                     cost_usd: price.map(|p| p.cost(&usage)),
                 });
-                if let Some(cost) = recorded.as_ref().and_then(|r| r.cost_usd) {
-                    self.ctx.spend.spent(cost);
-                }
+
                 let choice = masked(to_choice(answer, self.ctx.api), self.ctx.run.secrets);
                 if let (true, Some(key)) = (self.cache_use.write, &item.key) {
                     // A failed write loses a cache entry, not the answer: it is counted and
@@ -215,6 +216,12 @@ fn worker(shared: &Shared, tx: &mpsc::Sender<Reply>) {
             prompt_cache: shared.prompt_cache,
         };
         let (answer, took) = shared.provider.ask_timed(&request, &shared.pacer);
+        // Counted before the next item is taken, so one worker never asks past the budget.
+        if let (Ok(a), Some(price)) = (&answer, shared.price) {
+            if let Some(usage) = &a.usage {
+                shared.spend.spent(price.cost(usage));
+            }
+        }
         let reply = match answer {
             Ok(a) => Reply::Answer(*idx, Ok((a, took))),
             Err(ProviderError::Transient(m)) => Reply::Answer(*idx, Err((m.to_string(), took))),

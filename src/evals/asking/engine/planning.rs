@@ -35,8 +35,8 @@ pub(super) fn model_plan(
     let mut input = 0u64;
     for &idx in requests {
         let case = &cfg.cases[items[idx].case];
-        let context = serde_json::to_string(&context_entries(&case.turns()))
-            .map_or(0, |s| s.len()) as u64;
+        let context =
+            serde_json::to_string(&context_entries(&case.turns())).map_or(0, |s| s.len()) as u64;
         let text = (system + case.prompt.len() as u64 + context).div_ceil(4);
         input = input.saturating_add(tool_list_tokens + text + FRAMING_TOKENS);
     }

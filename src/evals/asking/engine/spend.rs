@@ -126,7 +126,11 @@ mod tests {
         assert!(spend.take() && spend.take());
         assert!(!spend.take() && spend.reached());
         assert_eq!(spend.requests(), 2);
-        assert!(spend.reached_text(&budget(Some(2), None)).starts_with("budget reached after 2 requests"));
+        assert!(
+            spend
+                .reached_text(&budget(Some(2), None))
+                .starts_with("budget reached after 2 requests")
+        );
 
         let spend = Spend::new(&budget(None, Some(0.01)));
         assert!(spend.take());
