@@ -318,3 +318,49 @@ fn shuffled_tool_orders_differ_by_trial_repeat_across_runs_and_hit_the_cache() {
     );
     assert!(!first.iter().all(|o| *o == server_order[0]));
 }
+
+#[test]
+fn a_row_whose_answers_follow_the_tool_order_says_so_in_its_details() {
+    let dir = Dir::new("plan-order-dependent");
+    // The picker calls whichever tool comes first: right only when `add` is first.
+    let cases = "    - name: position bias\n      prompt: 'add [[first {\"a\": 1, \"b\": 2}]]'\n      expect_tool: add\n";
+    command_config(
+        &dir,
+        "  trials: 8\n  min_accuracy: 0\n  tool_order: shuffled\n",
+        cases,
+    );
+    let (out, report) = eval_in(&dir, &[], &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let case = &model0(&report)["cases"][0];
+    let trials = case["trials"].as_array().expect("trials");
+    let right = trials.iter().filter(|t| t["passed"] == true).count();
+    assert!(right > 0 && right < 8, "{case:#}");
+    let note = trials[0]["notes"][0].as_str().unwrap_or("");
+    let ones = vec!["1"; right].join(", ");
+    assert!(
+        note.starts_with(&format!(
+            "right and wrong under different tool orders: right with `add` at position {ones} of 5 in the list, wrong at "
+        )),
+        "{note}"
+    );
+    assert!(
+        out.stdout
+            .contains("right and wrong under different tool orders"),
+        "{out:?}"
+    );
+    assert!(
+        dir.read("s.md")
+            .contains("right and wrong under different tool orders")
+    );
+    // In the server's order every trial sends the same list: no such note.
+    command_config(&dir, "  trials: 8\n  min_accuracy: 0\n", cases);
+    let (out, report) = eval_in(&dir, &[], &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let case = &model0(&report)["cases"][0];
+    assert!(
+        case["trials"][0]["notes"]
+            .as_array()
+            .is_none_or(|n| n.is_empty()),
+        "{case:#}"
+    );
+}

@@ -684,9 +684,27 @@ fn score_model(
         .then(|| cost::tools_unseen(&got, tool_tokens(ctx.api).total))
         .flatten();
     let mut trials: Vec<Vec<TrialResult>> = cfg.cases.iter().map(|_| Vec::new()).collect();
+    // Where each trial's list put the expected tool (shuffled lists only).
+    let mut positions: Vec<Vec<Option<usize>>> = cfg.cases.iter().map(|_| Vec::new()).collect();
     for ((item, g), judged) in items.iter().zip(&got).zip(judged) {
         let case = &cfg.cases[item.case];
         trials[item.case].push(judged.unwrap_or_else(|| trial_of(ctx, case, g)));
+        let expected = case.expect_tool.clone().flatten();
+        positions[item.case].push(item.tools.as_ref().and_then(|tools| {
+            let expected = expected.as_deref()?;
+            tools
+                .iter()
+                .position(|t| ctx.api.map_back(&t.name) == expected)
+        }));
+    }
+    if cfg.tool_order == ToolOrderMode::Shuffled {
+        for ((case, trials), positions) in cfg.cases.iter().zip(&mut trials).zip(&positions) {
+            let expected = case.expect_tool.clone().flatten();
+            let note = order_note(expected.as_deref(), trials, positions, ctx.api.tools.len());
+            if let (Some(note), Some(first)) = (note, trials.first_mut()) {
+                first.notes.push(note);
+            }
+        }
     }
     let cases = cfg
         .cases
@@ -717,6 +735,49 @@ fn score_model(
     eval.cost = Some(cost);
     tally::tools_unseen(&mut eval, unseen);
     eval
+}
+
+/// With `tool_order: shuffled`, a case right under some orders and wrong under others says
+/// so, with where the expected tool stood in the list each time: `right and wrong under
+/// different tool orders: right with `add` at position 1, 1 of 5 in the list, wrong at 3, 5`.
+/// `None` when every answered trial agrees.
+fn order_note(
+    expected: Option<&str>,
+    trials: &[TrialResult],
+    positions: &[Option<usize>],
+    tools: usize,
+) -> Option<String> {
+    use crate::outcome::AnswerKind;
+    let answered: Vec<(bool, Option<usize>)> = trials
+        .iter()
+        .zip(positions)
+        .filter(|(t, _)| !matches!(t.kind, AnswerKind::ProviderError | AnswerKind::NotAsked))
+        .map(|(t, p)| (t.passed, *p))
+        .collect();
+    let right = answered.iter().filter(|a| a.0).count();
+    if right == 0 || right == answered.len() {
+        return None;
+    }
+    let at = |ok: bool| {
+        answered
+            .iter()
+            .filter(|a| a.0 == ok)
+            .filter_map(|a| a.1.map(|p| (p + 1).to_string()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let lead = "right and wrong under different tool orders";
+    Some(match expected {
+        Some(tool) if answered.iter().all(|a| a.1.is_some()) => format!(
+            "{lead}: right with `{tool}` at position {} of {tools} in the list, wrong at {}",
+            at(true),
+            at(false)
+        ),
+        _ => format!(
+            "{lead}: right under {right} of {} shuffled lists",
+            answered.len()
+        ),
+    })
 }
 
 /// Each offered tool's estimated tokens in the list sent to the model, and the list's.
