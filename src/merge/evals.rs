@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use super::read::{MergeError, Part, duplicate};
 use crate::evals::judging::tally::{self, LabelledCase, Rules};
 use crate::outcome::{
-    CacheUse, ConcurrencyUse, EvalCaseResult, EvalsResults, ModelCost, ModelEval, Phase, Tokens,
-    ToolsUnseen,
+    BudgetUse, CacheUse, ConcurrencyUse, EvalCaseResult, EvalPlan, EvalsResults, ModelCost,
+    ModelEval, ModelPlan, Phase, Tokens, ToolsUnseen,
 };
 use crate::provider::prices::{dollars, picodollars};
 
@@ -91,14 +91,73 @@ pub(super) fn merge(parts: &[&Part]) -> Result<Phase<Option<EvalsResults>>, Merg
             .filter_map(|(_, r, _)| r.concurrency)
             .reduce(add_concurrency),
         config_models: first.config_models.clone(),
-        // Each job planned its own part; the merged run asks nothing.
-        plan: None,
+        plan: merge_plans(&ran, &place),
     };
     let duration = ran
         .iter()
         .map(|(_, _, ph)| ph.duration_ms)
         .fold(0.0, f64::max);
     Ok(tally::phase(results, duration))
+}
+
+/// The jobs' plans as the plan of the run: each model's counts, tokens and cost added up over
+/// the jobs (costs in whole picodollars, so the sum is the unsharded run's), models in the
+/// config's order; `None` when no job recorded a plan (reports of earlier versions).
+fn merge_plans(
+    ran: &[(&Part, &EvalsResults, &Phase<Option<EvalsResults>>)],
+    place: &dyn Fn(&str) -> usize,
+) -> Option<EvalPlan> {
+    let plans: Vec<&EvalPlan> = ran.iter().filter_map(|(_, r, _)| r.plan.as_ref()).collect();
+    if plans.is_empty() {
+        return None;
+    }
+    let mut merged = EvalPlan {
+        dry_run: plans.iter().any(|p| p.dry_run),
+        models: Vec::new(),
+        budget: None,
+    };
+    let mut costs: Vec<Option<u64>> = Vec::new();
+    for m in plans.iter().flat_map(|p| &p.models) {
+        let i = match merged.models.iter().position(|e| e.model == m.model) {
+            Some(i) => i,
+            None => {
+                merged.models.push(ModelPlan {
+                    model: m.model.clone(),
+                    ..ModelPlan::default()
+                });
+                costs.push(Some(0));
+                merged.models.len() - 1
+            }
+        };
+        let e = &mut merged.models[i];
+        e.cases += m.cases;
+        e.trials += m.trials;
+        e.cached += m.cached;
+        e.requests += m.requests;
+        e.batch |= m.batch;
+        e.input_tokens = e.input_tokens.saturating_add(m.input_tokens);
+        e.output_tokens = e.output_tokens.saturating_add(m.output_tokens);
+        costs[i] = match (costs[i], m.cost_usd) {
+            (Some(a), Some(b)) => Some(a.saturating_add(picodollars(b))),
+            _ => None,
+        };
+    }
+    for (m, cost) in merged.models.iter_mut().zip(costs) {
+        m.cost_usd = cost.map(dollars);
+    }
+    merged.models.sort_by_key(|m| place(&m.model));
+    let budgets: Vec<&BudgetUse> = plans.iter().filter_map(|p| p.budget.as_ref()).collect();
+    if let Some(b) = budgets.first() {
+        merged.budget = Some(BudgetUse {
+            max_requests: b.max_requests,
+            max_usd: b.max_usd,
+            requests: budgets.iter().map(|b| b.requests).sum(),
+            usd: dollars(budgets.iter().map(|b| picodollars(b.usd)).sum()),
+            stopped: budgets.iter().find_map(|b| b.stopped.clone()),
+            over_plan: budgets.iter().any(|b| b.over_plan),
+        });
+    }
+    Some(merged)
 }
 
 /// One model over every shard: its cases in config order, scored again.

@@ -8,6 +8,7 @@
 
 use super::{Ctx, Got, Item, context_entries};
 use crate::outcome::{BudgetUse, EvalPlan, ModelPlan};
+use crate::provider::prices::{dollars, picodollars};
 use crate::provider::usage::Usage;
 use crate::settings::Budget;
 
@@ -32,24 +33,31 @@ pub(super) fn model_plan(
 ) -> ModelPlan {
     let cfg = ctx.cfg;
     let system = cfg.system.as_deref().map_or(0, str::len) as u64;
+    let price = ctx.prices.lookup(model).map(|(p, _)| p);
+    let factor = if batch { BATCH_PRICE } else { 1.0 };
     let mut input = 0u64;
+    // Each request priced on its own, in whole picodollars: the sum is the same however the
+    // set is split over shards (a merged plan is the unsharded one).
+    let mut cost = 0u64;
     for &idx in requests {
         let case = &cfg.cases[items[idx].case];
         let context =
             serde_json::to_string(&context_entries(&case.turns())).map_or(0, |s| s.len()) as u64;
         let text = (system + case.prompt.len() as u64 + context).div_ceil(4);
-        input = input.saturating_add(tool_list_tokens + text + FRAMING_TOKENS);
+        let tokens = tool_list_tokens + text + FRAMING_TOKENS;
+        input = input.saturating_add(tokens);
+        if let Some(p) = price {
+            let one = p.cost(&Usage {
+                input: tokens,
+                output: OUTPUT_TOKENS,
+                ..Usage::default()
+            }) * factor;
+            cost = cost.saturating_add(picodollars(one));
+        }
     }
     let n = requests.len() as u64;
     let output = n.saturating_mul(OUTPUT_TOKENS);
-    let factor = if batch { BATCH_PRICE } else { 1.0 };
-    let cost_usd = ctx.prices.lookup(model).map(|(price, _)| {
-        price.cost(&Usage {
-            input,
-            output,
-            ..Usage::default()
-        }) * factor
-    });
+    let cost_usd = price.map(|_| dollars(cost));
     ModelPlan {
         model: model.to_owned(),
         cases: cfg.cases.len(),
