@@ -1,7 +1,7 @@
 //! Judging: what the answers are worth. [`grade`] weighs one answer against its label;
 //! [`tally`] a whole run (rates, gates, the verdict); [`set_lint`] checks the labelled set itself
 //! with no model; [`stress`] the curve over longer tool lists; [`history`] the miss-rate file;
-//! [`stats`] the intervals.
+//! [`stats`] the intervals and the paired test.
 
 pub(crate) mod grade;
 pub(crate) mod history;
