@@ -54,6 +54,14 @@ pub struct ModelPlan {
     pub output_tokens: u64,
     /// Estimated cost in USD at the model's price; `None` without a price.
     pub cost_usd: Option<f64>,
+    /// The minimum detectable effect: the smallest drop in accuracy (0 to 1) a comparison of
+    /// this set and trials detects at α 0.05 with 80% power, on the base's rows (the cached
+    /// answers where a row has them all, else a row right on every trial).
+    pub mde: f64,
+    /// When that is more than the smallest drop worth finding (2%): how many trials or rows
+    /// would make the set conclusive, and what they would cost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
 }
 
 /// The budget and what the run spent against it.

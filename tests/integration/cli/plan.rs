@@ -74,6 +74,27 @@ fn a_dry_run_prints_the_plan_and_the_command_never_runs() {
             out.stderr.contains("plan: dry run, nothing asked"),
             "{out:?}"
         );
+        // Three rows detect only a large drop: the plan says which, and what would do better.
+        let mde = m["mde"].as_f64().unwrap_or(0.0);
+        assert!(mde > 0.5 && mde <= 1.0, "{m:#}");
+        assert!(
+            m["hint"]
+                .as_str()
+                .is_some_and(|h| h.starts_with("to detect a drop of 2%")),
+            "{m:#}"
+        );
+        assert!(
+            out.stderr.contains(&format!(
+                "plan: the command: a comparison with the base detects a drop of {:.1}% (α 0.05, 80% power)",
+                mde * 100.0
+            )),
+            "{out:?}"
+        );
+        assert!(
+            out.stderr
+                .contains("plan: the command: to detect a drop of 2%"),
+            "{out:?}"
+        );
     }
     // The same config without --dry-run asks: the picker's log proves the test could fail.
     let (out, _) = eval_in(&dir, &[], &[("PICKER_LOG", &log)]);

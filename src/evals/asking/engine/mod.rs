@@ -386,7 +386,14 @@ fn plan_of(
         .map(|(model, (items, got))| {
             let pending = if offline { Vec::new() } else { pending_of(got) };
             let batch = batches(ctx, &cache_use, items, &pending);
-            planning::model_plan(ctx, model, items, got, (&pending, batch), list_tokens)
+            let base = base_rows(ctx, items, got);
+            planning::model_plan(
+                ctx,
+                model,
+                (items, got, &base),
+                (&pending, batch),
+                list_tokens,
+            )
         })
         .collect();
     crate::outcome::EvalPlan {
@@ -394,6 +401,34 @@ fn plan_of(
         models,
         budget: None,
     }
+}
+
+/// Each case's (correct, trials) as the plan reads the base: its cached answers when the
+/// cache holds every trial, else right on every trial (the set at its most telling).
+fn base_rows(ctx: &Ctx<'_>, items: &[Item], got: &[Got]) -> Vec<(u32, u32)> {
+    let cfg = ctx.cfg;
+    let mut rows: Vec<(u32, u32, bool)> = vec![(0, 0, true); cfg.cases.len()];
+    for (item, g) in items.iter().zip(got) {
+        let row = &mut rows[item.case];
+        row.1 += 1;
+        match g {
+            Got::Cached(..) => {
+                if trial_of(ctx, &cfg.cases[item.case], g).passed {
+                    row.0 += 1;
+                }
+            }
+            _ => row.2 = false,
+        }
+    }
+    rows.into_iter()
+        .map(|(correct, trials, cached)| {
+            if cached {
+                (correct, trials)
+            } else {
+                (trials, trials)
+            }
+        })
+        .collect()
 }
 
 /// A plan over the budget: nothing asked, the phase an error that says the plan and the

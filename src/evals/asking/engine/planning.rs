@@ -7,6 +7,7 @@
 //! price (`evals.prices` over the built-in list), at half of it for batched requests.
 
 use super::{Ctx, Got, Item, context_entries};
+use crate::evals::judging::stats;
 use crate::outcome::{BudgetUse, EvalPlan, ModelPlan};
 use crate::provider::prices::{dollars, picodollars};
 use crate::provider::usage::Usage;
@@ -26,8 +27,7 @@ const BATCH_PRICE: f64 = 0.5;
 pub(super) fn model_plan(
     ctx: &Ctx<'_>,
     model: &str,
-    items: &[Item],
-    got: &[Got],
+    (items, got, base): (&[Item], &[Got], &[(u32, u32)]),
     (requests, batch): (&[usize], bool),
     tool_list_tokens: u64,
 ) -> ModelPlan {
@@ -39,22 +39,33 @@ pub(super) fn model_plan(
     // Each request priced on its own, in whole picodollars: the sum is the same however the
     // set is split over shards (a merged plan is the unsharded one).
     let mut cost = 0u64;
-    for &idx in requests {
-        let case = &cfg.cases[items[idx].case];
+    // Every trial priced, asked or not: what one more request costs, for the hint.
+    let mut every = 0u64;
+    let mut pending = requests.iter().peekable();
+    for (idx, item) in items.iter().enumerate() {
+        let case = &cfg.cases[item.case];
         let context =
             serde_json::to_string(&context_entries(&case.turns())).map_or(0, |s| s.len()) as u64;
         let text = (system + case.prompt.len() as u64 + context).div_ceil(4);
         let tokens = tool_list_tokens + text + FRAMING_TOKENS;
-        input = input.saturating_add(tokens);
-        if let Some(p) = price {
-            let one = p.cost(&Usage {
-                input: tokens,
-                output: OUTPUT_TOKENS,
-                ..Usage::default()
-            }) * factor;
-            cost = cost.saturating_add(picodollars(one));
+        let one = price.map_or(0, |p| {
+            picodollars(
+                p.cost(&Usage {
+                    input: tokens,
+                    output: OUTPUT_TOKENS,
+                    ..Usage::default()
+                }) * factor,
+            )
+        });
+        every = every.saturating_add(one);
+        if pending.next_if(|&&i| i == idx).is_some() {
+            input = input.saturating_add(tokens);
+            cost = cost.saturating_add(one);
         }
     }
+    let per_request =
+        (price.is_some() && !items.is_empty()).then(|| dollars(every) / items.len() as f64);
+    let detectable = stats::mde(base, cfg.trials.max(1), ALPHA, POWER);
     let n = requests.len() as u64;
     let output = n.saturating_mul(OUTPUT_TOKENS);
     let cost_usd = price.map(|_| dollars(cost));
@@ -68,6 +79,90 @@ pub(super) fn model_plan(
         input_tokens: input,
         output_tokens: output,
         cost_usd: if n == 0 { Some(0.0) } else { cost_usd },
+        mde: detectable,
+        hint: (detectable > MIN_EFFECT)
+            .then(|| conclusive_hint(base, cfg.trials.max(1), per_request))
+            .flatten(),
+    }
+}
+
+/// The significance level, power and smallest drop worth finding the plan's minimum
+/// detectable effect is read at: the comparison's defaults (`evals.compare`).
+const ALPHA: f64 = 0.05;
+const POWER: f64 = 0.8;
+const MIN_EFFECT: f64 = 0.02;
+
+/// The most trials a row, and rows as a multiple of the set, the hint looks at.
+const MAX_TRIALS: u32 = 100;
+const ROW_FACTORS: [usize; 14] = [2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 50, 75, 100, 200];
+
+/// For a set that cannot detect a drop of [`MIN_EFFECT`]: the fewest trials a row, and the
+/// fewest rows like these, that would, with their requests and cost. `None` when neither does
+/// within [`MAX_TRIALS`] trials or 200 times the rows.
+pub(super) fn conclusive_hint(
+    base: &[(u32, u32)],
+    trials: u32,
+    per_request: Option<f64>,
+) -> Option<String> {
+    let rows = base.len();
+    if rows == 0 {
+        return None;
+    }
+    let cost = |requests: usize| {
+        per_request.map_or(String::new(), |usd| {
+            format!(", about ${:.2}", usd * requests as f64)
+        })
+    };
+    let mut ways = Vec::new();
+    if let Some(t) =
+        (trials + 1..=MAX_TRIALS).find(|&t| stats::mde(base, t, ALPHA, POWER) <= MIN_EFFECT)
+    {
+        let requests = rows * t as usize;
+        ways.push(format!(
+            "{t} trials a row ({requests} requests{})",
+            cost(requests)
+        ));
+    }
+    let grown = ROW_FACTORS.iter().find_map(|&k| {
+        let more: Vec<(u32, u32)> = base.iter().copied().cycle().take(rows * k).collect();
+        (stats::mde(&more, trials, ALPHA, POWER) <= MIN_EFFECT).then_some(rows * k)
+    });
+    if let Some(n) = grown {
+        let requests = n * trials as usize;
+        ways.push(format!(
+            "about {n} rows like these at {trials} trial{} ({requests} requests{})",
+            if trials == 1 { "" } else { "s" },
+            cost(requests)
+        ));
+    }
+    let head = format!("to detect a drop of {}", pct(MIN_EFFECT));
+    Some(if ways.is_empty() {
+        format!("{head}, add rows and trials: 200 times these rows would not")
+    } else {
+        format!("{head}: {}", ways.join(", or "))
+    })
+}
+
+/// `detects a drop of 9.3% (α 0.05, 80% power)`, or that it detects none.
+fn detects(mde: f64) -> String {
+    if mde >= 1.0 {
+        format!("detects no drop (α {ALPHA}, {:.0}% power)", POWER * 100.0)
+    } else {
+        format!(
+            "detects a drop of {} (α {ALPHA}, {:.0}% power)",
+            pct(mde),
+            POWER * 100.0
+        )
+    }
+}
+
+/// `2%`, `9.3%`.
+fn pct(share: f64) -> String {
+    let p = (share * 1000.0).round() / 10.0;
+    if p.fract() == 0.0 {
+        format!("{p:.0}%")
+    } else {
+        format!("{p:.1}%")
     }
 }
 
@@ -148,6 +243,13 @@ pub(crate) fn lines(plan: &EvalPlan, budget: Option<&str>) -> Vec<String> {
             }
         }
         out.push(line);
+        out.push(format!(
+            "plan: {who}: a comparison with the base {}",
+            detects(m.mde)
+        ));
+        if let Some(hint) = &m.hint {
+            out.push(format!("plan: {who}: {hint}"));
+        }
     }
     let mut total = format!(
         "plan: {} request{} in all",
@@ -166,4 +268,45 @@ pub(crate) fn lines(plan: &EvalPlan, budget: Option<&str>) -> Vec<String> {
         out.push("plan: dry run, nothing asked".into());
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_set_too_small_for_the_effect_is_told_what_would_do_and_its_cost() {
+        let base = vec![(3, 3); 100];
+        let mde = stats::mde(&base, 3, ALPHA, POWER);
+        assert!(mde > MIN_EFFECT, "{mde}");
+        let hint = conclusive_hint(&base, 3, Some(0.001)).unwrap_or_default();
+        assert!(hint.starts_with("to detect a drop of 2%: "), "{hint}");
+        // The rows it names do detect 2%, and a step fewer do not.
+        let rows: usize = hint
+            .split("about ")
+            .nth(1)
+            .and_then(|s| s.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        let at = |n: usize| {
+            let more: Vec<(u32, u32)> = base.iter().copied().cycle().take(n).collect();
+            stats::mde(&more, 3, ALPHA, POWER)
+        };
+        assert!(at(rows) <= MIN_EFFECT, "{hint}");
+        assert!(at(rows * 2 / 3) > MIN_EFFECT, "{hint}");
+        let requests = rows * 3;
+        assert!(
+            hint.contains(&format!(
+                "rows like these at 3 trials ({requests} requests, about ${:.2})",
+                requests as f64 * 0.001
+            )),
+            "{hint}"
+        );
+        // Without a price the requests are said, not a cost.
+        let unpriced = conclusive_hint(&base, 3, None).unwrap_or_default();
+        assert!(!unpriced.contains('$'), "{unpriced}");
+        assert_eq!(detects(1.0), "detects no drop (α 0.05, 80% power)");
+        assert_eq!(pct(0.175), "17.5%");
+        assert_eq!(pct(0.02), "2%");
+    }
 }
