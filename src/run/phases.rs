@@ -129,6 +129,7 @@ fn eval_run<'a>(ctx: &Ctx<'a>, secrets: &'a Redactor, whole: bool) -> Option<Eva
         events: ctx.events,
         interrupt: ctx.interrupt,
         secrets,
+        plans: !whole,
     })
 }
 

@@ -37,7 +37,7 @@ use crate::interrupt::Interrupt;
 use crate::mcp::types::Tool;
 use crate::outcome::ContextEntry;
 use crate::outcome::{
-    CacheUse, ConcurrencyUse, EvalsResults, GateKind, ModelEval, Phase, PhaseStatus,
+    BudgetUse, CacheUse, ConcurrencyUse, EvalsResults, GateKind, ModelEval, Phase, PhaseStatus,
     ToolListTokens, ToolTokens, TrialResult,
 };
 use crate::provider::prices::PriceTable;
@@ -67,6 +67,9 @@ pub(crate) struct EvalRun<'a> {
     pub interrupt: &'a Interrupt,
     /// The run's secrets: masked in every answer before it is scored or stored.
     pub secrets: &'a Redactor,
+    /// This is the evals phase: it prints its plan, honours `--dry-run` and keeps the budget
+    /// (the stress curve's lists, asked through the same engine, do neither).
+    pub plans: bool,
 }
 
 /// `max_tokens` of a request: the provider's own default when it has one (`evals.max_tokens`
@@ -283,14 +286,21 @@ pub(crate) fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>
         pacer,
         prices: PriceTable::new(&cfg.prices),
         started,
-        spend: Arc::new(Spend::new(r.settings.budget())),
+        spend: Arc::new(if r.plans {
+            Spend::new(r.settings.budget())
+        } else {
+            Spend::unlimited()
+        }),
     };
     // Every model's items and cached answers first: the plan is made before any request.
-    let mut prepared: Vec<(Vec<Item>, Vec<Got>)> = target
+    let prepared: Vec<Prepared> = target
         .models
         .iter()
         .map(|model| prepare(&ctx, model, &mut results.cache))
         .collect();
+    if !r.plans {
+        return ask_models(&ctx, &target.models, prepared, results, started);
+    }
     let mut plan = plan_of(&ctx, &target.models, &prepared, results.cache.write);
     let budget = r.settings.budget();
     r.events.emit(crate::events::Event::Plan {
@@ -313,19 +323,37 @@ pub(crate) fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>
         phase.results = Some(results);
         return phase;
     }
+    if budget.is_set() {
+        // Filled in below, once asked: what the run spent.
+        plan.budget = Some(BudgetUse::default());
+    }
+    results.plan = Some(plan);
+    ask_models(&ctx, &target.models, prepared, results, started)
+}
+
+/// Asks every model its uncached items in turn, then scores the phase.
+fn ask_models(
+    ctx: &Ctx<'_>,
+    models: &[String],
+    prepared: Vec<Prepared>,
+    mut results: EvalsResults,
+    started: Instant,
+) -> Phase<Option<EvalsResults>> {
+    let r = ctx.run;
+    let cfg = ctx.cfg;
+    let kind = ctx.kind;
     // Built on first need: a fully cached run needs no key.
     let mut client: Option<Result<Arc<dyn Provider>, ProviderError>> = None;
-    for (model, (items, got)) in target.models.iter().zip(prepared.drain(..)) {
+    for (model, prepared) in models.iter().zip(prepared) {
         if r.interrupt.is_set() {
             break;
         }
-        let eval = eval_model(&ctx, model, (items, got), &mut results.cache, &mut client);
+        let eval = eval_model(ctx, model, prepared, &mut results.cache, &mut client);
         results.models.push(eval);
     }
-    if budget.is_set() {
-        plan.budget = Some(ctx.spend.used(budget));
+    if let Some(budget) = results.plan.as_mut().and_then(|p| p.budget.as_mut()) {
+        *budget = ctx.spend.used(r.settings.budget());
     }
-    results.plan = Some(plan);
     if kind.caches_answers() {
         let used = ctx.pacer.usage();
         results.cache.requests = used.requests;
@@ -335,8 +363,12 @@ pub(crate) fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>
     finish_phase(results, started, r.interrupt)
 }
 
-/// One model's items, and the answers the cache holds for them (counted in `cache_use`).
-fn prepare(ctx: &Ctx<'_>, model: &str, cache_use: &mut CacheUse) -> (Vec<Item>, Vec<Got>) {
+/// One model's items, the answers the cache holds for them (counted in `cache_use`), and
+/// those answers judged (once: progress and scoring reuse them).
+type Prepared = (Vec<Item>, Vec<Got>, Vec<Option<TrialResult>>);
+
+/// One model's items and cached answers, judged (see [`Prepared`]).
+fn prepare(ctx: &Ctx<'_>, model: &str, cache_use: &mut CacheUse) -> Prepared {
     let items = items_of(ctx, model, cache_use.write);
     let mut got: Vec<Got> = items.iter().map(|_| Got::NotAsked).collect();
     if cache_use.read {
@@ -352,7 +384,14 @@ fn prepare(ctx: &Ctx<'_>, model: &str, cache_use: &mut CacheUse) -> (Vec<Item>, 
             }
         }
     }
-    (items, got)
+    let judged = items
+        .iter()
+        .zip(&got)
+        .map(|(item, g)| {
+            matches!(g, Got::Cached(..)).then(|| trial_of(ctx, &ctx.cfg.cases[item.case], g))
+        })
+        .collect();
+    (items, got, judged)
 }
 
 /// The items not answered by the cache.
@@ -367,7 +406,7 @@ fn pending_of(got: &[Got]) -> Vec<usize> {
 fn plan_of(
     ctx: &Ctx<'_>,
     models: &[String],
-    prepared: &[(Vec<Item>, Vec<Got>)],
+    prepared: &[Prepared],
     write: bool,
 ) -> crate::outcome::EvalPlan {
     let offline = offline_for(ctx.run.settings, ctx.kind);
@@ -383,10 +422,10 @@ fn plan_of(
     let models = models
         .iter()
         .zip(prepared)
-        .map(|(model, (items, got))| {
+        .map(|(model, (items, got, judged))| {
             let pending = if offline { Vec::new() } else { pending_of(got) };
             let batch = batches(ctx, &cache_use, items, &pending);
-            let base = base_rows(ctx, items, got);
+            let base = base_rows(ctx, items, judged);
             planning::model_plan(
                 ctx,
                 model,
@@ -405,19 +444,15 @@ fn plan_of(
 
 /// Each case's (correct, trials) as the plan reads the base: its cached answers when the
 /// cache holds every trial, else right on every trial (the set at its most telling).
-fn base_rows(ctx: &Ctx<'_>, items: &[Item], got: &[Got]) -> Vec<(u32, u32)> {
-    let cfg = ctx.cfg;
-    let mut rows: Vec<(u32, u32, bool)> = vec![(0, 0, true); cfg.cases.len()];
-    for (item, g) in items.iter().zip(got) {
+fn base_rows(ctx: &Ctx<'_>, items: &[Item], judged: &[Option<TrialResult>]) -> Vec<(u32, u32)> {
+    let mut rows: Vec<(u32, u32, bool)> = vec![(0, 0, true); ctx.cfg.cases.len()];
+    for (item, j) in items.iter().zip(judged) {
         let row = &mut rows[item.case];
         row.1 += 1;
-        match g {
-            Got::Cached(..) => {
-                if trial_of(ctx, &cfg.cases[item.case], g).passed {
-                    row.0 += 1;
-                }
-            }
-            _ => row.2 = false,
+        match j {
+            Some(t) if t.passed => row.0 += 1,
+            Some(_) => {}
+            None => row.2 = false,
         }
     }
     rows.into_iter()
@@ -498,12 +533,12 @@ struct Ctx<'a> {
 fn eval_model(
     ctx: &Ctx<'_>,
     model: &str,
-    (items, mut got): (Vec<Item>, Vec<Got>),
+    (items, mut got, judged): Prepared,
     cache_use: &mut CacheUse,
     client: &mut Option<Result<Arc<dyn Provider>, ProviderError>>,
 ) -> ModelEval {
     let cfg = ctx.cfg;
-    let mut progress = Progress::new(ctx, model, &items);
+    let mut progress = Progress::new(ctx, model, &items).judged_before(judged);
     for idx in 0..items.len() {
         if matches!(got[idx], Got::Cached(..)) {
             progress.arrived(ctx, idx, &items, &got);

@@ -80,7 +80,8 @@ pub(super) fn model_plan(
         output_tokens: output,
         cost_usd: if n == 0 { Some(0.0) } else { cost_usd },
         mde: detectable,
-        hint: (detectable > MIN_EFFECT)
+        // Offline nothing can be asked: no hint to spend on (and a replay stays quick).
+        hint: (detectable > MIN_EFFECT && !super::offline_for(ctx.run.settings, ctx.kind))
             .then(|| conclusive_hint(base, cfg.trials.max(1), per_request))
             .flatten(),
     }
@@ -114,19 +115,28 @@ pub(super) fn conclusive_hint(
         })
     };
     let mut ways = Vec::new();
-    if let Some(t) =
-        (trials + 1..=MAX_TRIALS).find(|&t| stats::mde(base, t, ALPHA, POWER) <= MIN_EFFECT)
-    {
+    // The effect only shrinks with more trials and more rows: the first that does is found by
+    // halving.
+    let trials_needed = first_true(trials + 1, MAX_TRIALS, |t| {
+        stats::mde(base, t, ALPHA, POWER) <= MIN_EFFECT
+    });
+    if let Some(t) = trials_needed {
         let requests = rows * t as usize;
         ways.push(format!(
             "{t} trials a row ({requests} requests{})",
             cost(requests)
         ));
     }
-    let grown = ROW_FACTORS.iter().find_map(|&k| {
-        let more: Vec<(u32, u32)> = base.iter().copied().cycle().take(rows * k).collect();
-        (stats::mde(&more, trials, ALPHA, POWER) <= MIN_EFFECT).then_some(rows * k)
-    });
+    let grown = first_true(0, ROW_FACTORS.len() as u32 - 1, |i| {
+        let more: Vec<(u32, u32)> = base
+            .iter()
+            .copied()
+            .cycle()
+            .take(rows * ROW_FACTORS[i as usize])
+            .collect();
+        stats::mde(&more, trials, ALPHA, POWER) <= MIN_EFFECT
+    })
+    .map(|i| rows * ROW_FACTORS[i as usize]);
     if let Some(n) = grown {
         let requests = n * trials as usize;
         ways.push(format!(
@@ -141,6 +151,23 @@ pub(super) fn conclusive_hint(
     } else {
         format!("{head}: {}", ways.join(", or "))
     })
+}
+
+/// The least `n` in `lo..=hi` for which `holds` (false below it, true from it on).
+fn first_true(lo: u32, hi: u32, holds: impl Fn(u32) -> bool) -> Option<u32> {
+    if lo > hi || !holds(hi) {
+        return None;
+    }
+    let (mut lo, mut hi) = (lo, hi);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if holds(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    Some(lo)
 }
 
 /// `detects a drop of 9.3% (α 0.05, 80% power)`, or that it detects none.

@@ -37,6 +37,14 @@ impl Progress {
         }
     }
 
+    /// The cached answers the plan judged already, by item (`None`: not judged).
+    pub(super) fn judged_before(mut self, judged: Vec<Option<TrialResult>>) -> Self {
+        if judged.len() == self.judged.len() {
+            self.judged = judged;
+        }
+        self
+    }
+
     /// Item `idx` has its answer in `got`.
     pub(super) fn arrived(&mut self, ctx: &Ctx<'_>, idx: usize, items: &[Item], got: &[Got]) {
         let case = items[idx].case;
@@ -60,7 +68,10 @@ impl Progress {
         let spec = &ctx.cfg.cases[case];
         let span = self.spans[case].clone();
         for idx in span.clone().filter(|&i| items[i].case == case) {
-            self.judged[idx] = Some(trial_of(ctx, spec, &got[idx]));
+            // A cached answer the plan judged is final already.
+            if self.judged[idx].is_none() || !matches!(got[idx], Got::Cached(..)) {
+                self.judged[idx] = Some(trial_of(ctx, spec, &got[idx]));
+            }
         }
         let trials: Vec<&TrialResult> = self.judged[span].iter().flatten().collect();
         let shown = trials.iter().find(|t| !t.passed).or(trials.first());

@@ -29,6 +29,17 @@ impl Spend {
         }
     }
 
+    /// No limit: the stress curve's lists.
+    pub(super) fn unlimited() -> Spend {
+        Spend {
+            max_requests: None,
+            max_picodollars: None,
+            requests: AtomicU64::new(0),
+            picodollars: AtomicU64::new(0),
+            reached: AtomicBool::new(false),
+        }
+    }
+
     /// Takes one request from the budget: `false` (and the budget is reached) when the
     /// requests are all taken or the dollars spent.
     pub(super) fn take(&self) -> bool {
