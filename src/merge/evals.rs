@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::read::{MergeError, Part, duplicate};
+use crate::evals::asking::engine;
 use crate::evals::judging::tally::{self, LabelledCase, Rules};
 use crate::outcome::{
     BudgetUse, CacheUse, ConcurrencyUse, EvalCaseResult, EvalPlan, EvalsResults, ModelCost,
@@ -116,7 +117,8 @@ fn merge_plans(
         models: Vec::new(),
         budget: None,
     };
-    let mut costs: Vec<Option<u64>> = Vec::new();
+    // Per model: its cost, the cost of every trial (picodollars), and whether a job was offline.
+    let mut costs: Vec<(Option<u64>, Option<u64>, bool)> = Vec::new();
     for m in plans.iter().flat_map(|p| &p.models) {
         let i = match merged.models.iter().position(|e| e.model == m.model) {
             Some(i) => i,
@@ -125,7 +127,7 @@ fn merge_plans(
                     model: m.model.clone(),
                     ..ModelPlan::default()
                 });
-                costs.push(Some(0));
+                costs.push((Some(0), Some(0), false));
                 merged.models.len() - 1
             }
         };
@@ -137,13 +139,29 @@ fn merge_plans(
         e.batch |= m.batch;
         e.input_tokens = e.input_tokens.saturating_add(m.input_tokens);
         e.output_tokens = e.output_tokens.saturating_add(m.output_tokens);
-        costs[i] = match (costs[i], m.cost_usd) {
+        e.trials_per_row = m.trials_per_row;
+        for row in &m.base_rows {
+            match e.base_rows.iter_mut().find(|r| r[..2] == row[..2]) {
+                Some(r) => r[2] += row[2],
+                None => e.base_rows.push(*row),
+            }
+        }
+        let (cost, every, offline) = &mut costs[i];
+        *cost = match (*cost, m.cost_usd) {
             (Some(a), Some(b)) => Some(a.saturating_add(picodollars(b))),
             _ => None,
         };
+        *every = match (*every, m.every_trial_usd) {
+            (Some(a), Some(b)) => Some(a.saturating_add(picodollars(b))),
+            _ => None,
+        };
+        *offline |= engine::hint_left_out(m);
     }
-    for (m, cost) in merged.models.iter_mut().zip(costs) {
+    for (m, (cost, every, offline)) in merged.models.iter_mut().zip(costs) {
         m.cost_usd = cost.map(dollars);
+        m.every_trial_usd = every.map(dollars);
+        m.base_rows.sort_unstable();
+        engine::detectable(m, !offline);
     }
     merged.models.sort_by_key(|m| place(&m.model));
     let budgets: Vec<&BudgetUse> = plans.iter().filter_map(|p| p.budget.as_ref()).collect();

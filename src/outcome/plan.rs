@@ -62,6 +62,17 @@ pub struct ModelPlan {
     /// would make the set conclusive, and what they would cost.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// The base's rows the effect was computed on, as `[correct, trials, rows]` (how many rows
+    /// had that outcome), sorted: a merged plan computes its effect from the jobs' rows.
+    #[serde(default)]
+    pub base_rows: Vec<[u32; 3]>,
+    /// The trials a row the comparison's head runs (`evals.trials`).
+    #[serde(default)]
+    pub trials_per_row: u32,
+    /// The estimated cost of asking every trial, cached or not (`null` without a price): what
+    /// the hint prices more rows and trials at.
+    #[serde(default)]
+    pub every_trial_usd: Option<f64>,
 }
 
 /// The budget and what the run spent against it.

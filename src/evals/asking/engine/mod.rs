@@ -18,6 +18,8 @@ use offline::{recorded_elsewhere, tool_digests, why_missed};
 use progress::Progress;
 use spend::Spend;
 
+pub(crate) use planning::{detectable, hint_left_out};
+
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;

@@ -63,13 +63,14 @@ pub(super) fn model_plan(
             cost = cost.saturating_add(one);
         }
     }
-    let per_request =
-        (price.is_some() && !items.is_empty()).then(|| dollars(every) / items.len() as f64);
-    let detectable = stats::mde(base, cfg.trials.max(1), ALPHA, POWER);
+    let mut histogram: std::collections::BTreeMap<(u32, u32), u32> = Default::default();
+    for &row in base {
+        *histogram.entry(row).or_default() += 1;
+    }
     let n = requests.len() as u64;
     let output = n.saturating_mul(OUTPUT_TOKENS);
     let cost_usd = price.map(|_| dollars(cost));
-    ModelPlan {
+    let mut plan = ModelPlan {
         model: model.to_owned(),
         cases: cfg.cases.len(),
         trials: items.len(),
@@ -79,12 +80,40 @@ pub(super) fn model_plan(
         input_tokens: input,
         output_tokens: output,
         cost_usd: if n == 0 { Some(0.0) } else { cost_usd },
-        mde: detectable,
-        // Offline nothing can be asked: no hint to spend on (and a replay stays quick).
-        hint: (detectable > MIN_EFFECT && !super::offline_for(ctx.run.settings, ctx.kind))
-            .then(|| conclusive_hint(base, cfg.trials.max(1), per_request))
-            .flatten(),
-    }
+        mde: 1.0,
+        hint: None,
+        base_rows: histogram.into_iter().map(|((c, t), n)| [c, t, n]).collect(),
+        trials_per_row: cfg.trials.max(1),
+        every_trial_usd: price.map(|_| dollars(every)),
+    };
+    // Offline nothing can be asked: no hint to spend on (and a replay stays quick).
+    detectable(&mut plan, !super::offline_for(ctx.run.settings, ctx.kind));
+    plan
+}
+
+/// Fills in `mde`, and `hint` when `hint` is asked for and the set is too small, from the
+/// plan's base rows, trials a row and cost of every trial.
+pub(crate) fn detectable(plan: &mut ModelPlan, hint: bool) {
+    let base: Vec<(u32, u32)> = plan
+        .base_rows
+        .iter()
+        .flat_map(|&[c, t, n]| std::iter::repeat_n((c, t), n as usize))
+        .collect();
+    let trials = plan.trials_per_row.max(1);
+    plan.mde = stats::mde(&base, trials, ALPHA, POWER);
+    let per_request = plan
+        .every_trial_usd
+        .filter(|_| plan.trials > 0)
+        .map(|usd| usd / plan.trials as f64);
+    plan.hint = (hint && plan.mde > MIN_EFFECT)
+        .then(|| conclusive_hint(&base, trials, per_request))
+        .flatten();
+}
+
+/// Whether a plan left out its hint because it was made offline (its set too small all the
+/// same).
+pub(crate) fn hint_left_out(plan: &ModelPlan) -> bool {
+    plan.mde > MIN_EFFECT && plan.hint.is_none()
 }
 
 /// The significance level, power and smallest drop worth finding the plan's minimum
