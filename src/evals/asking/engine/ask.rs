@@ -46,6 +46,9 @@ enum Reply {
     Fatal(String),
 }
 
+/// A pending item as a worker asks it: its index, prompt, context, and own tool list.
+type Pending = (usize, String, Vec<Turn>, Option<Vec<ApiTool>>);
+
 /// What the workers share. Owned, so that an interrupted phase can stop waiting for
 /// requests in flight and leave them behind.
 struct Shared {
@@ -60,7 +63,7 @@ struct Shared {
     prompt_cache: bool,
     /// Each pending item: its index, prompt, context (API-safe tool names), and its own tool
     /// list when it is not `tools` (`tool_order: shuffled`).
-    prompts: Vec<(usize, String, Vec<Turn>, Option<Vec<ApiTool>>)>,
+    prompts: Vec<Pending>,
     /// The budget: a request is sent only when it can take one.
     spend: Arc<super::Spend>,
     /// The model's price, which the budget's dollars are counted at.
@@ -217,10 +220,10 @@ fn worker(shared: &Shared, tx: &mpsc::Sender<Reply>) {
         };
         let (answer, took) = shared.provider.ask_timed(&request, &shared.pacer);
         // Counted before the next item is taken, so one worker never asks past the budget.
-        if let (Ok(a), Some(price)) = (&answer, shared.price) {
-            if let Some(usage) = &a.usage {
-                shared.spend.spent(price.cost(usage));
-            }
+        if let (Ok(a), Some(price)) = (&answer, shared.price)
+            && let Some(usage) = &a.usage
+        {
+            shared.spend.spent(price.cost(usage));
         }
         let reply = match answer {
             Ok(a) => Reply::Answer(*idx, Ok((a, took))),

@@ -303,7 +303,19 @@ pub(crate) fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>
     if !r.plans {
         return ask_models(&ctx, &target.models, prepared, results, started);
     }
-    let mut plan = plan_of(&ctx, &target.models, &prepared, results.cache.write);
+    plan_then_ask(&ctx, &target.models, prepared, results)
+}
+
+/// The plan: printed, checked against the budget (over it, nothing is asked), and under
+/// `--dry-run` the end of the phase; else every model is asked.
+fn plan_then_ask(
+    ctx: &Ctx<'_>,
+    models: &[String],
+    prepared: Vec<Prepared>,
+    mut results: EvalsResults,
+) -> Phase<Option<EvalsResults>> {
+    let (r, started) = (ctx.run, ctx.started);
+    let mut plan = plan_of(ctx, models, &prepared, results.cache.write);
     let budget = r.settings.budget();
     r.events.emit(crate::events::Event::Plan {
         lines: planning::lines(&plan, budget.is_set().then(|| budget.text()).as_deref()),
@@ -330,7 +342,7 @@ pub(crate) fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>
         plan.budget = Some(BudgetUse::default());
     }
     results.plan = Some(plan);
-    ask_models(&ctx, &target.models, prepared, results, started)
+    ask_models(ctx, models, prepared, results, started)
 }
 
 /// Asks every model its uncached items in turn, then scores the phase.
@@ -541,10 +553,8 @@ fn eval_model(
 ) -> ModelEval {
     let cfg = ctx.cfg;
     let mut progress = Progress::new(ctx, model, &items).judged_before(judged);
-    for idx in 0..items.len() {
-        if matches!(got[idx], Got::Cached(..)) {
-            progress.arrived(ctx, idx, &items, &got);
-        }
+    for idx in (0..items.len()).filter(|&i| matches!(got[i], Got::Cached(..))) {
+        progress.arrived(ctx, idx, &items, &got);
     }
     let pending = pending_of(&got);
     let mut fatal: Option<String> = None;
