@@ -172,11 +172,11 @@ pub(crate) struct EvalFlags {
     pub dry_run: bool,
     /// Send at most N requests to the provider in this run; a plan over it stops before the
     /// first (evals.budget.requests) [env: TOOLPROOF_MAX_REQUESTS].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", hide_short_help = true)]
     pub max_requests: Option<u64>,
     /// Spend at most USD on the provider in this run, at the model's price; a plan estimated
     /// over it stops before the first request (evals.budget.usd) [env: TOOLPROOF_MAX_COST].
-    #[arg(long, value_name = "USD", value_parser = parse_non_negative)]
+    #[arg(long, value_name = "USD", value_parser = parse_non_negative, hide_short_help = true)]
     pub max_cost: Option<f64>,
 }
 
