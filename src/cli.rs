@@ -186,6 +186,18 @@ pub(crate) struct EvalFlags {
     /// [env: TOOLPROOF_ON_INCONCLUSIVE].
     #[arg(long, value_name = "POLICY", value_parser = crate::config::ComparePolicy::parse, hide_short_help = true)]
     pub on_inconclusive: Option<crate::config::ComparePolicy>,
+    /// Print the evals' plan (cases, trials, requests, cached answers, estimated tokens and
+    /// cost per model) and ask nothing [env: TOOLPROOF_DRY_RUN].
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Send at most N requests to the provider in this run; a plan over it stops before the
+    /// first (evals.budget.requests) [env: TOOLPROOF_MAX_REQUESTS].
+    #[arg(long, value_name = "N", hide_short_help = true)]
+    pub max_requests: Option<u64>,
+    /// Spend at most USD on the provider in this run, at the model's price; a plan estimated
+    /// over it stops before the first request (evals.budget.usd) [env: TOOLPROOF_MAX_COST].
+    #[arg(long, value_name = "USD", value_parser = parse_non_negative, hide_short_help = true)]
+    pub max_cost: Option<f64>,
 }
 
 /// `--shard K/N`, on the commands whose work can be split over CI jobs.

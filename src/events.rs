@@ -100,6 +100,12 @@ pub(crate) enum Event {
         /// Its one-line verdict or reason.
         summary: Option<String>,
     },
+    /// The evals' plan, made before the first request: a line per model, the total, the
+    /// budget, and whether it is a dry run.
+    Plan {
+        /// The lines, as printed.
+        lines: Vec<String>,
+    },
     /// The run is over (the last event; reporters stop here).
     Done,
 }
@@ -171,6 +177,7 @@ impl Event {
                 mask(message);
             }
             Event::PhaseFinished { summary, .. } => summary.iter_mut().for_each(mask),
+            Event::Plan { lines } => lines.iter_mut().for_each(mask),
         }
         event
     }

@@ -252,6 +252,11 @@ impl View {
                 status,
                 summary,
             } => self.phase_finished(*phase, *status, summary.as_deref()),
+            Event::Plan { lines } => {
+                for line in lines {
+                    self.print(&format!("  {}", untrusted(line)));
+                }
+            }
             Event::Done => {}
         }
     }

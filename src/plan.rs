@@ -322,6 +322,9 @@ fn lint_step(settings: &Settings) -> Step {
 fn stress_step(settings: &Settings) -> Step {
     match settings.evals() {
         None => Step::Absent("no `evals:` section in the config".into()),
+        Some(e) if e.stress().is_some() && e.dry_run() => {
+            Step::Skip("dry run: the stress curve asks nothing".into())
+        }
         Some(e) if e.stress().is_some() => Step::Run,
         Some(e) => Step::Absent(e.stress_off_reason()),
     }

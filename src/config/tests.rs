@@ -1808,3 +1808,28 @@ fn trials_that_are_neither_a_number_nor_auto_and_crossed_bounds_are_errors() {
         )
     );
 }
+
+#[test]
+fn budget_and_tool_order_are_read_and_checked() {
+    let c = load_text(
+        "budget-ok",
+        format!("{SERVER}evals:\n  budget: {{requests: 40, usd: 1.5}}\n  tool_order: shuffled\n"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let evals = c.config.evals.expect("evals");
+    assert_eq!(evals.budget.requests, Some(40));
+    assert_eq!(evals.budget.usd, Some(1.5));
+    assert_eq!(evals.tool_order, ToolOrderMode::Shuffled);
+    let plain = load_text("budget-none", format!("{SERVER}evals:\n  trials: 2\n"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let evals = plain.config.evals.expect("evals");
+    assert_eq!(evals.budget, BudgetConfig::default());
+    assert_eq!(evals.tool_order, ToolOrderMode::Server);
+    insta::assert_snapshot!(
+        "evals_budget_errors",
+        rendered(
+            "budget-bad",
+            format!("{SERVER}evals:\n  budget: {{usd: -1, dollars: 3}}\n  tool_order: random\n")
+        )
+    );
+}

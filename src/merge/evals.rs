@@ -5,10 +5,11 @@
 use std::collections::BTreeMap;
 
 use super::read::{MergeError, Part, duplicate};
+use crate::evals::asking::engine;
 use crate::evals::judging::tally::{self, LabelledCase, Rules};
 use crate::outcome::{
-    CacheUse, ConcurrencyUse, EvalCaseResult, EvalsResults, ModelCost, ModelEval, Phase, Tokens,
-    ToolsUnseen,
+    BudgetUse, CacheUse, ConcurrencyUse, EvalCaseResult, EvalPlan, EvalsResults, ModelCost,
+    ModelEval, ModelPlan, Phase, Tokens, ToolsUnseen,
 };
 use crate::provider::prices::{dollars, picodollars};
 
@@ -92,12 +93,90 @@ pub(super) fn merge(parts: &[&Part]) -> Result<Phase<Option<EvalsResults>>, Merg
             .reduce(add_concurrency),
         config_models: first.config_models.clone(),
         fingerprint: first.fingerprint.clone(),
+        plan: merge_plans(&ran, &place),
     };
     let duration = ran
         .iter()
         .map(|(_, _, ph)| ph.duration_ms)
         .fold(0.0, f64::max);
     Ok(tally::phase(results, duration))
+}
+
+/// The jobs' plans as the plan of the run: each model's counts, tokens and cost added up over
+/// the jobs (costs in whole picodollars, so the sum is the unsharded run's), models in the
+/// config's order; `None` when no job recorded a plan (reports of earlier versions).
+fn merge_plans(
+    ran: &[(&Part, &EvalsResults, &Phase<Option<EvalsResults>>)],
+    place: &dyn Fn(&str) -> usize,
+) -> Option<EvalPlan> {
+    let plans: Vec<&EvalPlan> = ran.iter().filter_map(|(_, r, _)| r.plan.as_ref()).collect();
+    if plans.is_empty() {
+        return None;
+    }
+    let mut merged = EvalPlan {
+        dry_run: plans.iter().any(|p| p.dry_run),
+        models: Vec::new(),
+        budget: None,
+    };
+    // Per model: its cost, the cost of every trial (picodollars), and whether a job was offline.
+    let mut costs: Vec<(Option<u64>, Option<u64>, bool)> = Vec::new();
+    for m in plans.iter().flat_map(|p| &p.models) {
+        let i = match merged.models.iter().position(|e| e.model == m.model) {
+            Some(i) => i,
+            None => {
+                merged.models.push(ModelPlan {
+                    model: m.model.clone(),
+                    ..ModelPlan::default()
+                });
+                costs.push((Some(0), Some(0), false));
+                merged.models.len() - 1
+            }
+        };
+        let e = &mut merged.models[i];
+        e.cases += m.cases;
+        e.trials += m.trials;
+        e.cached += m.cached;
+        e.requests += m.requests;
+        e.batch |= m.batch;
+        e.input_tokens = e.input_tokens.saturating_add(m.input_tokens);
+        e.output_tokens = e.output_tokens.saturating_add(m.output_tokens);
+        e.trials_per_row = m.trials_per_row;
+        for row in &m.base_rows {
+            match e.base_rows.iter_mut().find(|r| r[..2] == row[..2]) {
+                Some(r) => r[2] += row[2],
+                None => e.base_rows.push(*row),
+            }
+        }
+        let (cost, every, offline) = &mut costs[i];
+        *cost = match (*cost, m.cost_usd) {
+            (Some(a), Some(b)) => Some(a.saturating_add(picodollars(b))),
+            _ => None,
+        };
+        *every = match (*every, m.every_trial_usd) {
+            (Some(a), Some(b)) => Some(a.saturating_add(picodollars(b))),
+            _ => None,
+        };
+        *offline |= engine::hint_left_out(m);
+    }
+    for (m, (cost, every, offline)) in merged.models.iter_mut().zip(costs) {
+        m.cost_usd = cost.map(dollars);
+        m.every_trial_usd = every.map(dollars);
+        m.base_rows.sort_unstable();
+        engine::detectable(m, !offline);
+    }
+    merged.models.sort_by_key(|m| place(&m.model));
+    let budgets: Vec<&BudgetUse> = plans.iter().filter_map(|p| p.budget.as_ref()).collect();
+    if let Some(b) = budgets.first() {
+        merged.budget = Some(BudgetUse {
+            max_requests: b.max_requests,
+            max_usd: b.max_usd,
+            requests: budgets.iter().map(|b| b.requests).sum(),
+            usd: dollars(budgets.iter().map(|b| picodollars(b.usd)).sum()),
+            stopped: budgets.iter().find_map(|b| b.stopped.clone()),
+            over_plan: budgets.iter().any(|b| b.over_plan),
+        });
+    }
+    Some(merged)
 }
 
 /// One model over every shard: its cases in config order, scored again.

@@ -36,6 +36,10 @@ pub struct EvalsResults {
     /// trials): a later run compares with this one only when they agree.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<super::Fingerprint>,
+    /// The plan made before the first request (what it asks, cached, estimated cost), the
+    /// dry run, and the budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<super::EvalPlan>,
 }
 
 /// The tool list sent to the model, weighed in estimated tokens (see

@@ -13,6 +13,7 @@ mod evals;
 mod fuzz;
 mod history;
 mod lint;
+mod plan;
 mod protocol;
 pub mod rates;
 mod stamp;
@@ -25,6 +26,7 @@ pub use comparison::{BaseRef, ComparedRow, Comparison, Fingerprint, Verdict, p_t
 pub use cost::{ModelCost, PriceUsed, Tokens};
 pub use fuzz::{FuzzFinding, FuzzResults, FuzzTool};
 pub use lint::{ContrastPair, Coverage, LintFinding, LintResults, NotChecked, ToolCoverage};
+pub use plan::{BudgetUse, EvalPlan, ModelPlan};
 pub use protocol::{ProtocolCheck, ProtocolResults};
 pub use stamp::{config_digest, hex, rfc3339, verdict};
 pub use stress::{StressBreak, StressMiss, StressModel, StressPoint, StressResults, ToolOrder};

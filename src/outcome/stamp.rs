@@ -42,7 +42,8 @@ pub fn hex(bytes: &[u8]) -> String {
     out
 }
 
-/// Whether the run passed and its exit code: the signal's code when interrupted, else 1 when
+/// Whether the run passed and its exit code: the signal's code when interrupted, else 2 when
+/// the evals' plan was over its budget (nothing was asked), else 1 when
 /// the server could not be used, a phase failed or errored, the cache audit found missing
 /// answers (`cache_status`: the run is `cache status`), or a prune could not remove a stale file; else 0. The one place the exit code is decided.
 pub fn verdict(
@@ -65,8 +66,17 @@ pub fn verdict(
         || phases.bench.fails()
         || phases.fuzz.fails()
         || phases.protocol.fails();
+    // A plan over the evals' budget asked nothing: the budget is the usage to fix.
+    let over_budget = phases
+        .evals
+        .results
+        .as_ref()
+        .and_then(|r| r.plan.as_ref())
+        .and_then(|p| p.budget.as_ref())
+        .is_some_and(|b| b.over_plan);
     match interrupted {
         Some(code) => (false, code),
+        None if over_budget => (false, crate::exit::EXIT_USAGE),
         None if failed => (false, crate::exit::EXIT_FAILED),
         None => (true, crate::exit::EXIT_OK),
     }

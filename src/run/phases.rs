@@ -131,6 +131,7 @@ fn eval_run<'a>(ctx: &Ctx<'a>, secrets: &'a Redactor, whole: bool) -> Option<Eva
         interrupt: ctx.interrupt,
         secrets,
         base: None,
+        plans: !whole,
     })
 }
 
@@ -203,7 +204,10 @@ fn base_rows(
         if Some(p) != provider || out.contains_key(model) {
             continue;
         }
-        let rows = rows.iter().map(|(id, [c, n])| (id.clone(), (*c, *n))).collect();
+        let rows = rows
+            .iter()
+            .map(|(id, [c, n])| (id.clone(), (*c, *n)))
+            .collect();
         out.insert(
             model.to_owned(),
             engine::Base {

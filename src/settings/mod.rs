@@ -17,6 +17,7 @@ mod secrets;
 mod set_lint;
 mod shard;
 mod source;
+mod spend;
 mod stress;
 mod suite;
 #[cfg(test)]
@@ -36,8 +37,10 @@ pub(crate) use merge::MergeSettings;
 pub(crate) use protocol::ProtocolSettings;
 pub(crate) use set_lint::LintSettings;
 pub(crate) use shard::case_ids;
+pub(crate) use shard::case_name as case_identity;
 pub(crate) use shard::identities as case_identities;
 pub(crate) use source::config_source;
+pub(crate) use spend::Budget;
 
 /// The secrets an invocation must never print, before a config is read: toolproof's own
 /// credentials in the environment (the providers' keys, the CI tokens). [`Settings::secrets`]
@@ -347,6 +350,10 @@ pub(crate) struct EvalSettings {
     batch: BatchSettings,
     prompt_cache: Resolved<bool>,
     compare: CompareSettings,
+    /// `--dry-run`: print the plan, ask nothing.
+    dry_run: bool,
+    /// What the evals may spend.
+    budget: Budget,
 }
 
 /// The comparison with the base run: `--compare-to` > `TOOLPROOF_COMPARE_TO`, and the test's
@@ -421,6 +428,14 @@ impl EvalSettings {
     /// `evals.prompt_cache` > on.
     pub(crate) fn prompt_cache(&self) -> bool {
         self.prompt_cache.value
+    }
+    /// `--dry-run` / `TOOLPROOF_DRY_RUN`: print the plan and ask nothing.
+    pub(crate) fn dry_run(&self) -> bool {
+        self.dry_run
+    }
+    /// `--max-requests`, `--max-cost` and their variables over `evals.budget`.
+    pub(crate) fn budget(&self) -> &Budget {
+        &self.budget
     }
 }
 

@@ -339,6 +339,8 @@ fn resolve_evals(
             (!e.prompt_cache).then_some((false, "evals.prompt_cache: false")),
             true,
         ),
+        dry_run: super::spend::dry_run(eval, env)?,
+        budget: super::spend::budget(eval, env, e)?,
     })
 }
 

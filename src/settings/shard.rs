@@ -106,7 +106,7 @@ pub(crate) fn identities<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String
 
 /// The name an eval case is split by: its `name`, else its prompt (with its context, when it
 /// has one, so the same prompt after another conversation is another case).
-pub(super) fn case_name(case: &EvalCase) -> String {
+pub(crate) fn case_name(case: &EvalCase) -> String {
     match &case.name {
         Some(name) => name.clone(),
         None if case.turns().is_empty() => case.prompt.clone(),

@@ -303,6 +303,45 @@ fn rows() -> Vec<Row> {
             expect: ["true", "true", "false", "false"],
         },
         Row {
+            name: "dry-run",
+            command: &["run"],
+            flag: &["--dry-run"],
+            env: ("TOOLPROOF_DRY_RUN", "no"),
+            yaml: None,
+            read: |s| s.evals().is_some_and(EvalSettings::dry_run).to_string(),
+            expect: ["true", "false", "false", "false"],
+        },
+        Row {
+            name: "max-requests",
+            command: &["eval"],
+            flag: &["--max-requests", "5"],
+            env: ("TOOLPROOF_MAX_REQUESTS", "50"),
+            yaml: Some((Slot::Evals, "budget: {requests: 500}")),
+            read: |s| {
+                let b = s.evals().map(EvalSettings::budget);
+                format!(
+                    "{:?} {}",
+                    b.and_then(|b| b.requests.value),
+                    b.map_or(String::new(), |b| b.requests.origin.to_string())
+                )
+            },
+            expect: [
+                "Some(5) --max-requests",
+                "Some(50) TOOLPROOF_MAX_REQUESTS=50",
+                "Some(500) evals.budget.requests in the config",
+                "None the default",
+            ],
+        },
+        Row {
+            name: "max-cost",
+            command: &["run"],
+            flag: &["--max-cost", "0.5"],
+            env: ("TOOLPROOF_MAX_COST", "2"),
+            yaml: Some((Slot::Evals, "budget: {usd: 10}")),
+            read: |s| format!("{:?}", s.evals().and_then(|e| e.budget().usd.value)),
+            expect: ["Some(0.5)", "Some(2.0)", "Some(10.0)", "None"],
+        },
+        Row {
             name: "batch",
             command: &["run"],
             flag: &["--batch", "never"],

@@ -70,6 +70,7 @@ mod local;
 mod matrix;
 mod merge;
 mod newcomer;
+mod plan;
 mod requests;
 mod responses;
 mod shard;

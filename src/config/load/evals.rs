@@ -99,6 +99,9 @@ pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), Confi
     if let Some(n) = evals.max_tokens {
         at_least_one(ctx, n, &[e, Step::Key("max_tokens")])?;
     }
+    if let Some(usd) = evals.budget.usd {
+        not_negative(ctx, usd, &[e, Step::Key("budget"), Step::Key("usd")])?;
+    }
     if evals.model.is_some() && !evals.models.is_empty() {
         ctx.report(ctx.error(
             ctx.pos(&[e, Step::Key("models")]),

@@ -148,9 +148,38 @@ pub struct EvalConfig {
     /// `evals.compare`: the paired comparison with the base run.
     #[serde(default)]
     pub compare: CompareConfig,
+    /// The order of the tool list sent: the server's, or shuffled per trial (toolproof's own).
+    #[serde(default)]
+    pub tool_order: ToolOrderMode,
+    /// The most the evals may spend: requests and dollars (toolproof's own).
+    #[serde(default)]
+    pub budget: BudgetConfig,
     /// YAML line of the `evals:` key (filled by the loader; reports point the gates there).
     #[serde(skip)]
     pub line: Option<u32>,
+}
+
+/// `evals.tool_order`: the order of the tool list each request carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolOrderMode {
+    /// The server's order, every request (the reference's).
+    #[default]
+    Server,
+    /// Shuffled per trial, seeded by the case and the trial: the same on every run.
+    Shuffled,
+}
+
+/// `evals.budget`: the most one run's evals may spend (cached answers are free).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetConfig {
+    /// Requests sent to the provider.
+    #[serde(default)]
+    pub requests: Option<u64>,
+    /// US dollars, at the model's price (batch answers at the batch price).
+    #[serde(default)]
+    pub usd: Option<f64>,
 }
 
 /// `evals.prices.<model>`: USD per million tokens.
@@ -434,6 +463,8 @@ impl Default for EvalConfig {
             prompt_cache: true,
             prices: BTreeMap::new(),
             compare: CompareConfig::default(),
+            tool_order: ToolOrderMode::Server,
+            budget: BudgetConfig::default(),
             line: None,
         }
     }

@@ -8,6 +8,7 @@ Reads one request on stdin and answers from directives in the prompt:
   [[nth K NAME {json}]]       a call only on the K-th ask of this prompt (1-based; repeat for
                               several calls in one answer; counted in $PICKER_STATE)
   [[none]]                    no tool
+  [[first {json args}]]       the first tool of the list as sent (a model with position bias)
   [[exit 3]]                  exit with that status after writing to stderr
   [[garbage]]                 print something that is not JSON
   [[usage IN OUT]]            report `usage` with IN input and OUT output tokens (an object
@@ -61,6 +62,8 @@ if nths := re.findall(r"\[\[nth (\d+) (\S+)\s*(\{.*?\})?\]\]", prompt):
     key = "nth-" + hashlib.sha256(prompt.encode()).hexdigest()
     ask = bump(key) + 1
     calls = [{"tool": t, "args": json.loads(a or "{}")} for k, t, a in nths if int(k) == ask]
+if (m := re.search(r"\[\[first\s*(\{.*?\})?\]\]", prompt)) and request.get("tools"):
+    calls = [{"tool": request["tools"][0]["name"], "args": json.loads(m.group(1) or "{}")}]
 usage = None
 if m := re.search(r"\[\[usage (\d+) (\d+)\]\]", prompt):
     usage = {"input_tokens": int(m.group(1)), "output_tokens": int(m.group(2))}

@@ -46,6 +46,9 @@ enum Reply {
     Fatal(String),
 }
 
+/// A pending item as a worker asks it: its index, prompt, context, and own tool list.
+type Pending = (usize, String, Vec<Turn>, Option<Vec<ApiTool>>);
+
 /// What the workers share. Owned, so that an interrupted phase can stop waiting for
 /// requests in flight and leave them behind.
 struct Shared {
@@ -58,8 +61,13 @@ struct Shared {
     tool_choice: Option<Value>,
     max_tokens: u32,
     prompt_cache: bool,
-    /// Each pending item: its index, prompt, and context (API-safe tool names).
-    prompts: Vec<(usize, String, Vec<Turn>)>,
+    /// Each pending item: its index, prompt, context (API-safe tool names), and its own tool
+    /// list when it is not `tools` (`tool_order: shuffled`).
+    prompts: Vec<Pending>,
+    /// The budget: a request is sent only when it can take one.
+    spend: Arc<super::Spend>,
+    /// The model's price, which the budget's dollars are counted at.
+    price: Option<crate::provider::prices::Price>,
     next: AtomicUsize,
     stop: AtomicBool,
 }
@@ -99,9 +107,12 @@ impl Asking<'_, '_> {
                 .map(|&idx| {
                     let case = &cfg.cases[self.items[idx].case];
                     let context = self.ctx.api.offered_turns(&case.turns());
-                    (idx, case.prompt.clone(), context)
+                    let tools = self.items[idx].tools.clone();
+                    (idx, case.prompt.clone(), context, tools)
                 })
                 .collect(),
+            spend: Arc::clone(&self.ctx.spend),
+            price: self.ctx.prices.lookup(self.model).map(|(p, _)| p),
             next: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
         });
@@ -151,6 +162,7 @@ impl Asking<'_, '_> {
                     usage,
                     cost_usd: price.map(|p| p.cost(&usage)),
                 });
+
                 let choice = masked(to_choice(answer, self.ctx.api), self.ctx.run.secrets);
                 if let (true, Some(key)) = (self.cache_use.write, &item.key) {
                     // A failed write loses a cache entry, not the answer: it is counted and
@@ -187,21 +199,32 @@ fn worker(shared: &Shared, tx: &mpsc::Sender<Reply>) {
             return;
         }
         let n = shared.next.fetch_add(1, Ordering::SeqCst);
-        let Some((idx, prompt, context)) = shared.prompts.get(n) else {
+        let Some((idx, prompt, context, own_tools)) = shared.prompts.get(n) else {
             return;
         };
+        // Past the budget nothing new is sent; the answers in flight still come back.
+        if !shared.spend.take() {
+            shared.stop.store(true, Ordering::SeqCst);
+            return;
+        }
         let request = Request {
             model: &shared.model,
             system: shared.system.as_deref(),
             prompt,
             context,
-            tools: &shared.tools,
+            tools: own_tools.as_deref().unwrap_or(&shared.tools),
             params: &shared.params,
             tool_choice: shared.tool_choice.as_ref(),
             max_tokens: shared.max_tokens,
             prompt_cache: shared.prompt_cache,
         };
         let (answer, took) = shared.provider.ask_timed(&request, &shared.pacer);
+        // Counted before the next item is taken, so one worker never asks past the budget.
+        if let (Ok(a), Some(price)) = (&answer, shared.price)
+            && let Some(usage) = &a.usage
+        {
+            shared.spend.spent(price.cost(usage));
+        }
         let reply = match answer {
             Ok(a) => Reply::Answer(*idx, Ok((a, took))),
             Err(ProviderError::Transient(m)) => Reply::Answer(*idx, Err((m.to_string(), took))),

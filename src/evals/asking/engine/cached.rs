@@ -70,6 +70,7 @@ mod tests {
                 case: i,
                 trial: 1,
                 key: (i % 11 != 0).then(|| key(i)),
+                tools: None,
             })
             .collect();
         for i in (0..n).filter(|i| i % 3 != 0) {

@@ -8,7 +8,10 @@ mod batch;
 mod cached;
 mod cost;
 mod offline;
+mod order;
+mod planning;
 mod progress;
+mod spend;
 
 pub(crate) use adaptive::Base;
 use adaptive::RowState;
@@ -16,6 +19,9 @@ use ask::{Asking, announce, build_client};
 use cached::read_cached;
 use offline::{recorded_elsewhere, tool_digests, why_missed};
 use progress::Progress;
+use spend::Spend;
+
+pub(crate) use planning::{detectable, hint_left_out};
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -27,17 +33,17 @@ use serde_json::{Map, Value};
 use super::cache::{Cache, Keyer, Lookup};
 use super::choice;
 use super::tools::{ApiTools, api_tools};
-use crate::config::{CaseTrials, EvalCase, EvalConfig, OpenAiApi, ToolChoice, Turn};
-use crate::evals::Choice;
+use crate::config::{CaseTrials, EvalCase, EvalConfig, OpenAiApi, ToolChoice, ToolOrderMode, Turn};
 use crate::evals::judging::grade::{self, Label};
 use crate::evals::judging::tally::{self, LabelledCase, Rules};
+use crate::evals::{ApiTool, Choice};
 use crate::events::Events;
 use crate::interrupt::Interrupt;
 use crate::mcp::types::Tool;
 use crate::outcome::ContextEntry;
 use crate::outcome::{
-    AnswerKind, CacheUse, ConcurrencyUse, EvalsResults, GateKind, ModelEval, Phase, PhaseStatus,
-    ToolListTokens, ToolTokens, TrialResult,
+    AnswerKind, BudgetUse, CacheUse, ConcurrencyUse, EvalsResults, GateKind, ModelEval, Phase,
+    PhaseStatus, ToolListTokens, ToolTokens, TrialResult,
 };
 use crate::provider::prices::PriceTable;
 use crate::provider::usage::Recorded;
@@ -69,6 +75,9 @@ pub(crate) struct EvalRun<'a> {
     /// The base run, per model, when the run has one: `trials: auto` asks the rows unlike
     /// the base first, and weighs each row's answers against the base's.
     pub base: Option<&'a HashMap<String, Base>>,
+    /// This is the evals phase: it prints its plan, honours `--dry-run` and keeps the budget
+    /// (the stress curve's lists, asked through the same engine, do neither).
+    pub plans: bool,
 }
 
 /// `max_tokens` of a request: the provider's own default when it has one (`evals.max_tokens`
@@ -113,13 +122,15 @@ pub(crate) fn request_params(
     params
 }
 
-/// One (case, trial) of a model: which case, which trial (from 1), and its cache key when
-/// the cache is used.
+/// One (case, trial) of a model: which case, which trial (from 1), its cache key when the
+/// cache is used, and the tool list it sends when it is not the server's order
+/// (`tool_order: shuffled`).
 #[derive(Clone)]
 struct Item {
     case: usize,
     trial: u32,
     key: Option<String>,
+    tools: Option<Vec<ApiTool>>,
 }
 
 /// The most times `case` is asked: its own `trials`, else the section's, at least once
@@ -205,7 +216,17 @@ pub(crate) fn all_keys(
         );
         for (i, case) in cfg.cases.iter().enumerate() {
             for trial in 1..=trials_of(cfg, case) {
-                let key = keyer.key_in(&case.turns(), &case.prompt, trial);
+                let key = match sent_order(cfg, &api.tools, case, trial) {
+                    Some(tools) => Keyer::new(
+                        &kind.cache_name(cfg),
+                        model,
+                        cfg.system.as_deref(),
+                        &tools,
+                        &params,
+                    )
+                    .key_in(&case.turns(), &case.prompt, trial),
+                    None => keyer.key_in(&case.turns(), &case.prompt, trial),
+                };
                 keys.push((model.clone(), i, trial, key));
             }
         }
@@ -277,15 +298,85 @@ pub(crate) fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>
         pacer,
         prices: PriceTable::new(&cfg.prices),
         started,
+        spend: Arc::new(if r.plans {
+            Spend::new(r.settings.budget())
+        } else {
+            Spend::unlimited()
+        }),
     };
+    // Every model's items and cached answers first: the plan is made before any request.
+    let prepared: Vec<Prepared> = target
+        .models
+        .iter()
+        .map(|model| prepare(&ctx, model, &mut results.cache))
+        .collect();
+    if !r.plans {
+        return ask_models(&ctx, &target.models, prepared, results, started);
+    }
+    plan_then_ask(&ctx, &target.models, prepared, results)
+}
+
+/// The plan: printed, checked against the budget (over it, nothing is asked), and under
+/// `--dry-run` the end of the phase; else every model is asked.
+fn plan_then_ask(
+    ctx: &Ctx<'_>,
+    models: &[String],
+    prepared: Vec<Prepared>,
+    mut results: EvalsResults,
+) -> Phase<Option<EvalsResults>> {
+    let (r, started) = (ctx.run, ctx.started);
+    let mut plan = plan_of(ctx, models, &prepared, results.cache.write);
+    let budget = r.settings.budget();
+    r.events.emit(crate::events::Event::Plan {
+        lines: planning::lines(&plan, budget.is_set().then(|| budget.text()).as_deref()),
+    });
+    if let Some(why) = planning::over_budget(&plan, budget) {
+        plan.budget = Some(planning::refused(budget, &why));
+        results.plan = Some(plan);
+        return over_budget_phase(results, started, why);
+    }
+    if plan.dry_run {
+        let reason = format!(
+            "dry run: {} request{} planned, nothing asked",
+            plan.requests(),
+            if plan.requests() == 1 { "" } else { "s" }
+        );
+        results.plan = Some(plan);
+        let mut phase = Phase::skipped(reason);
+        phase.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+        phase.results = Some(results);
+        return phase;
+    }
+    if budget.is_set() {
+        // Filled in below, once asked: what the run spent.
+        plan.budget = Some(BudgetUse::default());
+    }
+    results.plan = Some(plan);
+    ask_models(ctx, models, prepared, results, started)
+}
+
+/// Asks every model its uncached items in turn, then scores the phase.
+fn ask_models(
+    ctx: &Ctx<'_>,
+    models: &[String],
+    prepared: Vec<Prepared>,
+    mut results: EvalsResults,
+    started: Instant,
+) -> Phase<Option<EvalsResults>> {
+    let r = ctx.run;
+    let cfg = ctx.cfg;
+    let kind = ctx.kind;
     // Built on first need: a fully cached run needs no key.
     let mut client: Option<Result<Arc<dyn Provider>, ProviderError>> = None;
-    for model in &target.models {
+    for (model, prepared) in models.iter().zip(prepared) {
         if r.interrupt.is_set() {
             break;
         }
-        let eval = eval_model(&ctx, model, &mut results.cache, &mut client);
+        let eval = eval_model(ctx, model, prepared, &mut results.cache, &mut client);
         results.models.push(eval);
+    }
+    if let Some(budget) = results.plan.as_mut().and_then(|p| p.budget.as_mut()) {
+        *budget = ctx.spend.used(r.settings.budget());
     }
     if kind.caches_answers() {
         let used = ctx.pacer.usage();
@@ -294,6 +385,134 @@ pub(crate) fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>
         results.concurrency = Some(concurrency_use(cfg, used.window));
     }
     finish_phase(results, started, r.interrupt)
+}
+
+/// One model's items, the answers the cache holds for them (counted in `cache_use`), and
+/// those answers judged (once: progress and scoring reuse them).
+type Prepared = (Vec<Item>, Vec<Got>, Vec<Option<TrialResult>>);
+
+/// One model's items and cached answers, judged (see [`Prepared`]).
+fn prepare(ctx: &Ctx<'_>, model: &str, cache_use: &mut CacheUse) -> Prepared {
+    let items = items_of(ctx, model, cache_use.write);
+    let mut got: Vec<Got> = items.iter().map(|_| Got::NotAsked).collect();
+    if cache_use.read {
+        for (idx, found) in read_cached(&ctx.cache, &items).into_iter().enumerate() {
+            let Some(found) = found else { continue };
+            match found {
+                (Lookup::Hit(choice), recorded) => {
+                    cache_use.hits += 1;
+                    got[idx] = Got::Cached(choice, recorded);
+                }
+                (Lookup::Corrupt(_), _) => cache_use.corrupt += 1,
+                (Lookup::Miss, _) => {}
+            }
+        }
+    }
+    let judged = items
+        .iter()
+        .zip(&got)
+        .map(|(item, g)| {
+            matches!(g, Got::Cached(..)).then(|| trial_of(ctx, &ctx.cfg.cases[item.case], g))
+        })
+        .collect();
+    (items, got, judged)
+}
+
+/// The items not answered by the cache.
+fn pending_of(got: &[Got]) -> Vec<usize> {
+    (0..got.len())
+        .filter(|i| matches!(got[*i], Got::NotAsked))
+        .collect()
+}
+
+/// The plan of every model: what is cached, what will be sent (nothing offline), and the
+/// estimate of its tokens and cost.
+fn plan_of(
+    ctx: &Ctx<'_>,
+    models: &[String],
+    prepared: &[Prepared],
+    write: bool,
+) -> crate::outcome::EvalPlan {
+    let offline = offline_for(ctx.run.settings, ctx.kind);
+    let list_tokens = if ctx.api.tools.is_empty() {
+        0
+    } else {
+        tool_tokens(ctx.api).total
+    };
+    let cache_use = CacheUse {
+        write,
+        ..CacheUse::default()
+    };
+    let models = models
+        .iter()
+        .zip(prepared)
+        .map(|(model, (items, got, judged))| {
+            // Under `trials: auto` the plan counts a case's first wave: later trials are asked
+            // only while the case is undecided (the budget still stops them mid-run).
+            let first = |i: &usize| {
+                let item = &items[*i];
+                item.trial <= adaptive::first_wave(ctx.cfg.trials_of(&ctx.cfg.cases[item.case]))
+            };
+            let pending: Vec<usize> = if offline {
+                Vec::new()
+            } else {
+                pending_of(got).into_iter().filter(first).collect()
+            };
+            let batch = batches(ctx, &cache_use, items, &pending);
+            let base = base_rows(ctx, items, judged);
+            planning::model_plan(
+                ctx,
+                model,
+                (items, got, &base),
+                (&pending, batch),
+                list_tokens,
+            )
+        })
+        .collect();
+    crate::outcome::EvalPlan {
+        dry_run: ctx.run.settings.dry_run(),
+        models,
+        budget: None,
+    }
+}
+
+/// Each case's (correct, trials) as the plan reads the base: its cached answers when the
+/// cache holds every trial, else right on every trial (the set at its most telling).
+fn base_rows(ctx: &Ctx<'_>, items: &[Item], judged: &[Option<TrialResult>]) -> Vec<(u32, u32)> {
+    let mut rows: Vec<(u32, u32, bool)> = vec![(0, 0, true); ctx.cfg.cases.len()];
+    for (item, j) in items.iter().zip(judged) {
+        let row = &mut rows[item.case];
+        row.1 += 1;
+        match j {
+            Some(t) if t.passed => row.0 += 1,
+            Some(_) => {}
+            None => row.2 = false,
+        }
+    }
+    rows.into_iter()
+        .map(|(correct, trials, cached)| {
+            if cached {
+                (correct, trials)
+            } else {
+                (trials, trials)
+            }
+        })
+        .collect()
+}
+
+/// A plan over the budget: nothing asked, the phase an error that says the plan and the
+/// budget (the run exits with 2).
+fn over_budget_phase(
+    results: EvalsResults,
+    started: Instant,
+    why: String,
+) -> Phase<Option<EvalsResults>> {
+    Phase {
+        status: PhaseStatus::Error,
+        reason: Some(format!("over budget, nothing asked: {why}")),
+        duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+        results: Some(results),
+    }
 }
 
 /// What the in-flight window did, as the report says it.
@@ -340,6 +559,8 @@ struct Ctx<'a> {
     prices: PriceTable,
     /// When the phase started: the batch deadline counts from it, for every model's batches.
     started: Instant,
+    /// The budget, as the requests draw on it.
+    spend: Arc<Spend>,
 }
 
 /// One model: cached answers, then the provider for the rest, then the score. Under
@@ -349,11 +570,11 @@ struct Ctx<'a> {
 fn eval_model(
     ctx: &Ctx<'_>,
     model: &str,
+    (items, got, judged): Prepared,
     cache_use: &mut CacheUse,
     client: &mut Option<Result<Arc<dyn Provider>, ProviderError>>,
 ) -> ModelEval {
     let cfg = ctx.cfg;
-    let items = items_of(ctx, model, cache_use.write);
     let bounds: Vec<CaseTrials> = cfg.cases.iter().map(|c| cfg.trials_of(c)).collect();
     let wanted: Vec<bool> = items
         .iter()
@@ -369,13 +590,17 @@ fn eval_model(
         offline,
         cache_use: &mut *cache_use,
         client,
-        got: items.iter().map(|_| Got::NotAsked).collect(),
-        progress: Progress::new(ctx, model, &items, &wanted, held),
+        got,
+        progress: Progress::new(ctx, model, &items, &wanted, held).judged_before(judged),
         wanted,
         batched: 0,
     };
     let base = ctx.run.base.and_then(|b| b.get(model));
-    let fatal = asker.waves(rows_of(ctx, base, &bounds), base);
+    let mut fatal = asker.waves(rows_of(ctx, base, &bounds), base);
+    // Asking stopped at the budget: what was not asked is not run, and never a pass.
+    if fatal.is_none() && ctx.spend.reached() {
+        fatal = Some(ctx.spend.reached_text(ctx.run.settings.budget()));
+    }
     let Asker {
         got,
         mut progress,
@@ -511,19 +736,11 @@ impl Asker<'_, '_> {
     fn wave(&mut self, wave: &[usize]) -> Option<String> {
         let (ctx, items) = (self.ctx, self.items);
         let cfg = ctx.cfg;
-        if self.cache_use.read {
-            let part: Vec<Item> = wave.iter().map(|&i| items[i].clone()).collect();
-            for (&idx, found) in wave.iter().zip(read_cached(&ctx.cache, &part)) {
-                let Some(found) = found else { continue };
-                match found {
-                    (Lookup::Hit(choice), recorded) => {
-                        self.cache_use.hits += 1;
-                        self.got[idx] = Got::Cached(choice, recorded);
-                        self.progress.arrived(ctx, idx, items, &self.got);
-                    }
-                    (Lookup::Corrupt(_), _) => self.cache_use.corrupt += 1,
-                    (Lookup::Miss, _) => {}
-                }
+        // The cache was read for every item before the plan: a cached answer arrives in the
+        // wave that asks for it.
+        for &idx in wave {
+            if matches!(self.got[idx], Got::Cached(..)) {
+                self.progress.arrived(ctx, idx, items, &self.got);
             }
         }
         let pending: Vec<usize> = wave
@@ -546,7 +763,9 @@ impl Asker<'_, '_> {
             )),
             Ok(p) => {
                 let p = Arc::clone(p);
-                if batches(ctx, self.cache_use, items, &pending) {
+                if batches(ctx, self.cache_use, items, &pending)
+                    && ctx.spend.take_many(pending.len() as u64)
+                {
                     let sent = batch::Batching {
                         ctx,
                         provider: Arc::clone(&p),
@@ -589,17 +808,52 @@ fn items_of(ctx: &Ctx<'_>, model: &str, keyed: bool) -> Vec<Item> {
     for (i, case) in cfg.cases.iter().enumerate() {
         let turns = case.turns();
         for trial in 1..=trials_of(cfg, case) {
-            let key = keyer
-                .as_ref()
-                .map(|k| k.key_in(&turns, &case.prompt, trial));
+            let tools = sent_order(cfg, &ctx.api.tools, case, trial);
+            let key = match (&tools, keyed) {
+                // The key follows the list as sent.
+                (Some(tools), true) => Some(
+                    Keyer::new(
+                        &ctx.kind.cache_name(ctx.cfg),
+                        model,
+                        cfg.system.as_deref(),
+                        tools,
+                        ctx.params,
+                    )
+                    .key_in(&turns, &case.prompt, trial),
+                ),
+                _ => keyer
+                    .as_ref()
+                    .map(|k| k.key_in(&turns, &case.prompt, trial)),
+            };
             items.push(Item {
                 case: i,
                 trial,
                 key,
+                tools,
             });
         }
     }
     items
+}
+
+/// The tool list trial `trial` of `case` sends when it is not the server's order: with
+/// `tool_order: shuffled`, the order [`order::shuffled`] draws for the case and trial.
+fn sent_order(
+    cfg: &EvalConfig,
+    tools: &[ApiTool],
+    case: &EvalCase,
+    trial: u32,
+) -> Option<Vec<ApiTool>> {
+    if cfg.tool_order != ToolOrderMode::Shuffled || tools.len() < 2 {
+        return None;
+    }
+    let identity = crate::settings::case_identity(case);
+    Some(
+        order::shuffled(tools.len(), &identity, trial)
+            .into_iter()
+            .map(|i| tools[i].clone())
+            .collect(),
+    )
 }
 
 /// Whether the pending items go through a batch: the settings say so for this many distinct
@@ -610,7 +864,9 @@ fn batches(ctx: &Ctx<'_>, cache_use: &CacheUse, items: &[Item], pending: &[usize
         .iter()
         .filter_map(|&i| items[i].key.as_deref())
         .collect();
+    // A batch request carries the one list of the phase: shuffled lists are asked live.
     cache_use.write
+        && ctx.cfg.tool_order == ToolOrderMode::Server
         && distinct.len() == pending.len()
         && ctx
             .run
@@ -668,9 +924,27 @@ fn score_model(
         .then(|| cost::tools_unseen(&got, tool_tokens(ctx.api).total))
         .flatten();
     let mut trials: Vec<Vec<TrialResult>> = cfg.cases.iter().map(|_| Vec::new()).collect();
+    // Where each trial's list put the expected tool (shuffled lists only).
+    let mut positions: Vec<Vec<Option<usize>>> = cfg.cases.iter().map(|_| Vec::new()).collect();
     for ((item, g), judged) in items.iter().zip(&got).zip(judged) {
         let case = &cfg.cases[item.case];
         trials[item.case].push(judged.unwrap_or_else(|| trial_of(ctx, case, g)));
+        let expected = case.expect_tool.clone().flatten();
+        positions[item.case].push(item.tools.as_ref().and_then(|tools| {
+            let expected = expected.as_deref()?;
+            tools
+                .iter()
+                .position(|t| ctx.api.map_back(&t.name) == expected)
+        }));
+    }
+    if cfg.tool_order == ToolOrderMode::Shuffled {
+        for ((case, trials), positions) in cfg.cases.iter().zip(&mut trials).zip(&positions) {
+            let expected = case.expect_tool.clone().flatten();
+            let note = order_note(expected.as_deref(), trials, positions, ctx.api.tools.len());
+            if let (Some(note), Some(first)) = (note, trials.first_mut()) {
+                first.notes.push(note);
+            }
+        }
     }
     let cases = cfg
         .cases
@@ -701,6 +975,49 @@ fn score_model(
     eval.cost = Some(cost);
     tally::tools_unseen(&mut eval, unseen);
     eval
+}
+
+/// With `tool_order: shuffled`, a case right under some orders and wrong under others says
+/// so, with where the expected tool stood in the list each time: `right and wrong under
+/// different tool orders: right with `add` at position 1, 1 of 5 in the list, wrong at 3, 5`.
+/// `None` when every answered trial agrees.
+fn order_note(
+    expected: Option<&str>,
+    trials: &[TrialResult],
+    positions: &[Option<usize>],
+    tools: usize,
+) -> Option<String> {
+    use crate::outcome::AnswerKind;
+    let answered: Vec<(bool, Option<usize>)> = trials
+        .iter()
+        .zip(positions)
+        .filter(|(t, _)| !matches!(t.kind, AnswerKind::ProviderError | AnswerKind::NotAsked))
+        .map(|(t, p)| (t.passed, *p))
+        .collect();
+    let right = answered.iter().filter(|a| a.0).count();
+    if right == 0 || right == answered.len() {
+        return None;
+    }
+    let at = |ok: bool| {
+        answered
+            .iter()
+            .filter(|a| a.0 == ok)
+            .filter_map(|a| a.1.map(|p| (p + 1).to_string()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let lead = "right and wrong under different tool orders";
+    Some(match expected {
+        Some(tool) if answered.iter().all(|a| a.1.is_some()) => format!(
+            "{lead}: right with `{tool}` at position {} of {tools} in the list, wrong at {}",
+            at(true),
+            at(false)
+        ),
+        _ => format!(
+            "{lead}: right under {right} of {} shuffled lists",
+            answered.len()
+        ),
+    })
 }
 
 /// Each offered tool's estimated tokens in the list sent to the model, and the list's.

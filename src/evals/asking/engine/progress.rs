@@ -85,6 +85,14 @@ impl Progress {
         self.judged[idx].get_or_insert_with(|| trial_of(ctx, spec, &got[idx]))
     }
 
+    /// The cached answers the plan judged already, by item (`None`: not judged).
+    pub(super) fn judged_before(mut self, judged: Vec<Option<TrialResult>>) -> Self {
+        if judged.len() == self.judged.len() {
+            self.judged = judged;
+        }
+        self
+    }
+
     /// Item `idx` has its answer in `got`.
     pub(super) fn arrived(&mut self, ctx: &Ctx<'_>, idx: usize, items: &[Item], got: &[Got]) {
         let case = items[idx].case;
