@@ -6,7 +6,7 @@
 //! 5 fixed trials), find the regression in at least 90% of seeds, and call an unchanged head
 //! `regressed` in at most 5%.
 //!
-//! `TOOLPROOF_SIM_SEEDS` runs more seeds (`scripts/adaptive_sim.sh` prints the figures of
+//! `ADAPTIVE_SIM_SEEDS` runs more seeds (`scripts/adaptive_sim.sh` prints the figures of
 //! 5000); the default keeps the test near a second in a debug build.
 
 use super::{RowState, next_wave};
@@ -108,7 +108,7 @@ fn simulate(seeds: u64, bounds: CaseTrials) -> Figures {
 }
 
 fn seeds() -> u64 {
-    std::env::var("TOOLPROOF_SIM_SEEDS")
+    std::env::var("ADAPTIVE_SIM_SEEDS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(400)
