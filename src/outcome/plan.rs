@@ -40,7 +40,8 @@ pub struct ModelPlan {
     pub model: String,
     /// Labelled cases.
     pub cases: usize,
-    /// Trials over every case (`cases` × trials, with each case's own `trials`).
+    /// Trials over every case (`cases` × trials, with each case's own `trials`; under
+    /// `trials: auto`, each case's first wave).
     pub trials: usize,
     /// Trials the cache already answers.
     pub cached: usize,

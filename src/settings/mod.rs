@@ -5,6 +5,7 @@
 
 mod batch;
 mod bench;
+mod compare;
 mod env;
 mod flags;
 mod fuzz;
@@ -13,6 +14,7 @@ mod merge;
 mod outputs;
 mod protocol;
 mod resolve;
+mod revision;
 mod secrets;
 mod set_lint;
 mod shard;
@@ -30,11 +32,13 @@ use std::time::Duration;
 
 pub(crate) use batch::BatchSettings;
 pub(crate) use bench::{BenchSettings, BenchTargetSettings, Thresholds};
+pub(crate) use compare::CompareSettings;
 pub(crate) use env::Env;
 pub(crate) use fuzz::FuzzSettings;
 pub(crate) use github::{Github, PrComment, PrCommentMode};
 pub(crate) use merge::MergeSettings;
 pub(crate) use protocol::ProtocolSettings;
+pub(crate) use revision::Revision;
 pub(crate) use set_lint::LintSettings;
 pub(crate) use shard::case_ids;
 pub(crate) use shard::case_name as case_identity;
@@ -356,23 +360,6 @@ pub(crate) struct EvalSettings {
     budget: Budget,
 }
 
-/// The comparison with the base run: `--compare-to` > `TOOLPROOF_COMPARE_TO`, and the test's
-/// level, effect size and policies (flag > variable > `evals.compare` > default).
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct CompareSettings {
-    /// A branch of the history file or a base run's JSON report; `None`: the pull request's
-    /// base branch (`GITHUB_BASE_REF`), when there is one.
-    pub to: Option<String>,
-    /// Significance level (one-sided).
-    pub alpha: f64,
-    /// The smallest accuracy drop that is a regression.
-    pub min_effect: f64,
-    /// What `regressed` does.
-    pub on_regression: crate::config::ComparePolicy,
-    /// What `inconclusive` does.
-    pub on_inconclusive: crate::config::ComparePolicy,
-}
-
 impl EvalSettings {
     /// The body key `evals.max_tokens` is sent under to the OpenAI provider:
     /// `evals.max_tokens_field`, where `auto` means `max_completion_tokens` for OpenAI's own
@@ -436,31 +423,6 @@ impl EvalSettings {
     /// `--max-requests`, `--max-cost` and their variables over `evals.budget`.
     pub(crate) fn budget(&self) -> &Budget {
         &self.budget
-    }
-}
-
-/// What the environment says about the commit under test (for the history file).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Revision {
-    /// `GITHUB_SHA`.
-    pub commit: Option<String>,
-    /// `GITHUB_HEAD_REF`, else `GITHUB_REF_NAME`.
-    pub git_ref: Option<String>,
-    /// `GITHUB_BASE_REF`: the branch a pull request goes into.
-    pub base_ref: Option<String>,
-}
-
-impl Revision {
-    /// The commit, branch and base branch GitHub Actions names in `env`.
-    pub(crate) fn from_env(env: &Env) -> Revision {
-        Revision {
-            commit: env.get("GITHUB_SHA").map(str::to_owned),
-            git_ref: env
-                .get("GITHUB_HEAD_REF")
-                .or_else(|| env.get("GITHUB_REF_NAME"))
-                .map(str::to_owned),
-            base_ref: env.get("GITHUB_BASE_REF").map(str::to_owned),
-        }
     }
 }
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{EvalCase, yes};
+use super::{CompareConfig, EvalCase, Trials, yes};
 
 /// `evals.provider`: a provider's name as written. The provider registry
 /// (`crate::provider::registry`) knows the names; the settings look it up.
@@ -469,69 +469,6 @@ impl Default for EvalConfig {
         }
     }
 }
-/// `evals.compare:` (toolproof's own): how a run is judged against its base run.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CompareConfig {
-    /// Significance level of the one-sided paired test.
-    #[serde(default = "default_compare_alpha")]
-    pub alpha: f64,
-    /// The smallest drop in accuracy (0..1) that counts as a regression.
-    #[serde(default = "default_compare_min_effect")]
-    pub min_effect: f64,
-    /// What a `regressed` verdict does.
-    #[serde(default = "ComparePolicy::fail")]
-    pub on_regression: ComparePolicy,
-    /// What an `inconclusive` verdict does.
-    #[serde(default = "ComparePolicy::warn")]
-    pub on_inconclusive: ComparePolicy,
-}
-
-impl Default for CompareConfig {
-    fn default() -> Self {
-        CompareConfig {
-            alpha: default_compare_alpha(),
-            min_effect: default_compare_min_effect(),
-            on_regression: ComparePolicy::Fail,
-            on_inconclusive: ComparePolicy::Warn,
-        }
-    }
-}
-
-fn default_compare_alpha() -> f64 {
-    0.05
-}
-fn default_compare_min_effect() -> f64 {
-    0.02
-}
-
-/// `evals.compare.on_regression` / `on_inconclusive`: fail the run or only say so.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ComparePolicy {
-    /// The evals fail (exit 1).
-    Fail,
-    /// A warning; the gate holds.
-    Warn,
-}
-
-impl ComparePolicy {
-    fn fail() -> Self {
-        ComparePolicy::Fail
-    }
-    fn warn() -> Self {
-        ComparePolicy::Warn
-    }
-    /// `fail` or `warn` (`--on-regression`, `TOOLPROOF_ON_REGRESSION`…).
-    pub fn parse(text: &str) -> Result<ComparePolicy, String> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "fail" => Ok(ComparePolicy::Fail),
-            "warn" => Ok(ComparePolicy::Warn),
-            other => Err(format!("`{other}` is not fail or warn")),
-        }
-    }
-}
-
 /// `evals.lint:` (toolproof's own): the set lint of the labelled cases.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -657,99 +594,4 @@ fn default_cache_dir() -> PathBuf {
 }
 fn default_eval_timeout_s() -> f64 {
     120.0
-}
-
-/// `trials:`: a number of times each case is asked, or `auto` (asked again only while its
-/// outcome is undecided, between `min_trials` and `max_trials`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Trials {
-    /// The same number of trials for every case.
-    Fixed(u32),
-    /// Adaptive trials.
-    Auto,
-}
-
-impl Default for Trials {
-    fn default() -> Self {
-        Trials::Fixed(1)
-    }
-}
-
-impl Trials {
-    /// The fixed number, `None` under `auto`.
-    pub fn fixed(self) -> Option<u32> {
-        match self {
-            Trials::Fixed(n) => Some(n),
-            Trials::Auto => None,
-        }
-    }
-
-    /// The most trials a case can get: the number, or `max` under `auto`.
-    pub fn at_most(self, max: u32) -> u32 {
-        self.fixed().unwrap_or(max)
-    }
-}
-
-/// How many times one case is asked: `min` trials first, then (under `auto`) more while
-/// undecided, up to `max`. A fixed number has `min == max`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CaseTrials {
-    /// Whether the number is decided as the answers come (`trials: auto`).
-    pub auto: bool,
-    /// Trials every case gets.
-    pub min: u32,
-    /// The most trials the case gets.
-    pub max: u32,
-}
-
-impl EvalConfig {
-    /// How `case` is asked: its own `trials`, else the section's (at least once); under
-    /// `auto`, its own `min_trials`/`max_trials`, else the section's (`max` never below `min`).
-    pub fn trials_of(&self, case: &EvalCase) -> CaseTrials {
-        match case.trials.unwrap_or(self.trials) {
-            Trials::Fixed(n) => CaseTrials {
-                auto: false,
-                min: n.max(1),
-                max: n.max(1),
-            },
-            Trials::Auto => {
-                let min = case.min_trials.unwrap_or(self.min_trials).max(1);
-                CaseTrials {
-                    auto: true,
-                    min,
-                    max: case.max_trials.unwrap_or(self.max_trials).max(min),
-                }
-            }
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for Trials {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl serde::de::Visitor<'_> for Visit {
-            type Value = Trials;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a number of trials or `auto`")
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Trials, E> {
-                u32::try_from(v)
-                    .map(Trials::Fixed)
-                    .map_err(|_| E::custom("a number of trials up to 4294967295, or `auto`"))
-            }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Trials, E> {
-                u64::try_from(v)
-                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
-                    .and_then(|v| self.visit_u64(v))
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Trials, E> {
-                if v == "auto" {
-                    Ok(Trials::Auto)
-                } else {
-                    Err(E::invalid_value(serde::de::Unexpected::Str(v), &self))
-                }
-            }
-        }
-        d.deserialize_any(Visit)
-    }
 }

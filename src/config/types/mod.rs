@@ -5,9 +5,11 @@
 //! `bench:`, `evals` `evals:`.
 
 mod cases;
+mod compare;
 mod evals;
 mod perf;
 mod suite;
+mod trials;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -15,9 +17,11 @@ use std::path::PathBuf;
 use serde::Deserialize;
 
 pub(crate) use cases::*;
+pub(crate) use compare::*;
 pub(crate) use evals::*;
 pub(crate) use perf::*;
 pub(crate) use suite::*;
+pub(crate) use trials::*;
 
 /// The whole file after loading: `${VAR}` expanded in `server`, paths resolved.
 #[derive(Debug, Clone)]

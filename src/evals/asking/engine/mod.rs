@@ -9,17 +9,23 @@ mod cached;
 mod cost;
 mod offline;
 mod order;
+mod planned;
 mod planning;
 mod progress;
+mod scoring;
 mod spend;
+mod waves;
 
 pub(crate) use adaptive::Base;
 use adaptive::RowState;
 use ask::{Asking, announce, build_client};
 use cached::read_cached;
 use offline::{recorded_elsewhere, tool_digests, why_missed};
+use planned::plan_then_ask;
 use progress::Progress;
+use scoring::{context_entries, score_model, trial_of};
 use spend::Spend;
+use waves::eval_model;
 
 pub(crate) use planning::{detectable, hint_left_out};
 
@@ -316,45 +322,6 @@ pub(crate) fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>
     plan_then_ask(&ctx, &target.models, prepared, results)
 }
 
-/// The plan: printed, checked against the budget (over it, nothing is asked), and under
-/// `--dry-run` the end of the phase; else every model is asked.
-fn plan_then_ask(
-    ctx: &Ctx<'_>,
-    models: &[String],
-    prepared: Vec<Prepared>,
-    mut results: EvalsResults,
-) -> Phase<Option<EvalsResults>> {
-    let (r, started) = (ctx.run, ctx.started);
-    let mut plan = plan_of(ctx, models, &prepared, results.cache.write);
-    let budget = r.settings.budget();
-    r.events.emit(crate::events::Event::Plan {
-        lines: planning::lines(&plan, budget.is_set().then(|| budget.text()).as_deref()),
-    });
-    if let Some(why) = planning::over_budget(&plan, budget) {
-        plan.budget = Some(planning::refused(budget, &why));
-        results.plan = Some(plan);
-        return over_budget_phase(results, started, why);
-    }
-    if plan.dry_run {
-        let reason = format!(
-            "dry run: {} request{} planned, nothing asked",
-            plan.requests(),
-            if plan.requests() == 1 { "" } else { "s" }
-        );
-        results.plan = Some(plan);
-        let mut phase = Phase::skipped(reason);
-        phase.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
-        phase.results = Some(results);
-        return phase;
-    }
-    if budget.is_set() {
-        // Filled in below, once asked: what the run spent.
-        plan.budget = Some(BudgetUse::default());
-    }
-    results.plan = Some(plan);
-    ask_models(ctx, models, prepared, results, started)
-}
-
 /// Asks every model its uncached items in turn, then scores the phase.
 fn ask_models(
     ctx: &Ctx<'_>,
@@ -425,96 +392,6 @@ fn pending_of(got: &[Got]) -> Vec<usize> {
         .collect()
 }
 
-/// The plan of every model: what is cached, what will be sent (nothing offline), and the
-/// estimate of its tokens and cost.
-fn plan_of(
-    ctx: &Ctx<'_>,
-    models: &[String],
-    prepared: &[Prepared],
-    write: bool,
-) -> crate::outcome::EvalPlan {
-    let offline = offline_for(ctx.run.settings, ctx.kind);
-    let list_tokens = if ctx.api.tools.is_empty() {
-        0
-    } else {
-        tool_tokens(ctx.api).total
-    };
-    let cache_use = CacheUse {
-        write,
-        ..CacheUse::default()
-    };
-    let models = models
-        .iter()
-        .zip(prepared)
-        .map(|(model, (items, got, judged))| {
-            // Under `trials: auto` the plan counts a case's first wave: later trials are asked
-            // only while the case is undecided (the budget still stops them mid-run).
-            let first = |i: &usize| {
-                let item = &items[*i];
-                item.trial <= adaptive::first_wave(ctx.cfg.trials_of(&ctx.cfg.cases[item.case]))
-            };
-            let pending: Vec<usize> = if offline {
-                Vec::new()
-            } else {
-                pending_of(got).into_iter().filter(first).collect()
-            };
-            let batch = batches(ctx, &cache_use, items, &pending);
-            let base = base_rows(ctx, items, judged);
-            planning::model_plan(
-                ctx,
-                model,
-                (items, got, &base),
-                (&pending, batch),
-                list_tokens,
-            )
-        })
-        .collect();
-    crate::outcome::EvalPlan {
-        dry_run: ctx.run.settings.dry_run(),
-        models,
-        budget: None,
-    }
-}
-
-/// Each case's (correct, trials) as the plan reads the base: its cached answers when the
-/// cache holds every trial, else right on every trial (the set at its most telling).
-fn base_rows(ctx: &Ctx<'_>, items: &[Item], judged: &[Option<TrialResult>]) -> Vec<(u32, u32)> {
-    let mut rows: Vec<(u32, u32, bool)> = vec![(0, 0, true); ctx.cfg.cases.len()];
-    for (item, j) in items.iter().zip(judged) {
-        let row = &mut rows[item.case];
-        row.1 += 1;
-        match j {
-            Some(t) if t.passed => row.0 += 1,
-            Some(_) => {}
-            None => row.2 = false,
-        }
-    }
-    rows.into_iter()
-        .map(|(correct, trials, cached)| {
-            if cached {
-                (correct, trials)
-            } else {
-                (trials, trials)
-            }
-        })
-        .collect()
-}
-
-/// A plan over the budget: nothing asked, the phase an error that says the plan and the
-/// budget (the run exits with 2).
-fn over_budget_phase(
-    results: EvalsResults,
-    started: Instant,
-    why: String,
-) -> Phase<Option<EvalsResults>> {
-    Phase {
-        status: PhaseStatus::Error,
-        reason: Some(format!("over budget, nothing asked: {why}")),
-        duration_ms: started.elapsed().as_secs_f64() * 1000.0,
-        results: Some(results),
-    }
-}
-
 /// What the in-flight window did, as the report says it.
 fn concurrency_use(cfg: &EvalConfig, w: WindowUse) -> ConcurrencyUse {
     ConcurrencyUse {
@@ -561,235 +438,6 @@ struct Ctx<'a> {
     started: Instant,
     /// The budget, as the requests draw on it.
     spend: Arc<Spend>,
-}
-
-/// One model: cached answers, then the provider for the rest, then the score. Under
-/// `trials: auto` this goes in waves (see [`adaptive`]): every case's `min_trials`, then one
-/// more trial of each undecided case, until none is undecided. Each wave reads the cache
-/// first, so a re-run replays the same waves from it.
-fn eval_model(
-    ctx: &Ctx<'_>,
-    model: &str,
-    (items, got, judged): Prepared,
-    cache_use: &mut CacheUse,
-    client: &mut Option<Result<Arc<dyn Provider>, ProviderError>>,
-) -> ModelEval {
-    let cfg = ctx.cfg;
-    let bounds: Vec<CaseTrials> = cfg.cases.iter().map(|c| cfg.trials_of(c)).collect();
-    let wanted: Vec<bool> = items
-        .iter()
-        .map(|it| it.trial <= adaptive::first_wave(bounds[it.case]))
-        .collect();
-    let held = bounds.iter().map(|b| b.auto).collect();
-    // `--offline` keeps model APIs from being called; a local command is no API.
-    let offline = offline_for(ctx.run.settings, ctx.kind);
-    let mut asker = Asker {
-        ctx,
-        model,
-        items: &items,
-        offline,
-        cache_use: &mut *cache_use,
-        client,
-        got,
-        progress: Progress::new(ctx, model, &items, &wanted, held).judged_before(judged),
-        wanted,
-        batched: 0,
-    };
-    let base = ctx.run.base.and_then(|b| b.get(model));
-    let mut fatal = asker.waves(rows_of(ctx, base, &bounds), base);
-    // Asking stopped at the budget: what was not asked is not run, and never a pass.
-    if fatal.is_none() && ctx.spend.reached() {
-        fatal = Some(ctx.spend.reached_text(ctx.run.settings.budget()));
-    }
-    let Asker {
-        got,
-        mut progress,
-        wanted,
-        batched,
-        ..
-    } = asker;
-    progress.flush_not_asked(ctx, &items, &got);
-    // Only the trials asked for are reported: the rest of `max_trials` never happened.
-    let (mut asked, mut answers, mut judged) = (Vec::new(), Vec::new(), Vec::new());
-    for (((item, g), j), _) in items
-        .into_iter()
-        .zip(got)
-        .zip(progress.into_judged())
-        .zip(wanted)
-        .filter(|(_, w)| *w)
-    {
-        asked.push(item);
-        answers.push(g);
-        judged.push(j);
-    }
-    let elsewhere = (offline && cache_use.read && fatal.is_none())
-        .then(|| why_missed(ctx, model, &asked, &answers))
-        .flatten();
-    let min_accuracy = ctx.run.settings.min_accuracy();
-    let mut eval = score_model(
-        ctx,
-        model,
-        &asked,
-        (answers, judged),
-        fatal,
-        min_accuracy,
-        offline,
-    );
-    eval.batched = batched;
-    if let Some(elsewhere) = elsewhere {
-        for gate in eval
-            .gates
-            .iter_mut()
-            .filter(|g| g.kind == GateKind::Offline)
-        {
-            gate.detail
-                .push_str(&format!("; {}", recorded_elsewhere(&elsewhere)));
-        }
-    }
-    eval
-}
-
-/// Each case as the scheduler first sees it: its bounds, the base's row when the run has a
-/// base that holds it, and whether its expected tool changed since the base.
-fn rows_of(ctx: &Ctx<'_>, base: Option<&adaptive::Base>, bounds: &[CaseTrials]) -> Vec<RowState> {
-    let ids = base.map(|_| crate::settings::case_ids(&ctx.cfg.cases));
-    bounds
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            let row = ids
-                .as_ref()
-                .zip(base)
-                .and_then(|(ids, base)| base.rows.get(&ids[i]));
-            let expected = ctx.cfg.cases[i].expect_tool.clone().flatten();
-            let changed = base.is_some_and(|base| base.changed(expected.as_deref(), []));
-            RowState::new(*b, row.copied(), changed)
-        })
-        .collect()
-}
-
-/// One model's items being asked: the answers so far, which items are asked for, progress.
-struct Asker<'a, 'c> {
-    ctx: &'a Ctx<'c>,
-    model: &'a str,
-    items: &'a [Item],
-    offline: bool,
-    cache_use: &'a mut CacheUse,
-    client: &'a mut Option<Result<Arc<dyn Provider>, ProviderError>>,
-    got: Vec<Got>,
-    progress: Progress,
-    /// The items asked for so far (every item of a fixed case from the start).
-    wanted: Vec<bool>,
-    /// Trials a batch answered.
-    batched: usize,
-}
-
-impl Asker<'_, '_> {
-    /// Asks the first wave (every wanted item), then the waves the scheduler asks for until
-    /// every case is decided. Returns the fatal error that stopped it, if any.
-    fn waves(&mut self, mut rows: Vec<RowState>, base: Option<&adaptive::Base>) -> Option<String> {
-        let (ctx, items) = (self.ctx, self.items);
-        let mut wave: Vec<usize> = (0..items.len()).filter(|&i| self.wanted[i]).collect();
-        loop {
-            let fatal = self.wave(&wave);
-            if fatal.is_some() || ctx.run.interrupt.is_set() {
-                return fatal;
-            }
-            for &idx in &wave {
-                let row = &mut rows[items[idx].case];
-                if !row.bounds.auto {
-                    // A fixed case is decided by its count alone.
-                    row.answered(false);
-                    continue;
-                }
-                let trial = self.progress.judged(ctx, idx, items, &self.got);
-                let picked = trial.calls.iter().map(|c| c.tool.as_str());
-                row.changed |= base.is_some_and(|base| base.changed(None, picked));
-                match trial.kind {
-                    AnswerKind::ProviderError | AnswerKind::NotAsked => row.stuck = true,
-                    _ => row.answered(trial.passed),
-                }
-            }
-            let next = adaptive::next_wave(&rows);
-            for (case, row) in rows.iter().enumerate() {
-                if row.bounds.auto && adaptive::decided(row) {
-                    self.progress.release(ctx, case, items, &self.got);
-                }
-            }
-            if next.is_empty() {
-                return None;
-            }
-            // A case's items are its trials in order, from its first.
-            wave = next
-                .into_iter()
-                .map(|case| self.progress.first_item(case) + rows[case].trials as usize)
-                .collect();
-            for &idx in &wave {
-                self.wanted[idx] = true;
-                self.progress.want(idx, items);
-            }
-        }
-    }
-
-    /// One wave of items: their cached answers, then the provider (a batch or live) for the
-    /// rest. Returns the fatal error that stopped it, if any.
-    fn wave(&mut self, wave: &[usize]) -> Option<String> {
-        let (ctx, items) = (self.ctx, self.items);
-        let cfg = ctx.cfg;
-        // The cache was read for every item before the plan: a cached answer arrives in the
-        // wave that asks for it.
-        for &idx in wave {
-            if matches!(self.got[idx], Got::Cached(..)) {
-                self.progress.arrived(ctx, idx, items, &self.got);
-            }
-        }
-        let pending: Vec<usize> = wave
-            .iter()
-            .copied()
-            .filter(|i| matches!(self.got[*i], Got::NotAsked))
-            .collect();
-        if pending.is_empty() || self.offline || ctx.run.interrupt.is_set() {
-            return None;
-        }
-        let built = self.client.get_or_insert_with(|| {
-            build_client(cfg, ctx.kind, ctx.run.base_dir, ctx.run.env).map(Arc::from)
-        });
-        match built {
-            Err(e) => Some(e.to_string()),
-            // A provider without a batch API cannot honour `always` (no live fallback).
-            Ok(_) if ctx.run.settings.batch().always() && !ctx.kind.batches() => Some(format!(
-                "batch mode is `always`, but the {} provider has no batch API\nhint: use `--batch auto` or `never` (evals.batch), which ask it live",
-                ctx.kind.name()
-            )),
-            Ok(p) => {
-                let p = Arc::clone(p);
-                if batches(ctx, self.cache_use, items, &pending)
-                    && ctx.spend.take_many(pending.len() as u64)
-                {
-                    let sent = batch::Batching {
-                        ctx,
-                        provider: Arc::clone(&p),
-                        model: self.model,
-                        items,
-                        cache_use: &mut *self.cache_use,
-                    }
-                    .run(&pending, &mut self.got, &mut self.progress);
-                    self.batched += sent.count;
-                    if !sent.live {
-                        return sent.fatal;
-                    }
-                }
-                Asking {
-                    ctx,
-                    provider: p,
-                    model: self.model,
-                    items,
-                    cache_use: &mut *self.cache_use,
-                }
-                .ask_all(&pending, &mut self.got, &mut self.progress)
-            }
-        }
-    }
 }
 
 /// Every (case, trial) of one model in case order, with its cache key when the cache is used.
@@ -875,149 +523,9 @@ fn batches(ctx: &Ctx<'_>, cache_use: &CacheUse, items: &[Item], pending: &[usize
             .batches(ctx.kind.batches(), distinct.len())
 }
 
-/// One trial as reported: the answer judged against the case's label, or why there is none.
-fn trial_of(ctx: &Ctx<'_>, case: &EvalCase, got: &Got) -> TrialResult {
-    let ms = |took: Duration| took.as_secs_f64() * 1000.0;
-    let (choice, cached, took) = match got {
-        Got::Cached(c, _) => (c, true, Duration::ZERO),
-        Got::Asked(c, took, _, _) => (c, false, *took),
-        Got::Failed(message, took) => return tally::provider_failed(message.clone(), ms(*took)),
-        Got::NotAsked => return tally::not_asked(),
-    };
-    let expected = case.expect_tool.clone().flatten();
-    let judged = grade::judge(
-        Label {
-            tool: expected.as_deref(),
-            args: &case.expect_args,
-        },
-        choice,
-        ctx.by_name,
-        ctx.cfg.multiple_calls,
-    );
-    tally::answered(choice, judged, cached, ms(took))
-}
-
 /// `--offline` applies to model APIs only: a local command is no API.
 fn offline_for(settings: &EvalSettings, kind: &dyn Kind) -> bool {
     settings.offline() && kind.caches_answers()
-}
-
-/// Scores one model's answers (see [`tally::score_model`]); `judged` holds the trials
-/// progress already judged, and any other answer is judged here.
-fn score_model(
-    ctx: &Ctx<'_>,
-    model: &str,
-    items: &[Item],
-    (got, judged): (Vec<Got>, Vec<Option<TrialResult>>),
-    fatal: Option<String>,
-    min_accuracy: f64,
-    offline: bool,
-) -> ModelEval {
-    let cfg = ctx.cfg;
-    let cost = cost::of_model(&got, ctx.prices.lookup(model));
-    // A model API renders the tools into the prompt it counts; a command's usage is whatever
-    // the command says, and proves nothing about a tool list.
-    // An API without a `none` tool choice is sent no tools at all under it.
-    let no_tools_sent = ctx.params.get("tool_choice").and_then(Value::as_str) == Some("none")
-        && !ctx.kind.lists_tools_under_none();
-    let unseen = (ctx.kind.caches_answers() && !ctx.api.tools.is_empty() && !no_tools_sent)
-        .then(|| cost::tools_unseen(&got, tool_tokens(ctx.api).total))
-        .flatten();
-    let mut trials: Vec<Vec<TrialResult>> = cfg.cases.iter().map(|_| Vec::new()).collect();
-    // Where each trial's list put the expected tool (shuffled lists only).
-    let mut positions: Vec<Vec<Option<usize>>> = cfg.cases.iter().map(|_| Vec::new()).collect();
-    for ((item, g), judged) in items.iter().zip(&got).zip(judged) {
-        let case = &cfg.cases[item.case];
-        trials[item.case].push(judged.unwrap_or_else(|| trial_of(ctx, case, g)));
-        let expected = case.expect_tool.clone().flatten();
-        positions[item.case].push(item.tools.as_ref().and_then(|tools| {
-            let expected = expected.as_deref()?;
-            tools
-                .iter()
-                .position(|t| ctx.api.map_back(&t.name) == expected)
-        }));
-    }
-    if cfg.tool_order == ToolOrderMode::Shuffled {
-        for ((case, trials), positions) in cfg.cases.iter().zip(&mut trials).zip(&positions) {
-            let expected = case.expect_tool.clone().flatten();
-            let note = order_note(expected.as_deref(), trials, positions, ctx.api.tools.len());
-            if let (Some(note), Some(first)) = (note, trials.first_mut()) {
-                first.notes.push(note);
-            }
-        }
-    }
-    let cases = cfg
-        .cases
-        .iter()
-        .zip(trials)
-        .map(|(case, trials)| LabelledCase {
-            name: case_name(case),
-            prompt: case.prompt.clone(),
-            why: case.why.clone(),
-            critical: case.critical,
-            line: case.line,
-            file: case.file.as_ref().map(|f| f.display().to_string()),
-            expect_tool: case.expect_tool.clone().flatten(),
-            expect_args: Value::Object(case.expect_args.clone()),
-            trials,
-        })
-        .collect();
-    let rules = Rules {
-        min_accuracy,
-        min_wilson_lower: cfg.min_wilson_lower,
-        offline,
-        trials: cfg.trials.at_most(cfg.max_trials),
-    };
-    let mut eval = tally::score_model(model, &rules, fatal, cases);
-    for (result, case) in eval.cases.iter_mut().zip(&cfg.cases) {
-        result.context = context_entries(&case.turns());
-    }
-    eval.cost = Some(cost);
-    tally::tools_unseen(&mut eval, unseen);
-    eval
-}
-
-/// With `tool_order: shuffled`, a case right under some orders and wrong under others says
-/// so, with where the expected tool stood in the list each time: `right and wrong under
-/// different tool orders: right with `add` at position 1, 1 of 5 in the list, wrong at 3, 5`.
-/// `None` when every answered trial agrees.
-fn order_note(
-    expected: Option<&str>,
-    trials: &[TrialResult],
-    positions: &[Option<usize>],
-    tools: usize,
-) -> Option<String> {
-    use crate::outcome::AnswerKind;
-    let answered: Vec<(bool, Option<usize>)> = trials
-        .iter()
-        .zip(positions)
-        .filter(|(t, _)| !matches!(t.kind, AnswerKind::ProviderError | AnswerKind::NotAsked))
-        .map(|(t, p)| (t.passed, *p))
-        .collect();
-    let right = answered.iter().filter(|a| a.0).count();
-    if right == 0 || right == answered.len() {
-        return None;
-    }
-    let at = |ok: bool| {
-        answered
-            .iter()
-            .filter(|a| a.0 == ok)
-            .filter_map(|a| a.1.map(|p| (p + 1).to_string()))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let lead = "right and wrong under different tool orders";
-    Some(match expected {
-        Some(tool) if answered.iter().all(|a| a.1.is_some()) => format!(
-            "{lead}: right with `{tool}` at position {} of {tools} in the list, wrong at {}",
-            at(true),
-            at(false)
-        ),
-        _ => format!(
-            "{lead}: right under {right} of {} shuffled lists",
-            answered.len()
-        ),
-    })
 }
 
 /// Each offered tool's estimated tokens in the list sent to the model, and the list's.
@@ -1040,29 +548,6 @@ pub(crate) fn tool_tokens(api: &ApiTools) -> ToolListTokens {
             })
             .collect(),
     }
-}
-
-/// A case's context as the report records it.
-fn context_entries(turns: &[Turn]) -> Vec<ContextEntry> {
-    turns
-        .iter()
-        .map(|turn| match turn {
-            Turn::User(text) => ContextEntry {
-                user: Some(text.clone()),
-                ..ContextEntry::default()
-            },
-            Turn::Assistant(text) => ContextEntry {
-                assistant: Some(text.clone()),
-                ..ContextEntry::default()
-            },
-            Turn::Call { tool, args, result } => ContextEntry {
-                call: Some(tool.clone()),
-                args: Some(Value::Object(args.clone())),
-                result: Some(result.clone()),
-                ..ContextEntry::default()
-            },
-        })
-        .collect()
 }
 
 /// sha256 of the tool list as sent to the model.

@@ -73,7 +73,13 @@ pub(super) fn model_plan(
     let mut plan = ModelPlan {
         model: model.to_owned(),
         cases: cfg.cases.len(),
-        trials: items.len(),
+        // Under `trials: auto` a case's first wave: the rest is asked only while it is undecided.
+        trials: items
+            .iter()
+            .filter(|it| {
+                it.trial <= super::adaptive::first_wave(cfg.trials_of(&cfg.cases[it.case]))
+            })
+            .count(),
         cached: got.iter().filter(|g| matches!(g, Got::Cached(..))).count(),
         requests: n,
         batch,
