@@ -183,7 +183,9 @@ pub(super) fn conclusive_hint(
     }
     let head = format!("to detect a drop of {}", pct(MIN_EFFECT));
     Some(if ways.is_empty() {
-        format!("{head}, add rows and trials: 200 times these rows would not")
+        format!(
+            "{head}, add both rows and trials: neither {MAX_TRIALS} trials a row nor 200 times these rows alone would be enough"
+        )
     } else {
         format!("{head}: {}", ways.join(", or "))
     })
@@ -368,6 +370,12 @@ mod tests {
         // Without a price the requests are said, not a cost.
         let unpriced = conclusive_hint(&base, 3, None).unwrap_or_default();
         assert!(!unpriced.contains('$'), "{unpriced}");
+        // Three rows, one of them wrong every time: neither lever alone gets there.
+        let tiny = conclusive_hint(&[(3, 3), (3, 3), (0, 3)], 3, None).unwrap_or_default();
+        assert!(
+            tiny.ends_with("add both rows and trials: neither 100 trials a row nor 200 times these rows alone would be enough"),
+            "{tiny}"
+        );
         assert_eq!(detects(1.0), "detects no drop (α 0.05, 80% power)");
         assert_eq!(pct(0.175), "17.5%");
         assert_eq!(pct(0.02), "2%");
