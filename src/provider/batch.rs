@@ -235,6 +235,28 @@ impl Beside<'_> {
     }
 }
 
+/// The requests of a batch as one JSON object per request, comma-separated, between `open` and
+/// `close`: `entry(id, body)` gives each object's members before and after its body, which is
+/// written with every digit of a big integer kept.
+pub(crate) fn request_list(
+    requests: &[(String, Value)],
+    (open, close): (&[u8], &[u8]),
+    entry: impl Fn(&str) -> (Vec<u8>, Vec<u8>),
+) -> Vec<u8> {
+    let mut bytes = open.to_vec();
+    for (i, (id, body)) in requests.iter().enumerate() {
+        if i > 0 {
+            bytes.push(b',');
+        }
+        let (before, after) = entry(id);
+        bytes.extend(before);
+        bytes.extend(crate::pycompat::bigint::to_vec(body).unwrap_or_default());
+        bytes.extend(after);
+    }
+    bytes.extend_from_slice(close);
+    bytes
+}
+
 /// An id as one segment of a URL's path: every byte but the unreserved ones (letters,
 /// digits, `-`, `.`, `_`, `~`) percent-encoded, so that an id holding `/`, `?`, `#` or a
 /// control character cannot reach another path, and `.`/`..` none at all.

@@ -7,7 +7,6 @@ use serde_json::Value;
 
 use super::super::batch::{self, BatchApi, Beside, Entry, Poll, RESULTS_LIMIT, STATUS_LIMIT};
 use super::super::{HttpApi, Pacer, ProviderError};
-use crate::pycompat::bigint;
 
 /// The Message Batches API beside the Messages endpoint (`…/v1/messages/batches`).
 #[derive(Debug, Clone, Copy)]
@@ -38,18 +37,12 @@ impl BatchApi for Batches<'_> {
         requests: &[(String, Value)],
         pacer: &Pacer,
     ) -> Result<String, ProviderError> {
-        let mut bytes = b"{\"requests\":[".to_vec();
-        for (i, (id, body)) in requests.iter().enumerate() {
-            if i > 0 {
-                bytes.push(b',');
-            }
-            bytes.extend_from_slice(b"{\"custom_id\":");
-            bytes.extend(serde_json::to_vec(id).unwrap_or_default());
-            bytes.extend_from_slice(b",\"params\":");
-            bytes.extend(bigint::to_vec(body).unwrap_or_default());
-            bytes.push(b'}');
-        }
-        bytes.extend_from_slice(b"]}");
+        let bytes = batch::request_list(requests, (b"{\"requests\":[", b"]}"), |id| {
+            let mut before = b"{\"custom_id\":".to_vec();
+            before.extend(serde_json::to_vec(id).unwrap_or_default());
+            before.extend_from_slice(b",\"params\":");
+            (before, b"}".to_vec())
+        });
         let answer = self
             .0
             .post(&self.batches_url(), "application/json", &bytes, pacer)?;

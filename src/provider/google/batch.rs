@@ -25,7 +25,6 @@ use serde_json::{Map, Value};
 
 use super::super::batch::{self, BatchApi, Beside, Entry, Limits, Poll, RESULTS_LIMIT};
 use super::super::{HttpApi, Pacer, ProviderError};
-use crate::pycompat::bigint;
 
 /// The display name every batch gets.
 const DISPLAY_NAME: &str = "toolproof";
@@ -77,21 +76,15 @@ impl BatchApi for Batches<'_> {
         // Beside the live endpoint of the same model.
         let live = super::endpoint(self.0.url(), model);
         let url = live.replace(":generateContent", ":batchGenerateContent");
-        let mut bytes = format!(
+        let open = format!(
             "{{\"batch\":{{\"displayName\":\"{DISPLAY_NAME}\",\"inputConfig\":{{\"requests\":{{\"requests\":["
-        )
-        .into_bytes();
-        for (i, (key, body)) in requests.iter().enumerate() {
-            if i > 0 {
-                bytes.push(b',');
-            }
-            bytes.extend_from_slice(b"{\"request\":");
-            bytes.extend(bigint::to_vec(body).unwrap_or_default());
-            bytes.extend_from_slice(b",\"metadata\":{\"key\":");
-            bytes.extend(serde_json::to_vec(key).unwrap_or_default());
-            bytes.extend_from_slice(b"}}");
-        }
-        bytes.extend_from_slice(b"]}}}}");
+        );
+        let bytes = batch::request_list(requests, (open.as_bytes(), b"]}}}}"), |key| {
+            let mut after = b",\"metadata\":{\"key\":".to_vec();
+            after.extend(serde_json::to_vec(key).unwrap_or_default());
+            after.extend_from_slice(b"}}");
+            (b"{\"request\":".to_vec(), after)
+        });
         let answer = self.0.post(&url, "application/json", &bytes, pacer)?;
         self.0.text_of(&answer, "name", "the new batch")
     }
