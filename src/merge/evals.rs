@@ -141,6 +141,8 @@ fn merge_plans(
         e.input_tokens = e.input_tokens.saturating_add(m.input_tokens);
         e.output_tokens = e.output_tokens.saturating_add(m.output_tokens);
         e.trials_per_row = m.trials_per_row;
+        e.alpha = m.alpha;
+        e.min_effect = m.min_effect;
         for row in &m.base_rows {
             match e.base_rows.iter_mut().find(|r| r[..2] == row[..2]) {
                 Some(r) => r[2] += row[2],

@@ -27,6 +27,7 @@ pub use cost::{ModelCost, PriceUsed, Tokens};
 pub use fuzz::{FuzzFinding, FuzzResults, FuzzTool};
 pub use lint::{ContrastPair, Coverage, LintFinding, LintResults, NotChecked, ToolCoverage};
 pub use plan::{BudgetUse, EvalPlan, ModelPlan};
+pub(crate) use plan::{POWER, pct};
 pub use protocol::{ProtocolCheck, ProtocolResults};
 pub use stamp::{config_digest, hex, rfc3339, verdict};
 pub use stress::{StressBreak, StressMiss, StressModel, StressPoint, StressResults, ToolOrder};

@@ -56,11 +56,17 @@ pub struct ModelPlan {
     /// Estimated cost in USD at the model's price; `None` without a price.
     pub cost_usd: Option<f64>,
     /// The minimum detectable effect: the smallest drop in accuracy (0 to 1) a comparison of
-    /// this set and trials detects at α 0.05 with 80% power, on the base's rows (the cached
+    /// this set and trials detects at `alpha` with 80% power, on the base's rows (the cached
     /// answers where a row has them all, else a row right on every trial).
     pub mde: f64,
-    /// When that is more than the smallest drop worth finding (2%): how many trials or rows
-    /// would make the set conclusive, and what they would cost.
+    /// The comparison's significance level the effect is read at (`evals.compare.alpha`).
+    #[serde(default = "default_alpha")]
+    pub alpha: f64,
+    /// The smallest drop worth finding (`evals.compare.min_effect`).
+    #[serde(default = "default_min_effect")]
+    pub min_effect: f64,
+    /// When `mde` is more than `min_effect`: how many trials or rows would make the set
+    /// conclusive, and what they would cost.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
     /// The base's rows the effect was computed on, as `[correct, trials, rows]` (how many rows
@@ -94,4 +100,61 @@ pub struct BudgetUse {
     /// The plan was over the budget: nothing was asked, and the run exits with 2.
     #[serde(default)]
     pub over_plan: bool,
+}
+
+/// The power a plan's minimum detectable effect is read at.
+pub(crate) const POWER: f64 = 0.8;
+
+impl ModelPlan {
+    /// `detects a drop of 9.3% (α 0.05, 80% power)`, or that it detects none.
+    pub fn detects(&self) -> String {
+        let alpha = self.alpha;
+        let power = POWER * 100.0;
+        if self.mde >= 1.0 {
+            format!("detects no drop (α {alpha}, {power:.0}% power)")
+        } else {
+            format!(
+                "detects a drop of {} (α {alpha}, {power:.0}% power)",
+                pct(self.mde)
+            )
+        }
+    }
+}
+
+/// `2%`, `9.3%`.
+pub(crate) fn pct(share: f64) -> String {
+    let p = (share * 1000.0).round() / 10.0;
+    if p.fract() == 0.0 {
+        format!("{p:.0}%")
+    } else {
+        format!("{p:.1}%")
+    }
+}
+
+/// The comparison's defaults, for a plan written before it kept its own.
+fn default_alpha() -> f64 {
+    0.05
+}
+fn default_min_effect() -> f64 {
+    0.02
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_effect_is_said_at_the_plan_s_level() {
+        let mut plan = ModelPlan {
+            mde: 1.0,
+            alpha: 0.05,
+            ..ModelPlan::default()
+        };
+        assert_eq!(plan.detects(), "detects no drop (α 0.05, 80% power)");
+        plan.mde = 0.093;
+        plan.alpha = 0.1;
+        assert_eq!(plan.detects(), "detects a drop of 9.3% (α 0.1, 80% power)");
+        assert_eq!(pct(0.175), "17.5%");
+        assert_eq!(pct(0.02), "2%");
+    }
 }

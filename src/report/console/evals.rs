@@ -152,6 +152,9 @@ fn model_block(
         }
         push_indented(out, &clean(line), "  ");
     }
+    if let Some(line) = &m.detects_line {
+        push_wrapped(out, &clean(line), width, "  ");
+    }
     for gate in m
         .failed_gates
         .iter()

@@ -93,7 +93,15 @@ impl<'a> EvalsView<'a> {
             .models
             .iter()
             .enumerate()
-            .map(|(i, m)| ModelView::new(i, &ev.provider, m))
+            .map(|(i, m)| {
+                let mut view = ModelView::new(i, &ev.provider, m);
+                let plan = ev
+                    .plan
+                    .as_ref()
+                    .and_then(|p| p.models.iter().find(|p| p.model == m.model));
+                view.detects_line = model::detects_line(plan, m.comparison.as_ref());
+                view
+            })
             .collect();
         let passing = models.iter().all(|m| !m.outcome.fails());
         EvalsView {

@@ -214,6 +214,7 @@ fn model_lines(out: &mut String, m: &ModelView<'_>) {
         .trials_line
         .iter()
         .chain(&m.counts_line)
+        .chain(&m.detects_line)
         .chain(&m.rates_lines)
         .chain(&m.shared_errors)
     {

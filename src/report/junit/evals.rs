@@ -142,6 +142,7 @@ fn accuracy_out(view: &EvalsView<'_>, m: &ModelView<'_>, gates: Vec<String>) -> 
     )];
     out.extend(m.trials_line.clone());
     out.extend(m.counts_line.clone());
+    out.extend(m.detects_line.clone());
     out.extend(m.rates_lines.iter().cloned());
     out.extend(m.shared_errors.iter().cloned());
     if !m.outcome.fails() {

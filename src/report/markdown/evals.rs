@@ -79,6 +79,7 @@ fn block(view: &EvalsView<'_>, m: &ModelView<'_>) -> Block {
     )];
     lines.extend(m.trials_line.iter().map(|l| md(l, LINE_CHARS)));
     lines.extend(m.counts_line.iter().map(|l| md(l, LINE_CHARS)));
+    lines.extend(m.detects_line.iter().map(|l| md(l, LINE_CHARS)));
     lines.extend(m.rates_lines.iter().map(|l| md(l, LINE_CHARS)));
     lines.extend(m.shared_errors.iter().map(|l| md(l, LINE_CHARS)));
     head.push_str(&lines.join("<br>\n"));

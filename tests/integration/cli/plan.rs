@@ -103,6 +103,36 @@ fn a_dry_run_prints_the_plan_and_the_command_never_runs() {
 }
 
 #[test]
+fn every_report_says_what_the_set_can_detect_at_the_configured_level() {
+    let dir = Dir::new("plan-detects");
+    command_config(
+        &dir,
+        "  trials: 2\n  compare: {alpha: 0.1, min_effect: 0.05}\n",
+        THREE,
+    );
+    let (out, report) = eval_in(&dir, &["--html", "r.html"], &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let m = &plan(&report)["models"][0];
+    assert_eq!(
+        (m["alpha"].as_f64(), m["min_effect"].as_f64()),
+        (Some(0.1), Some(0.05)),
+        "{m:#}"
+    );
+    let mde = m["mde"].as_f64().unwrap_or(0.0);
+    let said = format!(
+        "Sensitivity: a comparison with the base detects a drop of {:.1}% (α 0.1, 80% power), not the 5% asked for",
+        mde * 100.0
+    );
+    assert!(out.stderr.contains("(α 0.1, 80% power)"), "{out:?}");
+    assert!(out.stdout.contains(&said), "{}", out.stdout);
+    for file in ["s.md", "j.xml", "r.html"] {
+        let text = dir.read(file);
+        assert!(text.contains(&said), "{file}: {text}");
+        assert!(text.contains("to detect a drop of 5%"), "{file}: {text}");
+    }
+}
+
+#[test]
 fn a_dry_run_against_a_model_api_sends_nothing_and_counts_what_is_cached() {
     let dir = Dir::new("plan-dry-api");
     let log = dir.path("llm.jsonl").display().to_string();

@@ -9,6 +9,7 @@
 use super::{Ctx, Got, Item, context_entries};
 use crate::evals::judging::stats;
 use crate::outcome::{BudgetUse, EvalPlan, ModelPlan};
+use crate::outcome::{POWER, pct};
 use crate::provider::prices::{dollars, picodollars};
 use crate::provider::usage::Usage;
 use crate::settings::Budget;
@@ -87,6 +88,8 @@ pub(super) fn model_plan(
         output_tokens: output,
         cost_usd: if n == 0 { Some(0.0) } else { cost_usd },
         mde: 1.0,
+        alpha: ctx.run.settings.compare().alpha,
+        min_effect: ctx.run.settings.compare().min_effect,
         hint: None,
         base_rows: histogram.into_iter().map(|((c, t), n)| [c, t, n]).collect(),
         // Under `auto`, the first wave's: a row gets at least that many.
@@ -107,40 +110,48 @@ pub(crate) fn detectable(plan: &mut ModelPlan, hint: bool) {
         .flat_map(|&[c, t, n]| std::iter::repeat_n((c, t), n as usize))
         .collect();
     let trials = plan.trials_per_row.max(1);
-    plan.mde = stats::mde(&base, trials, ALPHA, POWER);
+    let level = Level {
+        alpha: plan.alpha,
+        min_effect: plan.min_effect,
+    };
+    plan.mde = stats::mde(&base, trials, level.alpha, POWER);
     let per_request = plan
         .every_trial_usd
         .filter(|_| plan.trials > 0)
         .map(|usd| usd / plan.trials as f64);
-    plan.hint = (hint && plan.mde > MIN_EFFECT)
-        .then(|| conclusive_hint(&base, trials, per_request))
+    plan.hint = (hint && plan.mde > level.min_effect)
+        .then(|| conclusive_hint(&base, trials, per_request, level))
         .flatten();
 }
 
 /// Whether a plan left out its hint because it was made offline (its set too small all the
 /// same).
 pub(crate) fn hint_left_out(plan: &ModelPlan) -> bool {
-    plan.mde > MIN_EFFECT && plan.hint.is_none()
+    plan.mde > plan.min_effect && plan.hint.is_none()
 }
 
-/// The significance level, power and smallest drop worth finding the plan's minimum
-/// detectable effect is read at: the comparison's defaults (`evals.compare`).
-const ALPHA: f64 = 0.05;
-const POWER: f64 = 0.8;
-const MIN_EFFECT: f64 = 0.02;
+/// The comparison's significance level and the smallest drop worth finding
+/// (`evals.compare`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Level {
+    pub alpha: f64,
+    pub min_effect: f64,
+}
 
 /// The most trials a row, and rows as a multiple of the set, the hint looks at.
 const MAX_TRIALS: u32 = 100;
 const ROW_FACTORS: [usize; 14] = [2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 50, 75, 100, 200];
 
-/// For a set that cannot detect a drop of [`MIN_EFFECT`]: the fewest trials a row, and the
+/// For a set that cannot detect a drop of `level.min_effect`: the fewest trials a row, and the
 /// fewest rows like these, that would, with their requests and cost. `None` when neither does
 /// within [`MAX_TRIALS`] trials or 200 times the rows.
 pub(super) fn conclusive_hint(
     base: &[(u32, u32)],
     trials: u32,
     per_request: Option<f64>,
+    level: Level,
 ) -> Option<String> {
+    let Level { alpha, min_effect } = level;
     let rows = base.len();
     if rows == 0 {
         return None;
@@ -154,7 +165,7 @@ pub(super) fn conclusive_hint(
     // The effect only shrinks with more trials and more rows: the first that does is found by
     // halving.
     let trials_needed = first_true(trials + 1, MAX_TRIALS, |t| {
-        stats::mde(base, t, ALPHA, POWER) <= MIN_EFFECT
+        stats::mde(base, t, alpha, POWER) <= min_effect
     });
     if let Some(t) = trials_needed {
         let requests = rows * t as usize;
@@ -170,7 +181,7 @@ pub(super) fn conclusive_hint(
             .cycle()
             .take(rows * ROW_FACTORS[i as usize])
             .collect();
-        stats::mde(&more, trials, ALPHA, POWER) <= MIN_EFFECT
+        stats::mde(&more, trials, alpha, POWER) <= min_effect
     })
     .map(|i| rows * ROW_FACTORS[i as usize]);
     if let Some(n) = grown {
@@ -181,7 +192,7 @@ pub(super) fn conclusive_hint(
             cost(requests)
         ));
     }
-    let head = format!("to detect a drop of {}", pct(MIN_EFFECT));
+    let head = format!("to detect a drop of {}", pct(min_effect));
     Some(if ways.is_empty() {
         format!(
             "{head}, add both rows and trials: neither {MAX_TRIALS} trials a row nor 200 times these rows alone would be enough"
@@ -206,29 +217,6 @@ fn first_true(lo: u32, hi: u32, holds: impl Fn(u32) -> bool) -> Option<u32> {
         }
     }
     Some(lo)
-}
-
-/// `detects a drop of 9.3% (α 0.05, 80% power)`, or that it detects none.
-fn detects(mde: f64) -> String {
-    if mde >= 1.0 {
-        format!("detects no drop (α {ALPHA}, {:.0}% power)", POWER * 100.0)
-    } else {
-        format!(
-            "detects a drop of {} (α {ALPHA}, {:.0}% power)",
-            pct(mde),
-            POWER * 100.0
-        )
-    }
-}
-
-/// `2%`, `9.3%`.
-fn pct(share: f64) -> String {
-    let p = (share * 1000.0).round() / 10.0;
-    if p.fract() == 0.0 {
-        format!("{p:.0}%")
-    } else {
-        format!("{p:.1}%")
-    }
 }
 
 /// Why the plan does not fit the budget, or `None` when it does.
@@ -310,7 +298,7 @@ pub(crate) fn lines(plan: &EvalPlan, budget: Option<&str>) -> Vec<String> {
         out.push(line);
         out.push(format!(
             "plan: {who}: a comparison with the base {}",
-            detects(m.mde)
+            m.detects()
         ));
         if let Some(hint) = &m.hint {
             out.push(format!("plan: {who}: {hint}"));
@@ -341,10 +329,14 @@ mod tests {
 
     #[test]
     fn a_set_too_small_for_the_effect_is_told_what_would_do_and_its_cost() {
+        let level = Level {
+            alpha: 0.05,
+            min_effect: 0.02,
+        };
         let base = vec![(3, 3); 100];
-        let mde = stats::mde(&base, 3, ALPHA, POWER);
-        assert!(mde > MIN_EFFECT, "{mde}");
-        let hint = conclusive_hint(&base, 3, Some(0.001)).unwrap_or_default();
+        let mde = stats::mde(&base, 3, 0.05, POWER);
+        assert!(mde > 0.02, "{mde}");
+        let hint = conclusive_hint(&base, 3, Some(0.001), level).unwrap_or_default();
         assert!(hint.starts_with("to detect a drop of 2%: "), "{hint}");
         // The rows it names do detect 2%, and a step fewer do not.
         let rows: usize = hint
@@ -355,10 +347,10 @@ mod tests {
             .unwrap_or(0);
         let at = |n: usize| {
             let more: Vec<(u32, u32)> = base.iter().copied().cycle().take(n).collect();
-            stats::mde(&more, 3, ALPHA, POWER)
+            stats::mde(&more, 3, 0.05, POWER)
         };
-        assert!(at(rows) <= MIN_EFFECT, "{hint}");
-        assert!(at(rows * 2 / 3) > MIN_EFFECT, "{hint}");
+        assert!(at(rows) <= 0.02, "{hint}");
+        assert!(at(rows * 2 / 3) > 0.02, "{hint}");
         let requests = rows * 3;
         assert!(
             hint.contains(&format!(
@@ -368,16 +360,32 @@ mod tests {
             "{hint}"
         );
         // Without a price the requests are said, not a cost.
-        let unpriced = conclusive_hint(&base, 3, None).unwrap_or_default();
+        let unpriced = conclusive_hint(&base, 3, None, level).unwrap_or_default();
         assert!(!unpriced.contains('$'), "{unpriced}");
         // Three rows, one of them wrong every time: neither lever alone gets there.
-        let tiny = conclusive_hint(&[(3, 3), (3, 3), (0, 3)], 3, None).unwrap_or_default();
+        let tiny = conclusive_hint(&[(3, 3), (3, 3), (0, 3)], 3, None, level).unwrap_or_default();
         assert!(
             tiny.ends_with("add both rows and trials: neither 100 trials a row nor 200 times these rows alone would be enough"),
             "{tiny}"
         );
-        assert_eq!(detects(1.0), "detects no drop (α 0.05, 80% power)");
-        assert_eq!(pct(0.175), "17.5%");
-        assert_eq!(pct(0.02), "2%");
+        // The level and the effect are the configured ones, not the defaults.
+        let loose = conclusive_hint(
+            &base,
+            3,
+            None,
+            Level {
+                alpha: 0.1,
+                min_effect: 0.05,
+            },
+        )
+        .unwrap_or_default();
+        assert!(loose.starts_with("to detect a drop of 5%: "), "{loose}");
+        let fewer: usize = loose
+            .split("about ")
+            .nth(1)
+            .and_then(|s| s.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(usize::MAX);
+        assert!(fewer < rows, "{loose} vs {hint}");
     }
 }
