@@ -40,6 +40,10 @@ pub struct EvalsResults {
     /// dry run, and the budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<super::EvalPlan>,
+    /// Each tool's digest (MCP name → 16 hex digits of sha256 of its definition as sent): a
+    /// later run knows which definitions changed since this one.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub tool_digests: std::collections::BTreeMap<String, String>,
 }
 
 /// The tool list sent to the model, weighed in estimated tokens (see

@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::Path;
 
 use super::{Ctx, Outcome, finished};
@@ -151,7 +151,7 @@ pub(super) fn evals(tools: &[Tool], ctx: &Ctx<'_>) -> Phase<Option<EvalsResults>
     });
     // The base is found first: adaptive trials ask again first where a row left the base's.
     let base = find_base(&run, ctx);
-    let rows = base_rows(&run, base.as_ref());
+    let rows = base_rows(&run, base.as_ref(), tools);
     let run = EvalRun {
         base: (!rows.is_empty()).then_some(&rows),
         ..run
@@ -193,11 +193,13 @@ fn find_base(run: &EvalRun<'_>, ctx: &Ctx<'_>) -> Option<history::verdict::Base>
 fn base_rows(
     run: &EvalRun<'_>,
     base: Option<&history::verdict::Base>,
+    tools: &[Tool],
 ) -> HashMap<String, engine::Base> {
     let provider = run.settings.target().ok().map(|t| t.provider.name());
     let Some(Ok(models)) = base else {
         return HashMap::new();
     };
+    let now = engine::digests_by_tool(&crate::evals::asking::tools::api_tools(tools));
     let mut out = HashMap::new();
     for m in models {
         let (p, model, rows) = m.rows();
@@ -212,7 +214,7 @@ fn base_rows(
             model.to_owned(),
             engine::Base {
                 rows,
-                changed_tools: HashSet::new(),
+                changed_tools: m.changed_tools(&now),
             },
         );
     }

@@ -73,6 +73,10 @@ pub(crate) struct Entry {
     /// lint wants contrastive cases for them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confusion: Option<Vec<ConfusedPair>>,
+    /// Each tool's digest (MCP name → 16 hex digits), on an eval line: a later run gives the
+    /// rows of tools changed since this one their extra trials first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_digests: Option<std::collections::BTreeMap<String, String>>,
     /// Requests made for the model in this run, on an eval line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requests: Option<usize>,
@@ -228,6 +232,8 @@ pub(crate) fn entries(
                         .map(crate::provider::usage::round_usd),
                     rows: Some(verdict::row_map(m)),
                     fingerprint: results.fingerprint.clone(),
+                    tool_digests: (!results.tool_digests.is_empty())
+                        .then(|| results.tool_digests.clone()),
                     ..base.clone()
                 })
         })

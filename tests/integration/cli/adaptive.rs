@@ -113,3 +113,68 @@ fn a_rerun_replays_the_same_waves_from_the_cache() {
     assert_eq!(status.code, 0, "{status:?}");
     assert!(!status.stdout.contains("missing"), "{status:?}");
 }
+
+#[test]
+fn rows_of_a_tool_changed_since_the_base_get_their_extra_trials_first() {
+    let dir = Dir::new("adaptive-changed");
+    let mut cases = String::new();
+    for tool in ["add", "echo"] {
+        for i in 0..3 {
+            cases.push_str(&format!(
+                "    - name: {tool} {i}\n      prompt: '{tool} {i} [[flip {tool} {{}}]]'\n      expect_tool: {tool}\n"
+            ));
+        }
+    }
+    command_config(
+        &dir,
+        "  trials: auto\n  min_accuracy: 0\n  concurrency: 1\n",
+        &cases,
+    );
+    // The order of the head's second wave: one line per request, its prompt.
+    let second_wave = |name: &str, base: &str| -> Vec<String> {
+        let state = dir.path(&format!("state-{name}"));
+        std::fs::create_dir_all(&state).expect("state dir");
+        let log = dir.path(&format!("{name}.log"));
+        let (state, log_s) = (state.display().to_string(), log.display().to_string());
+        let (out, report) = eval_in(
+            &dir,
+            &["--no-cache", "--compare-to", base],
+            &[("PICKER_STATE", &state), ("PICKER_LOG", &log_s)],
+        );
+        assert_eq!(out.code, 0, "{out:?}");
+        assert!(report["phases"]["evals"]["results"]["tool_digests"]["echo"].is_string());
+        let prompts: Vec<String> = std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .map(|v| v["prompt"].as_str().unwrap_or_default().to_owned())
+            .map(|p| p.split(" [[").next().unwrap_or_default().to_owned())
+            .collect();
+        prompts[6..9].to_vec()
+    };
+    // The base run, its report kept.
+    let state = dir.path("state-base");
+    std::fs::create_dir_all(&state).expect("state dir");
+    let (out, base) = eval_in(
+        &dir,
+        &["--no-cache"],
+        &[("PICKER_STATE", &state.display().to_string())],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let digests = &base["phases"]["evals"]["results"]["tool_digests"];
+    assert_eq!(digests.as_object().map(|d| d.len()), Some(5), "{digests}");
+    dir.write("base.json", &base.to_string());
+    // Nothing changed: the second wave goes in row order.
+    assert_eq!(
+        second_wave("same", "base.json"),
+        ["add 0", "add 1", "add 2"]
+    );
+    // The base knew another `echo`: its rows go first.
+    let mut edited = base.clone();
+    edited["phases"]["evals"]["results"]["tool_digests"]["echo"] = "0000000000000000".into();
+    dir.write("edited.json", &edited.to_string());
+    assert_eq!(
+        second_wave("changed", "edited.json"),
+        ["echo 0", "echo 1", "echo 2"]
+    );
+}

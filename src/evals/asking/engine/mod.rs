@@ -256,6 +256,7 @@ pub(crate) fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>
         provider: kind.name().into(),
         left_out_tools: api.left_out.clone(),
         tool_list_hash: tool_list_hash(&api),
+        tool_digests: digests_by_tool(&api),
         tool_tokens: Some(tool_tokens(&api)),
         cache: CacheUse {
             read: use_cache && !r.settings.no_cache(),
@@ -548,6 +549,14 @@ pub(crate) fn tool_tokens(api: &ApiTools) -> ToolListTokens {
             })
             .collect(),
     }
+}
+
+/// Each tool's digest as sent to the model, by MCP name.
+pub(crate) fn digests_by_tool(api: &ApiTools) -> std::collections::BTreeMap<String, String> {
+    tool_digests(api)
+        .into_iter()
+        .map(|(name, digest)| (api.map_back(&name), digest))
+        .collect()
 }
 
 /// sha256 of the tool list as sent to the model.

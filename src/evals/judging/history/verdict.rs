@@ -2,7 +2,7 @@
 //! a branch, or a base run's JSON report), whether the two runs measured the same thing (the
 //! fingerprint), and the exact paired test over the rows both have.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 use super::Entry;
@@ -60,12 +60,26 @@ pub(crate) struct BaseModel {
     fingerprint: Option<Fingerprint>,
     rows: Vec<(String, [u32; 2])>,
     base: BaseRef,
+    /// Each tool's digest in the base run (empty when it did not keep them).
+    tool_digests: BTreeMap<String, String>,
 }
 
 impl BaseModel {
     /// The provider and model it ran, and each row's `(correct, trials)` by case identity.
     pub(crate) fn rows(&self) -> (&str, &str, &[(String, [u32; 2])]) {
         (&self.provider, &self.model, &self.rows)
+    }
+
+    /// The tools of `now` (MCP name → digest) whose definition differs from the base's, or
+    /// that the base did not list; none when the base kept no digests.
+    pub(crate) fn changed_tools(&self, now: &BTreeMap<String, String>) -> HashSet<String> {
+        if self.tool_digests.is_empty() {
+            return HashSet::new();
+        }
+        now.iter()
+            .filter(|(name, digest)| self.tool_digests.get(*name) != Some(*digest))
+            .map(|(name, _)| name.clone())
+            .collect()
     }
 }
 
@@ -106,6 +120,7 @@ pub(crate) fn base(source: &Source, before: &[Entry], dir: &Path) -> Base {
                             commit: e.commit.clone(),
                             time: Some(e.time.clone()),
                         },
+                        tool_digests: e.tool_digests.clone().unwrap_or_default(),
                     })
                 })
                 .collect();
@@ -141,6 +156,7 @@ fn report(path: &str, dir: &Path) -> Base {
         "cache": {"read": false, "write": false, "dir": null, "hits": 0, "asked": 0, "corrupt": 0},
         "history": null,
         "fingerprint": results.get("fingerprint"),
+        "tool_digests": results.get("tool_digests").cloned().unwrap_or_default(),
     }))
     .map_err(|e| format!("the base report {path} cannot be read: {e}"))?;
     let mut out = Vec::new();
@@ -160,6 +176,7 @@ fn report(path: &str, dir: &Path) -> Base {
                 commit: None,
                 time: value["started_at"].as_str().map(str::to_owned),
             },
+            tool_digests: results.tool_digests.clone(),
         });
     }
     Ok(out)

@@ -79,6 +79,7 @@ fn base_of(m: &ModelEval, fp: Fingerprint) -> Base {
             git_ref: "main".into(),
             ..BaseRef::default()
         },
+        tool_digests: BTreeMap::new(),
     }])
 }
 
@@ -237,4 +238,39 @@ fn a_report_without_eval_results_is_no_base() {
     let got = base(&Source::Report("nope.json".into()), &[], &dir);
     assert!(got.is_err_and(|e| e.contains("no eval results")));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_history_line_s_tool_digests_name_the_tools_changed_since() {
+    let digests = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    };
+    let line = |kept: Option<BTreeMap<String, String>>| Entry {
+        time: "t".into(),
+        git_ref: Some("main".into()),
+        provider: "openai".into(),
+        model: "m".into(),
+        cases: 1,
+        rows: Some([("a".to_owned(), [1, 1])].into()),
+        tool_digests: kept,
+        ..Entry::default()
+    };
+    let now = digests(&[("echo", "1"), ("add", "2"), ("new", "3")]);
+    let kept = line(Some(digests(&[("echo", "1"), ("add", "9"), ("gone", "4")])));
+    let got = base(&Source::Branch("main".into()), &[kept], Path::new("."));
+    let models = got.unwrap_or_default();
+    assert_eq!(models.len(), 1);
+    let mut changed: Vec<String> = models[0].changed_tools(&now).into_iter().collect();
+    changed.sort();
+    assert_eq!(changed, ["add", "new"]);
+    // A line written before digests were kept knows of no change.
+    let old = base(
+        &Source::Branch("main".into()),
+        &[line(None)],
+        Path::new("."),
+    );
+    assert!(old.unwrap_or_default()[0].changed_tools(&now).is_empty());
 }
