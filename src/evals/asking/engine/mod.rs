@@ -27,7 +27,7 @@ use scoring::{context_entries, score_model, trial_of};
 use spend::Spend;
 use waves::eval_model;
 
-pub(crate) use planning::{detectable, hint_left_out};
+pub(crate) use planning::{Level, conclusive_hint, detectable, hint_left_out};
 
 use std::collections::HashMap;
 use std::path::Path;

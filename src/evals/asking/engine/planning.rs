@@ -145,7 +145,7 @@ const ROW_FACTORS: [usize; 14] = [2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 50, 75, 100,
 /// For a set that cannot detect a drop of `level.min_effect`: the fewest trials a row, and the
 /// fewest rows like these, that would, with their requests and cost. `None` when neither does
 /// within [`MAX_TRIALS`] trials or 200 times the rows.
-pub(super) fn conclusive_hint(
+pub(crate) fn conclusive_hint(
     base: &[(u32, u32)],
     trials: u32,
     per_request: Option<f64>,

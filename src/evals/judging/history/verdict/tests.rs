@@ -274,3 +274,24 @@ fn a_history_line_s_tool_digests_name_the_tools_changed_since() {
     );
     assert!(old.unwrap_or_default()[0].changed_tools(&now).is_empty());
 }
+
+#[test]
+fn an_inconclusive_set_is_told_how_many_rows_or_trials_would_do_and_their_cost() {
+    let then = eval_of("m", &steady(0));
+    let base = base_of(&then, print());
+    let mut now = eval_of("m", &steady(0));
+    now.cost = Some(crate::outcome::cost::ModelCost {
+        requests: 15,
+        cost_usd: Some(0.03),
+        ..Default::default()
+    });
+    let c = judge(&now, "openai", &print(), &base, &settings());
+    assert_eq!(c.verdict, Verdict::Inconclusive, "{c:?}");
+    let reason = c.reason.unwrap_or_default();
+    assert!(
+        reason.contains("not the 2% of evals.compare.min_effect; to detect a drop of 2%: "),
+        "{reason}"
+    );
+    // Priced at this run's cost of a request ($0.002).
+    assert!(reason.contains(" requests, about $"), "{reason}");
+}
