@@ -48,15 +48,11 @@ fn has_finding(report: &Value, check: &str) -> bool {
     findings(report).iter().any(|(_, c, _)| c == check)
 }
 
-// The statistical end-to-end tests ask a Python stand-in model hundreds of times: they run in
-// the whole suite (`scripts/test.sh`), not in the fast tier.
-#[cfg(feature = "interop")]
 mod adaptive;
 mod batch;
 mod bedrock;
 mod bench;
 mod clients;
-#[cfg(feature = "interop")]
 mod compare;
 mod compat;
 mod context;

@@ -22,7 +22,7 @@ fn build_once() {
     toolproof_test_support::build_fakes_and_examples(cfg!(feature = "interop"));
 }
 
-/// A fake's binary: `fake_mcp`, `fake_llm` or `fake_github`.
+/// A fake's binary: `fake_mcp`, `fake_llm`, `fake_github` or `fake_picker`.
 pub fn fake(name: &str) -> String {
     build_once();
     built(name)

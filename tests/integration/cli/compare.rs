@@ -1,15 +1,12 @@
 //! The comparison with the base run, through the binary: a model of known per-row rates (the
-//! command provider running `rates.py`) answers a base run, then a head that broke rows that
+//! command provider running `fake_picker rates`) answers a base run, then a head that broke rows that
 //! were always right, an unchanged head, another model; the base comes from the history file
 //! (the pull request's base branch, `--compare-to REF`) or from a JSON report.
 
 use super::*;
 
 fn rates() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/integration/cli/rates.py")
-        .display()
-        .to_string()
+    crate::fake("fake_picker")
 }
 
 /// 16 rows: 10 always right (the first 6 drop to 0.2 when broken), 3 right at 0.5, 3 always
@@ -32,7 +29,7 @@ fn config(dir: &Dir, model: &str) {
         row(format!("never-{i}"), 0.0, None);
     }
     let server = yaml_list(&[&fake()]);
-    let command = yaml_list(&["python3", "-S", "-I", &rates()]);
+    let command = yaml_list(&[&rates(), "rates"]);
     dir.write(
         "toolproof.yaml",
         &format!(

@@ -3,17 +3,15 @@
 
 use super::*;
 
+/// The scripted picker (`fake_picker`, in `tests/support`): its directives are in its header.
 pub(super) fn picker() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/integration/cli/picker.py")
-        .display()
-        .to_string()
+    crate::fake("fake_picker")
 }
 
 /// A config whose server is the fake MCP server and whose evals use the scripted picker.
 pub(super) fn command_config(dir: &Dir, evals_extra: &str, cases: &str) -> PathBuf {
     let server = yaml_list(&[&fake()]);
-    let command = yaml_list(&["python3", "-S", "-I", &picker()]);
+    let command = yaml_list(&[&picker()]);
     dir.write(
         "toolproof.yaml",
         &format!(
@@ -187,7 +185,7 @@ fn cases_and_system_prompt_from_their_own_files() {
         "# the labelled set\n- name: from the file\n  prompt: 'q [[call echo {\"text\": \"a\"}]]'\n  expect_tool: add\n",
     );
     let server = yaml_list(&[&fake()]);
-    let command = yaml_list(&["python3", "-S", "-I", &picker()]);
+    let command = yaml_list(&[&picker()]);
     dir.write(
         "toolproof.yaml",
         &format!(

@@ -9,10 +9,7 @@ const TOKEN: &str = "ghs_fakeToken0123456789";
 const MARKER: &str = "<!-- toolproof:pr-comment config=toolproof.yaml -->";
 
 fn picker() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/integration/cli/picker.py")
-        .display()
-        .to_string()
+    crate::fake("fake_picker")
 }
 
 /// A config with one tool-call test (failing when `test_fails`) and four eval cases, the first
@@ -26,7 +23,7 @@ fn config(dir: &Dir, misses: usize, test_fails: bool, evals: bool) {
     if evals {
         yaml.push_str(&format!(
             "evals:\n  provider: command\n  command: {}\n  min_accuracy: 0.25\n  cases:\n",
-            yaml_list(&["python3", &picker()])
+            yaml_list(&[&picker()])
         ));
         for i in 0..4 {
             let call = if i < misses {

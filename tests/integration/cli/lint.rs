@@ -508,7 +508,7 @@ fn lint_through_the_http_transport_too() {
     dir.write(
         "toolproof.yaml",
         &format!(
-            "server:\n  url: {}\nevals:\n  provider: command\n  command: [python3, {}]\n  cases:\n{CLEAN}",
+            "server:\n  url: {}\nevals:\n  provider: command\n  command: [{}]\n  cases:\n{CLEAN}",
             server.url,
             picker()
         ),

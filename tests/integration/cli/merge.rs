@@ -124,7 +124,7 @@ const MODEL_CASES: &str = r#"    - name: adds
 fn a_job_per_model_merges_into_the_run_of_both_models() {
     let dir = Dir::new("merge-models");
     let server = yaml_list(&[&fake()]);
-    let command = yaml_list(&["python3", &picker()]);
+    let command = yaml_list(&[&picker()]);
     let config = format!(
         "server:\n  command: {server}\nevals:\n  provider: command\n  command: {command}\n  models: [m-a, m-b]\n  min_accuracy: 0.6\n  cases:\n{MODEL_CASES}"
     );
@@ -237,7 +237,7 @@ evals:
 /// indented lines after it) marked for the other shard becomes comment lines.
 fn split_config(k: u32) -> String {
     let server = yaml_list(&[&fake()]);
-    let command = yaml_list(&["python3", &picker()]);
+    let command = yaml_list(&[&picker()]);
     let mut out = format!("server:\n  command: {server}\n");
     let mut blank = false;
     for line in SPLIT.replace("COMMAND", &command).lines() {

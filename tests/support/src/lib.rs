@@ -4,8 +4,8 @@
 //!
 //! The fakes are this package's binaries: `fake_mcp` (an MCP server with planted defects and
 //! faults, over stdio, streamable HTTP or HTTP+SSE), `fake_llm` (the Anthropic, OpenAI and
-//! local model APIs, scripted per prompt) and `fake_github` (the REST API the pull-request
-//! comment uses). Each binary's own documentation lists its options.
+//! local model APIs, scripted per prompt), `fake_github` (the REST API the pull-request
+//! comment uses) and `fake_picker` (a stand-in model for the command provider). Each binary's own documentation lists its options.
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;

@@ -274,6 +274,38 @@ fn short_sha(text: &str) -> String {
         .collect()
 }
 
+/// Why a comparison is inconclusive: what the set detects, and how many rows or trials would
+/// detect `min_effect`, priced at what one request cost in this run.
+fn inconclusive(
+    now: &ModelEval,
+    base_counts: &[(u32, u32)],
+    mde: f64,
+    settings: &CompareSettings,
+) -> String {
+    let per_request = now
+        .cost
+        .as_ref()
+        .filter(|c| c.requests > 0)
+        .and_then(|c| c.cost_usd.map(|usd| usd / c.requests as f64));
+    let level = crate::evals::asking::engine::Level {
+        alpha: settings.alpha,
+        min_effect: settings.min_effect,
+    };
+    let what_would = crate::evals::asking::engine::conclusive_hint(
+        base_counts,
+        now.trials.max(1),
+        per_request,
+        level,
+    )
+    .unwrap_or_else(|| "more rows or trials per row would make it conclusive".into());
+    format!(
+        "the set detects a drop of {} or more at {:.0}% power, not the {} of evals.compare.min_effect; {what_would}",
+        pct(mde),
+        POWER * 100.0,
+        pct(settings.min_effect)
+    )
+}
+
 /// The comparison of `now` (of `provider`, measured as `print` says) with `base`.
 pub(crate) fn judge(
     now: &ModelEval,
@@ -339,29 +371,7 @@ pub(crate) fn judge(
     } else if p.p_better < settings.alpha && -drop >= effect {
         (Verdict::Improved, p.p_better, None)
     } else if mde > settings.min_effect {
-        // What one request cost in this run, to price the rows or trials that would do.
-        let per_request = now
-            .cost
-            .as_ref()
-            .filter(|c| c.requests > 0)
-            .and_then(|c| c.cost_usd.map(|usd| usd / c.requests as f64));
-        let level = crate::evals::asking::engine::Level {
-            alpha: settings.alpha,
-            min_effect: settings.min_effect,
-        };
-        let what_would = crate::evals::asking::engine::conclusive_hint(
-            &base_counts,
-            now.trials.max(1),
-            per_request,
-            level,
-        )
-        .unwrap_or_else(|| "more rows or trials per row would make it conclusive".into());
-        let reason = format!(
-            "the set detects a drop of {} or more at {:.0}% power, not the {} of evals.compare.min_effect; {what_would}",
-            pct(mde),
-            POWER * 100.0,
-            pct(settings.min_effect)
-        );
+        let reason = inconclusive(now, &base_counts, mde, settings);
         (Verdict::Inconclusive, p.p_worse, Some(reason))
     } else {
         (Verdict::NoChange, p.p_worse, None)
