@@ -363,7 +363,7 @@ pub(crate) fn detects_line(
     let mut line = format!("Sensitivity: a comparison with the base {}", plan.detects());
     if plan.mde > plan.min_effect {
         line.push_str(&format!(
-            ", not the {} asked for",
+            ", more than evals.compare.min_effect ({})",
             crate::outcome::pct(plan.min_effect)
         ));
         if let Some(hint) = &plan.hint {

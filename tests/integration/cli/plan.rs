@@ -120,7 +120,7 @@ fn every_report_says_what_the_set_can_detect_at_the_configured_level() {
     );
     let mde = m["mde"].as_f64().unwrap_or(0.0);
     let said = format!(
-        "Sensitivity: a comparison with the base detects a drop of {:.1}% (α 0.1, 80% power), not the 5% asked for",
+        "Sensitivity: a comparison with the base detects a drop of {:.1}% (α 0.1, 80% power), more than evals.compare.min_effect (5%)",
         mde * 100.0
     );
     assert!(out.stderr.contains("(α 0.1, 80% power)"), "{out:?}");
