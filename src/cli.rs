@@ -186,6 +186,11 @@ pub(crate) struct EvalFlags {
     /// [env: TOOLPROOF_ON_INCONCLUSIVE].
     #[arg(long, value_name = "POLICY", value_parser = crate::config::ComparePolicy::parse, hide_short_help = true)]
     pub on_inconclusive: Option<crate::config::ComparePolicy>,
+    /// Send the models these descriptions instead of the server's: a YAML file holding
+    /// `overrides:` as `evals.overrides` does (which it replaces), e.g. the one `toolproof tune`
+    /// writes [env: TOOLPROOF_OVERRIDES].
+    #[arg(long, value_name = "FILE")]
+    pub overrides: Option<PathBuf>,
     /// Print the evals' plan (cases, trials, requests, cached answers, estimated tokens and
     /// cost per model) and ask nothing [env: TOOLPROOF_DRY_RUN].
     #[arg(long)]

@@ -13,6 +13,7 @@
 mod de;
 pub(crate) mod limits;
 mod load;
+pub(crate) use load::read_overrides;
 mod node;
 mod suggest;
 pub(crate) use suggest::nearest as nearest_word;

@@ -94,6 +94,7 @@ pub(super) fn merge(parts: &[&Part]) -> Result<Phase<Option<EvalsResults>>, Merg
         config_models: first.config_models.clone(),
         fingerprint: first.fingerprint.clone(),
         plan: merge_plans(&ran, &place),
+        overrides: first.overrides.clone(),
     };
     let duration = ran
         .iter()

@@ -154,6 +154,9 @@ pub struct EvalConfig {
     /// The most the evals may spend: requests and dollars (toolproof's own).
     #[serde(default)]
     pub budget: BudgetConfig,
+    /// New wording for tools, applied to the tool list sent to every model (toolproof's own).
+    #[serde(default)]
+    pub overrides: super::Overrides,
     /// YAML line of the `evals:` key (filled by the loader; reports point the gates there).
     #[serde(skip)]
     pub line: Option<u32>,
@@ -465,6 +468,7 @@ impl Default for EvalConfig {
             compare: CompareConfig::default(),
             tool_order: ToolOrderMode::Server,
             budget: BudgetConfig::default(),
+            overrides: super::Overrides::new(),
             line: None,
         }
     }

@@ -7,6 +7,7 @@
 mod cases;
 mod compare;
 mod evals;
+mod overrides;
 mod perf;
 mod suite;
 mod trials;
@@ -19,6 +20,7 @@ use serde::Deserialize;
 pub(crate) use cases::*;
 pub(crate) use compare::*;
 pub(crate) use evals::*;
+pub(crate) use overrides::*;
 pub(crate) use perf::*;
 pub(crate) use suite::*;
 pub(crate) use trials::*;
