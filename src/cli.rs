@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand};
 
 mod bench;
 mod parse;
+mod tune;
 mod unknown;
 
 pub(crate) use bench::{BaselineArgs, BenchArgs};
@@ -15,6 +16,7 @@ pub(crate) use parse::{
     parse_args_object, parse_fraction, parse_non_negative, parse_pin, parse_positive,
     parse_seconds, parse_transport, switch,
 };
+pub(crate) use tune::TuneArgs;
 pub(crate) use unknown::explain as explain_unknown_flag;
 
 use crate::config::{ProtocolPin, ToolChoice, TransportPref};
@@ -77,6 +79,14 @@ pub(crate) enum Command {
   toolproof lint                                the cases of ./toolproof.yaml
   toolproof lint -c toolproof.yaml --json lint.json")]
     Lint(LintArgs),
+    /// Propose new tool descriptions and keep those that improve held-out rows on every model.
+    #[command(after_help = "Examples:
+  toolproof tune                                rewrite the tools of the missed rows
+  toolproof tune --tool get_order --candidates 5 --json tune.json
+  toolproof eval --overrides toolproof-tune.yaml   replay the accepted rewrites
+
+Exit codes: 0 the tune ran (whether or not a rewrite was accepted); 1 the evals or the rewriter could not be used; 2 bad config or usage, or a plan over --max-requests.")]
+    Tune(TuneArgs),
     /// Run only the latency benchmarks.
     #[command(after_help = "Examples:
   toolproof bench --json bench.json

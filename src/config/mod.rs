@@ -230,6 +230,7 @@ pub(crate) fn from_target(
         sampling: None,
         roots: None,
         protocol: None,
+        tune: None,
     };
     let base_dir = load::absolute(cwd);
     load::resolve_paths(&mut config, &base_dir);

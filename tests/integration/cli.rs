@@ -84,6 +84,7 @@ mod protocol;
 mod stress;
 mod suite;
 mod transports;
+mod tune;
 
 // ---------------------------------------------------------------- connecting, both eras
 
