@@ -177,7 +177,7 @@ mod tests {
         assert!(j.accepted, "{j:?}");
         assert_eq!(
             j.reason,
-            "held-out 14% → 100% on m (p = 0.016), no critical row worse"
+            "held-out 14.3% → 100% on m (p = 0.016), no critical row worse"
         );
     }
 
