@@ -49,4 +49,9 @@ pub(crate) struct TuneArgs {
     /// goes over it stops before its first request.
     #[arg(long, value_name = "N")]
     pub max_requests: Option<u64>,
+    /// In a pull request under GitHub Actions, post each accepted rewrite as a review comment
+    /// with a suggestion on the line that holds the old description (found verbatim once;
+    /// else a pull-request comment with the diff). Needs GITHUB_TOKEN, as --pr-comment does.
+    #[arg(long)]
+    pub suggest: bool,
 }

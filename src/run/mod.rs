@@ -146,14 +146,14 @@ fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
     }
     // The models are sent the tool list with `evals.overrides` applied.
     let patched = overridden(&tools, ctx);
-    let eval_tools = patched
-        .as_ref()
-        .ok()
-        .map_or(tools.as_slice(), Vec::as_slice);
+    let eval_tools = match &patched {
+        Ok(Some(list)) => list.as_slice(),
+        _ => tools.as_slice(),
+    };
     if ctx.plan.evals.runs() && !ctx.interrupt.is_set() {
         out.evals = Some(match &patched {
             Ok(_) => phases::evals(eval_tools, ctx),
-            Err(phase) => phase.clone(),
+            Err(phase) => (**phase).clone(),
         });
     }
     if ctx.plan.lint.runs() && !ctx.interrupt.is_set() {
@@ -182,24 +182,30 @@ fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
     }
 }
 
-/// The tool list with `evals.overrides` applied (the server's own when there are none); the
+/// The tool list with `evals.overrides` applied (`None`: there are none); the
 /// evals phase as a config error when an override names a tool or property the server lacks.
-fn overridden(tools: &[Tool], ctx: &Ctx<'_>) -> Result<Vec<Tool>, Phase<Option<EvalsResults>>> {
+fn overridden(
+    tools: &[Tool],
+    ctx: &Ctx<'_>,
+) -> Result<Option<Vec<Tool>>, Box<Phase<Option<EvalsResults>>>> {
     use crate::evals::asking::overrides;
     let Some(o) = ctx.settings.eval_config().map(|c| &c.overrides) else {
-        return Ok(tools.to_vec());
+        return Ok(None);
     };
-    overrides::apply(tools, o).map_err(|errors| {
+    if o.is_empty() {
+        return Ok(None);
+    }
+    overrides::apply(tools, o).map(Some).map_err(|errors| {
         let mut stamp = overrides::stamp(o).unwrap_or_default();
         let reason = format!("config error: {}", errors.join("; "));
         stamp.errors = errors;
-        Phase {
+        Box::new(Phase {
             results: Some(EvalsResults {
                 overrides: Some(stamp),
                 ..EvalsResults::default()
             }),
             ..Phase::error(reason)
-        }
+        })
     })
 }
 

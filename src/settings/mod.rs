@@ -421,14 +421,6 @@ impl EvalSettings {
     pub(crate) fn dry_run(&self) -> bool {
         self.dry_run
     }
-    /// These settings with `--dry-run` on: the engine plans and asks nothing (`tune` plans
-    /// each stage before it asks).
-    pub(crate) fn planning_only(&self) -> EvalSettings {
-        EvalSettings {
-            dry_run: true,
-            ..self.clone()
-        }
-    }
     /// `--max-requests`, `--max-cost` and their variables over `evals.budget`.
     pub(crate) fn budget(&self) -> &Budget {
         &self.budget

@@ -81,23 +81,8 @@ pub(crate) fn judge(rows: &[RowOutcome], models: &[String], alpha: f64) -> Judge
         after: best.accuracy_after,
         p_value: best.p_better,
     };
-    if let Some(r) = rows
-        .iter()
-        .find(|r| r.critical && worse_on_some_trial(r.before, r.after))
-    {
-        out.reason = format!(
-            "rejected: critical row {} {}/{} → {}/{}{}",
-            r.case,
-            r.before.0,
-            r.before.1,
-            r.after.0,
-            r.after.1,
-            if models.len() > 1 {
-                format!(" on {}", r.model)
-            } else {
-                String::new()
-            }
-        );
+    if let Some(reason) = critical_worse(rows, models.len() > 1) {
+        out.reason = reason;
         return out;
     }
     if let Some((m, p)) = tests.iter().find(|(_, p)| p.p_worse < alpha) {
@@ -123,6 +108,23 @@ pub(crate) fn judge(rows: &[RowOutcome], models: &[String], alpha: f64) -> Judge
         p_text(best.p_better)
     );
     out
+}
+
+/// `rejected: critical row NAME 3/3 → 1/3` (with the model when there are several) for the
+/// first critical row that lost a right trial.
+fn critical_worse(rows: &[RowOutcome], several: bool) -> Option<String> {
+    let r = rows
+        .iter()
+        .find(|r| r.critical && worse_on_some_trial(r.before, r.after))?;
+    let on = if several {
+        format!(" on {}", r.model)
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "rejected: critical row {} {}/{} → {}/{}{on}",
+        r.case, r.before.0, r.before.1, r.after.0, r.after.1
+    ))
 }
 
 /// Whether a row went from right on every trial to wrong on some, or lost right trials.

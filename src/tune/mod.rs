@@ -12,6 +12,7 @@ mod report;
 mod rewriter;
 mod run;
 mod split;
+mod suggest;
 
 use std::ffi::OsString;
 
@@ -21,6 +22,9 @@ use crate::exit::{EXIT_FAILED, EXIT_OK, EXIT_USAGE};
 use crate::interrupt::Interrupt;
 use crate::output::to_stderr;
 use crate::settings::{Env, Settings};
+
+/// A renderer of the tune's report.
+type Render = fn(&report::TuneReport) -> String;
 
 /// Why a tune stopped before its report.
 #[derive(Debug)]
@@ -57,10 +61,7 @@ pub(crate) fn main(args: &TuneArgs, env: &Env) -> i32 {
         }
     };
     let secrets = crate::report::redact::Redactor::new(settings.secrets());
-    let outputs: [(
-        &Option<std::path::PathBuf>,
-        fn(&report::TuneReport) -> String,
-    ); 3] = [
+    let outputs: [(&Option<std::path::PathBuf>, Render); 3] = [
         (&args.json, |r| {
             serde_json::to_string_pretty(r).unwrap_or_default() + "\n"
         }),
@@ -79,6 +80,18 @@ pub(crate) fn main(args: &TuneArgs, env: &Env) -> i32 {
             to_stderr(&format!("error: {e}"));
             code = EXIT_FAILED;
         }
+    }
+    if args.suggest && report.dry_run.is_none() {
+        let root = std::env::var_os("GITHUB_WORKSPACE").map_or_else(
+            || settings.env().cwd().to_path_buf(),
+            std::path::PathBuf::from,
+        );
+        suggest::post(
+            &report,
+            settings.outputs().github().pr_comment(),
+            &root,
+            &interrupt,
+        );
     }
     let console = secrets.apply(&report::console(&report)).into_owned();
     if stdout_taken {

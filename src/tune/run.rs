@@ -160,27 +160,23 @@ pub(super) fn tune(
     check_together(&mut ctx, &tools, &base, &split, &mut reports)?;
     let accepted = write_overrides(cfg, &reports, args)?;
     Ok(TuneReport {
-        split: SplitNames {
-            seen: split
-                .seen
-                .iter()
-                .map(|&i| case_name(&cfg.cases[i]))
-                .collect(),
-            held_out: split
-                .held_out
-                .iter()
-                .map(|&i| case_name(&cfg.cases[i]))
-                .collect(),
-        },
+        split: names_of(cfg, &split),
         tools: reports,
         overrides_file: Some(accepted),
         models: target.models.clone(),
-        rewriter: format!("{} {}", rewriter_name(s, target.provider.name()), "")
-            .trim()
-            .to_owned(),
+        rewriter: rewriter_name(s, target.provider.name()),
         requests: ctx.spent,
         dry_run: None,
     })
+}
+
+/// The split by case name.
+fn names_of(cfg: &EvalConfig, split: &Split) -> SplitNames {
+    let names = |rows: &[usize]| rows.iter().map(|&i| case_name(&cfg.cases[i])).collect();
+    SplitNames {
+        seen: names(&split.seen),
+        held_out: names(&split.held_out),
+    }
 }
 
 /// The rewriter's provider as the report names it.

@@ -74,9 +74,8 @@ pub struct EvalConfig {
     /// Requests in flight at once.
     #[serde(default = "default_eval_concurrency")]
     pub concurrency: u32,
-    /// Output token cap sent to the API (Anthropic `max_tokens`; OpenAI and compatible
-    /// servers under the name [`Self::max_tokens_field`] chooses); part of the cache key when
-    /// set.
+    /// Output token cap sent to the API (Anthropic `max_tokens`; OpenAI and compatible servers
+    /// under the name [`Self::max_tokens_field`] chooses); part of the cache key when set.
     #[serde(default)]
     pub max_tokens: Option<u32>,
     /// The name `max_tokens` is sent under to the OpenAI provider: `auto` picks
@@ -154,7 +153,7 @@ pub struct EvalConfig {
     /// The most the evals may spend: requests and dollars (toolproof's own).
     #[serde(default)]
     pub budget: BudgetConfig,
-    /// New wording for tools, applied to the tool list sent to every model (toolproof's own).
+    /// New tool wording sent to every model (toolproof's own).
     #[serde(default)]
     pub overrides: super::Overrides,
     /// YAML line of the `evals:` key (filled by the loader; reports point the gates there).

@@ -33,7 +33,12 @@ fn config(dir: &Dir, extra: &str) {
     cases.push_str(
         "    - name: refund-smashed\n      prompt: 'refund the customer payment for my smashed order'\n      expect_tool: refund_order\n      critical: true\n      why: money back for a broken item must never be routed to a lookup\n",
     );
-    let server = yaml_list(&["python3", "-S", "-I", &script("orders_server.py")]);
+    // The server's source sits in the repository under test, so `--suggest` finds the old
+    // description on its line.
+    let source = std::fs::read_to_string(script("orders_server.py")).expect("server source");
+    dir.write("orders_server.py", &source);
+    let copy = dir.path("orders_server.py").display().to_string();
+    let server = yaml_list(&["python3", "-S", "-I", &copy]);
     let picker = yaml_list(&["python3", "-S", "-I", &script("overlap.py")]);
     let rewriter = yaml_list(&["python3", "-S", "-I", &script("rewriter.py")]);
     dir.write(
@@ -42,6 +47,16 @@ fn config(dir: &Dir, extra: &str) {
             "server:\n  command: {server}\nevals:\n  provider: command\n  command: {picker}\n  models: [m1, m2]\n  concurrency: 4\n  min_accuracy: 0.9\n{extra}  cases:\n{cases}tune:\n  command: {rewriter}\n"
         ),
     );
+}
+
+const TOKEN: &str = "ghs_tuneToken0123456789";
+
+/// The 1-based line of `source` that holds `text`.
+fn source_line(source: &str, text: &str) -> usize {
+    source
+        .lines()
+        .position(|l| l.contains(text))
+        .map_or(0, |i| i + 1)
 }
 
 fn accuracy(report: &Value) -> Vec<f64> {
@@ -56,16 +71,41 @@ fn tune_accepts_the_helpful_rewrite_and_rejects_gaming_a_broken_critical_row_and
     let dir = Dir::new("tune");
     config(&dir, "");
     let log = dir.path("rewriter.jsonl").display().to_string();
-    let env = [("REWRITER_LOG", log.as_str())];
 
     let before = toolproof_in(&dir.0, &["eval", "--json", "before.json"], &[]);
     assert_eq!(before.code, 1, "the thin description misses: {before:?}");
     assert_eq!(accuracy(&dir.json("before.json")), vec![6.0 / 21.0; 2]);
 
+    // A pull request under GitHub Actions: the repository holds the server's source.
+    for args in [
+        &["init", "-q"][..],
+        &["add", "orders_server.py", "toolproof.yaml"],
+    ] {
+        let ok = Command::new("git").args(args).current_dir(&dir.0).status();
+        assert!(ok.is_ok_and(|s| s.success()), "git {args:?}");
+    }
+    let github = dir.path("github.jsonl").display().to_string();
+    let api = toolproof_test_support::listening(
+        &crate::fake("fake_github"),
+        &["--require-token", TOKEN, "--log", &github],
+    );
+    let event = dir.write(
+        "event.json",
+        r#"{"number": 7, "pull_request": {"number": 7, "head": {"sha": "0123456789abcdef0123456789abcdef01234567"}}}"#,
+    );
+    let event = event.display().to_string();
+    let env = [
+        ("REWRITER_LOG", log.as_str()),
+        ("GITHUB_API_URL", api.url.as_str()),
+        ("GITHUB_TOKEN", TOKEN),
+        ("GITHUB_REPOSITORY", "octo/widgets"),
+        ("GITHUB_EVENT_PATH", event.as_str()),
+    ];
     let out = toolproof_in(
         &dir.0,
         &[
             "tune",
+            "--suggest",
             "--candidates",
             "4",
             "--json",
@@ -165,6 +205,33 @@ fn tune_accepts_the_helpful_rewrite_and_rejects_gaming_a_broken_critical_row_and
             !shown.iter().any(|p| p == prompt) && !sent.contains(&format!("\"{prompt}\"")),
             "held-out `{prompt}` was sent to the rewriter"
         );
+    }
+
+    // --suggest: one review comment, a suggestion block on the line of the old description.
+    let posted: Vec<Value> = dir
+        .read("github.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("log line"))
+        .filter(|r: &Value| r["method"] == "POST")
+        .collect();
+    assert_eq!(posted.len(), 1, "{posted:?}");
+    assert_eq!(posted[0]["path"], "/repos/octo/widgets/pulls/7/comments");
+    assert_eq!(posted[0]["status"], 201);
+    let sent = &posted[0]["body"];
+    assert_eq!(sent["path"], "orders_server.py", "{sent}");
+    let line = source_line(&dir.read("orders_server.py"), "\"Gets an order.\"");
+    assert_eq!(sent["line"], line, "{sent}");
+    assert_eq!(
+        sent["commit_id"],
+        "0123456789abcdef0123456789abcdef01234567"
+    );
+    let body = sent["body"].as_str().unwrap_or_default();
+    assert!(
+        body.contains("```suggestion\n        \"description\": \"Gets an order with its shipping status, tracking number and delivery date.\",\n```"),
+        "{body}"
+    );
+    for text in [&out.stdout, &out.stderr] {
+        assert!(!text.contains(TOKEN), "the token leaked: {out:?}");
     }
 
     // The accepted rewrite replays as an override, and the gain holds on every row.
