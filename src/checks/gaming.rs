@@ -35,14 +35,21 @@ pub(crate) struct Gaming {
 /// Orders to the model to pick this tool.
 static IMPERATIVE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(?i)\balways\s+(?:use|call|choose|pick|select|invoke|prefer|try)\b(?:\s+this(?:\s+tool)?)?",
+        r"(?i)\balways\s+(?:use|call|choose|pick|select|invoke|prefer|try)\s+(?:this|it)\b(?:\s+tool)?",
         r"|\byou\s+(?:must|should\s+always|have\s+to|need\s+to)\s+(?:use|call|choose|pick|select|invoke)\s+this\b(?:\s+tool)?",
         r"|\bmust\s+(?:always\s+)?be\s+(?:used|called|chosen|selected|invoked)\s+(?:for|whenever|first|before\s+any)\b",
         r"|\b(?:use|call|invoke|pick|choose)\s+this\s+(?:tool\s+)?(?:for\s+)?(?:anything|everything|any\s+(?:request|question|task|query)|all\s+(?:requests|questions|tasks|queries))\b",
-        r"|\b(?:use|call|invoke)\s+this\s+(?:tool\s+)?(?:first|before\s+(?:any|all|every)\s+other)\b",
+        r"|\b(?:use|call|invoke)\s+this\s+(?:tool\s+)?before\s+(?:any|all|every)\s+other\b",
         r"|\bthis\s+tool\s+(?:must|should)\s+always\b",
     ))
     .expect("imperative pattern")
+});
+
+/// What follows an order that is about the order of calls, not about picking the tool: "You
+/// MUST call this function before `query-docs`" is how the tool is used.
+static ORDERING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:function|tool|one)?\s*(?:before|after|prior\s+to|once)\b")
+        .expect("ordering pattern")
 });
 
 /// Praise of itself.
@@ -91,7 +98,14 @@ pub(crate) fn scan(text: &str, own: &str, others: &[&str]) -> Vec<Gaming> {
             })
             .collect()
     };
-    let mut out = found(GAMING_IMPERATIVE, &IMPERATIVE);
+    let mut out: Vec<Gaming> = IMPERATIVE
+        .find_iter(text)
+        .filter(|m| !ORDERING.is_match(&text[m.end()..]))
+        .map(|m| Gaming {
+            rule: GAMING_IMPERATIVE,
+            phrase: m.as_str().trim().to_owned(),
+        })
+        .collect();
     out.extend(found(GAMING_SUPERLATIVE, &SUPERLATIVE));
     out.extend(found(GAMING_OTHER_TOOLS, &OTHER_TOOLS));
     for phrase in steers_from(text, own, others) {
@@ -263,6 +277,8 @@ mod tests {
             "Returns the best match for the query.",
             "Use this when the user asks about an order, not a refund.",
             "Pages on-call for urgent incidents.",
+            "Takes a snapshot. Always use the latest snapshot.",
+            "You must call this function before 'query-docs' to obtain a library id.",
         ] {
             assert_eq!(
                 rules(text, &["read_text_file", "login", "open"]),
@@ -270,6 +286,33 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn the_corpus_shapes_are_flagged_as_their_golden_files_say() {
+        // chrome-devtools-mcp's fill_form.
+        assert_eq!(
+            rules(
+                "ALWAYS prefer this tool over multiple individual 'fill' or 'click' calls.",
+                &["fill", "click"]
+            ),
+            vec![
+                (GAMING_IMPERATIVE, "ALWAYS prefer this tool".to_owned()),
+                (GAMING_OTHER_TOOLS, "prefer this tool over".to_owned()),
+                (GAMING_URGENCY, "ALWAYS".to_owned()),
+            ]
+        );
+        // context7-mcp's resolve-library-id: an order of calls, in capitals.
+        assert_eq!(
+            rules(
+                "You MUST call this function before 'Query Documentation' tool. IMPORTANT: Do not call this tool more than 3 times.",
+                &[]
+            ),
+            vec![
+                (GAMING_URGENCY, "MUST".to_owned()),
+                (GAMING_URGENCY, "IMPORTANT:".to_owned()),
+            ]
+        );
     }
 
     #[test]

@@ -307,3 +307,68 @@ fn a_tune_replays_the_rewriter_from_the_cache() {
     let requests = |name: &str| dir.json(name)["requests"].as_u64().unwrap_or_default();
     assert_eq!(requests("a.json") - requests("b.json"), 2);
 }
+
+/// A model API as the rewriter (the fake Anthropic API): it is sent the prompt of
+/// `tune.prompt_file` and the `propose_descriptions` tool it must call; its answer is cached,
+/// and a second tune replays it (and the evals) with no key.
+#[test]
+fn a_model_api_rewriter_is_asked_through_a_forced_tool_and_replayed_with_no_key() {
+    use super::evals::{KEY, api_config, api_env, llm, requests};
+    let dir = Dir::new("tune-api");
+    let log = dir.path("llm.jsonl").display().to_string();
+    let server = llm(&["--log", &log, "--require-key", KEY]);
+    let mut cases = String::new();
+    for i in 0..6 {
+        cases.push_str(&format!(
+            "    - name: sum-{i}\n      prompt: 'what is {i} plus one [[call echo]]'\n      expect_tool: add\n"
+        ));
+    }
+    api_config(&dir, "anthropic", &[], "  tool_choice: auto\n", &cases);
+    let yaml = dir.read("toolproof.yaml") + "tune:\n  prompt_file: rewrite.txt\n";
+    dir.write("toolproof.yaml", &yaml);
+    dir.write(
+        "rewrite.txt",
+        "Rewrite `{tool}` ({candidates} candidates). [[call propose_descriptions {\"candidates\": [\"Adds two integers a and b and returns their sum.\"]}]]\n{request}\n",
+    );
+    let env = api_env(&server, "http://127.0.0.1:9");
+    let out = toolproof_in(&dir.0, &["tune", "--tool", "add", "--json", "t.json"], &env);
+    assert_eq!(out.code, 0, "{out:?}");
+    let report = dir.json("t.json");
+    let candidate = &report["tools"][0]["candidates"][0];
+    assert_eq!(
+        candidate["text"],
+        "Adds two integers a and b and returns their sum."
+    );
+    assert_eq!(
+        candidate["accepted"], false,
+        "the stand-in ignores descriptions"
+    );
+    assert!(
+        candidate["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("not significant at α 0.05")),
+        "{candidate}"
+    );
+    let asked: Vec<Value> = requests(&dir, "llm.jsonl")
+        .into_iter()
+        .filter(|r| r["body"]["tools"][0]["name"] == "propose_descriptions")
+        .collect();
+    assert_eq!(asked.len(), 1, "one rewriter request");
+    let body = &asked[0]["body"];
+    assert_eq!(
+        body["tool_choice"],
+        serde_json::json!({"type": "tool", "name": "propose_descriptions"})
+    );
+    let prompt = body["messages"][0]["content"].to_string();
+    assert!(prompt.contains("Rewrite `add` (3 candidates)"), "{prompt}");
+    assert!(prompt.contains("rewrite_description"), "{prompt}");
+
+    let again = toolproof_in(
+        &dir.0,
+        &["tune", "--tool", "add", "--offline", "--json", "u.json"],
+        &[("ANTHROPIC_API_KEY", "")],
+    );
+    assert_eq!(again.code, 0, "{again:?}");
+    assert_eq!(dir.json("u.json")["tools"], report["tools"]);
+    assert_eq!(dir.json("u.json")["requests"], 0);
+}
