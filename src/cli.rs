@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand};
 
 mod bench;
 mod parse;
+mod tune;
 mod unknown;
 
 pub(crate) use bench::{BaselineArgs, BenchArgs};
@@ -15,6 +16,7 @@ pub(crate) use parse::{
     parse_args_object, parse_fraction, parse_non_negative, parse_pin, parse_positive,
     parse_seconds, parse_transport, switch,
 };
+pub(crate) use tune::TuneArgs;
 pub(crate) use unknown::explain as explain_unknown_flag;
 
 use crate::config::{ProtocolPin, ToolChoice, TransportPref};
@@ -77,6 +79,14 @@ pub(crate) enum Command {
   toolproof lint                                the cases of ./toolproof.yaml
   toolproof lint -c toolproof.yaml --json lint.json")]
     Lint(LintArgs),
+    /// Propose new tool descriptions and keep those that improve held-out rows on every model.
+    #[command(after_help = "Examples:
+  toolproof tune                                rewrite the tools of the missed rows
+  toolproof tune --tool get_order --candidates 5 --json tune.json
+  toolproof eval --overrides toolproof-tune.yaml   replay the accepted rewrites
+
+Exit codes: 0 the tune ran (whether or not a rewrite was accepted); 1 the evals or the rewriter could not be used; 2 bad config or usage, or a plan over --max-requests.")]
+    Tune(TuneArgs),
     /// Run only the latency benchmarks.
     #[command(after_help = "Examples:
   toolproof bench --json bench.json
@@ -186,6 +196,11 @@ pub(crate) struct EvalFlags {
     /// [env: TOOLPROOF_ON_INCONCLUSIVE].
     #[arg(long, value_name = "POLICY", value_parser = crate::config::ComparePolicy::parse, hide_short_help = true)]
     pub on_inconclusive: Option<crate::config::ComparePolicy>,
+    /// Send the models these descriptions instead of the server's: a YAML file holding
+    /// `overrides:` as `evals.overrides` does (which it replaces), e.g. the one `toolproof tune`
+    /// writes [env: TOOLPROOF_OVERRIDES].
+    #[arg(long, value_name = "FILE")]
+    pub overrides: Option<PathBuf>,
     /// Print the evals' plan (cases, trials, requests, cached answers, estimated tokens and
     /// cost per model) and ask nothing [env: TOOLPROOF_DRY_RUN].
     #[arg(long)]

@@ -47,6 +47,7 @@ mod session;
 mod settings;
 mod shard;
 mod suite;
+mod tune;
 
 use clap::Parser;
 
@@ -81,6 +82,9 @@ where
     let env = Env::from_process();
     if let cli::Command::Session(args) = &cli.command {
         return session::main(&cli, args, &env);
+    }
+    if let cli::Command::Tune(args) = &cli.command {
+        return tune::main(args, &env);
     }
     if let cli::Command::Merge(args) = &cli.command {
         return merge::main(&cli, args, &env);

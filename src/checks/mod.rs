@@ -12,6 +12,7 @@ mod annotations;
 mod arguments;
 mod clients;
 mod deprecated;
+pub(crate) mod gaming;
 mod names;
 mod required;
 mod schema;
@@ -23,7 +24,8 @@ use crate::config::ChecksConfig;
 pub(crate) use crate::config::vocab::{
     ANNOTATIONS, ANNOTATIONS_MISSING, ARGUMENT_DESCRIPTION, CLIENT_ANTHROPIC,
     CLIENT_ANTHROPIC_STRICT, CLIENT_GEMINI, CLIENT_OPENAI_STRICT, DEFAULT_TYPE, DEPRECATED_TOOL,
-    DESCRIPTION, DESCRIPTION_LENGTH, DUPLICATE_NAME, INPUT_SCHEMA, NAME, NAME_CLIENTS, NAME_FORMAT,
+    DESCRIPTION, DESCRIPTION_LENGTH, DUPLICATE_NAME, GAMING_IMPERATIVE, GAMING_OTHER_TOOLS,
+    GAMING_SUPERLATIVE, GAMING_URGENCY, INPUT_SCHEMA, NAME, NAME_CLIENTS, NAME_FORMAT,
     OUTPUT_SCHEMA, PROSE_LIMITS, PROTOCOL, REQUIRED_DEFAULT, REQUIRED_FIELDS, SIMILAR_TOOLS,
     STDOUT_NOISE, TOOL_LIST_SIZE,
 };
@@ -273,6 +275,7 @@ fn check_tool(tool: &Tool, shown: &str, names: &[&str], ctx: &CheckContext, out:
     if out.enabled(DEPRECATED_TOOL) {
         deprecated::check(tool, shown, names, out);
     }
+    gaming::check(tool, shown, names, out);
     annotations::check(tool, shown, out);
     schema::check(tool, shown, ctx.protocol_version, out);
     clients::check(tool, shown, out);

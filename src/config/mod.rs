@@ -13,6 +13,7 @@
 mod de;
 pub(crate) mod limits;
 mod load;
+pub(crate) use load::read_overrides;
 mod node;
 mod suggest;
 pub(crate) use suggest::nearest as nearest_word;
@@ -229,6 +230,7 @@ pub(crate) fn from_target(
         sampling: None,
         roots: None,
         protocol: None,
+        tune: None,
     };
     let base_dir = load::absolute(cwd);
     load::resolve_paths(&mut config, &base_dir);

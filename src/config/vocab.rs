@@ -28,6 +28,14 @@ pub(crate) const DESCRIPTION_LENGTH: &str = "description-length";
 pub(crate) const ANNOTATIONS: &str = "annotations";
 /// Id of the check that flags a tool whose title or description says it is deprecated.
 pub(crate) const DEPRECATED_TOOL: &str = "deprecated-tool";
+/// Id of the check that flags a description telling the model to pick its tool.
+pub(crate) const GAMING_IMPERATIVE: &str = "gaming-imperative";
+/// Id of the check that flags a description praising its own tool.
+pub(crate) const GAMING_SUPERLATIVE: &str = "gaming-superlative";
+/// Id of the check that flags a description steering the model away from other tools.
+pub(crate) const GAMING_OTHER_TOOLS: &str = "gaming-other-tools";
+/// Id of the check that flags a description shouting at the model.
+pub(crate) const GAMING_URGENCY: &str = "gaming-urgency";
 /// Id of the check that flags a tool without annotations.
 pub(crate) const ANNOTATIONS_MISSING: &str = "annotations-missing";
 /// Id of the check that flags an argument whose `default` contradicts its own schema.
@@ -150,6 +158,27 @@ pub const CHECKS: &[CheckInfo] = &[
         id: DEPRECATED_TOOL,
         summary: "warning: the tool's title or description says it is deprecated while it is \
                   still listed, so models still pick it; names the replacement the text names",
+    },
+    CheckInfo {
+        id: GAMING_IMPERATIVE,
+        summary: "warning: the description tells the model to pick the tool (\"always use this \
+                  tool\", \"you must call this\", \"use this for anything\"); names the phrase",
+    },
+    CheckInfo {
+        id: GAMING_SUPERLATIVE,
+        summary: "warning: the description praises the tool (\"the best tool\", \"most \
+                  accurate tool\", \"better than any other\"); names the phrase",
+    },
+    CheckInfo {
+        id: GAMING_OTHER_TOOLS,
+        summary: "warning: the description steers the model away from other tools (\"prefer \
+                  this over\", \"instead of any other tool\", \"do not use `search`\" naming \
+                  a listed tool); names the phrase",
+    },
+    CheckInfo {
+        id: GAMING_URGENCY,
+        summary: "warning: the description shouts at the model (\"IMPORTANT:\", \"ALWAYS\", \
+                  \"MUST\", \"!!!\", \"URGENT\"); names the phrase",
     },
     CheckInfo {
         id: ANNOTATIONS,

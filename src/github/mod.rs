@@ -291,6 +291,27 @@ impl Client {
         })
     }
 
+    /// Posts a review comment on `line` of `path` at `commit` of pull request `pr`
+    /// (`toolproof tune --suggest`).
+    pub(crate) fn create_review_comment(
+        &self,
+        pr: u64,
+        commit: &str,
+        (path, line): (&str, usize),
+        body: &str,
+    ) -> Result<(), GithubError> {
+        let url = format!("{}/repos/{}/pulls/{pr}/comments", self.api, self.repo);
+        let fields =
+            json!({"body": body, "commit_id": commit, "path": path, "line": line, "side": "RIGHT"});
+        self.send(
+            "POST",
+            &url,
+            Some(&fields),
+            "comment on the pull request's diff",
+        )
+        .map(|_| ())
+    }
+
     /// Sends one request until it succeeds, fails for good, or runs out of retries.
     fn send(
         &self,

@@ -95,6 +95,7 @@ pub(super) fn merge(parts: &[&Part]) -> Result<Phase<Option<EvalsResults>>, Merg
         fingerprint: first.fingerprint.clone(),
         plan: merge_plans(&ran, &place),
         tool_digests: first.tool_digests.clone(),
+        overrides: first.overrides.clone(),
     };
     let duration = ran
         .iter()

@@ -44,6 +44,23 @@ pub struct EvalsResults {
     /// later run knows which definitions changed since this one.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub tool_digests: std::collections::BTreeMap<String, String>,
+    /// The overrides applied to the tool list (`evals.overrides`, `--overrides`): absent when
+    /// the models were sent the server's own descriptions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overrides: Option<OverridesUse>,
+}
+
+/// The overrides a run applied to the tool list it sent.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OverridesUse {
+    /// The tools whose wording was replaced, in name order.
+    pub tools: Vec<String>,
+    /// sha256 (hex) of the overrides as canonical JSON.
+    pub hash: String,
+    /// Why the overrides could not be applied (a tool or property the server does not have):
+    /// a config error, and the evals did not run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
 }
 
 /// The tool list sent to the model, weighed in estimated tokens (see

@@ -37,8 +37,8 @@ pub const NO_TOOL: &str = "(no tool)";
 pub use evals::ContextEntry;
 pub use evals::{
     AnswerKind, CacheUse, CaseStatus, ConcurrencyUse, Confusion, EvalCaseResult, EvalsResults,
-    Gate, GateKind, HistoryPoint, HistoryTrend, ModelEval, PickedCall, Share, ToolListTokens,
-    ToolScore, ToolTokens, ToolsUnseen, TrialResult,
+    Gate, GateKind, HistoryPoint, HistoryTrend, ModelEval, OverridesUse, PickedCall, Share,
+    ToolListTokens, ToolScore, ToolTokens, ToolsUnseen, TrialResult,
 };
 pub use history::{
     BaseComparison, BaseRun, FindingChanges, FindingKey, HistoryRecord, ModelChange, TestChanges,

@@ -74,9 +74,16 @@ pub fn verdict(
         .and_then(|r| r.plan.as_ref())
         .and_then(|p| p.budget.as_ref())
         .is_some_and(|b| b.over_plan);
+    // Overrides naming a tool the server does not list are a config error.
+    let bad_overrides = phases
+        .evals
+        .results
+        .as_ref()
+        .and_then(|r| r.overrides.as_ref())
+        .is_some_and(|o| !o.errors.is_empty());
     match interrupted {
         Some(code) => (false, code),
-        None if over_budget => (false, crate::exit::EXIT_USAGE),
+        None if over_budget || bad_overrides => (false, crate::exit::EXIT_USAGE),
         None if failed => (false, crate::exit::EXIT_FAILED),
         None => (true, crate::exit::EXIT_OK),
     }

@@ -144,15 +144,24 @@ fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
     if ctx.plan.tests.runs() && !ctx.interrupt.is_set() {
         out.tests = Some(phases::tests(client, &tools, ctx));
     }
+    // The models are sent the tool list with `evals.overrides` applied.
+    let patched = overridden(&tools, ctx);
+    let eval_tools = match &patched {
+        Ok(Some(list)) => list.as_slice(),
+        _ => tools.as_slice(),
+    };
     if ctx.plan.evals.runs() && !ctx.interrupt.is_set() {
-        out.evals = Some(phases::evals(&tools, ctx));
+        out.evals = Some(match &patched {
+            Ok(_) => phases::evals(eval_tools, ctx),
+            Err(phase) => (**phase).clone(),
+        });
     }
     if ctx.plan.lint.runs() && !ctx.interrupt.is_set() {
         out.lint = Some(phases::lint(&tools, ctx, out.evals.as_ref()));
     }
     if ctx.plan.stress.runs() && !ctx.interrupt.is_set() {
         let baseline = out.evals.as_ref().and_then(|p| p.results.as_ref());
-        out.stress = Some(phases::stress(&tools, ctx, baseline));
+        out.stress = Some(phases::stress(eval_tools, ctx, baseline));
     }
     if ctx.plan.bench.runs() && !ctx.interrupt.is_set() {
         out.bench = Some(phases::bench(client, &tools, ctx));
@@ -171,6 +180,33 @@ fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
             &crate::outcome::rfc3339(SystemTime::now()),
         ));
     }
+}
+
+/// The tool list with `evals.overrides` applied (`None`: there are none); the
+/// evals phase as a config error when an override names a tool or property the server lacks.
+fn overridden(
+    tools: &[Tool],
+    ctx: &Ctx<'_>,
+) -> Result<Option<Vec<Tool>>, Box<Phase<Option<EvalsResults>>>> {
+    use crate::evals::asking::overrides;
+    let Some(o) = ctx.settings.eval_config().map(|c| &c.overrides) else {
+        return Ok(None);
+    };
+    if o.is_empty() {
+        return Ok(None);
+    }
+    overrides::apply(tools, o).map(Some).map_err(|errors| {
+        let mut stamp = overrides::stamp(o).unwrap_or_default();
+        let reason = format!("config error: {}", errors.join("; "));
+        stamp.errors = errors;
+        Box::new(Phase {
+            results: Some(EvalsResults {
+                overrides: Some(stamp),
+                ..EvalsResults::default()
+            }),
+            ..Phase::error(reason)
+        })
+    })
 }
 
 /// A phase the plan skipped, one that never got to run (and why), or its result.

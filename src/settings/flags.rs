@@ -107,6 +107,8 @@ pub(super) fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
         ),
         Command::Cache(c) => cache_command(c),
         Command::Merge(a) => merge_command(a),
+        // `tune` resolves its settings as the `eval` it runs (`crate::tune`).
+        Command::Tune(a) => (CommandKind::Eval, server_only(&a.server)),
     }
 }
 

@@ -12,6 +12,7 @@ mod fuzz;
 mod github;
 mod merge;
 mod outputs;
+mod overrides;
 mod protocol;
 mod resolve;
 mod revision;

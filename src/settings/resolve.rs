@@ -159,6 +159,7 @@ impl Settings {
             super::shard::refuse_whole_run_outputs(s, &outputs, history_flag)?;
         }
         let (mut bench, mut fuzz, mut loaded) = (bench, fuzz, loaded);
+        super::overrides::resolve(&flags, env, &mut loaded)?;
         let whole_evals = shard.and_then(|s| {
             super::shard::split(s, bench.as_mut(), fuzz.as_mut(), &mut loaded.config)
         });

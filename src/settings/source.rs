@@ -66,6 +66,7 @@ pub(crate) fn config_source(cli: &Cli, env: &Env) -> Result<ConfigSource, Config
         Command::Cache(CacheCommand::Status(args)) => &args.server,
         Command::Cache(CacheCommand::Prune(args)) => &args.cache.server,
         // `merge` reads reports, not a config (`crate::merge` runs before this).
+        Command::Tune(args) => &args.server,
         Command::Merge(_) => {
             return Err(ConfigError::new("`merge` reads no config file"));
         }

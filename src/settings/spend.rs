@@ -95,3 +95,14 @@ pub(super) fn dry_run(eval: Option<&EvalFlags>, env: &Env) -> Result<bool, Confi
     );
     Ok(resolved.value)
 }
+
+impl super::EvalSettings {
+    /// These settings with `--dry-run` on: the engine plans and asks nothing (`tune` plans
+    /// each stage before it asks).
+    pub(crate) fn planning_only(&self) -> super::EvalSettings {
+        super::EvalSettings {
+            dry_run: true,
+            ..self.clone()
+        }
+    }
+}

@@ -80,6 +80,7 @@ mod protocol;
 mod stress;
 mod suite;
 mod transports;
+mod tune;
 
 // ---------------------------------------------------------------- connecting, both eras
 

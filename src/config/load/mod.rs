@@ -8,6 +8,7 @@
 mod answers;
 mod evals;
 mod exact;
+mod overrides;
 mod paths;
 mod ranges;
 mod server;
@@ -22,6 +23,7 @@ use super::limits::{MAX_CONFIG_BYTES, MAX_CONFIG_WORDS};
 use super::node::{self, Node, Pos, Step, Value};
 use super::{Config, ConfigError, LoadedConfig, ServerConfig};
 
+pub(crate) use overrides::read_overrides;
 pub(crate) use paths::resolve_paths;
 
 /// Stack for the thread that parses and deserializes: both recurse once per nesting level,

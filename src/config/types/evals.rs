@@ -74,9 +74,8 @@ pub struct EvalConfig {
     /// Requests in flight at once.
     #[serde(default = "default_eval_concurrency")]
     pub concurrency: u32,
-    /// Output token cap sent to the API (Anthropic `max_tokens`; OpenAI and compatible
-    /// servers under the name [`Self::max_tokens_field`] chooses); part of the cache key when
-    /// set.
+    /// Output token cap sent to the API (Anthropic `max_tokens`; OpenAI and compatible servers
+    /// under the name [`Self::max_tokens_field`] chooses); part of the cache key when set.
     #[serde(default)]
     pub max_tokens: Option<u32>,
     /// The name `max_tokens` is sent under to the OpenAI provider: `auto` picks
@@ -154,6 +153,9 @@ pub struct EvalConfig {
     /// The most the evals may spend: requests and dollars (toolproof's own).
     #[serde(default)]
     pub budget: BudgetConfig,
+    /// New tool wording sent to every model (toolproof's own).
+    #[serde(default)]
+    pub overrides: super::Overrides,
     /// YAML line of the `evals:` key (filled by the loader; reports point the gates there).
     #[serde(skip)]
     pub line: Option<u32>,
@@ -465,6 +467,7 @@ impl Default for EvalConfig {
             compare: CompareConfig::default(),
             tool_order: ToolOrderMode::Server,
             budget: BudgetConfig::default(),
+            overrides: super::Overrides::new(),
             line: None,
         }
     }

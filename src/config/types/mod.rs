@@ -7,9 +7,11 @@
 mod cases;
 mod compare;
 mod evals;
+mod overrides;
 mod perf;
 mod suite;
 mod trials;
+mod tune;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -19,9 +21,11 @@ use serde::Deserialize;
 pub(crate) use cases::*;
 pub(crate) use compare::*;
 pub(crate) use evals::*;
+pub(crate) use overrides::*;
 pub(crate) use perf::*;
 pub(crate) use suite::*;
 pub(crate) use trials::*;
+pub(crate) use tune::*;
 
 /// The whole file after loading: `${VAR}` expanded in `server`, paths resolved.
 #[derive(Debug, Clone)]
@@ -84,6 +88,9 @@ pub struct Config {
     /// Checks of the server's protocol behaviour; present means the phase runs in `run`.
     #[serde(default)]
     pub protocol: Option<ProtocolConfig>,
+    /// The rewriter of `toolproof tune` (toolproof's own).
+    #[serde(default)]
+    pub tune: Option<TuneConfig>,
 }
 
 /// `protocol:` (toolproof's own; mcp-toolproof has no such section).

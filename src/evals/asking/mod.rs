@@ -4,4 +4,5 @@
 pub(crate) mod cache;
 pub(crate) mod choice;
 pub(crate) mod engine;
+pub(crate) mod overrides;
 pub(crate) mod tools;

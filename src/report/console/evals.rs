@@ -27,6 +27,9 @@ pub(super) fn section(
         out.push('\n');
         model_block(out, view, m, width, color);
     }
+    if let Some(line) = &view.overrides {
+        push_indented(out, &clean(line), "");
+    }
     out.push_str(&clean(&view.cache));
     out.push('\n');
     for line in &view.cost {

@@ -52,6 +52,9 @@ pub(crate) struct EvalsView<'a> {
     pub models: Vec<ModelView<'a>>,
     /// `Left out (invalid input schema): a, b`, when a tool was left out.
     pub left_out: Option<String>,
+    /// `Overrides applied (not the server's own descriptions): a, b; overrides sha256 …`,
+    /// when the run sent patched descriptions.
+    pub overrides: Option<String>,
     /// `Cache: 12 cached, 3 asked`, with unreadable files and whether reading was off.
     pub cache: String,
     /// `Tokens and cost: 12 requests · 10,240 in / 380 out / 9,800 cached (96% of input) ·
@@ -115,6 +118,13 @@ impl<'a> EvalsView<'a> {
                 format!(
                     "Left out (invalid input schema): {}",
                     ev.left_out_tools.join(", ")
+                )
+            }),
+            overrides: ev.overrides.as_ref().map(|o| {
+                format!(
+                    "Overrides applied (not the server's own descriptions): {}; overrides sha256 {}",
+                    o.tools.join(", "),
+                    o.hash.get(..12).unwrap_or(&o.hash)
                 )
             }),
             cache: cache_line(ev),

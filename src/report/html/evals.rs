@@ -44,6 +44,12 @@ pub(super) fn section(
             text(left_out, CELL_CHARS)
         ));
     }
+    if let Some(overrides) = &view.overrides {
+        out.push_str(&format!(
+            "<div class=\"alert warn\" id=\"overrides\"><p>{}</p></div>\n",
+            text(overrides, CELL_CHARS)
+        ));
+    }
     if view.several {
         models_table(out, view);
     }

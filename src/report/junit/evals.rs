@@ -181,6 +181,7 @@ fn accuracy_out(view: &EvalsView<'_>, m: &ModelView<'_>, gates: Vec<String>) -> 
         )
     }));
     out.extend(view.left_out.clone());
+    out.extend(view.overrides.clone());
     out.push(view.cache.clone());
     out.extend(view.weights.clone());
     out.extend(view.concurrency.clone());

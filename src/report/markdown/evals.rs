@@ -191,6 +191,7 @@ fn models_table(view: &EvalsView<'_>) -> String {
 /// Left-out tools, cache use, the trend lines and the trend's warnings.
 fn shared(view: &EvalsView<'_>) -> String {
     let mut lines: Vec<String> = view.left_out.iter().cloned().collect();
+    lines.extend(view.overrides.iter().cloned());
     lines.push(view.cache.clone());
     lines.extend(view.cost.iter().cloned());
     lines.extend(view.weights.iter().cloned());

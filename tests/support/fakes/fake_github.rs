@@ -24,7 +24,9 @@
 //!
 //! `GET /repos/{o}/{r}/issues/{n}/comments?per_page=&page=` (30 per page by default, at most
 //! 100), `POST /repos/{o}/{r}/issues/{n}/comments` `{"body"}` → 201, `PATCH
-//! /repos/{o}/{r}/issues/comments/{id}` `{"body"}` → 200. Anything else is a 404.
+//! /repos/{o}/{r}/issues/comments/{id}` `{"body"}` → 200, `POST /repos/{o}/{r}/pulls/{n}/comments`
+//! `{"body", "path", "line", "commit_id"}` (a review comment; kept in the state as
+//! `path:line` and the body) → 201. Anything else is a 404.
 
 #[path = "fake_llm/http.rs"]
 mod http;
@@ -307,6 +309,31 @@ impl Server {
                 self.save(&state);
                 let made = state.comments.iter().find(|c| c.id == id);
                 (201, Vec::new(), made.map_or(Value::Null, |c| self.json(c)))
+            }
+            ("POST", ["repos", ro, rr, "pulls", n, "comments"]) if (*ro, *rr) == (o, r) => {
+                if n.parse() != Ok(self.o.pr) {
+                    return error(404, "Not Found");
+                }
+                let fields: Value = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
+                let (Some(body), Some(path), Some(line), Some(_)) = (
+                    fields["body"].as_str(),
+                    fields["path"].as_str(),
+                    fields["line"].as_u64(),
+                    fields["commit_id"].as_str(),
+                ) else {
+                    return error(
+                        422,
+                        "Invalid request.\n\n\"body\", \"path\", \"line\" and \"commit_id\" are required.",
+                    );
+                };
+                let at = state.comments.len();
+                let id = state.add(at, format!("{path}:{line}\n{body}"), "github-actions[bot]");
+                self.save(&state);
+                (
+                    201,
+                    Vec::new(),
+                    json!({"id": id, "path": path, "line": line, "body": body}),
+                )
             }
             ("PATCH", ["repos", ro, rr, "issues", "comments", id]) if (*ro, *rr) == (o, r) => {
                 let Some(body) = body_of(req) else {

@@ -265,6 +265,7 @@ pub(crate) fn run(tools: &[Tool], r: &EvalRun<'_>) -> Phase<Option<EvalsResults>
             ..CacheUse::default()
         },
         config_models: cfg.named_models(),
+        overrides: super::overrides::stamp(&cfg.overrides),
         ..EvalsResults::default()
     };
     let tool_choice = match offered_choice(r.settings, &api) {

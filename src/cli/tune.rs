@@ -1,0 +1,57 @@
+//! The flags of `toolproof tune`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{ServerArgs, parse_fraction};
+
+/// `toolproof tune`: rewrite descriptions and keep only what held-out rows prove.
+#[derive(Debug, Args)]
+pub(crate) struct TuneArgs {
+    /// The server.
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Rewrite this tool (repeatable); default: the expected and picked tools of the missed
+    /// rows.
+    #[arg(long = "tool", value_name = "NAME")]
+    pub tools: Vec<String>,
+    /// Share of each expected tool's rows held out from the rewriter (every `critical` row
+    /// is held out too).
+    #[arg(long, value_name = "FRACTION", value_parser = parse_fraction, default_value = "0.4")]
+    pub holdout: f64,
+    /// New descriptions asked of the rewriter per tool.
+    #[arg(long, value_name = "K", default_value = "3", value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub candidates: u32,
+    /// Seed of the split into seen and held-out rows.
+    #[arg(long, value_name = "N", default_value = "0")]
+    pub seed: u64,
+    /// Where to write the accepted overrides (replay them with `eval --overrides FILE`).
+    #[arg(long, value_name = "FILE", default_value = "toolproof-tune.yaml")]
+    pub out: PathBuf,
+    /// Write the tune's JSON report here, `-` for stdout.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Write the tune's Markdown report here, `-` for stdout.
+    #[arg(long, value_name = "PATH")]
+    pub markdown: Option<PathBuf>,
+    /// Write the tune's HTML report here, `-` for stdout.
+    #[arg(long, value_name = "PATH")]
+    pub html: Option<PathBuf>,
+    /// Never call a provider: the evals and the rewriter are replayed from the cache.
+    #[arg(long)]
+    pub offline: bool,
+    /// Print what the tune would ask (the evals' plan and the most the candidates need) and
+    /// ask nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Send at most N requests in all (evals, rewriter and candidates); a stage whose plan
+    /// goes over it stops before its first request.
+    #[arg(long, value_name = "N")]
+    pub max_requests: Option<u64>,
+    /// In a pull request under GitHub Actions, post each accepted rewrite as a review comment
+    /// with a suggestion on the line that holds the old description (found verbatim once;
+    /// else a pull-request comment with the diff). Needs GITHUB_TOKEN, as --pr-comment does.
+    #[arg(long)]
+    pub suggest: bool,
+}

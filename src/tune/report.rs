@@ -1,0 +1,300 @@
+//! The tune's report: its data model (the JSON report of `tune --json`) and its renderings
+//! (console, Markdown, HTML), and the overrides file it writes. Every text that came from the
+//! server, the rewriter or a config is escaped for the format it lands in.
+
+use serde::Serialize;
+
+use crate::config::Overrides;
+use crate::report::escape::{clean, markup};
+use crate::report::markdown::md;
+
+/// The split, by case name.
+#[derive(Debug, Clone, Default, Serialize)]
+pub(crate) struct SplitNames {
+    /// Rows the rewriter was shown (when missed).
+    pub seen: Vec<String>,
+    /// Rows it never saw: the candidates were judged on these.
+    pub held_out: Vec<String>,
+}
+
+/// One held-out row of one model, before and after a candidate.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct RowReport {
+    /// The case's name.
+    pub case: String,
+    /// The model.
+    pub model: String,
+    /// A `critical` row.
+    pub critical: bool,
+    /// `correct/trials` with the original description.
+    pub before: String,
+    /// `correct/trials` with the candidate.
+    pub after: String,
+}
+
+/// One candidate description.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct CandidateReport {
+    /// The description proposed.
+    pub text: String,
+    /// Accepted (written to the overrides file).
+    pub accepted: bool,
+    /// Why accepted or rejected.
+    pub reason: String,
+    /// Held-out accuracy with the original, on the model that decided; `None` when it was
+    /// rejected before it was evaluated.
+    pub held_out_before: Option<f64>,
+    /// Held-out accuracy with the candidate, on that model.
+    pub held_out_after: Option<f64>,
+    /// One-sided p-value that it is better, on that model.
+    pub p_value: Option<f64>,
+    /// Every held-out row of every model, before and after (empty when not evaluated).
+    pub rows: Vec<RowReport>,
+}
+
+/// One tool rewritten.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct ToolReport {
+    /// The tool's MCP name.
+    pub tool: String,
+    /// Its description as the models were sent it before the tune.
+    pub original: String,
+    /// Every candidate, in the rewriter's order.
+    pub candidates: Vec<CandidateReport>,
+}
+
+/// The whole tune.
+#[derive(Debug, Clone, Default, Serialize)]
+pub(crate) struct TuneReport {
+    /// Which rows the rewriter saw and which it never saw.
+    pub split: SplitNames,
+    /// The tools rewritten.
+    pub tools: Vec<ToolReport>,
+    /// The overrides file written (accepted rewrites), when one was.
+    pub overrides_file: Option<String>,
+    /// The models the candidates were judged on.
+    pub models: Vec<String>,
+    /// The rewriter: provider and model.
+    pub rewriter: String,
+    /// Requests sent in all (evals, rewriter, candidates); cached answers are free.
+    pub requests: u64,
+    /// The plan, for `--dry-run` (nothing was asked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dry_run: Option<String>,
+}
+
+impl TuneReport {
+    /// How many candidates were accepted.
+    pub(crate) fn accepted(&self) -> usize {
+        self.tools
+            .iter()
+            .flat_map(|t| &t.candidates)
+            .filter(|c| c.accepted)
+            .count()
+    }
+}
+
+/// The report for a terminal.
+pub(crate) fn console(r: &TuneReport) -> String {
+    if let Some(plan) = &r.dry_run {
+        return format!("{}\n", clean(plan));
+    }
+    let mut out = format!(
+        "toolproof tune: {} rows ({} seen by the rewriter, {} held out), judged on {}; rewriter {}\n",
+        r.split.seen.len() + r.split.held_out.len(),
+        r.split.seen.len(),
+        r.split.held_out.len(),
+        clean(&r.models.join(", ")),
+        clean(&r.rewriter)
+    );
+    for t in &r.tools {
+        out.push_str(&format!(
+            "\n{}\n  original: {:?}\n",
+            clean(&t.tool),
+            clean(&t.original)
+        ));
+        for (i, c) in t.candidates.iter().enumerate() {
+            let mark = if c.accepted { "accepted" } else { "rejected" };
+            let reason = c.reason.strip_prefix("rejected: ").unwrap_or(&c.reason);
+            out.push_str(&format!(
+                "  {}. {mark}: {}\n     {:?}\n",
+                i + 1,
+                clean(reason),
+                clean(&c.text)
+            ));
+            for row in &c.rows {
+                let flag = if row.critical { " (critical)" } else { "" };
+                out.push_str(&format!(
+                    "       {} on {}{flag}: {} → {}\n",
+                    clean(&row.case),
+                    clean(&row.model),
+                    row.before,
+                    row.after
+                ));
+            }
+        }
+    }
+    match &r.overrides_file {
+        Some(path) if r.accepted() > 0 => out.push_str(&format!(
+            "\n{} accepted; overrides written to {}; replay: toolproof eval --overrides {}\n",
+            r.accepted(),
+            clean(path),
+            clean(path)
+        )),
+        Some(path) => out.push_str(&format!(
+            "\nno rewrite accepted; {} holds no new description\n",
+            clean(path)
+        )),
+        None => {}
+    }
+    out
+}
+
+/// The report as Markdown (a step summary, a pull-request comment).
+pub(crate) fn markdown(r: &TuneReport) -> String {
+    if let Some(plan) = &r.dry_run {
+        return format!("## toolproof tune (dry run)\n\n{}\n", md(plan, 2000));
+    }
+    let mut out = format!(
+        "## toolproof tune\n\n{} rows: {} seen by the rewriter, {} held out. Judged on {}; rewriter {}.\n",
+        r.split.seen.len() + r.split.held_out.len(),
+        r.split.seen.len(),
+        r.split.held_out.len(),
+        md(&r.models.join(", "), 200),
+        md(&r.rewriter, 200)
+    );
+    for t in &r.tools {
+        out.push_str(&format!(
+            "\n### {}\n\nOriginal: {}\n\n| # | description | verdict |\n|---|---|---|\n",
+            md(&t.tool, 100),
+            md(&t.original, 1000)
+        ));
+        for (i, c) in t.candidates.iter().enumerate() {
+            let mark = if c.accepted { "✅" } else { "❌" };
+            out.push_str(&format!(
+                "| {} | {} | {mark} {} |\n",
+                i + 1,
+                md(&c.text, 1000),
+                md(&c.reason, 300)
+            ));
+        }
+        for (i, c) in t
+            .candidates
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.rows.is_empty())
+        {
+            out.push_str(&format!(
+                "\n<details><summary>Candidate {}: held-out rows</summary>\n\n| row | model | before | after |\n|---|---|---|---|\n",
+                i + 1
+            ));
+            for row in &c.rows {
+                let flag = if row.critical { " (critical)" } else { "" };
+                out.push_str(&format!(
+                    "| {}{flag} | {} | {} | {} |\n",
+                    md(&row.case, 100),
+                    md(&row.model, 100),
+                    row.before,
+                    row.after
+                ));
+            }
+            out.push_str("\n</details>\n");
+        }
+    }
+    if let Some(path) = &r.overrides_file {
+        out.push_str(&format!(
+            "\n{} accepted; replay with `toolproof eval --overrides {}`.\n",
+            r.accepted(),
+            md(path, 200).replace('`', "")
+        ));
+    }
+    out
+}
+
+/// The report as one HTML page.
+pub(crate) fn html(r: &TuneReport) -> String {
+    let mut out = String::from(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>toolproof tune</title></head><body>\n<h1>toolproof tune</h1>\n",
+    );
+    if let Some(plan) = &r.dry_run {
+        out.push_str(&format!(
+            "<pre>{}</pre>\n</body></html>\n",
+            markup(&clean(plan))
+        ));
+        return out;
+    }
+    out.push_str(&format!(
+        "<p>{} rows: {} seen by the rewriter, {} held out. Judged on {}; rewriter {}.</p>\n",
+        r.split.seen.len() + r.split.held_out.len(),
+        r.split.seen.len(),
+        r.split.held_out.len(),
+        markup(&clean(&r.models.join(", "))),
+        markup(&clean(&r.rewriter))
+    ));
+    for t in &r.tools {
+        out.push_str(&format!(
+            "<h2>{}</h2>\n<p>Original: {}</p>\n<table>\n<tr><th>#</th><th>description</th><th>verdict</th><th>held-out rows</th></tr>\n",
+            markup(&clean(&t.tool)),
+            markup(&clean(&t.original))
+        ));
+        for (i, c) in t.candidates.iter().enumerate() {
+            let rows: Vec<String> = c
+                .rows
+                .iter()
+                .map(|row| {
+                    format!(
+                        "{} on {}: {} → {}",
+                        markup(&clean(&row.case)),
+                        markup(&clean(&row.model)),
+                        row.before,
+                        row.after
+                    )
+                })
+                .collect();
+            out.push_str(&format!(
+                "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                if c.accepted { "accepted" } else { "rejected" },
+                i + 1,
+                markup(&clean(&c.text)),
+                markup(&clean(&c.reason)),
+                rows.join("<br>")
+            ));
+        }
+        out.push_str("</table>\n");
+    }
+    out.push_str("</body></html>\n");
+    out
+}
+
+/// The overrides file: `overrides:` with each tool's description (and its property
+/// descriptions), strings written as JSON strings, which YAML reads as they are.
+pub(crate) fn overrides_yaml(overrides: &Overrides, note: &str) -> String {
+    let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let mut out = String::new();
+    for line in note.lines() {
+        out.push_str(&format!("# {line}\n"));
+    }
+    if overrides.is_empty() {
+        out.push_str("overrides: {}\n");
+        return out;
+    }
+    out.push_str("overrides:\n");
+    for (tool, o) in overrides {
+        out.push_str(&format!("  {}:\n", q(tool)));
+        if let Some(d) = &o.description {
+            out.push_str(&format!("    description: {}\n", q(d)));
+        }
+        if !o.properties.is_empty() {
+            out.push_str("    properties:\n");
+            for (k, v) in &o.properties {
+                out.push_str(&format!("      {}: {}\n", q(k), q(v)));
+            }
+        }
+    }
+    out
+}
+
+/// `c/n`.
+pub(crate) fn fraction((c, n): (u32, u32)) -> String {
+    format!("{c}/{n}")
+}

@@ -1,0 +1,374 @@
+//! `toolproof tune` through the binary, with command providers only: a server whose
+//! `get_order` description is too thin (`orders_server.py`), a model that picks the tool whose
+//! description shares the most words with the prompt (`overlap.py`), and a rewriter
+//! (`rewriter.py`) that offers one helpful rewrite, one that games selection, one that fixes
+//! the shipping rows but breaks the critical refund row, and one over the length budget.
+
+use super::*;
+
+fn script(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/integration/cli")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// 15 shipping questions for `get_order` (each asks about an order, so the thin description
+/// ties with `refund_order`, listed first), 5 refunds, and one critical refund.
+fn config(dir: &Dir, extra: &str) {
+    let mut cases = String::new();
+    let topics = ["shipping status", "tracking number", "delivery date"];
+    for i in 0..15 {
+        let topic = topics[i % 3];
+        cases.push_str(&format!(
+            "    - name: ship-{i}\n      prompt: 'what is the {topic} of order A{i}'\n      expect_tool: get_order\n      why: a shipping question\n"
+        ));
+    }
+    for i in 0..5 {
+        cases.push_str(&format!(
+            "    - name: refund-{i}\n      prompt: 'refund order B{i} to the customer'\n      expect_tool: refund_order\n      why: a refund\n"
+        ));
+    }
+    cases.push_str(
+        "    - name: refund-smashed\n      prompt: 'refund the customer payment for my smashed order'\n      expect_tool: refund_order\n      critical: true\n      why: money back for a broken item must never be routed to a lookup\n",
+    );
+    // The server's source sits in the repository under test, so `--suggest` finds the old
+    // description on its line.
+    let source = std::fs::read_to_string(script("orders_server.py")).expect("server source");
+    dir.write("orders_server.py", &source);
+    let copy = dir.path("orders_server.py").display().to_string();
+    let server = yaml_list(&["python3", "-S", "-I", &copy]);
+    let picker = yaml_list(&["python3", "-S", "-I", &script("overlap.py")]);
+    let rewriter = yaml_list(&["python3", "-S", "-I", &script("rewriter.py")]);
+    dir.write(
+        "toolproof.yaml",
+        &format!(
+            "server:\n  command: {server}\nevals:\n  provider: command\n  command: {picker}\n  models: [m1, m2]\n  concurrency: 4\n  min_accuracy: 0.9\n{extra}  cases:\n{cases}tune:\n  command: {rewriter}\n"
+        ),
+    );
+}
+
+const TOKEN: &str = "ghs_tuneToken0123456789";
+
+/// The 1-based line of `source` that holds `text`.
+fn source_line(source: &str, text: &str) -> usize {
+    source
+        .lines()
+        .position(|l| l.contains(text))
+        .map_or(0, |i| i + 1)
+}
+
+fn accuracy(report: &Value) -> Vec<f64> {
+    report["phases"]["evals"]["results"]["models"]
+        .as_array()
+        .map(|ms| ms.iter().filter_map(|m| m["accuracy"].as_f64()).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn tune_accepts_the_helpful_rewrite_and_rejects_gaming_a_broken_critical_row_and_length() {
+    let dir = Dir::new("tune");
+    config(&dir, "");
+    let log = dir.path("rewriter.jsonl").display().to_string();
+
+    let before = toolproof_in(&dir.0, &["eval", "--json", "before.json"], &[]);
+    assert_eq!(before.code, 1, "the thin description misses: {before:?}");
+    assert_eq!(accuracy(&dir.json("before.json")), vec![6.0 / 21.0; 2]);
+
+    // A pull request under GitHub Actions: the repository holds the server's source.
+    for args in [
+        &["init", "-q"][..],
+        &["add", "orders_server.py", "toolproof.yaml"],
+    ] {
+        let ok = Command::new("git").args(args).current_dir(&dir.0).status();
+        assert!(ok.is_ok_and(|s| s.success()), "git {args:?}");
+    }
+    let github = dir.path("github.jsonl").display().to_string();
+    let api = toolproof_test_support::listening(
+        &crate::fake("fake_github"),
+        &["--require-token", TOKEN, "--log", &github],
+    );
+    let event = dir.write(
+        "event.json",
+        r#"{"number": 7, "pull_request": {"number": 7, "head": {"sha": "0123456789abcdef0123456789abcdef01234567"}}}"#,
+    );
+    let event = event.display().to_string();
+    let env = [
+        ("REWRITER_LOG", log.as_str()),
+        ("GITHUB_API_URL", api.url.as_str()),
+        ("GITHUB_TOKEN", TOKEN),
+        ("GITHUB_REPOSITORY", "octo/widgets"),
+        ("GITHUB_EVENT_PATH", event.as_str()),
+    ];
+    let out = toolproof_in(
+        &dir.0,
+        &[
+            "tune",
+            "--suggest",
+            "--candidates",
+            "4",
+            "--json",
+            "tune.json",
+            "--markdown",
+            "tune.md",
+        ],
+        &env,
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let report = dir.json("tune.json");
+    let tools = report["tools"].as_array().expect("tools");
+    let get = tools
+        .iter()
+        .find(|t| t["tool"] == "get_order")
+        .expect("get_order was rewritten");
+    assert_eq!(get["original"], "Gets an order.");
+    let c = get["candidates"].as_array().expect("candidates");
+    assert_eq!(c.len(), 4);
+    let reason = |i: usize| c[i]["reason"].as_str().unwrap_or_default().to_owned();
+    assert_eq!(c[0]["accepted"], true, "{}", reason(0));
+    assert!(
+        reason(0).starts_with("held-out 25% → 100% on m1 (p = 0.016)")
+            && reason(0).ends_with("no critical row worse"),
+        "{}",
+        reason(0)
+    );
+    let before = c[0]["held_out_before"].as_f64().unwrap_or_default();
+    assert!((before - 0.25).abs() < 1e-9, "{before}");
+    assert_eq!(c[0]["held_out_after"], 1.0);
+    assert_eq!(c[0]["p_value"], 0.015625);
+    assert_eq!(c[1]["accepted"], false);
+    assert_eq!(reason(1), "rejected: gaming: \"always use this tool\"");
+    assert_eq!(
+        c[1]["held_out_after"],
+        Value::Null,
+        "a gaming rewrite costs no request"
+    );
+    assert_eq!(c[2]["accepted"], false);
+    assert_eq!(
+        reason(2),
+        "rejected: critical row refund-smashed 1/1 → 0/1 on m1"
+    );
+    assert_eq!(c[3]["accepted"], false);
+    assert!(
+        reason(3).starts_with("rejected: ") && reason(3).ends_with("over the budget of 400"),
+        "{}",
+        reason(3)
+    );
+    assert!(
+        out.stdout
+            .contains("rejected: gaming: \"always use this tool\""),
+        "{}",
+        out.stdout
+    );
+    assert!(dir.read("tune.md").contains("critical row refund-smashed"));
+
+    // The held-out rows never reached the rewriter.
+    let held: Vec<&str> = report["split"]["held_out"]
+        .as_array()
+        .expect("held_out")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        held.contains(&"refund-smashed"),
+        "every critical row is held out"
+    );
+    assert_eq!(
+        held.len(),
+        8,
+        "6 of 15 and 2 of 6, the critical row among them: {held:?}"
+    );
+    let seen = report["split"]["seen"].as_array().expect("seen").len();
+    assert_eq!(seen, 13);
+    let sent = dir.read("rewriter.jsonl");
+    let requests: Vec<Value> = sent
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON request a line"))
+        .collect();
+    assert!(requests.iter().all(|r| r["task"] == "rewrite_description"));
+    let shown: Vec<String> = requests
+        .iter()
+        .flat_map(|r| r["misses"].as_array().cloned().unwrap_or_default())
+        .filter_map(|m| m["prompt"].as_str().map(str::to_owned))
+        .collect();
+    assert!(!shown.is_empty(), "the seen misses were sent: {sent}");
+    let config = dir.read("toolproof.yaml");
+    for name in &held {
+        let prompt_line = config
+            .lines()
+            .skip_while(|l| !l.ends_with(&format!("name: {name}")))
+            .nth(1)
+            .expect("prompt line");
+        let prompt = prompt_line.split('\'').nth(1).expect("quoted prompt");
+        assert!(
+            !shown.iter().any(|p| p == prompt) && !sent.contains(&format!("\"{prompt}\"")),
+            "held-out `{prompt}` was sent to the rewriter"
+        );
+    }
+
+    // --suggest: one review comment, a suggestion block on the line of the old description.
+    let posted: Vec<Value> = dir
+        .read("github.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("log line"))
+        .filter(|r: &Value| r["method"] == "POST")
+        .collect();
+    assert_eq!(posted.len(), 1, "{posted:?}");
+    assert_eq!(posted[0]["path"], "/repos/octo/widgets/pulls/7/comments");
+    assert_eq!(posted[0]["status"], 201);
+    let sent = &posted[0]["body"];
+    assert_eq!(sent["path"], "orders_server.py", "{sent}");
+    let line = source_line(&dir.read("orders_server.py"), "\"Gets an order.\"");
+    assert_eq!(sent["line"], line, "{sent}");
+    assert_eq!(
+        sent["commit_id"],
+        "0123456789abcdef0123456789abcdef01234567"
+    );
+    let body = sent["body"].as_str().unwrap_or_default();
+    assert!(
+        body.contains("```suggestion\n        \"description\": \"Gets an order with its shipping status, tracking number and delivery date.\",\n```"),
+        "{body}"
+    );
+    for text in [&out.stdout, &out.stderr] {
+        assert!(!text.contains(TOKEN), "the token leaked: {out:?}");
+    }
+
+    // The accepted rewrite replays as an override, and the gain holds on every row.
+    let written = dir.read("toolproof-tune.yaml");
+    assert!(written.contains("get_order"), "{written}");
+    let after = toolproof_in(
+        &dir.0,
+        &[
+            "eval",
+            "--overrides",
+            "toolproof-tune.yaml",
+            "--json",
+            "after.json",
+        ],
+        &[],
+    );
+    assert_eq!(after.code, 0, "{after:?}");
+    let after = dir.json("after.json");
+    assert_eq!(accuracy(&after), vec![1.0; 2]);
+    let stamp = &after["phases"]["evals"]["results"]["overrides"];
+    assert_eq!(stamp["tools"], serde_json::json!(["get_order"]));
+    assert!(
+        stamp["hash"].as_str().is_some_and(|h| h.len() == 64),
+        "{stamp}"
+    );
+}
+
+#[test]
+fn an_override_naming_a_tool_the_server_does_not_list_is_a_config_error() {
+    let dir = Dir::new("tune-ghost");
+    config(
+        &dir,
+        "  overrides:\n    ghost_tool:\n      description: Finds ghosts.\n",
+    );
+    let out = toolproof_in(&dir.0, &["eval", "--offline", "--json", "r.json"], &[]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stdout.contains("`ghost_tool`"), "{out:?}");
+    let report = dir.json("r.json");
+    assert_eq!(
+        report["phases"]["evals"]["results"]["overrides"]["tools"],
+        serde_json::json!(["ghost_tool"])
+    );
+}
+
+// Two tunes of some 150 model processes each: in the whole suite, not the fast tier.
+#[cfg(feature = "interop")]
+#[test]
+fn a_tune_replays_the_rewriter_from_the_cache() {
+    let dir = Dir::new("tune-offline");
+    config(&dir, "");
+    let first = toolproof_in(
+        &dir.0,
+        &["tune", "--candidates", "4", "--json", "a.json"],
+        &[],
+    );
+    assert_eq!(first.code, 0, "{first:?}");
+    // The rewriter is gone; the committed cache answers everything.
+    std::fs::write(
+        dir.path("toolproof.yaml"),
+        dir.read("toolproof.yaml")
+            .replace("rewriter.py", "missing.py"),
+    )
+    .expect("rewrite config");
+    let again = toolproof_in(
+        &dir.0,
+        &["tune", "--offline", "--candidates", "4", "--json", "b.json"],
+        &[],
+    );
+    assert_eq!(again.code, 0, "{again:?}");
+    assert_eq!(dir.json("a.json")["tools"], dir.json("b.json")["tools"]);
+    // The command provider's eval answers are never cached; the rewriter's two (one per
+    // tool of the missed rows) were.
+    let requests = |name: &str| dir.json(name)["requests"].as_u64().unwrap_or_default();
+    assert_eq!(requests("a.json") - requests("b.json"), 2);
+}
+
+/// A model API as the rewriter (the fake Anthropic API): it is sent the prompt of
+/// `tune.prompt_file` and the `propose_descriptions` tool it must call; its answer is cached,
+/// and a second tune replays it (and the evals) with no key.
+#[test]
+fn a_model_api_rewriter_is_asked_through_a_forced_tool_and_replayed_with_no_key() {
+    use super::evals::{KEY, api_config, api_env, llm, requests};
+    let dir = Dir::new("tune-api");
+    let log = dir.path("llm.jsonl").display().to_string();
+    let server = llm(&["--log", &log, "--require-key", KEY]);
+    let mut cases = String::new();
+    for i in 0..6 {
+        cases.push_str(&format!(
+            "    - name: sum-{i}\n      prompt: 'what is {i} plus one [[call echo]]'\n      expect_tool: add\n"
+        ));
+    }
+    api_config(&dir, "anthropic", &[], "  tool_choice: auto\n", &cases);
+    let yaml = dir.read("toolproof.yaml") + "tune:\n  prompt_file: rewrite.txt\n";
+    dir.write("toolproof.yaml", &yaml);
+    dir.write(
+        "rewrite.txt",
+        "Rewrite `{tool}` ({candidates} candidates). [[call propose_descriptions {\"candidates\": [\"Adds two integers a and b and returns their sum.\"]}]]\n{request}\n",
+    );
+    let env = api_env(&server, "http://127.0.0.1:9");
+    let out = toolproof_in(&dir.0, &["tune", "--tool", "add", "--json", "t.json"], &env);
+    assert_eq!(out.code, 0, "{out:?}");
+    let report = dir.json("t.json");
+    let candidate = &report["tools"][0]["candidates"][0];
+    assert_eq!(
+        candidate["text"],
+        "Adds two integers a and b and returns their sum."
+    );
+    assert_eq!(
+        candidate["accepted"], false,
+        "the stand-in ignores descriptions"
+    );
+    assert!(
+        candidate["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("not significant at α 0.05")),
+        "{candidate}"
+    );
+    let asked: Vec<Value> = requests(&dir, "llm.jsonl")
+        .into_iter()
+        .filter(|r| r["body"]["tools"][0]["name"] == "propose_descriptions")
+        .collect();
+    assert_eq!(asked.len(), 1, "one rewriter request");
+    let body = &asked[0]["body"];
+    assert_eq!(
+        body["tool_choice"],
+        serde_json::json!({"type": "tool", "name": "propose_descriptions"})
+    );
+    let prompt = body["messages"][0]["content"].to_string();
+    assert!(prompt.contains("Rewrite `add` (3 candidates)"), "{prompt}");
+    assert!(prompt.contains("rewrite_description"), "{prompt}");
+
+    let again = toolproof_in(
+        &dir.0,
+        &["tune", "--tool", "add", "--offline", "--json", "u.json"],
+        &[("ANTHROPIC_API_KEY", "")],
+    );
+    assert_eq!(again.code, 0, "{again:?}");
+    assert_eq!(dir.json("u.json")["tools"], report["tools"]);
+    assert_eq!(dir.json("u.json")["requests"], 0);
+}
