@@ -135,8 +135,18 @@ fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
         }
     }
     out.inventory = Some(inventory);
+    let neighbours = (ctx.plan.evals.runs() || ctx.plan.stress.runs() || ctx.plan.cache.is_some())
+        .then(|| phases::neighbours(ctx))
+        .flatten();
+    // The host knows the server by its name in the client's config; its own name stands in.
+    let ours = out
+        .server
+        .as_ref()
+        .and_then(|s| s.name.clone())
+        .unwrap_or_else(|| "server".to_owned());
     if let Some(action) = ctx.plan.cache {
-        out.cache = Some(cache::audit(ctx.settings, &tools, action));
+        let crowd = (ours.as_str(), neighbours.as_ref());
+        out.cache = Some(cache::audit(ctx.settings, &tools, action, crowd));
     }
     if ctx.plan.checks.runs() {
         out.checks = Some(phases::checks(client, &tools, ctx));
@@ -145,14 +155,14 @@ fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
         out.tests = Some(phases::tests(client, &tools, ctx));
     }
     if ctx.plan.evals.runs() && !ctx.interrupt.is_set() {
-        out.evals = Some(phases::evals(&tools, ctx));
+        out.evals = Some(phases::evals(&tools, ctx, &ours, neighbours.as_ref()));
     }
     if ctx.plan.lint.runs() && !ctx.interrupt.is_set() {
         out.lint = Some(phases::lint(&tools, ctx, out.evals.as_ref()));
     }
     if ctx.plan.stress.runs() && !ctx.interrupt.is_set() {
         let baseline = out.evals.as_ref().and_then(|p| p.results.as_ref());
-        out.stress = Some(phases::stress(&tools, ctx, baseline));
+        out.stress = Some(phases::stress(&tools, ctx, baseline, neighbours.as_ref()));
     }
     if ctx.plan.bench.runs() && !ctx.interrupt.is_set() {
         out.bench = Some(phases::bench(client, &tools, ctx));

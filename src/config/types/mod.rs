@@ -6,8 +6,10 @@
 
 mod cases;
 mod compare;
+mod crowd;
 mod evals;
 mod perf;
+mod stress;
 mod suite;
 mod trials;
 
@@ -18,8 +20,10 @@ use serde::Deserialize;
 
 pub(crate) use cases::*;
 pub(crate) use compare::*;
+pub(crate) use crowd::*;
 pub(crate) use evals::*;
 pub(crate) use perf::*;
+pub(crate) use stress::*;
 pub(crate) use suite::*;
 pub(crate) use trials::*;
 
