@@ -249,7 +249,8 @@ fn retally(phase: &mut Phase<Option<EvalsResults>>) {
     let Some(results) = phase.results.as_ref() else {
         return;
     };
-    if phase.status == crate::outcome::PhaseStatus::Passed && !results.models.iter().all(|m| m.passed)
+    if phase.status == crate::outcome::PhaseStatus::Passed
+        && !results.models.iter().all(|m| m.passed)
     {
         let again = crate::evals::judging::tally::phase(results.clone(), phase.duration_ms);
         phase.status = again.status;

@@ -13,7 +13,11 @@ use crate::config::{ConfigError, EvalConfig, HostConfig, ToolSnapshot};
 pub(super) fn check_crowd(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), ConfigError> {
     let e = Step::Key("evals");
     if let Some(min) = evals.crowd.min_accuracy {
-        fraction(ctx, min, &[e, Step::Key("crowd"), Step::Key("min_accuracy")])?;
+        fraction(
+            ctx,
+            min,
+            &[e, Step::Key("crowd"), Step::Key("min_accuracy")],
+        )?;
     }
     if let HostConfig::Custom(rules) = &evals.host {
         if let Some(n) = rules.max_tools {
@@ -43,17 +47,19 @@ pub(super) fn check_crowd(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), Confi
             neighbour.tools_file.is_some(),
         ];
         if sources.iter().filter(|s| **s).count() != 1 {
-            ctx.report(ctx.error(
-                ctx.pos(&here),
-                format!(
-                    "neighbour `{name}` needs exactly one of `command`, `url` or `tools_file`"
-                ),
-                Some(
-                    "start it (`command: [...]`), reach it (`url: …`), or read a snapshot \
+            ctx.report(
+                ctx.error(
+                    ctx.pos(&here),
+                    format!(
+                        "neighbour `{name}` needs exactly one of `command`, `url` or `tools_file`"
+                    ),
+                    Some(
+                        "start it (`command: [...]`), reach it (`url: …`), or read a snapshot \
                      saved by `toolproof inspect --save-tools FILE` (`tools_file: FILE`)"
-                        .into(),
+                            .into(),
+                    ),
                 ),
-            ));
+            );
         }
         if neighbour.command.as_ref().is_some_and(Vec::is_empty) {
             ctx.report(ctx.error(

@@ -469,9 +469,7 @@ pub(super) fn read_eval_files(
     let Some(path) = evals.cases_file.clone() else {
         return Ok(());
     };
-    let cases = read_cases_file(&path, |err| {
-        unreadable(&ctx, "cases_file", &path, &err)
-    })?;
+    let cases = read_cases_file(&path, |err| unreadable(&ctx, "cases_file", &path, &err))?;
     evals.cases.extend(cases);
     Ok(())
 }

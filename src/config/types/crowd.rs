@@ -182,7 +182,10 @@ impl<'de> Deserialize<'de> for HostConfig {
                 }
             }
 
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<HostConfig, A::Error> {
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<HostConfig, A::Error> {
                 HostRules::deserialize(serde::de::value::MapAccessDeserializer::new(map))
                     .map(HostConfig::Custom)
             }

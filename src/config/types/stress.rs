@@ -81,4 +81,3 @@ fn default_orders() -> Vec<StressOrder> {
         StressOrder::Reversed,
     ]
 }
-

@@ -152,6 +152,9 @@ fn model_block(
         }
         push_indented(out, &clean(line), "  ");
     }
+    for line in &m.crowd {
+        push_indented(out, &clean(line), "      ");
+    }
     for gate in m
         .failed_gates
         .iter()

@@ -171,8 +171,14 @@ mod tests {
         let ours = tools(&["search", "add"]);
         let theirs = tools(&["search"]);
         let members = [
-            Member { server: "demo", tools: &ours },
-            Member { server: "my kb", tools: &theirs },
+            Member {
+                server: "demo",
+                tools: &ours,
+            },
+            Member {
+                server: "my kb",
+                tools: &theirs,
+            },
         ];
         let list = build(&HostConfig::ClaudeCode.rules(), &members);
         assert_eq!(
@@ -198,9 +204,18 @@ mod tests {
         let a = tools(&["read_graph", "open"]);
         let b = tools(&["open"]);
         let members = [
-            Member { server: "demo", tools: &ours },
-            Member { server: "a", tools: &a },
-            Member { server: "b", tools: &b },
+            Member {
+                server: "demo",
+                tools: &ours,
+            },
+            Member {
+                server: "a",
+                tools: &a,
+            },
+            Member {
+                server: "b",
+                tools: &b,
+            },
         ];
         let list = build(&HostConfig::None.rules(), &members);
         assert_eq!(names(&list), ["read", "read_graph", "open"]);
@@ -223,8 +238,14 @@ mod tests {
         let ours = tools(&["x", "y"]);
         let a = tools(&["p", "q", "r"]);
         let members = [
-            Member { server: "demo", tools: &ours },
-            Member { server: "a", tools: &a },
+            Member {
+                server: "demo",
+                tools: &ours,
+            },
+            Member {
+                server: "a",
+                tools: &a,
+            },
         ];
         let rules = HostRules {
             max_tools: Some(3),

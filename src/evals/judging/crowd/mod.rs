@@ -92,12 +92,7 @@ fn list(
 }
 
 /// The host's list for the server under test (named `ours`) and its neighbours.
-fn host_list(
-    cfg: &EvalConfig,
-    ours: &str,
-    tools: &[Tool],
-    neighbours: &[Neighbour],
-) -> HostList {
+fn host_list(cfg: &EvalConfig, ours: &str, tools: &[Tool], neighbours: &[Neighbour]) -> HostList {
     let mut members = vec![Member {
         server: ours,
         tools,
@@ -137,9 +132,12 @@ fn crowd_config(cfg: &EvalConfig, ours: &str, list: &HostList, n: &[Neighbour]) 
     let mut crowded = cfg.clone();
     crowded.cases = cfg.cases.iter().map(|c| as_sent(c, ours, list)).collect();
     for neighbour in n {
-        crowded
-            .cases
-            .extend(neighbour.cases.iter().map(|c| as_sent(c, &neighbour.name, list)));
+        crowded.cases.extend(
+            neighbour
+                .cases
+                .iter()
+                .map(|c| as_sent(c, &neighbour.name, list)),
+        );
     }
     crowded.stress = None;
     crowded
@@ -268,7 +266,12 @@ fn measure(
     let rows: Vec<Row> = before
         .iter()
         .zip(&after)
-        .filter_map(|(b, a)| Some(Row { before: (*b)?, after: (*a)? }))
+        .filter_map(|(b, a)| {
+            Some(Row {
+                before: (*b)?,
+                after: (*a)?,
+            })
+        })
         .collect();
     crowd.p_value = (!rows.is_empty()).then(|| paired(&rows).p_worse);
     let origin = |sent: &str| list.origin.get(sent).cloned();
@@ -287,10 +290,10 @@ fn measure(
         if &server == owner {
             continue;
         }
-        let expected = case
-            .expect_tool
-            .as_deref()
-            .map_or_else(|| NO_TOOL.to_owned(), |e| origin(e).map_or(e.to_owned(), |o| o.1));
+        let expected = case.expect_tool.as_deref().map_or_else(
+            || NO_TOOL.to_owned(),
+            |e| origin(e).map_or(e.to_owned(), |o| o.1),
+        );
         crowd.steals.push(Steal {
             case: case.name.clone(),
             expected,
