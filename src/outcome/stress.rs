@@ -115,6 +115,35 @@ pub struct StressModel {
     pub holds: Option<bool>,
 }
 
+impl StressHeadroom {
+    /// The line every report prints: `headroom: about 35 more tools (25–50) before accuracy
+    /// falls under 90% on claude-haiku-4-5`, or `headroom: not reached up to 100 more tools …`.
+    pub fn line(&self, min_accuracy: f64) -> String {
+        let h = self;
+        let minimum = super::rates::percent(min_accuracy);
+        let on = if h.model.is_empty() {
+            String::new()
+        } else {
+            format!(" on {}", h.model)
+        };
+        match (h.reached, h.high) {
+            (false, n) => format!(
+                "headroom: not reached up to {n} more tools (the Wilson lower bound of accuracy \
+                 stays at or above {minimum}{on})"
+            ),
+            (true, 0) => format!(
+                "headroom: none: the Wilson lower bound of accuracy is under {minimum}{on} with no \
+                 tool added"
+            ),
+            (true, high) => format!(
+                "headroom: about {} more tools ({}–{high}) before accuracy falls under \
+                 {minimum}{on}",
+                h.tools, h.low
+            ),
+        }
+    }
+}
+
 /// The first tool list whose accuracy fell below the minimum.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct StressBreak {

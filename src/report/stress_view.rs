@@ -186,10 +186,9 @@ fn model_view<'a>(
         .unwrap_or_default();
     let headroom = r.headroom.iter().find(|h| h.model == m.model);
     StressModelView {
-        headroom: headroom
-            .map(|h| crate::evals::judging::stress::headroom::line(h, r.min_accuracy)),
+        headroom: headroom.map(|h| h.line(r.min_accuracy)),
         headroom_at: headroom
-            .filter(|h| h.reached)
+            .filter(|h| h.reached && h.high > 0)
             .map(|h| (h.tools, h.low, h.high)),
         model: &m.model,
         rows,

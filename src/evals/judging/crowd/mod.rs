@@ -12,7 +12,6 @@ use std::time::Duration;
 
 use crate::config::{ContextTurn, EvalCase, EvalConfig, NeighbourConfig};
 use crate::evals::asking::engine::{self, EvalRun};
-use crate::evals::judging::history::verdict;
 use crate::evals::judging::stats::{Row, paired};
 use crate::interrupt::Interrupt;
 use crate::mcp::Client;
@@ -304,12 +303,17 @@ fn measure(
     }
 }
 
-/// Each row's (correct, trials) in case order; `None` for a row without a scored trial.
+/// Each row's (correct, trials) in case order, as the comparison counts them (provider
+/// errors left out); `None` for a row not run or without a scored trial.
 fn counts(m: &ModelEval) -> Vec<Option<(u32, u32)>> {
-    let rows: HashMap<String, [u32; 2]> = verdict::rows(m).into_iter().collect();
-    let ids = crate::settings::case_identities(m.cases.iter().map(|c| c.name.as_str()));
-    ids.into_iter()
-        .map(|id| rows.get(&id).map(|[c, n]| (*c, *n)))
+    m.cases
+        .iter()
+        .map(|c| {
+            let scored = c.trials.iter().filter(|t| t.provider_error.is_none());
+            let n = scored.clone().count() as u32;
+            let correct = scored.filter(|t| t.passed).count() as u32;
+            (c.status != CaseStatus::NotRun && n > 0).then_some((correct, n))
+        })
         .collect()
 }
 

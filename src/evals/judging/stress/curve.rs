@@ -209,6 +209,7 @@ mod tests {
             correct,
             accuracy,
             trial_accuracy: accuracy,
+            wilson_lower: 0.0,
             below: accuracy < min,
             not_run: 0,
             provider_errors: 0,

@@ -52,32 +52,6 @@ pub(crate) fn of(model: &StressModel, min_accuracy: f64) -> Option<StressHeadroo
     })
 }
 
-/// The line every report prints: `headroom: about 35 more tools (25–50) before accuracy
-/// falls under 90% on claude-haiku-4-5`, or `headroom: not reached up to 100 more tools …`.
-pub(crate) fn line(h: &StressHeadroom, min_accuracy: f64) -> String {
-    let minimum = crate::outcome::rates::percent(min_accuracy);
-    let on = if h.model.is_empty() {
-        String::new()
-    } else {
-        format!(" on {}", h.model)
-    };
-    match (h.reached, h.high) {
-        (false, n) => format!(
-            "headroom: not reached up to {n} more tools (the Wilson lower bound of accuracy \
-             stays at or above {minimum}{on})"
-        ),
-        (true, 0) => format!(
-            "headroom: none: the Wilson lower bound of accuracy is under {minimum}{on} with no \
-             tool added"
-        ),
-        (true, high) => format!(
-            "headroom: about {} more tools ({}–{high}) before accuracy falls under \
-             {minimum}{on}",
-            h.tools, h.low
-        ),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,7 +96,7 @@ mod tests {
         // 0.93 at 25, 0.85 at 50: 0.9 is 3/8 of the way, 9.375 tools past 25.
         assert_eq!((h.tools, h.low, h.high, h.reached), (34, 25, 50, true));
         assert_eq!(
-            line(&h, 0.9),
+            h.line(0.9),
             "headroom: about 34 more tools (25–50) before accuracy falls under 90% on \
              claude-haiku-4-5"
         );
@@ -133,11 +107,14 @@ mod tests {
         let m = model(vec![point(0, 0.95), point(50, 0.92)]);
         let h = of(&m, 0.9).expect("readable");
         assert_eq!((h.tools, h.low, h.high, h.reached), (50, 50, 50, false));
-        assert!(line(&h, 0.9).starts_with("headroom: not reached up to 50 more tools"));
+        assert!(
+            h.line(0.9)
+                .starts_with("headroom: not reached up to 50 more tools")
+        );
         let m = model(vec![point(0, 0.7), point(50, 0.5)]);
         let h = of(&m, 0.9).expect("readable");
         assert_eq!((h.tools, h.low, h.high, h.reached), (0, 0, 0, true));
-        assert!(line(&h, 0.9).starts_with("headroom: none"));
+        assert!(h.line(0.9).starts_with("headroom: none"));
         assert!(of(&model(Vec::new()), 0.9).is_none());
     }
 }
