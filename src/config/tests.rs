@@ -13,6 +13,7 @@ use super::*;
 mod context;
 mod durations;
 mod files;
+mod crowd;
 mod stress;
 
 /// A folder under the system temp dir, removed when dropped.
