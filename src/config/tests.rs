@@ -11,9 +11,9 @@ use super::load::load_with_env;
 use super::*;
 
 mod context;
+mod crowd;
 mod durations;
 mod files;
-mod crowd;
 mod stress;
 
 /// A folder under the system temp dir, removed when dropped.

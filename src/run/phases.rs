@@ -176,12 +176,13 @@ pub(super) fn evals(
     };
     let mut phase = engine::run(tools, &run);
     compare_with_base(&mut phase, &run, base);
-    if let (Some(results), Some(n)) = (phase.results.as_mut(), neighbours) {
-        if !ctx.interrupt.is_set() && results.models.iter().all(|m| m.error.is_none()) {
-            let n = n.as_ref().map(Vec::as_slice).map_err(String::as_str);
-            crowd::apply(results, tools, &run, ours, n);
-            retally(&mut phase);
-        }
+    if let (Some(results), Some(n)) = (phase.results.as_mut(), neighbours)
+        && !ctx.interrupt.is_set()
+        && results.models.iter().all(|m| m.error.is_none())
+    {
+        let n = n.as_ref().map(Vec::as_slice).map_err(String::as_str);
+        crowd::apply(results, tools, &run, ours, n);
+        retally(&mut phase);
     }
     finished(
         ctx.events,

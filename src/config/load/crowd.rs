@@ -7,7 +7,7 @@ use std::path::Path;
 use super::ranges::{at_least_one, fraction};
 use super::{Ctx, lowercase_first, read_capped};
 use crate::config::node::Step;
-use crate::config::{ConfigError, EvalConfig, HostConfig, ToolSnapshot};
+use crate::config::{ConfigError, EvalConfig, HostConfig, HostRules, ToolSnapshot};
 
 /// What the types cannot say about the crowd's settings.
 pub(super) fn check_crowd(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), ConfigError> {
@@ -19,10 +19,11 @@ pub(super) fn check_crowd(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), Confi
             &[e, Step::Key("crowd"), Step::Key("min_accuracy")],
         )?;
     }
-    if let HostConfig::Custom(rules) = &evals.host {
-        if let Some(n) = rules.max_tools {
-            at_least_one(ctx, n, &[e, Step::Key("host"), Step::Key("max_tools")])?;
-        }
+    if let HostConfig::Custom(HostRules {
+        max_tools: Some(n), ..
+    }) = &evals.host
+    {
+        at_least_one(ctx, *n, &[e, Step::Key("host"), Step::Key("max_tools")])?;
     }
     let n = Step::Key("neighbours");
     for (i, neighbour) in evals.neighbours.iter().enumerate() {
