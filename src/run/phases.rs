@@ -176,7 +176,13 @@ pub(super) fn evals(
     };
     let mut phase = engine::run(tools, &run);
     compare_with_base(&mut phase, &run, base);
+    // A dry run asks nothing, and a phase that stopped (budget, interrupt) asks no more.
+    let asked = matches!(
+        phase.status,
+        crate::outcome::PhaseStatus::Passed | crate::outcome::PhaseStatus::Failed
+    ) && !run.settings.dry_run();
     if let (Some(results), Some(n)) = (phase.results.as_mut(), neighbours)
+        && asked
         && !ctx.interrupt.is_set()
         && results.models.iter().all(|m| m.error.is_none())
     {

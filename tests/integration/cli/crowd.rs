@@ -144,6 +144,12 @@ fn neighbours_steal_rows_both_ways_and_a_name_two_list_is_a_collision() {
         "{out:?}"
     );
     assert!(dir.read("s.md").contains("**Crowded context**"));
+    // A dry run asks nothing, the crowd included.
+    let before = requests(&dir, "llm.jsonl").len();
+    let (out, report) = eval(&dir, &server, &["--dry-run", "--no-cache"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(requests(&dir, "llm.jsonl").len(), before, "{out:?}");
+    assert!(crowd_of(&report).is_null(), "{report:#}");
 }
 
 #[test]
