@@ -436,6 +436,10 @@ pub(crate) struct InspectArgs {
     /// definition as the server sent it), `resources`, `prompts` and `checks`.
     #[arg(long)]
     pub json: bool,
+    /// Write the server's tools to FILE as a snapshot (its `tools/list` result with its name
+    /// and version), for `evals.neighbours[].tools_file` and `evals.stress.distractors_from`.
+    #[arg(long, value_name = "FILE")]
+    pub save_tools: Option<PathBuf>,
 }
 
 /// `toolproof session` (hidden): the server as `inspect` takes it, or as a JSON line on stdin.

@@ -11,6 +11,7 @@ use super::load::load_with_env;
 use super::*;
 
 mod context;
+mod crowd;
 mod durations;
 mod files;
 mod stress;

@@ -235,6 +235,9 @@ pub struct ModelEval {
     /// The comparison with the base run, when the run looked for one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comparison: Option<super::Comparison>,
+    /// The same rows in a crowd of neighbour servers, when `evals.neighbours` names some.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crowd: Option<super::Crowd>,
 }
 
 /// A count out of a whole, with its share and the Wilson 95% interval of the share.
@@ -316,11 +319,13 @@ pub enum GateKind {
     /// The paired comparison with the base run found no regression (nor, under
     /// `on_inconclusive: fail`, an inconclusive set).
     Comparison,
+    /// The accuracy in the crowd of neighbour servers reached `evals.crowd.min_accuracy`.
+    Crowd,
 }
 
 impl GateKind {
     /// The name the JSON report uses: `provider`, `offline`, `cases`, `answers`,
-    /// `min_accuracy`, `critical`, `min_wilson_lower`, `tools_shown`, `comparison`.
+    /// `min_accuracy`, `critical`, `min_wilson_lower`, `tools_shown`, `comparison`, `crowd`.
     pub fn as_str(self) -> &'static str {
         match self {
             GateKind::Provider => "provider",
@@ -332,6 +337,7 @@ impl GateKind {
             GateKind::MinWilsonLower => "min_wilson_lower",
             GateKind::ToolsShown => "tools_shown",
             GateKind::Comparison => "comparison",
+            GateKind::Crowd => "crowd",
         }
     }
 }

@@ -9,6 +9,7 @@ mod bench;
 mod checks;
 mod comparison;
 pub mod cost;
+mod crowd;
 mod evals;
 mod fuzz;
 mod history;
@@ -24,13 +25,16 @@ pub use bench::{BaselineDelta, BaselineInfo, BenchResults, BenchTargetResult, La
 pub use checks::{ChecksResults, Finding, Severity};
 pub use comparison::{BaseRef, ComparedRow, Comparison, Fingerprint, Verdict, p_text};
 pub use cost::{ModelCost, PriceUsed, Tokens};
+pub use crowd::{Collision, Crowd, CrowdNeighbour, Steal};
 pub use fuzz::{FuzzFinding, FuzzResults, FuzzTool};
 pub use lint::{ContrastPair, Coverage, LintFinding, LintResults, NotChecked, ToolCoverage};
 pub use plan::{BudgetUse, EvalPlan, ModelPlan};
 pub(crate) use plan::{POWER, pct};
 pub use protocol::{ProtocolCheck, ProtocolResults};
 pub use stamp::{config_digest, hex, rfc3339, verdict};
-pub use stress::{StressBreak, StressMiss, StressModel, StressPoint, StressResults, ToolOrder};
+pub use stress::{
+    StressBreak, StressHeadroom, StressMiss, StressModel, StressPoint, StressResults, ToolOrder,
+};
 
 /// How "no tool" is written wherever a tool name would be.
 pub const NO_TOOL: &str = "(no tool)";

@@ -74,6 +74,31 @@ pub struct StressResults {
     pub cache: CacheUse,
     /// One per model, in the order asked.
     pub models: Vec<StressModel>,
+    /// The distractors drawn from real tools (the neighbours' and `distractors_from`
+    /// snapshots), which come first in `distractors`.
+    #[serde(default)]
+    pub real_distractors: usize,
+    /// Per model, how many more tools it takes before the Wilson lower bound of accuracy falls
+    /// under the minimum (server order).
+    #[serde(default)]
+    pub headroom: Vec<StressHeadroom>,
+}
+
+/// How many more tools a model takes before the Wilson 95% lower bound of its trial accuracy
+/// falls under the minimum, read off the curve in server order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StressHeadroom {
+    /// Model id.
+    pub model: String,
+    /// The estimate: the added tools where the bound crosses the minimum, interpolated
+    /// between the two counts around the crossing (when not reached: the largest count).
+    pub tools: usize,
+    /// The last count measured where the bound held (0 when it never did).
+    pub low: usize,
+    /// The first count measured where it fell under (when not reached: the largest count).
+    pub high: usize,
+    /// Whether the bound fell under the minimum within the curve.
+    pub reached: bool,
 }
 
 /// One model's curve.
@@ -88,6 +113,35 @@ pub struct StressModel {
     pub breaks_at: Option<StressBreak>,
     /// Whether `must_hold` held (`None` without `must_hold`).
     pub holds: Option<bool>,
+}
+
+impl StressHeadroom {
+    /// The line every report prints: `headroom: about 35 more tools (25–50) before accuracy
+    /// falls under 90% on claude-haiku-4-5`, or `headroom: not reached up to 100 more tools …`.
+    pub fn line(&self, min_accuracy: f64) -> String {
+        let h = self;
+        let minimum = super::rates::percent(min_accuracy);
+        let on = if h.model.is_empty() {
+            String::new()
+        } else {
+            format!(" on {}", h.model)
+        };
+        match (h.reached, h.high) {
+            (false, n) => format!(
+                "headroom: not reached up to {n} more tools (the Wilson lower bound of accuracy \
+                 stays at or above {minimum}{on})"
+            ),
+            (true, 0) => format!(
+                "headroom: none: the Wilson lower bound of accuracy is under {minimum}{on} with no \
+                 tool added"
+            ),
+            (true, high) => format!(
+                "headroom: about {} more tools ({}–{high}) before accuracy falls under \
+                 {minimum}{on}",
+                h.tools, h.low
+            ),
+        }
+    }
 }
 
 /// The first tool list whose accuracy fell below the minimum.
@@ -120,6 +174,9 @@ pub struct StressPoint {
     pub accuracy: f64,
     /// Share of all trials that were correct.
     pub trial_accuracy: f64,
+    /// Wilson 95% lower bound of the trial accuracy.
+    #[serde(default)]
+    pub wilson_lower: f64,
     /// Whether the accuracy is below the minimum.
     pub below: bool,
     /// Cases without every answer (not in the cache under `--offline`, or not asked).

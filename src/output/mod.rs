@@ -76,6 +76,8 @@ enum Format {
     Markdown,
     /// The evals badge: SVG or a shields.io endpoint JSON, by the file's extension.
     Badge,
+    /// `inspect --save-tools`: the server's tools as a snapshot.
+    Tools,
 }
 
 /// One report to write.
@@ -139,7 +141,8 @@ impl ReportWriter {
         command: CommandKind,
         outputs: &Outputs,
     ) -> Result<ReportWriter, DestinationError> {
-        let wanted: [Wanted<'_>; 5] = [
+        let wanted: [Wanted<'_>; 6] = [
+            ("tool snapshot", outputs.save_tools(), Format::Tools, false),
             ("JUnit report", outputs.junit(), Format::Junit, false),
             ("JSON report", outputs.json(), Format::Json, false),
             ("HTML report", outputs.html(), Format::Html, false),
@@ -219,6 +222,10 @@ impl ReportWriter {
         let jobs = std::mem::take(&mut self.jobs);
         let mut written = Written::default();
         for job in &jobs {
+            // No server, no tools: a snapshot is not written rather than written empty.
+            if matches!(job.format, Format::Tools) && report.inventory.is_none() {
+                continue;
+            }
             let text = match job.format {
                 Format::Badge => badge_text(&job.shown, report),
                 format => self.render(format, report),
@@ -268,6 +275,7 @@ impl ReportWriter {
             Format::Html => html::render(report),
             Format::Markdown => markdown::render(report),
             Format::Badge => badge::Badge::of(report).svg(),
+            Format::Tools => crate::report::json::tool_snapshot(report),
         }
     }
 

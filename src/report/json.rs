@@ -35,6 +35,28 @@ struct WithReference<'a> {
     reference: Map<String, Value>,
 }
 
+/// The server's tools as `inspect --save-tools` writes them: its `tools/list` result with its
+/// name and version (`evals.neighbours[].tools_file` reads it back).
+pub(crate) fn tool_snapshot(report: &RunReport) -> String {
+    let report = report.redacted();
+    let tools: Vec<Value> = report
+        .inventory
+        .as_ref()
+        .map(|i| i.tools.iter().map(|t| t.definition.clone()).collect())
+        .unwrap_or_default();
+    let server = report.server.as_ref();
+    let snapshot = serde_json::json!({
+        "server": {
+            "name": server.and_then(|s| s.name.clone()),
+            "version": server.and_then(|s| s.version.clone()),
+        },
+        "tools": tools,
+    });
+    let mut text = serde_json::to_string_pretty(&snapshot).unwrap_or_else(|e| e.to_string());
+    text.push('\n');
+    text
+}
+
 /// The `inspect --json` output: the JSON report plus the four top-level keys mcp-toolproof's
 /// `inspect --json` prints, so scripts written for it keep working: `tools` (every tool
 /// definition exactly as the server sent it), `resources` and `prompts` (as sent, `[]` when

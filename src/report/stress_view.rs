@@ -61,6 +61,10 @@ pub(super) struct StressModelView<'a> {
     pub gate: Option<(bool, String)>,
     /// The points, for charts.
     pub points: &'a [StressPoint],
+    /// `headroom: about 35 more tools (25–50) before accuracy falls under 90% on …`.
+    pub headroom: Option<String>,
+    /// The headroom, for charts: (estimate, low, high) when it was reached.
+    pub headroom_at: Option<(usize, usize, usize)>,
 }
 
 /// One distractor count.
@@ -180,7 +184,12 @@ fn model_view<'a>(
     let misses: Vec<String> = shown
         .map(|p| p.misses.iter().map(miss_line).collect())
         .unwrap_or_default();
+    let headroom = r.headroom.iter().find(|h| h.model == m.model);
     StressModelView {
+        headroom: headroom.map(|h| h.line(r.min_accuracy)),
+        headroom_at: headroom
+            .filter(|h| h.reached && h.high > 0)
+            .map(|h| (h.tools, h.low, h.high)),
         model: &m.model,
         rows,
         breaking: breaking_line(m, r.min_accuracy),

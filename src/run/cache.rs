@@ -6,6 +6,7 @@ use std::collections::HashSet;
 
 use crate::evals::asking::cache::{Cache, Lookup};
 use crate::evals::asking::engine;
+use crate::evals::judging::crowd::{self, Neighbour};
 use crate::mcp::types::Tool;
 use crate::outcome::{CacheAudit, CachedAnswer, NotRemoved};
 use crate::plan::CacheAction;
@@ -22,19 +23,39 @@ fn no_provider() -> CacheAudit {
 /// A needed cache key.
 type NeededKey = (Option<String>, String, usize, u32, String);
 
-/// The keys of the evals (list `None`) and of the stress curve's lists, when it is on.
+/// The server under test's name and its neighbours, when the config names some.
+pub(super) type CrowdOf<'a> = (&'a str, Option<&'a Result<Vec<Neighbour>, String>>);
+
+/// The keys of the evals (list `None`), of the crowd's list and of the stress curve's lists,
+/// when they are on.
 fn needed_keys(
     tools: &[Tool],
     cfg: &crate::config::EvalConfig,
     target: &crate::settings::EvalTarget,
     evals: &crate::settings::EvalSettings,
+    (ours, neighbours): CrowdOf<'_>,
 ) -> Result<Vec<NeededKey>, String> {
     let mut keys: Vec<NeededKey> = engine::all_keys(tools, cfg, target, evals)?
         .into_iter()
         .map(|(model, case, trial, key)| (None, model, case, trial, key))
         .collect();
+    let neighbours: &[Neighbour] = match neighbours {
+        Some(Ok(n)) => n,
+        Some(Err(why)) => return Err(why.clone()),
+        None => &[],
+    };
+    if !neighbours.is_empty() {
+        let (list, crowded) = crowd::asked(cfg, ours, tools, neighbours);
+        let label = format!("the crowd ({} tools)", list.tools.len());
+        keys.extend(
+            engine::all_keys(&list.tools, &crowded, target, evals)?
+                .into_iter()
+                .map(|(model, case, trial, key)| (Some(label.clone()), model, case, trial, key)),
+        );
+    }
+    let real = crate::evals::judging::stress::real_distractors(cfg, neighbours);
     keys.extend(
-        crate::evals::judging::stress::all_keys(tools, cfg, target, evals)
+        crate::evals::judging::stress::all_keys(tools, &real, cfg, target, evals)
             .into_iter()
             .map(|(list, model, case, trial, key)| (Some(list), model, case, trial, key)),
     );
@@ -42,7 +63,12 @@ fn needed_keys(
 }
 
 /// Looks every needed answer up; for a prune, lists (or removes) the files nothing needs.
-pub(super) fn audit(settings: &Settings, tools: &[Tool], action: CacheAction) -> CacheAudit {
+pub(super) fn audit(
+    settings: &Settings,
+    tools: &[Tool],
+    action: CacheAction,
+    crowd: CrowdOf<'_>,
+) -> CacheAudit {
     let (Some(cfg), Some(evals)) = (settings.eval_config(), settings.evals()) else {
         return no_provider();
     };
@@ -50,7 +76,7 @@ pub(super) fn audit(settings: &Settings, tools: &[Tool], action: CacheAction) ->
         return no_provider();
     };
     let cache = Cache::new(&cfg.cache_dir);
-    let keys = match needed_keys(tools, cfg, target, evals) {
+    let keys = match needed_keys(tools, cfg, target, evals, crowd) {
         Ok(keys) => keys,
         Err(e) => {
             return CacheAudit {

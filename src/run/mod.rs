@@ -135,8 +135,25 @@ fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
         }
     }
     out.inventory = Some(inventory);
+    let neighbours = (ctx.plan.evals.runs() || ctx.plan.stress.runs() || ctx.plan.cache.is_some())
+        .then(|| phases::neighbours(ctx))
+        .flatten();
+    // The host knows the server by its name in the client's config; its own name stands in.
+    let ours = out
+        .server
+        .as_ref()
+        .and_then(|s| s.name.clone())
+        .unwrap_or_else(|| "server".to_owned());
+    // The models are sent the tool list with `evals.overrides` applied; the cache holds the
+    // answers to that list.
+    let patched = overridden(&tools, ctx);
+    let eval_tools = match &patched {
+        Ok(Some(list)) => list.as_slice(),
+        _ => tools.as_slice(),
+    };
     if let Some(action) = ctx.plan.cache {
-        out.cache = Some(cache::audit(ctx.settings, &tools, action));
+        let crowd = (ours.as_str(), neighbours.as_ref());
+        out.cache = Some(cache::audit(ctx.settings, eval_tools, action, crowd));
     }
     if ctx.plan.checks.runs() {
         out.checks = Some(phases::checks(client, &tools, ctx));
@@ -144,15 +161,9 @@ fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
     if ctx.plan.tests.runs() && !ctx.interrupt.is_set() {
         out.tests = Some(phases::tests(client, &tools, ctx));
     }
-    // The models are sent the tool list with `evals.overrides` applied.
-    let patched = overridden(&tools, ctx);
-    let eval_tools = match &patched {
-        Ok(Some(list)) => list.as_slice(),
-        _ => tools.as_slice(),
-    };
     if ctx.plan.evals.runs() && !ctx.interrupt.is_set() {
         out.evals = Some(match &patched {
-            Ok(_) => phases::evals(eval_tools, ctx),
+            Ok(_) => phases::evals(eval_tools, ctx, &ours, neighbours.as_ref()),
             Err(phase) => (**phase).clone(),
         });
     }
@@ -161,7 +172,7 @@ fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
     }
     if ctx.plan.stress.runs() && !ctx.interrupt.is_set() {
         let baseline = out.evals.as_ref().and_then(|p| p.results.as_ref());
-        out.stress = Some(phases::stress(eval_tools, ctx, baseline));
+        out.stress = Some(phases::stress(eval_tools, ctx, baseline, neighbours.as_ref()));
     }
     if ctx.plan.bench.runs() && !ctx.interrupt.is_set() {
         out.bench = Some(phases::bench(client, &tools, ctx));

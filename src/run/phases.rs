@@ -11,6 +11,7 @@ use super::{Ctx, Outcome, finished};
 use crate::checks::{self, CheckContext};
 use crate::config::ChecksConfig;
 use crate::evals::asking::engine::{self, EvalRun};
+use crate::evals::judging::crowd::{self, Neighbour};
 use crate::evals::judging::history;
 use crate::evals::judging::set_lint::{self, History, LintInput};
 use crate::events::Event;
@@ -135,8 +136,25 @@ fn eval_run<'a>(ctx: &Ctx<'a>, secrets: &'a Redactor, whole: bool) -> Option<Eva
     })
 }
 
-/// The tool-selection evals.
-pub(super) fn evals(tools: &[Tool], ctx: &Ctx<'_>) -> Phase<Option<EvalsResults>> {
+/// The neighbours of `evals.neighbours`, listed or read once for the run (`None` without
+/// any).
+pub(super) fn neighbours(ctx: &Ctx<'_>) -> Option<Result<Vec<Neighbour>, String>> {
+    let cfg = ctx.settings.whole_eval_config()?;
+    if cfg.neighbours.is_empty() {
+        return None;
+    }
+    let base_dir = &ctx.settings.loaded().base_dir;
+    Some(crowd::neighbours(cfg, base_dir, ctx.interrupt))
+}
+
+/// The tool-selection evals, then the same rows in the crowd of neighbours when there is one
+/// (`ours` names the server under test as the host knows it).
+pub(super) fn evals(
+    tools: &[Tool],
+    ctx: &Ctx<'_>,
+    ours: &str,
+    neighbours: Option<&Result<Vec<Neighbour>, String>>,
+) -> Phase<Option<EvalsResults>> {
     let secrets = Redactor::new(ctx.settings.secrets());
     let Some(run) = eval_run(ctx, &secrets, false) else {
         return Phase::skipped("no `evals:` section in the config");
@@ -158,6 +176,20 @@ pub(super) fn evals(tools: &[Tool], ctx: &Ctx<'_>) -> Phase<Option<EvalsResults>
     };
     let mut phase = engine::run(tools, &run);
     compare_with_base(&mut phase, &run, base);
+    // A dry run asks nothing, and a phase that stopped (budget, interrupt) asks no more.
+    let asked = matches!(
+        phase.status,
+        crate::outcome::PhaseStatus::Passed | crate::outcome::PhaseStatus::Failed
+    ) && !run.settings.dry_run();
+    if let (Some(results), Some(n)) = (phase.results.as_mut(), neighbours)
+        && asked
+        && !ctx.interrupt.is_set()
+        && results.models.iter().all(|m| m.error.is_none())
+    {
+        let n = n.as_ref().map(Vec::as_slice).map_err(String::as_str);
+        crowd::apply(results, tools, &run, ours, n);
+        retally(&mut phase);
+    }
     finished(
         ctx.events,
         PhaseKey::Evals,
@@ -221,6 +253,20 @@ fn base_rows(
     out
 }
 
+/// The phase's verdict again once a gate after the tally failed a model.
+fn retally(phase: &mut Phase<Option<EvalsResults>>) {
+    let Some(results) = phase.results.as_ref() else {
+        return;
+    };
+    if phase.status == crate::outcome::PhaseStatus::Passed
+        && !results.models.iter().all(|m| m.passed)
+    {
+        let again = crate::evals::judging::tally::phase(results.clone(), phase.duration_ms);
+        phase.status = again.status;
+        phase.reason = again.reason;
+    }
+}
+
 /// Fingerprints the run and judges each model against its base run; a failing verdict fails
 /// the phase.
 fn compare_with_base(
@@ -257,6 +303,7 @@ pub(super) fn stress(
     tools: &[Tool],
     ctx: &Ctx<'_>,
     baseline: Option<&EvalsResults>,
+    neighbours: Option<&Result<Vec<Neighbour>, String>>,
 ) -> Phase<Option<crate::outcome::StressResults>> {
     use crate::evals::judging::stress;
     let secrets = Redactor::new(ctx.settings.secrets());
@@ -294,10 +341,16 @@ pub(super) fn stress(
     } else {
         baseline
     };
+    let real = match neighbours {
+        Some(Err(why)) => return Phase::error(why.clone()),
+        Some(Ok(n)) => stress::real_distractors(eval.cfg, n),
+        None => stress::real_distractors(eval.cfg, &[]),
+    };
     let run = stress::StressRun {
         eval: &eval,
         settings: curve,
         baseline,
+        real: &real,
     };
     let phase = stress::run(tools, &run);
     finished(

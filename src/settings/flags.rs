@@ -22,6 +22,8 @@ pub(super) struct Flags<'a> {
     pub(super) cache_stress: Option<bool>,
     pub(super) lint: Option<&'a crate::cli::LintArgs>,
     pub(super) shard: Option<&'a crate::cli::ShardArg>,
+    /// `inspect --save-tools FILE`.
+    pub(super) save_tools: Option<&'a std::path::Path>,
 }
 
 /// The flags of a command that has only the server's.
@@ -38,7 +40,10 @@ pub(super) fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
     match &cli.command {
         Command::Inspect(a) => (
             CommandKind::Inspect { json: a.json },
-            server_only(&a.server),
+            Flags {
+                save_tools: a.save_tools.as_deref(),
+                ..server_only(&a.server)
+            },
         ),
         Command::Session(a) => (CommandKind::Inspect { json: false }, server_only(&a.server)),
         Command::Run(a) => (

@@ -170,6 +170,7 @@ pub(crate) struct Outputs {
     html: Option<Target>,
     badge: Option<Target>,
     summary: Option<Target>,
+    save_tools: Option<Target>,
     annotations: bool,
     places: Places,
     live: LiveMode,
@@ -208,6 +209,10 @@ impl Outputs {
     /// `--badge`: a file ending in `.svg` or `.json`.
     pub(crate) fn badge(&self) -> Option<&Target> {
         self.badge.as_ref()
+    }
+    /// `inspect --save-tools FILE`.
+    pub(crate) fn save_tools(&self) -> Option<&Target> {
+        self.save_tools.as_ref()
     }
     /// `--summary`, else `$GITHUB_STEP_SUMMARY` unless `--no-summary`.
     pub(crate) fn summary(&self) -> Option<&Target> {

@@ -67,6 +67,7 @@ pub(super) fn resolve_outputs(
             width: live_width(env),
             heartbeat,
         },
+        save_tools: None,
         history: flags.eval.and_then(|f| {
             f.history
                 .clone()
@@ -77,6 +78,7 @@ pub(super) fn resolve_outputs(
     if let Some(r) = flags.reports {
         report_targets(&mut outputs, r, env)?;
     }
+    outputs.save_tools = flags.save_tools.map(|p| Target::Path(p.to_path_buf()));
     Ok(outputs)
 }
 

@@ -57,6 +57,7 @@ mod compare;
 mod compat;
 mod context;
 mod cost;
+mod crowd;
 mod env_help;
 mod evals;
 mod fuzz;

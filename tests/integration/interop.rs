@@ -559,6 +559,7 @@ tests:
 }
 mod action;
 mod corpus;
+mod crowd;
 mod html;
 mod junit;
 mod npm;

@@ -62,6 +62,7 @@ fn check_provider(ctx: &Ctx<'_>, evals: &EvalConfig) {
 pub(super) fn check_evals(ctx: &Ctx<'_>, evals: &EvalConfig) -> Result<(), ConfigError> {
     let e = Step::Key("evals");
     check_provider(ctx, evals);
+    super::crowd::check_crowd(ctx, evals)?;
     fraction(ctx, evals.min_accuracy, &[e, Step::Key("min_accuracy")])?;
     let compare = [e, Step::Key("compare")];
     fraction(
@@ -468,13 +469,23 @@ pub(super) fn read_eval_files(
     let Some(path) = evals.cases_file.clone() else {
         return Ok(());
     };
-    let bytes = read_capped(&path).map_err(|err| {
-        err.into_config_error(&path, |err| unreadable(&ctx, "cases_file", &path, &err))
-    })?;
+    let cases = read_cases_file(&path, |err| unreadable(&ctx, "cases_file", &path, &err))?;
+    evals.cases.extend(cases);
+    Ok(())
+}
+
+/// The cases of a cases file, each with its line and file; `unreadable` words the error of a
+/// file that cannot be read.
+pub(super) fn read_cases_file(
+    path: &Path,
+    unreadable: impl FnOnce(std::io::Error) -> ConfigError,
+) -> Result<Vec<EvalCase>, ConfigError> {
+    let path = path.to_path_buf();
+    let bytes = read_capped(&path).map_err(|err| err.into_config_error(&path, unreadable))?;
     let text = String::from_utf8(bytes).map_err(|_| not_utf8(&path))?;
     let cases_root = match node::parse(&text) {
         Ok(Some(r)) => r,
-        Ok(None) => return Ok(()),
+        Ok(None) => return Ok(Vec::new()),
         Err(err) => return Err(invalid_yaml(err, &path)),
     };
     let cctx = Ctx::new(&path, &cases_root);
@@ -504,8 +515,7 @@ pub(super) fn read_eval_files(
     if let Some(list) = cases_root.at(&prefix) {
         super::exact::keep_in_cases(&mut cases, list);
     }
-    evals.cases.extend(cases);
-    Ok(())
+    Ok(cases)
 }
 
 /// A file of `evals` that is not UTF-8.
@@ -516,7 +526,12 @@ fn not_utf8(path: &Path) -> ConfigError {
 }
 
 /// `evals.<key>` names a file that cannot be read.
-fn unreadable(ctx: &Ctx<'_>, key: &str, path: &Path, err: &std::io::Error) -> ConfigError {
+pub(super) fn unreadable(
+    ctx: &Ctx<'_>,
+    key: &str,
+    path: &Path,
+    err: &std::io::Error,
+) -> ConfigError {
     ctx.error(
         ctx.pos(&[Step::Key("evals"), Step::Key(key)]),
         format!(

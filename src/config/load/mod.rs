@@ -6,6 +6,7 @@
 //! [`paths`].
 
 mod answers;
+mod crowd;
 mod evals;
 mod exact;
 mod overrides;
@@ -361,6 +362,7 @@ fn validate(
     resolve_paths(config, base_dir);
     if let Some(evals) = &mut config.evals {
         ctx.keep(evals::read_eval_files(ctx.file, ctx.root, evals));
+        ctx.keep(crowd::read_crowd_files(ctx, evals));
     }
     secrets
 }

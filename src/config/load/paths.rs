@@ -49,5 +49,21 @@ pub(crate) fn resolve_paths(config: &mut Config, base_dir: &Path) {
         if let Some(command) = &mut evals.command {
             resolve_program(command, base_dir);
         }
+        for neighbour in &mut evals.neighbours {
+            for path in [&mut neighbour.tools_file, &mut neighbour.cases_file]
+                .into_iter()
+                .flatten()
+            {
+                *path = join_clean(base_dir, path);
+            }
+            if let Some(command) = &mut neighbour.command {
+                resolve_program(command, base_dir);
+            }
+        }
+        if let Some(stress) = &mut evals.stress {
+            for path in &mut stress.distractors_from {
+                *path = join_clean(base_dir, path);
+            }
+        }
     }
 }

@@ -32,6 +32,8 @@ fn true_false_and_a_mapping_load() {
             orders_at: Some(vec![40]),
             seed: 7,
             must_hold: Some(5),
+            distractors_from: Vec::new(),
+            distractor_snapshots: Vec::new(),
         })
     );
     assert_eq!(stress_of("no-stress", "  model: m\n"), None);

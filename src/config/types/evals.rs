@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{CompareConfig, EvalCase, Trials, yes};
+use super::{CompareConfig, EvalCase, StressConfig, Trials, yes};
 
 /// `evals.provider`: a provider's name as written. The provider registry
 /// (`crate::provider::registry`) knows the names; the settings look it up.
@@ -156,6 +156,15 @@ pub struct EvalConfig {
     /// New tool wording sent to every model (toolproof's own).
     #[serde(default)]
     pub overrides: super::Overrides,
+    /// Other servers whose tools join the list (toolproof's own; see `crowd`).
+    #[serde(default)]
+    pub neighbours: Vec<super::NeighbourConfig>,
+    /// How the host names, caps and dedupes the crowd's tools.
+    #[serde(default)]
+    pub host: super::HostConfig,
+    /// The gate on accuracy in the crowd.
+    #[serde(default)]
+    pub crowd: super::CrowdConfig,
     /// YAML line of the `evals:` key (filled by the loader; reports point the gates there).
     #[serde(skip)]
     pub line: Option<u32>,
@@ -235,73 +244,6 @@ impl EvalConfig {
             self.models.clone()
         }
     }
-}
-
-/// `evals.stress`: the labelled set asked again with distractor tools added to the server's,
-/// and with the tool list in other orders. `stress: true` is short for `stress: {}`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct StressConfig {
-    /// Run the curve in `run` and `eval` (`--stress` / `--no-stress` override it).
-    #[serde(default = "yes")]
-    pub enabled: bool,
-    /// How many distractor tools to add, one tool list per count.
-    #[serde(default = "default_distractors")]
-    pub distractors: Vec<u32>,
-    /// The orders to compare: the server's order always runs at every count; `shuffled` and
-    /// `reversed` run at the counts of `orders_at`.
-    #[serde(default = "default_orders")]
-    pub orders: Vec<StressOrder>,
-    /// The distractor counts at which the other orders run (default: the smallest and the
-    /// largest of `distractors`).
-    #[serde(default)]
-    pub orders_at: Option<Vec<u32>>,
-    /// Seed of the distractor draw and of the shuffled order. Changing it changes every tool
-    /// list, so every cached stress answer.
-    #[serde(default)]
-    pub seed: u64,
-    /// Fail the run when accuracy falls below `min_accuracy` at this many distractors or fewer
-    /// (without it the curve is a measurement and never fails the run).
-    #[serde(default)]
-    pub must_hold: Option<u32>,
-}
-
-impl Default for StressConfig {
-    /// What `stress: true` and `--stress` without a section mean.
-    fn default() -> Self {
-        Self {
-            enabled: true,
-            distractors: default_distractors(),
-            orders: default_orders(),
-            orders_at: None,
-            seed: 0,
-            must_hold: None,
-        }
-    }
-}
-
-/// An order of the tool list offered to the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum StressOrder {
-    /// The server's tools in its order, then the distractors.
-    Server,
-    /// The whole list shuffled (seeded).
-    Shuffled,
-    /// The whole list reversed.
-    Reversed,
-}
-
-fn default_distractors() -> Vec<u32> {
-    vec![0, 10, 25, 50, 100]
-}
-
-fn default_orders() -> Vec<StressOrder> {
-    vec![
-        StressOrder::Server,
-        StressOrder::Shuffled,
-        StressOrder::Reversed,
-    ]
 }
 
 /// `evals.max_tokens_field`: the name the OpenAI provider sends `evals.max_tokens` under.
@@ -468,6 +410,9 @@ impl Default for EvalConfig {
             tool_order: ToolOrderMode::Server,
             budget: BudgetConfig::default(),
             overrides: super::Overrides::new(),
+            neighbours: Vec::new(),
+            host: super::HostConfig::None,
+            crowd: super::CrowdConfig::default(),
             line: None,
         }
     }

@@ -6,9 +6,11 @@
 
 mod cases;
 mod compare;
+mod crowd;
 mod evals;
 mod overrides;
 mod perf;
+mod stress;
 mod suite;
 mod trials;
 mod tune;
@@ -20,9 +22,11 @@ use serde::Deserialize;
 
 pub(crate) use cases::*;
 pub(crate) use compare::*;
+pub(crate) use crowd::*;
 pub(crate) use evals::*;
 pub(crate) use overrides::*;
 pub(crate) use perf::*;
+pub(crate) use stress::*;
 pub(crate) use suite::*;
 pub(crate) use trials::*;
 pub(crate) use tune::*;

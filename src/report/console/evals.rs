@@ -158,6 +158,9 @@ fn model_block(
     if let Some(line) = &m.detects_line {
         push_wrapped(out, &clean(line), width, "  ");
     }
+    for line in &m.crowd {
+        push_indented(out, &clean(line), "      ");
+    }
     for gate in m
         .failed_gates
         .iter()

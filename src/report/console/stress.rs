@@ -70,6 +70,9 @@ fn model_block(
         table.row(cells);
     }
     out.push_str(&table.render(width, color));
+    if let Some(line) = &m.headroom {
+        push_indented(out, &clean(line), "  ");
+    }
     // With one model the phase line already says it.
     if view.several {
         let paint = if m.broke { Paint::Red } else { Paint::Green };

@@ -7,6 +7,7 @@
 mod answer;
 mod case;
 mod context;
+mod crowd;
 mod history;
 mod model;
 mod picks;

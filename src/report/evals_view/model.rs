@@ -96,6 +96,8 @@ pub(crate) struct ModelView<'a> {
     /// wrong`, for a verdict other than `no_base` (said once for the run, see
     /// [`super::EvalsView::no_base`]).
     pub comparison_line: Option<String>,
+    /// The crowd's lines (`evals.neighbours`), empty without one.
+    pub crowd: Vec<String>,
     /// Whether the comparison failed the model (`on_regression` / `on_inconclusive: fail`).
     pub comparison_failed: bool,
     /// What a comparison of this set with its base can detect (the minimum detectable
@@ -172,6 +174,11 @@ impl<'a> ModelView<'a> {
                 .as_ref()
                 .filter(|c| c.verdict != crate::outcome::Verdict::NoBase)
                 .map(|c| c.sentence(&m.model)),
+            crowd: m
+                .crowd
+                .as_ref()
+                .map(super::crowd::lines)
+                .unwrap_or_default(),
             comparison_failed: m
                 .gates
                 .iter()

@@ -153,6 +153,9 @@ fn series(
     } else {
         String::new()
     };
+    if let Some((tools, low, high)) = m.headroom_at {
+        svg.push_str(&headroom_mark(counts, (tools, low, high), &colour, &who));
+    }
     for p in m.points {
         let (x, y) = at(p);
         svg.push_str(&marker(p, (x, y), &colour, &who));
@@ -163,6 +166,33 @@ fn series(
             ));
         }
     }
+}
+
+/// The headroom: a dashed upright line where the estimate falls between the two counts around
+/// it (the axis places counts evenly, so the estimate is placed between them in proportion).
+fn headroom_mark(
+    counts: &[usize],
+    (tools, low, high): (usize, usize, usize),
+    colour: &str,
+    who: &str,
+) -> String {
+    let index = |n: usize| counts.iter().position(|c| *c == n).unwrap_or(0);
+    let (a, b) = (
+        x_of(index(low), counts.len()),
+        x_of(index(high), counts.len()),
+    );
+    let share = if high > low {
+        (tools - low) as f64 / (high - low) as f64
+    } else {
+        0.0
+    };
+    let x = a + (b - a) * share;
+    format!(
+        "<line class=\"headroom {colour}\" data-tools=\"{tools}\" x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\"><title>{who}headroom: about {tools} more tools ({low}–{high})</title></line><text class=\"breaklabel\" x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">headroom ~{tools}</text>\n",
+        y_of(1.0),
+        y_of(0.0),
+        y_of(1.0) - 4.0
+    )
 }
 
 /// One point's marker at (`x`, `y`): a dot for the server order, a square beside it for

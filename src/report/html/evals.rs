@@ -198,6 +198,13 @@ fn model_block(out: &mut String, view: &EvalsView<'_>, m: &ModelView<'_>, config
     if !m.confusion.is_empty() {
         confusion_table(out, m);
     }
+    if !m.crowd.is_empty() {
+        out.push_str("<h4>Crowded context</h4>\n<ul class=\"lines crowd\">");
+        for line in &m.crowd {
+            out.push_str(&format!("<li>{}</li>", text(line.trim_start(), CELL_CHARS)));
+        }
+        out.push_str("</ul>\n");
+    }
     for line in &m.dominant {
         out.push_str(&format!(
             "<div class=\"alert warn dominant\"><p>{}</p></div>\n",

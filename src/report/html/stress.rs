@@ -95,6 +95,12 @@ fn model_block(out: &mut String, view: &StressView<'_>, m: &StressModelView<'_>)
     }
     out.push_str(TABLE_CLOSE);
     out.push_str(&format!("<p>{}</p>\n", text(&m.breaking, CELL_CHARS)));
+    if let Some(line) = &m.headroom {
+        out.push_str(&format!(
+            "<p class=\"headroom\">{}</p>\n",
+            text(line, CELL_CHARS)
+        ));
+    }
     if let Some(title) = &m.misses_title {
         out.push_str(&format!(
             "<p>{}</p>\n<ul class=\"lines\">",

@@ -123,6 +123,13 @@ fn model_tail(view: &EvalsView<'_>, m: &ModelView<'_>) -> String {
             pairs.join(" · ")
         ));
     }
+    if !m.crowd.is_empty() {
+        tail.push_str("**Crowded context**\n\n");
+        for line in &m.crowd {
+            tail.push_str(&format!("- {}\n", md(line.trim_start(), LINE_CHARS)));
+        }
+        tail.push('\n');
+    }
     for line in &m.dominant {
         tail.push_str(&format!("> [!WARNING]\n> {}\n\n", md(line, LINE_CHARS)));
     }

@@ -60,6 +60,9 @@ pub(super) fn section(view: Option<&StressView<'_>>) -> String {
         }
         out.push('\n');
         out.push_str(&format!("{}\n\n", md(&m.breaking, LINE_CHARS)));
+        if let Some(line) = &m.headroom {
+            out.push_str(&format!("{}\n\n", md(line, LINE_CHARS)));
+        }
         if let Some(title) = &m.misses_title {
             out.push_str(&format!("{}\n\n", md(title, LINE_CHARS)));
             for line in &m.misses {

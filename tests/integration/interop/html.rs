@@ -265,6 +265,7 @@ fn point(distractors: usize, order: ToolOrder, correct: usize, min: f64) -> Stre
         correct,
         accuracy,
         trial_accuracy: accuracy,
+        wilson_lower: accuracy,
         below: accuracy < min,
         not_run: 0,
         provider_errors: 0,
@@ -322,6 +323,8 @@ fn stress_report() -> RunReport {
             }),
             holds: None,
         }],
+        real_distractors: 0,
+        headroom: Vec::new(),
     };
     let mut r = failing_report();
     r.phases.stress = Phase {

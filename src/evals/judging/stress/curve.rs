@@ -59,6 +59,7 @@ pub(crate) fn point(m: &ModelEval, list: ListFacts<'_>, drawn: &HashSet<&str>) -
         correct: m.correct,
         accuracy: m.accuracy,
         trial_accuracy: m.trial_accuracy,
+        wilson_lower: m.wilson_lower,
         below: m.accuracy < m.min_accuracy,
         not_run,
         provider_errors: m.provider_errors,
@@ -76,6 +77,7 @@ fn readable(p: &StressPoint) -> bool {
 /// minimum in any order, among readable points) and its `must_hold` verdict.
 pub(crate) fn finish(results: &mut StressResults) {
     let must_hold = results.must_hold;
+    let min = results.min_accuracy;
     for m in &mut results.models {
         m.points.sort_by_key(|p| (p.distractors, p.order));
         m.breaks_at = m
@@ -95,6 +97,11 @@ pub(crate) fn finish(results: &mut StressResults) {
             !unread && m.breaks_at.is_none_or(|b| b.distractors > limit)
         });
     }
+    results.headroom = results
+        .models
+        .iter()
+        .filter_map(|m| super::headroom::of(m, min))
+        .collect();
 }
 
 /// The phase for finished `results`: failed when a model broke `must_hold` or (under
@@ -202,6 +209,7 @@ mod tests {
             correct,
             accuracy,
             trial_accuracy: accuracy,
+            wilson_lower: 0.0,
             below: accuracy < min,
             not_run: 0,
             provider_errors: 0,

@@ -26,8 +26,45 @@ pub(crate) struct Draw<'a> {
 }
 
 /// Draws up to `n` distractors from `corpus` for the server's `tools`.
+#[cfg(test)]
 pub(crate) fn draw<'a>(corpus: &'a [Tool], tools: &[Tool], seed: u64, n: usize) -> Draw<'a> {
-    let taken: HashSet<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    draw_after(&[], corpus, tools, seed, n)
+}
+
+/// Draws up to `n` distractors: the `real` tools first, in their order (other servers'
+/// tools, from snapshots), then from `corpus` as [`draw`] does; a name a server tool or an
+/// earlier distractor has is passed over.
+pub(crate) fn draw_after<'a>(
+    real: &'a [Tool],
+    corpus: &'a [Tool],
+    tools: &[Tool],
+    seed: u64,
+    n: usize,
+) -> Draw<'a> {
+    let mut taken: HashSet<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    let mut first = Vec::new();
+    let mut skipped = Vec::new();
+    for tool in real {
+        if first.len() == n {
+            break;
+        }
+        if taken.insert(tool.name.as_str()) {
+            first.push(tool);
+        } else {
+            skipped.push(tool.name.clone());
+        }
+    }
+    let mut out = draw_corpus(corpus, &taken, seed, n - first.len());
+    first.append(&mut out.picked);
+    skipped.append(&mut out.skipped);
+    Draw {
+        picked: first,
+        skipped,
+    }
+}
+
+/// Draws up to `n` distractors from `corpus`, passing over the names `taken`.
+fn draw_corpus<'a>(corpus: &'a [Tool], taken: &HashSet<&str>, seed: u64, n: usize) -> Draw<'a> {
     let mut order: Vec<usize> = (0..corpus.len()).collect();
     shuffle(&mut order, &mut Rng::new(seed));
     let mut out = Draw {

@@ -7,6 +7,7 @@
 
 pub(crate) mod corpus;
 pub(crate) mod curve;
+pub(crate) mod headroom;
 pub(crate) mod lists;
 
 use std::collections::HashSet;
@@ -31,14 +32,18 @@ pub(crate) struct StressRun<'a> {
     pub settings: &'a StressSettings,
     /// The evals phase's results, whose answers are the list without distractors.
     pub baseline: Option<&'a EvalsResults>,
+    /// Other servers' tools, drawn before the corpus.
+    pub real: &'a [Tool],
 }
 
-/// The tool lists of the curve for the server's `tools`, each with its count and order.
+/// The tool lists of the curve for the server's `tools`, each with its count and order; the
+/// `real` tools (other servers') are drawn first.
 pub(crate) fn tool_lists(
     tools: &[Tool],
+    real: &[Tool],
     settings: &StressSettings,
 ) -> Vec<(usize, ToolOrder, Vec<Tool>)> {
-    let drawn = lists::draw(corpus::tools(), tools, settings.seed(), settings.largest());
+    let drawn = draw(real, tools, settings);
     settings
         .points()
         .into_iter()
@@ -47,6 +52,32 @@ pub(crate) fn tool_lists(
             (n, order, list)
         })
         .collect()
+}
+
+/// The distractors of the curve: the `real` tools, then the corpus's.
+fn draw<'a>(real: &'a [Tool], tools: &[Tool], settings: &StressSettings) -> lists::Draw<'a> {
+    lists::draw_after(
+        real,
+        corpus::tools(),
+        tools,
+        settings.seed(),
+        settings.largest(),
+    )
+}
+
+/// Real tools to draw first: the neighbours' (in their order), then each snapshot of
+/// `evals.stress.distractors_from`.
+pub(crate) fn real_distractors(
+    cfg: &EvalConfig,
+    neighbours: &[crate::evals::judging::crowd::Neighbour],
+) -> Vec<Tool> {
+    let mut real: Vec<Tool> = neighbours.iter().flat_map(|n| n.tools.clone()).collect();
+    if let Some(stress) = &cfg.stress {
+        for snapshot in &stress.distractor_snapshots {
+            real.extend(snapshot.tools.iter().cloned().map(Tool::from_wire));
+        }
+    }
+    real
 }
 
 /// Whether the list at (`n`, `order`) is the one the evals phase asks.
@@ -92,6 +123,7 @@ pub(crate) fn planned_cases(
 /// the curve is off; a tool choice the lists cannot offer is the evals phase's error to say.
 pub(crate) fn all_keys(
     tools: &[Tool],
+    real: &[Tool],
     cfg: &EvalConfig,
     target: &EvalTarget,
     evals: &EvalSettings,
@@ -100,7 +132,7 @@ pub(crate) fn all_keys(
     let Some(settings) = evals.stress() else {
         return keys;
     };
-    for (n, order, list) in tool_lists(tools, settings) {
+    for (n, order, list) in tool_lists(tools, real, settings) {
         if is_baseline(n, order) {
             continue;
         }
@@ -128,7 +160,7 @@ pub(crate) fn run(tools: &[Tool], r: &StressRun<'_>) -> Phase<Option<StressResul
         Err(e) => return Phase::error(e.to_string()),
     };
     let settings = r.settings;
-    let drawn = lists::draw(corpus::tools(), tools, settings.seed(), settings.largest());
+    let drawn = draw(r.real, tools, settings);
     let drawn_names: HashSet<&str> = drawn.picked.iter().map(|t| t.name.as_str()).collect();
     let mut results = empty_results(tools, r, target, baseline, &drawn);
     let mut fatal = None;
@@ -175,6 +207,12 @@ pub(crate) fn run(tools: &[Tool], r: &StressRun<'_>) -> Phase<Option<StressResul
         };
         add_points(&mut results, &got.models, facts, &drawn_names);
     }
+    results.real_distractors = drawn.picked.len().min(
+        r.real
+            .iter()
+            .filter(|t| drawn.picked.iter().any(|p| std::ptr::eq(*p, *t)))
+            .count(),
+    );
     curve::finish(&mut results);
     let ms = started.elapsed().as_secs_f64() * 1000.0;
     let offline = r.eval.settings.offline() && target.provider.caches_answers();

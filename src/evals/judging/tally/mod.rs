@@ -147,6 +147,7 @@ pub(crate) fn score_model(
         over_trigger: picks.over_trigger,
         tools_unseen: None,
         comparison: None,
+        crowd: None,
     }
 }
 
