@@ -47,6 +47,7 @@ mod session;
 mod settings;
 mod shard;
 mod suite;
+mod surface;
 
 use clap::Parser;
 
@@ -84,6 +85,9 @@ where
     }
     if let cli::Command::Merge(args) = &cli.command {
         return merge::main(&cli, args, &env);
+    }
+    if let cli::Command::Lock(args) = &cli.command {
+        return surface::command::main(&cli, args, &env);
     }
     let (settings, writer) = match prepare(&cli, &env) {
         Ok(ready) => ready,

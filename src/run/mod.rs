@@ -39,6 +39,7 @@ struct Outcome {
     bench: Option<Phase<Option<crate::outcome::BenchResults>>>,
     fuzz: Option<Phase<Option<FuzzResults>>>,
     protocol: Option<Phase<Option<crate::outcome::ProtocolResults>>>,
+    surface: Option<Phase<crate::outcome::SurfaceResults>>,
     cache: Option<CacheAudit>,
     history: Option<HistoryRecord>,
 }
@@ -138,6 +139,9 @@ fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
     if let Some(action) = ctx.plan.cache {
         out.cache = Some(cache::audit(ctx.settings, &tools, action));
     }
+    if ctx.settings.command() == crate::settings::CommandKind::Run {
+        out.surface = crate::surface::run_phase(client, &tools, ctx.settings.surface());
+    }
     if ctx.plan.checks.runs() {
         out.checks = Some(phases::checks(client, &tools, ctx));
     }
@@ -206,7 +210,13 @@ fn assemble(
         bench: settle(&plan.bench, out.bench, &why_not),
         fuzz: settle(&plan.fuzz, out.fuzz, &why_not),
         protocol: settle(&plan.protocol, out.protocol, &why_not),
+        surface: out.surface,
     };
+    let mut phases = phases;
+    if let Some(surface) = phases.surface.as_mut() {
+        let evals = phases.evals.results.as_ref();
+        crate::surface::attach_rows(&mut surface.results, evals);
+    }
     let interrupted = signal.map(|s| s.name().to_owned());
     let (passed, exit_code) = crate::outcome::verdict(
         &phases,

@@ -41,6 +41,7 @@ pub(super) fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
             server_only(&a.server),
         ),
         Command::Session(a) => (CommandKind::Inspect { json: false }, server_only(&a.server)),
+        Command::Lock(a) => (CommandKind::Inspect { json: false }, server_only(&a.server)),
         Command::Run(a) => (
             CommandKind::Run,
             Flags {
