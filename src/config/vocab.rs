@@ -7,6 +7,7 @@
 
 mod jsonpath;
 pub(crate) mod set_lint;
+pub(crate) mod surface;
 
 pub(crate) use jsonpath::{jsonpath, jsonpath_error};
 pub(crate) use set_lint::LINT_RULE_IDS;

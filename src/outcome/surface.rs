@@ -38,6 +38,10 @@ pub struct SurfaceResults {
     /// Every difference, breaking first, then selection-affecting, then compatible; within a
     /// kind in the lock's order.
     pub changes: Vec<SurfaceChange>,
+    /// The line of the lock where each item it holds starts (`tool:NAME` → line): where the
+    /// SARIF report points findings about that item.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub lock_lines: std::collections::BTreeMap<String, u32>,
 }
 
 impl SurfaceResults {

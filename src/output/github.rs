@@ -61,6 +61,7 @@ pub(super) fn note_written(written: &mut Written, what: &str, shown: &Path) {
         "HTML report" => &mut written.html,
         "evals badge" => &mut written.badge,
         "Markdown summary" => &mut written.summary,
+        "SARIF log" => &mut written.sarif,
         _ => return,
     };
     *slot = Some(shown.display().to_string());

@@ -76,6 +76,8 @@ enum Format {
     Markdown,
     /// The evals badge: SVG or a shields.io endpoint JSON, by the file's extension.
     Badge,
+    /// SARIF 2.1.0.
+    Sarif,
 }
 
 /// One report to write.
@@ -139,11 +141,12 @@ impl ReportWriter {
         command: CommandKind,
         outputs: &Outputs,
     ) -> Result<ReportWriter, DestinationError> {
-        let wanted: [Wanted<'_>; 5] = [
+        let wanted: [Wanted<'_>; 6] = [
             ("JUnit report", outputs.junit(), Format::Junit, false),
             ("JSON report", outputs.json(), Format::Json, false),
             ("HTML report", outputs.html(), Format::Html, false),
             ("evals badge", outputs.badge(), Format::Badge, false),
+            ("SARIF log", outputs.sarif(), Format::Sarif, false),
             (
                 "Markdown summary",
                 outputs.summary(),
@@ -268,6 +271,7 @@ impl ReportWriter {
             Format::Html => html::render(report),
             Format::Markdown => markdown::render(report),
             Format::Badge => badge::Badge::of(report).svg(),
+            Format::Sarif => crate::report::sarif::render_with(report, &self.places),
         }
     }
 

@@ -170,6 +170,7 @@ pub(crate) struct Outputs {
     json: Option<Target>,
     html: Option<Target>,
     badge: Option<Target>,
+    sarif: Option<Target>,
     summary: Option<Target>,
     annotations: bool,
     places: Places,

@@ -31,13 +31,25 @@ pub(super) fn resolve(
     let shown = if loaded.path.as_os_str().is_empty() {
         PathBuf::from(name)
     } else {
-        loaded.path.with_file_name(name)
+        let beside = loaded.path.with_file_name(name);
+        // A config found in the working folder is named from there.
+        beside
+            .strip_prefix(env.cwd())
+            .map(std::path::Path::to_path_buf)
+            .unwrap_or(beside)
     };
     Ok(SurfaceSettings {
         path: loaded.base_dir.join(name),
         shown: shown.display().to_string(),
         locked: locked_flag || env.switch("TOOLPROOF_LOCKED")?.unwrap_or(false),
     })
+}
+
+impl super::Outputs {
+    /// `--sarif`.
+    pub(crate) fn sarif(&self) -> Option<&super::Target> {
+        self.sarif.as_ref()
+    }
 }
 
 impl Settings {

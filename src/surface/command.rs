@@ -122,6 +122,7 @@ pub(crate) fn describe(shown: &str, changes: &[SurfaceChange]) -> String {
         locked: true,
         lock_file: shown.to_owned(),
         changes: changes.to_vec(),
+        lock_lines: std::collections::BTreeMap::new(),
     };
     let mut out = format!("the server differs from {shown}: {}", results.counts_text());
     for c in changes {

@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use super::lock::{Category, PROMPTS, RESOURCES, Surface, TEMPLATES, TOOLS, key_of};
 use super::rules::{self as r, kind_of};
+use crate::outcome::ChangeKind;
 use crate::outcome::SurfaceChange;
 
 type Item = Map<String, Value>;
@@ -28,7 +29,11 @@ struct Changes(Vec<SurfaceChange>);
 impl Changes {
     fn add(&mut self, item: String, rule: &'static str, what: String) {
         self.0.push(SurfaceChange {
-            kind: kind_of(rule),
+            kind: match kind_of(rule) {
+                "breaking" => ChangeKind::Breaking,
+                "selection" => ChangeKind::Selection,
+                _ => ChangeKind::Compatible,
+            },
             item,
             what,
             rule: rule.to_owned(),

@@ -255,6 +255,20 @@ pub(crate) fn line_of(text: &str, category: Category, key: &str) -> Option<u32> 
         .and_then(|i| u32::try_from(from + i + 1).ok())
 }
 
+/// The line of every item of the lock, by its report name (`tool:NAME`, `resource:URI`).
+pub(crate) fn lines(text: &str, surface: &Surface) -> std::collections::BTreeMap<String, u32> {
+    let mut out = std::collections::BTreeMap::new();
+    for category in [TOOLS, PROMPTS, RESOURCES, TEMPLATES] {
+        for item in surface.section(category) {
+            let key = key_of(category, item);
+            if let Some(line) = line_of(text, category, key) {
+                out.insert(format!("{}:{key}", category.prefix), line);
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

@@ -5,7 +5,7 @@
 pub(crate) mod command;
 mod diff;
 pub(crate) mod lock;
-pub(crate) mod rules;
+pub(crate) use crate::config::vocab::surface as rules;
 
 use crate::checks::security;
 use crate::mcp::Client;
@@ -128,6 +128,7 @@ pub(crate) fn phase(settings: &SurfaceSettings, now: &Surface) -> Option<Phase<S
         locked: settings.locked,
         lock_file: settings.shown.clone(),
         changes: compare(&text, &locked, now),
+        lock_lines: lock::lines(&text, &locked),
     };
     let (status, reason) = if results.changes.is_empty() {
         (PhaseStatus::Passed, format!("matches {}", settings.shown))

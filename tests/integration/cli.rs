@@ -83,6 +83,7 @@ mod tool_choice;
 mod protocol;
 mod stress;
 mod suite;
+mod surface;
 mod transports;
 
 // ---------------------------------------------------------------- connecting, both eras

@@ -1,25 +1,26 @@
 //! The rules that classify a difference between the server and `toolproof.lock`: one id, one
-//! kind, one line saying when it applies. `docs/surface.md` holds the same table, checked by a
-//! test.
-
-use crate::outcome::ChangeKind;
+//! kind (`breaking`, `selection`, `compatible`), one line saying when it applies. The surface
+//! engine applies them; `docs/surface.md` holds the same table, checked by a test; the SARIF
+//! report names its rules after them.
 
 /// One classification rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct SurfaceRule {
     /// Stable id, in the JSON report's `rule` and the SARIF rule id (`surface-<id>`).
     pub id: &'static str,
-    /// What the change is.
-    pub kind: ChangeKind,
+    /// What the change is: `breaking`, `selection` or `compatible`.
+    pub kind: &'static str,
     /// When it applies, one line.
     pub when: &'static str,
 }
 
-const fn rule(id: &'static str, kind: ChangeKind, when: &'static str) -> SurfaceRule {
+const fn rule(id: &'static str, kind: &'static str, when: &'static str) -> SurfaceRule {
     SurfaceRule { id, kind, when }
 }
 
-use ChangeKind::{Breaking, Compatible, Selection};
+const BREAKING: &str = "breaking";
+const SELECTION: &str = "selection";
+const COMPATIBLE: &str = "compatible";
 
 /// A tool the lock holds is gone.
 pub(crate) const TOOL_REMOVED: &str = "tool-removed";
@@ -72,117 +73,117 @@ pub(crate) const SCHEMA_CHANGED: &str = "schema-changed";
 pub(crate) const RULES: &[SurfaceRule] = &[
     rule(
         TOOL_REMOVED,
-        Breaking,
+        BREAKING,
         "a tool the lock holds is no longer listed",
     ),
     rule(
         TOOL_RENAMED,
-        Breaking,
+        BREAKING,
         "a tool is gone and a new one has its schemas, annotations and description",
     ),
     rule(
         REQUIRED_ARGUMENT,
-        Breaking,
+        BREAKING,
         "a new required argument, or an argument that became required",
     ),
     rule(
         PROPERTY_REMOVED,
-        Breaking,
+        BREAKING,
         "an argument or a nested property of the input schema is gone",
     ),
     rule(
         TYPE_NARROWED,
-        Breaking,
+        BREAKING,
         "an argument accepts less: a type dropped (`number` → `integer`), a bound tightened \
          (`maximum`, `maxLength`, `maxItems` lower, `minimum`, `minLength`, `minItems` higher)",
     ),
     rule(
         ENUM_VALUE_REMOVED,
-        Breaking,
+        BREAKING,
         "an argument's `enum` lost a value",
     ),
     rule(
         READ_ONLY_DROPPED,
-        Breaking,
+        BREAKING,
         "`readOnlyHint` went from true to false (or absent)",
     ),
     rule(
         DESTRUCTIVE_ADDED,
-        Breaking,
+        BREAKING,
         "`destructiveHint` went from false to true (or absent)",
     ),
     rule(
         OUTPUT_REMOVED,
-        Breaking,
+        BREAKING,
         "the output schema, or a property of it, is gone",
     ),
-    rule(PROMPT_REMOVED, Breaking, "a prompt the lock holds is gone"),
+    rule(PROMPT_REMOVED, BREAKING, "a prompt the lock holds is gone"),
     rule(
         PROMPT_ARGUMENTS,
-        Breaking,
+        BREAKING,
         "a prompt gained a required argument or lost an argument",
     ),
     rule(
         RESOURCE_REMOVED,
-        Breaking,
+        BREAKING,
         "a resource or resource template the lock holds is gone",
     ),
     rule(
         MIME_TYPE_CHANGED,
-        Breaking,
+        BREAKING,
         "a resource's or template's `mimeType` changed",
     ),
     rule(
         NAME_CHANGED,
-        Selection,
+        SELECTION,
         "a prompt's or resource's `name` changed",
     ),
     rule(
         TITLE_CHANGED,
-        Selection,
+        SELECTION,
         "a title changed (`title`, or a tool's `annotations.title`)",
     ),
-    rule(DESCRIPTION_CHANGED, Selection, "a description changed"),
+    rule(DESCRIPTION_CHANGED, SELECTION, "a description changed"),
     rule(
         ADDED,
-        Compatible,
+        COMPATIBLE,
         "a new tool, prompt, resource or resource template",
     ),
     rule(
         OPTIONAL_ARGUMENT,
-        Compatible,
+        COMPATIBLE,
         "a new optional argument of a tool or a prompt",
     ),
     rule(
         ARGUMENT_OPTIONAL,
-        Compatible,
+        COMPATIBLE,
         "a required argument became optional",
     ),
     rule(
         TYPE_WIDENED,
-        Compatible,
+        COMPATIBLE,
         "an argument accepts more: a type added, a bound loosened or dropped",
     ),
-    rule(ENUM_VALUE_ADDED, Compatible, "an argument's `enum` gained a value"),
+    rule(ENUM_VALUE_ADDED, COMPATIBLE, "an argument's `enum` gained a value"),
     rule(
         ANNOTATIONS_CHANGED,
-        Compatible,
+        COMPATIBLE,
         "any other change of a tool's annotations",
     ),
     rule(
         SCHEMA_CHANGED,
-        Compatible,
+        COMPATIBLE,
         "any other change of an input or output schema (an argument's description, a new \
          output property, a keyword the rules above do not read)",
     ),
 ];
 
 /// The kind of a rule.
-pub(crate) fn kind_of(id: &str) -> ChangeKind {
+pub(crate) fn kind_of(id: &str) -> &'static str {
     RULES
         .iter()
         .find(|r| r.id == id)
-        .map_or(ChangeKind::Compatible, |r| r.kind)
+        .map_or(COMPATIBLE, |r| r.kind)
 }
 
 /// The table's rows as `docs/surface.md` writes them.
@@ -190,7 +191,7 @@ pub(crate) fn kind_of(id: &str) -> ChangeKind {
 pub(crate) fn table_rows() -> Vec<String> {
     RULES
         .iter()
-        .map(|r| format!("| `{}` | {} | {} |", r.id, r.kind.as_str(), r.when))
+        .map(|r| format!("| `{}` | {} | {} |", r.id, r.kind, r.when))
         .collect()
 }
 
@@ -219,8 +220,10 @@ mod tests {
     fn ids_are_unique_and_ordered_by_kind() {
         for (i, r) in RULES.iter().enumerate() {
             assert!(RULES[..i].iter().all(|o| o.id != r.id), "{} twice", r.id);
+            let rank = |k: &str| [BREAKING, SELECTION, COMPATIBLE].iter().position(|x| *x == k);
+            assert!(rank(r.kind).is_some(), "{}: kind {}", r.id, r.kind);
             if i > 0 {
-                assert!(RULES[i - 1].kind <= r.kind, "{} out of order", r.id);
+                assert!(rank(RULES[i - 1].kind) <= rank(r.kind), "{} out of order", r.id);
             }
         }
     }
