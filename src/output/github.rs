@@ -135,6 +135,7 @@ mod tests {
             ("HTML report", "r.html"),
             ("Markdown summary", "s.md"),
             ("evals badge", "b.svg"),
+            ("SARIF log", "r.sarif"),
             ("something else", "x"),
         ] {
             note_written(&mut written, what, Path::new(path));
@@ -147,6 +148,7 @@ mod tests {
                 html: Some("r.html".into()),
                 summary: Some("s.md".into()),
                 badge: Some("b.svg".into()),
+                sarif: Some("r.sarif".into()),
             }
         );
     }

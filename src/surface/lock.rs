@@ -248,7 +248,7 @@ pub(crate) fn line_of(text: &str, category: Category, key: &str) -> Option<u32> 
     let quoted = serde_json::to_string(key).ok()?;
     let wanted = format!("\"{}\": {quoted}", category.key);
     let start = text.find(&format!("\"{}\": [", category.section))?;
-    let from = text[..start].lines().count();
+    let from = text[..start].matches('\n').count();
     text[start..]
         .lines()
         .position(|l| l.trim_start().trim_end_matches(',') == wanted)
