@@ -98,7 +98,7 @@ Exit codes: 0 every tool fuzzed passed; 1 a finding, the server could not be use
     Protocol(ProtocolArgs),
     /// Pin the server's tools, prompts and resources in toolproof.lock, or check it.
     #[command(after_help = "Examples:
-  toolproof lock                                write ./toolproof.lock from ./toolproof.yaml's server
+  toolproof lock                                write ./toolproof.lock beside ./toolproof.yaml
   toolproof lock --check                        fail when the server differs from the lock
 
 Exit codes: 0 written, or (--check) the server matches the lock; 1 the server differs (each change is listed, breaking first) or could not be used; 2 bad config or usage, or (--check) no readable lock.")]
