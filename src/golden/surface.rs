@@ -53,7 +53,13 @@ pub(crate) fn with_surface() -> RunReport {
             }],
         }),
     };
-    let mut search = change(ChangeKind::Selection, "tool:search", "description changed", "description-changed", 30);
+    let mut search = change(
+        ChangeKind::Selection,
+        "tool:search",
+        "description changed",
+        "description-changed",
+        30,
+    );
     search.rows.push(AffectedRow {
         model: "claude-haiku-4-5".into(),
         case: "find | by *text*".into(),
@@ -61,17 +67,41 @@ pub(crate) fn with_surface() -> RunReport {
         picked: vec!["search".into()],
         status: CaseStatus::Correct,
     });
-    let mut weather = change(ChangeKind::Selection, "tool:weather", "description changed", "description-changed", 44);
+    let mut weather = change(
+        ChangeKind::Selection,
+        "tool:weather",
+        "description changed",
+        "description-changed",
+        44,
+    );
     weather.rug_pull = vec!["security-instructions".into()];
     let results = SurfaceResults {
         locked: true,
         lock_file: "toolproof.lock".into(),
         changes: vec![
-            change(ChangeKind::Breaking, "tool:get_order", "lost optional argument `limit`", "property-removed", 8),
-            change(ChangeKind::Breaking, "prompt:summary", "removed", "prompt-removed", 60),
+            change(
+                ChangeKind::Breaking,
+                "tool:get_order",
+                "lost optional argument `limit`",
+                "property-removed",
+                8,
+            ),
+            change(
+                ChangeKind::Breaking,
+                "prompt:summary",
+                "removed",
+                "prompt-removed",
+                60,
+            ),
             search,
             weather,
-            change(ChangeKind::Compatible, "tool:list_orders", "new tool", "added", 0),
+            change(
+                ChangeKind::Compatible,
+                "tool:list_orders",
+                "new tool",
+                "added",
+                0,
+            ),
         ],
         lock_lines: BTreeMap::from([
             ("tool:get_order".into(), 8),
@@ -102,7 +132,10 @@ fn snapshots() {
             "surface_console",
             crate::report::console::render(
                 &r,
-                &crate::report::console::ConsoleOptions { color: false, width: 120 }
+                &crate::report::console::ConsoleOptions {
+                    color: false,
+                    width: 120
+                }
             )
         );
         insta::assert_snapshot!(
@@ -123,13 +156,17 @@ fn the_pr_comment_opens_with_the_surface_diff_then_the_verdict() {
     assert!(heading < surface && surface < phases, "{body}");
     // Untrusted text is escaped in the table.
     assert!(body.contains("find \\| by \\*text\\* (correct)"), "{body}");
-    assert!(body.contains("**rug pull:** now trips security-instructions"), "{body}");
+    assert!(
+        body.contains("**rug pull:** now trips security-instructions"),
+        "{body}"
+    );
 }
 
 #[test]
 fn every_fixture_s_sarif_validates_against_the_schema() {
-    let schema: Value = serde_json::from_str(include_str!("../../tests/sarif/sarif-schema-2.1.0.json"))
-        .expect("schema");
+    let schema: Value =
+        serde_json::from_str(include_str!("../../tests/sarif/sarif-schema-2.1.0.json"))
+            .expect("schema");
     let validator = jsonschema::draft4::new(&schema).expect("the schema compiles");
     let mut all = fixtures::all();
     all.push(("surface", with_surface()));
@@ -144,17 +181,43 @@ fn every_fixture_s_sarif_validates_against_the_schema() {
 fn sarif_has_every_kind_of_finding_with_locations_and_stable_fingerprints() {
     let log: Value = serde_json::from_str(&sarif(&with_surface())).unwrap();
     let results = log["runs"][0]["results"].as_array().unwrap();
-    let rule = |id: &str| results.iter().find(|r| r["ruleId"] == id).unwrap_or_else(|| panic!("{id}"));
+    let rule = |id: &str| {
+        results
+            .iter()
+            .find(|r| r["ruleId"] == id)
+            .unwrap_or_else(|| panic!("{id}"))
+    };
     let poisoned = rule("security-instructions");
     assert_eq!(poisoned["level"], "error");
-    assert_eq!(poisoned["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "toolproof.lock");
-    assert_eq!(poisoned["locations"][0]["physicalLocation"]["region"]["startLine"], 44);
-    assert_eq!(rule("protocol-ping")["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "toolproof.yaml");
+    assert_eq!(
+        poisoned["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "toolproof.lock"
+    );
+    assert_eq!(
+        poisoned["locations"][0]["physicalLocation"]["region"]["startLine"],
+        44
+    );
+    assert_eq!(
+        rule("protocol-ping")["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "toolproof.yaml"
+    );
     let removed = rule("surface-property-removed");
-    assert_eq!(removed["locations"][0]["physicalLocation"]["region"]["startLine"], 8);
-    assert_eq!(removed["locations"][0]["logicalLocations"][0]["fullyQualifiedName"], "demo-server/get_order");
-    let lint = results.iter().find(|r| r["ruleId"].as_str().unwrap().starts_with("lint-")).unwrap();
-    assert!(lint["locations"][0]["physicalLocation"]["region"]["startLine"].is_u64(), "{lint}");
+    assert_eq!(
+        removed["locations"][0]["physicalLocation"]["region"]["startLine"],
+        8
+    );
+    assert_eq!(
+        removed["locations"][0]["logicalLocations"][0]["fullyQualifiedName"],
+        "demo-server/get_order"
+    );
+    let lint = results
+        .iter()
+        .find(|r| r["ruleId"].as_str().unwrap().starts_with("lint-"))
+        .unwrap();
+    assert!(
+        lint["locations"][0]["physicalLocation"]["region"]["startLine"].is_u64(),
+        "{lint}"
+    );
     // Only breaking changes are findings.
     assert!(results.iter().all(|r| r["ruleId"] != "surface-added"));
     // The wording is no part of the fingerprint.
@@ -164,14 +227,29 @@ fn sarif_has_every_kind_of_finding_with_locations_and_stable_fingerprints() {
     }
     let again: Value = serde_json::from_str(&sarif(&reworded)).unwrap();
     let prints = |l: &Value| -> Vec<Value> {
-        l["runs"][0]["results"].as_array().unwrap().iter().map(|r| r["partialFingerprints"].clone()).collect()
+        l["runs"][0]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["partialFingerprints"].clone())
+            .collect()
     };
     assert_eq!(prints(&log), prints(&again));
-    let distinct: std::collections::HashSet<String> = prints(&log).iter().map(Value::to_string).collect();
+    let distinct: std::collections::HashSet<String> =
+        prints(&log).iter().map(Value::to_string).collect();
     assert_eq!(distinct.len(), results.len(), "fingerprints are unique");
     // Every rule the driver lists has the fields code scanning shows.
-    for r in log["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap() {
-        for key in ["id", "shortDescription", "fullDescription", "helpUri", "defaultConfiguration"] {
+    for r in log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+    {
+        for key in [
+            "id",
+            "shortDescription",
+            "fullDescription",
+            "helpUri",
+            "defaultConfiguration",
+        ] {
             assert!(r.get(key).is_some(), "{key} missing in {r}");
         }
     }

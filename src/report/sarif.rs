@@ -29,7 +29,11 @@ struct Rule {
 fn rules() -> Vec<Rule> {
     let mut out = Vec::new();
     for c in CHECKS {
-        out.push(Rule { id: c.id.into(), summary: c.summary, page: "static-checks.md" });
+        out.push(Rule {
+            id: c.id.into(),
+            summary: c.summary,
+            page: "static-checks.md",
+        });
     }
     for c in PROTOCOL_CHECKS {
         out.push(Rule {
@@ -39,17 +43,29 @@ fn rules() -> Vec<Rule> {
         });
     }
     for c in LINT_RULES {
-        out.push(Rule { id: format!("lint-{}", c.id), summary: c.summary, page: "set-lint.md" });
+        out.push(Rule {
+            id: format!("lint-{}", c.id),
+            summary: c.summary,
+            page: "set-lint.md",
+        });
     }
     for r in RULES.iter().filter(|r| r.kind == "breaking") {
-        out.push(Rule { id: format!("surface-{}", r.id), summary: r.when, page: "surface.md" });
+        out.push(Rule {
+            id: format!("surface-{}", r.id),
+            summary: r.when,
+            page: "surface.md",
+        });
     }
     out
 }
 
 /// `error: two tools…` → (`error`, `two tools…`); a summary without a severity is a warning.
 fn split_summary(summary: &str) -> (&'static str, &str) {
-    for (word, level) in [("error:", "error"), ("warning:", "warning"), ("info:", "note")] {
+    for (word, level) in [
+        ("error:", "error"),
+        ("warning:", "warning"),
+        ("info:", "note"),
+    ] {
         if let Some(rest) = summary.strip_prefix(word) {
             return (level, rest.trim());
         }
@@ -180,7 +196,10 @@ fn collect(r: &RunReport, places: &Places) -> Vec<Found> {
         let (file, logical) = if f.tool == "*" || f.tool.contains(" + ") {
             (at_config(None), server.clone())
         } else {
-            (at_item(&format!("tool:{}", f.tool)), format!("{server}/{}", f.tool))
+            (
+                at_item(&format!("tool:{}", f.tool)),
+                format!("{server}/{}", f.tool),
+            )
         };
         out.push(Found {
             rule: f.check.clone(),
@@ -196,7 +215,10 @@ fn collect(r: &RunReport, places: &Places) -> Vec<Found> {
             out.push(Found {
                 rule: format!("protocol-{}", c.id),
                 level: level(c.severity),
-                message: c.detail.clone().unwrap_or_else(|| format!("{} failed", c.id)),
+                message: c
+                    .detail
+                    .clone()
+                    .unwrap_or_else(|| format!("{} failed", c.id)),
                 file: at_config(None),
                 logical: server.clone(),
                 identity: String::new(),
@@ -225,12 +247,20 @@ fn collect(r: &RunReport, places: &Places) -> Vec<Found> {
         }
     }
     if let Some(p) = &r.phases.surface {
-        for c in p.results.changes.iter().filter(|c| c.kind == ChangeKind::Breaking) {
+        for c in p
+            .results
+            .changes
+            .iter()
+            .filter(|c| c.kind == ChangeKind::Breaking)
+        {
             let name = c.item.split_once(':').map_or(c.item.as_str(), |(_, n)| n);
             out.push(Found {
                 rule: format!("surface-{}", c.rule),
                 level: "error",
-                message: format!("{} {} (breaking against {})", c.item, c.what, p.results.lock_file),
+                message: format!(
+                    "{} {} (breaking against {})",
+                    c.item, c.what, p.results.lock_file
+                ),
                 file: lock
                     .as_ref()
                     .map(|(file, _)| (file.clone(), c.lock_line))

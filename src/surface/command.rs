@@ -5,8 +5,8 @@
 use crate::cli::{Cli, LockArgs};
 use crate::exit::{EXIT_FAILED, EXIT_OK, EXIT_USAGE};
 use crate::mcp::Client;
-use crate::output::to_stderr;
 use crate::outcome::SurfaceChange;
+use crate::output::to_stderr;
 use crate::report::redact::Redactor;
 use crate::settings::{self, Env, Settings};
 
@@ -49,7 +49,11 @@ pub(crate) fn main(cli: &Cli, args: &LockArgs, env: &Env) -> i32 {
             return EXIT_USAGE;
         };
         if changes.is_empty() {
-            to_stdout(&format!("{} matches the server ({})", lock.shown, counts(&now)));
+            to_stdout(&format!(
+                "{} matches the server ({})",
+                lock.shown,
+                counts(&now)
+            ));
             return EXIT_OK;
         }
         to_stdout(&redact.apply(&describe(&lock.shown, &changes)));
@@ -105,9 +109,7 @@ fn to_stdout(line: &str) {
 
 /// `3 tools, 1 prompt, 2 resources`.
 fn counts(s: &Surface) -> String {
-    let n = |count: usize, word: &str| {
-        format!("{count} {word}{}", crate::outcome::plural(count))
-    };
+    let n = |count: usize, word: &str| format!("{count} {word}{}", crate::outcome::plural(count));
     format!(
         "{}, {}, {}",
         n(s.tools.len(), "tool"),
@@ -126,7 +128,12 @@ pub(crate) fn describe(shown: &str, changes: &[SurfaceChange]) -> String {
     };
     let mut out = format!("the server differs from {shown}: {}", results.counts_text());
     for c in changes {
-        out.push_str(&format!("\n  {:<10} {} {}", c.kind.as_str(), c.item, c.what));
+        out.push_str(&format!(
+            "\n  {:<10} {} {}",
+            c.kind.as_str(),
+            c.item,
+            c.what
+        ));
         if !c.rug_pull.is_empty() {
             out.push_str(&format!(
                 " — rug pull: the changed text now trips {}",

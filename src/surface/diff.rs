@@ -16,7 +16,12 @@ pub(crate) fn diff(old: &Surface, new: &Surface) -> Vec<SurfaceChange> {
     let mut out = Changes::default();
     tools(old.section(TOOLS), new.section(TOOLS), &mut out);
     for category in [PROMPTS, RESOURCES, TEMPLATES] {
-        others(category, old.section(category), new.section(category), &mut out);
+        others(
+            category,
+            old.section(category),
+            new.section(category),
+            &mut out,
+        );
     }
     let mut list = out.0;
     list.sort_by_key(|c| c.kind);
@@ -97,7 +102,11 @@ fn title(item: &Item) -> Option<&Value> {
 
 fn texts(item: &str, o: &Item, n: &Item, out: &mut Changes) {
     if title(o) != title(n) {
-        out.add(item.into(), r::TITLE_CHANGED, changed("title", title(o), title(n)));
+        out.add(
+            item.into(),
+            r::TITLE_CHANGED,
+            changed("title", title(o), title(n)),
+        );
     }
     if o.get("description") != n.get("description") {
         out.add(
@@ -133,7 +142,11 @@ fn tool(item: &str, o: &Item, n: &Item, out: &mut Changes) {
     );
     schema(item, "", oi, ni, out);
     if out.0.len() == before && oi != ni {
-        out.add(item.into(), r::SCHEMA_CHANGED, "input schema changed".into());
+        out.add(
+            item.into(),
+            r::SCHEMA_CHANGED,
+            "input schema changed".into(),
+        );
     }
     output(item, o.get("outputSchema"), n.get("outputSchema"), out);
     annotations(item, o.get("annotations"), n.get("annotations"), out);
@@ -142,13 +155,21 @@ fn tool(item: &str, o: &Item, n: &Item, out: &mut Changes) {
 
 fn output(item: &str, o: Option<&Value>, n: Option<&Value>, out: &mut Changes) {
     match (o, n) {
-        (Some(_), None) => out.add(item.into(), r::OUTPUT_REMOVED, "output schema removed".into()),
+        (Some(_), None) => out.add(
+            item.into(),
+            r::OUTPUT_REMOVED,
+            "output schema removed".into(),
+        ),
         (None, Some(_)) => out.add(item.into(), r::SCHEMA_CHANGED, "new output schema".into()),
         (Some(o), Some(n)) if o != n => {
             let (op, np) = (props(o), props(n));
             let gone: Vec<&String> = op.keys().filter(|k| !np.contains_key(*k)).collect();
             if gone.is_empty() {
-                out.add(item.into(), r::SCHEMA_CHANGED, "output schema changed".into());
+                out.add(
+                    item.into(),
+                    r::SCHEMA_CHANGED,
+                    "output schema changed".into(),
+                );
             } else {
                 out.add(
                     item.into(),
@@ -178,11 +199,19 @@ fn annotations(item: &str, o: Option<&Value>, n: Option<&Value>, out: &mut Chang
     }
     let mut said = false;
     if hint(o, "readOnlyHint", false) && !hint(n, "readOnlyHint", false) {
-        out.add(item.into(), r::READ_ONLY_DROPPED, "no longer read-only (`readOnlyHint` true → false)".into());
+        out.add(
+            item.into(),
+            r::READ_ONLY_DROPPED,
+            "no longer read-only (`readOnlyHint` true → false)".into(),
+        );
         said = true;
     }
     if !hint(o, "destructiveHint", true) && hint(n, "destructiveHint", true) {
-        out.add(item.into(), r::DESTRUCTIVE_ADDED, "now destructive (`destructiveHint` false → true)".into());
+        out.add(
+            item.into(),
+            r::DESTRUCTIVE_ADDED,
+            "now destructive (`destructiveHint` false → true)".into(),
+        );
         said = true;
     }
     let strip = |a: Option<&Value>| {
@@ -191,7 +220,11 @@ fn annotations(item: &str, o: Option<&Value>, n: Option<&Value>, out: &mut Chang
         a
     };
     if !said && strip(o) != strip(n) {
-        out.add(item.into(), r::ANNOTATIONS_CHANGED, changed("annotations", o, n));
+        out.add(
+            item.into(),
+            r::ANNOTATIONS_CHANGED,
+            changed("annotations", o, n),
+        );
     }
 }
 
@@ -223,7 +256,11 @@ fn schema(item: &str, at: &str, o: &Value, n: &Value, out: &mut Changes) {
     let (or, nr) = (required(o), required(n));
     let arg = |name: &str| format!("`{at}{name}`");
     for (name, old) in &op {
-        let was = if or.contains(name) { "required" } else { "optional" };
+        let was = if or.contains(name) {
+            "required"
+        } else {
+            "optional"
+        };
         let Some(new) = np.get(name) else {
             out.add(
                 item.into(),
@@ -299,8 +336,20 @@ fn type_change(o: &Value, n: &Value) -> (bool, bool) {
 }
 
 /// Bounds where a higher value accepts more, and those where a lower one does.
-const UPPER: &[&str] = &["maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties"];
-const LOWER: &[&str] = &["minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties"];
+const UPPER: &[&str] = &[
+    "maximum",
+    "exclusiveMaximum",
+    "maxLength",
+    "maxItems",
+    "maxProperties",
+];
+const LOWER: &[&str] = &[
+    "minimum",
+    "exclusiveMinimum",
+    "minLength",
+    "minItems",
+    "minProperties",
+];
 
 fn bound_change(o: &Value, n: &Value) -> (Vec<String>, Vec<String>) {
     let (mut narrowed, mut widened) = (Vec::new(), Vec::new());
@@ -354,10 +403,18 @@ fn property(item: &str, path: &str, o: &Value, n: &Value, out: &mut Changes) {
     }
     let (tight, loose) = bound_change(o, n);
     for t in tight {
-        out.add(item.into(), r::TYPE_NARROWED, format!("argument `{path}`: {t}"));
+        out.add(
+            item.into(),
+            r::TYPE_NARROWED,
+            format!("argument `{path}`: {t}"),
+        );
     }
     for l in loose {
-        out.add(item.into(), r::TYPE_WIDENED, format!("argument `{path}`: {l}"));
+        out.add(
+            item.into(),
+            r::TYPE_WIDENED,
+            format!("argument `{path}`: {l}"),
+        );
     }
     match (enum_values(o), enum_values(n)) {
         (Some(oe), Some(ne)) => {
@@ -405,12 +462,20 @@ fn property(item: &str, path: &str, o: &Value, n: &Value, out: &mut Changes) {
 }
 
 fn others(category: Category, old: &[Item], new: &[Item], out: &mut Changes) {
-    let what = if category == TEMPLATES { "resource template" } else { category.prefix };
+    let what = if category == TEMPLATES {
+        "resource template"
+    } else {
+        category.prefix
+    };
     for o in old {
         let key = key_of(category, o);
         let item = format!("{}:{key}", category.prefix);
         let Some(n) = find(category, new, key) else {
-            let rule = if category == PROMPTS { r::PROMPT_REMOVED } else { r::RESOURCE_REMOVED };
+            let rule = if category == PROMPTS {
+                r::PROMPT_REMOVED
+            } else {
+                r::RESOURCE_REMOVED
+            };
             out.add(item, rule, "removed".into());
             continue;
         };
@@ -418,10 +483,18 @@ fn others(category: Category, old: &[Item], new: &[Item], out: &mut Changes) {
             prompt_arguments(&item, o, n, out);
         } else {
             if o.get("mimeType") != n.get("mimeType") {
-                out.add(item.clone(), r::MIME_TYPE_CHANGED, changed("mimeType", o.get("mimeType"), n.get("mimeType")));
+                out.add(
+                    item.clone(),
+                    r::MIME_TYPE_CHANGED,
+                    changed("mimeType", o.get("mimeType"), n.get("mimeType")),
+                );
             }
             if o.get("name") != n.get("name") {
-                out.add(item.clone(), r::NAME_CHANGED, changed("name", o.get("name"), n.get("name")));
+                out.add(
+                    item.clone(),
+                    r::NAME_CHANGED,
+                    changed("name", o.get("name"), n.get("name")),
+                );
             }
         }
         texts(&item, o, n, out);
@@ -429,7 +502,11 @@ fn others(category: Category, old: &[Item], new: &[Item], out: &mut Changes) {
     for n in new {
         let key = key_of(category, n);
         if find(category, old, key).is_none() {
-            out.add(format!("{}:{key}", category.prefix), r::ADDED, format!("new {what}"));
+            out.add(
+                format!("{}:{key}", category.prefix),
+                r::ADDED,
+                format!("new {what}"),
+            );
         }
     }
 }
@@ -442,7 +519,10 @@ fn prompt_arguments(item: &str, o: &Item, n: &Item, out: &mut Changes) {
                 a.iter()
                     .filter_map(|arg| {
                         let name = arg.get("name")?.as_str()?.to_owned();
-                        let required = arg.get("required").and_then(Value::as_bool).unwrap_or(false);
+                        let required = arg
+                            .get("required")
+                            .and_then(Value::as_bool)
+                            .unwrap_or(false);
                         Some((name, required))
                     })
                     .collect()
@@ -452,17 +532,37 @@ fn prompt_arguments(item: &str, o: &Item, n: &Item, out: &mut Changes) {
     let (oa, na) = (args(o), args(n));
     for (name, was) in &oa {
         match na.iter().find(|(n, _)| n == name) {
-            None => out.add(item.into(), r::PROMPT_ARGUMENTS, format!("lost argument `{name}`")),
-            Some((_, true)) if !was => out.add(item.into(), r::PROMPT_ARGUMENTS, format!("argument `{name}` is now required")),
-            Some((_, false)) if *was => out.add(item.into(), r::ARGUMENT_OPTIONAL, format!("argument `{name}` is now optional")),
+            None => out.add(
+                item.into(),
+                r::PROMPT_ARGUMENTS,
+                format!("lost argument `{name}`"),
+            ),
+            Some((_, true)) if !was => out.add(
+                item.into(),
+                r::PROMPT_ARGUMENTS,
+                format!("argument `{name}` is now required"),
+            ),
+            Some((_, false)) if *was => out.add(
+                item.into(),
+                r::ARGUMENT_OPTIONAL,
+                format!("argument `{name}` is now optional"),
+            ),
             _ => {}
         }
     }
     for (name, req) in na.iter().filter(|(n, _)| !oa.iter().any(|(o, _)| o == n)) {
         if *req {
-            out.add(item.into(), r::PROMPT_ARGUMENTS, format!("new required argument `{name}`"));
+            out.add(
+                item.into(),
+                r::PROMPT_ARGUMENTS,
+                format!("new required argument `{name}`"),
+            );
         } else {
-            out.add(item.into(), r::OPTIONAL_ARGUMENT, format!("new optional argument `{name}`"));
+            out.add(
+                item.into(),
+                r::OPTIONAL_ARGUMENT,
+                format!("new optional argument `{name}`"),
+            );
         }
     }
 }

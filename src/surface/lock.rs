@@ -135,8 +135,7 @@ impl Surface {
 
     /// Reads a lock file's text; the error says what is wrong with it.
     pub(crate) fn parse(text: &str) -> Result<Surface, String> {
-        let value: Value =
-            serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+        let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
         let top = value.as_object().ok_or("not a JSON object")?;
         match top.get("lockVersion").and_then(Value::as_u64) {
             Some(LOCK_VERSION) => {}

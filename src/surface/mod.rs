@@ -174,8 +174,8 @@ pub(crate) fn attach_rows(results: &mut SurfaceResults, evals: Option<&EvalsResu
                         picked.push(call.tool.clone());
                     }
                 }
-                let touches = case.expect_tool.as_deref() == Some(name)
-                    || picked.iter().any(|p| p == name);
+                let touches =
+                    case.expect_tool.as_deref() == Some(name) || picked.iter().any(|p| p == name);
                 if touches {
                     change.rows.push(AffectedRow {
                         model: model.model.clone(),

@@ -67,7 +67,11 @@ pub(super) fn check(fields: &[&Field]) -> Option<Problem> {
             if !encoded(run) {
                 continue;
             }
-            let what = if run.chars().all(|c| c.is_ascii_hexdigit()) { "hex" } else { "base64" };
+            let what = if run.chars().all(|c| c.is_ascii_hexdigit()) {
+                "hex"
+            } else {
+                "base64"
+            };
             let mut message = format!(
                 "a {}-character {what} blob: {}",
                 run.len(),

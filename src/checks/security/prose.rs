@@ -66,9 +66,15 @@ fn example_address(addr: &str) -> bool {
         .trim_start_matches("https://")
         .trim_start_matches("http://");
     let host = host.split(['/', ':', '?']).next().unwrap_or("");
-    ["example.com", "example.org", "example.net", "localhost", "127.0.0.1"]
-        .iter()
-        .any(|e| host == *e || host.ends_with(&format!(".{e}")))
+    [
+        "example.com",
+        "example.org",
+        "example.net",
+        "localhost",
+        "127.0.0.1",
+    ]
+    .iter()
+    .any(|e| host == *e || host.ends_with(&format!(".{e}")))
 }
 
 pub(super) fn instructions(fields: &[&Field]) -> Option<Problem> {

@@ -164,7 +164,11 @@ pub(crate) const RULES: &[SurfaceRule] = &[
         COMPATIBLE,
         "an argument accepts more: a type added, a bound loosened or dropped",
     ),
-    rule(ENUM_VALUE_ADDED, COMPATIBLE, "an argument's `enum` gained a value"),
+    rule(
+        ENUM_VALUE_ADDED,
+        COMPATIBLE,
+        "an argument's `enum` gained a value",
+    ),
     rule(
         ANNOTATIONS_CHANGED,
         COMPATIBLE,
@@ -203,10 +207,7 @@ mod tests {
     fn the_guide_has_the_rule_table_the_code_applies() {
         let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/surface.md"))
             .expect("docs/surface.md");
-        let rows: Vec<&str> = doc
-            .lines()
-            .filter(|l| l.starts_with("| `"))
-            .collect();
+        let rows: Vec<&str> = doc.lines().filter(|l| l.starts_with("| `")).collect();
         let want = table_rows();
         assert_eq!(
             rows,
@@ -220,10 +221,18 @@ mod tests {
     fn ids_are_unique_and_ordered_by_kind() {
         for (i, r) in RULES.iter().enumerate() {
             assert!(RULES[..i].iter().all(|o| o.id != r.id), "{} twice", r.id);
-            let rank = |k: &str| [BREAKING, SELECTION, COMPATIBLE].iter().position(|x| *x == k);
+            let rank = |k: &str| {
+                [BREAKING, SELECTION, COMPATIBLE]
+                    .iter()
+                    .position(|x| *x == k)
+            };
             assert!(rank(r.kind).is_some(), "{}: kind {}", r.id, r.kind);
             if i > 0 {
-                assert!(rank(RULES[i - 1].kind) <= rank(r.kind), "{} out of order", r.id);
+                assert!(
+                    rank(RULES[i - 1].kind) <= rank(r.kind),
+                    "{} out of order",
+                    r.id
+                );
             }
         }
     }

@@ -27,10 +27,7 @@ pub(super) fn section(out: &mut String, phase: Option<&Phase<SurfaceResults>>, c
             clean(&c.what)
         ));
         if !c.rug_pull.is_empty() {
-            out.push_str(&format!(
-                " (rug pull: now trips {})",
-                c.rug_pull.join(", ")
-            ));
+            out.push_str(&format!(" (rug pull: now trips {})", c.rug_pull.join(", ")));
         }
         out.push('\n');
         for row in c.rows.iter().take(ROWS_SHOWN) {
@@ -42,7 +39,10 @@ pub(super) fn section(out: &mut String, phase: Option<&Phase<SurfaceResults>>, c
             ));
         }
         if c.rows.len() > ROWS_SHOWN {
-            out.push_str(&format!("      … {} more rows\n", c.rows.len() - ROWS_SHOWN));
+            out.push_str(&format!(
+                "      … {} more rows\n",
+                c.rows.len() - ROWS_SHOWN
+            ));
         }
     }
     out.push('\n');

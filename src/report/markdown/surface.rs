@@ -29,7 +29,11 @@ pub(crate) fn section(r: &RunReport) -> String {
         .map(|c| format!("{} {}", name(c), md(&c.what, 120)))
         .collect();
     let more = if s.changes.len() > NAMED { "; …" } else { "" };
-    let icon = if s.count(ChangeKind::Breaking) > 0 { "⚠️ " } else { "" };
+    let icon = if s.count(ChangeKind::Breaking) > 0 {
+        "⚠️ "
+    } else {
+        ""
+    };
     let mut out = format!(
         "{icon}**API surface against {}:** {}: {}{more}\n\n",
         md(&s.lock_file, 120),
@@ -40,7 +44,10 @@ pub(crate) fn section(r: &RunReport) -> String {
     for c in &s.changes {
         let mut what = md(&c.what, 200);
         if !c.rug_pull.is_empty() {
-            what.push_str(&format!(" **rug pull:** now trips {}", c.rug_pull.join(", ")));
+            what.push_str(&format!(
+                " **rug pull:** now trips {}",
+                c.rug_pull.join(", ")
+            ));
         }
         out.push_str(&format!(
             "| {} | {} | {what} | {} |\n",

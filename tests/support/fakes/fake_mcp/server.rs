@@ -329,7 +329,8 @@ impl Server {
     fn capabilities(&self) -> Value {
         let mut caps = Map::new();
         caps.insert("tools".into(), json!({"listChanged": false}));
-        if self.opts.resources || self.surface_list("resources").is_some()
+        if self.opts.resources
+            || self.surface_list("resources").is_some()
             || self.surface_list("resourceTemplates").is_some()
         {
             caps.insert("resources".into(), json!({}));
@@ -574,9 +575,7 @@ impl Server {
             "resources/list" if self.surface_list("resources").is_some() => {
                 Ok(json!({"resources": self.surface_list("resources")}))
             }
-            "resources/templates/list"
-                if self.surface_list("resourceTemplates").is_some() =>
-            {
+            "resources/templates/list" if self.surface_list("resourceTemplates").is_some() => {
                 Ok(json!({"resourceTemplates": self.surface_list("resourceTemplates")}))
             }
             "prompts/list" if self.surface_list("prompts").is_some() => {
