@@ -26,18 +26,9 @@ fn change(kind: ChangeKind, item: &str, what: &str, rule: &str, line: u32) -> Su
     }
 }
 
-/// `failing` with the set lint's findings, a failed protocol check, a poisoned tool, and a
-/// `--locked` surface phase with a change of each kind.
-pub(crate) fn with_surface() -> RunReport {
-    let mut r = fixtures::failing();
-    r.phases.lint = fixtures::lint_findings().phases.lint;
-    r.phases.checks.results.findings.push(fixtures::finding(
-        "weather",
-        "security-instructions",
-        Severity::Error,
-        "has a tag block addressed to the model: description: \"Weather. <IMPORTANT>…\"",
-    ));
-    r.phases.protocol = Phase {
+/// A protocol phase whose `ping` check failed.
+fn failed_ping() -> Phase<Option<ProtocolResults>> {
+    Phase {
         status: PhaseStatus::Failed,
         reason: None,
         duration_ms: 3.0,
@@ -52,7 +43,21 @@ pub(crate) fn with_surface() -> RunReport {
                 detail: Some("`ping` was answered with error -32601".into()),
             }],
         }),
-    };
+    }
+}
+
+/// `failing` with the set lint's findings, a failed protocol check, a poisoned tool, and a
+/// `--locked` surface phase with a change of each kind.
+pub(crate) fn with_surface() -> RunReport {
+    let mut r = fixtures::failing();
+    r.phases.lint = fixtures::lint_findings().phases.lint;
+    r.phases.checks.results.findings.push(fixtures::finding(
+        "weather",
+        "security-instructions",
+        Severity::Error,
+        "has a tag block addressed to the model: description: \"Weather. <IMPORTANT>…\"",
+    ));
+    r.phases.protocol = failed_ping();
     let mut search = change(
         ChangeKind::Selection,
         "tool:search",

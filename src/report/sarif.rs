@@ -167,13 +167,29 @@ pub(crate) fn render_with(report: &RunReport, places: &Places) -> String {
     text
 }
 
+/// Where findings of one report point: the server's name, the config and the lock.
+struct Where<'a> {
+    server: String,
+    config: Option<String>,
+    lock: Option<(String, &'a std::collections::BTreeMap<String, u32>)>,
+}
+
+impl Where<'_> {
+    fn config(&self, line: Option<u32>) -> Option<(String, Option<u32>)> {
+        self.config.clone().map(|c| (c, line))
+    }
+
+    /// At the lock's line for the item when the lock holds it, else at the config.
+    fn item(&self, item: &str) -> Option<(String, Option<u32>)> {
+        self.lock
+            .as_ref()
+            .and_then(|(file, lines)| lines.get(item).map(|l| (file.clone(), Some(*l))))
+            .or_else(|| self.config(None))
+    }
+}
+
 /// Every finding of the report, in report order: checks, protocol, set lint, surface.
 fn collect(r: &RunReport, places: &Places) -> Vec<Found> {
-    let server = r
-        .server
-        .as_ref()
-        .and_then(|s| s.name.clone())
-        .unwrap_or_else(|| r.target.clone());
     let config = r.config_file.as_deref().map(|c| places.file(c).to_owned());
     let lock = r.phases.surface.as_ref().map(|p| {
         let file = config.as_deref().map_or_else(
@@ -185,19 +201,31 @@ fn collect(r: &RunReport, places: &Places) -> Vec<Found> {
         );
         (file, &p.results.lock_lines)
     });
-    let at_config = |line: Option<u32>| config.clone().map(|c| (c, line));
-    let at_item = |item: &str| {
-        lock.as_ref()
-            .and_then(|(file, lines)| lines.get(item).map(|l| (file.clone(), Some(*l))))
-            .or_else(|| at_config(None))
+    let at = Where {
+        server: r
+            .server
+            .as_ref()
+            .and_then(|s| s.name.clone())
+            .unwrap_or_else(|| r.target.clone()),
+        config,
+        lock,
     };
     let mut out = Vec::new();
+    checks(r, &at, &mut out);
+    protocol(r, &at, &mut out);
+    lint(r, &at, places, &mut out);
+    surface(r, &at, &mut out);
+    out
+}
+
+fn checks(r: &RunReport, at: &Where, out: &mut Vec<Found>) {
+    let server = &at.server;
     for f in &r.phases.checks.results.findings {
         let (file, logical) = if f.tool == "*" || f.tool.contains(" + ") {
-            (at_config(None), server.clone())
+            (at.config(None), server.clone())
         } else {
             (
-                at_item(&format!("tool:{}", f.tool)),
+                at.item(&format!("tool:{}", f.tool)),
                 format!("{server}/{}", f.tool),
             )
         };
@@ -210,65 +238,78 @@ fn collect(r: &RunReport, places: &Places) -> Vec<Found> {
             identity: f.tool.clone(),
         });
     }
-    if let Some(p) = &r.phases.protocol.results {
-        for c in p.checks.iter().filter(|c| c.failed()) {
-            out.push(Found {
-                rule: format!("protocol-{}", c.id),
-                level: level(c.severity),
-                message: c
-                    .detail
-                    .clone()
-                    .unwrap_or_else(|| format!("{} failed", c.id)),
-                file: at_config(None),
-                logical: server.clone(),
-                identity: String::new(),
-            });
-        }
+}
+
+fn protocol(r: &RunReport, at: &Where, out: &mut Vec<Found>) {
+    let Some(p) = &r.phases.protocol.results else {
+        return;
+    };
+    for c in p.checks.iter().filter(|c| c.failed()) {
+        out.push(Found {
+            rule: format!("protocol-{}", c.id),
+            level: level(c.severity),
+            message: c
+                .detail
+                .clone()
+                .unwrap_or_else(|| format!("{} failed", c.id)),
+            file: at.config(None),
+            logical: at.server.clone(),
+            identity: String::new(),
+        });
     }
-    if let Some(l) = &r.phases.lint.results {
-        for f in &l.findings {
-            let file = match &f.file {
-                Some(file) => Some((places.file(file).to_owned(), f.line)),
-                None => at_config(f.line),
-            };
-            let logical = match (&f.tool, &f.case) {
-                (Some(t), _) => format!("{server}/{t}"),
-                (None, Some(c)) => format!("{server}/cases/{c}"),
-                (None, None) => server.clone(),
-            };
-            out.push(Found {
-                rule: format!("lint-{}", f.id),
-                level: level(f.severity),
-                message: f.text().into_owned(),
-                file,
-                logical,
-                identity: f.case.clone().unwrap_or_default(),
-            });
-        }
+}
+
+fn lint(r: &RunReport, at: &Where, places: &Places, out: &mut Vec<Found>) {
+    let Some(l) = &r.phases.lint.results else {
+        return;
+    };
+    let server = &at.server;
+    for f in &l.findings {
+        let file = match &f.file {
+            Some(file) => Some((places.file(file).to_owned(), f.line)),
+            None => at.config(f.line),
+        };
+        let logical = match (&f.tool, &f.case) {
+            (Some(t), _) => format!("{server}/{t}"),
+            (None, Some(c)) => format!("{server}/cases/{c}"),
+            (None, None) => server.clone(),
+        };
+        out.push(Found {
+            rule: format!("lint-{}", f.id),
+            level: level(f.severity),
+            message: f.text().into_owned(),
+            file,
+            logical,
+            identity: f.case.clone().unwrap_or_default(),
+        });
     }
-    if let Some(p) = &r.phases.surface {
-        for c in p
-            .results
-            .changes
-            .iter()
-            .filter(|c| c.kind == ChangeKind::Breaking)
-        {
-            let name = c.item.split_once(':').map_or(c.item.as_str(), |(_, n)| n);
-            out.push(Found {
-                rule: format!("surface-{}", c.rule),
-                level: "error",
-                message: format!(
-                    "{} {} (breaking against {})",
-                    c.item, c.what, p.results.lock_file
-                ),
-                file: lock
-                    .as_ref()
-                    .map(|(file, _)| (file.clone(), c.lock_line))
-                    .or_else(|| at_config(None)),
-                logical: format!("{server}/{name}"),
-                identity: format!("{}\0{}", c.item, c.what),
-            });
-        }
+}
+
+fn surface(r: &RunReport, at: &Where, out: &mut Vec<Found>) {
+    let Some(p) = &r.phases.surface else {
+        return;
+    };
+    let breaking = p
+        .results
+        .changes
+        .iter()
+        .filter(|c| c.kind == ChangeKind::Breaking);
+    for c in breaking {
+        let name = c.item.split_once(':').map_or(c.item.as_str(), |(_, n)| n);
+        out.push(Found {
+            rule: format!("surface-{}", c.rule),
+            level: "error",
+            message: format!(
+                "{} {} (breaking against {})",
+                c.item, c.what, p.results.lock_file
+            ),
+            file: at
+                .lock
+                .as_ref()
+                .map(|(file, _)| (file.clone(), c.lock_line))
+                .or_else(|| at.config(None)),
+            logical: format!("{}/{name}", at.server),
+            identity: format!("{}\0{}", c.item, c.what),
+        });
     }
-    out
 }
