@@ -69,7 +69,11 @@ pub(crate) fn execute(
         interrupt,
     };
     let mut out = Outcome::default();
-    if plan.needs_server() && !interrupt.is_set() {
+    // `run` compares the server with toolproof.lock even when no other phase needs it.
+    let lock = settings.surface();
+    let surface = settings.command() == crate::settings::CommandKind::Run
+        && (lock.locked || lock.path.exists());
+    if (plan.needs_server() || surface) && !interrupt.is_set() {
         events.emit(Event::Connecting {
             target: settings.loaded().target.clone(),
         });
