@@ -95,7 +95,7 @@ case "$command" in
 esac
 
 if [ "$command" != inspect ]; then
-  args+=(--junit "$reports/junit.xml" --json "$reports/report.json" --html "$reports/report.html")
+  args+=(--junit "$reports/junit.xml" --json "$reports/report.json" --html "$reports/report.html" --sarif "$reports/results.sarif")
   if [ "$sharded" = true ]; then
     echo "shard $shard: the history, job summary, pull-request comment and verdict are the merge job's"
     args+=(--no-summary)

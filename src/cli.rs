@@ -7,11 +7,13 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 mod bench;
+mod lock;
 mod parse;
 mod tune;
 mod unknown;
 
 pub(crate) use bench::{BaselineArgs, BenchArgs};
+pub(crate) use lock::LockArgs;
 pub(crate) use parse::{
     parse_args_object, parse_fraction, parse_non_negative, parse_pin, parse_positive,
     parse_seconds, parse_transport, switch,
@@ -104,6 +106,13 @@ Exit codes: 0 every tool fuzzed passed; 1 a finding, the server could not be use
   toolproof protocol -- node dist/index.js
   toolproof protocol --url http://127.0.0.1:3000/mcp --junit protocol.xml")]
     Protocol(ProtocolArgs),
+    /// Pin the server's tools, prompts and resources in toolproof.lock, or check it.
+    #[command(after_help = "Examples:
+  toolproof lock                                write ./toolproof.lock beside ./toolproof.yaml
+  toolproof lock --check                        fail when the server differs from the lock
+
+Exit codes: 0 written, or (--check) the server matches the lock; 1 the server differs (each change is listed, breaking first) or could not be used; 2 bad config or usage, or (--check) no readable lock.")]
+    Lock(LockArgs),
     /// Inspect or clean the committed eval answer cache.
     #[command(subcommand)]
     Cache(CacheCommand),
@@ -491,6 +500,9 @@ pub(crate) struct ReportArgs {
     /// [env: TOOLPROOF_PR_COMMENT_FILE].
     #[arg(long, value_name = "PATH")]
     pub pr_comment_file: Option<PathBuf>,
+    /// Write every finding as SARIF 2.1.0 for code scanning [env: TOOLPROOF_SARIF].
+    #[arg(long, value_name = "PATH")]
+    pub sarif: Option<PathBuf>,
 }
 
 /// `toolproof merge`: the JSON reports of the jobs of one sharded run.
@@ -579,6 +591,10 @@ pub(crate) struct RunArgs {
     /// not to.
     #[arg(long, overrides_with = "skip_protocol", hide_short_help = true)]
     pub no_skip_protocol: bool,
+    /// Fail when the server's tools, prompts or resources differ from toolproof.lock
+    /// [env: TOOLPROOF_LOCKED].
+    #[arg(long)]
+    pub locked: bool,
     /// Cache and history of the evals.
     #[command(flatten)]
     pub evals: EvalFlags,

@@ -48,6 +48,7 @@ mod settings;
 mod shard;
 mod suite;
 mod tune;
+mod surface;
 
 use clap::Parser;
 
@@ -88,6 +89,9 @@ where
     }
     if let cli::Command::Merge(args) = &cli.command {
         return merge::main(&cli, args, &env);
+    }
+    if let cli::Command::Lock(args) = &cli.command {
+        return surface::command::main(&cli, args, &env);
     }
     let (settings, writer) = match prepare(&cli, &env) {
         Ok(ready) => ready,

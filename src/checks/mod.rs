@@ -4,7 +4,7 @@
 //! Order of findings: every `duplicate-name` first, then per tool in server order (name, name
 //! rules, description, deprecation, annotations, schemas and arguments, the `client-*` rules of
 //! the clients
-//! `checks.clients` selects), then the findings about the whole list (Claude's strict-tool
+//! `checks.clients` selects, the `security-*` rules), then the findings about the whole list (Claude's strict-tool
 //! limits, `similar-tools`, `tool-list-size`, `stdout-noise`), then `protocol` about the
 //! server's responses.
 
@@ -16,6 +16,7 @@ pub(crate) mod gaming;
 mod names;
 mod required;
 mod schema;
+pub(crate) mod security;
 pub(crate) mod similarity;
 
 use serde_json::Value;
@@ -279,6 +280,7 @@ fn check_tool(tool: &Tool, shown: &str, names: &[&str], ctx: &CheckContext, out:
     annotations::check(tool, shown, out);
     schema::check(tool, shown, ctx.protocol_version, out);
     clients::check(tool, shown, out);
+    security::check(tool, shown, names, out);
 }
 
 /// Warns when the whole tool list is estimated above `limit` tokens.

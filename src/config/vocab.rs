@@ -7,6 +7,7 @@
 
 mod jsonpath;
 pub(crate) mod set_lint;
+pub(crate) mod surface;
 
 pub(crate) use jsonpath::{jsonpath, jsonpath_error};
 pub(crate) use set_lint::LINT_RULE_IDS;
@@ -68,6 +69,17 @@ pub(crate) const CLIENT_GEMINI: &str = "client-gemini";
 pub(crate) const CLIENT_ANTHROPIC: &str = "client-anthropic";
 /// Id of the check that flags input schemas Claude rejects with `strict: true`.
 pub(crate) const CLIENT_ANTHROPIC_STRICT: &str = "client-anthropic-strict";
+
+/// Id of the check that flags hidden characters in a tool's text.
+pub(crate) const SECURITY_HIDDEN_TEXT: &str = "security-hidden-text";
+/// Id of the check that flags text instructing the model instead of describing the tool.
+pub(crate) const SECURITY_INSTRUCTIONS: &str = "security-instructions";
+/// Id of the check that flags text telling the model to send data somewhere.
+pub(crate) const SECURITY_EXFILTRATION: &str = "security-exfiltration";
+/// Id of the check that flags text telling the model how to use other tools.
+pub(crate) const SECURITY_SHADOWING: &str = "security-shadowing";
+/// Id of the check that flags long encoded blobs in a tool's text.
+pub(crate) const SECURITY_ENCODED_BLOB: &str = "security-encoded-blob";
 
 /// A model client whose schema rules `checks.clients` can select, and the check that holds
 /// them.
@@ -248,6 +260,34 @@ pub const CHECKS: &[CheckInfo] = &[
                   rejects under `strict: true`: an object without `additionalProperties: false`, \
                   numeric, string or array constraints, non-scalar enum values, recursion, \
                   `allOf` with `$ref`, regex features it lacks, or the per-request limits",
+    },
+    CheckInfo {
+        id: SECURITY_HIDDEN_TEXT,
+        summary: "error: hidden characters in the tool's name, titles, description or schemas: \
+                  Unicode tag characters (U+E0000–E007F), zero-width characters, bidirectional \
+                  controls, other invisibles, runs of variation selectors, control characters",
+    },
+    CheckInfo {
+        id: SECURITY_INSTRUCTIONS,
+        summary: "error: text that instructs the model instead of describing the tool: \
+                  \"ignore previous instructions\", \"do not tell the user\", `<IMPORTANT>` \
+                  blocks, reading `~/.ssh` or other credentials files, disclosing its prompt",
+    },
+    CheckInfo {
+        id: SECURITY_EXFILTRATION,
+        summary: "error: text that tells the model to send, post or forward data to a fixed \
+                  URL or e-mail address, or to put the conversation or a file's contents into \
+                  an argument",
+    },
+    CheckInfo {
+        id: SECURITY_SHADOWING,
+        summary: "error: text that tells the model how to use a tool this server does not \
+                  list, or how other tools or servers must behave",
+    },
+    CheckInfo {
+        id: SECURITY_ENCODED_BLOB,
+        summary: "warning: a long base64 (60+ characters) or hex (80+) run in a title or \
+                  description, with what it decodes to",
     },
     CheckInfo {
         id: SIMILAR_TOOLS,

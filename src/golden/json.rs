@@ -49,6 +49,7 @@ fn every_field_is_documented() {
     report.phases.lint = fixtures::lint_findings().phases.lint;
     report.phases.stress = fixtures::stress().phases.stress;
     report.history = fixtures::pull_request().history;
+    report.phases.surface = super::surface::with_surface().phases.surface;
     let value: Value = serde_json::from_str(&render(&report)).unwrap_or(Value::Null);
     let mut keys = Vec::new();
     collect_keys(&value, &mut keys);
@@ -75,6 +76,7 @@ fn collect_keys(value: &Value, out: &mut Vec<String>) {
                     "expect_args",
                     "picked_args",
                     "input",
+                    "lock_lines",
                 ];
                 if !data.contains(&k.as_str()) {
                     collect_keys(v, out);

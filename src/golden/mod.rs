@@ -17,3 +17,4 @@ mod markdown;
 mod pr_comment;
 mod redact;
 mod step_outputs;
+mod surface;

@@ -32,7 +32,8 @@ fn one_model_gives_numbers_and_the_counts_come_from_the_report() {
     assert_eq!(get(&o, "json"), "");
     assert_eq!(get(&o, "history"), "toolproof-history.jsonl");
     assert_eq!(get(&o, "badge"), "");
-    assert_eq!(o.len(), 13);
+    assert_eq!(get(&o, "sarif"), "");
+    assert_eq!(o.len(), 14);
 }
 
 #[test]

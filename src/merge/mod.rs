@@ -121,6 +121,7 @@ fn merge(parts: Vec<Part>) -> Result<RunReport, MergeError> {
         bench: phases::bench(&bases),
         fuzz: phases::fuzz(&bases)?,
         protocol: phases::first_run(&all, |p| &p.report.phases.protocol),
+        surface: all.iter().find_map(|p| p.report.phases.surface.clone()),
     };
     let first = &all[0].report;
     let server_error = all.iter().find_map(|p| p.report.error.clone());

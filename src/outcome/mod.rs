@@ -20,6 +20,7 @@ pub mod rates;
 mod stamp;
 mod stress;
 mod suite;
+mod surface;
 
 pub use bench::{BaselineDelta, BaselineInfo, BenchResults, BenchTargetResult, Latency, Limits};
 pub use checks::{ChecksResults, Finding, Severity};
@@ -48,6 +49,7 @@ pub use history::{
     BaseComparison, BaseRun, FindingChanges, FindingKey, HistoryRecord, ModelChange, TestChanges,
 };
 pub use suite::{ServerRequest, TestCounts, TestResult, TestStatus};
+pub use surface::{AffectedRow, ChangeKind, SurfaceChange, SurfaceResults};
 
 /// Version of the JSON report's shape; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -355,6 +357,10 @@ pub struct Phases {
     pub fuzz: Phase<Option<FuzzResults>>,
     /// The server's protocol behaviour.
     pub protocol: Phase<Option<ProtocolResults>>,
+    /// The server's tools, prompts and resources against `toolproof.lock`; absent when the
+    /// run has no lock file to compare with (and was not `--locked`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surface: Option<Phase<SurfaceResults>>,
 }
 
 impl PhaseStatus {

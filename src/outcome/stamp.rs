@@ -65,7 +65,8 @@ pub fn verdict(
         || phases.stress.fails()
         || phases.bench.fails()
         || phases.fuzz.fails()
-        || phases.protocol.fails();
+        || phases.protocol.fails()
+        || phases.surface.as_ref().is_some_and(super::Phase::fails);
     // A plan over the evals' budget asked nothing: the budget is the usage to fix.
     let over_budget = phases
         .evals

@@ -61,6 +61,7 @@ pub(super) fn note_written(written: &mut Written, what: &str, shown: &Path) {
         "HTML report" => &mut written.html,
         "evals badge" => &mut written.badge,
         "Markdown summary" => &mut written.summary,
+        "SARIF log" => &mut written.sarif,
         _ => return,
     };
     *slot = Some(shown.display().to_string());
@@ -134,6 +135,7 @@ mod tests {
             ("HTML report", "r.html"),
             ("Markdown summary", "s.md"),
             ("evals badge", "b.svg"),
+            ("SARIF log", "r.sarif"),
             ("something else", "x"),
         ] {
             note_written(&mut written, what, Path::new(path));
@@ -146,6 +148,7 @@ mod tests {
                 html: Some("r.html".into()),
                 summary: Some("s.md".into()),
                 badge: Some("b.svg".into()),
+                sarif: Some("r.sarif".into()),
             }
         );
     }

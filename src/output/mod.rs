@@ -78,6 +78,8 @@ enum Format {
     Badge,
     /// `inspect --save-tools`: the server's tools as a snapshot.
     Tools,
+    /// SARIF 2.1.0.
+    Sarif,
 }
 
 /// One report to write.
@@ -141,12 +143,13 @@ impl ReportWriter {
         command: CommandKind,
         outputs: &Outputs,
     ) -> Result<ReportWriter, DestinationError> {
-        let wanted: [Wanted<'_>; 6] = [
+        let wanted: [Wanted<'_>; 7] = [
             ("tool snapshot", outputs.save_tools(), Format::Tools, false),
             ("JUnit report", outputs.junit(), Format::Junit, false),
             ("JSON report", outputs.json(), Format::Json, false),
             ("HTML report", outputs.html(), Format::Html, false),
             ("evals badge", outputs.badge(), Format::Badge, false),
+            ("SARIF log", outputs.sarif(), Format::Sarif, false),
             (
                 "Markdown summary",
                 outputs.summary(),
@@ -276,6 +279,7 @@ impl ReportWriter {
             Format::Markdown => markdown::render(report),
             Format::Badge => badge::Badge::of(report).svg(),
             Format::Tools => crate::report::json::tool_snapshot(report),
+            Format::Sarif => crate::report::sarif::render_with(report, &self.places),
         }
     }
 

@@ -22,6 +22,7 @@ pub(crate) mod markdown;
 
 pub(crate) mod places;
 pub(crate) mod redact;
+pub(crate) mod sarif;
 pub(crate) mod step_outputs;
 mod stress_view;
 mod table;

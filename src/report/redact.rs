@@ -353,6 +353,7 @@ impl Redact for Phases {
             bench,
             fuzz,
             protocol,
+            surface,
         } = self;
         checks.redact(r);
         tests.redact(r);
@@ -362,6 +363,9 @@ impl Redact for Phases {
         bench.redact(r);
         fuzz.redact(r);
         protocol.redact(r);
+        if let Some(surface) = surface {
+            r.serde(surface);
+        }
     }
 }
 

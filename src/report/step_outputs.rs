@@ -19,11 +19,13 @@ pub(crate) struct Written {
     pub summary: Option<String>,
     /// `--badge`.
     pub badge: Option<String>,
+    /// `--sarif`.
+    pub sarif: Option<String>,
 }
 
 /// Every output, in a fixed order: `exit-code`, `passed`, `accuracy`, `miss-rate`,
 /// `critical-misses`, `tests-failed`, `check-errors`, `junit`, `json`, `html`, `summary`,
-/// `history`, `badge`. Rates are numbers in 0..1 with 4 decimals for one model, a JSON object
+/// `history`, `badge`, `sarif`. Rates are numbers in 0..1 with 4 decimals for one model, a JSON object
 /// `{"model": number}` for several, and empty when no model was scored.
 pub(crate) fn outputs(
     report: &RunReport,
@@ -72,6 +74,7 @@ pub(crate) fn outputs(
         ("summary", path(&written.summary)),
         ("history", history.unwrap_or_default()),
         ("badge", path(&written.badge)),
+        ("sarif", path(&written.sarif)),
     ]
 }
 

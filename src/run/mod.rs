@@ -39,6 +39,7 @@ struct Outcome {
     bench: Option<Phase<Option<crate::outcome::BenchResults>>>,
     fuzz: Option<Phase<Option<FuzzResults>>>,
     protocol: Option<Phase<Option<crate::outcome::ProtocolResults>>>,
+    surface: Option<Phase<crate::outcome::SurfaceResults>>,
     cache: Option<CacheAudit>,
     history: Option<HistoryRecord>,
 }
@@ -68,7 +69,11 @@ pub(crate) fn execute(
         interrupt,
     };
     let mut out = Outcome::default();
-    if plan.needs_server() && !interrupt.is_set() {
+    // `run` compares the server with toolproof.lock even when no other phase needs it.
+    let lock = settings.surface();
+    let surface = settings.command() == crate::settings::CommandKind::Run
+        && (lock.locked || lock.path.exists());
+    if (plan.needs_server() || surface) && !interrupt.is_set() {
         events.emit(Event::Connecting {
             target: settings.loaded().target.clone(),
         });
@@ -154,6 +159,9 @@ fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
     if let Some(action) = ctx.plan.cache {
         let crowd = (ours.as_str(), neighbours.as_ref());
         out.cache = Some(cache::audit(ctx.settings, eval_tools, action, crowd));
+    }
+    if ctx.settings.command() == crate::settings::CommandKind::Run {
+        out.surface = crate::surface::run_phase(client, &tools, ctx.settings.surface());
     }
     if ctx.plan.checks.runs() {
         out.checks = Some(phases::checks(client, &tools, ctx));
@@ -253,7 +261,13 @@ fn assemble(
         bench: settle(&plan.bench, out.bench, &why_not),
         fuzz: settle(&plan.fuzz, out.fuzz, &why_not),
         protocol: settle(&plan.protocol, out.protocol, &why_not),
+        surface: out.surface,
     };
+    let mut phases = phases;
+    if let Some(surface) = phases.surface.as_mut() {
+        let evals = phases.evals.results.as_ref();
+        crate::surface::attach_rows(&mut surface.results, evals);
+    }
     let interrupted = signal.map(|s| s.name().to_owned());
     let (passed, exit_code) = crate::outcome::verdict(
         &phases,

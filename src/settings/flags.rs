@@ -46,6 +46,7 @@ pub(super) fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
             },
         ),
         Command::Session(a) => (CommandKind::Inspect { json: false }, server_only(&a.server)),
+        Command::Lock(a) => (CommandKind::Inspect { json: false }, server_only(&a.server)),
         Command::Run(a) => (
             CommandKind::Run,
             Flags {

@@ -23,6 +23,7 @@ mod source;
 mod spend;
 mod stress;
 mod suite;
+mod surface;
 #[cfg(test)]
 mod tests;
 mod workspace;
@@ -56,6 +57,7 @@ pub(crate) fn environment_secrets(env: &Env) -> Vec<String> {
 pub(crate) use stress::StressSettings;
 #[cfg(test)]
 pub(crate) use suite::select;
+pub(crate) use surface::SurfaceSettings;
 
 use crate::config::{EvalConfig, LoadedConfig, TestCase, ToolChoice};
 use crate::report::junit::JunitOptions;
@@ -169,6 +171,7 @@ pub(crate) struct Outputs {
     json: Option<Target>,
     html: Option<Target>,
     badge: Option<Target>,
+    sarif: Option<Target>,
     summary: Option<Target>,
     save_tools: Option<Target>,
     annotations: bool,
@@ -454,6 +457,7 @@ pub(crate) struct Settings {
     /// The whole `evals:` section when a shard holds only some of its cases (the set lint
     /// reads the whole set).
     whole_evals: Option<EvalConfig>,
+    surface: surface::SurfaceSettings,
 }
 
 /// Whether `run` turns a configured later phase off (`--skip-X`, `TOOLPROOF_SKIP_X`,

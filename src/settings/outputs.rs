@@ -56,6 +56,7 @@ pub(super) fn resolve_outputs(
         json: None,
         html: None,
         badge: None,
+        sarif: None,
         summary: None,
         annotations: github && !quiet,
         places: Places::default(),
@@ -131,6 +132,7 @@ fn report_targets(
         r.junit_file_attrs || env.switch("TOOLPROOF_JUNIT_FILE_ATTRS")?.unwrap_or(false);
     outputs.json = target(&r.json, "TOOLPROOF_JSON");
     outputs.html = target(&r.html, "TOOLPROOF_HTML");
+    outputs.sarif = target(&r.sarif, "TOOLPROOF_SARIF");
     outputs.badge = badge_target(r.badge.as_ref(), env)?;
     outputs.github = super::github::resolve_github(r, env)?;
     let no_summary = r.no_summary || env.switch("TOOLPROOF_NO_SUMMARY")?.unwrap_or(false);
@@ -144,6 +146,7 @@ fn report_targets(
         &outputs.junit,
         &outputs.json,
         &outputs.html,
+        &outputs.sarif,
         &outputs.summary,
     ]
     .into_iter()

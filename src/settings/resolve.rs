@@ -154,6 +154,7 @@ impl Settings {
             TransportPref::Auto,
         );
         let shard = super::shard::resolve(flags.shard, env)?;
+        let surface = super::surface::resolve(flags.run.is_some_and(|r| r.locked), env, &loaded)?;
         if let Some(s) = shard {
             let history_flag = flags.eval.is_some_and(|f| f.history.is_some());
             super::shard::refuse_whole_run_outputs(s, &outputs, history_flag)?;
@@ -181,6 +182,7 @@ impl Settings {
             secrets: super::secrets::resolve(env, &loaded.secrets),
             shard,
             whole_evals,
+            surface,
             loaded,
         })
     }

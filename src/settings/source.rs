@@ -58,6 +58,7 @@ pub(crate) fn config_source(cli: &Cli, env: &Env) -> Result<ConfigSource, Config
         }
         Command::Inspect(args) => &args.server,
         Command::Session(args) => &args.server,
+        Command::Lock(args) => &args.server,
         Command::Eval(args) => &args.server,
         Command::Lint(args) => &args.server,
         Command::Bench(args) => &args.server,

@@ -187,8 +187,12 @@ def demo_passes(bins, action, url):
     badge = Path(out.get("badge", "/nonexistent"))
     check(badge.name == "badge.svg" and badge.read_text().startswith("<svg"),
           "the badge input writes the badge beside the reports, its path an output", out)
+    sarif = Path(out.get("sarif", "/nonexistent"))
+    check(sarif.name == "results.sarif" and json.loads(sarif.read_text())["version"] == "2.1.0",
+          "the SARIF log is written beside the reports, its path the sarif output", out)
     want = {f"toolproof-reports/{n}" for n in
-            ("junit.xml", "report.json", "report.html", "badge.svg", "toolproof-history.jsonl")}
+            ("junit.xml", "report.json", "report.html", "results.sarif", "badge.svg",
+             "toolproof-history.jsonl")}
     check(want <= set(kept) and all(k.startswith("toolproof-reports/") for k in kept),
           "the artifact holds toolproof-reports/ at its root, with the reports and the history", kept)
     tool_cache = root / "runner" / "tool-cache" / "toolproof" / VERSION / "Linux-X64"

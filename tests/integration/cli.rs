@@ -80,6 +80,7 @@ mod tool_choice;
 mod protocol;
 mod stress;
 mod suite;
+mod surface;
 mod transports;
 mod tune;
 
@@ -1061,6 +1062,7 @@ fn help_output() {
         ("help_eval", &["eval", "--help"][..]),
         ("help_lint", &["lint", "--help"][..]),
         ("help_merge", &["merge", "--help"][..]),
+        ("help_lock", &["lock", "--help"][..]),
     ] {
         let out = toolproof_in(&dir.0, args, &[("COLUMNS", "100")]);
         assert_eq!(out.code, 0, "{out:?}");

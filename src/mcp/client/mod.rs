@@ -222,6 +222,19 @@ impl Client {
         self.list_all("resources/list", "resources").map(Some)
     }
 
+    /// Every resource template, when the server declares resources; a server that has none
+    /// and refuses the method is taken to have none.
+    pub fn list_resource_templates(&mut self) -> Result<Option<Vec<Value>>, McpError> {
+        if !self.info.has_capability("resources") {
+            return Ok(None);
+        }
+        match self.list_all("resources/templates/list", "resourceTemplates") {
+            Ok(list) => Ok(Some(list)),
+            Err(McpError::Rpc { code: -32601, .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Every prompt, when the server declares the capability.
     pub fn list_prompts(&mut self) -> Result<Option<Vec<Value>>, McpError> {
         if !self.info.has_capability("prompts") {

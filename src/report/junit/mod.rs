@@ -45,6 +45,7 @@ mod lint;
 mod phases;
 mod protocol;
 mod stress;
+mod surface;
 mod xml;
 
 use std::time::Duration;
@@ -93,6 +94,7 @@ pub(crate) fn render_with(report: &RunReport, options: &JunitOptions) -> String 
     let mut suites = Vec::new();
 
     suites.extend(server_suite(r));
+    suites.extend(r.phases.surface.as_ref().map(surface::suite));
 
     // A phase that is no part of the run (not configured, or not the command's) has no
     // testcase: readers count a skipped testcase as a test, some as a passed one.

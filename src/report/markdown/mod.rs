@@ -14,6 +14,7 @@ mod list;
 pub(crate) mod pr_comment;
 mod protocol;
 mod stress;
+mod surface;
 mod text;
 mod verdict;
 
@@ -56,6 +57,7 @@ pub(crate) fn render_within(report: &RunReport, budget: usize) -> String {
     let r = &*report;
     let mut out = String::new();
     top_of_page(&mut out, r);
+    out.push_str(&surface::section(r));
 
     let view = EvalsView::of(&r.phases.evals);
     out.push_str(&verdict::section(view.as_ref()));

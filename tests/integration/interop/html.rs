@@ -132,6 +132,7 @@ fn failing_report() -> RunReport {
             bench: Phase::skipped("no bench section in toolproof.yaml"),
             fuzz: Phase::skipped("no fuzz section in toolproof.yaml"),
             protocol: Phase::skipped("no protocol section in toolproof.yaml"),
+            surface: None,
         },
         secrets: Vec::new(),
         absent: Vec::new(),

@@ -20,6 +20,7 @@
 //! | `--log FILE` | append every received message to FILE as one JSON line |
 //! | `--name NAME` | `serverInfo.name` (default `fake-mcp`) |
 //! | `--legacy-version V` | answer `initialize` with version V whatever the client asked |
+//! | `--surface FILE` | list FILE's `tools` (each answering as `echo`), `prompts`, `resources`, `resourceTemplates`, and its `version` as `serverInfo.version`, instead of the built-in ones |
 //!
 //! # Startup line (HTTP)
 //!

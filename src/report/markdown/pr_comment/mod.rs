@@ -60,6 +60,7 @@ pub(crate) fn render_within(report: &RunReport, ctx: &PrContext<'_>, budget: usi
     let report = report.redacted();
     let r = &*report;
     out.push_str(&heading(r));
+    out.push_str(&super::surface::section(r));
     let view = EvalsView::of(&r.phases.evals);
     out.push_str(&super::verdict::section(view.as_ref()));
     out.push_str(&changes::section(r.history.as_ref()));

@@ -52,6 +52,13 @@ const MAX_SLOW_MS: u64 = 600_000;
 
 /// Builds the whole tool list, in the order `tools/list` returns it.
 pub fn tools(opts: &Options) -> Vec<ToolEntry> {
+    if let Some(listed) = opts.surface.as_ref().and_then(|s| s.get("tools")) {
+        let defs = listed.as_array().cloned().unwrap_or_default();
+        return defs
+            .into_iter()
+            .map(|d| entry(d, Behaviour::Echo))
+            .collect();
+    }
     let mut list = default_tools();
     for i in 1..=opts.extra_tools {
         list.push(generated_tool(i));

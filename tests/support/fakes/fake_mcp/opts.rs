@@ -638,6 +638,9 @@ pub struct Options {
     pub name: String,
     /// Answer `initialize` with this version whatever the client asked.
     pub legacy_version: Option<String>,
+    /// `--surface FILE`: the tools (each answering as `echo` does), prompts, resources and
+    /// resource templates to list instead of the built-in ones, and `serverInfo.version`.
+    pub surface: Option<serde_json::Value>,
 }
 
 impl Default for Options {
@@ -656,6 +659,7 @@ impl Default for Options {
             log: None,
             name: "fake-mcp".to_owned(),
             legacy_version: None,
+            surface: None,
         }
     }
 }
@@ -710,6 +714,9 @@ options:
   --log FILE               append every received message to FILE as one JSON line
   --name NAME              serverInfo name (default fake-mcp)
   --legacy-version V       answer initialize with protocol version V, whatever was asked
+  --surface FILE           list what FILE holds instead of the built-in tools: a JSON object
+                           with `tools` (each answers as echo does), `prompts`, `resources`,
+                           `resourceTemplates` and `version` (serverInfo), all optional
   -h, --help               print this help
 
 faults (--fault NAME):
@@ -783,6 +790,14 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
             "--log" => opts.log = Some(PathBuf::from(value("--log")?)),
             "--name" => opts.name = value("--name")?,
             "--legacy-version" => opts.legacy_version = Some(value("--legacy-version")?),
+            "--surface" => {
+                let path = value("--surface")?;
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| format!("--surface: cannot read {path}: {e}"))?;
+                let surface: serde_json::Value = serde_json::from_str(&text)
+                    .map_err(|e| format!("--surface: {path} is not JSON: {e}"))?;
+                opts.surface = Some(surface);
+            }
             other => return Err(format!("unknown option `{other}`")),
         }
     }

@@ -329,8 +329,14 @@ impl Server {
     fn capabilities(&self) -> Value {
         let mut caps = Map::new();
         caps.insert("tools".into(), json!({"listChanged": false}));
-        if self.opts.resources {
+        if self.opts.resources
+            || self.surface_list("resources").is_some()
+            || self.surface_list("resourceTemplates").is_some()
+        {
             caps.insert("resources".into(), json!({}));
+        }
+        if self.surface_list("prompts").is_some() {
+            caps.insert("prompts".into(), json!({}));
         }
         if self.opts.prompts {
             caps.insert("prompts".into(), json!({}));
@@ -346,7 +352,19 @@ impl Server {
     }
 
     fn server_info(&self) -> Value {
-        json!({"name": self.opts.name, "version": SERVER_VERSION})
+        let version = self
+            .opts
+            .surface
+            .as_ref()
+            .and_then(|s| s.get("version"))
+            .and_then(Value::as_str)
+            .unwrap_or(SERVER_VERSION);
+        json!({"name": self.opts.name, "version": version})
+    }
+
+    /// A list `--surface` gives (`resources`, `prompts`, `resourceTemplates`).
+    fn surface_list(&self, key: &str) -> Option<Value> {
+        self.opts.surface.as_ref()?.get(key).cloned()
     }
 
     /// Handles one parsed message.
@@ -553,6 +571,15 @@ impl Server {
                 }
                 self.ask_client_once(ctx, modern, peer);
                 self.list_tools(params)
+            }
+            "resources/list" if self.surface_list("resources").is_some() => {
+                Ok(json!({"resources": self.surface_list("resources")}))
+            }
+            "resources/templates/list" if self.surface_list("resourceTemplates").is_some() => {
+                Ok(json!({"resourceTemplates": self.surface_list("resourceTemplates")}))
+            }
+            "prompts/list" if self.surface_list("prompts").is_some() => {
+                Ok(json!({"prompts": self.surface_list("prompts")}))
             }
             "resources/list" if self.opts.resources => {
                 Ok(json!({"resources": [catalog::resource()]}))
