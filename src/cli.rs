@@ -208,7 +208,7 @@ pub(crate) struct EvalFlags {
     /// Send the models these descriptions instead of the server's: a YAML file holding
     /// `overrides:` as `evals.overrides` does (which it replaces), e.g. the one `toolproof tune`
     /// writes [env: TOOLPROOF_OVERRIDES].
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", hide_short_help = true)]
     pub overrides: Option<PathBuf>,
     /// Print the evals' plan (cases, trials, requests, cached answers, estimated tokens and
     /// cost per model) and ask nothing [env: TOOLPROOF_DRY_RUN].

@@ -19,7 +19,10 @@ pub(crate) fn explain(e: &clap::Error) -> Option<String> {
     };
     let rendered = e.render().to_string();
     let trailing_tip = format!("  tip: to pass '{invalid}' as a value, use '-- {invalid}'\n");
-    if !rendered.contains(&trailing_tip) || e.get(ContextKind::SuggestedArg).is_some() {
+    // clap's `a similar argument exists` is kept, unless another command takes the flag as
+    // written (`run --provider` is no typo of `--overrides`).
+    let suggested = e.get(ContextKind::SuggestedArg).is_some();
+    if !rendered.contains(&trailing_tip) && !suggested {
         return None;
     }
     let flag = invalid.split('=').next().unwrap_or(invalid);
@@ -45,6 +48,9 @@ pub(crate) fn explain(e: &clap::Error) -> Option<String> {
             Some(help[start..end].to_owned())
         });
     }
+    if suggested && owners.is_empty() {
+        return None;
+    }
     let tip = if owners.is_empty() {
         String::new()
     } else {
@@ -57,9 +63,12 @@ pub(crate) fn explain(e: &clap::Error) -> Option<String> {
             owners.join(" and ")
         )
     };
-    Some(
-        rendered
-            .replacen(&trailing_tip, &tip, 1)
-            .replace("\n\n\n", "\n\n"),
-    )
+    let replaced = match rendered
+        .lines()
+        .find(|l| suggested && l.starts_with("  tip: "))
+    {
+        Some(similar) => rendered.replacen(&format!("{similar}\n"), &tip, 1),
+        None => rendered.replacen(&trailing_tip, &tip, 1),
+    };
+    Some(replaced.replace("\n\n\n", "\n\n"))
 }

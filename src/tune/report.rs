@@ -113,6 +113,9 @@ pub(crate) fn console(r: &TuneReport) -> String {
             clean(&t.tool),
             clean(&t.original)
         ));
+        if t.candidates.is_empty() {
+            out.push_str("  the rewriter proposed nothing\n");
+        }
         for (i, c) in t.candidates.iter().enumerate() {
             let mark = if c.accepted { "accepted" } else { "rejected" };
             let reason = c.reason.strip_prefix("rejected: ").unwrap_or(&c.reason);
@@ -122,7 +125,8 @@ pub(crate) fn console(r: &TuneReport) -> String {
                 clean(reason),
                 clean(&c.text)
             ));
-            for row in &c.rows {
+            // The rows that moved; the JSON and Markdown reports list every row.
+            for row in c.rows.iter().filter(|r| r.before != r.after) {
                 let flag = if row.critical { " (critical)" } else { "" };
                 out.push_str(&format!(
                     "       {} on {}{flag}: {} → {}\n",
@@ -131,6 +135,10 @@ pub(crate) fn console(r: &TuneReport) -> String {
                     row.before,
                     row.after
                 ));
+            }
+            let same = c.rows.iter().filter(|r| r.before == r.after).count();
+            if same > 0 {
+                out.push_str(&format!("       {same} more held-out results unchanged\n"));
             }
         }
     }

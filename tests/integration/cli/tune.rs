@@ -372,3 +372,39 @@ fn a_model_api_rewriter_is_asked_through_a_forced_tool_and_replayed_with_no_key(
     assert_eq!(dir.json("u.json")["tools"], report["tools"]);
     assert_eq!(dir.json("u.json")["requests"], 0);
 }
+
+/// `--dry-run` asks nothing; `--max-requests` stops a stage whose plan goes over it before its
+/// first request, with exit code 2.
+#[test]
+fn a_dry_run_asks_nothing_and_a_tune_over_budget_stops_before_the_candidates() {
+    let dir = Dir::new("tune-budget");
+    config(&dir, "");
+    let picks = dir.path("picks.jsonl").display().to_string();
+    let env = [("OVERLAP_LOG", picks.as_str())];
+    let dry = toolproof_in(&dir.0, &["tune", "--dry-run", "--candidates", "4"], &env);
+    assert_eq!(dry.code, 0, "{dry:?}");
+    assert!(dry.stdout.contains("the evals send 42 requests"), "{dry:?}");
+    assert!(
+        dry.stdout.contains("at most 64 requests per tool"),
+        "{dry:?}"
+    );
+    assert!(!Path::new(&picks).exists(), "the dry run asked the model");
+    let out = toolproof_in(
+        &dir.0,
+        &["tune", "--candidates", "4", "--max-requests", "50"],
+        &env,
+    );
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains(
+            "the tune would send 32 more requests for the candidates after 44 sent, over the budget of 50"
+        ),
+        "{out:?}"
+    );
+    assert!(!dir.path("toolproof-tune.yaml").exists());
+    let asked = std::fs::read_to_string(&picks)
+        .unwrap_or_default()
+        .lines()
+        .count();
+    assert_eq!(asked, 42, "only the evals were asked");
+}
