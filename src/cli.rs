@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand};
 
 mod bench;
 mod parse;
+mod rows;
 mod unknown;
 
 pub(crate) use bench::{BaselineArgs, BenchArgs};
@@ -15,6 +16,7 @@ pub(crate) use parse::{
     parse_args_object, parse_fraction, parse_non_negative, parse_pin, parse_positive,
     parse_seconds, parse_transport, switch,
 };
+pub(crate) use rows::{ImportArgs, LogFormat, RowsCommand, RowsOutput, SuggestArgs};
 pub(crate) use unknown::explain as explain_unknown_flag;
 
 use crate::config::{ProtocolPin, ToolChoice, TransportPref};
@@ -104,6 +106,9 @@ Exit codes: 0 every tool fuzzed passed; 1 a finding, the server could not be use
 
 Exit codes: 0 the merged run passed; 1 it failed (the same verdict as the run unsharded); 2 bad usage, or reports that cannot be merged (not a toolproof JSON report, different configs, versions or commands, missing or duplicated shards).")]
     Merge(MergeArgs),
+    /// Propose eval rows from real traffic (import) or near misses from a model (suggest).
+    #[command(subcommand)]
+    Rows(RowsCommand),
     /// Hold one server connection and answer tool calls as JSON lines on stdin and stdout: the
     /// client of the pytest plugin that the PyPI package ships, not a command to run by hand.
     #[command(

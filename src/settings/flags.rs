@@ -107,6 +107,8 @@ pub(super) fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
         ),
         Command::Cache(c) => cache_command(c),
         Command::Merge(a) => merge_command(a),
+        // `rows` resolves no settings (see `crate::rows`).
+        Command::Rows(_) => (CommandKind::Inspect { json: false }, Flags::default()),
     }
 }
 

@@ -77,6 +77,7 @@ mod newcomer;
 mod plan;
 mod requests;
 mod responses;
+mod rows;
 mod shard;
 mod tool_choice;
 
