@@ -117,12 +117,6 @@ impl CommandSpec {
 
     /// Runs the program once for `req`.
     pub(crate) fn ask(&self, req: &Request) -> Result<Answer, ProviderError> {
-        let Some((program, args)) = self.argv.split_first() else {
-            return Err(ProviderError::Fatal(Failure::with_hint(
-                "the eval command is empty",
-                "set evals.command, e.g. [python3, pick_tool.py]",
-            )));
-        };
         let mut request = json!({
             "model": req.model,
             "system": req.system,
@@ -138,8 +132,21 @@ impl CommandSpec {
                 super::context::command_context(req.context),
             );
         }
+        let stdout = self.exchange(&request)?;
+        parse(&stdout).map_err(|e| ProviderError::Transient(e.to_string().into()))
+    }
+
+    /// Runs the program once with `request` as its line on stdin and returns its stdout
+    /// (`toolproof rows suggest` sends its own task this way).
+    pub(crate) fn exchange(&self, request: &Value) -> Result<String, ProviderError> {
+        let Some((program, args)) = self.argv.split_first() else {
+            return Err(ProviderError::Fatal(Failure::with_hint(
+                "the eval command is empty",
+                "set evals.command, e.g. [python3, pick_tool.py]",
+            )));
+        };
         // Integers beyond 64 bits (a `context` call's arguments) as their digits.
-        let mut line = crate::pycompat::bigint::to_string(&request);
+        let mut line = crate::pycompat::bigint::to_string(request);
         line.push('\n');
         let mut cmd = Command::new(program);
         crate::process::child_env(&mut cmd, &self.env);
@@ -175,8 +182,7 @@ impl CommandSpec {
                 "print one JSON object, e.g. {\"tool\": \"name\", \"args\": {}}, and send logs to stderr",
             )));
         }
-        parse(&String::from_utf8_lossy(&out.stdout))
-            .map_err(|e| ProviderError::Transient(e.to_string().into()))
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
     fn spawn_error(&self, program: &str, e: &std::io::Error) -> ProviderError {

@@ -306,3 +306,126 @@ fn no_redact_must_be_asked_for_and_a_log_of_no_known_kind_is_a_usage_error() {
         out.stderr
     );
 }
+
+fn suggester() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/integration/cli/suggester.py")
+        .display()
+        .to_string()
+}
+
+/// The logs' folder with the evals asking the stand-in suggester.
+fn suggest_dir(name: &str) -> Dir {
+    let dir = logs_dir(name);
+    let text = dir.read("toolproof.yaml").replace(
+        &yaml_list(&["python3", "-S", "-I", &picker()]),
+        &yaml_list(&["python3", "-S", "-I", &suggester()]),
+    );
+    dir.write("toolproof.yaml", &text);
+    dir
+}
+
+#[test]
+fn suggest_asks_the_command_model_about_the_similar_pair_and_writes_its_rows() {
+    let dir = suggest_dir("rows-suggest");
+    let log = dir.path("tasks.jsonl").display().to_string();
+    let out = toolproof_in(
+        &dir.0,
+        &["rows", "suggest", "--count", "2", "-o", "near.yaml"],
+        &[("SUGGESTER_LOG", &log)],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let tasks: Vec<Value> = dir
+        .read("tasks.jsonl")
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    assert_eq!(tasks.len(), 1, "{tasks:?}");
+    let task = &tasks[0];
+    assert_eq!(task["task"], "suggest_rows");
+    assert_eq!(
+        task["pair"],
+        serde_json::json!(["get_weather", "fetch_weather"])
+    );
+    assert_eq!(task["n"], 2);
+    assert!(task["tools"].as_array().is_some_and(|t| {
+        t.iter()
+            .any(|t| t["name"] == "fetch_weather" && t["input_schema"]["required"][0] == "city")
+    }));
+    assert_eq!(
+        task["existing"],
+        serde_json::json!(["Is it windy in Faro today?", "Say hi back"])
+    );
+    let text = dir.read("near.yaml");
+    let rows = rows_of(&text);
+    // In the order `--limit` keeps them: the tool with the fewest rows first.
+    let mut prompts: Vec<&str> = rows.iter().map(|(p, _, _)| p.as_str()).collect();
+    prompts.sort_unstable();
+    let mut want = [
+        "near miss 1 that belongs to get_weather",
+        "near miss 2 that belongs to get_weather",
+        "near miss 1 that belongs to fetch_weather",
+        "near miss 2 that belongs to fetch_weather",
+        "thanks, that was all I needed",
+        "get me the weather thing",
+        "send the get_weather report to [email]",
+    ];
+    want.sort_unstable();
+    assert_eq!(prompts, want, "{text}");
+    let why = |p: &str| {
+        rows.iter()
+            .find(|(q, _, _)| q == p)
+            .map(|(_, _, w)| w.as_str())
+            .unwrap_or("")
+    };
+    assert_eq!(
+        why("near miss 1 that belongs to fetch_weather"),
+        "near miss between get_weather and fetch_weather: fetch_weather, not the other"
+    );
+    assert_eq!(
+        why("get me the weather thing"),
+        "ambiguous: near miss between get_weather and fetch_weather: either tool fits"
+    );
+    assert_eq!(text.matches("reviewed: false").count(), 7);
+    assert!(
+        out.stderr
+            .contains("get_weather / fetch_weather (similar-tools"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("2 left out"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("1 already in the set"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn suggest_takes_a_pair_by_name_and_refuses_a_tool_the_server_lacks() {
+    let dir = suggest_dir("rows-suggest-pair");
+    let out = toolproof_in(
+        &dir.0,
+        &[
+            "rows", "suggest", "--pair", "echo,add", "--count", "1", "--limit", "2",
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let rows = rows_of(&out.stdout);
+    assert_eq!(rows.len(), 2, "{}", out.stdout);
+    assert!(
+        rows.iter()
+            .all(|(_, _, w)| w.starts_with("near miss between echo and add")),
+        "{rows:?}"
+    );
+    let out = toolproof_in(&dir.0, &["rows", "suggest", "--pair", "echo,ad"], &[]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("--pair echo,ad: `ad` is not a tool of the server"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("did you mean `add`?"), "{}", out.stderr);
+}
