@@ -120,10 +120,7 @@ impl Asker {
             let stdout = spec.exchange(task).map_err(provider_error)?;
             return rows_in(&stdout).map(|r| (r, false));
         }
-        let prompt = format!(
-            "{}\n\nThe task as JSON (`pair`: the two tools; `tools`: every tool of the server; `existing`: prompts the set already has, do not repeat them; `n`: rows wanted for each side, plus a few no-tool and ambiguous ones):\n{task}",
-            "Write near-miss requests for the pair: for each side, requests a model could take for the other tool but that belong to this one; then no-tool filler and ambiguous requests in the pair's words (expect_tool null, why starting \"ambiguous\")."
-        );
+        let prompt = api_prompt(task);
         let tools = [answer_tool()];
         let mut params = Map::new();
         if self.kind.tool_choice_in_params() {
@@ -217,6 +214,30 @@ impl Asker {
         let digest = Sha256::digest(material.to_string().as_bytes());
         digest.iter().map(|b| format!("{b:02x}")).collect()
     }
+}
+
+/// The task as an API is asked it: the pair, the tool list as JSON, the prompts the set has
+/// one a line (as written, so the model reads them as requests, not as data), the count.
+fn api_prompt(task: &Value) -> String {
+    let pair = |i: usize| task["pair"][i].as_str().unwrap_or("").to_owned();
+    let existing: Vec<String> = task["existing"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p.as_str().map(|p| format!("- {}", p.replace('\n', " "))))
+        .collect();
+    format!(
+        "Tools `{a}` and `{b}` are easily taken for each other. For each of the two, write {n} realistic user requests that belong to it but that a model could take for the other (near misses); then a few requests in the same words that need no tool (expect_tool null), and a few ambiguous ones the assistant must ask about rather than guess (expect_tool null, why starting \"ambiguous\").\n\nThe server's tools (JSON):\n{tools}\n\nRequests the set already has (do not repeat them):\n{existing}\n\nAnswer by calling propose_rows.",
+        a = pair(0),
+        b = pair(1),
+        n = task["n"],
+        tools = task["tools"],
+        existing = if existing.is_empty() {
+            "(none)".to_owned()
+        } else {
+            existing.join("\n")
+        },
+    )
 }
 
 /// The tool an API answers through: its input is the command provider's answer.

@@ -429,3 +429,76 @@ fn suggest_takes_a_pair_by_name_and_refuses_a_tool_the_server_lacks() {
     );
     assert!(out.stderr.contains("did you mean `add`?"), "{}", out.stderr);
 }
+
+#[test]
+fn suggest_against_an_api_forces_the_answer_tool_and_replays_its_cached_answer_offline() {
+    use super::evals::{KEY, llm};
+    let dir = logs_dir("rows-suggest-api");
+    let log = dir.path("llm.jsonl").display().to_string();
+    let server = llm(&["--log", &log, "--require-key", KEY]);
+    // The fake model answers with the directive a prompt of the set carries.
+    let directive = r#"[[call propose_rows {"rows": [{"prompt": "is it sunny in Braga at the moment", "expect_tool": "get_weather", "why": "now"}, {"prompt": "fetch the Braga conditions for the dashboard", "expect_tool": "fetch_weather", "why": "a fetch"}]}]]"#;
+    let server_cmd = yaml_list(&[&fake(), "--fault", "similar-tools"]);
+    dir.write(
+        "toolproof.yaml",
+        &format!(
+            "server:\n  command: {server_cmd}\nevals:\n  provider: anthropic\n  model: fake-model-1\n  cases:\n    - prompt: '{directive}'\n      expect_tool: null\n"
+        ),
+    );
+    let env = [
+        ("ANTHROPIC_API_KEY", KEY),
+        ("ANTHROPIC_BASE_URL", server.url.as_str()),
+    ];
+    let out = toolproof_in(&dir.0, &["rows", "suggest", "-o", "near.yaml"], &env);
+    assert_eq!(out.code, 0, "{out:?}");
+    let sent: Vec<Value> = dir
+        .read("llm.jsonl")
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    let body = if sent[0]["body"].is_object() {
+        &sent[0]["body"]
+    } else {
+        &sent[0]
+    };
+    assert_eq!(
+        body["tool_choice"],
+        serde_json::json!({"type": "tool", "name": "propose_rows"}),
+        "{body}"
+    );
+    let first = dir.read("near.yaml");
+    let rows = rows_of(&first);
+    assert_eq!(rows.len(), 2, "{first}");
+    assert!(rows.iter().any(
+        |(p, e, w)| p == "fetch the Braga conditions for the dashboard"
+            && e.as_deref() == Some("fetch_weather")
+            && w == "near miss between get_weather and fetch_weather: a fetch"
+    ));
+    let cached = std::fs::read_dir(dir.path(".toolproof-cache/rows"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert_eq!(cached, 1);
+    // Offline, with no key: the same rows from the cache, no request.
+    let out = toolproof_in(
+        &dir.0,
+        &["rows", "suggest", "--offline", "-o", "again.yaml"],
+        &[("ANTHROPIC_API_KEY", "")],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(dir.read("again.yaml"), first);
+    assert!(out.stderr.contains("from the cache"), "{}", out.stderr);
+    assert_eq!(dir.read("llm.jsonl").lines().count(), 1);
+    // Offline with nothing cached for another pair: exit 1, saying so.
+    let out = toolproof_in(
+        &dir.0,
+        &["rows", "suggest", "--offline", "--pair", "echo,add"],
+        &[],
+    );
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stderr.contains("pair echo / add: no cached answer"),
+        "{}",
+        out.stderr
+    );
+}
