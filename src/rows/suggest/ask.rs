@@ -83,18 +83,15 @@ impl Asker {
                 Some("set evals.model, TOOLPROOF_EVAL_MODEL or --model"),
             ));
         }
-        let flag = |set: bool, var: &str| {
-            set || env
-                .get(var)
-                .is_some_and(|v| !v.is_empty() && v != "0" && v != "false")
-        };
+        let no_cache = args.no_cache || env.switch("TOOLPROOF_NO_CACHE")?.unwrap_or(false);
+        let offline = args.offline || env.switch("TOOLPROOF_OFFLINE")?.unwrap_or(false);
         Ok(Asker {
             kind,
             model,
             base_dir: loaded.base_dir.clone(),
             env: env.clone(),
-            no_cache: flag(args.no_cache, "TOOLPROOF_NO_CACHE") || !cfg.cache,
-            offline: flag(args.offline, "TOOLPROOF_OFFLINE"),
+            no_cache: no_cache || !cfg.cache,
+            offline,
             cfg,
         })
     }
