@@ -107,7 +107,12 @@ Exit codes: 0 every tool fuzzed passed; 1 a finding, the server could not be use
 Exit codes: 0 the merged run passed; 1 it failed (the same verdict as the run unsharded); 2 bad usage, or reports that cannot be merged (not a toolproof JSON report, different configs, versions or commands, missing or duplicated shards).")]
     Merge(MergeArgs),
     /// Propose eval rows from real traffic (import) or near misses from a model (suggest).
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:
+  toolproof rows import session.jsonl -o rows.yaml      rows from a Claude Code transcript
+  toolproof rows suggest --pair get_weather,get_forecast -o near-misses.yaml"
+    )]
     Rows(RowsCommand),
     /// Hold one server connection and answer tool calls as JSON lines on stdin and stdout: the
     /// client of the pytest plugin that the PyPI package ships, not a command to run by hand.

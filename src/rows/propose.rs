@@ -456,3 +456,129 @@ fn leans_on_context(prompt: &str) -> bool {
             )
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn corrections_and_repeats_are_told_from_follow_ups() {
+        for yes in [
+            "no, I meant the history",
+            "Nope. The forecast",
+            "not that one",
+            "That's not what I asked",
+            "I meant yesterday",
+            "use the other tool instead",
+            "wrong tool",
+        ] {
+            assert!(corrects(yes), "{yes}");
+        }
+        for no in [
+            "now do Paris",
+            "note this down",
+            "thanks",
+            "notify me at 5",
+            "what about Paris?",
+        ] {
+            assert!(!corrects(no), "{no}");
+        }
+        assert!(repeats(
+            "What's the weather in Porto?",
+            "what's the weather in porto"
+        ));
+        assert!(!repeats("weather in Porto", "weather in Braga"));
+    }
+
+    fn call(id: &str, tool: &str, line: u32) -> Event {
+        Event::Call {
+            id: Some(id.into()),
+            tool: tool.into(),
+            args: json!({}),
+            line,
+        }
+    }
+
+    fn result(id: &str, error: bool, line: u32) -> Event {
+        Event::Result {
+            id: Some(id.into()),
+            error,
+            rejected: false,
+            text: String::new(),
+            line,
+        }
+    }
+
+    fn user(text: &str, line: u32) -> Event {
+        Event::User {
+            text: text.into(),
+            line,
+        }
+    }
+
+    #[test]
+    fn a_correction_expects_the_tool_the_user_wanted_and_a_foreign_call_is_left_out() {
+        let conv = Conversation {
+            file: "s.jsonl".into(),
+            events: vec![
+                user("weather in Porto last week", 1),
+                call("1", "mcp__wx__get_weather", 2),
+                result("1", false, 3),
+                user("no, I meant that from the history", 4),
+                call("2", "mcp__wx__get_weather_history", 5),
+                user("list my files", 6),
+                call("3", "Bash", 7),
+                user("rain in Faro?", 8),
+                call("4", "get_weather", 9),
+                result("4", true, 10),
+                call("5", "get_weather_history", 11),
+            ],
+        };
+        let names = ["get_weather".to_owned(), "get_weather_history".to_owned()];
+        let map = ToolNames {
+            names: &names,
+            mcp_server: Some("wx"),
+        };
+        let mut tally = Tally::default();
+        let rows = propose(&conv, &map, &mut tally);
+        let got: Vec<(&str, Option<&str>, Kind, &str)> = rows
+            .iter()
+            .map(|p| {
+                (
+                    p.prompt.as_str(),
+                    p.expect.as_deref(),
+                    p.kind,
+                    p.why.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "weather in Porto last week",
+                    Some("get_weather_history"),
+                    Kind::Corrected,
+                    "from s.jsonl:4: user corrected get_weather → get_weather_history"
+                ),
+                (
+                    "no, I meant that from the history",
+                    Some("get_weather_history"),
+                    Kind::Observed,
+                    "from s.jsonl:4: the model called get_weather_history"
+                ),
+                (
+                    "rain in Faro?",
+                    Some("get_weather_history"),
+                    Kind::ErrorThenOther,
+                    "from s.jsonl:10: get_weather returned an error, then get_weather_history was called"
+                ),
+            ]
+        );
+        assert_eq!((tally.requests, tally.other_tools), (4, 1));
+        // The follow-up leans on the conversation ("that"): its context is the request and the
+        // call before it.
+        assert_eq!(rows[1].context.len(), 2, "{:?}", rows[1].context);
+    }
+}

@@ -118,7 +118,7 @@ fn coverage(r: &Import<'_>, out: &mut String) {
         if *mcp > 0 {
             parts.push(format!("{mcp} in MCP traffic (errors: {errors})"));
         }
-        let _ = writeln!(out, "  {tool:<24} {}{listed}", parts.join("; "));
+        let _ = writeln!(out, "  {:<24} {}{listed}", clean(tool), parts.join("; "));
     }
     let has_row = |t: &str| {
         r.existing.iter().any(|(_, e)| e.as_deref() == Some(t))
@@ -153,4 +153,12 @@ fn coverage(r: &Import<'_>, out: &mut String) {
         "tools the server lists that the traffic never used: {}",
         list(&unused)
     );
+}
+
+/// A name from a log as the terminal shows it: control characters (an escape sequence in a
+/// tool name of the traffic) as `?`.
+fn clean(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
 }

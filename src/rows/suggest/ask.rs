@@ -118,7 +118,6 @@ impl Asker {
             return rows_in(&stdout).map(|r| (r, false));
         }
         let prompt = api_prompt(task);
-        let tools = [answer_tool()];
         let mut params = Map::new();
         if self.kind.tool_choice_in_params() {
             params.insert(
@@ -128,15 +127,12 @@ impl Asker {
         }
         let key = self.key(&prompt, &params);
         let path = self.cfg.cache_dir.join("rows").join(format!("{key}.json"));
-        if !self.no_cache {
-            if let Some(rows) = std::fs::read_to_string(&path)
-                .ok()
-                .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            {
-                if let Some(rows) = rows["rows"].as_array() {
-                    return Ok((rows.clone(), true));
-                }
-            }
+        let cached = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .and_then(|v| v["rows"].as_array().cloned());
+        if let (false, Some(rows)) = (self.no_cache, cached) {
+            return Ok((rows, true));
         }
         if self.offline {
             return Err(AskError(Stop::failed(
@@ -149,6 +145,20 @@ impl Asker {
                 ),
             )));
         }
+        let rows = self.ask_api(&prompt, &params)?;
+        let entry = json!({"provider": self.kind.cache_name(&self.cfg), "model": self.model, "task": task["task"], "pair": task["pair"], "rows": rows});
+        let text = format!(
+            "{}\n",
+            serde_json::to_string_pretty(&entry).unwrap_or_default()
+        );
+        if let Err(e) = crate::report::write::write_atomic(&path, text.as_bytes()) {
+            crate::output::to_stderr(&format!("warning: the answer was not cached: {e}"));
+        }
+        Ok((rows, false))
+    }
+
+    /// One request to the API: the rows of its `propose_rows` call, else of its text.
+    fn ask_api(&self, prompt: &str, params: &Map<String, Value>) -> Result<Vec<Value>, AskError> {
         let lookup = |name: &str| self.env.get(name).map(str::to_owned);
         let setup = Setup {
             env: &lookup,
@@ -156,13 +166,14 @@ impl Asker {
             base_dir: &self.base_dir,
         };
         let provider = self.kind.connect(&setup).map_err(provider_error)?;
+        let tools = [answer_tool()];
         let request = Request {
             model: &self.model,
             system: Some(SYSTEM),
-            prompt: &prompt,
+            prompt,
             context: &[],
             tools: &tools,
-            params: &params,
+            params,
             tool_choice: None,
             max_tokens: self
                 .cfg
@@ -177,24 +188,15 @@ impl Asker {
         };
         let (answer, _) = provider.ask_timed(&request, &Pacer::new(policy));
         let answer = answer.map_err(provider_error)?;
-        let rows = match answer
+        match answer
             .calls
             .iter()
             .find(|c| c.name == TOOL)
             .and_then(|c| c.args.as_ref().ok())
         {
-            Some(args) => rows_in(&args.to_string())?,
-            None => rows_in(&answer.text)?,
-        };
-        let entry = json!({"provider": self.kind.cache_name(&self.cfg), "model": self.model, "task": task["task"], "pair": task["pair"], "rows": rows});
-        let text = format!(
-            "{}\n",
-            serde_json::to_string_pretty(&entry).unwrap_or_default()
-        );
-        if let Err(e) = crate::report::write::write_atomic(&path, text.as_bytes()) {
-            crate::output::to_stderr(&format!("warning: the answer was not cached: {e}"));
+            Some(args) => rows_in(&args.to_string()),
+            None => rows_in(&answer.text),
         }
-        Ok((rows, false))
     }
 
     /// The cache key: the sha256 of what was asked, of whom.

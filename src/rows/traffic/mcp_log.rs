@@ -48,10 +48,10 @@ pub(super) fn read(file: &str, text: &str) -> Read {
                     pending.insert(id, out.traffic.len() - 1);
                 }
             }
-        } else if m.get("method").is_none() {
-            if let Some(at) = id.and_then(|id| pending.remove(&id)) {
-                out.traffic[at].error = m.get("error").is_some() || m["result"]["isError"] == true;
-            }
+        } else if m.get("method").is_none()
+            && let Some(at) = id.and_then(|id| pending.remove(&id))
+        {
+            out.traffic[at].error = m.get("error").is_some() || m["result"]["isError"] == true;
         }
     }
     out

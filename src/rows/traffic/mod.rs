@@ -97,10 +97,10 @@ pub(crate) fn read(format: Format, file: &str, text: &str) -> Read {
 
 /// The format of a log, told from its content: `None` when nothing in it is decisive.
 pub(crate) fn detect(text: &str) -> Option<Format> {
-    if let Ok(Value::Object(doc)) = serde_json::from_str::<Value>(text.trim()) {
-        if doc.contains_key("resourceSpans") {
-            return Some(Format::Otel);
-        }
+    if let Ok(Value::Object(doc)) = serde_json::from_str::<Value>(text.trim())
+        && doc.contains_key("resourceSpans")
+    {
+        return Some(Format::Otel);
     }
     json_lines(text)
         .take(200)
