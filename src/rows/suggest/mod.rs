@@ -107,10 +107,12 @@ fn pairs(
             .pair
             .iter()
             .map(|p| {
-                let (a, b) = p
-                    .split_once(',')
-                    .map(|(a, b)| (a.trim(), b.trim()))
-                    .unwrap_or((p, ""));
+                let Some((a, b)) = p.split_once(',').map(|(a, b)| (a.trim(), b.trim())) else {
+                    return Err(Stop::usage(
+                        format!("--pair {p}: give two tools, `A,B`"),
+                        Some("e.g. --pair get_weather,get_forecast"),
+                    ));
+                };
                 for t in [a, b] {
                     if !names.contains(&t) {
                         let hint = crate::suite::nearest_tool(t, names.iter().copied())

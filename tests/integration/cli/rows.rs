@@ -428,6 +428,13 @@ fn suggest_takes_a_pair_by_name_and_refuses_a_tool_the_server_lacks() {
         out.stderr
     );
     assert!(out.stderr.contains("did you mean `add`?"), "{}", out.stderr);
+    let out = toolproof_in(&dir.0, &["rows", "suggest", "--pair", "echo"], &[]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains("--pair echo: give two tools, `A,B`"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
