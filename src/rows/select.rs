@@ -4,7 +4,7 @@
 //! useful, the rows that went wrong first (corrections, rejections, errors, retries), then the
 //! rows of the tools with the fewest rows in the set and among those kept.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use super::propose::{Kind, Proposal};
 
@@ -64,53 +64,77 @@ pub(crate) fn select(
     for (_, tool) in existing {
         *rows_of.entry(tool.clone()).or_default() += 1;
     }
-    let mut out = Vec::new();
     let cap = limit.unwrap_or(usize::MAX);
-    while out.len() < cap && !best.is_empty() {
-        let pick = (0..best.len())
-            .min_by_key(|&i| {
-                let p = &best[i];
-                let fewest = if p.kind == Kind::Observed {
-                    rows_of.get(&p.expect).copied().unwrap_or(0)
-                } else {
-                    0
-                };
-                (p.kind, fewest, i)
-            })
-            .unwrap_or(0);
-        let p = best.remove(pick);
+    let total = best.len();
+    // The rows that went wrong, by kind (stable: in the order found)…
+    let (mut out, observed): (Vec<Proposal>, Vec<Proposal>) =
+        best.into_iter().partition(|p| p.kind != Kind::Observed);
+    out.sort_by_key(|p| p.kind);
+    out.truncate(cap);
+    for p in &out {
         *rows_of.entry(p.expect.clone()).or_default() += 1;
-        out.push(p);
     }
-    dropped.over_limit = best.len();
+    // …then, one at a time, the next row of the tool with the fewest rows so far.
+    let mut queues: Vec<(Option<String>, VecDeque<(usize, Proposal)>)> = Vec::new();
+    for (i, p) in observed.into_iter().enumerate() {
+        match queues.iter_mut().find(|(t, _)| *t == p.expect) {
+            Some((_, q)) => q.push_back((i, p)),
+            None => queues.push((p.expect.clone(), VecDeque::from([(i, p)]))),
+        }
+    }
+    while out.len() < cap {
+        let Some(pick) = queues
+            .iter()
+            .enumerate()
+            .filter_map(|(at, (tool, q))| {
+                let (i, _) = q.front()?;
+                Some((rows_of.get(tool).copied().unwrap_or(0), *i, at))
+            })
+            .min()
+            .map(|(_, _, at)| at)
+        else {
+            break;
+        };
+        let (tool, queue) = &mut queues[pick];
+        if let Some((_, p)) = queue.pop_front() {
+            *rows_of.entry(tool.clone()).or_default() += 1;
+            out.push(p);
+        }
+    }
+    dropped.over_limit = total - out.len();
     (out, dropped)
 }
 
 /// Rows seen as called for one request (same prompt, same context) with different tools: one
 /// `retried` row expecting the last tool, in place of the first.
 fn retries(proposals: Vec<Proposal>) -> Vec<Proposal> {
-    let key = |p: &Proposal| (normalised(&p.prompt), format!("{:?}", p.context));
     let mut out: Vec<Proposal> = Vec::with_capacity(proposals.len());
+    // The first observed row of each request (prompt and context), by its key.
+    let mut first: HashMap<(String, String), usize> = HashMap::new();
     for p in proposals {
-        if p.kind == Kind::Observed {
-            let k = key(&p);
-            if let Some(first) = out
-                .iter_mut()
-                .find(|q| q.kind == Kind::Observed && key(q) == k && q.expect != p.expect)
-            {
+        if p.kind != Kind::Observed {
+            out.push(p);
+            continue;
+        }
+        let key = (normalised(&p.prompt), format!("{:?}", p.context));
+        match first.get(&key).map(|&at| &mut out[at]) {
+            Some(q) if q.expect != p.expect => {
                 let show = |t: &Option<String>| t.clone().unwrap_or_else(|| "no tool".to_owned());
                 let source = p.why.split(": ").next().unwrap_or("").to_owned();
-                first.why = format!(
+                q.why = format!(
                     "{source}: retried: {} first, then {}",
-                    show(&first.expect),
+                    show(&q.expect),
                     show(&p.expect)
                 );
-                first.kind = Kind::Retried;
-                first.expect = p.expect.clone();
-                continue;
+                q.kind = Kind::Retried;
+                q.expect = p.expect.clone();
+            }
+            Some(_) => out.push(p),
+            None => {
+                first.insert(key, out.len());
+                out.push(p);
             }
         }
-        out.push(p);
     }
     out
 }
