@@ -19,6 +19,9 @@ pub(crate) fn normalised(prompt: &str) -> String {
         .to_owned()
 }
 
+/// The rows of one tool, in the order found, each with its place in that order.
+type Queue = VecDeque<(usize, Proposal)>;
+
 /// What selection dropped, for the summary.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Dropped {
@@ -75,7 +78,7 @@ pub(crate) fn select(
         *rows_of.entry(p.expect.clone()).or_default() += 1;
     }
     // …then, one at a time, the next row of the tool with the fewest rows so far.
-    let mut queues: Vec<(Option<String>, VecDeque<(usize, Proposal)>)> = Vec::new();
+    let mut queues: Vec<(Option<String>, Queue)> = Vec::new();
     for (i, p) in observed.into_iter().enumerate() {
         match queues.iter_mut().find(|(t, _)| *t == p.expect) {
             Some((_, q)) => q.push_back((i, p)),
