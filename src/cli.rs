@@ -10,6 +10,7 @@ mod bench;
 mod lock;
 mod parse;
 mod tune;
+mod rows;
 mod unknown;
 
 pub(crate) use bench::{BaselineArgs, BenchArgs};
@@ -19,6 +20,7 @@ pub(crate) use parse::{
     parse_seconds, parse_transport, switch,
 };
 pub(crate) use tune::TuneArgs;
+pub(crate) use rows::{ImportArgs, LogFormat, RowsCommand, RowsOutput, SuggestArgs};
 pub(crate) use unknown::explain as explain_unknown_flag;
 
 use crate::config::{ProtocolPin, ToolChoice, TransportPref};
@@ -123,6 +125,14 @@ Exit codes: 0 written, or (--check) the server matches the lock; 1 the server di
 
 Exit codes: 0 the merged run passed; 1 it failed (the same verdict as the run unsharded); 2 bad usage, or reports that cannot be merged (not a toolproof JSON report, different configs, versions or commands, missing or duplicated shards).")]
     Merge(MergeArgs),
+    /// Propose eval rows from real traffic (import) or near misses from a model (suggest).
+    #[command(
+        subcommand,
+        after_help = "Examples:
+  toolproof rows import session.jsonl -o rows.yaml      rows from a Claude Code transcript
+  toolproof rows suggest --pair get_weather,get_forecast -o near-misses.yaml"
+    )]
+    Rows(RowsCommand),
     /// Hold one server connection and answer tool calls as JSON lines on stdin and stdout: the
     /// client of the pytest plugin that the PyPI package ships, not a command to run by hand.
     #[command(

@@ -42,6 +42,7 @@ mod provider;
 mod pycompat;
 mod report;
 mod rng;
+mod rows;
 mod run;
 mod session;
 mod settings;
@@ -92,6 +93,9 @@ where
     }
     if let cli::Command::Lock(args) = &cli.command {
         return surface::command::main(&cli, args, &env);
+    }
+    if let cli::Command::Rows(command) = &cli.command {
+        return rows::main(command, &env);
     }
     let (settings, writer) = match prepare(&cli, &env) {
         Ok(ready) => ready,

@@ -38,6 +38,15 @@ fn every_command_shows_examples_that_parse() {
             sub.get_name().to_owned(),
             sub.get_after_help().map(|h| h.to_string()),
         ));
+        // A group's commands (`rows import`, `rows suggest`) show their own.
+        if sub.get_name() == "rows" {
+            for inner in sub.get_subcommands() {
+                helps.push((
+                    format!("rows {}", inner.get_name()),
+                    inner.get_after_help().map(|h| h.to_string()),
+                ));
+            }
+        }
     }
     for (name, help) in helps {
         let lines = examples(help.as_deref().unwrap_or_default());

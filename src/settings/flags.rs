@@ -115,6 +115,8 @@ pub(super) fn command_of(cli: &Cli) -> (CommandKind, Flags<'_>) {
         Command::Merge(a) => merge_command(a),
         // `tune` resolves its settings as the `eval` it runs (`crate::tune`).
         Command::Tune(a) => (CommandKind::Eval, server_only(&a.server)),
+        // `rows` resolves no settings (see `crate::rows`).
+        Command::Rows(_) => (CommandKind::Inspect { json: false }, Flags::default()),
     }
 }
 

@@ -45,7 +45,7 @@ pub(crate) use set_lint::LintSettings;
 pub(crate) use shard::case_ids;
 pub(crate) use shard::case_name as case_identity;
 pub(crate) use shard::identities as case_identities;
-pub(crate) use source::config_source;
+pub(crate) use source::{ConfigSource, config_source};
 pub(crate) use spend::Budget;
 
 /// The secrets an invocation must never print, before a config is read: toolproof's own

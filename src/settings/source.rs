@@ -71,6 +71,10 @@ pub(crate) fn config_source(cli: &Cli, env: &Env) -> Result<ConfigSource, Config
         Command::Merge(_) => {
             return Err(ConfigError::new("`merge` reads no config file"));
         }
+        // `rows` finds its config itself (`crate::rows` runs before this).
+        Command::Rows(_) => {
+            return Err(ConfigError::new("`rows` finds its config itself"));
+        }
     };
     server_source(server, env)
 }

@@ -195,7 +195,7 @@ impl Rewriter {
         )
         .with_env(self.cfg.env.clone());
         let out = spec
-            .exchange(format!("{request}\n"))
+            .exchange_line(format!("{request}\n"))
             .map_err(|e| format!("the rewriter failed: {e}"))?;
         candidates_of(serde_json::from_str::<Value>(out.trim()).ok().as_ref()).ok_or_else(|| {
             format!(

@@ -74,6 +74,7 @@ mod newcomer;
 mod plan;
 mod requests;
 mod responses;
+mod rows;
 mod shard;
 mod tool_choice;
 
@@ -1063,6 +1064,8 @@ fn help_output() {
         ("help_lint", &["lint", "--help"][..]),
         ("help_merge", &["merge", "--help"][..]),
         ("help_lock", &["lock", "--help"][..]),
+        ("help_rows_import", &["rows", "import", "--help"][..]),
+        ("help_rows_suggest", &["rows", "suggest", "--help"][..]),
     ] {
         let out = toolproof_in(&dir.0, args, &[("COLUMNS", "100")]);
         assert_eq!(out.code, 0, "{out:?}");

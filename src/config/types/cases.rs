@@ -39,6 +39,10 @@ pub struct EvalCase {
     /// messages and earlier tool calls with their results, sent before the prompt.
     #[serde(default)]
     pub context: Vec<ContextTurn>,
+    /// `false` on a row `toolproof rows` proposed that no one has read yet (the set lint's
+    /// `unreviewed-row`); absent on rows typed by hand.
+    #[serde(default)]
+    pub reviewed: Option<bool>,
     /// YAML line of this entry (filled by the loader).
     #[serde(skip)]
     pub line: Option<u32>,

@@ -35,6 +35,8 @@ pub(crate) const UNKNOWN_TOOL_CHOICE: &str = "unknown-tool-choice";
 pub(crate) const UNKNOWN_CONTEXT_TOOL: &str = "unknown-context-tool";
 /// An ambiguous case whose `context` already settles what its prompt leaves open.
 pub(crate) const CONTEXT_RESOLVES_AMBIGUOUS: &str = "context-resolves-ambiguous";
+/// A row `toolproof rows` proposed that no one has reviewed yet.
+pub(crate) const UNREVIEWED_ROW: &str = "unreviewed-row";
 
 /// One lint rule: its id and what it flags, starting with its severity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,6 +133,11 @@ pub const LINT_RULES: &[LintRuleInfo] = &[
         summary: "warning: an ambiguous case (no tool, `why` starting with \"ambiguous\") whose \
                   `context` holds an earlier call with arguments: the conversation already \
                   names what the prompt leaves open",
+    },
+    LintRuleInfo {
+        id: UNREVIEWED_ROW,
+        summary: "warning: a row with `reviewed: false` (proposed by `toolproof rows` from \
+                  traffic or a model) that no one has read yet; strict fails on it",
     },
 ];
 

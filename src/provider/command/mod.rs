@@ -132,16 +132,22 @@ impl CommandSpec {
                 super::context::command_context(req.context),
             );
         }
-        // Integers beyond 64 bits (a `context` call's arguments) as their digits.
-        let mut line = crate::pycompat::bigint::to_string(&request);
-        line.push('\n');
-        let stdout = self.exchange(line)?;
+        let stdout = self.exchange(&request)?;
         parse(&stdout).map_err(|e| ProviderError::Transient(e.to_string().into()))
+    }
+
+    /// Runs the program once with `request` as its line on stdin and returns its stdout
+    /// (`toolproof rows suggest` sends its own task this way).
+    pub(crate) fn exchange(&self, request: &Value) -> Result<String, ProviderError> {
+        // Integers beyond 64 bits (a `context` call's arguments) as their digits.
+        let mut line = crate::pycompat::bigint::to_string(request);
+        line.push('\n');
+        self.exchange_line(line)
     }
 
     /// Runs the program once with `line` on its stdin and returns its stdout (`toolproof
     /// tune` sends the rewriter its own request this way).
-    pub(crate) fn exchange(&self, line: String) -> Result<String, ProviderError> {
+    pub(crate) fn exchange_line(&self, line: String) -> Result<String, ProviderError> {
         let Some((program, args)) = self.argv.split_first() else {
             return Err(ProviderError::Fatal(Failure::with_hint(
                 "the eval command is empty",

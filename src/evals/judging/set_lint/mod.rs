@@ -20,6 +20,7 @@ mod choice;
 mod context;
 mod coverage;
 mod labels;
+mod review;
 mod text;
 mod trials;
 
@@ -87,6 +88,7 @@ pub(crate) fn run(input: &LintInput<'_>) -> LintResults {
     trials::check(input, &mut out);
     choice::check(input, &mut out);
     context::check(input, &mut out);
+    review::check(input, &mut out);
     let order = |id: &str| LINT_RULE_IDS.iter().position(|r| *r == id);
     out.findings.sort_by_key(|f| order(&f.id));
     LintResults {

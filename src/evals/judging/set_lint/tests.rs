@@ -42,6 +42,7 @@ fn case(name: &str, prompt: &str, tool: Option<&str>, why: &str, line: u32) -> E
         min_trials: None,
         max_trials: None,
         context: Vec::new(),
+        reviewed: None,
         line: Some(line),
         file: None,
     }
@@ -664,3 +665,36 @@ fn this_runs_trials_count_only_answered_ones_and_say_which_were_missing() {
 }
 
 mod context;
+
+#[test]
+fn an_unreviewed_row_warns_and_fails_only_under_strict() {
+    let mut cases = clean();
+    let mut proposed = case(
+        "from-traffic",
+        "is it windy in Porto?",
+        Some("get_weather"),
+        "from s.jsonl:4",
+        30,
+    );
+    proposed.reviewed = Some(false);
+    let mut read = case(
+        "read",
+        "was it windy in Porto?",
+        Some("get_weather_history"),
+        "read",
+        34,
+    );
+    read.reviewed = Some(true);
+    cases.extend([proposed, read]);
+    let mut fixture = Fixture::of(cases);
+    let r = fixture.run();
+    let f = only(&r, "unreviewed-row");
+    assert_eq!(f.severity, Severity::Warning);
+    assert!(!f.fails);
+    assert_eq!(f.line, Some(30));
+    assert!(f.message.contains("from-traffic"), "{}", f.message);
+    fixture.strict = true;
+    let r = fixture.run();
+    assert!(only(&r, "unreviewed-row").fails);
+    assert!(r.fails());
+}
