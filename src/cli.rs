@@ -9,8 +9,8 @@ use clap::{Args, Parser, Subcommand};
 mod bench;
 mod lock;
 mod parse;
-mod tune;
 mod rows;
+mod tune;
 mod unknown;
 
 pub(crate) use bench::{BaselineArgs, BenchArgs};
@@ -19,8 +19,8 @@ pub(crate) use parse::{
     parse_args_object, parse_fraction, parse_non_negative, parse_pin, parse_positive,
     parse_seconds, parse_transport, switch,
 };
-pub(crate) use tune::TuneArgs;
 pub(crate) use rows::{ImportArgs, LogFormat, RowsCommand, RowsOutput, SuggestArgs};
+pub(crate) use tune::TuneArgs;
 pub(crate) use unknown::explain as explain_unknown_flag;
 
 use crate::config::{ProtocolPin, ToolChoice, TransportPref};
@@ -68,7 +68,8 @@ pub(crate) enum Command {
         mut_arg("baseline", |a| a.hide_short_help(true)),
         mut_arg("max_regression", |a| a.hide_short_help(true)),
         mut_arg("junit_file_attrs", |a| a.hide_short_help(true)),
-        mut_arg("pr_comment_file", |a| a.hide_short_help(true))
+        mut_arg("pr_comment_file", |a| a.hide_short_help(true)),
+        mut_arg("shard", |a| a.hide_short_help(true))
     )]
     Run(RunArgs),
     /// Run only the tool-selection evals (and the set lint of their cases).

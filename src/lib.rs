@@ -48,8 +48,8 @@ mod session;
 mod settings;
 mod shard;
 mod suite;
-mod tune;
 mod surface;
+mod tune;
 
 use clap::Parser;
 

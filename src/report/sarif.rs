@@ -81,9 +81,22 @@ fn level(severity: Severity) -> &'static str {
     }
 }
 
+/// A summary up to its first `(`, `;` or `:` outside a code span: its gist.
+fn short_of(text: &str) -> &str {
+    let mut code = false;
+    for (i, c) in text.char_indices() {
+        match c {
+            '`' => code = !code,
+            '(' | ';' | ':' if !code => return text[..i].trim(),
+            _ => {}
+        }
+    }
+    text.trim()
+}
+
 fn rule_json(rule: &Rule) -> Value {
     let (level, text) = split_summary(rule.summary);
-    let short = text.split(['(', ';', ':']).next().unwrap_or(text).trim();
+    let short = short_of(text);
     json!({
         "id": rule.id,
         "shortDescription": {"text": short},
@@ -311,5 +324,20 @@ fn surface(r: &RunReport, at: &Where, out: &mut Vec<Found>) {
             logical: format!("{}/{name}", at.server),
             identity: format!("{}\0{}", c.item, c.what),
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_of;
+
+    #[test]
+    fn a_rule_s_gist_stops_at_its_first_clause_outside_code() {
+        assert_eq!(
+            short_of("a row with `reviewed: false` (proposed by a tool); strict fails"),
+            "a row with `reviewed: false`"
+        );
+        assert_eq!(short_of("names clash: two tools"), "names clash");
+        assert_eq!(short_of("plain"), "plain");
     }
 }

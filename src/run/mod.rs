@@ -110,7 +110,9 @@ pub(crate) fn execute(
     report
 }
 
-fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
+/// The server's summary, its tools and (when asked for) its resources and prompts; `None`
+/// when the tools cannot be listed (the error is recorded).
+fn list_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) -> Option<Vec<Tool>> {
     out.server = Some(server_summary(client));
     let tools = match client.list_tools() {
         Ok(t) => t,
@@ -120,7 +122,7 @@ fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
                 message: format!("could not list the server's tools: {e}"),
                 stderr: non_empty(stderr),
             });
-            return;
+            return None;
         }
     };
     let mut inventory = Inventory {
@@ -140,6 +142,13 @@ fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
         }
     }
     out.inventory = Some(inventory);
+    Some(tools)
+}
+
+fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
+    let Some(tools) = list_connected(client, ctx, out) else {
+        return;
+    };
     let neighbours = (ctx.plan.evals.runs() || ctx.plan.stress.runs() || ctx.plan.cache.is_some())
         .then(|| phases::neighbours(ctx))
         .flatten();
@@ -180,7 +189,12 @@ fn run_connected(client: &mut Client, ctx: &Ctx<'_>, out: &mut Outcome) {
     }
     if ctx.plan.stress.runs() && !ctx.interrupt.is_set() {
         let baseline = out.evals.as_ref().and_then(|p| p.results.as_ref());
-        out.stress = Some(phases::stress(eval_tools, ctx, baseline, neighbours.as_ref()));
+        out.stress = Some(phases::stress(
+            eval_tools,
+            ctx,
+            baseline,
+            neighbours.as_ref(),
+        ));
     }
     if ctx.plan.bench.runs() && !ctx.interrupt.is_set() {
         out.bench = Some(phases::bench(client, &tools, ctx));

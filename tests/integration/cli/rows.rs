@@ -25,7 +25,7 @@ fn logs_dir(name: &str) -> Dir {
         dir.write(log, &text);
     }
     let server = yaml_list(&[&fake(), "--fault", "similar-tools"]);
-    let command = yaml_list(&["python3", "-S", "-I", &picker()]);
+    let command = yaml_list(&[&picker()]);
     dir.write(
         "toolproof.yaml",
         &format!(
@@ -318,7 +318,7 @@ fn suggester() -> String {
 fn suggest_dir(name: &str) -> Dir {
     let dir = logs_dir(name);
     let text = dir.read("toolproof.yaml").replace(
-        &yaml_list(&["python3", "-S", "-I", &picker()]),
+        &yaml_list(&[&picker()]),
         &yaml_list(&["python3", "-S", "-I", &suggester()]),
     );
     dir.write("toolproof.yaml", &text);

@@ -84,7 +84,7 @@ fn setup(dir: &Dir) {
         "--fault",
         "protocol-ping",
     ]);
-    let command = yaml_list(&["python3", "-S", "-I", &picker()]);
+    let command = yaml_list(&[&picker()]);
     dir.write(
         "toolproof.yaml",
         &format!(
