@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use super::resolve::{Flags, env_value, pick};
-use super::{CommandKind, Env, LiveMode, Outputs, Target};
+use super::{CommandKind, Env, Github, JunitOptions, LiveMode, Outputs, Target};
 use crate::cli::Cli;
 use crate::config::ConfigError;
 use crate::report::console::ColorFlag;
@@ -210,6 +210,68 @@ pub(super) fn color_choice(flag: ColorFlag, is_tty: bool, env: &Env) -> bool {
                 is_tty
             }
         }
+    }
+}
+
+impl Outputs {
+    /// Colour the console report.
+    pub(crate) fn color(&self) -> bool {
+        self.color
+    }
+    /// Width tables are wrapped to.
+    pub(crate) fn width(&self) -> usize {
+        self.width
+    }
+    /// `--junit`.
+    pub(crate) fn junit(&self) -> Option<&Target> {
+        self.junit.as_ref()
+    }
+    /// How the JUnit report is shaped: `--junit-file-attrs`, and the repository paths.
+    pub(crate) fn junit_options(&self) -> JunitOptions {
+        JunitOptions {
+            file_attrs: self.junit_file_attrs,
+            places: self.places.clone(),
+        }
+    }
+    /// `--json`.
+    pub(crate) fn json(&self) -> Option<&Target> {
+        self.json.as_ref()
+    }
+    /// `--html`.
+    pub(crate) fn html(&self) -> Option<&Target> {
+        self.html.as_ref()
+    }
+    /// `--badge`: a file ending in `.svg` or `.json`.
+    pub(crate) fn badge(&self) -> Option<&Target> {
+        self.badge.as_ref()
+    }
+    /// `inspect --save-tools FILE`.
+    pub(crate) fn save_tools(&self) -> Option<&Target> {
+        self.save_tools.as_ref()
+    }
+    /// `--summary`, else `$GITHUB_STEP_SUMMARY` unless `--no-summary`.
+    pub(crate) fn summary(&self) -> Option<&Target> {
+        self.summary.as_ref()
+    }
+    /// Print GitHub workflow annotations (`GITHUB_ACTIONS=true`).
+    pub(crate) fn annotations(&self) -> bool {
+        self.annotations
+    }
+    /// Where the config's files and sections are in the repository (annotations point there).
+    pub(crate) fn places(&self) -> &Places {
+        &self.places
+    }
+    /// How progress is shown while the run works.
+    pub(crate) fn live(&self) -> LiveMode {
+        self.live
+    }
+    /// `--history PATH`: the run history file (`run` and `eval`).
+    pub(crate) fn history(&self) -> Option<&PathBuf> {
+        self.history.as_ref()
+    }
+    /// Step outputs and the pull-request comment.
+    pub(crate) fn github(&self) -> &Github {
+        &self.github
     }
 }
 
