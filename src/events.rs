@@ -70,6 +70,13 @@ pub(crate) enum Event {
         /// Tools in it.
         tools: usize,
     },
+    /// The evals start asking the rows again in the crowd (`evals.neighbours`).
+    CrowdList {
+        /// Tools in the crowded list.
+        tools: usize,
+        /// Neighbour servers in it.
+        neighbours: usize,
+    },
     /// The model API asked us to wait (a rate limit, an overload, a server error).
     ProviderBackoff {
         /// How long every worker waits.
@@ -151,6 +158,7 @@ impl Event {
             Event::Connecting { target } => mask(target),
             Event::PhaseStarted { .. }
             | Event::StressList { .. }
+            | Event::CrowdList { .. }
             | Event::ConcurrencyLowered { .. }
             | Event::Done => {}
             Event::TestFinished { name, failure, .. } => {

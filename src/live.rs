@@ -231,6 +231,10 @@ impl View {
                 order,
                 tools,
             } => self.print(&stress_list_line(*distractors, *order, *tools)),
+            Event::CrowdList { tools, neighbours } => self.print(&format!(
+                "  -- in the crowd: {tools} tools with {neighbours} neighbour server{}",
+                if *neighbours == 1 { "" } else { "s" }
+            )),
             Event::ProviderBackoff { wait, reason } => self.print(&format!(
                 "  WAIT  retrying in {:.1}s: {}",
                 wait.as_secs_f64(),

@@ -70,6 +70,13 @@ fn neighbours_steal_rows_both_ways_and_a_name_two_list_is_a_collision() {
     let (out, report) = eval(&dir, &server, &["--summary", "s.md"]);
     // 2 of 3 alone and in the crowd: both gates hold.
     assert_eq!(out.code, 0, "{out:?}");
+    // The live lines of the crowd's cases come under a line that says they are the crowd's.
+    assert!(
+        out.stderr
+            .contains("  -- in the crowd: 14 tools with 2 neighbour servers\n"),
+        "{}",
+        out.stderr
+    );
     let crowd = crowd_of(&report);
     assert_eq!(crowd["host"], "none");
     assert_eq!(

@@ -180,6 +180,10 @@ pub(crate) fn apply(
         plans: false,
         ..*run
     };
+    run.events.emit(crate::events::Event::CrowdList {
+        tools: list.tools.len(),
+        neighbours: neighbours.len(),
+    });
     let asked = engine::run(&list.tools, &crowd_run);
     let Some(got) = asked.results else {
         let why = asked
