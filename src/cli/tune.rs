@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{ServerArgs, parse_fraction};
+use super::{ServerArgs, parse_fraction, parse_non_negative};
 
 /// `toolproof tune`: rewrite descriptions and keep only what held-out rows prove.
 #[derive(Debug, Args)]
@@ -49,6 +49,11 @@ pub(crate) struct TuneArgs {
     /// goes over it stops before its first request.
     #[arg(long, value_name = "N")]
     pub max_requests: Option<u64>,
+    /// Spend at most USD in all on the evals and the candidates, at the models' prices
+    /// (`evals.prices`); a stage estimated over it stops before its first request. The
+    /// rewriter's answers count against --max-requests only.
+    #[arg(long, value_name = "USD", value_parser = parse_non_negative)]
+    pub max_cost: Option<f64>,
     /// In a pull request under GitHub Actions, post each accepted rewrite as a review comment
     /// with a suggestion on the line that holds the old description (found verbatim once;
     /// else a pull-request comment with the diff). Needs GITHUB_TOKEN, as --pr-comment does.

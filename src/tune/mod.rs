@@ -12,6 +12,7 @@ mod report;
 mod rewriter;
 mod run;
 mod split;
+mod stage;
 mod suggest;
 
 use std::ffi::OsString;
@@ -127,6 +128,7 @@ fn prepare(args: &TuneArgs, env: &Env) -> Result<Settings, ConfigError> {
         e.flags.offline = args.offline;
         e.flags.dry_run = args.dry_run;
         e.flags.max_requests = args.max_requests;
+        e.flags.max_cost = args.max_cost;
     }
     let source = crate::settings::config_source(&cli, env)?;
     let loaded = source.load(env)?;

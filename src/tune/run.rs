@@ -8,88 +8,20 @@ use super::judge::{self, Judged, RowOutcome};
 use super::report::{self, CandidateReport, RowReport, SplitNames, ToolReport, TuneReport};
 use super::rewriter::{Miss, Rewriter};
 use super::split::{Split, split};
+use super::stage::Ctx;
 use crate::checks::gaming;
 use crate::cli::TuneArgs;
 use crate::config::{EvalConfig, Overrides, ToolOverride};
-use crate::evals::asking::engine::{self, EvalRun, case_name};
+use crate::evals::asking::engine::case_name;
 use crate::evals::asking::overrides;
 use crate::evals::asking::tools::api_tools;
 use crate::events::Events;
 use crate::interrupt::Interrupt;
 use crate::mcp::Client;
 use crate::mcp::types::Tool;
-use crate::outcome::{CaseStatus, EvalsResults, NO_TOOL, PhaseStatus};
+use crate::outcome::{CaseStatus, EvalsResults, NO_TOOL};
 use crate::report::redact::Redactor;
-use crate::settings::{EvalSettings, Settings};
-
-/// What every stage shares.
-struct Ctx<'a> {
-    s: &'a Settings,
-    es: &'a EvalSettings,
-    cfg: &'a EvalConfig,
-    interrupt: &'a Interrupt,
-    secrets: Redactor,
-    events: Events,
-    /// The request budget, when one is set.
-    limit: Option<u64>,
-    /// Requests sent so far.
-    spent: u64,
-}
-
-impl Ctx<'_> {
-    /// Runs the evals of `cfg` on `tools` (`plan`: honour `--dry-run` and the budget).
-    fn eval(
-        &self,
-        cfg: &EvalConfig,
-        tools: &[Tool],
-        settings: &EvalSettings,
-        plans: bool,
-    ) -> Result<EvalsResults, Stop> {
-        let phase = engine::run(
-            tools,
-            &EvalRun {
-                cfg,
-                settings,
-                base_dir: &self.s.loaded().base_dir,
-                env: self.s.env(),
-                events: &self.events,
-                interrupt: self.interrupt,
-                secrets: &self.secrets,
-                base: None,
-                plans,
-            },
-        );
-        if phase.status == PhaseStatus::Error {
-            return Err(Stop::Failed(format!(
-                "the evals could not run: {}",
-                phase.reason.unwrap_or_default()
-            )));
-        }
-        phase
-            .results
-            .ok_or_else(|| Stop::Failed("the evals returned no results".into()))
-    }
-
-    /// The requests `cfg` on `tools` would send (cached answers are free).
-    fn planned(&self, cfg: &EvalConfig, tools: &[Tool]) -> Result<u64, Stop> {
-        let results = self.eval(cfg, tools, &self.es.planning_only(), true)?;
-        Ok(results.plan.map_or(0, |p| p.requests()))
-    }
-
-    /// Stops before a stage of `more` requests that would go over the budget.
-    fn afford(&self, more: u64, what: &str) -> Result<(), Stop> {
-        match self.limit {
-            Some(limit) if self.spent + more > limit => Err(Stop::Usage(
-                format!(
-                    "the tune would send {more} more requests for {what} after {} sent, over the budget of {limit}; nothing more was asked",
-                    self.spent
-                ),
-                Some("raise --max-requests (or evals.budget.requests), or tune fewer tools or candidates".into()),
-            )),
-            _ => Ok(()),
-        }
-    }
-}
+use crate::settings::Settings;
 
 /// Runs the tune.
 pub(super) fn tune(
@@ -120,6 +52,8 @@ pub(super) fn tune(
         events: Events::channel().0,
         limit: es.budget().requests.value,
         spent: 0,
+        usd_limit: es.budget().usd.value,
+        spent_usd: 0.0,
     };
     let base = ctx.eval(cfg, &tools, es, true)?;
     let plan = base.plan.clone().unwrap_or_default();
@@ -136,6 +70,7 @@ pub(super) fn tune(
         ctx.afford(plan.requests(), "the evals")?;
     }
     ctx.spent += plan.requests();
+    ctx.spent_usd += plan.cost_usd().unwrap_or(0.0);
     let names = pick_tools(&tools, &base, args)?;
     let split = split(&cfg.cases, args.holdout, args.seed);
     let rewriter = Rewriter::new(
@@ -427,13 +362,13 @@ fn judge_all(
         );
         held_config(ctx.cfg, split, &extra)
     };
-    let mut planned = 0;
+    let mut planned = (0, Some(0.0));
     for &(t, c) in &pending {
         let cfg = candidate_cfg(t, c, &reports);
-        planned += ctx.planned(&cfg, &patched(tools, &cfg)?)?;
+        let (n, usd) = ctx.planned(&cfg, &patched(tools, &cfg)?)?;
+        planned = (planned.0 + n, planned.1.zip(usd).map(|(a, b)| a + b));
     }
-    ctx.afford(planned, "the candidates")?;
-    ctx.spent += planned;
+    ctx.spend(planned, "the candidates")?;
     let models: Vec<String> = base.models.iter().map(|m| m.model.clone()).collect();
     for (t, c) in pending {
         let cfg = candidate_cfg(t, c, &reports);
@@ -537,8 +472,7 @@ fn check_together(
     let cfg = held_config(ctx.cfg, split, &extra);
     let list = patched(tools, &cfg)?;
     let planned = ctx.planned(&cfg, &list)?;
-    ctx.afford(planned, "the accepted rewrites together")?;
-    ctx.spent += planned;
+    ctx.spend(planned, "the accepted rewrites together")?;
     let after = ctx.eval(&cfg, &list, ctx.es, false)?;
     let models: Vec<String> = base.models.iter().map(|m| m.model.clone()).collect();
     let verdict = judge::judge(

@@ -408,3 +408,39 @@ fn a_dry_run_asks_nothing_and_a_tune_over_budget_stops_before_the_candidates() {
         .count();
     assert_eq!(asked, 42, "only the evals were asked");
 }
+
+#[test]
+fn a_tune_over_its_dollar_budget_stops_before_the_candidates() {
+    let dir = Dir::new("tune-usd");
+    config(
+        &dir,
+        "  prices:\n    m1: {input: 1000.0, output: 1000.0}\n    m2: {input: 1000.0, output: 1000.0}\n",
+    );
+    let picks = dir.path("picks.jsonl").display().to_string();
+    let env = [("OVERLAP_LOG", picks.as_str())];
+    let out = toolproof_in(
+        &dir.0,
+        &["tune", "--candidates", "4", "--max-cost", "15"],
+        &env,
+    );
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains("the candidates would cost about $")
+            && out
+                .stderr
+                .contains("over the budget of $15; nothing more was asked"),
+        "{out:?}"
+    );
+    assert!(!dir.path("toolproof-tune.yaml").exists());
+    let asked = std::fs::read_to_string(&picks)
+        .unwrap_or_default()
+        .lines()
+        .count();
+    assert_eq!(asked, 42, "only the evals were asked");
+    // Without a price, a dollar budget cannot be kept: said before the first request.
+    let unpriced = Dir::new("tune-usd-unpriced");
+    config(&unpriced, "");
+    let out = toolproof_in(&unpriced.0, &["tune", "--max-cost", "20"], &[]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("evals.prices"), "{out:?}");
+}
