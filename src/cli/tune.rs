@@ -38,6 +38,10 @@ pub(crate) struct TuneArgs {
     /// Write the tune's HTML report here, `-` for stdout.
     #[arg(long, value_name = "PATH")]
     pub html: Option<PathBuf>,
+    /// Write the tune's JUnit XML report here, `-` for stdout: a testcase per candidate,
+    /// accepted ones passed, rejected ones skipped with the reason.
+    #[arg(long, value_name = "PATH")]
+    pub junit: Option<PathBuf>,
     /// Never call a provider: the evals and the rewriter are replayed from the cache.
     #[arg(long)]
     pub offline: bool,

@@ -62,12 +62,13 @@ pub(crate) fn main(args: &TuneArgs, env: &Env) -> i32 {
         }
     };
     let secrets = crate::report::redact::Redactor::new(settings.secrets());
-    let outputs: [(&Option<std::path::PathBuf>, Render); 3] = [
+    let outputs: [(&Option<std::path::PathBuf>, Render); 4] = [
         (&args.json, |r| {
             serde_json::to_string_pretty(r).unwrap_or_default() + "\n"
         }),
         (&args.markdown, report::markdown),
         (&args.html, report::html),
+        (&args.junit, report::junit),
     ];
     let mut code = EXIT_OK;
     let mut stdout_taken = false;

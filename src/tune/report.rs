@@ -1,5 +1,5 @@
 //! The tune's report: its data model (the JSON report of `tune --json`) and its renderings
-//! (console, Markdown, HTML), and the overrides file it writes. Every text that came from the
+//! (console, Markdown, HTML, JUnit), and the overrides file it writes. Every text that came from the
 //! server, the rewriter or a config is escaped for the format it lands in.
 
 use serde::Serialize;
@@ -92,6 +92,36 @@ impl TuneReport {
             .filter(|c| c.accepted)
             .count()
     }
+}
+
+/// The report as JUnit XML: a suite per tool rewritten, a testcase per candidate; an accepted
+/// candidate passes, a rejected one is skipped with its reason (a rejection fails nothing).
+pub(crate) fn junit(r: &TuneReport) -> String {
+    use quick_junit::{Property, Report, TestCase, TestCaseStatus, TestSuite};
+    let line = |text: &str| clean(text).replace('\n', " ");
+    let mut xml = Report::new("toolproof tune");
+    for tool in &r.tools {
+        let mut suite = TestSuite::new(format!("tune {}", line(&tool.tool)));
+        suite.add_property(Property::new("original", line(&tool.original)));
+        for (i, c) in tool.candidates.iter().enumerate() {
+            let status = if c.accepted {
+                TestCaseStatus::success()
+            } else {
+                let mut skipped = TestCaseStatus::skipped();
+                skipped.set_message(line(&c.reason));
+                skipped
+            };
+            let mut case = TestCase::new(format!("candidate {}", i + 1), status);
+            case.set_classname(format!(
+                "toolproof.tune.{}",
+                line(&tool.tool).replace('.', "_")
+            ));
+            case.set_system_out(format!("{}\n{}", line(&c.reason), line(&c.text)));
+            suite.add_test_case(case);
+        }
+        xml.add_test_suite(suite);
+    }
+    crate::report::junit::xml_of(&xml)
 }
 
 /// The report for a terminal.

@@ -164,6 +164,11 @@ pub(crate) fn render_with(report: &RunReport, options: &JunitOptions) -> String 
     xml::write(&xml, options.file_attrs)
 }
 
+/// `report` as JUnit XML, for reports built outside a run (`toolproof tune`).
+pub(crate) fn xml_of(report: &Report) -> String {
+    xml::write(report, false)
+}
+
 /// A suite holding only the testcase that stands for its phase.
 fn phase_suite(phase: &PhaseOverview<'_>) -> TestSuite {
     let mut suite = TestSuite::new(phase.key);

@@ -112,6 +112,8 @@ fn tune_accepts_the_helpful_rewrite_and_rejects_gaming_a_broken_critical_row_and
             "tune.json",
             "--markdown",
             "tune.md",
+            "--junit",
+            "tune.xml",
         ],
         &env,
     );
@@ -162,6 +164,17 @@ fn tune_accepts_the_helpful_rewrite_and_rejects_gaming_a_broken_critical_row_and
         out.stdout
     );
     assert!(dir.read("tune.md").contains("critical row refund-smashed"));
+    // JUnit: a testcase per candidate, the accepted one passed, the rejected ones skipped.
+    let xml = dir.read("tune.xml");
+    assert!(
+        xml.contains("<testsuite name=\"tune get_order\" tests=\"4\""),
+        "{xml}"
+    );
+    assert_eq!(xml.matches("<skipped").count(), 3, "{xml}");
+    assert!(
+        xml.contains("message=\"rejected: gaming: &quot;always use this tool&quot;\""),
+        "{xml}"
+    );
 
     // The held-out rows never reached the rewriter.
     let held: Vec<&str> = report["split"]["held_out"]
