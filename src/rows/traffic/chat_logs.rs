@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::{
     Conversation, Event, Format, Read, args_of, json_lines, not_json, reads_as_error,
-    says_rejected, text_of,
+    says_rejected, text_of, tool_result, tool_use,
 };
 
 /// Which of the two APIs a log is of.
@@ -140,23 +140,8 @@ fn anthropic_blocks(role: &str, content: &Value, line: u32, events: &mut Vec<Eve
         match b["type"].as_str() {
             Some("text") if role == "user" => push_user(text_of(b), line, events),
             Some("text") => push_assistant(text_of(b), events),
-            Some("tool_use") => events.push(Event::Call {
-                id: b["id"].as_str().map(str::to_owned),
-                tool: b["name"].as_str().unwrap_or("").to_owned(),
-                args: args_of(b.get("input")),
-                line,
-            }),
-            Some("tool_result") => {
-                let text = text_of(&b["content"]);
-                let rejected = says_rejected(&text);
-                events.push(Event::Result {
-                    id: b["tool_use_id"].as_str().map(str::to_owned),
-                    error: b["is_error"] == true || rejected,
-                    rejected,
-                    text,
-                    line,
-                });
-            }
+            Some("tool_use") => events.push(tool_use(b, line)),
+            Some("tool_result") => events.push(tool_result(b, line)),
             _ => {}
         }
     }

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::{Conversation, Event, Read, args_of, json_lines, not_json, says_rejected, text_of};
+use super::{Conversation, Event, Read, json_lines, not_json, tool_result, tool_use};
 
 pub(super) fn read(file: &str, text: &str) -> Read {
     let mut out = Read::default();
@@ -54,17 +54,7 @@ fn user(content: &Value, line: u32, events: &mut Vec<Event>) {
     };
     for block in &blocks {
         match block["type"].as_str() {
-            Some("tool_result") => {
-                let text = text_of(&block["content"]);
-                let rejected = says_rejected(&text);
-                events.push(Event::Result {
-                    id: block["tool_use_id"].as_str().map(str::to_owned),
-                    error: block["is_error"] == true || rejected,
-                    rejected,
-                    text,
-                    line,
-                });
-            }
+            Some("tool_result") => events.push(tool_result(block, line)),
             Some("text") => {
                 let text = block["text"].as_str().unwrap_or("").trim();
                 if text.starts_with("[Request interrupted by user") {
@@ -110,12 +100,7 @@ fn assistant(content: &Value, line: u32, events: &mut Vec<Event>) {
                     events.push(Event::Assistant(text.to_owned()));
                 }
             }
-            Some("tool_use") => events.push(Event::Call {
-                id: block["id"].as_str().map(str::to_owned),
-                tool: block["name"].as_str().unwrap_or("").to_owned(),
-                args: args_of(block.get("input")),
-                line,
-            }),
+            Some("tool_use") => events.push(tool_use(block, line)),
             _ => {}
         }
     }

@@ -169,6 +169,30 @@ pub(crate) fn text_of(content: &Value) -> String {
     }
 }
 
+/// An Anthropic `tool_use` block as a call (Messages logs and Claude Code transcripts).
+pub(crate) fn tool_use(block: &Value, line: u32) -> Event {
+    Event::Call {
+        id: block["id"].as_str().map(str::to_owned),
+        tool: block["name"].as_str().unwrap_or("").to_owned(),
+        args: args_of(block.get("input")),
+        line,
+    }
+}
+
+/// An Anthropic `tool_result` block as a result: an error when it says so or reads as a
+/// rejection.
+pub(crate) fn tool_result(block: &Value, line: u32) -> Event {
+    let text = text_of(&block["content"]);
+    let rejected = says_rejected(&text);
+    Event::Result {
+        id: block["tool_use_id"].as_str().map(str::to_owned),
+        error: block["is_error"] == true || rejected,
+        rejected,
+        text,
+        line,
+    }
+}
+
 /// Arguments logged as a JSON string (OpenAI's `arguments`) or an object.
 pub(crate) fn args_of(v: Option<&Value>) -> Value {
     match v {

@@ -45,25 +45,9 @@ fn eval(dir: &Dir, seed: &str, extra: &[&str], env: &[(&str, &str)]) -> (Out, Va
     let state = state.display().to_string();
     let mut all: Vec<(&str, &str)> = vec![("RATES_STATE", &state), ("RATES_SEED", seed)];
     all.extend_from_slice(env);
-    let mut args = vec![
-        "eval",
-        "-c",
-        "toolproof.yaml",
-        "--json",
-        "r.json",
-        "--junit",
-        "j.xml",
-        "--summary",
-        "s.md",
-        "--pr-comment-file",
-        "pr.md",
-    ];
+    let mut args = vec!["--pr-comment-file", "pr.md"];
     args.extend_from_slice(extra);
-    let out = toolproof_in(&dir.0, &args, &all);
-    let report =
-        serde_json::from_str(&std::fs::read_to_string(dir.path("r.json")).unwrap_or_default())
-            .unwrap_or(Value::Null);
-    (out, report)
+    super::evals::eval_in(dir, &args, &all)
 }
 
 fn comparison(report: &Value) -> &Value {
