@@ -25,7 +25,12 @@
 //! A case with `context:` adds the earlier turns to the request:
 //! `"context": [{"user": "..."}, {"call": "list_notes", "args": {}, "result": "..."}, {"assistant": "..."}]`.
 //!
+//! A request with `"task": "rewrite_description"` comes from `toolproof tune` instead: the demo's
+//! stand-in rewriter answers it (see `rewrite.rs`).
+//!
 //! Build with `cargo build --release` (the `toolproof-demo` package); `examples/demo/toolproof.yaml` runs it.
+
+mod rewrite;
 
 use std::io::Read;
 
@@ -261,6 +266,9 @@ fn main() {
         Err(e) => Err(e.to_string()),
     };
     match request {
+        Ok(request) if request["task"] == "rewrite_description" => {
+            println!("{}", rewrite::rewrite(&request));
+        }
         Ok(request) => println!("{}", with_usage(pick(&request), &input)),
         Err(e) => {
             eprintln!("demo_picker: error: stdin is not a JSON request: {e}");

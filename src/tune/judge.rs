@@ -3,7 +3,8 @@
 //! comparison with a base run, `evals::judging::stats::paired`), no critical row gets worse on
 //! any trial, the text stays within the length budget, and the anti-gaming lint finds nothing.
 
-use crate::evals::judging::stats::{Paired, Row, paired};
+use super::report::CandidateReport;
+use crate::evals::judging::stats::{Paired, Row, paired, significant};
 use crate::outcome::rates::percent;
 
 /// One held-out row of one model: its name, whether it is critical, and (correct, trials)
@@ -85,17 +86,13 @@ pub(crate) fn judge(rows: &[RowOutcome], models: &[String], alpha: f64) -> Judge
         out.reason = reason;
         return out;
     }
-    if let Some((m, p)) = tests.iter().find(|(_, p)| p.p_worse < alpha) {
-        out.reason = format!(
-            "rejected: {} (p = {} worse)",
-            shift(m, p),
-            p_text(p.p_worse)
-        );
+    if let Some((m, p)) = tests.iter().find(|(_, p)| significant(p.p_worse, alpha)) {
+        out.reason = format!("rejected: {} (p {} worse)", shift(m, p), p_text(p.p_worse));
         return out;
     }
-    if best.p_better >= alpha {
+    if !significant(best.p_better, alpha) {
         out.reason = format!(
-            "rejected: {} (p = {}), not significant at α {alpha}",
+            "rejected: {} (p {}), not significant at α {alpha}",
             shift(best_model, &best),
             p_text(best.p_better)
         );
@@ -103,7 +100,7 @@ pub(crate) fn judge(rows: &[RowOutcome], models: &[String], alpha: f64) -> Judge
     }
     out.accepted = true;
     out.reason = format!(
-        "{} (p = {}), no critical row worse",
+        "{} (p {}), no critical row worse",
         shift(best_model, &best),
         p_text(best.p_better)
     );
@@ -139,20 +136,54 @@ fn worse_on_some_trial(before: (u32, u32), after: (u32, u32)) -> bool {
     after.1 > 0 && rate(after) < rate(before)
 }
 
-/// A p-value as the reasons print it: two significant digits.
+/// A p-value as the reasons print it after "p", to two significant digits: `= 0.016`,
+/// `= 0.0025`, or `< 0.001`.
 fn p_text(p: f64) -> String {
     if p < 0.001 {
-        "< 0.001".into()
-    } else {
-        let s = format!("{p:.3}");
-        s.trim_end_matches('0').trim_end_matches('.').to_owned()
+        return "< 0.001".into();
     }
+    let decimals = (1.0 - p.log10().floor()).clamp(1.0, 4.0) as usize;
+    let s = format!("{p:.decimals$}");
+    format!("= {}", s.trim_end_matches('0').trim_end_matches('.'))
 }
 
 /// The length budget of a rewrite of `original`: `max_chars`, else the larger of twice the
 /// original and 400 characters.
 pub(crate) fn budget(original: &str, max_chars: Option<usize>) -> usize {
     max_chars.unwrap_or_else(|| (2 * original.chars().count()).max(400))
+}
+
+/// Of a tool's accepted candidates, keeps the best on the held-out rows; on a tie the shorter
+/// (it costs tokens on every request), then the first.
+pub(crate) fn choose_best(candidates: &mut [CandidateReport]) {
+    let after = |c: &CandidateReport| c.held_out_after.unwrap_or(0.0);
+    let len = |c: &CandidateReport| c.text.chars().count();
+    let best = candidates
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.accepted)
+        .max_by(|a, b| {
+            after(a.1)
+                .total_cmp(&after(b.1))
+                .then(len(b.1).cmp(&len(a.1)))
+                .then(b.0.cmp(&a.0))
+        })
+        .map(|(i, _)| i);
+    let Some(best) = best else { return };
+    let (best_after, best_len) = (after(&candidates[best]), len(&candidates[best]));
+    for (i, c) in candidates.iter_mut().enumerate() {
+        if c.accepted && i != best {
+            let why = if best_after > after(c) {
+                "does better on the held-out rows"
+            } else if best_len < len(c) {
+                "does as well on the held-out rows and is shorter"
+            } else {
+                "does as well on the held-out rows and comes first"
+            };
+            c.accepted = false;
+            c.reason = format!("passes ({}), but candidate {} {why}", c.reason, best + 1);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -221,5 +252,92 @@ mod tests {
         assert_eq!(budget("short", None), 400);
         assert_eq!(budget(&"x".repeat(300), None), 600);
         assert_eq!(budget("short", Some(50)), 50);
+    }
+
+    #[test]
+    fn a_p_value_equal_to_alpha_is_not_significant() {
+        // One row 0/3 → 3/3: the exact p is C(3,3)·C(3,0)/C(6,3) = 1/20, α itself.
+        let j = judge(&[row("a", false, (0, 3), (3, 3))], &["m".into()], 0.05);
+        assert!((j.p_value - 0.05).abs() < 1e-12, "{}", j.p_value);
+        assert!(!j.accepted, "{j:?}");
+        assert!(
+            j.reason.contains("(p = 0.05), not significant"),
+            "{}",
+            j.reason
+        );
+        let two = [
+            row("a", false, (0, 3), (3, 3)),
+            row("b", false, (0, 3), (3, 3)),
+        ];
+        let j = judge(&two, &["m".into()], 0.05);
+        assert!(j.accepted);
+        assert!(j.reason.contains("(p = 0.0025)"), "{}", j.reason);
+        let many: Vec<RowOutcome> = (0..4)
+            .map(|i| row(&format!("r{i}"), false, (0, 3), (3, 3)))
+            .collect();
+        let j = judge(&many, &["m".into()], 0.05);
+        assert!(
+            j.reason.contains("(p < 0.001), no critical"),
+            "{}",
+            j.reason
+        );
+    }
+
+    #[test]
+    fn p_values_print_with_two_significant_digits() {
+        let cases = [
+            (1.0, "= 1"),
+            (0.5, "= 0.5"),
+            (0.05, "= 0.05"),
+            (0.015625, "= 0.016"),
+            (0.0025, "= 0.0025"),
+            (0.000_999, "< 0.001"),
+        ];
+        for (p, text) in cases {
+            assert_eq!(p_text(p), text, "{p}");
+        }
+    }
+
+    fn candidate(text: &str, after: f64) -> CandidateReport {
+        CandidateReport {
+            text: text.into(),
+            accepted: true,
+            reason: "ok".into(),
+            held_out_before: Some(0.5),
+            held_out_after: Some(after),
+            p_value: Some(0.01),
+            rows: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_best_held_out_wins_then_the_shorter_then_the_first() {
+        let mut c = vec![
+            candidate("a longer text", 0.8),
+            candidate("short", 0.8),
+            candidate("best of all", 0.9),
+        ];
+        choose_best(&mut c);
+        let kept: Vec<bool> = c.iter().map(|c| c.accepted).collect();
+        assert_eq!(kept, [false, false, true]);
+        assert_eq!(
+            c[0].reason,
+            "passes (ok), but candidate 3 does better on the held-out rows"
+        );
+        let mut c = vec![candidate("a longer text", 0.8), candidate("short", 0.8)];
+        choose_best(&mut c);
+        assert!(c[1].accepted && !c[0].accepted);
+        assert!(
+            c[0].reason
+                .ends_with("candidate 2 does as well on the held-out rows and is shorter")
+        );
+        let mut c = vec![candidate("same", 0.8), candidate("alike", 0.8)];
+        c[1].text = "same".into();
+        choose_best(&mut c);
+        assert!(c[0].accepted && !c[1].accepted);
+        assert!(
+            c[1].reason
+                .ends_with("candidate 1 does as well on the held-out rows and comes first")
+        );
     }
 }

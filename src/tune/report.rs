@@ -63,6 +63,25 @@ pub(crate) struct ToolReport {
     pub candidates: Vec<CandidateReport>,
 }
 
+/// The accepted rewrites of two or more tools, judged together on the held-out rows.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct TogetherReport {
+    /// The tools whose rewrites were put together.
+    pub tools: Vec<String>,
+    /// Whether they hold together; when not, only `kept` keeps its rewrite.
+    pub accepted: bool,
+    /// The verdict, as for a candidate.
+    pub reason: String,
+    /// Held-out accuracy with the original descriptions, on the model that decided.
+    pub held_out_before: f64,
+    /// Held-out accuracy with all the rewrites, on that model.
+    pub held_out_after: f64,
+    /// One-sided p-value that it is better, on that model.
+    pub p_value: f64,
+    /// The tool that kept its rewrite when together they failed (the largest gain alone).
+    pub kept: Option<String>,
+}
+
 /// The whole tune.
 #[derive(Debug, Clone, Default, Serialize)]
 pub(crate) struct TuneReport {
@@ -78,6 +97,13 @@ pub(crate) struct TuneReport {
     pub rewriter: String,
     /// Requests sent in all (evals, rewriter, candidates); cached answers are free.
     pub requests: u64,
+    /// The estimated cost of the answers asked for the evals and the candidates, from the
+    /// usage the models reported and `evals.prices`; `None` when a model has no price. The
+    /// rewriter's cost is not known.
+    pub cost_usd: Option<f64>,
+    /// The accepted rewrites judged together, when two or more tools had one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub together: Option<TogetherReport>,
     /// The plan, for `--dry-run` (nothing was asked).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dry_run: Option<String>,
@@ -92,6 +118,49 @@ impl TuneReport {
             .filter(|c| c.accepted)
             .count()
     }
+}
+
+/// The first `most` names, then how many more.
+fn names(all: &[String], most: usize) -> String {
+    let mut text = all
+        .iter()
+        .take(most)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if all.len() > most {
+        text.push_str(&format!(
+            " and {} more (the JSON report lists them)",
+            all.len() - most
+        ));
+    }
+    text
+}
+
+/// `together (a + b): held-out 43% → 100% on m (p < 0.001), no critical row worse`, or the
+/// rejection and which tool kept its rewrite.
+fn together_line(t: &TogetherReport) -> String {
+    let tools = t.tools.join(" + ");
+    match &t.kept {
+        Some(kept) => format!(
+            "together ({tools}): {}; only {kept} keeps its rewrite",
+            t.reason
+        ),
+        None => format!("together ({tools}): {}", t.reason),
+    }
+}
+
+/// `163 requests sent (cached answers are free); est. $0.0123 for the evals and candidates`.
+fn spent_line(r: &TuneReport) -> String {
+    let cost = match r.cost_usd {
+        _ if r.requests == 0 => String::new(),
+        Some(usd) => format!("; est. ${usd:.4} for the evals and the candidates"),
+        None => "; cost unknown (a model has no price in evals.prices)".into(),
+    };
+    format!(
+        "{} requests sent (cached answers are free){cost}",
+        r.requests
+    )
 }
 
 /// The report as JUnit XML: a suite per tool rewritten, a testcase per candidate; an accepted
@@ -121,6 +190,21 @@ pub(crate) fn junit(r: &TuneReport) -> String {
         }
         xml.add_test_suite(suite);
     }
+    if let Some(t) = &r.together {
+        let status = if t.accepted {
+            TestCaseStatus::success()
+        } else {
+            let mut skipped = TestCaseStatus::skipped();
+            skipped.set_message(line(&together_line(t)));
+            skipped
+        };
+        let mut case = TestCase::new(line(&t.tools.join(" + ")), status);
+        case.set_classname("toolproof.tune.together");
+        case.set_system_out(line(&together_line(t)));
+        let mut suite = TestSuite::new("tune together");
+        suite.add_test_case(case);
+        xml.add_test_suite(suite);
+    }
     crate::report::junit::xml_of(&xml)
 }
 
@@ -137,6 +221,12 @@ pub(crate) fn console(r: &TuneReport) -> String {
         clean(&r.models.join(", ")),
         clean(&r.rewriter)
     );
+    if !r.split.held_out.is_empty() {
+        out.push_str(&format!(
+            "held out: {}\n",
+            clean(&names(&r.split.held_out, 12))
+        ));
+    }
     for t in &r.tools {
         out.push_str(&format!(
             "\n{}\n  original: {:?}\n",
@@ -172,15 +262,19 @@ pub(crate) fn console(r: &TuneReport) -> String {
             }
         }
     }
+    if let Some(t) = &r.together {
+        out.push_str(&format!("\n{}\n", clean(&together_line(t))));
+    }
+    out.push_str(&format!("\n{}\n", spent_line(r)));
     match &r.overrides_file {
         Some(path) if r.accepted() > 0 => out.push_str(&format!(
-            "\n{} accepted; overrides written to {}; replay: toolproof eval --overrides {}\n",
+            "{} accepted; overrides written to {}; replay: toolproof eval --overrides {}\n",
             r.accepted(),
             clean(path),
             clean(path)
         )),
         Some(path) => out.push_str(&format!(
-            "\nno rewrite accepted; {} holds no new description\n",
+            "no rewrite accepted; {} holds no new description\n",
             clean(path)
         )),
         None => {}
@@ -239,6 +333,10 @@ pub(crate) fn markdown(r: &TuneReport) -> String {
             out.push_str("\n</details>\n");
         }
     }
+    if let Some(t) = &r.together {
+        out.push_str(&format!("\n**{}**\n", md(&together_line(t), 500)));
+    }
+    out.push_str(&format!("\n{}\n", md(&spent_line(r), 300)));
     if let Some(path) = &r.overrides_file {
         out.push_str(&format!(
             "\n{} accepted; replay with `toolproof eval --overrides {}`.\n",
@@ -300,6 +398,10 @@ pub(crate) fn html(r: &TuneReport) -> String {
         }
         out.push_str("</table>\n");
     }
+    if let Some(t) = &r.together {
+        out.push_str(&format!("<p>{}</p>\n", markup(&clean(&together_line(t)))));
+    }
+    out.push_str(&format!("<p>{}</p>\n", markup(&spent_line(r))));
     out.push_str("</body></html>\n");
     out
 }

@@ -6,8 +6,9 @@
 //! sent the prompt ([`PROMPT`], or `tune.prompt_file`) with that request in it and one tool,
 //! `propose_descriptions`, that it must call with the candidates.
 //!
-//! Answers are cached as eval answers are, under `<cache_dir>/tune/`, keyed by the provider,
-//! the model, the prompt and the request: a committed cache replays a tune with no key.
+//! Answers are cached as eval answers are (a model API's, not a command's; `--no-cache` reads
+//! none), under `<cache_dir>/tune/`, keyed by the provider, the model, the prompt and the
+//! request: a committed cache replays a tune with no key.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -55,6 +56,10 @@ pub(crate) struct Rewriter {
     prompt: String,
     offline: bool,
     max_chars: Option<usize>,
+    /// Answers are written to the cache (a model API's, with `cache: true`).
+    writes: bool,
+    /// And read from it (not with `--no-cache`).
+    reads: bool,
 }
 
 /// What the rewriter gave for one tool.
@@ -75,6 +80,7 @@ impl Rewriter {
         eval_model: &str,
         base_dir: &Path,
         offline: bool,
+        no_cache: bool,
     ) -> Result<Self, String> {
         let kind = match tune.and_then(|t| t.provider.as_deref()) {
             Some(name) => crate::provider::registry::find(name).ok_or_else(|| {
@@ -110,6 +116,8 @@ impl Rewriter {
             prompt,
             offline,
             max_chars: tune.and_then(|t| t.max_chars),
+            writes: evals.cache && kind.caches_answers(),
+            reads: evals.cache && kind.caches_answers() && !no_cache,
         })
     }
 
@@ -149,13 +157,13 @@ impl Rewriter {
 
     /// Whether the cache answers `request`.
     pub(crate) fn cached(&self, request: &Value) -> bool {
-        self.cfg.cache && read_cached(&self.path(request)).is_some()
+        self.reads && read_cached(&self.path(request)).is_some()
     }
 
     /// The candidates for `request`: from the cache, else asked (and cached).
     pub(crate) fn ask(&self, request: &Value) -> Result<Answered, String> {
         let path = self.path(request);
-        if self.cfg.cache
+        if self.reads
             && let Some(candidates) = read_cached(&path)
         {
             return Ok(Answered {
@@ -163,7 +171,8 @@ impl Rewriter {
                 cached: true,
             });
         }
-        if self.offline {
+        // A command is run offline too, as the evals' command is.
+        if self.offline && !self.kind.runs_command() {
             return Err(format!(
                 "the rewriter's answer for `{}` is not cached and --offline asks no provider",
                 request["tool"]["name"].as_str().unwrap_or_default()
@@ -174,7 +183,7 @@ impl Rewriter {
         } else {
             self.ask_api(request)?
         };
-        if self.cfg.cache {
+        if self.writes {
             let body = json!({"request": request, "candidates": candidates});
             let text = serde_json::to_string_pretty(&body).unwrap_or_default();
             crate::report::write::write_atomic(&path, text.as_bytes())

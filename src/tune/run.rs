@@ -1,11 +1,14 @@
 //! The tune's stages: the evals, the tools to rewrite, the split, the rewriter, the
 //! candidates judged on the held-out rows, the accepted ones checked together, the file.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 use super::Stop;
 use super::judge::{self, Judged, RowOutcome};
-use super::report::{self, CandidateReport, RowReport, SplitNames, ToolReport, TuneReport};
+use super::report::{
+    self, CandidateReport, RowReport, SplitNames, TogetherReport, ToolReport, TuneReport,
+};
 use super::rewriter::{Miss, Rewriter};
 use super::split::{Split, split};
 use super::stage::Ctx;
@@ -54,6 +57,7 @@ pub(super) fn tune(
         spent: 0,
         usd_limit: es.budget().usd.value,
         spent_usd: 0.0,
+        used: Cell::new((0.0, false)),
     };
     let base = ctx.eval(cfg, &tools, es, true)?;
     let plan = base.plan.clone().unwrap_or_default();
@@ -80,6 +84,7 @@ pub(super) fn tune(
         target.models.first().map_or("", String::as_str),
         &s.loaded().base_dir,
         es.offline(),
+        es.no_cache(),
     )
     .map_err(|e| Stop::Usage(e, None))?;
     let asked = ask_rewriter(
@@ -92,7 +97,7 @@ pub(super) fn tune(
         args.candidates,
     )?;
     let mut reports = judge_all(&mut ctx, &tools, &base, &split, asked)?;
-    check_together(&mut ctx, &tools, &base, &split, &mut reports)?;
+    let together = check_together(&mut ctx, &tools, &base, &split, &mut reports)?;
     let accepted = write_overrides(cfg, &reports, args)?;
     Ok(TuneReport {
         split: names_of(cfg, &split),
@@ -101,6 +106,8 @@ pub(super) fn tune(
         models: target.models.clone(),
         rewriter: rewriter_name(s, target.provider.name()),
         requests: ctx.spent,
+        cost_usd: ctx.cost().map(|usd| (usd * 1e6).round() / 1e6),
+        together,
         dry_run: None,
     })
 }
@@ -378,7 +385,7 @@ fn judge_all(
         record(&mut reports[t].candidates[c], &verdict, &outcome);
     }
     for r in &mut reports {
-        choose_best(&mut r.candidates);
+        judge::choose_best(&mut r.candidates);
     }
     Ok(reports)
 }
@@ -420,31 +427,6 @@ fn record(c: &mut CandidateReport, v: &Judged, outcome: &[RowOutcome]) {
         .collect();
 }
 
-/// Of a tool's accepted candidates, keeps the best on the held-out rows.
-fn choose_best(candidates: &mut [CandidateReport]) {
-    let best = candidates
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| c.accepted)
-        .max_by(|a, b| {
-            a.1.held_out_after
-                .unwrap_or(0.0)
-                .total_cmp(&b.1.held_out_after.unwrap_or(0.0))
-                .then(b.0.cmp(&a.0))
-        })
-        .map(|(i, _)| i);
-    for (i, c) in candidates.iter_mut().enumerate() {
-        if c.accepted && Some(i) != best {
-            c.accepted = false;
-            c.reason = format!(
-                "passes ({}), but candidate {} does better on the held-out rows",
-                c.reason,
-                best.map_or(0, |b| b + 1)
-            );
-        }
-    }
-}
-
 /// With two or more tools rewritten, the accepted rewrites judged together; when together
 /// they fail, only the tool with the largest gain keeps its rewrite.
 fn check_together(
@@ -453,14 +435,14 @@ fn check_together(
     base: &EvalsResults,
     split: &Split,
     reports: &mut [ToolReport],
-) -> Result<(), Stop> {
+) -> Result<Option<TogetherReport>, Stop> {
     let chosen: Vec<(usize, usize)> = reports
         .iter()
         .enumerate()
         .filter_map(|(t, r)| r.candidates.iter().position(|c| c.accepted).map(|c| (t, c)))
         .collect();
     if chosen.len() < 2 {
-        return Ok(());
+        return Ok(None);
     }
     let mut extra = Overrides::new();
     for &(t, c) in &chosen {
@@ -480,8 +462,20 @@ fn check_together(
         &models,
         ctx.es.compare().alpha,
     );
+    let mut together = TogetherReport {
+        tools: chosen
+            .iter()
+            .map(|&(t, _)| reports[t].tool.clone())
+            .collect(),
+        accepted: verdict.accepted,
+        reason: verdict.reason.clone(),
+        held_out_before: verdict.before,
+        held_out_after: verdict.after,
+        p_value: verdict.p_value,
+        kept: None,
+    };
     if verdict.accepted {
-        return Ok(());
+        return Ok(Some(together));
     }
     let gain = |&(t, c): &(usize, usize)| {
         let cand: &CandidateReport = &reports[t].candidates[c];
@@ -501,7 +495,8 @@ fn check_together(
             verdict.reason.trim_start_matches("rejected: ")
         );
     }
-    Ok(())
+    together.kept = Some(kept_tool);
+    Ok(Some(together))
 }
 
 /// Writes the overrides file: the config's own overrides with the accepted rewrites over

@@ -1,6 +1,8 @@
 //! What every stage of a tune shares: the settings, the evals it runs, and the budget it
 //! keeps in requests and dollars.
 
+use std::cell::Cell;
+
 use super::Stop;
 use crate::config::EvalConfig;
 use crate::evals::asking::engine::{self, EvalRun};
@@ -27,6 +29,9 @@ pub(super) struct Ctx<'a> {
     pub(super) usd_limit: Option<f64>,
     /// Estimated dollars spent so far on the evals and the candidates.
     pub(super) spent_usd: f64,
+    /// What the answers asked so far cost, from the usage the models reported: (USD, whether
+    /// a model without a price was asked).
+    pub(super) used: Cell<(f64, bool)>,
 }
 
 impl Ctx<'_> {
@@ -70,9 +75,25 @@ impl Ctx<'_> {
                 Stop::Failed(why)
             });
         }
-        phase
+        let results = phase
             .results
-            .ok_or_else(|| Stop::Failed("the evals returned no results".into()))
+            .ok_or_else(|| Stop::Failed("the evals returned no results".into()))?;
+        let (mut usd, mut unpriced) = self.used.get();
+        for cost in results.models.iter().filter_map(|m| m.cost.as_ref()) {
+            match cost.cost_usd {
+                _ if cost.requests == 0 => {}
+                Some(c) => usd += c,
+                None => unpriced = true,
+            }
+        }
+        self.used.set((usd, unpriced));
+        Ok(results)
+    }
+
+    /// What the answers asked so far cost, `None` when a model without a price was asked.
+    pub(super) fn cost(&self) -> Option<f64> {
+        let (usd, unpriced) = self.used.get();
+        (!unpriced).then_some(usd)
     }
 
     /// The requests `cfg` on `tools` would send (cached answers are free), and their

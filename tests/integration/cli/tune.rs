@@ -292,33 +292,30 @@ fn an_override_naming_a_tool_the_server_does_not_list_is_a_config_error() {
 // Two tunes of some 150 model processes each: in the whole suite, not the fast tier.
 #[cfg(feature = "interop")]
 #[test]
-fn a_tune_replays_the_rewriter_from_the_cache() {
+fn a_command_rewriter_is_run_again_like_the_evals_command() {
     let dir = Dir::new("tune-offline");
     config(&dir, "");
+    let log = dir.path("rewriter.jsonl").display().to_string();
+    let env = [("REWRITER_LOG", log.as_str())];
     let first = toolproof_in(
         &dir.0,
         &["tune", "--candidates", "4", "--json", "a.json"],
-        &[],
+        &env,
     );
     assert_eq!(first.code, 0, "{first:?}");
-    // The rewriter is gone; the committed cache answers everything.
-    std::fs::write(
-        dir.path("toolproof.yaml"),
-        dir.read("toolproof.yaml")
-            .replace("rewriter.py", "missing.py"),
-    )
-    .expect("rewrite config");
+    // A command's answers are not cached (it is your program: run it again), as the evals'
+    // command's are not; `--offline` stops model APIs only, so the rewriter runs again.
+    assert!(!dir.0.join(".toolproof-cache/tune").exists());
     let again = toolproof_in(
         &dir.0,
         &["tune", "--offline", "--candidates", "4", "--json", "b.json"],
-        &[],
+        &env,
     );
     assert_eq!(again.code, 0, "{again:?}");
     assert_eq!(dir.json("a.json")["tools"], dir.json("b.json")["tools"]);
-    // The command provider's eval answers are never cached; the rewriter's two (one per
-    // tool of the missed rows) were.
     let requests = |name: &str| dir.json(name)["requests"].as_u64().unwrap_or_default();
-    assert_eq!(requests("a.json") - requests("b.json"), 2);
+    assert_eq!(requests("a.json"), requests("b.json"));
+    assert_eq!(lines_in(&log), 4, "two tools, asked twice");
 }
 
 /// A model API as the rewriter (the fake Anthropic API): it is sent the prompt of
@@ -456,4 +453,79 @@ fn lines_in(path: &str) -> usize {
         .unwrap_or_default()
         .lines()
         .count()
+}
+
+/// The guide's worked example is the demo's tune as it runs: the console report in
+/// `docs/tuning.md` is this build's, line for line, and the overrides it writes replay the gain.
+#[test]
+fn the_demo_tune_prints_the_worked_example_of_the_guide() {
+    let dir = demo_dir("demo-tune", "tune.yaml");
+    let out = toolproof_in(
+        &dir.0,
+        &["tune", "-c", "tune.yaml", "--json", "t.json"],
+        &[],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let guide =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/tuning.md"))
+            .expect("the guide");
+    let example = guide
+        .split("## A worked example")
+        .nth(1)
+        .and_then(|s| s.split("```text\n").nth(1))
+        .and_then(|s| s.split("```").next())
+        .expect("a text block in the worked example");
+    assert_eq!(out.stdout, example, "docs/tuning.md shows another report");
+
+    let report = dir.json("t.json");
+    let verdicts: Vec<(String, Vec<bool>)> = report["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| {
+            let accepted = t["candidates"].as_array().expect("candidates");
+            let accepted = accepted.iter().map(|c| c["accepted"] == true).collect();
+            (t["tool"].as_str().unwrap_or_default().to_owned(), accepted)
+        })
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            ("list_notes".to_owned(), vec![true, false, false]),
+            ("delete_note".to_owned(), vec![true, false, false])
+        ]
+    );
+    assert_eq!(report["together"]["accepted"], true, "{report}");
+    assert!(
+        report["split"]["held_out"]
+            .as_array()
+            .is_some_and(|h| h.iter().any(|n| n == "delete note 3")),
+        "the critical row is held out: {report}"
+    );
+
+    let before = toolproof_in(
+        &dir.0,
+        &["eval", "-c", "tune.yaml", "--json", "a.json"],
+        &[],
+    );
+    let after = toolproof_in(
+        &dir.0,
+        &[
+            "eval",
+            "-c",
+            "tune.yaml",
+            "--overrides",
+            "toolproof-tune.yaml",
+            "--json",
+            "b.json",
+        ],
+        &[],
+    );
+    assert_eq!((before.code, after.code), (1, 1), "{before:?} {after:?}");
+    let correct = |name: &str| {
+        let m = &dir.json(name)["phases"]["evals"]["results"]["models"][0];
+        (m["correct"].as_u64(), m["total"].as_u64())
+    };
+    assert_eq!(correct("a.json"), (Some(9), Some(19)));
+    assert_eq!(correct("b.json"), (Some(17), Some(19)));
 }

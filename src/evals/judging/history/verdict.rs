@@ -366,16 +366,17 @@ pub(crate) fn judge(
     let mde = stats::mde(&base_counts, now.trials.max(1), settings.alpha, POWER);
     let drop = p.accuracy_before - p.accuracy_after;
     let effect = settings.min_effect - 1e-9;
-    let (verdict, p_value, reason) = if p.p_worse < settings.alpha && drop >= effect {
-        (Verdict::Regressed, p.p_worse, None)
-    } else if p.p_better < settings.alpha && -drop >= effect {
-        (Verdict::Improved, p.p_better, None)
-    } else if mde > settings.min_effect {
-        let reason = inconclusive(now, &base_counts, mde, settings);
-        (Verdict::Inconclusive, p.p_worse, Some(reason))
-    } else {
-        (Verdict::NoChange, p.p_worse, None)
-    };
+    let (verdict, p_value, reason) =
+        if stats::significant(p.p_worse, settings.alpha) && drop >= effect {
+            (Verdict::Regressed, p.p_worse, None)
+        } else if stats::significant(p.p_better, settings.alpha) && -drop >= effect {
+            (Verdict::Improved, p.p_better, None)
+        } else if mde > settings.min_effect {
+            let reason = inconclusive(now, &base_counts, mde, settings);
+            (Verdict::Inconclusive, p.p_worse, Some(reason))
+        } else {
+            (Verdict::NoChange, p.p_worse, None)
+        };
     Comparison {
         verdict,
         base: Some(then.base.clone()),

@@ -5,7 +5,7 @@
 #[allow(dead_code)]
 mod paired;
 #[allow(unused_imports)]
-pub(crate) use paired::{Paired, Row, mde, paired};
+pub(crate) use paired::{Paired, Row, mde, paired, significant};
 
 /// z for a two-sided 95% interval.
 const Z95: f64 = 1.959_963_984_540_054;

@@ -191,6 +191,13 @@ pub(crate) fn paired(rows: &[Row]) -> Paired {
     }
 }
 
+/// Whether `p` is below the significance level `alpha`. An exact p-value that equals `alpha`
+/// (one row 0/3 → 3/3 gives 1/20) comes out of the sums a rounding error either side of it; it
+/// is not significant, whichever side.
+pub(crate) fn significant(p: f64, alpha: f64) -> bool {
+    p < alpha * (1.0 - 1e-9)
+}
+
 /// The smallest drop in accuracy (0..1) this set detects at `alpha` (one-sided) with `power`,
 /// given the base's per-row (correct, trials) and the number of trials per row the head will run.
 ///

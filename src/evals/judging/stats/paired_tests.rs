@@ -554,3 +554,18 @@ fn at_the_mde_the_exact_test_has_about_the_asked_power() {
         assert!((0.76..=0.84).contains(&power), "mde {drop}: power {power}");
     }
 }
+
+#[test]
+fn a_p_value_a_rounding_error_below_alpha_is_not_significant() {
+    // One row 0/3 → 3/3: exactly 1/20, whatever the sums round it to.
+    let p = paired(&[Row {
+        before: (0, 3),
+        after: (3, 3),
+    }])
+    .p_better;
+    assert!((p - 0.05).abs() < 1e-12, "{p}");
+    assert!(!significant(p, 0.05));
+    assert!(!significant(0.05 - 1e-15, 0.05));
+    assert!(significant(0.0499, 0.05));
+    assert!(!significant(0.06, 0.05));
+}
