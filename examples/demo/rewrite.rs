@@ -35,6 +35,12 @@ pub(crate) fn rewrite(request: &Value) -> Value {
     let tool = &request["tool"];
     let name = tool["name"].as_str().unwrap_or("");
     let original = tool["description"].as_str().unwrap_or("").trim();
+    // The original as a sentence, so that more can follow it.
+    let original = match original.chars().last() {
+        None => String::new(),
+        Some('.' | '!' | '?') => original.to_owned(),
+        Some(_) => format!("{original}."),
+    };
     let misses: Vec<&str> = request["misses"]
         .as_array()
         .into_iter()
@@ -101,6 +107,20 @@ mod tests {
                 "Shows every saved note. For requests like “Browse my notebook”, \
                  “Review my memos”."
             ])
+        );
+    }
+
+    #[test]
+    fn an_original_without_a_full_stop_gets_one() {
+        let mut r = request(&["Dump everything in memory"]);
+        r["tool"] = json!({"name": "read_graph", "description": "Read the entire knowledge graph"});
+        assert_eq!(
+            r["candidates"]
+                .as_u64()
+                .map(|_| rewrite(&r)["candidates"][0].clone()),
+            Some(json!(
+                "Read the entire knowledge graph. Use it to read graph."
+            ))
         );
     }
 

@@ -1,7 +1,6 @@
 //! The tune's stages: the evals, the tools to rewrite, the split, the rewriter, the
 //! candidates judged on the held-out rows, the accepted ones checked together, the file.
 
-use std::cell::Cell;
 use std::collections::BTreeMap;
 
 use super::Stop;
@@ -18,12 +17,10 @@ use crate::config::{EvalConfig, Overrides, ToolOverride};
 use crate::evals::asking::engine::case_name;
 use crate::evals::asking::overrides;
 use crate::evals::asking::tools::api_tools;
-use crate::events::Events;
 use crate::interrupt::Interrupt;
 use crate::mcp::Client;
 use crate::mcp::types::Tool;
 use crate::outcome::{CaseStatus, EvalsResults, NO_TOOL};
-use crate::report::redact::Redactor;
 use crate::settings::Settings;
 
 /// Runs the tune.
@@ -45,20 +42,7 @@ pub(super) fn tune(
     let server = list_tools(s, interrupt)?;
     let tools =
         overrides::apply(&server, &cfg.overrides).map_err(|e| Stop::Usage(e.join("; "), None))?;
-    let mut ctx = Ctx {
-        s,
-        es,
-        cfg,
-        interrupt,
-        secrets: Redactor::new(s.secrets()),
-        // No live progress: the tune prints its own report at the end.
-        events: Events::channel().0,
-        limit: es.budget().requests.value,
-        spent: 0,
-        usd_limit: es.budget().usd.value,
-        spent_usd: 0.0,
-        used: Cell::new((0.0, false)),
-    };
+    let mut ctx = Ctx::new(s, es, cfg, interrupt);
     let base = ctx.eval(cfg, &tools, es, true)?;
     let plan = base.plan.clone().unwrap_or_default();
     if es.dry_run() {
@@ -103,7 +87,11 @@ pub(super) fn tune(
         split: names_of(cfg, &split),
         tools: reports,
         overrides_file: Some(accepted),
-        models: target.models.clone(),
+        models: target
+            .models
+            .iter()
+            .map(|m| model_label(m, target.provider.name()))
+            .collect(),
         rewriter: rewriter_name(s, target.provider.name()),
         requests: ctx.spent,
         cost_usd: ctx.cost().map(|usd| (usd * 1e6).round() / 1e6),
@@ -121,16 +109,55 @@ fn names_of(cfg: &EvalConfig, split: &Split) -> SplitNames {
     }
 }
 
-/// The rewriter's provider as the report names it.
+/// A model as the reports name it: a command's unnamed model by its provider.
+fn model_label(model: &str, provider: &str) -> String {
+    if model.is_empty() {
+        provider.to_owned()
+    } else {
+        model.to_owned()
+    }
+}
+
+/// The rewriter as the report names it: its provider and model, or a command's program.
 fn rewriter_name(s: &Settings, eval_provider: &str) -> String {
     let tune = s.loaded().config.tune.as_ref();
     let provider = tune
         .and_then(|t| t.provider.clone())
         .unwrap_or_else(|| eval_provider.to_owned());
-    match tune.and_then(|t| t.model.clone()) {
-        Some(model) => format!("{provider} {model}"),
-        None => provider,
+    let command = tune
+        .and_then(|t| t.command.clone())
+        .or_else(|| s.loaded().config.evals.as_ref()?.command.clone());
+    let program = command.as_deref().and_then(program_name);
+    match (tune.and_then(|t| t.model.clone()), program) {
+        (Some(model), _) => format!("{provider} {model}"),
+        (None, Some(program)) if provider == "command" => format!("command ({program})"),
+        (None, _) => provider,
     }
+}
+
+/// The file name of a command's program: the script an interpreter runs, or the program.
+fn program_name(command: &[String]) -> Option<String> {
+    let program = command
+        .iter()
+        .find(|w| !is_interpreter(w))
+        .or(command.first())?;
+    Some(
+        program
+            .rsplit(['/', '\\'])
+            .next()
+            .unwrap_or(program)
+            .to_owned(),
+    )
+}
+
+/// `python3`, `node` and the like: a command's program is the script they run.
+fn is_interpreter(word: &str) -> bool {
+    let name = word.rsplit(['/', '\\']).next().unwrap_or(word);
+    [
+        "python", "python3", "node", "uv", "npx", "bash", "sh", "ruby", "deno", "bun",
+    ]
+    .contains(&name)
+        || word.starts_with('-')
 }
 
 /// The server's tools.
@@ -287,7 +314,7 @@ fn rows(
             };
             out.push(RowOutcome {
                 case: case_name(&cfg.cases[i]),
-                model: m_before.model.clone(),
+                model: model_label(&m_before.model, &base.provider),
                 critical: cfg.cases[i].critical,
                 before: counts(b),
                 after: counts(a),
@@ -376,7 +403,11 @@ fn judge_all(
         planned = (planned.0 + n, planned.1.zip(usd).map(|(a, b)| a + b));
     }
     ctx.spend(planned, "the candidates")?;
-    let models: Vec<String> = base.models.iter().map(|m| m.model.clone()).collect();
+    let models: Vec<String> = base
+        .models
+        .iter()
+        .map(|m| model_label(&m.model, &base.provider))
+        .collect();
     for (t, c) in pending {
         let cfg = candidate_cfg(t, c, &reports);
         let after = ctx.eval(&cfg, &patched(tools, &cfg)?, ctx.es, false)?;
@@ -456,7 +487,11 @@ fn check_together(
     let planned = ctx.planned(&cfg, &list)?;
     ctx.spend(planned, "the accepted rewrites together")?;
     let after = ctx.eval(&cfg, &list, ctx.es, false)?;
-    let models: Vec<String> = base.models.iter().map(|m| m.model.clone()).collect();
+    let models: Vec<String> = base
+        .models
+        .iter()
+        .map(|m| model_label(&m.model, &base.provider))
+        .collect();
     let verdict = judge::judge(
         &rows(ctx.cfg, split, base, &after),
         &models,
@@ -519,4 +554,25 @@ fn write_overrides(
     crate::report::write::write_atomic(&args.out, text.as_bytes())
         .map_err(|e| Stop::Failed(format!("the overrides file could not be written: {e}")))?;
     Ok(args.out.display().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unnamed_model_is_named_by_its_provider_and_a_script_by_its_file() {
+        assert_eq!(model_label("", "command"), "command");
+        assert_eq!(model_label("m1", "command"), "m1");
+        let program =
+            |c: &[&str]| program_name(&c.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>());
+        assert_eq!(
+            program(&["python3", "-S", "-I", "/x/rewriter.py"]).as_deref(),
+            Some("rewriter.py")
+        );
+        assert_eq!(
+            program(&["../../target/release/demo_picker"]).as_deref(),
+            Some("demo_picker")
+        );
+    }
 }

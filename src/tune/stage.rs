@@ -34,7 +34,30 @@ pub(super) struct Ctx<'a> {
     pub(super) used: Cell<(f64, bool)>,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    /// A tune's state before its first stage: nothing spent, the budget of the settings.
+    pub(super) fn new(
+        s: &'a Settings,
+        es: &'a EvalSettings,
+        cfg: &'a EvalConfig,
+        interrupt: &'a Interrupt,
+    ) -> Self {
+        Ctx {
+            s,
+            es,
+            cfg,
+            interrupt,
+            secrets: Redactor::new(s.secrets()),
+            // No live progress: the tune prints its own report at the end.
+            events: Events::channel().0,
+            limit: es.budget().requests.value,
+            spent: 0,
+            usd_limit: es.budget().usd.value,
+            spent_usd: 0.0,
+            used: Cell::new((0.0, false)),
+        }
+    }
+
     /// Runs the evals of `cfg` on `tools` (`plan`: honour `--dry-run` and the budget).
     pub(super) fn eval(
         &self,
