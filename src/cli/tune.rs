@@ -32,9 +32,13 @@ pub(crate) struct TuneArgs {
     /// Write the tune's JSON report here, `-` for stdout.
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
-    /// Write the tune's Markdown report here, `-` for stdout.
-    #[arg(long, value_name = "PATH")]
-    pub markdown: Option<PathBuf>,
+    /// Append the tune's Markdown report here, `-` for stdout (default: $GITHUB_STEP_SUMMARY
+    /// when set), as `run` and `eval` do with theirs [env: TOOLPROOF_SUMMARY].
+    #[arg(long, visible_alias = "markdown", value_name = "PATH")]
+    pub summary: Option<PathBuf>,
+    /// Do not write the Markdown report to $GITHUB_STEP_SUMMARY [env: TOOLPROOF_NO_SUMMARY].
+    #[arg(long)]
+    pub no_summary: bool,
     /// Write the tune's HTML report here, `-` for stdout.
     #[arg(long, value_name = "PATH")]
     pub html: Option<PathBuf>,

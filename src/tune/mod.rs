@@ -62,16 +62,32 @@ pub(crate) fn main(args: &TuneArgs, env: &Env) -> i32 {
         }
     };
     let secrets = crate::report::redact::Redactor::new(settings.secrets());
-    let outputs: [(&Option<std::path::PathBuf>, Render); 4] = [
+    let outputs: [(&Option<std::path::PathBuf>, Render); 3] = [
         (&args.json, |r| {
             serde_json::to_string_pretty(r).unwrap_or_default() + "\n"
         }),
-        (&args.markdown, report::markdown),
         (&args.html, report::html),
         (&args.junit, report::junit),
     ];
     let mut code = EXIT_OK;
     let mut stdout_taken = false;
+    // The Markdown report is appended, as a job summary is: to --summary, else to
+    // $GITHUB_STEP_SUMMARY unless --no-summary.
+    if let Some(target) = settings.outputs().summary() {
+        let text = secrets.apply(&report::markdown(&report)).into_owned();
+        match target {
+            crate::settings::Target::Stdout => {
+                stdout_taken = true;
+                print!("{text}");
+            }
+            crate::settings::Target::Path(path) => {
+                if let Err(e) = crate::report::write::append_summary(path, &text) {
+                    to_stderr(&format!("error: {e}"));
+                    code = EXIT_FAILED;
+                }
+            }
+        }
+    }
     for (path, render) in outputs {
         let Some(path) = path else { continue };
         let text = secrets.apply(&render(&report)).into_owned();
@@ -105,18 +121,12 @@ pub(crate) fn main(args: &TuneArgs, env: &Env) -> i32 {
 }
 
 /// The settings of the `eval` the tune runs: the tune's server flags, its `--offline`,
-/// `--dry-run` and `--max-requests`, no lint, no stress curve, no summary.
+/// `--dry-run`, budget and summary flags, no lint, no stress curve.
 fn prepare(args: &TuneArgs, env: &Env) -> Result<Settings, ConfigError> {
-    let argv: Vec<OsString> = [
-        "toolproof",
-        "eval",
-        "--no-summary",
-        "--skip-lint",
-        "--no-stress",
-    ]
-    .into_iter()
-    .map(OsString::from)
-    .collect();
+    let argv: Vec<OsString> = ["toolproof", "eval", "--skip-lint", "--no-stress"]
+        .into_iter()
+        .map(OsString::from)
+        .collect();
     let mut cli = <Cli as clap::Parser>::try_parse_from(argv)
         .map_err(|e| ConfigError::new(format!("internal error: {e}")))?;
     if let Command::Eval(e) = &mut cli.command {
@@ -130,6 +140,8 @@ fn prepare(args: &TuneArgs, env: &Env) -> Result<Settings, ConfigError> {
         e.flags.dry_run = args.dry_run;
         e.flags.max_requests = args.max_requests;
         e.flags.max_cost = args.max_cost;
+        e.reports.summary = args.summary.clone();
+        e.reports.no_summary = args.no_summary;
     }
     let source = crate::settings::config_source(&cli, env)?;
     let loaded = source.load(env)?;

@@ -460,12 +460,20 @@ fn lines_in(path: &str) -> usize {
 #[test]
 fn the_demo_tune_prints_the_worked_example_of_the_guide() {
     let dir = demo_dir("demo-tune", "tune.yaml");
+    // Under GitHub Actions the Markdown report goes to the job summary, as `eval`'s does.
+    let steps = dir.path("steps.md").display().to_string();
     let out = toolproof_in(
         &dir.0,
         &["tune", "-c", "tune.yaml", "--json", "t.json"],
-        &[],
+        &[("GITHUB_STEP_SUMMARY", steps.as_str())],
     );
     assert_eq!(out.code, 0, "{out:?}");
+    let summary = dir.read("steps.md");
+    assert!(summary.starts_with("## toolproof tune\n"), "{summary}");
+    assert!(
+        summary.contains("**together (list\\_notes + delete\\_note): held-out 42.9% → 100%"),
+        "{summary}"
+    );
     let guide =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/tuning.md"))
             .expect("the guide");
@@ -518,10 +526,18 @@ fn the_demo_tune_prints_the_worked_example_of_the_guide() {
             "toolproof-tune.yaml",
             "--json",
             "b.json",
+            "--markdown",
+            "b.md",
         ],
         &[],
     );
     assert_eq!((before.code, after.code), (1, 1), "{before:?} {after:?}");
+    // Every report says the descriptions were not the server's own (`--markdown` is `--summary`).
+    assert!(
+        dir.read("b.md").contains("delete\\_note, list\\_notes"),
+        "{}",
+        dir.read("b.md")
+    );
     let correct = |name: &str| {
         let m = &dir.json(name)["phases"]["evals"]["results"]["models"][0];
         (m["correct"].as_u64(), m["total"].as_u64())
