@@ -46,7 +46,8 @@ pub(crate) struct TuneArgs {
     /// accepted ones passed, rejected ones skipped with the reason.
     #[arg(long, value_name = "PATH")]
     pub junit: Option<PathBuf>,
-    /// Never call a provider: the evals and the rewriter are replayed from the cache.
+    /// Never call a model API: the evals and the rewriter are replayed from the cache (a
+    /// `command` provider, whose answers are not cached, still runs).
     #[arg(long)]
     pub offline: bool,
     /// Print what the tune would ask (the evals' plan and the most the candidates need) and
