@@ -154,7 +154,8 @@ pub(crate) struct EvalFlags {
     /// Ask the provider again and rewrite the cache [env: TOOLPROOF_NO_CACHE].
     #[arg(long)]
     pub no_cache: bool,
-    /// Never call a provider: uncached cases are reported and fail the run [env: TOOLPROOF_OFFLINE].
+    /// Never call a model API: uncached cases are reported and fail the run (a `command`
+    /// provider still runs) [env: TOOLPROOF_OFFLINE].
     #[arg(long)]
     pub offline: bool,
     /// Append this run (eval miss rates, failing checks, failed tests) to this JSON-lines file,
