@@ -4,7 +4,9 @@
 //! any trial, the text stays within the length budget, and the anti-gaming lint finds nothing.
 
 use super::report::CandidateReport;
+use super::split::Split;
 use crate::evals::judging::stats::{Paired, Row, paired, significant};
+use crate::outcome::EvalsResults;
 use crate::outcome::rates::percent;
 
 /// One held-out row of one model: its name, whether it is critical, and (correct, trials)
@@ -105,6 +107,75 @@ pub(crate) fn judge(rows: &[RowOutcome], models: &[String], alpha: f64) -> Judge
         p_text(best.p_better)
     );
     out
+}
+
+/// Why the rewriter is not asked: no tool to rewrite, or held-out rows on which no rewrite could
+/// show a significant gain (then asking and judging would only spend).
+pub(crate) fn why_nothing(
+    names: &[String],
+    split: &Split,
+    base: &EvalsResults,
+    alpha: f64,
+) -> Option<String> {
+    if names.is_empty() {
+        return Some(
+            "no row was missed on any model: nothing to rewrite (--tool NAME rewrites a tool anyway)"
+                .into(),
+        );
+    }
+    let held: Vec<Vec<(u32, u32)>> = base
+        .models
+        .iter()
+        .map(|m| {
+            split
+                .held_out
+                .iter()
+                .filter_map(|&i| m.cases.get(i))
+                .map(|c| {
+                    let right = c.trials.iter().filter(|t| t.passed).count();
+                    (right as u32, c.trials.len() as u32)
+                })
+                .collect()
+        })
+        .collect();
+    out_of_reach(&held, alpha)
+}
+
+/// Why no candidate can be accepted whatever it says: on every model, even a rewrite that made
+/// every held-out trial right would not be significant at `alpha`. `held` is each model's
+/// held-out rows as (correct, trials) before any rewrite.
+fn out_of_reach(held: &[Vec<(u32, u32)>], alpha: f64) -> Option<String> {
+    let best = held
+        .iter()
+        .map(|rows| {
+            let best: Vec<Row> = rows
+                .iter()
+                .map(|&(c, n)| Row {
+                    before: (c, n),
+                    after: (n, n),
+                })
+                .collect();
+            paired(&best).p_better
+        })
+        .fold(1.0_f64, f64::min);
+    if held.is_empty() || significant(best, alpha) {
+        return None;
+    }
+    let rows = held.first().map_or(0, Vec::len);
+    let missed: u32 = held.iter().flatten().map(|&(c, n)| n - c).sum();
+    let noun = if rows == 1 { "row" } else { "rows" };
+    Some(if missed == 0 {
+        let pass = if rows == 1 { "passes" } else { "all pass" };
+        format!(
+            "no rewrite can be accepted: the {rows} held-out {noun} {pass} already, so there is no gain to show; the rewriter was not asked. Raise --holdout, or add rows like the missed ones"
+        )
+    } else {
+        let trials = if missed == 1 { "trial" } else { "trials" };
+        format!(
+            "no rewrite can be accepted: the {rows} held-out {noun} miss {missed} {trials} in all, and even a rewrite that fixed every one would not be significant (best p {} at α {alpha}); the rewriter was not asked. Raise --holdout, add rows like the missed ones, or raise evals.trials",
+            p_text(best)
+        )
+    })
 }
 
 /// `rejected: critical row NAME 3/3 → 1/3` (with the model when there are several) for the
@@ -280,6 +351,28 @@ mod tests {
             j.reason.contains("(p < 0.001), no critical"),
             "{}",
             j.reason
+        );
+    }
+
+    #[test]
+    fn held_out_rows_that_cannot_show_a_gain_are_said_up_front() {
+        // One row missed on 3 trials: fixed, p = 1/20, not below 0.05.
+        let one = out_of_reach(&[vec![(3, 3), (0, 3)]], 0.05).expect("out of reach");
+        assert!(
+            one.contains("the 2 held-out rows miss 3 trials in all"),
+            "{one}"
+        );
+        assert!(one.contains("(best p = 0.05 at α 0.05)"), "{one}");
+        let none = out_of_reach(&[vec![(1, 1)]], 0.05).expect("out of reach");
+        assert!(
+            none.contains("the 1 held-out row passes already, so there is no gain"),
+            "{none}"
+        );
+        // Two missed rows at 3 trials can reach 1/400; one model within reach is enough.
+        assert_eq!(out_of_reach(&[vec![(0, 3), (0, 3)]], 0.05), None);
+        assert_eq!(
+            out_of_reach(&[vec![(1, 1)], vec![(0, 3), (0, 3)]], 0.05),
+            None
         );
     }
 

@@ -104,6 +104,10 @@ pub(crate) struct TuneReport {
     /// The accepted rewrites judged together, when two or more tools had one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub together: Option<TogetherReport>,
+    /// Why the rewriter was not asked: no tool to rewrite, or held-out rows on which no
+    /// rewrite could show a significant gain.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     /// The plan, for `--dry-run` (nothing was asked).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dry_run: Option<String>,
@@ -227,6 +231,9 @@ pub(crate) fn console(r: &TuneReport) -> String {
             clean(&names(&r.split.held_out, 12))
         ));
     }
+    if let Some(note) = &r.note {
+        out.push_str(&format!("\n{}\n", clean(note)));
+    }
     for t in &r.tools {
         out.push_str(&format!(
             "\n{}\n  original: {:?}\n",
@@ -258,7 +265,10 @@ pub(crate) fn console(r: &TuneReport) -> String {
             }
             let same = c.rows.iter().filter(|r| r.before == r.after).count();
             if same > 0 {
-                out.push_str(&format!("       {same} more held-out results unchanged\n"));
+                let results = if same == 1 { "result" } else { "results" };
+                out.push_str(&format!(
+                    "       {same} more held-out {results} unchanged\n"
+                ));
             }
         }
     }
@@ -295,6 +305,9 @@ pub(crate) fn markdown(r: &TuneReport) -> String {
         md(&r.models.join(", "), 200),
         md(&r.rewriter, 200)
     );
+    if let Some(note) = &r.note {
+        out.push_str(&format!("\n> {}\n", md(note, 600)));
+    }
     for t in &r.tools {
         out.push_str(&format!(
             "\n### {}\n\nOriginal: {}\n\n| # | description | verdict |\n|---|---|---|\n",
@@ -367,6 +380,9 @@ pub(crate) fn html(r: &TuneReport) -> String {
         markup(&clean(&r.models.join(", "))),
         markup(&clean(&r.rewriter))
     ));
+    if let Some(note) = &r.note {
+        out.push_str(&format!("<p>{}</p>\n", markup(&clean(note))));
+    }
     for t in &r.tools {
         out.push_str(&format!(
             "<h2>{}</h2>\n<p>Original: {}</p>\n<table>\n<tr><th>#</th><th>description</th><th>verdict</th><th>held-out rows</th></tr>\n",

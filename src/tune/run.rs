@@ -59,8 +59,12 @@ pub(super) fn tune(
     }
     ctx.spent += plan.requests();
     ctx.spent_usd += plan.cost_usd().unwrap_or(0.0);
-    let names = pick_tools(&tools, &base, args)?;
     let split = split(&cfg.cases, args.holdout, args.seed);
+    let mut names = pick_tools(&tools, &base, args)?;
+    let note = judge::why_nothing(&names, &split, &base, es.compare().alpha);
+    if note.is_some() {
+        names.clear();
+    }
     let rewriter = Rewriter::new(
         cfg,
         s.loaded().config.tune.as_ref(),
@@ -96,6 +100,7 @@ pub(super) fn tune(
         requests: ctx.spent,
         cost_usd: ctx.cost().map(|usd| (usd * 1e6).round() / 1e6),
         together,
+        note,
         dry_run: None,
     })
 }

@@ -327,8 +327,10 @@ fn a_model_api_rewriter_is_asked_through_a_forced_tool_and_replayed_with_no_key(
     let dir = Dir::new("tune-api");
     let log = dir.path("llm.jsonl").display().to_string();
     let server = llm(&["--log", &log, "--require-key", KEY]);
+    // 15 rows, 6 held out: enough that a rewrite fixing them all would be significant, so
+    // the rewriter is asked.
     let mut cases = String::new();
-    for i in 0..6 {
+    for i in 0..15 {
         cases.push_str(&format!(
             "    - name: sum-{i}\n      prompt: 'what is {i} plus one [[call echo]]'\n      expect_tool: add\n"
         ));
@@ -544,4 +546,49 @@ fn the_demo_tune_prints_the_worked_example_of_the_guide() {
     };
     assert_eq!(correct("a.json"), (Some(9), Some(19)));
     assert_eq!(correct("b.json"), (Some(17), Some(19)));
+}
+
+/// A tune that cannot accept anything says why before it spends on the rewriter: every row
+/// passes, or the held-out rows could not show a significant gain even if all were fixed.
+#[test]
+fn a_tune_that_cannot_accept_anything_says_why_and_asks_no_rewriter() {
+    let dir = demo_dir("demo-tune-nothing", "tune.yaml");
+    let out = toolproof_in(
+        &dir.0,
+        &[
+            "tune",
+            "-c",
+            "tune.yaml",
+            "--holdout",
+            "0.2",
+            "--json",
+            "t.json",
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let report = dir.json("t.json");
+    let note = report["note"].as_str().unwrap_or_default();
+    assert!(
+        note.contains("the 3 held-out rows miss 3 trials in all")
+            && note.contains("(best p = 0.05 at α 0.05); the rewriter was not asked"),
+        "{report}"
+    );
+    assert_eq!(report["tools"], serde_json::json!([]));
+    // The evals' 19 rows × 3 trials, and nothing more.
+    assert_eq!(report["requests"], 57);
+    assert!(out.stdout.contains(note), "{out:?}");
+
+    let passing = demo_dir("demo-tune-passing", "toolproof.yaml");
+    let out = toolproof_in(
+        &passing.0,
+        &["tune", "-c", "toolproof.yaml", "--json", "t.json"],
+        &[],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout
+            .contains("no row was missed on any model: nothing to rewrite"),
+        "{out:?}"
+    );
 }
