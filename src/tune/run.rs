@@ -413,11 +413,13 @@ fn judge_all(
         .iter()
         .map(|m| model_label(&m.model, &base.provider))
         .collect();
+    let tried: Vec<usize> = pending.iter().map(|&(t, _)| t).collect();
     for (t, c) in pending {
         let cfg = candidate_cfg(t, c, &reports);
         let after = ctx.eval(&cfg, &patched(tools, &cfg)?, ctx.es, false)?;
         let outcome = rows(ctx.cfg, split, base, &after);
-        let verdict = judge::judge(&outcome, &models, ctx.es.compare().alpha);
+        let tried = tried.iter().filter(|&&x| x == t).count();
+        let verdict = judge::judge(&outcome, &models, ctx.es.compare().alpha, tried);
         record(&mut reports[t].candidates[c], &verdict, &outcome);
     }
     for r in &mut reports {
@@ -501,6 +503,7 @@ fn check_together(
         &rows(ctx.cfg, split, base, &after),
         &models,
         ctx.es.compare().alpha,
+        1,
     );
     let mut together = TogetherReport {
         tools: chosen

@@ -14,12 +14,12 @@ fn script(name: &str) -> String {
         .to_string()
 }
 
-/// 15 shipping questions for `get_order` (each asks about an order, so the thin description
+/// 20 shipping questions for `get_order` (each asks about an order, so the thin description
 /// ties with `refund_order`, listed first), 5 refunds, and one critical refund.
 fn config(dir: &Dir, extra: &str) {
     let mut cases = String::new();
     let topics = ["shipping status", "tracking number", "delivery date"];
-    for i in 0..15 {
+    for i in 0..20 {
         let topic = topics[i % 3];
         cases.push_str(&format!(
             "    - name: ship-{i}\n      prompt: 'what is the {topic} of order A{i}'\n      expect_tool: get_order\n      why: a shipping question\n"
@@ -74,7 +74,7 @@ fn tune_accepts_the_helpful_rewrite_and_rejects_gaming_a_broken_critical_row_and
 
     let before = toolproof_in(&dir.0, &["eval", "--json", "before.json"], &[]);
     assert_eq!(before.code, 1, "the thin description misses: {before:?}");
-    assert_eq!(accuracy(&dir.json("before.json")), vec![6.0 / 21.0; 2]);
+    assert_eq!(accuracy(&dir.json("before.json")), vec![6.0 / 26.0; 2]);
 
     // A pull request under GitHub Actions: the repository holds the server's source.
     for args in [
@@ -130,15 +130,18 @@ fn tune_accepts_the_helpful_rewrite_and_rejects_gaming_a_broken_critical_row_and
     let reason = |i: usize| c[i]["reason"].as_str().unwrap_or_default().to_owned();
     assert_eq!(c[0]["accepted"], true, "{}", reason(0));
     assert!(
-        reason(0).starts_with("held-out 25% → 100% on m1 (p = 0.016)")
+        reason(0).starts_with("held-out 20% → 100% on m1 (p = 0.0039)")
             && reason(0).ends_with("no critical row worse"),
         "{}",
         reason(0)
     );
     let before = c[0]["held_out_before"].as_f64().unwrap_or_default();
-    assert!((before - 0.25).abs() < 1e-9, "{before}");
+    assert!((before - 0.2).abs() < 1e-9, "{before}");
     assert_eq!(c[0]["held_out_after"], 1.0);
-    assert_eq!(c[0]["p_value"], 0.015625);
+    assert_eq!(c[0]["p_value"], 0.00390625);
+    // The evals (26 rows, 2 models), the rewriter (2 tools), the 2 candidates judged (10
+    // held-out rows, 2 models); the gaming and the long one cost nothing.
+    assert_eq!(report["requests"], 52 + 2 + 40);
     assert_eq!(c[1]["accepted"], false);
     assert_eq!(reason(1), "rejected: gaming: \"always use this tool\"");
     assert_eq!(
@@ -189,11 +192,11 @@ fn tune_accepts_the_helpful_rewrite_and_rejects_gaming_a_broken_critical_row_and
     );
     assert_eq!(
         held.len(),
-        8,
-        "6 of 15 and 2 of 6, the critical row among them: {held:?}"
+        10,
+        "8 of 20 and 2 of 6, the critical row among them: {held:?}"
     );
     let seen = report["split"]["seen"].as_array().expect("seen").len();
-    assert_eq!(seen, 13);
+    assert_eq!(seen, 16);
     let sent = dir.read("rewriter.jsonl");
     let requests: Vec<Value> = sent
         .lines()
@@ -395,26 +398,26 @@ fn a_dry_run_asks_nothing_and_a_tune_over_budget_stops_before_the_candidates() {
     let env = [("OVERLAP_LOG", picks.as_str())];
     let dry = toolproof_in(&dir.0, &["tune", "--dry-run", "--candidates", "4"], &env);
     assert_eq!(dry.code, 0, "{dry:?}");
-    assert!(dry.stdout.contains("the evals send 42 requests"), "{dry:?}");
+    assert!(dry.stdout.contains("the evals send 52 requests"), "{dry:?}");
     assert!(
-        dry.stdout.contains("at most 64 requests per tool"),
+        dry.stdout.contains("at most 80 requests per tool"),
         "{dry:?}"
     );
     assert!(!Path::new(&picks).exists(), "the dry run asked the model");
     let out = toolproof_in(
         &dir.0,
-        &["tune", "--candidates", "4", "--max-requests", "50"],
+        &["tune", "--candidates", "4", "--max-requests", "60"],
         &env,
     );
     assert_eq!(out.code, 2, "{out:?}");
     assert!(
         out.stderr.contains(
-            "the tune would send 32 more requests for the candidates after 44 sent, over the budget of 50"
+            "the tune would send 40 more requests for the candidates after 54 sent, over the budget of 60"
         ),
         "{out:?}"
     );
     assert!(!dir.path("toolproof-tune.yaml").exists());
-    assert_eq!(lines_in(&picks), 42, "only the evals were asked");
+    assert_eq!(lines_in(&picks), 52, "only the evals were asked");
 }
 
 #[test]
@@ -440,7 +443,7 @@ fn a_tune_over_its_dollar_budget_stops_before_the_candidates() {
         "{out:?}"
     );
     assert!(!dir.path("toolproof-tune.yaml").exists());
-    assert_eq!(lines_in(&picks), 42, "only the evals were asked");
+    assert_eq!(lines_in(&picks), 52, "only the evals were asked");
     // Without a price, a dollar budget cannot be kept: said before the first request.
     let unpriced = Dir::new("tune-usd-unpriced");
     config(&unpriced, "");
