@@ -8,7 +8,7 @@
 //! service but S3 encodes it twice; the path given here is the one sent on the wire, already
 //! encoded once), the query sorted by encoded name then value, the headers lowercased, trimmed,
 //! their inner spaces collapsed and sorted, and the last line is the SHA-256 of the body. The
-//! tests run the AWS Signature Version 4 test suite (`tests/fixtures/sigv4/`).
+//! tests run the AWS Signature Version 4 test suite (`tests/fixtures/sigv4.json`).
 
 use sha2::{Digest, Sha256};
 
@@ -334,7 +334,7 @@ mod tests {
         }
     }
 
-    /// One case of the AWS Signature Version 4 test suite, as `tests/fixtures/sigv4/` holds it.
+    /// One case of the AWS Signature Version 4 test suite, as `tests/fixtures/sigv4.json` holds it.
     struct Case {
         name: String,
         context: serde_json::Value,
@@ -345,20 +345,19 @@ mod tests {
     }
 
     fn cases() -> Vec<Case> {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sigv4");
-        let mut names: Vec<String> = std::fs::read_dir(&root)
-            .expect("tests/fixtures/sigv4")
-            .filter_map(Result::ok)
-            .filter(|e| e.path().is_dir())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-            .into_iter()
-            .map(|name| {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sigv4.json");
+        let text = std::fs::read_to_string(&path).expect("tests/fixtures/sigv4.json");
+        let suite: serde_json::Value = serde_json::from_str(&text).expect("sigv4.json");
+        let cases = suite["cases"].as_object().expect("cases");
+        cases
+            .iter()
+            .map(|(name, files)| {
                 let read = |f: &str| {
-                    std::fs::read_to_string(root.join(&name).join(f))
-                        .unwrap_or_else(|e| panic!("{name}/{f}: {e}"))
+                    files[f]
+                        .as_str()
+                        .unwrap_or_else(|| panic!("{name}/{f} is missing"))
+                        .to_owned()
                 };
                 Case {
                     context: serde_json::from_str(&read("context.json")).expect("context.json"),
@@ -366,7 +365,7 @@ mod tests {
                     canonical_request: read("header-canonical-request.txt"),
                     string_to_sign: read("header-string-to-sign.txt"),
                     signed_request: read("header-signed-request.txt"),
-                    name,
+                    name: name.clone(),
                 }
             })
             .collect()
