@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets of fuzz/ (the parsers that read untrusted bytes), one at a time,
 # each for SECONDS (default 600), then minimises its corpus. A target's corpus
-# (fuzz/corpus/TARGET, git-ignored) grows here and starts from its seeds, fuzz/seeds/TARGET: the
-# small set kept in git, one file per shape the parser reads, named for what it exercises.
+# (fuzz/corpus/TARGET, git-ignored) grows here and starts from its seeds, fuzz/seeds/TARGET.json:
+# the small set kept in git, one seed per shape the parser reads (file name to text), named for
+# what it exercises; the script writes each seed into the corpus as a file of that name.
 # Needs a nightly toolchain (`rustup toolchain install nightly`); installs cargo-fuzz from
 # crates.io under target/fuzz-tools on first use. Not part of CI: `cargo test` runs the same
 # entry points as property tests, and every seed through them (src/hostile_input/props.rs).
@@ -34,7 +35,15 @@ cd fuzz
 cargo +nightly fuzz build -O
 for target in "${targets[@]}"; do
   mkdir -p "corpus/$target" "corpus-raw/$target"
-  cp -n "seeds/$target"/* "corpus/$target"/ 2>/dev/null || true
+  python3 - "seeds/$target.json" "corpus/$target" <<'PY'
+import json, os, sys
+seeds, corpus = sys.argv[1], sys.argv[2]
+for name, text in json.load(open(seeds, encoding="utf-8")).items():
+    path = os.path.join(corpus, name)
+    if not os.path.exists(path):
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+PY
   echo "== $target: ${seconds}s" >&2
   started=$(date +%s)
   cargo +nightly fuzz run -O "$target" "corpus-raw/$target" "corpus/$target" -- \

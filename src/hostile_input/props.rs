@@ -304,11 +304,11 @@ fn the_seed_configs_load() {
     }
 }
 
-/// The seed set of each cargo-fuzz target (`fuzz/seeds/TARGET/`, copied into the untracked
-/// corpus by `scripts/fuzz.sh`): every target of `fuzz/Cargo.toml` has seeds and every seed
-/// folder a target, and each seed goes through its target's entry point without a finding.
-/// The seed configs load (but the one named for the error it makes), so the fuzzer starts
-/// from configs that get past the parser; each cache entry and model answer reads.
+/// The seed set of each cargo-fuzz target (`fuzz/seeds/TARGET.json`, file name to text, written
+/// into the untracked corpus by `scripts/fuzz.sh`): every target of `fuzz/Cargo.toml` has seeds
+/// and every seed set a target, and each seed goes through its target's entry point without a
+/// finding. The seed configs load (but the one named for the error it makes), so the fuzzer
+/// starts from configs that get past the parser; each cache entry and model answer reads.
 #[test]
 fn every_fuzz_target_has_seeds_that_its_entry_point_reads() {
     let fuzz = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
@@ -322,45 +322,44 @@ fn every_fuzz_target_has_seeds_that_its_entry_point_reads() {
         })
         .collect();
     targets.sort();
-    let mut folders: Vec<String> = std::fs::read_dir(fuzz.join("seeds"))
+    let mut sets: Vec<String> = std::fs::read_dir(fuzz.join("seeds"))
         .expect("fuzz/seeds/ holds a seed set per fuzz target")
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    folders.sort();
+    sets.sort();
+    let want: Vec<String> = targets.iter().map(|t| format!("{t}.json")).collect();
     assert_eq!(
-        folders, targets,
-        "fuzz/seeds/ has one folder per fuzz target"
+        sets, want,
+        "fuzz/seeds/ has one TARGET.json per fuzz target"
     );
     for target in &targets {
-        let mut seeds = 0;
-        for entry in std::fs::read_dir(fuzz.join("seeds").join(target)).unwrap() {
-            let path = entry.unwrap().path();
-            let bytes = std::fs::read(&path).unwrap();
-            seeds += 1;
+        let text =
+            std::fs::read_to_string(fuzz.join("seeds").join(format!("{target}.json"))).unwrap();
+        let set: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&text).unwrap();
+        for (name, seed) in &set {
+            let bytes = seed.as_str().unwrap_or_else(|| panic!("{name}")).as_bytes();
             match target.as_str() {
                 "config" => {
                     // One seed is a config the loader must refuse, and says so in its name.
-                    let invalid = path.to_string_lossy().contains("unknown-key");
-                    assert_eq!(config(&bytes), !invalid, "{}", path.display());
+                    let invalid = name.contains("unknown-key");
+                    assert_eq!(config(bytes), !invalid, "{name}");
                 }
-                "jsonrpc_lines" => drop(jsonrpc_lines(&bytes)),
-                "sse" => drop(sse(&bytes)),
+                "jsonrpc_lines" => drop(jsonrpc_lines(bytes)),
+                "sse" => drop(sse(bytes)),
                 "provider_answer" => {
                     let read = [
-                        anthropic_answer(&bytes).is_some(),
-                        openai_answer(&bytes).is_some(),
-                        command_answer(&bytes).is_some(),
+                        anthropic_answer(bytes).is_some(),
+                        openai_answer(bytes).is_some(),
+                        command_answer(bytes).is_some(),
                     ];
-                    assert!(read.contains(&true), "no reader reads {}", path.display());
+                    assert!(read.contains(&true), "no reader reads {name}");
                 }
-                "cache_entry" => assert!(
-                    cache_entry(&bytes).is_some(),
-                    "{} is not a cache entry",
-                    path.display()
-                ),
+                "cache_entry" => {
+                    assert!(cache_entry(bytes).is_some(), "{name} is not a cache entry")
+                }
                 other => panic!("fuzz target {other} has no entry point in this test"),
             }
         }
-        assert!(seeds > 0, "fuzz/seeds/{target}/ is empty");
+        assert!(!set.is_empty(), "fuzz/seeds/{target}.json is empty");
     }
 }
