@@ -416,7 +416,7 @@ pub(crate) struct ReportArgs {
     pub json: Option<PathBuf>,
     /// Append a Markdown summary here, `-` for stdout (default: $GITHUB_STEP_SUMMARY when set)
     /// [env: TOOLPROOF_SUMMARY].
-    #[arg(long, visible_alias = "markdown", value_name = "PATH")]
+    #[arg(long, alias = "markdown", value_name = "PATH")]
     pub summary: Option<PathBuf>,
     /// Do not write the Markdown summary to $GITHUB_STEP_SUMMARY [env: TOOLPROOF_NO_SUMMARY].
     #[arg(long)]
