@@ -168,6 +168,44 @@ fn the_pr_comment_opens_with_the_surface_diff_then_the_verdict() {
 }
 
 #[test]
+fn the_html_report_shows_the_surface_first_breaking_first_with_text_escaped() {
+    let mut r = with_surface();
+    r.phases.surface.as_mut().expect("surface").results.changes[2].rows[0].case =
+        "<script>alert(1)</script> & co".into();
+    let page = crate::report::html::render(&r);
+    let surface = page
+        .find("<section id=\"surface\"")
+        .expect("a surface section");
+    let checks = page
+        .find("<section id=\"checks\"")
+        .expect("a checks section");
+    assert!(surface < checks, "the surface comes before the checks");
+    let section = &page[surface..checks];
+    assert!(
+        section.contains("Against toolproof.lock: 2 breaking, 2 selection-affecting, 1 compatible"),
+        "{section}"
+    );
+    // Locked: a breaking or selection change fails; a compatible one is only listed.
+    let breaking = section.find("BREAKING").expect(section);
+    let compatible = section.find("COMPATIBLE").expect(section);
+    assert!(breaking < compatible, "{section}");
+    assert!(
+        section.contains("class=\"fail\" data-status=\"breaking\""),
+        "{section}"
+    );
+    assert!(
+        section.contains("rug pull: now trips security-instructions"),
+        "{section}"
+    );
+    assert!(!section.contains("<script>"), "{section}");
+    assert!(
+        section
+            .contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; co [claude-haiku-4-5]: correct"),
+        "{section}"
+    );
+}
+
+#[test]
 fn every_fixture_s_sarif_validates_against_the_schema() {
     let schema: Value =
         serde_json::from_str(include_str!("../../tests/sarif/sarif-schema-2.1.0.json"))

@@ -221,6 +221,7 @@ fn summary_line(out: &mut String, r: &RunReport, color: bool, width: usize) {
         (None, false) => ("FAILED".to_owned(), Paint::RedBold),
     };
     let mut parts = vec![verdict.clone()];
+    parts.extend(surface_part(r));
     let checks = &r.phases.checks;
     parts.push(if checks.ran() {
         let e = checks.results.count(Severity::Error);
@@ -293,6 +294,15 @@ fn summary_line(out: &mut String, r: &RunReport, color: bool, width: usize) {
     }
     parts.push(format_secs(r.duration_ms));
     push_parts(out, parts, (&verdict, paint), color, width);
+}
+
+/// `surface: 2 breaking, 1 selection-affecting` when the run compared the server with its lock.
+fn surface_part(r: &RunReport) -> Option<String> {
+    let phase = r.phases.surface.as_ref()?;
+    Some(match phase.status {
+        PhaseStatus::Error | PhaseStatus::Skipped => format!("surface: {}", phase.status.as_str()),
+        _ => format!("surface: {}", phase.results.counts_text()),
+    })
 }
 
 /// The verdict's parts, as many a line as fit the width, the verdict first and painted; lines

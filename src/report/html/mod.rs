@@ -24,6 +24,7 @@ pub(crate) mod marks;
 mod phases;
 mod protocol;
 mod stress;
+mod surface;
 mod text;
 
 #[cfg(test)]
@@ -86,6 +87,7 @@ pub fn render(report: &RunReport) -> String {
     stdout_noise(&mut out, r);
     phases_table(&mut out, r);
     let [checks, tests, evals, lint, stress, bench, fuzz, proto] = r.phases.overview();
+    surface::section(&mut out, r.phases.surface.as_ref());
     phases::checks_section(
         &mut out,
         &checks,
