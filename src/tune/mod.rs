@@ -62,43 +62,7 @@ pub(crate) fn main(args: &TuneArgs, env: &Env) -> i32 {
         }
     };
     let secrets = crate::report::redact::Redactor::new(settings.secrets());
-    let outputs: [(&Option<std::path::PathBuf>, Render); 3] = [
-        (&args.json, |r| {
-            serde_json::to_string_pretty(r).unwrap_or_default() + "\n"
-        }),
-        (&args.html, report::html),
-        (&args.junit, report::junit),
-    ];
-    let mut code = EXIT_OK;
-    let mut stdout_taken = false;
-    // The Markdown report is appended, as a job summary is: to --summary, else to
-    // $GITHUB_STEP_SUMMARY unless --no-summary.
-    if let Some(target) = settings.outputs().summary() {
-        let text = secrets.apply(&report::markdown(&report)).into_owned();
-        match target {
-            crate::settings::Target::Stdout => {
-                stdout_taken = true;
-                print!("{text}");
-            }
-            crate::settings::Target::Path(path) => {
-                if let Err(e) = crate::report::write::append_summary(path, &text) {
-                    to_stderr(&format!("error: {e}"));
-                    code = EXIT_FAILED;
-                }
-            }
-        }
-    }
-    for (path, render) in outputs {
-        let Some(path) = path else { continue };
-        let text = secrets.apply(&render(&report)).into_owned();
-        if path.as_os_str() == "-" {
-            stdout_taken = true;
-            print!("{text}");
-        } else if let Err(e) = crate::report::write::write_atomic(path, text.as_bytes()) {
-            to_stderr(&format!("error: {e}"));
-            code = EXIT_FAILED;
-        }
-    }
+    let (mut code, stdout_taken) = write_reports(args, &settings, &report, &secrets);
     if args.suggest && report.dry_run.is_none() {
         let root = std::env::var_os("GITHUB_WORKSPACE").map_or_else(
             || settings.env().cwd().to_path_buf(),
@@ -117,7 +81,59 @@ pub(crate) fn main(args: &TuneArgs, env: &Env) -> i32 {
     } else {
         print!("{console}");
     }
+    // The rewriter could not be used for some tool: the run says so in its exit code too.
+    if !report.errors().is_empty() {
+        code = EXIT_FAILED;
+    }
     code
+}
+
+/// Writes the report files (`--json`, `--html`, `--junit`, and the Markdown summary); returns
+/// the exit code so far and whether a report took stdout (then the console goes to stderr).
+fn write_reports(
+    args: &TuneArgs,
+    settings: &Settings,
+    report: &report::TuneReport,
+    secrets: &crate::report::redact::Redactor,
+) -> (i32, bool) {
+    let outputs: [(&Option<std::path::PathBuf>, Render); 3] = [
+        (&args.json, |r| {
+            serde_json::to_string_pretty(r).unwrap_or_default() + "\n"
+        }),
+        (&args.html, report::html),
+        (&args.junit, report::junit),
+    ];
+    let mut code = EXIT_OK;
+    let mut stdout_taken = false;
+    // The Markdown report is appended, as a job summary is: to --summary, else to
+    // $GITHUB_STEP_SUMMARY unless --no-summary.
+    if let Some(target) = settings.outputs().summary() {
+        let text = secrets.apply(&report::markdown(report)).into_owned();
+        match target {
+            crate::settings::Target::Stdout => {
+                stdout_taken = true;
+                print!("{text}");
+            }
+            crate::settings::Target::Path(path) => {
+                if let Err(e) = crate::report::write::append_summary(path, &text) {
+                    to_stderr(&format!("error: {e}"));
+                    code = EXIT_FAILED;
+                }
+            }
+        }
+    }
+    for (path, render) in outputs {
+        let Some(path) = path else { continue };
+        let text = secrets.apply(&render(report)).into_owned();
+        if path.as_os_str() == "-" {
+            stdout_taken = true;
+            print!("{text}");
+        } else if let Err(e) = crate::report::write::write_atomic(path, text.as_bytes()) {
+            to_stderr(&format!("error: {e}"));
+            code = EXIT_FAILED;
+        }
+    }
+    (code, stdout_taken)
 }
 
 /// The settings of the `eval` the tune runs: the tune's server flags, its `--offline`,

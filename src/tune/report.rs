@@ -61,6 +61,9 @@ pub(crate) struct ToolReport {
     pub original: String,
     /// Every candidate, in the rewriter's order.
     pub candidates: Vec<CandidateReport>,
+    /// Why the rewriter gave no candidate for it: it failed or answered nonsense.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// The accepted rewrites of two or more tools, judged together on the held-out rows.
@@ -114,6 +117,14 @@ pub(crate) struct TuneReport {
 }
 
 impl TuneReport {
+    /// The rewriter's failures, one per tool it failed for.
+    pub(crate) fn errors(&self) -> Vec<&str> {
+        self.tools
+            .iter()
+            .filter_map(|t| t.error.as_deref())
+            .collect()
+    }
+
     /// How many candidates were accepted.
     pub(crate) fn accepted(&self) -> usize {
         self.tools
@@ -240,8 +251,10 @@ pub(crate) fn console(r: &TuneReport) -> String {
             clean(&t.tool),
             clean(&t.original)
         ));
-        if t.candidates.is_empty() {
-            out.push_str("  the rewriter proposed nothing\n");
+        match &t.error {
+            Some(e) => out.push_str(&format!("  error: {}\n", clean(e))),
+            None if t.candidates.is_empty() => out.push_str("  the rewriter proposed nothing\n"),
+            None => {}
         }
         for (i, c) in t.candidates.iter().enumerate() {
             let mark = if c.accepted { "accepted" } else { "rejected" };
@@ -310,10 +323,16 @@ pub(crate) fn markdown(r: &TuneReport) -> String {
     }
     for t in &r.tools {
         out.push_str(&format!(
-            "\n### {}\n\nOriginal: {}\n\n| # | description | verdict |\n|---|---|---|\n",
+            "\n### {}\n\nOriginal: {}\n\n",
             md(&t.tool, 100),
             md(&t.original, 1000)
         ));
+        if let Some(e) = &t.error {
+            out.push_str(&format!("❌ {}\n\n", md(e, 500)));
+        }
+        if !t.candidates.is_empty() {
+            out.push_str("| # | description | verdict |\n|---|---|---|\n");
+        }
         for (i, c) in t.candidates.iter().enumerate() {
             let mark = if c.accepted { "✅" } else { "❌" };
             out.push_str(&format!(
@@ -389,6 +408,12 @@ pub(crate) fn html(r: &TuneReport) -> String {
             markup(&clean(&t.tool)),
             markup(&clean(&t.original))
         ));
+        if let Some(e) = &t.error {
+            out.push_str(&format!(
+                "<tr class=\"error\"><td colspan=\"4\">{}</td></tr>\n",
+                markup(&clean(e))
+            ));
+        }
         for (i, c) in t.candidates.iter().enumerate() {
             let rows: Vec<String> = c
                 .rows

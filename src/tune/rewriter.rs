@@ -18,7 +18,7 @@ use sha2::{Digest, Sha256};
 
 use crate::config::{EvalConfig, ToolChoice};
 use crate::provider::{ApiTool, Kind, Pacer, Provider, Request, RetryPolicy, Setup};
-use crate::settings::Env;
+use crate::settings::{Env, Settings};
 
 /// The prompt a model API is sent, `{request}` replaced by the request's JSON.
 pub(crate) const PROMPT: &str = "You improve the description of one tool of an MCP server. \
@@ -203,9 +203,13 @@ impl Rewriter {
             crate::config::limits::seconds(self.cfg.timeout_s),
         )
         .with_env(self.cfg.env.clone());
-        let out = spec
-            .exchange_line(format!("{request}\n"))
-            .map_err(|e| format!("the rewriter failed: {e}"))?;
+        let out = spec.exchange_line(format!("{request}\n")).map_err(|e| {
+            let e = e.to_string();
+            format!(
+                "the rewriter failed: {}",
+                e.replacen("eval command", "the command", 1)
+            )
+        })?;
         candidates_of(serde_json::from_str::<Value>(out.trim()).ok().as_ref()).ok_or_else(|| {
             format!(
                 "the rewriter answered {:?}, not {{\"candidates\": [\"…\"]}}",
@@ -303,4 +307,65 @@ fn candidates_of(v: Option<&Value>) -> Option<Vec<String>> {
 fn read_cached(path: &Path) -> Option<Vec<String>> {
     let text = std::fs::read_to_string(path).ok()?;
     candidates_of(serde_json::from_str::<Value>(&text).ok().as_ref())
+}
+
+/// The rewriter as the report names it: its provider and model, or a command's program.
+pub(crate) fn name(s: &Settings, eval_provider: &str) -> String {
+    let tune = s.loaded().config.tune.as_ref();
+    let provider = tune
+        .and_then(|t| t.provider.clone())
+        .unwrap_or_else(|| eval_provider.to_owned());
+    let command = tune
+        .and_then(|t| t.command.clone())
+        .or_else(|| s.loaded().config.evals.as_ref()?.command.clone());
+    let program = command.as_deref().and_then(program_name);
+    match (tune.and_then(|t| t.model.clone()), program) {
+        (Some(model), _) => format!("{provider} {model}"),
+        (None, Some(program)) if provider == "command" => format!("command ({program})"),
+        (None, _) => provider,
+    }
+}
+
+/// The file name of a command's program: the script an interpreter runs, or the program.
+fn program_name(command: &[String]) -> Option<String> {
+    let program = command
+        .iter()
+        .find(|w| !is_interpreter(w))
+        .or(command.first())?;
+    Some(
+        program
+            .rsplit(['/', '\\'])
+            .next()
+            .unwrap_or(program)
+            .to_owned(),
+    )
+}
+
+/// `python3`, `node` and the like: a command's program is the script they run.
+fn is_interpreter(word: &str) -> bool {
+    let name = word.rsplit(['/', '\\']).next().unwrap_or(word);
+    [
+        "python", "python3", "node", "uv", "npx", "bash", "sh", "ruby", "deno", "bun",
+    ]
+    .contains(&name)
+        || word.starts_with('-')
+}
+
+#[cfg(test)]
+mod naming_tests {
+    use super::*;
+
+    #[test]
+    fn a_script_is_named_by_its_file() {
+        let program =
+            |c: &[&str]| program_name(&c.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>());
+        assert_eq!(
+            program(&["python3", "-S", "-I", "/x/rewriter.py"]).as_deref(),
+            Some("rewriter.py")
+        );
+        assert_eq!(
+            program(&["../../target/release/demo_picker"]).as_deref(),
+            Some("demo_picker")
+        );
+    }
 }

@@ -96,7 +96,7 @@ pub(super) fn tune(
             .iter()
             .map(|m| model_label(m, target.provider.name()))
             .collect(),
-        rewriter: rewriter_name(s, target.provider.name()),
+        rewriter: super::rewriter::name(s, target.provider.name()),
         requests: ctx.spent,
         cost_usd: ctx.cost().map(|usd| (usd * 1e6).round() / 1e6),
         together,
@@ -121,48 +121,6 @@ fn model_label(model: &str, provider: &str) -> String {
     } else {
         model.to_owned()
     }
-}
-
-/// The rewriter as the report names it: its provider and model, or a command's program.
-fn rewriter_name(s: &Settings, eval_provider: &str) -> String {
-    let tune = s.loaded().config.tune.as_ref();
-    let provider = tune
-        .and_then(|t| t.provider.clone())
-        .unwrap_or_else(|| eval_provider.to_owned());
-    let command = tune
-        .and_then(|t| t.command.clone())
-        .or_else(|| s.loaded().config.evals.as_ref()?.command.clone());
-    let program = command.as_deref().and_then(program_name);
-    match (tune.and_then(|t| t.model.clone()), program) {
-        (Some(model), _) => format!("{provider} {model}"),
-        (None, Some(program)) if provider == "command" => format!("command ({program})"),
-        (None, _) => provider,
-    }
-}
-
-/// The file name of a command's program: the script an interpreter runs, or the program.
-fn program_name(command: &[String]) -> Option<String> {
-    let program = command
-        .iter()
-        .find(|w| !is_interpreter(w))
-        .or(command.first())?;
-    Some(
-        program
-            .rsplit(['/', '\\'])
-            .next()
-            .unwrap_or(program)
-            .to_owned(),
-    )
-}
-
-/// `python3`, `node` and the like: a command's program is the script they run.
-fn is_interpreter(word: &str) -> bool {
-    let name = word.rsplit(['/', '\\']).next().unwrap_or(word);
-    [
-        "python", "python3", "node", "uv", "npx", "bash", "sh", "ruby", "deno", "bun",
-    ]
-    .contains(&name)
-        || word.starts_with('-')
 }
 
 /// The server's tools.
@@ -267,7 +225,7 @@ fn ask_rewriter(
     split: &Split,
     names: &[String],
     k: u32,
-) -> Result<Vec<(String, String, Vec<String>)>, Stop> {
+) -> Result<Vec<Asked>, Stop> {
     let api = api_tools(tools);
     let mut requests = Vec::new();
     for name in names {
@@ -289,15 +247,37 @@ fn ask_rewriter(
     ctx.afford(uncached, "the rewriter")?;
     let mut out = Vec::new();
     for (name, original, request) in requests {
-        let answered = rewriter.ask(&request).map_err(Stop::Failed)?;
-        if !answered.cached {
-            ctx.spent += 1;
-        }
-        let mut candidates = answered.candidates;
-        candidates.truncate(k as usize);
-        out.push((name, original, candidates));
+        // A failed answer is that tool's; the other tools are still asked.
+        let (candidates, error) = match rewriter.ask(&request) {
+            Ok(answered) => {
+                if !answered.cached {
+                    ctx.spent += 1;
+                }
+                let mut candidates = answered.candidates;
+                candidates.truncate(k as usize);
+                (candidates, None)
+            }
+            Err(e) => {
+                ctx.spent += 1;
+                (Vec::new(), Some(e))
+            }
+        };
+        out.push(Asked {
+            tool: name,
+            original,
+            candidates,
+            error,
+        });
     }
     Ok(out)
+}
+
+/// What the rewriter gave for one tool: its candidates, or why it gave none.
+struct Asked {
+    tool: String,
+    original: String,
+    candidates: Vec<String>,
+    error: Option<String>,
 }
 
 /// The held-out rows of `results` against the base's, per model.
@@ -357,7 +337,7 @@ fn judge_all(
     tools: &[Tool],
     base: &EvalsResults,
     split: &Split,
-    asked: Vec<(String, String, Vec<String>)>,
+    asked: Vec<Asked>,
 ) -> Result<Vec<ToolReport>, Stop> {
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     let max_chars = ctx
@@ -369,7 +349,13 @@ fn judge_all(
         .and_then(|t| t.max_chars);
     let mut reports = Vec::new();
     let mut pending = Vec::new();
-    for (t, (tool, original, candidates)) in asked.into_iter().enumerate() {
+    for (t, asked) in asked.into_iter().enumerate() {
+        let Asked {
+            tool,
+            original,
+            candidates,
+            error,
+        } = asked;
         let budget = judge::budget(&original, max_chars);
         let mut list = Vec::new();
         for (c, text) in candidates.into_iter().enumerate() {
@@ -391,6 +377,7 @@ fn judge_all(
             tool,
             original,
             candidates: list,
+            error,
         });
     }
     let candidate_cfg = |t: usize, c: usize, reports: &[ToolReport]| {
@@ -569,18 +556,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_unnamed_model_is_named_by_its_provider_and_a_script_by_its_file() {
+    fn an_unnamed_model_is_named_by_its_provider() {
         assert_eq!(model_label("", "command"), "command");
         assert_eq!(model_label("m1", "command"), "m1");
-        let program =
-            |c: &[&str]| program_name(&c.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>());
-        assert_eq!(
-            program(&["python3", "-S", "-I", "/x/rewriter.py"]).as_deref(),
-            Some("rewriter.py")
-        );
-        assert_eq!(
-            program(&["../../target/release/demo_picker"]).as_deref(),
-            Some("demo_picker")
-        );
     }
 }

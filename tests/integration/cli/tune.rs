@@ -595,3 +595,49 @@ fn a_tune_that_cannot_accept_anything_says_why_and_asks_no_rewriter() {
         "{out:?}"
     );
 }
+
+/// A rewriter that fails is reported per tool, the other stages still run, every report is
+/// written, and the exit code says the rewriter could not be used.
+#[test]
+fn a_rewriter_that_fails_is_reported_per_tool_and_the_reports_are_written() {
+    let dir = demo_dir("demo-tune-broken-rewriter", "tune.yaml");
+    let yaml = dir.read("tune.yaml");
+    let (head, _) = yaml.split_once("tune:").expect("a tune section");
+    dir.write(
+        "tune.yaml",
+        &format!("{head}tune:\n  command: [sh, -c, 'echo boom >&2; exit 3']\n"),
+    );
+    let out = toolproof_in(
+        &dir.0,
+        &[
+            "tune",
+            "-c",
+            "tune.yaml",
+            "--json",
+            "t.json",
+            "--summary",
+            "t.md",
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 1, "{out:?}");
+    let report = dir.json("t.json");
+    let errors: Vec<&str> = report["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["error"].as_str())
+        .collect();
+    assert_eq!(
+        errors, ["the rewriter failed: the command exited with code 3: boom"; 2],
+        "{report}"
+    );
+    assert!(
+        out.stdout.contains("  error: the rewriter failed"),
+        "{out:?}"
+    );
+    assert!(
+        dir.read("t.md").contains("❌ the rewriter failed"),
+        "{out:?}"
+    );
+}
