@@ -47,21 +47,27 @@ pub(crate) fn main(args: &TuneArgs, env: &Env) -> i32 {
     };
     let interrupt = Interrupt::new();
     let _ = interrupt.install();
+    let secrets = crate::report::redact::Redactor::new(settings.secrets());
     let report = match run::tune(&settings, args, &interrupt) {
         Ok(r) => r,
-        Err(Stop::Usage(message, hint)) => {
-            to_stderr(&format!("error: {message}"));
+        Err(stop) => {
+            let (message, hint, code) = match stop {
+                Stop::Usage(message, hint) => (message, hint, EXIT_USAGE),
+                Stop::Failed(message) => (message, None, EXIT_FAILED),
+            };
+            // The reports are written all the same, saying why the tune stopped.
+            let stopped = report::TuneReport {
+                error: Some(message.clone()),
+                ..report::TuneReport::default()
+            };
+            write_reports(args, &settings, &stopped, &secrets);
+            to_stderr(&secrets.apply(&format!("error: {message}")));
             if let Some(hint) = hint {
                 to_stderr(&format!("hint: {hint}"));
             }
-            return EXIT_USAGE;
-        }
-        Err(Stop::Failed(message)) => {
-            to_stderr(&format!("error: {message}"));
-            return EXIT_FAILED;
+            return code;
         }
     };
-    let secrets = crate::report::redact::Redactor::new(settings.secrets());
     let (mut code, stdout_taken) = write_reports(args, &settings, &report, &secrets);
     if args.suggest && report.dry_run.is_none() {
         let root = std::env::var_os("GITHUB_WORKSPACE").map_or_else(

@@ -111,6 +111,9 @@ pub(crate) struct TuneReport {
     /// rewrite could show a significant gain.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Why the tune stopped before its end (the server, the evals, the budget), when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
     /// The plan, for `--dry-run` (nothing was asked).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dry_run: Option<String>,
@@ -184,6 +187,13 @@ pub(crate) fn junit(r: &TuneReport) -> String {
     use quick_junit::{Property, Report, TestCase, TestCaseStatus, TestSuite};
     let line = |text: &str| clean(text).replace('\n', " ");
     let mut xml = Report::new("toolproof tune");
+    if let Some(error) = &r.error {
+        let mut status = TestCaseStatus::non_success(quick_junit::NonSuccessKind::Error);
+        status.set_message(line(error));
+        let mut suite = TestSuite::new("tune");
+        suite.add_test_case(TestCase::new("tune", status));
+        xml.add_test_suite(suite);
+    }
     for tool in &r.tools {
         let mut suite = TestSuite::new(format!("tune {}", line(&tool.tool)));
         suite.add_property(Property::new("original", line(&tool.original)));
@@ -307,6 +317,12 @@ pub(crate) fn console(r: &TuneReport) -> String {
 
 /// The report as Markdown (a step summary, a pull-request comment).
 pub(crate) fn markdown(r: &TuneReport) -> String {
+    if let Some(error) = &r.error {
+        return format!(
+            "## toolproof tune\n\n❌ The tune stopped: {}\n",
+            md(error, 1000)
+        );
+    }
     if let Some(plan) = &r.dry_run {
         return format!("## toolproof tune (dry run)\n\n{}\n", md(plan, 2000));
     }
@@ -384,6 +400,13 @@ pub(crate) fn html(r: &TuneReport) -> String {
     let mut out = String::from(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>toolproof tune</title></head><body>\n<h1>toolproof tune</h1>\n",
     );
+    if let Some(error) = &r.error {
+        out.push_str(&format!(
+            "<p class=\"error\">The tune stopped: {}</p>\n</body></html>\n",
+            markup(&clean(error))
+        ));
+        return out;
+    }
     if let Some(plan) = &r.dry_run {
         out.push_str(&format!(
             "<pre>{}</pre>\n</body></html>\n",

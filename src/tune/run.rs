@@ -101,6 +101,7 @@ pub(super) fn tune(
         cost_usd: ctx.cost().map(|usd| (usd * 1e6).round() / 1e6),
         together,
         note,
+        error: None,
         dry_run: None,
     })
 }

@@ -599,7 +599,7 @@ fn a_tune_that_cannot_accept_anything_says_why_and_asks_no_rewriter() {
 /// A rewriter that fails is reported per tool, the other stages still run, every report is
 /// written, and the exit code says the rewriter could not be used.
 #[test]
-fn a_rewriter_that_fails_is_reported_per_tool_and_the_reports_are_written() {
+fn a_failing_rewriter_or_server_is_reported_and_the_reports_are_written() {
     let dir = demo_dir("demo-tune-broken-rewriter", "tune.yaml");
     let yaml = dir.read("tune.yaml");
     let (head, _) = yaml.split_once("tune:").expect("a tune section");
@@ -638,6 +638,46 @@ fn a_rewriter_that_fails_is_reported_per_tool_and_the_reports_are_written() {
     );
     assert!(
         dir.read("t.md").contains("❌ the rewriter failed"),
+        "{out:?}"
+    );
+
+    // A server that cannot start stops the tune: the reports still say why.
+    let yaml = dir.read("tune.yaml");
+    let server = yaml
+        .lines()
+        .find(|l| l.contains("demo_server"))
+        .expect("the server line")
+        .to_owned();
+    dir.write(
+        "tune.yaml",
+        &yaml.replace(&server, "  command: [\"/nonexistent/server\"]"),
+    );
+    let out = toolproof_in(
+        &dir.0,
+        &[
+            "tune",
+            "-c",
+            "tune.yaml",
+            "--json",
+            "s.json",
+            "--junit",
+            "s.xml",
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 1, "{out:?}");
+    let error = dir.json("s.json")["error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        error.starts_with("could not connect to the server"),
+        "{error}"
+    );
+    assert!(out.stderr.contains(&error), "{out:?}");
+    assert!(
+        dir.read("s.xml")
+            .contains("<error message=\"could not connect"),
         "{out:?}"
     );
 }
