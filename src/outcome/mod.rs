@@ -390,22 +390,25 @@ pub struct PhaseOverview<'a> {
     pub duration_ms: f64,
 }
 
+/// A phase without its results, under `key` and `title`.
+fn view<'a, T>(key: &'static str, title: &'static str, p: &'a Phase<T>) -> PhaseOverview<'a> {
+    PhaseOverview {
+        key,
+        title,
+        status: p.status,
+        reason: p.reason.as_deref(),
+        duration_ms: p.duration_ms,
+    }
+}
+
 impl Phases {
+    /// The surface phase without its results, when the run compared the server with its lock.
+    pub fn surface_overview(&self) -> Option<PhaseOverview<'_>> {
+        self.surface.as_ref().map(|p| view("surface", "Surface", p))
+    }
+
     /// Every phase in run order, without its results.
     pub fn overview(&self) -> [PhaseOverview<'_>; 8] {
-        fn view<'a, T>(
-            key: &'static str,
-            title: &'static str,
-            p: &'a Phase<T>,
-        ) -> PhaseOverview<'a> {
-            PhaseOverview {
-                key,
-                title,
-                status: p.status,
-                reason: p.reason.as_deref(),
-                duration_ms: p.duration_ms,
-            }
-        }
         [
             view("checks", "Static checks", &self.checks),
             view("tests", "Tests", &self.tests),

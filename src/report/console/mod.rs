@@ -88,7 +88,7 @@ pub(crate) fn render(report: &RunReport, opts: &ConsoleOptions) -> String {
     }
 
     let [checks, tests, evals, lint, stress, bench, fuzz, proto] = r.phases.overview();
-    surface::section(&mut out, r.phases.surface.as_ref(), color);
+    surface::section(&mut out, &r.phases, color);
     phases::checks_section(&mut out, &checks, &r.phases.checks.results, width, color);
     phases::tests_section(&mut out, &tests, &r.phases.tests.results, width, color);
     match EvalsView::of(&r.phases.evals) {

@@ -3,19 +3,14 @@
 
 use super::super::escape::clean;
 use super::phase_line;
-use crate::outcome::{Phase, PhaseOverview, SurfaceResults};
+use crate::outcome::Phases;
 
 /// Rows listed under one change at most.
 const ROWS_SHOWN: usize = 5;
 
-pub(super) fn section(out: &mut String, phase: Option<&Phase<SurfaceResults>>, color: bool) {
-    let Some(phase) = phase else { return };
-    let overview = PhaseOverview {
-        key: "surface",
-        title: "Surface",
-        status: phase.status,
-        reason: phase.reason.as_deref(),
-        duration_ms: phase.duration_ms,
+pub(super) fn section(out: &mut String, phases: &Phases, color: bool) {
+    let (Some(phase), Some(overview)) = (&phases.surface, phases.surface_overview()) else {
+        return;
     };
     let detail = phase.reason.as_deref().map(|r| clean(r).into_owned());
     phase_line(out, &overview, detail.as_deref(), color);

@@ -87,7 +87,7 @@ pub fn render(report: &RunReport) -> String {
     stdout_noise(&mut out, r);
     phases_table(&mut out, r);
     let [checks, tests, evals, lint, stress, bench, fuzz, proto] = r.phases.overview();
-    surface::section(&mut out, r.phases.surface.as_ref());
+    surface::section(&mut out, &r.phases);
     phases::checks_section(
         &mut out,
         &checks,

@@ -6,19 +6,14 @@ use super::marks::{
     TABLE_CLOSE, Tone, cell, not_run_line, ran, row_open, section_open, table_open,
 };
 use super::text::text;
-use crate::outcome::{ChangeKind, Phase, PhaseOverview, SurfaceChange, SurfaceResults};
+use crate::outcome::{ChangeKind, Phases, SurfaceChange};
 
 /// Eval rows named in one cell.
 const ROWS_NAMED: usize = 5;
 
-pub(super) fn section(out: &mut String, phase: Option<&Phase<SurfaceResults>>) {
-    let Some(phase) = phase else { return };
-    let overview = PhaseOverview {
-        key: "surface",
-        title: "Surface",
-        status: phase.status,
-        reason: phase.reason.as_deref(),
-        duration_ms: phase.duration_ms,
+pub(super) fn section(out: &mut String, phases: &Phases) {
+    let (Some(phase), Some(overview)) = (&phases.surface, phases.surface_overview()) else {
+        return;
     };
     section_open(out, &overview, overview.title);
     let s = &phase.results;
