@@ -413,6 +413,17 @@ pub struct EvalCaseResult {
     pub trials: Vec<TrialResult>,
 }
 
+impl EvalCaseResult {
+    /// (correct, trials) as the paired test counts them: trials without a usable answer (a
+    /// provider error) left out; `None` for a case not run or without a scored trial.
+    pub fn scored(&self) -> Option<(u32, u32)> {
+        let scored = self.trials.iter().filter(|t| t.provider_error.is_none());
+        let n = scored.clone().count() as u32;
+        let correct = scored.filter(|t| t.passed).count() as u32;
+        (self.status != CaseStatus::NotRun && n > 0).then_some((correct, n))
+    }
+}
+
 /// One earlier turn of a case's conversation: exactly one of `user`, `assistant` or `call`
 /// (with `args` and `result`), as the YAML writes it; the call by its MCP name.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

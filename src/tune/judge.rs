@@ -141,11 +141,7 @@ pub(crate) fn why_nothing(
             split
                 .held_out
                 .iter()
-                .filter_map(|&i| m.cases.get(i))
-                .map(|c| {
-                    let right = c.trials.iter().filter(|t| t.passed).count();
-                    (right as u32, c.trials.len() as u32)
-                })
+                .filter_map(|&i| m.cases.get(i)?.scored())
                 .collect()
         })
         .collect();

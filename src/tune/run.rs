@@ -20,7 +20,7 @@ use crate::evals::asking::tools::api_tools;
 use crate::interrupt::Interrupt;
 use crate::mcp::Client;
 use crate::mcp::types::Tool;
-use crate::outcome::{CaseStatus, EvalsResults, NO_TOOL};
+use crate::outcome::{CaseStatus, EvalCaseResult, EvalsResults, NO_TOOL};
 use crate::settings::Settings;
 
 /// Runs the tune.
@@ -288,22 +288,24 @@ fn rows(
     base: &EvalsResults,
     after: &EvalsResults,
 ) -> Vec<RowOutcome> {
-    let counts = |c: &crate::outcome::EvalCaseResult| {
-        let n = c.trials.len() as u32;
-        (c.trials.iter().filter(|t| t.passed).count() as u32, n)
-    };
     let mut out = Vec::new();
     for (m_before, m_after) in base.models.iter().zip(&after.models) {
         for (j, &i) in split.held_out.iter().enumerate() {
-            let (Some(b), Some(a)) = (m_before.cases.get(i), m_after.cases.get(j)) else {
+            // Counted as the comparison counts them: a row without a scored trial on either
+            // side says nothing.
+            let counts = (m_before.cases.get(i), m_after.cases.get(j));
+            let (Some(before), Some(after)) = (
+                counts.0.and_then(EvalCaseResult::scored),
+                counts.1.and_then(EvalCaseResult::scored),
+            ) else {
                 continue;
             };
             out.push(RowOutcome {
                 case: case_name(&cfg.cases[i]),
                 model: model_label(&m_before.model, &base.provider),
                 critical: cfg.cases[i].critical,
-                before: counts(b),
-                after: counts(a),
+                before,
+                after,
             });
         }
     }

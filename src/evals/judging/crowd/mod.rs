@@ -312,12 +312,7 @@ fn measure(
 fn counts(m: &ModelEval) -> Vec<Option<(u32, u32)>> {
     m.cases
         .iter()
-        .map(|c| {
-            let scored = c.trials.iter().filter(|t| t.provider_error.is_none());
-            let n = scored.clone().count() as u32;
-            let correct = scored.filter(|t| t.passed).count() as u32;
-            (c.status != CaseStatus::NotRun && n > 0).then_some((correct, n))
-        })
+        .map(crate::outcome::EvalCaseResult::scored)
         .collect()
 }
 

@@ -9,8 +9,7 @@ use super::Entry;
 use crate::config::{ComparePolicy, EvalConfig};
 use crate::evals::judging::stats;
 use crate::outcome::{
-    BaseRef, CaseStatus, ComparedRow, Comparison, EvalsResults, Fingerprint, Gate, GateKind,
-    ModelEval, Verdict,
+    BaseRef, ComparedRow, Comparison, EvalsResults, Fingerprint, Gate, GateKind, ModelEval, Verdict,
 };
 use crate::settings::{CompareSettings, Env, EvalSettings};
 
@@ -189,13 +188,7 @@ pub(crate) fn rows(m: &ModelEval) -> Vec<(String, [u32; 2])> {
     m.cases
         .iter()
         .zip(ids)
-        .filter(|(c, _)| c.status != CaseStatus::NotRun)
-        .filter_map(|(c, id)| {
-            let scored = c.trials.iter().filter(|t| t.provider_error.is_none());
-            let n = scored.clone().count() as u32;
-            let correct = scored.filter(|t| t.passed).count() as u32;
-            (n > 0).then_some((id, [correct, n]))
-        })
+        .filter_map(|(c, id)| c.scored().map(|(correct, n)| (id, [correct, n])))
         .collect()
 }
 

@@ -2,7 +2,7 @@
 
 use super::*;
 
-use crate::outcome::{EvalCaseResult, TrialResult};
+use crate::outcome::{CaseStatus, EvalCaseResult, TrialResult};
 
 fn model(name: &str, rows: &[(&str, u32, u32)]) -> ModelEval {
     let cases: Vec<EvalCaseResult> = rows
